@@ -1,0 +1,227 @@
+/* hymo — constant model description (the "mjModel" half).
+ *
+ * A hymo_model is loaded once from a model file and never changed by a run.
+ * Everything a run changes lives in the simulation state (see sim.h).
+ *
+ * Conventions (SPEC §1): SI units; every body frame has its origin at the
+ * body's inboard joint point; with z_j = 0 the child frame is aligned with
+ * the parent frame and then rotated about / translated along the joint axis
+ * by z_j.  Index -1 means "ground" wherever a body index is expected.
+ * Bodies are stored in topological order: parent index < child index. */
+#ifndef HYMO_MODEL_H
+#define HYMO_MODEL_H
+
+#include <stddef.h>
+
+#include "hymo/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HYMO_NAME_MAX 64
+#define HYMO_GROUND (-1)
+
+/* ------------------------------------------------------------------ */
+/* Mechanics                                                          */
+
+typedef enum { HYMO_JOINT_REVOLUTE = 0, HYMO_JOINT_PRISMATIC = 1 } hymo_joint_type;
+
+typedef struct {
+    char name[HYMO_NAME_MAX];       /* body name                               */
+    char joint_name[HYMO_NAME_MAX]; /* name of the inboard joint / coordinate */
+    int parent;                     /* parent body index or HYMO_GROUND       */
+    hymo_joint_type joint_type;
+    double joint_location[3]; /* joint point in the parent frame (ground: global) */
+    double joint_axis[3];     /* unit axis in the parent frame                     */
+    double z0;                /* initial (or assembly guess) joint coordinate      */
+    double mass;              /* total mass (incl. point masses), kg               */
+    double com[3];            /* centre of mass in the body frame                  */
+    double inertia[9];        /* about the centre of mass, body frame, row-major   */
+} hymo_body;
+
+/* A named point fixed in a body (or ground). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int body;    /* body index or HYMO_GROUND */
+    double r[3]; /* coordinates in the body frame (ground: global) */
+} hymo_point;
+
+typedef enum {
+    HYMO_CUT_PLANAR_REVOLUTE = 0,      /* 2 eq: (r_A - r_B) . x, y  (plane = global XY)         */
+    HYMO_CUT_PLANAR_TRANSLATIONAL = 1, /* 2 eq: (r_P - r_O) . n_b = 0, theta_a - theta_b - theta_0 */
+    HYMO_CUT_SPHERICAL = 2,            /* 3 eq: r_A - r_B = 0                                   */
+    HYMO_CUT_REVOLUTE = 3,             /* 5 eq: spherical + axis_a parallel to axis_b           */
+    HYMO_CUT_TRANSLATIONAL = 4         /* 5 eq: P on line (O, axis_b) + no relative rotation    */
+} hymo_cut_type;
+
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    hymo_cut_type type;
+    int body_a;         /* body index or HYMO_GROUND */
+    int body_b;         /* body index or HYMO_GROUND */
+    double point_a[3];  /* A (revolute/spherical) or P (translational), frame of a */
+    double point_b[3];  /* B (revolute/spherical) or O (translational), frame of b */
+    double axis_a[3];   /* spatial revolute/translational: unit axis in frame of a */
+    double axis_b[3];   /* revolute: unit axis in b; translational: sliding direction e in b */
+    double angle0;      /* planar translational: theta_a - theta_b held constant (rad) */
+    int n_eq;           /* number of constraint equations (2, 3 or 5) */
+} hymo_cut_joint;
+
+/* ------------------------------------------------------------------ */
+/* Input signals: piecewise-linear tables; a step is two points with the
+ * same time (value before the step first). Outside the table the end
+ * values are held.                                                     */
+
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int n_points;
+    double *t; /* non-decreasing, at most two equal consecutive times (a step) */
+    double *v;
+} hymo_signal;
+
+/* ------------------------------------------------------------------ */
+/* Hydraulics (SPEC §2)                                               */
+
+typedef enum { HYMO_NODE_VOLUME = 0, HYMO_NODE_SOURCE = 1 } hymo_node_kind;
+typedef enum { HYMO_P0_GIVEN = 0, HYMO_P0_STATIC = 1 } hymo_p0_rule;
+typedef enum { HYMO_CHAMBER_NONE = -1, HYMO_CHAMBER_PISTON = 0, HYMO_CHAMBER_ROD = 1 } hymo_chamber;
+
+/* One sub-volume of a lumped volume: either a fixed volume (hose, block)
+ * or a cylinder chamber whose size follows the piston. */
+typedef struct {
+    double volume;       /* fixed volume, m^3 (0 for a chamber part)      */
+    double bulk_modulus; /* bulk modulus of the container (hose/steel), Pa */
+    int cylinder;        /* cylinder index for a chamber part, else -1     */
+    hymo_chamber chamber;
+} hymo_subvolume;
+
+/* A hydraulic node: a lumped volume (pressure is a state) or a constant
+ * pressure source (pump, tank). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    hymo_node_kind kind;
+    /* sources */
+    double pressure;
+    /* volumes */
+    int state;      /* index into the pressure vector p           */
+    int first_part; /* into hymo_model.subvolumes                 */
+    int n_parts;
+    hymo_p0_rule p0_rule;
+    double p0; /* HYMO_P0_GIVEN: initial pressure, Pa */
+} hymo_node;
+
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node_a, node_b; /* positive flow a -> b */
+    double Ct;          /* Q = Ct g(p_a - p_b), m^3/(s sqrt(Pa)) */
+} hymo_throttle;
+
+/* 4/3 directional valve (SPEC §2): U >= 0: P->A and B->T; U < 0: A->T, P->B. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int port_P, port_T, port_A, port_B; /* node indices */
+    double Cv;                          /* m^3/(s sqrt(Pa) V) */
+    double tau;                         /* spool time constant, s */
+    int signal;                         /* index of the U_ref signal */
+    int state;                          /* index into the spool vector U */
+} hymo_valve;
+
+/* Double-acting cylinder between two points (SPEC §2). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int point_base; /* point index of the cylinder end (s measured from here) */
+    int point_rod;  /* point index of the rod end                            */
+    double piston_area, rod_side_area; /* A_pist, A_rod (annulus), m^2 */
+    double length;                     /* l, m                           */
+    int has_l_pist0;                   /* 0: l_pist0 = s0 - l (seed 002)  */
+    double l_pist0, l_rod0;            /* chamber lengths at s0, m        */
+    double viscous;                    /* c, N s/m                        */
+    double efficiency;                 /* eta (1 = no seal friction)      */
+    double friction_velocity;          /* v_s, m/s                        */
+    int has_damper;
+    double damper_length, damper_stiffness, damper_damping; /* l_d, k_d, c_d */
+    int node_piston, node_rod; /* volume nodes of the chambers */
+} hymo_cylinder;
+
+typedef struct {
+    double bulk_modulus_oil; /* B_oil, Pa        */
+    double density;          /* rho, kg/m^3      */
+    double p_transition;     /* laminar limit, Pa (2e5) */
+} hymo_fluid;
+
+/* ------------------------------------------------------------------ */
+/* Simulation defaults stored in the model file (overridable on the CLI) */
+
+typedef struct {
+    double dt, t_end;
+    double penalty_alpha;   /* ALI3-P penalty factor */
+    double tol_position;    /* Newton increment tolerances (SPEC §3) */
+    double tol_pressure;
+    double tol_spool;
+    int max_iter;
+} hymo_sim_defaults;
+
+typedef struct hymo_model {
+    char name[HYMO_NAME_MAX];
+    char *source_path; /* as given to the loader */
+    char *source_text; /* full text of the model file */
+    char sha256[65];   /* hex digest of source_text */
+
+    double gravity[3];
+
+    int n_bodies;
+    hymo_body *bodies;
+    int n_points;
+    hymo_point *points;
+    int n_cuts;
+    hymo_cut_joint *cuts;
+    int n_independent_hint; /* joints held at z0 during assembly / preferred independent */
+    int *independent_hint;  /* body (= joint) indices */
+
+    int n_signals;
+    hymo_signal *signals;
+
+    hymo_fluid fluid;
+    int n_nodes;
+    hymo_node *nodes;
+    int n_subvolumes;
+    hymo_subvolume *subvolumes;
+    int n_volumes; /* number of pressure states (nodes of kind VOLUME) */
+    int n_throttles;
+    hymo_throttle *throttles;
+    int n_valves; /* = number of spool states */
+    hymo_valve *valves;
+    int n_cylinders;
+    hymo_cylinder *cylinders;
+
+    hymo_sim_defaults defaults;
+} hymo_model;
+
+/* Loads and validates a YAML model file (format: docs/model-format.md).
+ * Errors name "file:line: field: problem". */
+hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error *err);
+/* Same, from text in memory; `origin` is used in messages. */
+hymo_status hymo_model_load_string(const char *text, const char *origin, hymo_model **out,
+                                   hymo_error *err);
+void hymo_model_free(hymo_model *model);
+
+/* Total number of constraint equations of all cut joints. */
+int hymo_model_n_constraints(const hymo_model *model);
+
+/* Lookup helpers (return -1 if not found). */
+int hymo_model_find_body(const hymo_model *model, const char *name);
+int hymo_model_find_point(const hymo_model *model, const char *name);
+
+/* Input signal value with one-sided limits at steps:
+ * side = +1: right limit (value just after t), side = -1: left limit. */
+double hymo_signal_eval(const hymo_signal *signal, double t, int side);
+
+/* Turbulent orifice law with laminar region (SPEC §2):
+ * g = sgn(dp) sqrt|dp| for |dp| >= p_tr, dp / sqrt(p_tr) otherwise. */
+double hymo_orifice_g(double dp, double p_tr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,145 @@
+/* hymo — HDF5 reference trajectories (SPEC §8, docs/hdf5-format.md).
+ *
+ * Writer: streams blocks of rows into chunked, compressed, extendible
+ * datasets of a file opened under a temporary name ("OUT.h5.partial");
+ * hymo_ref_writer_close() writes the summary attributes and `complete`,
+ * then renames the file to its final name.  A crashed run leaves only the
+ * ".partial" file, whose `complete` attribute is 0.
+ *
+ * Reader: loads a whole file into memory (hymo_reference). */
+#ifndef HYMO_REFERENCE_H
+#define HYMO_REFERENCE_H
+
+#include <stdio.h>
+
+#include "hymo/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HYMO_REF_FORMAT_VERSION 1
+#define HYMO_REF_TEXT_MAX 128
+
+/* Summary of a run: printed by `hymo run` and, from the file, `hymo info`. */
+typedef struct {
+    char model_name[HYMO_REF_TEXT_MAX];
+    char formulation[HYMO_REF_TEXT_MAX]; /* "double-step" | "penalty" */
+    char jacobian[HYMO_REF_TEXT_MAX];    /* "numeric" | "fast"        */
+    char linear_solver[HYMO_REF_TEXT_MAX];
+    double dt, t_end;
+    double t_reached;       /* last time written */
+    long n_steps;           /* integration steps done */
+    int complete;           /* 1 if the run reached t_end */
+    double peak_drift;      /* max |D(t)|, J */
+    double max_work;        /* max_t |sum W_act(t)|, J */
+    double relative_drift;  /* peak_drift / max_work (0 if max_work == 0) */
+    double max_constraint_position;     /* max over t of ||Phi||, m */
+    double max_constraint_velocity;     /* max ||Phi_z zd|| */
+    double max_constraint_acceleration; /* max ||Phi_z zdd + dPhi_z zd|| */
+    double mean_iterations;
+    int max_iterations;
+    long jacobian_evaluations;
+    char independent[HYMO_REF_TEXT_MAX]; /* e.g. "z3" or "z3 (t<4.2), z1" ("all" for penalty) */
+    int n_reselections;
+    double wall_time; /* s, integration loop */
+} hymo_run_summary;
+
+/* Prints the summary block (same text for `hymo run` and `hymo info`). */
+void hymo_run_summary_print(FILE *out, const hymo_run_summary *summary);
+
+/* Dimensions and names of the per-step signals. Name arrays hold
+ * HYMO_REF_TEXT_MAX-wide strings (names[i]). */
+typedef struct {
+    int nz;   /* joint coordinates   */
+    int np;   /* pressure states     */
+    int nu;   /* spool states        */
+    int na;   /* actuators           */
+    int ncut; /* cut joints          */
+    const char (*z_names)[HYMO_REF_TEXT_MAX];
+    const char (*z_units)[HYMO_REF_TEXT_MAX]; /* "rad" or "m" per coordinate */
+    const char (*p_names)[HYMO_REF_TEXT_MAX];
+    const char (*u_names)[HYMO_REF_TEXT_MAX];
+    const char (*actuator_names)[HYMO_REF_TEXT_MAX];
+    const char (*cut_names)[HYMO_REF_TEXT_MAX];
+} hymo_ref_dims;
+
+/* Root attributes written at open. */
+typedef struct {
+    const char *model_name;
+    const char *model_source; /* full text of the model file */
+    const char *model_sha256;
+    const char *formulation;
+    const char *integrator; /* "trapezoidal-newton" */
+    const char *jacobian;
+    const char *linear_solver;
+    double dt, t_end;
+    double tol_position, tol_pressure, tol_spool;
+    int max_iter;
+    double penalty_alpha; /* 0 if not used */
+} hymo_ref_header;
+
+/* A block of n consecutive rows; row-major matrices [n x dim]. */
+typedef struct {
+    int n;
+    const double *time;
+    const double *z, *zd, *zdd; /* n x nz */
+    const double *p;            /* n x np */
+    const double *u;            /* n x nu */
+    const double *s, *sd, *force, *work; /* n x na */
+    const double *kinetic, *potential, *drift; /* n */
+    const double *c_pos, *c_vel, *c_acc;       /* n x ncut (norm per cut joint) */
+    const int *iterations;                     /* n */
+    const double *residual;                    /* n (final residual norm) */
+} hymo_ref_block;
+
+typedef struct hymo_ref_writer hymo_ref_writer;
+
+hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
+                                 const hymo_ref_header *header, const hymo_ref_dims *dims,
+                                 hymo_error *err);
+hymo_status hymo_ref_writer_append(hymo_ref_writer *writer, const hymo_ref_block *block,
+                                   hymo_error *err);
+/* Writes summary attributes and `complete`, closes, renames to the final
+ * path (also when complete == 0: a failed run keeps its steps). Always frees
+ * the writer. */
+hymo_status hymo_ref_writer_close(hymo_ref_writer *writer, const hymo_run_summary *summary,
+                                  hymo_error *err);
+/* Closes and deletes the temporary file (nothing is left behind). */
+void hymo_ref_writer_discard(hymo_ref_writer *writer);
+
+/* A whole file in memory. Matrices row-major [n x dim]. */
+typedef struct {
+    int n; /* rows */
+    int nz, np, nu, na, ncut;
+    int format_version;
+    int complete;
+    char model_name[HYMO_REF_TEXT_MAX];
+    char model_sha256[65];
+    char formulation[HYMO_REF_TEXT_MAX];
+    double dt, t_end;
+    char (*z_names)[HYMO_REF_TEXT_MAX];
+    char (*p_names)[HYMO_REF_TEXT_MAX];
+    char (*u_names)[HYMO_REF_TEXT_MAX];
+    char (*actuator_names)[HYMO_REF_TEXT_MAX];
+    char (*cut_names)[HYMO_REF_TEXT_MAX];
+    double *time;
+    double *z, *zd, *zdd, *p, *u;
+    double *s, *sd, *force, *work;
+    double *kinetic, *potential, *drift;
+    double *c_pos, *c_vel, *c_acc;
+    int *iterations;
+    double *residual;
+    hymo_run_summary summary;
+} hymo_reference;
+
+hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *err);
+void hymo_ref_free(hymo_reference *ref);
+
+/* SHA-256 of a buffer as 64 lowercase hex chars + NUL. */
+void hymo_sha256_hex(const void *data, size_t len, char out[65]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

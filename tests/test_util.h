@@ -1,0 +1,21 @@
+/* Shared helpers for the cmocka tests. */
+#ifndef HYMO_TEST_UTIL_H
+#define HYMO_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "hymo/model.h"
+
+/* Loads data/<name> or fails the test with the loader's message. */
+hymo_model *test_load_model(const char *file_name);
+
+/* |a - b| <= tol, printing both values on failure. */
+#define assert_close(a, b, tol) test_assert_close((a), (b), (tol), #a, #b, __FILE__, __LINE__)
+void test_assert_close(double a, double b, double tol, const char *sa, const char *sb,
+                       const char *file, int line);
+
+#endif
