@@ -1,1 +1,249 @@
-int main(void) { return 0; }
+/* hymo command-line tool. Exit status: 0 success, 2 bad input (model file,
+ * option, unreadable HDF5), 3 the run stopped (non-convergence, non-finite
+ * state; the steps done are kept in the output file marked incomplete). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hymo/model.h"
+#include "hymo/reference.h"
+#include "hymo/sim.h"
+
+#define EXIT_BAD_INPUT 2
+#define EXIT_RUN_FAILED 3
+
+static void usage_main(FILE *out)
+{
+    fputs("usage: hymo <command> [options]\n"
+          "\n"
+          "Monolithic reference solutions for hydraulically actuated multibody systems.\n"
+          "\n"
+          "commands:\n"
+          "  run MODEL.yaml [options]   integrate a model, print the summary, write HDF5\n"
+          "  info OUT.h5                print the summary stored in a reference file\n"
+          "\n"
+          "Run 'hymo <command> --help' for the options of a command.\n",
+          out);
+}
+
+static void usage_run(FILE *out)
+{
+    fputs("usage: hymo run MODEL.yaml [options]\n"
+          "\n"
+          "Integrates the model with the trapezoidal Newton-Raphson engine (positions,\n"
+          "pressures and spool positions in one unknown vector) and writes an HDF5\n"
+          "reference trajectory (docs/hdf5-format.md).\n"
+          "\n"
+          "options:\n"
+          "  --formulation double-step|penalty   multibody formulation (default double-step)\n"
+          "  --dt S                 time step (default: model file, simulation.dt)\n"
+          "  --t-end S              end time (default: model file, simulation.t_end)\n"
+          "  --jacobian numeric|fast  numeric: forward differences every iteration (seed 002);\n"
+          "                         fast: the same Jacobian reused while Newton contracts\n"
+          "  --linear-solver dense|klu  dense LAPACK LU (default) or KLU sparse LU\n"
+          "  --alpha A              penalty factor (default: model file, 1e11)\n"
+          "  --max-iter N           Newton iterations per step before failing (default 20)\n"
+          "  -o, --output OUT.h5    reference file (written atomically; default: none)\n"
+          "  -q, --quiet            no summary on stdout\n"
+          "  -h, --help             this text\n"
+          "\n"
+          "exit status: 0 ok, 2 bad input, 3 the run stopped (file kept, complete = 0)\n",
+          out);
+}
+
+static void usage_info(FILE *out)
+{
+    fputs("usage: hymo info OUT.h5\n"
+          "\n"
+          "Prints the run summary stored in a hymo reference file.\n"
+          "exit status: 0 ok, 2 unreadable or not a hymo file\n",
+          out);
+}
+
+static int fail(int status, const char *msg)
+{
+    fprintf(stderr, "hymo: error: %s\n", msg);
+    return status;
+}
+
+static int parse_double(const char *opt, const char *text, double *out, char *msg, size_t len)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (!text[0] || *end || errno || !isfinite(v)) {
+        snprintf(msg, len, "%s: '%s' is not a number", opt, text);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *model_path = NULL, *out_path = NULL;
+    const char *formulation = NULL, *jacobian = NULL, *solver = NULL;
+    double dt = NAN, t_end = NAN, alpha = NAN;
+    int max_iter = -1, quiet = 0;
+    char msg[HYMO_ERROR_MSG_MAX + 64];
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE                                                                                 \
+    do {                                                                                           \
+        if (!val) {                                                                                \
+            snprintf(msg, sizeof msg, "%s needs a value (see hymo run --help)", a);                \
+            return fail(EXIT_BAD_INPUT, msg);                                                      \
+        }                                                                                          \
+        ++i;                                                                                       \
+    } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage_run(stdout);
+            return 0;
+        } else if (!strcmp(a, "--formulation")) {
+            NEED_VALUE;
+            formulation = val;
+        } else if (!strcmp(a, "--jacobian")) {
+            NEED_VALUE;
+            jacobian = val;
+        } else if (!strcmp(a, "--linear-solver")) {
+            NEED_VALUE;
+            solver = val;
+        } else if (!strcmp(a, "--dt")) {
+            NEED_VALUE;
+            if (!parse_double(a, val, &dt, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
+        } else if (!strcmp(a, "--t-end")) {
+            NEED_VALUE;
+            if (!parse_double(a, val, &t_end, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
+        } else if (!strcmp(a, "--alpha")) {
+            NEED_VALUE;
+            if (!parse_double(a, val, &alpha, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
+        } else if (!strcmp(a, "--max-iter")) {
+            NEED_VALUE;
+            double v;
+            if (!parse_double(a, val, &v, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
+            max_iter = (int)v;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            NEED_VALUE;
+            out_path = val;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            snprintf(msg, sizeof msg, "unknown option '%s' (see hymo run --help)", a);
+            return fail(EXIT_BAD_INPUT, msg);
+        } else if (!model_path) {
+            model_path = a;
+        } else {
+            snprintf(msg, sizeof msg, "unexpected argument '%s' (see hymo run --help)", a);
+            return fail(EXIT_BAD_INPUT, msg);
+        }
+#undef NEED_VALUE
+    }
+    if (!model_path) return fail(EXIT_BAD_INPUT, "run: missing MODEL file (see hymo run --help)");
+
+    hymo_error err;
+    hymo_error_clear(&err);
+    hymo_model *model = NULL;
+    if (hymo_model_load_file(model_path, &model, &err) != HYMO_OK) return fail(EXIT_BAD_INPUT, err.message);
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, model);
+    int bad = 0;
+    if (formulation) {
+        if (!strcmp(formulation, "double-step"))
+            opt.formulation = HYMO_FORMULATION_DOUBLE_STEP;
+        else if (!strcmp(formulation, "penalty"))
+            opt.formulation = HYMO_FORMULATION_PENALTY;
+        else
+            bad = snprintf(msg, sizeof msg, "--formulation: '%s' is not double-step or penalty", formulation);
+    }
+    if (!bad && jacobian) {
+        if (!strcmp(jacobian, "numeric"))
+            opt.jacobian = HYMO_JACOBIAN_NUMERIC;
+        else if (!strcmp(jacobian, "fast"))
+            opt.jacobian = HYMO_JACOBIAN_FAST;
+        else
+            bad = snprintf(msg, sizeof msg, "--jacobian: '%s' is not numeric or fast", jacobian);
+    }
+    if (!bad && solver) {
+        if (!strcmp(solver, "dense"))
+            opt.linear_solver = HYMO_LINSOL_DENSE;
+        else if (!strcmp(solver, "klu"))
+            opt.linear_solver = HYMO_LINSOL_KLU;
+        else
+            bad = snprintf(msg, sizeof msg, "--linear-solver: '%s' is not dense or klu", solver);
+    }
+    if (!isnan(dt)) opt.dt = dt;
+    if (!isnan(t_end)) opt.t_end = t_end;
+    if (!isnan(alpha)) opt.penalty_alpha = alpha;
+    if (max_iter >= 0) opt.max_iter = max_iter;
+    if (!bad && hymo_run_options_check(&opt, &err) != HYMO_OK) bad = snprintf(msg, sizeof msg, "%s", err.message);
+    if (bad) {
+        hymo_model_free(model);
+        return fail(EXIT_BAD_INPUT, msg);
+    }
+    hymo_run_summary summary;
+    memset(&summary, 0, sizeof summary);
+    hymo_status st = hymo_run(model, &opt, out_path, &summary, &err);
+    hymo_model_free(model);
+    if (st != HYMO_OK && summary.n_steps == 0 && st != HYMO_ERR_CONVERGENCE && st != HYMO_ERR_NUMERIC)
+        return fail(EXIT_BAD_INPUT, err.message);
+    if (!quiet) {
+        hymo_run_summary_print(stdout, &summary);
+        if (out_path && (st == HYMO_OK || summary.n_steps > 0)) printf("output       %s\n", out_path);
+    }
+    if (st != HYMO_OK) {
+        int code = (st == HYMO_ERR_CONVERGENCE || st == HYMO_ERR_NUMERIC) ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
+        return fail(code, err.message);
+    }
+    return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage_info(stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "unknown option '%s' (see hymo info --help)", argv[i]);
+            return fail(EXIT_BAD_INPUT, msg);
+        }
+        if (path) return fail(EXIT_BAD_INPUT, "info takes exactly one file");
+        path = argv[i];
+    }
+    if (!path) return fail(EXIT_BAD_INPUT, "info: missing OUT.h5 (see hymo info --help)");
+    hymo_reference *ref = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) return fail(EXIT_BAD_INPUT, err.message);
+    hymo_run_summary_print(stdout, &ref->summary);
+    hymo_ref_free(ref);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage_main(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        usage_main(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("hymo %s\n", HYMO_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+    fprintf(stderr, "hymo: error: unknown command '%s'\n", cmd);
+    usage_main(stderr);
+    return EXIT_BAD_INPUT;
+}

@@ -29,7 +29,7 @@ typedef struct {
     char linear_solver[HYMO_REF_TEXT_MAX];
     double dt, t_end;
     double t_reached;       /* last time written */
-    long n_steps;           /* integration steps done */
+    long n_steps;           /* integration steps done (-1: unknown) */
     int complete;           /* 1 if the run reached t_end */
     double peak_drift;      /* max |D(t)|, J */
     double max_work;        /* max_t |sum W_act(t)|, J */
@@ -43,6 +43,11 @@ typedef struct {
     char independent[HYMO_REF_TEXT_MAX]; /* e.g. "z3" or "z3 (t<4.2), z1" ("all" for penalty) */
     int n_reselections;
     double wall_time; /* s, integration loop */
+    /* Added after the first draft (kept last so that existing initialisers
+     * stay valid).  Not written by hymo_ref_writer_close (the root attribute
+     * `integrator` comes from hymo_ref_header); filled by hymo_ref_read.
+     * hymo_run_summary_print shows "trapezoidal Newton-Raphson" when empty. */
+    char integrator[HYMO_REF_TEXT_MAX];
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */
@@ -131,8 +136,30 @@ typedef struct {
     int *iterations;
     double *residual;
     hymo_run_summary summary;
+    /* Added: the rest of the root attributes and the per-coordinate units
+     * of /states/z ("rad" or "m"; zd, zdd append "/s", "/s^2"). */
+    char (*z_units)[HYMO_REF_TEXT_MAX];
+    char *model_source; /* full model file text, NUL-terminated */
+    char hymo_version[HYMO_REF_TEXT_MAX];
+    char created_utc[HYMO_REF_TEXT_MAX];
+    char integrator[HYMO_REF_TEXT_MAX];
+    char jacobian[HYMO_REF_TEXT_MAX];
+    char linear_solver[HYMO_REF_TEXT_MAX];
+    double tol_position, tol_pressure, tol_spool;
+    int max_iter;
+    double penalty_alpha;
+    /* 1 if the /solver, /energy, /constraints summary attributes were
+     * present; 0 for a killed run's ".partial" file, whose summary is then
+     * recomputed from the datasets (t_reached, drift, work, constraint
+     * maxima, iterations); n_steps = -1 (unknown), wall_time = 0,
+     * jacobian_evaluations = 0, independent = "unknown". */
+    int has_summary;
 } hymo_reference;
 
+/* Loads a whole file (also a killed run's "OUT.h5.partial").  Errors name
+ * the file and the missing/inconsistent dataset or attribute:
+ * HYMO_ERR_IO (cannot open), HYMO_ERR_HDF5 (not HDF5, missing or malformed
+ * content, inconsistent row counts, unsupported format_version). */
 hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *err);
 void hymo_ref_free(hymo_reference *ref);
 

@@ -1,0 +1,39 @@
+/* Cut-joint constraints Phi(z) = 0 (SPEC §1.3), built from three primitives:
+ *   point-point along a global direction   (r_A - r_B) . e
+ *   point-point along a direction of b      (r_P - r_O) . (R_b n)
+ *   vector-vector                           (R_a v_a) . (R_b v_b)
+ * with analytic Phi_z and the velocity-product term gamma = dPhi_z/dt zd. */
+#ifndef HYMO_CONSTRAINTS_H
+#define HYMO_CONSTRAINTS_H
+
+#include "kinematics.h"
+
+typedef enum { HYMO_PRIM_PP_GLOBAL, HYMO_PRIM_PP_BODYDIR, HYMO_PRIM_VV } hymo_prim_type;
+
+typedef struct {
+    hymo_prim_type type;
+    int body_a, body_b;
+    double pa[3], pb[3]; /* points (local) */
+    double va[3], vb[3]; /* directions (local; PP_GLOBAL: vb global) */
+    int cut;             /* owning cut joint */
+} hymo_prim;
+
+typedef struct {
+    int m;  /* total equations */
+    int nz; /* joint coordinates */
+    hymo_prim *prims;
+    int *cut_first; /* first row of each cut joint, size ncut + 1 */
+} hymo_constraints;
+
+hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model, hymo_error *err);
+void hymo_constraints_free(hymo_constraints *con);
+
+/* Needs hymo_kin_positions (and hymo_kin_velocities when gamma != NULL).
+ * phi [m], phi_z [m x nz] row-major (may be NULL), gamma [m] (may be NULL). */
+void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
+                           double *phi_z, double *gamma);
+
+/* Euclidean norm of the rows of v belonging to each cut joint. */
+void hymo_constraints_cut_norms(const hymo_constraints *con, int ncut, const double *v, double *out);
+
+#endif

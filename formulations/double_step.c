@@ -1,0 +1,193 @@
+/* Double-step semirecursive formulation (coordinate partitioning, SPEC §1.4,
+ * seed 002 §2.2): Newton unknowns are the independent coordinates z^i; the
+ * dependent ones follow from Phi(z) = 0 by an inner Newton iteration. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dense.h"
+#include "engine.h"
+
+/* Inner Newton stops when the increment is below this (rad or m); with
+ * quadratic convergence the error left is then far below round-off. */
+#define INNER_TOL 1e-13
+#define INNER_MAX_ITER 25
+
+static void factor_phid(hymo_sim *sim)
+{
+    int m = sim->m, nz = sim->nz;
+    for (int r = 0; r < m; ++r)
+        for (int c = 0; c < m; ++c) sim->phid_lu[r * m + c] = sim->phi_z[r * nz + sim->dep[c]];
+    hymo_lu_factor(m, sim->phid_lu, sim->phid_piv);
+}
+
+int hymo_double_step_solve_positions(hymo_sim *sim, double *z, int max_iter, double tol)
+{
+    int m = sim->m;
+    double *delta = sim->dwork;
+    for (int it = 0; it < max_iter; ++it) {
+        hymo_kin_positions(&sim->kin, sim->model, z);
+        hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, NULL);
+        if (m == 0) return 0;
+        factor_phid(sim);
+        memcpy(delta, sim->phi, (size_t)m * sizeof(double));
+        hymo_lu_solve(m, sim->phid_lu, sim->phid_piv, delta);
+        double dmax = hymo_norm_inf(m, delta);
+        if (!isfinite(dmax)) return 1;
+        double limit = 0.5; /* damp large assembly steps (rad or m) */
+        double scale = dmax > limit ? limit / dmax : 1.0;
+        for (int c = 0; c < m; ++c) z[sim->dep[c]] -= scale * delta[c];
+        if (dmax <= tol) {
+            if (dmax > 1e-11) { /* keep kinematics consistent with the last update */
+                hymo_kin_positions(&sim->kin, sim->model, z);
+                hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, NULL);
+                factor_phid(sim);
+            }
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void hymo_double_step_project(hymo_sim *sim, const double *v, double *out)
+{
+    int m = sim->m, nz = sim->nz;
+    double *w = sim->dwork;
+    for (int c = 0; c < m; ++c) w[c] = v[sim->dep[c]];
+    hymo_lu_solve_transpose(m, sim->phid_lu, sim->phid_piv, w); /* Phi_d^{-T} v_d */
+    for (int k = 0; k < sim->ni; ++k) {
+        int j = sim->indep[k];
+        double s = v[j];
+        for (int r = 0; r < m; ++r) s -= sim->phi_z[r * nz + j] * w[r];
+        out[k] = s;
+    }
+}
+
+static void append_log(hymo_sim *sim)
+{
+    char names[HYMO_REF_TEXT_MAX] = "";
+    for (int k = 0; k < sim->ni; ++k) {
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", k ? "," : "",
+                 sim->model->bodies[sim->indep[k]].joint_name);
+    }
+    size_t len = strlen(sim->independent_log);
+    if (len == 0)
+        snprintf(sim->independent_log, sizeof sim->independent_log, "%s", names);
+    else
+        snprintf(sim->independent_log + len, sizeof sim->independent_log - len, "; %s from t=%.4g", names,
+                 sim->t);
+}
+
+hymo_status hymo_double_step_select(hymo_sim *sim, hymo_error *err)
+{
+    int m = sim->m, nz = sim->nz;
+    if (m == 0) {
+        for (int j = 0; j < nz; ++j) sim->indep[j] = j;
+        append_log(sim);
+        return HYMO_OK;
+    }
+    double pmin = hymo_full_pivot_columns(m, nz, sim->phi_z, sim->dwork, NULL, sim->mask);
+    if (!(pmin > 0.0))
+        return hymo_error_set(err, HYMO_ERR_ASSEMBLY,
+                              "t = %.6g s: constraint Jacobian is rank deficient (singular "
+                              "configuration or redundant cut-joint equations)",
+                              sim->t);
+    int ni = 0, nd = 0;
+    for (int j = 0; j < nz; ++j) {
+        if (sim->mask[j])
+            sim->dep[nd++] = j;
+        else
+            sim->indep[ni++] = j;
+    }
+    factor_phid(sim);
+    append_log(sim);
+    return HYMO_OK;
+}
+
+static int ds_n_mech(const hymo_sim *sim) { return sim->ni; }
+
+static void ds_pack(const hymo_sim *sim, double *x)
+{
+    for (int k = 0; k < sim->ni; ++k) x[k] = sim->zn[sim->indep[k]];
+}
+
+static hymo_status ds_unpack(hymo_sim *sim, const double *x, hymo_error *err)
+{
+    const double dt = sim->opt.dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
+    int m = sim->m, nz = sim->nz;
+    for (int k = 0; k < sim->ni; ++k) sim->zn[sim->indep[k]] = x[k];
+    if (hymo_double_step_solve_positions(sim, sim->zn, INNER_MAX_ITER, INNER_TOL))
+        return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
+                              "t = %.6g s (step %ld): dependent coordinates did not converge "
+                              "(max |Phi| = %.3g)",
+                              sim->t + dt, sim->step + 1, hymo_norm_inf(m, sim->phi));
+    for (int k = 0; k < sim->ni; ++k) {
+        int j = sim->indep[k];
+        double dz = sim->zn[j] - sim->z[j];
+        sim->zdn[j] = a1 * dz - sim->zd[j];
+        sim->zddn[j] = a2 * dz - 2.0 * a1 * sim->zd[j] - sim->zdd[j];
+    }
+    double *w = sim->dwork;
+    /* zd_d = -Phi_d^{-1} Phi_i zd_i */
+    for (int r = 0; r < m; ++r) {
+        double s = 0.0;
+        for (int k = 0; k < sim->ni; ++k) s += sim->phi_z[r * nz + sim->indep[k]] * sim->zdn[sim->indep[k]];
+        w[r] = -s;
+    }
+    hymo_lu_solve(m, sim->phid_lu, sim->phid_piv, w);
+    for (int c = 0; c < m; ++c) sim->zdn[sim->dep[c]] = w[c];
+    hymo_kin_velocities(&sim->kin, sim->model, sim->zdn);
+    if (m > 0) {
+        hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, NULL, sim->gamma);
+        /* zdd_d = -Phi_d^{-1} (Phi_i zdd_i + gamma) */
+        for (int r = 0; r < m; ++r) {
+            double s = sim->gamma[r];
+            for (int k = 0; k < sim->ni; ++k)
+                s += sim->phi_z[r * nz + sim->indep[k]] * sim->zddn[sim->indep[k]];
+            w[r] = -s;
+        }
+        hymo_lu_solve(m, sim->phid_lu, sim->phid_piv, w);
+        for (int c = 0; c < m; ++c) sim->zddn[sim->dep[c]] = w[c];
+    }
+    return HYMO_OK;
+}
+
+static void ds_residual(hymo_sim *sim, double *f)
+{
+    const double c = sim->opt.dt * sim->opt.dt / 4.0;
+    int nz = sim->nz;
+    double *v = sim->vz;
+    for (int i = 0; i < nz; ++i) {
+        double s = -sim->kin.Q[i];
+        for (int j = 0; j < nz; ++j) s += sim->kin.M[i * nz + j] * sim->zddn[j];
+        v[i] = s;
+    }
+    hymo_double_step_project(sim, v, f);
+    for (int k = 0; k < sim->ni; ++k) f[k] *= c;
+}
+
+static void ds_after_update(hymo_sim *sim) { (void)sim; }
+
+static hymo_status ds_finish_step(hymo_sim *sim, hymo_error *err)
+{
+    int m = sim->m, nz = sim->nz;
+    if (m == 0) return HYMO_OK;
+    /* quality of the current partition vs the best available one */
+    double best = hymo_full_pivot_columns(m, nz, sim->phi_z, sim->dwork, NULL, sim->mask);
+    for (int j = 0; j < nz; ++j) sim->mask2[j] = 0;
+    for (int c = 0; c < m; ++c) sim->mask2[sim->dep[c]] = 1;
+    double cur = hymo_full_pivot_columns(m, nz, sim->phi_z, sim->dwork, sim->mask2, sim->mask);
+    if (cur >= sim->opt.reselect_ratio * best) return HYMO_OK;
+    sim->t += sim->opt.dt; /* log with the time at which the new set starts */
+    hymo_status st = hymo_double_step_select(sim, err);
+    sim->t -= sim->opt.dt;
+    if (st != HYMO_OK) return st;
+    sim->reselections++;
+    sim->jac_valid = 0;
+    return HYMO_OK;
+}
+
+const hymo_formulation_ops hymo_double_step_ops = {
+    "double-step", ds_n_mech, ds_pack, ds_unpack, ds_residual, ds_after_update, ds_finish_step,
+};

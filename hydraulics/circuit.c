@@ -1,0 +1,228 @@
+#include "circuit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double hymo_orifice_g(double dp, double p_tr)
+{
+    if (dp >= p_tr) return sqrt(dp);
+    if (dp <= -p_tr) return -sqrt(-dp);
+    return dp / sqrt(p_tr);
+}
+
+hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const double *s0,
+                              hymo_error *err)
+{
+    memset(circ, 0, sizeof *circ);
+    circ->na = model->n_cylinders;
+    circ->np = model->n_volumes;
+    circ->nv = model->n_valves;
+    size_t n = (size_t)(circ->na > 0 ? circ->na : 1);
+    circ->s0 = calloc(n, sizeof(double));
+    circ->l_pist0 = calloc(n, sizeof(double));
+    circ->l_rod0 = calloc(n, sizeof(double));
+    if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0) {
+        hymo_circuit_free(circ);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit)");
+    }
+    for (int c = 0; c < circ->na; ++c) {
+        const hymo_cylinder *cy = &model->cylinders[c];
+        circ->s0[c] = s0[c];
+        if (cy->has_l_pist0) {
+            circ->l_pist0[c] = cy->l_pist0;
+            circ->l_rod0[c] = cy->l_rod0;
+        } else { /* seed 002: l_pist0 = s0 - l, l_rod0 = l - l_pist0 */
+            circ->l_pist0[c] = s0[c] - cy->length;
+            circ->l_rod0[c] = cy->length - circ->l_pist0[c];
+        }
+        if (!(circ->l_pist0[c] > 0.0) || !(circ->l_rod0[c] > 0.0)) {
+            hymo_error_set(err, HYMO_ERR_MODEL,
+                           "%s: cylinders.%s: initial chamber lengths piston %.6g m, rod %.6g m "
+                           "(s0 = %.6g m, length = %.6g m) must be positive",
+                           model->source_path ? model->source_path : model->name, cy->name,
+                           circ->l_pist0[c], circ->l_rod0[c], s0[c], cy->length);
+            hymo_circuit_free(circ);
+            return HYMO_ERR_MODEL;
+        }
+    }
+    return HYMO_OK;
+}
+
+void hymo_circuit_free(hymo_circuit *circ)
+{
+    free(circ->s0);
+    free(circ->l_pist0);
+    free(circ->l_rod0);
+    memset(circ, 0, sizeof *circ);
+}
+
+void hymo_cylinder_lengths(const hymo_circuit *circ, int c, double s, double *l_pist, double *l_rod)
+{
+    double ds = s - circ->s0[c];
+    *l_pist = circ->l_pist0[c] + ds;
+    *l_rod = circ->l_rod0[c] - ds;
+}
+
+double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *circ, int c, double s,
+                                  double sd)
+{
+    const hymo_cylinder *cy = &model->cylinders[c];
+    if (!cy->has_damper) return 0.0;
+    double lp, lr;
+    hymo_cylinder_lengths(circ, c, s, &lp, &lr);
+    if (lp <= cy->damper_length)
+        return cy->damper_stiffness * (cy->damper_length - lp) - cy->damper_damping * sd;
+    if (lr <= cy->damper_length)
+        return -cy->damper_stiffness * (cy->damper_length - lr) - cy->damper_damping * sd;
+    return 0.0;
+}
+
+int hymo_circuit_eval(const hymo_circuit *circ, const hymo_model *model, const double *s,
+                      const double *sd, const double *p, const double *u, const double *u_ref,
+                      double *pdot, double *udot, double *force)
+{
+    const double p_tr = model->fluid.p_transition;
+    if (force) {
+        for (int c = 0; c < circ->na; ++c) {
+            const hymo_cylinder *cy = &model->cylinders[c];
+            double fp = hymo_node_pressure(model, cy->node_piston, p) * cy->piston_area -
+                        hymo_node_pressure(model, cy->node_rod, p) * cy->rod_side_area;
+            double fmu = (1.0 - cy->efficiency) * fabs(fp) * tanh(sd[c] / cy->friction_velocity);
+            force[c] = fp - cy->viscous * sd[c] - fmu +
+                       hymo_cylinder_damper_force(model, circ, c, s[c], sd[c]);
+        }
+    }
+    if (udot) {
+        for (int v = 0; v < circ->nv; ++v) {
+            const hymo_valve *va = &model->valves[v];
+            udot[va->state] = (u_ref[v] - u[va->state]) / model->valves[v].tau;
+        }
+    }
+    if (!pdot) return 0;
+    /* net inflow minus volume rate, per volume state */
+    for (int k = 0; k < circ->np; ++k) pdot[k] = 0.0;
+#define FLOW(node_from, node_to, q)                                                               \
+    do {                                                                                          \
+        const hymo_node *nf_ = &model->nodes[node_from], *nt_ = &model->nodes[node_to];           \
+        if (nf_->kind == HYMO_NODE_VOLUME) pdot[nf_->state] -= (q);                               \
+        if (nt_->kind == HYMO_NODE_VOLUME) pdot[nt_->state] += (q);                               \
+    } while (0)
+    for (int t = 0; t < model->n_throttles; ++t) {
+        const hymo_throttle *th = &model->throttles[t];
+        double dp = hymo_node_pressure(model, th->node_a, p) - hymo_node_pressure(model, th->node_b, p);
+        FLOW(th->node_a, th->node_b, th->Ct * hymo_orifice_g(dp, p_tr));
+    }
+    for (int v = 0; v < circ->nv; ++v) {
+        const hymo_valve *va = &model->valves[v];
+        double U = u[va->state];
+        double pP = hymo_node_pressure(model, va->port_P, p), pT = hymo_node_pressure(model, va->port_T, p);
+        double pA = hymo_node_pressure(model, va->port_A, p), pB = hymo_node_pressure(model, va->port_B, p);
+        if (U >= 0.0) {
+            FLOW(va->port_P, va->port_A, va->Cv * U * hymo_orifice_g(pP - pA, p_tr));
+            FLOW(va->port_B, va->port_T, va->Cv * U * hymo_orifice_g(pB - pT, p_tr));
+        } else {
+            FLOW(va->port_A, va->port_T, -va->Cv * U * hymo_orifice_g(pA - pT, p_tr));
+            FLOW(va->port_P, va->port_B, -va->Cv * U * hymo_orifice_g(pP - pB, p_tr));
+        }
+    }
+#undef FLOW
+    for (int k = 0; k < model->n_nodes; ++k) {
+        const hymo_node *nd = &model->nodes[k];
+        if (nd->kind != HYMO_NODE_VOLUME) continue;
+        double V = 0.0, Vdot = 0.0, compl_sum = 0.0;
+        for (int q = 0; q < nd->n_parts; ++q) {
+            const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
+            double Vs;
+            if (sv->cylinder >= 0) {
+                const hymo_cylinder *cy = &model->cylinders[sv->cylinder];
+                double lp, lr;
+                hymo_cylinder_lengths(circ, sv->cylinder, s[sv->cylinder], &lp, &lr);
+                if (sv->chamber == HYMO_CHAMBER_PISTON) {
+                    Vs = cy->piston_area * lp;
+                    Vdot += cy->piston_area * sd[sv->cylinder];
+                } else {
+                    Vs = cy->rod_side_area * lr;
+                    Vdot -= cy->rod_side_area * sd[sv->cylinder];
+                }
+            } else {
+                Vs = sv->volume;
+            }
+            V += Vs;
+            compl_sum += Vs / sv->bulk_modulus;
+        }
+        if (!(V > 0.0)) return -1;
+        double Be = 1.0 / (1.0 / model->fluid.bulk_modulus_oil + compl_sum / V);
+        pdot[nd->state] = Be / V * (pdot[nd->state] - Vdot);
+    }
+    return 0;
+}
+
+hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_model *model,
+                                          const double *s, const double *f_static, double *p,
+                                          hymo_error *err)
+{
+    const char *src = model->source_path ? model->source_path : model->name;
+    int np = circ->np;
+    unsigned char *known = calloc((size_t)(np > 0 ? np : 1), 1);
+    if (!known) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < model->n_nodes; ++k) {
+        const hymo_node *nd = &model->nodes[k];
+        if (nd->kind == HYMO_NODE_VOLUME && nd->p0_rule == HYMO_P0_GIVEN) {
+            p[nd->state] = nd->p0;
+            known[nd->state] = 1;
+        }
+    }
+    for (int c = 0; c < circ->na; ++c) {
+        const hymo_cylinder *cy = &model->cylinders[c];
+        const hymo_node *np_ = &model->nodes[cy->node_piston], *nr = &model->nodes[cy->node_rod];
+        /* p_pist A_pist - p_rod A_rod + F_d = F (friction and viscous terms vanish at rest) */
+        double f_hyd = f_static[c] - hymo_cylinder_damper_force(model, circ, c, s[c], 0.0);
+        int kp = known[np_->state], kr = known[nr->state];
+        if (kp && kr) continue; /* both stated by the user: nothing to solve */
+        if (kr && np_->p0_rule == HYMO_P0_STATIC) {
+            p[np_->state] = (f_hyd + p[nr->state] * cy->rod_side_area) / cy->piston_area;
+            known[np_->state] = 1;
+        } else if (kp && nr->p0_rule == HYMO_P0_STATIC) {
+            p[nr->state] = (p[np_->state] * cy->piston_area - f_hyd) / cy->rod_side_area;
+            known[nr->state] = 1;
+        }
+    }
+    /* propagate through throttles (no flow at rest: equal pressures) */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int t = 0; t < model->n_throttles; ++t) {
+            const hymo_node *a = &model->nodes[model->throttles[t].node_a];
+            const hymo_node *b = &model->nodes[model->throttles[t].node_b];
+            if (a->kind != HYMO_NODE_VOLUME || b->kind != HYMO_NODE_VOLUME) continue;
+            if (known[a->state] && !known[b->state] && b->p0_rule == HYMO_P0_STATIC) {
+                p[b->state] = p[a->state];
+                known[b->state] = changed = 1;
+            } else if (known[b->state] && !known[a->state] && a->p0_rule == HYMO_P0_STATIC) {
+                p[a->state] = p[b->state];
+                known[a->state] = changed = 1;
+            }
+        }
+    }
+    for (int k = 0; k < model->n_nodes; ++k) {
+        const hymo_node *nd = &model->nodes[k];
+        if (nd->kind == HYMO_NODE_VOLUME && !known[nd->state]) {
+            free(known);
+            return hymo_error_set(err, HYMO_ERR_MODEL,
+                                  "%s: volumes.%s: initial_pressure is 'static' but the volume is "
+                                  "neither a cylinder chamber whose other chamber has a given "
+                                  "pressure nor joined to one through a throttle",
+                                  src, nd->name);
+        }
+        if (nd->kind == HYMO_NODE_VOLUME && !(p[nd->state] > 0.0)) {
+            double v = p[nd->state];
+            free(known);
+            return hymo_error_set(err, HYMO_ERR_MODEL,
+                                  "%s: volumes.%s: static equilibrium needs a non-positive "
+                                  "pressure (%.6g Pa); the mechanism cannot be held at rest",
+                                  src, nd->name, v);
+        }
+    }
+    free(known);
+    return HYMO_OK;
+}

@@ -1,0 +1,85 @@
+/* hymo — monolithic simulation (the "mjData" half and the run driver).
+ *
+ * A hymo_sim holds everything a run changes; it refers to, but never
+ * modifies, a hymo_model.  Runtime choices are small function tables
+ * (formulation, linear solver) selected by the options below. */
+#ifndef HYMO_SIM_H
+#define HYMO_SIM_H
+
+#include "hymo/model.h"
+#include "hymo/reference.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { HYMO_FORMULATION_DOUBLE_STEP = 0, HYMO_FORMULATION_PENALTY = 1 } hymo_formulation_kind;
+typedef enum { HYMO_JACOBIAN_NUMERIC = 0, HYMO_JACOBIAN_FAST = 1 } hymo_jacobian_mode;
+typedef enum { HYMO_LINSOL_DENSE = 0, HYMO_LINSOL_KLU = 1 } hymo_linsol_kind;
+
+typedef struct {
+    hymo_formulation_kind formulation;
+    hymo_jacobian_mode jacobian;
+    hymo_linsol_kind linear_solver;
+    double dt, t_end;
+    double penalty_alpha;
+    double tol_position, tol_pressure, tol_spool;
+    int max_iter;
+    /* double-step: re-select the independent coordinates when the smallest
+     * pivot of the current partition falls below this fraction of the best
+     * available one */
+    double reselect_ratio;
+    int verbose; /* progress/warnings on stderr */
+} hymo_run_options;
+
+/* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
+void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model);
+hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err);
+
+const char *hymo_formulation_name(hymo_formulation_kind kind);
+const char *hymo_jacobian_name(hymo_jacobian_mode mode);
+const char *hymo_linsol_name(hymo_linsol_kind kind);
+
+typedef struct hymo_sim hymo_sim;
+
+/* Creates the simulation and computes the initial state: assembly of the
+ * positions (Newton on Phi = 0 holding the model's independent hint),
+ * zero velocities, U = 0, static-equilibrium pressures, consistent
+ * accelerations. */
+hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt, hymo_sim **out,
+                            hymo_error *err);
+void hymo_sim_free(hymo_sim *sim);
+
+/* One trapezoidal Newton-Raphson step of size dt. */
+hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err);
+
+/* Read access to the current state. */
+double hymo_sim_time(const hymo_sim *sim);
+long hymo_sim_steps(const hymo_sim *sim);
+int hymo_sim_nz(const hymo_sim *sim);
+int hymo_sim_np(const hymo_sim *sim);
+int hymo_sim_nu(const hymo_sim *sim);
+int hymo_sim_na(const hymo_sim *sim);
+const double *hymo_sim_z(const hymo_sim *sim);
+const double *hymo_sim_zd(const hymo_sim *sim);
+const double *hymo_sim_zdd(const hymo_sim *sim);
+const double *hymo_sim_p(const hymo_sim *sim);
+const double *hymo_sim_pd(const hymo_sim *sim);
+const double *hymo_sim_u(const hymo_sim *sim);
+const double *hymo_sim_actuator_length(const hymo_sim *sim);
+const double *hymo_sim_actuator_force(const hymo_sim *sim);
+/* Independent coordinates currently used by the double-step formulation
+ * (indices into z); returns their number (nz for penalty, all listed). */
+int hymo_sim_independent(const hymo_sim *sim, const int **indices);
+/* Running summary (energy drift, violations, iterations so far). */
+void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *summary);
+
+/* Runs from t = 0 to t_end; writes an HDF5 reference to out_path if not
+ * NULL (atomically; complete = 0 if the run stops early). */
+hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const char *out_path,
+                     hymo_run_summary *summary, hymo_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,686 @@
+/* hymo — HDF5 reference trajectory reader (SPEC §8, docs/hdf5-format.md).
+ *
+ * Loads a whole file into a hymo_reference.  Every failure becomes a
+ * hymo_error naming the file and the dataset or attribute concerned; the
+ * HDF5 library's own error printing is switched off. */
+#include "hymo/reference.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+
+typedef struct {
+    const char *path;
+    hymo_error *err;
+} reader;
+
+static herr_t walk_innermost(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *buf = data;
+    if (n == 0 && e && e->desc) {
+        snprintf(buf, 160, "%s", e->desc);
+    }
+    return 0;
+}
+
+/* "'<file>': <what>[: <innermost HDF5 message>]".  Call right after the
+ * failing HDF5 call (any later HDF5 call clears the error stack). */
+static hymo_status fail(reader *r, const char *fmt, ...)
+{
+    char detail[160] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_innermost, detail);
+    H5Eclear2(H5E_DEFAULT);
+    char what[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (detail[0]) {
+        return hymo_error_set(r->err, HYMO_ERR_HDF5, "reference file '%s': %s (%s)", r->path,
+                              what, detail);
+    }
+    return hymo_error_set(r->err, HYMO_ERR_HDF5, "reference file '%s': %s", r->path, what);
+}
+
+static hymo_status nomem(reader *r)
+{
+    return hymo_error_set(r->err, HYMO_ERR_NOMEM, "reference file '%s': out of memory", r->path);
+}
+
+/* ------------------------------------------------------------------ */
+/* Attributes                                                          */
+
+/* Opens attribute `name` of obj (called `where` in messages). */
+static hid_t open_attr(reader *r, hid_t obj, const char *where, const char *name,
+                       hymo_status *st)
+{
+    htri_t exists = H5Aexists(obj, name);
+    if (exists <= 0) {
+        *st = exists < 0 ? fail(r, "cannot query attribute '%s' of '%s'", name, where)
+                         : fail(r, "missing attribute '%s' of '%s'", name, where);
+        return -1;
+    }
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) *st = fail(r, "cannot open attribute '%s' of '%s'", name, where);
+    return a;
+}
+
+static hssize_t attr_npoints(hid_t a)
+{
+    hid_t sp = H5Aget_space(a);
+    if (sp < 0) return -1;
+    hssize_t n = H5Sget_simple_extent_npoints(sp);
+    H5Sclose(sp);
+    return n;
+}
+
+/* Numeric scalar attribute read as mem_type (double, int or long long). */
+static hymo_status attr_number(reader *r, hid_t obj, const char *where, const char *name,
+                               hid_t mem_type, void *out)
+{
+    hymo_status st = HYMO_OK;
+    hid_t a = open_attr(r, obj, where, name, &st);
+    if (a < 0) return st;
+    hid_t t = H5Aget_type(a);
+    H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    if (t >= 0) H5Tclose(t);
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+        st = fail(r, "attribute '%s' of '%s' is not a number", name, where);
+    } else if (attr_npoints(a) != 1) {
+        st = fail(r, "attribute '%s' of '%s' is not a scalar", name, where);
+    } else if (H5Aread(a, mem_type, out) < 0) {
+        st = fail(r, "cannot read attribute '%s' of '%s'", name, where);
+    }
+    H5Aclose(a);
+    return st;
+}
+
+static hymo_status attr_double(reader *r, hid_t obj, const char *where, const char *name,
+                               double *out)
+{
+    return attr_number(r, obj, where, name, H5T_NATIVE_DOUBLE, out);
+}
+
+static hymo_status attr_int(reader *r, hid_t obj, const char *where, const char *name, int *out)
+{
+    return attr_number(r, obj, where, name, H5T_NATIVE_INT, out);
+}
+
+static hymo_status attr_long(reader *r, hid_t obj, const char *where, const char *name,
+                             long *out)
+{
+    long long v = 0;
+    hymo_status st = attr_number(r, obj, where, name, H5T_NATIVE_LLONG, &v);
+    if (st == HYMO_OK) *out = (long)v;
+    return st;
+}
+
+/* Reads string attribute `name` (scalar, or array of `count` strings when
+ * count >= 0) into newly allocated, NUL-terminated strings: *out[i].
+ * Accepts variable- and fixed-length strings. */
+static hymo_status attr_strings(reader *r, hid_t obj, const char *where, const char *name,
+                                long count, char ***out)
+{
+    *out = NULL;
+    hymo_status st = HYMO_OK;
+    hid_t a = open_attr(r, obj, where, name, &st);
+    if (a < 0) return st;
+    hid_t ftype = H5Aget_type(a), space = H5Aget_space(a), mtype = -1;
+    char **strs = NULL;
+    if (ftype < 0 || space < 0) {
+        st = fail(r, "cannot inspect attribute '%s' of '%s'", name, where);
+        goto done;
+    }
+    if (H5Tget_class(ftype) != H5T_STRING) {
+        st = fail(r, "attribute '%s' of '%s' is not a string", name, where);
+        goto done;
+    }
+    int rank = H5Sget_simple_extent_ndims(space);
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    if (count < 0 ? (rank != 0 || n != 1) : (rank != 1 || n != count)) {
+        if (count < 0) {
+            st = fail(r, "attribute '%s' of '%s' is not a single string", name, where);
+        } else {
+            st = fail(r, "attribute '%s' of '%s' has %lld strings, expected %ld", name, where,
+                      (long long)n, count);
+        }
+        goto done;
+    }
+    strs = calloc((size_t)n + 1, sizeof *strs);
+    if (!strs) {
+        st = nomem(r);
+        goto done;
+    }
+    htri_t is_vlen = H5Tis_variable_str(ftype);
+    mtype = H5Tcopy(H5T_C_S1);
+    if (is_vlen < 0 || mtype < 0) {
+        st = fail(r, "cannot inspect attribute '%s' of '%s'", name, where);
+        goto done;
+    }
+    if (is_vlen) {
+        char **raw = calloc((size_t)n + 1, sizeof *raw);
+        if (!raw) {
+            st = nomem(r);
+            goto done;
+        }
+        if (H5Tset_size(mtype, H5T_VARIABLE) < 0 ||
+            H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0 || H5Aread(a, mtype, raw) < 0) {
+            st = fail(r, "cannot read attribute '%s' of '%s'", name, where);
+            free(raw);
+            goto done;
+        }
+        for (hssize_t i = 0; i < n && st == HYMO_OK; i++) {
+            const char *s = raw[i] ? raw[i] : "";
+            size_t len = strlen(s);
+            strs[i] = malloc(len + 1);
+            if (!strs[i]) {
+                st = nomem(r);
+            } else {
+                memcpy(strs[i], s, len + 1);
+            }
+        }
+        H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, raw);
+        free(raw);
+    } else {
+        size_t size = H5Tget_size(ftype);
+        char *raw = calloc((size_t)n * size + 1, 1);
+        if (!raw) {
+            st = nomem(r);
+            goto done;
+        }
+        if (H5Tset_size(mtype, size) < 0 || H5Tset_strpad(mtype, H5T_STR_NULLPAD) < 0 ||
+            H5Aread(a, mtype, raw) < 0) {
+            st = fail(r, "cannot read attribute '%s' of '%s'", name, where);
+            free(raw);
+            goto done;
+        }
+        for (hssize_t i = 0; i < n && st == HYMO_OK; i++) {
+            const char *s = raw + (size_t)i * size;
+            const char *end = memchr(s, '\0', size);
+            size_t len = end ? (size_t)(end - s) : size;
+            while (len > 0 && s[len - 1] == ' ') len--; /* space-padded strings */
+            strs[i] = malloc(len + 1);
+            if (!strs[i]) {
+                st = nomem(r);
+            } else {
+                memcpy(strs[i], s, len);
+                strs[i][len] = '\0';
+            }
+        }
+        free(raw);
+    }
+done:
+    if (st != HYMO_OK && strs) {
+        for (size_t i = 0; strs[i]; i++) free(strs[i]);
+        free(strs);
+        strs = NULL;
+    }
+    if (mtype >= 0) H5Tclose(mtype);
+    if (space >= 0) H5Sclose(space);
+    if (ftype >= 0) H5Tclose(ftype);
+    H5Aclose(a);
+    *out = strs;
+    return st;
+}
+
+static void free_strings(char **strs)
+{
+    if (!strs) return;
+    for (size_t i = 0; strs[i]; i++) free(strs[i]);
+    free(strs);
+}
+
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    snprintf(dst, cap, "%s", src);
+}
+
+/* Scalar string attribute into a fixed buffer (truncated to fit). */
+static hymo_status attr_text(reader *r, hid_t obj, const char *where, const char *name, char *dst,
+                             size_t cap)
+{
+    char **s = NULL;
+    hymo_status st = attr_strings(r, obj, where, name, -1, &s);
+    if (st == HYMO_OK) copy_text(dst, cap, s[0]);
+    free_strings(s);
+    return st;
+}
+
+/* Scalar string attribute, newly allocated. */
+static hymo_status attr_text_alloc(reader *r, hid_t obj, const char *where, const char *name,
+                                   char **dst)
+{
+    char **s = NULL;
+    hymo_status st = attr_strings(r, obj, where, name, -1, &s);
+    if (st == HYMO_OK) {
+        *dst = s[0];
+        free(s);
+    }
+    return st;
+}
+
+/* Array of `count` strings into a newly allocated name table. A scalar
+ * string is accepted too when allow_scalar (repeated for every column). */
+static hymo_status attr_name_table(reader *r, hid_t ds, const char *where, const char *name,
+                                   int count, int allow_scalar, char (**out)[HYMO_REF_TEXT_MAX])
+{
+    *out = calloc(count > 0 ? (size_t)count : 1, sizeof **out);
+    if (!*out) return nomem(r);
+    char **s = NULL;
+    hymo_status st = HYMO_OK;
+    int scalar = 0;
+    if (allow_scalar) {
+        hymo_status st2 = HYMO_OK;
+        hid_t a = open_attr(r, ds, where, name, &st2);
+        if (a < 0) return st2;
+        hid_t sp = H5Aget_space(a);
+        scalar = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 0;
+        if (sp >= 0) H5Sclose(sp);
+        H5Aclose(a);
+    }
+    st = attr_strings(r, ds, where, name, scalar ? -1 : count, &s);
+    if (st != HYMO_OK) return st;
+    for (int i = 0; i < count; i++) copy_text((*out)[i], HYMO_REF_TEXT_MAX, s[scalar ? 0 : i]);
+    free_strings(s);
+    return HYMO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Datasets                                                            */
+
+/* Opens dataset `name`, checks rank (1 or 2) and numeric type, returns
+ * the row count and (for rank 2) the column count. */
+static hid_t open_dataset(reader *r, hid_t file, const char *name, int rank, hsize_t *rows,
+                          hsize_t *cols, hymo_status *st)
+{
+    /* Check each path component so that a missing group is reported as
+     * the missing dataset instead of an HDF5 traversal error. */
+    char partial[64];
+    for (const char *p = strchr(name + 1, '/'); ; p = strchr(p + 1, '/')) {
+        size_t len = p ? (size_t)(p - name) : strlen(name);
+        snprintf(partial, sizeof partial, "%.*s", (int)len, name);
+        htri_t ok = H5Lexists(file, partial, H5P_DEFAULT);
+        if (ok <= 0) {
+            *st = fail(r, "missing dataset '%s'", name);
+            return -1;
+        }
+        if (!p) break;
+    }
+    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
+    if (ds < 0) {
+        *st = fail(r, "cannot open dataset '%s'", name);
+        return -1;
+    }
+    hid_t sp = H5Dget_space(ds), t = H5Dget_type(ds);
+    H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    hsize_t dims[2] = {0, 0};
+    int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    if (nd == rank) H5Sget_simple_extent_dims(sp, dims, NULL);
+    if (t >= 0) H5Tclose(t);
+    if (sp >= 0) H5Sclose(sp);
+    if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
+        *st = fail(r, "dataset '%s' is not numeric", name);
+    } else if (nd != rank) {
+        *st = fail(r, "dataset '%s' has rank %d, expected %d", name, nd, rank);
+    }
+    if (*st != HYMO_OK) {
+        H5Dclose(ds);
+        return -1;
+    }
+    *rows = dims[0];
+    if (cols) *cols = rank == 2 ? dims[1] : 1;
+    return ds;
+}
+
+/* Reads a whole [n] or [n x cols] dataset into a new array (never NULL). */
+static hymo_status read_dataset(reader *r, hid_t file, const char *name, int rank, hsize_t n,
+                                int *cols, int is_int, void **out)
+{
+    *out = NULL;
+    hymo_status st = HYMO_OK;
+    hsize_t rows = 0, c = 1;
+    hid_t ds = open_dataset(r, file, name, rank, &rows, &c, &st);
+    if (ds < 0) return st;
+    if (rows != n) {
+        H5Dclose(ds);
+        return fail(r, "inconsistent row counts: '%s' has %llu rows, '/time' has %llu", name,
+                    (unsigned long long)rows, (unsigned long long)n);
+    }
+    if (cols) {
+        if (*cols >= 0 && (hsize_t)*cols != c) {
+            H5Dclose(ds);
+            return fail(r, "dataset '%s' has %llu columns, expected %d", name,
+                        (unsigned long long)c, *cols);
+        }
+        if (c > (hsize_t)INT32_MAX) {
+            H5Dclose(ds);
+            return fail(r, "dataset '%s' has too many columns", name);
+        }
+        *cols = (int)c;
+    }
+    size_t elem = is_int ? sizeof(int) : sizeof(double);
+    if (c != 0 && n > SIZE_MAX / elem / c) {
+        H5Dclose(ds);
+        return nomem(r);
+    }
+    size_t count = (size_t)(n * c);
+    *out = calloc(count > 0 ? count : 1, elem);
+    if (!*out) {
+        H5Dclose(ds);
+        return nomem(r);
+    }
+    if (count > 0 && H5Dread(ds, is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                             H5P_DEFAULT, *out) < 0) {
+        st = fail(r, "cannot read dataset '%s'", name);
+    }
+    H5Dclose(ds);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Summary                                                             */
+
+static hid_t open_group(reader *r, hid_t file, const char *name, hymo_status *st)
+{
+    htri_t ok = H5Lexists(file, name, H5P_DEFAULT);
+    if (ok <= 0) {
+        *st = fail(r, "missing group '%s'", name);
+        return -1;
+    }
+    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+    if (g < 0) *st = fail(r, "cannot open group '%s'", name);
+    return g;
+}
+
+static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s)
+{
+    hymo_status st = HYMO_OK;
+    hid_t solver = open_group(r, file, "/solver", &st);
+    if (solver < 0) return st;
+    hid_t energy = open_group(r, file, "/energy", &st);
+    hid_t cons = energy >= 0 ? open_group(r, file, "/constraints", &st) : -1;
+#define TRY(expr)                                                                                  \
+    if (st == HYMO_OK) st = (expr)
+    TRY(attr_double(r, solver, "/solver", "wall_time", &s->wall_time));
+    TRY(attr_double(r, solver, "/solver", "mean_iterations", &s->mean_iterations));
+    TRY(attr_int(r, solver, "/solver", "max_iterations", &s->max_iterations));
+    TRY(attr_long(r, solver, "/solver", "jacobian_evaluations", &s->jacobian_evaluations));
+    TRY(attr_text(r, solver, "/solver", "independent", s->independent, sizeof s->independent));
+    TRY(attr_int(r, solver, "/solver", "n_reselections", &s->n_reselections));
+    TRY(attr_long(r, solver, "/solver", "n_steps", &s->n_steps));
+    TRY(attr_double(r, solver, "/solver", "t_reached", &s->t_reached));
+    TRY(attr_double(r, energy, "/energy", "peak_drift", &s->peak_drift));
+    TRY(attr_double(r, energy, "/energy", "max_work", &s->max_work));
+    TRY(attr_double(r, energy, "/energy", "relative_drift", &s->relative_drift));
+    TRY(attr_double(r, cons, "/constraints", "max_position", &s->max_constraint_position));
+    TRY(attr_double(r, cons, "/constraints", "max_velocity", &s->max_constraint_velocity));
+    TRY(attr_double(r, cons, "/constraints", "max_acceleration",
+                    &s->max_constraint_acceleration));
+#undef TRY
+    if (cons >= 0) H5Gclose(cons);
+    if (energy >= 0) H5Gclose(energy);
+    H5Gclose(solver);
+    return st;
+}
+
+static double max_row_norm(const double *m, int n, int cols)
+{
+    double best = 0.0;
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < cols; j++) s += m[(size_t)i * cols + j] * m[(size_t)i * cols + j];
+        if (sqrt(s) > best) best = sqrt(s);
+    }
+    return best;
+}
+
+/* Summary of a killed run (no summary attributes), from the datasets. */
+static void derive_summary(hymo_reference *ref)
+{
+    hymo_run_summary *s = &ref->summary;
+    const int n = ref->n;
+    s->t_reached = n > 0 ? ref->time[n - 1] : 0.0;
+    s->n_steps = -1;
+    s->peak_drift = 0.0;
+    s->max_work = 0.0;
+    long iter_sum = 0;
+    s->max_iterations = 0;
+    for (int i = 0; i < n; i++) {
+        if (fabs(ref->drift[i]) > s->peak_drift) s->peak_drift = fabs(ref->drift[i]);
+        double w = 0.0;
+        for (int a = 0; a < ref->na; a++) w += ref->work[(size_t)i * ref->na + a];
+        if (fabs(w) > s->max_work) s->max_work = fabs(w);
+        iter_sum += ref->iterations[i];
+        if (ref->iterations[i] > s->max_iterations) s->max_iterations = ref->iterations[i];
+    }
+    s->relative_drift = s->max_work > 0.0 ? s->peak_drift / s->max_work : 0.0;
+    s->mean_iterations = n > 0 ? (double)iter_sum / n : 0.0;
+    s->max_constraint_position = max_row_norm(ref->c_pos, n, ref->ncut);
+    s->max_constraint_velocity = max_row_norm(ref->c_vel, n, ref->ncut);
+    s->max_constraint_acceleration = max_row_norm(ref->c_acc, n, ref->ncut);
+    s->jacobian_evaluations = 0;
+    copy_text(s->independent, sizeof s->independent, "unknown");
+    s->n_reselections = 0;
+    s->wall_time = 0.0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Read                                                                */
+
+static hymo_status read_root(reader *r, hid_t f, hymo_reference *ref)
+{
+    hymo_status st = HYMO_OK;
+    st = attr_int(r, f, "/", "format_version", &ref->format_version);
+    if (st != HYMO_OK) return st;
+    if (ref->format_version != HYMO_REF_FORMAT_VERSION) {
+        return hymo_error_set(r->err, HYMO_ERR_HDF5,
+                              "reference file '%s': format_version %d is not supported (this "
+                              "hymo reads format_version %d)",
+                              r->path, ref->format_version, HYMO_REF_FORMAT_VERSION);
+    }
+#define TRY(expr)                                                                                  \
+    if (st == HYMO_OK) st = (expr)
+#define TEXT(name, dst) TRY(attr_text(r, f, "/", name, dst, sizeof dst))
+    TEXT("hymo_version", ref->hymo_version);
+    TEXT("created_utc", ref->created_utc);
+    TEXT("model_name", ref->model_name);
+    TRY(attr_text_alloc(r, f, "/", "model_source", &ref->model_source));
+    TEXT("model_sha256", ref->model_sha256);
+    TEXT("formulation", ref->formulation);
+    TEXT("integrator", ref->integrator);
+    TEXT("jacobian", ref->jacobian);
+    TEXT("linear_solver", ref->linear_solver);
+    TRY(attr_double(r, f, "/", "dt", &ref->dt));
+    TRY(attr_double(r, f, "/", "t_end", &ref->t_end));
+    TRY(attr_double(r, f, "/", "tol_position", &ref->tol_position));
+    TRY(attr_double(r, f, "/", "tol_pressure", &ref->tol_pressure));
+    TRY(attr_double(r, f, "/", "tol_spool", &ref->tol_spool));
+    TRY(attr_int(r, f, "/", "max_iter", &ref->max_iter));
+    TRY(attr_double(r, f, "/", "penalty_alpha", &ref->penalty_alpha));
+    TRY(attr_int(r, f, "/", "complete", &ref->complete));
+#undef TEXT
+#undef TRY
+    if (st == HYMO_OK && ref->complete != 0 && ref->complete != 1) {
+        return fail(r, "root attribute 'complete' is %d, expected 0 or 1", ref->complete);
+    }
+    return st;
+}
+
+static hymo_status read_datasets(reader *r, hid_t f, hymo_reference *ref)
+{
+    hymo_status st = HYMO_OK;
+    hsize_t n = 0;
+    hid_t t = open_dataset(r, f, "/time", 1, &n, NULL, &st);
+    if (t < 0) return st;
+    H5Dclose(t);
+    if (n > (hsize_t)INT32_MAX) return fail(r, "dataset '/time' has too many rows");
+    ref->n = (int)n;
+    ref->nz = ref->np = ref->nu = ref->na = ref->ncut = -1;
+
+#define TRY(expr)                                                                                  \
+    if (st == HYMO_OK) st = (expr)
+#define READ(name, rank, cols, is_int, dst)                                                        \
+    do {                                                                                           \
+        void *tmp_ = NULL;                                                                         \
+        TRY(read_dataset(r, f, name, rank, n, cols, is_int, &tmp_));                               \
+        (dst) = tmp_;                                                                              \
+    } while (0)
+#define D1(name, dst) READ(name, 1, NULL, 0, dst)
+#define D2(name, cols, dst) READ(name, 2, &(cols), 0, dst)
+    D1("/time", ref->time);
+    D2("/states/z", ref->nz, ref->z);
+    D2("/states/zd", ref->nz, ref->zd);
+    D2("/states/zdd", ref->nz, ref->zdd);
+    D2("/states/p", ref->np, ref->p);
+    D2("/states/U", ref->nu, ref->u);
+    D2("/actuators/s", ref->na, ref->s);
+    D2("/actuators/sd", ref->na, ref->sd);
+    D2("/actuators/force", ref->na, ref->force);
+    D2("/actuators/work", ref->na, ref->work);
+    D1("/energy/kinetic", ref->kinetic);
+    D1("/energy/potential", ref->potential);
+    D1("/energy/drift", ref->drift);
+    D2("/constraints/position", ref->ncut, ref->c_pos);
+    D2("/constraints/velocity", ref->ncut, ref->c_vel);
+    D2("/constraints/acceleration", ref->ncut, ref->c_acc);
+    READ("/solver/iterations", 1, NULL, 1, ref->iterations);
+    D1("/solver/residual", ref->residual);
+#undef D1
+#undef D2
+#undef READ
+
+    /* Column names (and z units) */
+    static const struct {
+        const char *ds;
+        size_t names_off;
+        size_t count_off;
+    } tables[] = {
+        {"/states/z", offsetof(hymo_reference, z_names), offsetof(hymo_reference, nz)},
+        {"/states/p", offsetof(hymo_reference, p_names), offsetof(hymo_reference, np)},
+        {"/states/U", offsetof(hymo_reference, u_names), offsetof(hymo_reference, nu)},
+        {"/actuators/s", offsetof(hymo_reference, actuator_names), offsetof(hymo_reference, na)},
+        {"/constraints/position", offsetof(hymo_reference, cut_names),
+         offsetof(hymo_reference, ncut)},
+    };
+    for (size_t i = 0; st == HYMO_OK && i < sizeof tables / sizeof tables[0]; i++) {
+        hid_t ds = H5Dopen2(f, tables[i].ds, H5P_DEFAULT);
+        if (ds < 0) return fail(r, "cannot open dataset '%s'", tables[i].ds);
+        char(**names)[HYMO_REF_TEXT_MAX] = (void *)((char *)ref + tables[i].names_off);
+        int count = *(int *)((char *)ref + tables[i].count_off);
+        st = attr_name_table(r, ds, tables[i].ds, "names", count, 0, names);
+        if (st == HYMO_OK && i == 0) {
+            st = attr_name_table(r, ds, tables[i].ds, "units", count, 1, &ref->z_units);
+        }
+        H5Dclose(ds);
+    }
+#undef TRY
+    return st;
+}
+
+hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *err)
+{
+    if (out) *out = NULL;
+    if (!path || !out) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_read: NULL argument");
+    reader r = {path, err};
+
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        return hymo_error_set(err, HYMO_ERR_IO, "cannot open reference file '%s': %s", path,
+                              strerror(errno));
+    }
+    fclose(probe);
+
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    htri_t is_h5 = H5Fis_hdf5(path);
+    if (is_h5 <= 0) {
+        if (is_h5 < 0) return fail(&r, "cannot check file signature");
+        H5Eclear2(H5E_DEFAULT);
+        return hymo_error_set(err, HYMO_ERR_HDF5, "'%s' is not an HDF5 file", path);
+    }
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t f = -1;
+    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0) {
+        f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    }
+    if (f < 0) {
+        hymo_status st = fail(&r, "cannot open HDF5 file");
+        if (fapl >= 0) H5Pclose(fapl);
+        return st;
+    }
+    H5Pclose(fapl);
+
+    hymo_reference *ref = calloc(1, sizeof *ref);
+    if (!ref) {
+        H5Fclose(f);
+        return nomem(&r);
+    }
+    hymo_status st = read_root(&r, f, ref);
+    if (st == HYMO_OK) st = read_datasets(&r, f, ref);
+    if (st == HYMO_OK) {
+        hymo_run_summary *s = &ref->summary;
+        copy_text(s->model_name, sizeof s->model_name, ref->model_name);
+        copy_text(s->formulation, sizeof s->formulation, ref->formulation);
+        copy_text(s->jacobian, sizeof s->jacobian, ref->jacobian);
+        copy_text(s->linear_solver, sizeof s->linear_solver, ref->linear_solver);
+        copy_text(s->integrator, sizeof s->integrator, ref->integrator);
+        s->dt = ref->dt;
+        s->t_end = ref->t_end;
+        s->complete = ref->complete;
+        /* A killed run's file has no summary attributes: recompute what the
+         * datasets allow.  A file closed normally must have all of them. */
+        htri_t has = H5Aexists_by_name(f, "/solver", "n_steps", H5P_DEFAULT);
+        if (has < 0) H5Eclear2(H5E_DEFAULT);
+        if (has <= 0 && !ref->complete) {
+            ref->has_summary = 0;
+            derive_summary(ref);
+        } else {
+            ref->has_summary = 1;
+            st = read_summary_attrs(&r, f, s);
+        }
+    }
+    if (H5Fclose(f) < 0 && st == HYMO_OK) st = fail(&r, "cannot close file");
+    if (st != HYMO_OK) {
+        hymo_ref_free(ref);
+        return st;
+    }
+    *out = ref;
+    return HYMO_OK;
+}
+
+void hymo_ref_free(hymo_reference *ref)
+{
+    if (!ref) return;
+    free(ref->z_names);
+    free(ref->p_names);
+    free(ref->u_names);
+    free(ref->actuator_names);
+    free(ref->cut_names);
+    free(ref->z_units);
+    free(ref->model_source);
+    free(ref->time);
+    free(ref->z);
+    free(ref->zd);
+    free(ref->zdd);
+    free(ref->p);
+    free(ref->u);
+    free(ref->s);
+    free(ref->sd);
+    free(ref->force);
+    free(ref->work);
+    free(ref->kinetic);
+    free(ref->potential);
+    free(ref->drift);
+    free(ref->c_pos);
+    free(ref->c_vel);
+    free(ref->c_acc);
+    free(ref->iterations);
+    free(ref->residual);
+    free(ref);
+}

@@ -1,0 +1,702 @@
+/* hymo — HDF5 reference trajectory writer (SPEC §8, docs/hdf5-format.md).
+ *
+ * The file is created as "PATH.partial"; every dataset is 1-D [N] or 2-D
+ * [N x cols], extendible along N, chunked, shuffled and deflated.  append()
+ * grows every dataset by one block of rows and flushes the file, so a killed
+ * run leaves a readable ".partial" file with complete = 0.  close() writes
+ * the summary attributes, sets complete, closes and renames the file. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "hymo/reference.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <hdf5.h>
+
+#ifndef HYMO_VERSION
+#define HYMO_VERSION "unknown"
+#endif
+
+#define PARTIAL_SUFFIX ".partial"
+#define CHUNK_ROWS_MAX 1024
+#define CHUNK_ROWS_MIN 16
+#define CHUNK_BYTES_TARGET (256 * 1024)
+#define DEFLATE_LEVEL 4
+
+/* ------------------------------------------------------------------ */
+/* Layout                                                              */
+
+enum { G_STATES, G_ACTUATORS, G_ENERGY, G_CONSTRAINTS, G_SOLVER, G_COUNT };
+
+static const char *const group_names[G_COUNT] = {"states", "actuators", "energy", "constraints",
+                                                 "solver"};
+
+/* Column count of a dataset. */
+enum { C_ONE, C_NZ, C_NP, C_NU, C_NA, C_NCUT };
+
+/* Per-column units of z, zd, zdd are derived from dims->z_units. */
+enum { U_FIXED, U_Z0, U_Z1, U_Z2 };
+
+enum {
+    DS_TIME,
+    DS_Z,
+    DS_ZD,
+    DS_ZDD,
+    DS_P,
+    DS_U,
+    DS_S,
+    DS_SD,
+    DS_FORCE,
+    DS_WORK,
+    DS_KINETIC,
+    DS_POTENTIAL,
+    DS_DRIFT,
+    DS_CPOS,
+    DS_CVEL,
+    DS_CACC,
+    DS_ITER,
+    DS_RESIDUAL,
+    DS_COUNT
+};
+
+typedef struct {
+    int group; /* -1: root */
+    const char *name;
+    int cols;
+    int unit_kind;
+    const char *units; /* U_FIXED */
+    int is_int;
+} ds_spec;
+
+static const ds_spec specs[DS_COUNT] = {
+    [DS_TIME] = {-1, "time", C_ONE, U_FIXED, "s", 0},
+    [DS_Z] = {G_STATES, "z", C_NZ, U_Z0, NULL, 0},
+    [DS_ZD] = {G_STATES, "zd", C_NZ, U_Z1, NULL, 0},
+    [DS_ZDD] = {G_STATES, "zdd", C_NZ, U_Z2, NULL, 0},
+    [DS_P] = {G_STATES, "p", C_NP, U_FIXED, "Pa", 0},
+    [DS_U] = {G_STATES, "U", C_NU, U_FIXED, "V", 0},
+    [DS_S] = {G_ACTUATORS, "s", C_NA, U_FIXED, "m", 0},
+    [DS_SD] = {G_ACTUATORS, "sd", C_NA, U_FIXED, "m/s", 0},
+    [DS_FORCE] = {G_ACTUATORS, "force", C_NA, U_FIXED, "N", 0},
+    [DS_WORK] = {G_ACTUATORS, "work", C_NA, U_FIXED, "J", 0},
+    [DS_KINETIC] = {G_ENERGY, "kinetic", C_ONE, U_FIXED, "J", 0},
+    [DS_POTENTIAL] = {G_ENERGY, "potential", C_ONE, U_FIXED, "J", 0},
+    [DS_DRIFT] = {G_ENERGY, "drift", C_ONE, U_FIXED, "J", 0},
+    [DS_CPOS] = {G_CONSTRAINTS, "position", C_NCUT, U_FIXED,
+                 "m or rad, Euclidean norm per cut joint", 0},
+    [DS_CVEL] = {G_CONSTRAINTS, "velocity", C_NCUT, U_FIXED, "m/s", 0},
+    [DS_CACC] = {G_CONSTRAINTS, "acceleration", C_NCUT, U_FIXED, "m/s^2", 0},
+    [DS_ITER] = {G_SOLVER, "iterations", C_ONE, U_FIXED, "1", 1},
+    [DS_RESIDUAL] = {G_SOLVER, "residual", C_ONE, U_FIXED, "scaled residual norm (see docs)", 0},
+};
+
+struct hymo_ref_writer {
+    hid_t file;
+    hid_t groups[G_COUNT];
+    hid_t ds[DS_COUNT];
+    int cols[DS_COUNT];
+    hsize_t rows;
+    char *path;    /* final name */
+    char *partial; /* PATH.partial */
+};
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+
+static herr_t walk_innermost(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *buf = data;
+    if (n == 0 && e && e->desc) {
+        snprintf(buf, 160, "%s", e->desc);
+    }
+    return 0;
+}
+
+/* Formats "<what> in '<file>': <innermost HDF5 message>". Must be called
+ * right after the failing HDF5 call (any HDF5 call clears the stack). */
+static hymo_status h5_fail(hymo_error *err, hymo_status code, const char *file, const char *fmt,
+                           ...)
+{
+    char detail[160] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_innermost, detail);
+    H5Eclear2(H5E_DEFAULT);
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (detail[0]) {
+        return hymo_error_set(err, code, "%s in '%s': %s", what, file, detail);
+    }
+    return hymo_error_set(err, code, "%s in '%s'", what, file);
+}
+
+/* ------------------------------------------------------------------ */
+/* Attributes                                                          */
+
+static hid_t vlen_str_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0) return t;
+    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+/* Opens attribute `name` of obj for writing, creating it if absent. */
+static hid_t attr_open_or_create(hid_t obj, const char *name, hid_t file_type, hid_t space)
+{
+    htri_t exists = H5Aexists(obj, name);
+    if (exists < 0) return -1;
+    if (exists > 0) {
+        if (H5Adelete(obj, name) < 0) return -1;
+    }
+    return H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+static herr_t attr_write_scalar(hid_t obj, const char *name, hid_t file_type, hid_t mem_type,
+                                const void *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    if (space < 0) return -1;
+    hid_t a = attr_open_or_create(obj, name, file_type, space);
+    H5Sclose(space);
+    if (a < 0) return -1;
+    herr_t rc = H5Awrite(a, mem_type, value);
+    if (H5Aclose(a) < 0) rc = -1;
+    return rc;
+}
+
+static herr_t attr_double(hid_t obj, const char *name, double v)
+{
+    return attr_write_scalar(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+static herr_t attr_int(hid_t obj, const char *name, int v)
+{
+    return attr_write_scalar(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &v);
+}
+
+static herr_t attr_long(hid_t obj, const char *name, long v)
+{
+    long long ll = v;
+    return attr_write_scalar(obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &ll);
+}
+
+static herr_t attr_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = vlen_str_type();
+    if (t < 0) return -1;
+    const char *v = value ? value : "";
+    herr_t rc = attr_write_scalar(obj, name, t, t, &v);
+    H5Tclose(t);
+    return rc;
+}
+
+/* 1-D array of n variable-length strings (n may be 0). */
+static herr_t attr_str_array(hid_t obj, const char *name, const char *const *values, int n)
+{
+    hsize_t dim = (hsize_t)n;
+    hid_t t = vlen_str_type();
+    if (t < 0) return -1;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    if (space < 0) {
+        H5Tclose(t);
+        return -1;
+    }
+    herr_t rc = -1;
+    hid_t a = attr_open_or_create(obj, name, t, space);
+    if (a >= 0) {
+        rc = n > 0 ? H5Awrite(a, t, values) : 0;
+        if (H5Aclose(a) < 0) rc = -1;
+    }
+    H5Sclose(space);
+    H5Tclose(t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Open                                                                */
+
+static void iso8601_now(char buf[32])
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    if (now == (time_t)-1 || !gmtime_r(&now, &tm) ||
+        strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
+        snprintf(buf, 32, "unknown");
+    }
+}
+
+static void close_handles(hymo_ref_writer *w)
+{
+    for (int i = 0; i < DS_COUNT; i++) {
+        if (w->ds[i] >= 0) H5Dclose(w->ds[i]);
+        w->ds[i] = -1;
+    }
+    for (int i = 0; i < G_COUNT; i++) {
+        if (w->groups[i] >= 0) H5Gclose(w->groups[i]);
+        w->groups[i] = -1;
+    }
+}
+
+static void free_writer(hymo_ref_writer *w)
+{
+    free(w->path);
+    free(w->partial);
+    free(w);
+}
+
+static const char (*names_for(const hymo_ref_dims *d, int cols))[HYMO_REF_TEXT_MAX]
+{
+    switch (cols) {
+    case C_NZ: return d->z_names;
+    case C_NP: return d->p_names;
+    case C_NU: return d->u_names;
+    case C_NA: return d->actuator_names;
+    case C_NCUT: return d->cut_names;
+    }
+    return NULL;
+}
+
+static const char *names_field(int cols)
+{
+    switch (cols) {
+    case C_NZ: return "z_names";
+    case C_NP: return "p_names";
+    case C_NU: return "u_names";
+    case C_NA: return "actuator_names";
+    case C_NCUT: return "cut_names";
+    }
+    return "";
+}
+
+static int col_count(const hymo_ref_dims *d, int cols)
+{
+    switch (cols) {
+    case C_NZ: return d->nz;
+    case C_NP: return d->np;
+    case C_NU: return d->nu;
+    case C_NA: return d->na;
+    case C_NCUT: return d->ncut;
+    }
+    return 1;
+}
+
+/* Unit of derivative `order` (0, 1, 2) of a coordinate whose unit is u. */
+static void derived_unit(const char *u, int order, char out[HYMO_REF_TEXT_MAX])
+{
+    static const char *const suffix[3] = {"", "/s", "/s^2"};
+    snprintf(out, HYMO_REF_TEXT_MAX, "%s%s", u, suffix[order]);
+}
+
+/* Copies a possibly unterminated HYMO_REF_TEXT_MAX-wide name. */
+static void copy_name(char dst[HYMO_REF_TEXT_MAX], const char src[HYMO_REF_TEXT_MAX])
+{
+    const char *end = memchr(src, '\0', HYMO_REF_TEXT_MAX);
+    size_t len = end ? (size_t)(end - src) : HYMO_REF_TEXT_MAX - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims *dims,
+                                  int deflate_ok, hymo_error *err)
+{
+    const ds_spec *sp = &specs[i];
+    const int two_d = sp->cols != C_ONE;
+    const int cols = two_d ? col_count(dims, sp->cols) : 1;
+    const char *gname = sp->group >= 0 ? group_names[sp->group] : "";
+    char dpath[64];
+    snprintf(dpath, sizeof dpath, "%s/%s", gname, sp->name);
+    w->cols[i] = cols;
+
+    /* Names (and per-column units) are copied into pointer arrays for the
+     * variable-length string attributes; freed before returning. */
+    const char(*names)[HYMO_REF_TEXT_MAX] = two_d ? names_for(dims, sp->cols) : NULL;
+    if (two_d && cols > 0 && !names) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "cannot create '%s' in '%s': dims.%s is NULL with %d columns",
+                              dpath, w->partial, names_field(sp->cols), cols);
+    }
+    if (sp->unit_kind != U_FIXED && cols > 0 && !dims->z_units) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "cannot create '%s' in '%s': dims.z_units is NULL", dpath,
+                              w->partial);
+    }
+
+    hsize_t cur[2] = {0, (hsize_t)cols};
+    hsize_t max[2] = {H5S_UNLIMITED, (hsize_t)cols};
+    hsize_t chunk[2];
+    /* Chunk dimensions must be positive; a 0-column dataset gets a column
+     * dimension that is unlimited too, so its chunk can be 1 wide. */
+    if (cols == 0) max[1] = H5S_UNLIMITED;
+    hsize_t width = cols > 0 ? (hsize_t)cols : 1;
+    hsize_t rows = CHUNK_BYTES_TARGET / (8 * width);
+    if (rows > CHUNK_ROWS_MAX) rows = CHUNK_ROWS_MAX;
+    if (rows < CHUNK_ROWS_MIN) rows = CHUNK_ROWS_MIN;
+    chunk[0] = rows;
+    chunk[1] = width;
+    int rank = two_d ? 2 : 1;
+
+    hid_t parent = sp->group >= 0 ? w->groups[sp->group] : w->file;
+    hid_t space = H5Screate_simple(rank, cur, max);
+    if (space < 0) return h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating dataspace of '%s'", dpath);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
+        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0))) {
+        hymo_status st =
+            h5_fail(err, HYMO_ERR_HDF5, w->partial, "setting chunking/compression of '%s'", dpath);
+        if (dcpl >= 0) H5Pclose(dcpl);
+        H5Sclose(space);
+        return st;
+    }
+    hid_t ftype = sp->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
+    w->ds[i] = H5Dcreate2(parent, sp->name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (w->ds[i] < 0) {
+        return h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating dataset '%s'", dpath);
+    }
+
+    if (!two_d) {
+        if (attr_str(w->ds[i], "units", sp->units) < 0) {
+            return h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute 'units' of '%s'",
+                           dpath);
+        }
+        return HYMO_OK;
+    }
+
+    /* names (always an array), units (array for z/zd/zdd, else scalar) */
+    size_t n = cols > 0 ? (size_t)cols : 1;
+    char(*name_buf)[HYMO_REF_TEXT_MAX] = calloc(2 * n, sizeof *name_buf);
+    const char **ptrs = calloc(2 * n, sizeof *ptrs);
+    if (!name_buf || !ptrs) {
+        free(name_buf);
+        free(ptrs);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory creating '%s' in '%s'", dpath,
+                              w->partial);
+    }
+    for (int c = 0; c < cols; c++) {
+        copy_name(name_buf[c], names[c]);
+        ptrs[c] = name_buf[c];
+        if (sp->unit_kind != U_FIXED) {
+            char base[HYMO_REF_TEXT_MAX];
+            copy_name(base, dims->z_units[c]);
+            derived_unit(base, sp->unit_kind - U_Z0, name_buf[n + (size_t)c]);
+            ptrs[n + (size_t)c] = name_buf[n + (size_t)c];
+        }
+    }
+    hymo_status st = HYMO_OK;
+    if (attr_str_array(w->ds[i], "names", ptrs, cols) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute 'names' of '%s'", dpath);
+    } else if (sp->unit_kind != U_FIXED ? attr_str_array(w->ds[i], "units", ptrs + n, cols) < 0
+                                        : attr_str(w->ds[i], "units", sp->units) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute 'units' of '%s'", dpath);
+    }
+    free(name_buf);
+    free(ptrs);
+    return st;
+}
+
+static hymo_status write_header(hymo_ref_writer *w, const hymo_ref_header *h, hymo_error *err)
+{
+    char created[32];
+    iso8601_now(created);
+    const hid_t f = w->file;
+#define STR(name, value)                                                                           \
+    if (attr_str(f, name, value) < 0)                                                              \
+        return h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute '%s'", name);
+#define NUM(fn, name, value)                                                                       \
+    if (fn(f, name, value) < 0)                                                                    \
+        return h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute '%s'", name);
+    NUM(attr_int, "format_version", HYMO_REF_FORMAT_VERSION)
+    STR("hymo_version", HYMO_VERSION)
+    STR("created_utc", created)
+    STR("model_name", h->model_name)
+    STR("model_source", h->model_source)
+    STR("model_sha256", h->model_sha256)
+    STR("formulation", h->formulation)
+    STR("integrator", h->integrator)
+    STR("jacobian", h->jacobian)
+    STR("linear_solver", h->linear_solver)
+    NUM(attr_double, "dt", h->dt)
+    NUM(attr_double, "t_end", h->t_end)
+    NUM(attr_double, "tol_position", h->tol_position)
+    NUM(attr_double, "tol_pressure", h->tol_pressure)
+    NUM(attr_double, "tol_spool", h->tol_spool)
+    NUM(attr_int, "max_iter", h->max_iter)
+    NUM(attr_double, "penalty_alpha", h->penalty_alpha)
+    NUM(attr_int, "complete", 0)
+#undef STR
+#undef NUM
+    return HYMO_OK;
+}
+
+/* Closes every handle and deletes the partial file (open failure path). */
+static void abandon(hymo_ref_writer *w)
+{
+    close_handles(w);
+    if (w->file >= 0) H5Fclose(w->file);
+    w->file = -1;
+    if (w->partial) remove(w->partial);
+    free_writer(w);
+}
+
+hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
+                                 const hymo_ref_header *header, const hymo_ref_dims *dims,
+                                 hymo_error *err)
+{
+    if (writer) *writer = NULL;
+    if (!writer || !path || !header || !dims) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_open: NULL argument");
+    }
+    if (!path[0]) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "reference file name is empty");
+    }
+    if (dims->nz < 0 || dims->np < 0 || dims->nu < 0 || dims->na < 0 || dims->ncut < 0) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "reference file '%s': negative dimension (nz %d, np %d, nu %d, "
+                              "na %d, ncut %d)",
+                              path, dims->nz, dims->np, dims->nu, dims->na, dims->ncut);
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    hymo_ref_writer *w = calloc(1, sizeof *w);
+    size_t len = strlen(path);
+    if (w) {
+        w->file = -1;
+        for (int i = 0; i < G_COUNT; i++) w->groups[i] = -1;
+        for (int i = 0; i < DS_COUNT; i++) w->ds[i] = -1;
+        w->path = malloc(len + 1);
+        w->partial = malloc(len + sizeof PARTIAL_SUFFIX);
+    }
+    if (!w || !w->path || !w->partial) {
+        if (w) free_writer(w);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", path);
+    }
+    memcpy(w->path, path, len + 1);
+    memcpy(w->partial, path, len);
+    memcpy(w->partial + len, PARTIAL_SUFFIX, sizeof PARTIAL_SUFFIX);
+
+    /* Fail early with the OS reason if the directory is not writable. */
+    FILE *probe = fopen(w->partial, "wb");
+    if (!probe) {
+        hymo_status st = hymo_error_set(err, HYMO_ERR_IO, "cannot create '%s': %s", w->partial,
+                                        strerror(errno));
+        free_writer(w);
+        return st;
+    }
+    fclose(probe);
+
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0) {
+        w->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    }
+    if (w->file < 0) {
+        hymo_status st = h5_fail(err, HYMO_ERR_IO, w->partial, "cannot create HDF5 file");
+        if (fapl >= 0) H5Pclose(fapl);
+        abandon(w);
+        return st;
+    }
+    H5Pclose(fapl);
+
+    hymo_status st = write_header(w, header, err);
+    for (int g = 0; st == HYMO_OK && g < G_COUNT; g++) {
+        w->groups[g] = H5Gcreate2(w->file, group_names[g], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (w->groups[g] < 0) {
+            st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating group '/%s'", group_names[g]);
+        }
+    }
+    const int deflate_ok = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+                           H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
+    for (int i = 0; st == HYMO_OK && i < DS_COUNT; i++) {
+        st = create_dataset(w, i, dims, deflate_ok, err);
+    }
+    if (st == HYMO_OK && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
+        st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
+    }
+    if (st != HYMO_OK) {
+        abandon(w);
+        return st;
+    }
+    *writer = w;
+    return HYMO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Append                                                              */
+
+static const void *block_data(const hymo_ref_block *b, int i)
+{
+    switch (i) {
+    case DS_TIME: return b->time;
+    case DS_Z: return b->z;
+    case DS_ZD: return b->zd;
+    case DS_ZDD: return b->zdd;
+    case DS_P: return b->p;
+    case DS_U: return b->u;
+    case DS_S: return b->s;
+    case DS_SD: return b->sd;
+    case DS_FORCE: return b->force;
+    case DS_WORK: return b->work;
+    case DS_KINETIC: return b->kinetic;
+    case DS_POTENTIAL: return b->potential;
+    case DS_DRIFT: return b->drift;
+    case DS_CPOS: return b->c_pos;
+    case DS_CVEL: return b->c_vel;
+    case DS_CACC: return b->c_acc;
+    case DS_ITER: return b->iterations;
+    case DS_RESIDUAL: return b->residual;
+    }
+    return NULL;
+}
+
+static const char *ds_path(int i, char buf[64])
+{
+    const ds_spec *sp = &specs[i];
+    snprintf(buf, 64, "/%s%s%s", sp->group >= 0 ? group_names[sp->group] : "",
+             sp->group >= 0 ? "/" : "", sp->name);
+    return buf;
+}
+
+static herr_t set_rows(hymo_ref_writer *w, int i, hsize_t rows)
+{
+    hsize_t dims[2] = {rows, (hsize_t)w->cols[i]};
+    return H5Dset_extent(w->ds[i], dims);
+}
+
+hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, hymo_error *err)
+{
+    if (!w || !b) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_append: NULL argument");
+    }
+    if (b->n < 0) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': negative row count %d",
+                              w->partial, b->n);
+    }
+    if (b->n == 0) return HYMO_OK;
+    char dpath[64];
+    for (int i = 0; i < DS_COUNT; i++) {
+        if (w->cols[i] > 0 && !block_data(b, i)) {
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                  "append to '%s': no data for dataset '%s' (NULL pointer)",
+                                  w->partial, ds_path(i, dpath));
+        }
+    }
+
+    const hsize_t old_rows = w->rows, new_rows = old_rows + (hsize_t)b->n;
+    hymo_status st = HYMO_OK;
+    for (int i = 0; i < DS_COUNT; i++) {
+        const int two_d = specs[i].cols != C_ONE;
+        if (set_rows(w, i, new_rows) < 0) {
+            st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "extending dataset '%s'",
+                         ds_path(i, dpath));
+            break;
+        }
+        if (w->cols[i] == 0) continue;
+        hsize_t start[2] = {old_rows, 0};
+        hsize_t count[2] = {(hsize_t)b->n, (hsize_t)w->cols[i]};
+        hid_t fspace = H5Dget_space(w->ds[i]);
+        hid_t mspace = H5Screate_simple(two_d ? 2 : 1, count, NULL);
+        herr_t rc = -1;
+        if (fspace >= 0 && mspace >= 0 &&
+            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
+            rc = H5Dwrite(w->ds[i], specs[i].is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, mspace,
+                          fspace, H5P_DEFAULT, block_data(b, i));
+        }
+        if (rc < 0) st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing rows %llu..%llu of '%s'",
+                                 (unsigned long long)old_rows,
+                                 (unsigned long long)(new_rows - 1), ds_path(i, dpath));
+        if (mspace >= 0) H5Sclose(mspace);
+        if (fspace >= 0) H5Sclose(fspace);
+        if (st != HYMO_OK) break;
+    }
+    if (st != HYMO_OK) {
+        /* Keep every dataset at the same row count: undo this block
+         * (a no-op for the datasets not yet extended). */
+        for (int i = 0; i < DS_COUNT; i++) set_rows(w, i, old_rows);
+        return st;
+    }
+    w->rows = new_rows;
+    /* Make the rows durable so a killed run leaves a readable .partial. */
+    if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
+        return h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
+    }
+    return HYMO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Close / discard                                                     */
+
+static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, hymo_error *err)
+{
+#define ATTR(fn, g, name, value)                                                                   \
+    if (fn(w->groups[g], name, value) < 0)                                                         \
+        return h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute '%s' of '/%s'", name,   \
+                       group_names[g]);
+    ATTR(attr_double, G_SOLVER, "wall_time", s->wall_time)
+    ATTR(attr_double, G_SOLVER, "mean_iterations", s->mean_iterations)
+    ATTR(attr_int, G_SOLVER, "max_iterations", s->max_iterations)
+    ATTR(attr_long, G_SOLVER, "jacobian_evaluations", s->jacobian_evaluations)
+    char independent[HYMO_REF_TEXT_MAX];
+    copy_name(independent, s->independent);
+    ATTR(attr_str, G_SOLVER, "independent", independent)
+    ATTR(attr_int, G_SOLVER, "n_reselections", s->n_reselections)
+    ATTR(attr_long, G_SOLVER, "n_steps", s->n_steps)
+    ATTR(attr_double, G_SOLVER, "t_reached", s->t_reached)
+    ATTR(attr_double, G_ENERGY, "peak_drift", s->peak_drift)
+    ATTR(attr_double, G_ENERGY, "max_work", s->max_work)
+    ATTR(attr_double, G_ENERGY, "relative_drift", s->relative_drift)
+    ATTR(attr_double, G_CONSTRAINTS, "max_position", s->max_constraint_position)
+    ATTR(attr_double, G_CONSTRAINTS, "max_velocity", s->max_constraint_velocity)
+    ATTR(attr_double, G_CONSTRAINTS, "max_acceleration", s->max_constraint_acceleration)
+#undef ATTR
+    return HYMO_OK;
+}
+
+hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *summary,
+                                  hymo_error *err)
+{
+    if (!w) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_close: NULL writer");
+    hymo_status st = HYMO_OK;
+    if (summary) st = write_summary(w, summary, err);
+    if (st == HYMO_OK && attr_int(w->file, "complete", summary && summary->complete ? 1 : 0) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'complete'");
+    }
+    close_handles(w);
+    if (H5Fclose(w->file) < 0) {
+        /* The file may be damaged: leave it under its temporary name. */
+        hymo_status cst = h5_fail(err, HYMO_ERR_IO, w->partial, "closing file");
+        free_writer(w);
+        return st == HYMO_OK ? cst : st;
+    }
+    w->file = -1;
+    /* The rows written are kept even when the summary could not be
+     * written: the file is then renamed with complete = 0 (set at open). */
+    if (rename(w->partial, w->path) != 0) {
+        int e = errno;
+        if (st == HYMO_OK) {
+            st = hymo_error_set(err, HYMO_ERR_IO, "cannot rename '%s' to '%s': %s", w->partial,
+                                w->path, strerror(e));
+        }
+    }
+    free_writer(w);
+    return st;
+}
+
+void hymo_ref_writer_discard(hymo_ref_writer *w)
+{
+    if (!w) return;
+    close_handles(w);
+    if (w->file >= 0) H5Fclose(w->file);
+    w->file = -1;
+    remove(w->partial);
+    free_writer(w);
+}

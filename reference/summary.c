@@ -1,0 +1,74 @@
+/* hymo — run summary block, printed by `hymo run` and `hymo info`. */
+#include "hymo/reference.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Prints a possibly empty fixed-width text field. */
+static const char *text(const char *s, const char *fallback)
+{
+    return s && s[0] ? s : fallback;
+}
+
+/* Display name of an integrator identifier (header attribute value). */
+static const char *integrator_label(const char *id)
+{
+    if (!id || !id[0] || strcmp(id, "trapezoidal-newton") == 0) {
+        return "trapezoidal Newton-Raphson";
+    }
+    return id;
+}
+
+void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
+{
+    if (!out || !s) return;
+    /* n_steps < 0: summary recomputed from a killed run's datasets; the
+     * step count, Jacobian evaluations and wall time are then unknown. */
+    const int unknown = s->n_steps < 0;
+
+    const int w = HYMO_REF_TEXT_MAX; /* fields need not be NUL-terminated */
+    fprintf(out, "%-12s %.*s\n", "model", w, text(s->model_name, "?"));
+    fprintf(out, "%-12s %.*s | %.*s | jacobian %.*s | solver %.*s\n", "formulation", w,
+            text(s->formulation, "?"), w, integrator_label(s->integrator), w,
+            text(s->jacobian, "?"), w, text(s->linear_solver, "?"));
+
+    fprintf(out, "%-12s 0 .. %g s, dt %g s, ", "time", s->t_end, s->dt);
+    if (unknown) {
+        fprintf(out, "steps unknown, ");
+    } else {
+        fprintf(out, "%ld step%s, ", s->n_steps, s->n_steps == 1 ? "" : "s");
+    }
+    if (s->complete) {
+        fprintf(out, "complete\n");
+    } else {
+        fprintf(out, "INCOMPLETE (stopped at t = %g s)\n", s->t_reached);
+    }
+
+    if (s->max_work > 0.0) {
+        fprintf(out, "%-12s peak |D| %.4g J = %.4f %% of max |W_act| %.5g J\n", "energy drift",
+                s->peak_drift, 100.0 * s->relative_drift, s->max_work);
+    } else {
+        fprintf(out, "%-12s peak |D| %.4g J (no actuator work)\n", "energy drift", s->peak_drift);
+    }
+
+    fprintf(out, "%-12s max |Phi| %.2g, |Phi_z zd| %.2g, |Phi_z zdd + dPhi_z zd| %.2g\n",
+            "constraints", s->max_constraint_position, s->max_constraint_velocity,
+            s->max_constraint_acceleration);
+
+    fprintf(out, "%-12s mean %.2f, max %d, jacobian evaluations ", "iterations",
+            s->mean_iterations, s->max_iterations);
+    if (unknown) {
+        fprintf(out, "unknown\n");
+    } else {
+        fprintf(out, "%ld\n", s->jacobian_evaluations);
+    }
+
+    fprintf(out, "%-12s %.*s (%d re-selection%s)\n", "independent", w, text(s->independent, "?"),
+            s->n_reselections, s->n_reselections == 1 ? "" : "s");
+
+    if (unknown) {
+        fprintf(out, "%-12s unknown\n", "wall time");
+    } else {
+        fprintf(out, "%-12s %.3g s\n", "wall time", s->wall_time);
+    }
+}

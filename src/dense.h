@@ -1,0 +1,21 @@
+/* Small dense kernels used inside the step loop (no allocation). Row-major. */
+#ifndef HYMO_DENSE_H
+#define HYMO_DENSE_H
+
+/* LU with partial pivoting of the n x n matrix a (in place). Returns 0, or
+ * 1 if a pivot is exactly zero or not finite. */
+int hymo_lu_factor(int n, double *a, int *piv);
+void hymo_lu_solve(int n, const double *lu, const int *piv, double *b);
+/* Solves A^T x = b with the factors of A. */
+void hymo_lu_solve_transpose(int n, const double *lu, const int *piv, double *b);
+
+/* Gaussian elimination with full pivoting on the m x n matrix a (copied to
+ * work, m*n doubles). Marks in `pivot_col` (size n) the columns holding a
+ * pivot (1) and returns the smallest |pivot|. If `allowed` is non-NULL only
+ * columns with allowed[j] != 0 may be chosen. */
+double hymo_full_pivot_columns(int m, int n, const double *a, double *work, const unsigned char *allowed,
+                               unsigned char *pivot_col);
+
+double hymo_norm_inf(int n, const double *v);
+
+#endif

@@ -1,0 +1,286 @@
+/* Unified trapezoidal Newton-Raphson engine (SPEC §3, seed 002 §4).
+ * One unknown vector x = [mechanical unknowns of the formulation; p; U]. */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dense.h"
+
+void hymo_engine_actuators(hymo_sim *sim)
+{
+    const hymo_model *model = sim->model;
+    for (int a = 0; a < sim->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
+        double rb[3], rr[3], vb[3], vr[3], *e = &sim->s_dir[3 * a];
+        hymo_kin_body_point(&sim->kin, pb->body, pb->r, rb);
+        hymo_kin_body_point(&sim->kin, pr->body, pr->r, rr);
+        hymo_kin_point_velocity(&sim->kin, pb->body, rb, vb);
+        hymo_kin_point_velocity(&sim->kin, pr->body, rr, vr);
+        for (int k = 0; k < 3; ++k) e[k] = rr[k] - rb[k];
+        double s = sqrt(hymo_dot(e, e));
+        for (int k = 0; k < 3; ++k) e[k] /= s;
+        sim->s[a] = s;
+        sim->sd[a] = (vr[0] - vb[0]) * e[0] + (vr[1] - vb[1]) * e[1] + (vr[2] - vb[2]) * e[2];
+    }
+}
+
+hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err)
+{
+    const hymo_model *model = sim->model;
+    hymo_engine_actuators(sim);
+    if (hymo_circuit_eval(&sim->circ, model, sim->s, sim->sd, sim->pn, sim->un, sim->uref_end, sim->hp,
+                          sim->hu, sim->force))
+        return hymo_error_set(err, HYMO_ERR_NUMERIC,
+                              "t = %.6g s (step %ld): a hydraulic volume became non-positive "
+                              "(piston beyond its stroke?)",
+                              sim->t + sim->opt.dt, sim->step + 1);
+    hymo_kin_forces_begin(&sim->kin, model);
+    for (int a = 0; a < sim->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
+        double rb[3], rr[3], f[3], mf[3];
+        hymo_kin_body_point(&sim->kin, pb->body, pb->r, rb);
+        hymo_kin_body_point(&sim->kin, pr->body, pr->r, rr);
+        for (int k = 0; k < 3; ++k) {
+            f[k] = sim->force[a] * sim->s_dir[3 * a + k];
+            mf[k] = -f[k];
+        }
+        hymo_kin_add_point_force(&sim->kin, pr->body, rr, f);
+        hymo_kin_add_point_force(&sim->kin, pb->body, rb, mf);
+    }
+    hymo_kin_mass_and_forces(&sim->kin, model);
+    return HYMO_OK;
+}
+
+/* f(x): the scaled residual of seed 002 Eqs. 38-39 plus the spool rows. */
+static hymo_status eval_residual(hymo_sim *sim, const double *x, double *f, hymo_error *err)
+{
+    const double dt = sim->opt.dt, a1 = 2.0 / dt, c = dt * dt / 4.0;
+    hymo_status st = sim->form->unpack(sim, x, err);
+    if (st != HYMO_OK) return st;
+    const double *xp = x + sim->nxm, *xu = xp + sim->np;
+    for (int k = 0; k < sim->np; ++k) {
+        sim->pn[k] = xp[k];
+        sim->pdn[k] = a1 * (xp[k] - sim->p[k]) - sim->pd[k];
+    }
+    for (int k = 0; k < sim->nu; ++k) {
+        sim->un[k] = xu[k];
+        sim->udn[k] = a1 * (xu[k] - sim->u[k]) - sim->ud[k];
+    }
+    st = hymo_engine_dynamics(sim, err);
+    if (st != HYMO_OK) return st;
+    sim->form->residual(sim, f);
+    double *fp = f + sim->nxm, *fu = fp + sim->np;
+    for (int k = 0; k < sim->np; ++k) fp[k] = c * (sim->pdn[k] - sim->hp[k]);
+    for (int k = 0; k < sim->nu; ++k) fu[k] = c * (sim->udn[k] - sim->hu[k]);
+    return HYMO_OK;
+}
+
+/* Forward-difference Jacobian (seed 002 Eqs. 40-41), factorised; also the
+ * LU of its mechanical block for the penalty projections. */
+static hymo_status jacobian(hymo_sim *sim, hymo_error *err)
+{
+    int nx = sim->nx, nz = sim->nz;
+    double *x = sim->x, *zsave = sim->vz2;
+    memcpy(zsave, sim->zn, (size_t)nz * sizeof(double));
+    for (int j = 0; j < nx; ++j) {
+        double xj = x[j];
+        double eps = 1e-8 * fmax(1e-2, fabs(xj));
+        x[j] = xj + eps;
+        eps = x[j] - xj; /* exactly representable increment */
+        hymo_status st = eval_residual(sim, x, sim->fp, err);
+        x[j] = xj;
+        memcpy(sim->zn, zsave, (size_t)nz * sizeof(double));
+        if (st != HYMO_OK) return st;
+        double *col = &sim->jac[(size_t)j * nx];
+        for (int i = 0; i < nx; ++i) col[i] = (sim->fp[i] - sim->f[i]) / eps;
+    }
+    sim->jacobian_evaluations++;
+    if (sim->form == &hymo_penalty_ops && sim->m > 0) {
+        for (int i = 0; i < nz; ++i)
+            for (int j = 0; j < nz; ++j) sim->jzz[i * nz + j] = sim->jac[(size_t)j * nx + i];
+        if (hymo_lu_factor(nz, sim->jzz, sim->jzz_piv))
+            return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): singular projection matrix",
+                                  sim->t + sim->opt.dt, sim->step + 1);
+    }
+    if (sim->ls->ops->factor(sim->ls, sim->jac))
+        return hymo_error_set(err, HYMO_ERR_NUMERIC,
+                              "t = %.6g s (step %ld): singular Newton Jacobian (%s solver)",
+                              sim->t + sim->opt.dt, sim->step + 1, sim->ls->ops->name);
+    sim->jac_valid = 1;
+    return HYMO_OK;
+}
+
+/* Largest increment relative to its block's tolerance; reports the block. */
+static double scaled_increment(const hymo_sim *sim, const double *dx, int *block, int *index)
+{
+    double worst = 0.0;
+    *block = 0;
+    *index = 0;
+    for (int i = 0; i < sim->nx; ++i) {
+        double tol = i < sim->nxm ? sim->opt.tol_position
+                                  : (i < sim->nxm + sim->np ? sim->opt.tol_pressure : sim->opt.tol_spool);
+        double r = fabs(dx[i]) / tol;
+        if (!(r <= worst)) {
+            worst = r;
+            *block = i < sim->nxm ? 0 : (i < sim->nxm + sim->np ? 1 : 2);
+            *index = i;
+        }
+    }
+    return worst;
+}
+
+static void describe_unknown(const hymo_sim *sim, int index, char *buf, size_t len)
+{
+    const hymo_model *model = sim->model;
+    if (index < sim->nxm) {
+        int j = sim->form == &hymo_double_step_ops ? sim->indep[index] : index;
+        snprintf(buf, len, "mechanical block, joint %s", model->bodies[j].joint_name);
+        return;
+    }
+    index -= sim->nxm;
+    if (index < sim->np) {
+        for (int k = 0; k < model->n_nodes; ++k)
+            if (model->nodes[k].kind == HYMO_NODE_VOLUME && model->nodes[k].state == index) {
+                snprintf(buf, len, "pressure block, volume %s", model->nodes[k].name);
+                return;
+            }
+    }
+    index -= sim->np;
+    snprintf(buf, len, "spool block, valve %s", index < model->n_valves ? model->valves[index].name : "?");
+}
+
+hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
+{
+    const hymo_model *model = sim->model;
+    const double dt = sim->opt.dt, t1 = sim->t + dt;
+    hymo_status st;
+    for (int v = 0; v < sim->nu; ++v) {
+        const hymo_valve *va = &model->valves[v];
+        sim->uref_start[v] = hymo_signal_eval(&model->signals[va->signal], sim->t, +1);
+        sim->uref_end[v] = hymo_signal_eval(&model->signals[va->signal], t1, -1);
+        /* one-sided limit at the step start (SPEC §3) */
+        sim->ud[va->state] = (sim->uref_start[v] - sim->u[va->state]) / va->tau;
+    }
+    /* predictor (SPEC §3) */
+    for (int j = 0; j < sim->nz; ++j) sim->zn[j] = sim->z[j] + sim->zd[j] * dt + 0.5 * sim->zdd[j] * dt * dt;
+    double *x = sim->x;
+    sim->form->pack(sim, x);
+    for (int k = 0; k < sim->np; ++k) x[sim->nxm + k] = sim->p[k] + sim->pd[k] * dt;
+    for (int k = 0; k < sim->nu; ++k) x[sim->nxm + sim->np + k] = sim->u[k] + sim->ud[k] * dt;
+
+    const int numeric = sim->opt.jacobian == HYMO_JACOBIAN_NUMERIC;
+    int refresh = numeric || !sim->jac_valid, refreshed_this_step = 0;
+    double prev = INFINITY, inc = INFINITY;
+    int iter = 0, block = 0, index = 0;
+    sim->lambda_frozen = 1; /* lambda_k^(0) = final lambda of the previous step */
+    for (;;) {
+        st = eval_residual(sim, x, sim->f, err);
+        if (st != HYMO_OK) return st;
+        if (refresh) {
+            st = jacobian(sim, err);
+            if (st != HYMO_OK) return st;
+            refresh = numeric;
+            refreshed_this_step = 1;
+        }
+        for (int i = 0; i < sim->nx; ++i) sim->dx[i] = -sim->f[i];
+        sim->ls->ops->solve(sim->ls, sim->dx);
+        for (int i = 0; i < sim->nx; ++i) x[i] += sim->dx[i];
+        sim->form->after_update(sim);
+        ++iter;
+        inc = scaled_increment(sim, sim->dx, &block, &index);
+        if (inc <= 1.0) break;
+        int limit = sim->opt.max_iter;
+        if (!numeric && !refreshed_this_step) limit += sim->opt.max_iter; /* one retry with a fresh J */
+        if (iter >= limit || !isfinite(inc)) {
+            char what[128];
+            describe_unknown(sim, index, what, sizeof what);
+            return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
+                                  "t = %.6g s (step %ld): Newton-Raphson did not converge in %d "
+                                  "iterations; residual norm %.3g; largest increment %.3g x tolerance "
+                                  "in the %s",
+                                  t1, sim->step + 1, iter, hymo_norm_inf(sim->nx, sim->f), inc, what);
+        }
+        /* modified Newton: refresh a stale Jacobian when contraction is poor */
+        if (!numeric && (inc > 0.25 * prev || iter % 8 == 0)) refresh = 1;
+        prev = inc;
+    }
+    /* final evaluation at the converged unknowns (also the last lambda update) */
+    st = eval_residual(sim, x, sim->f, err);
+    if (st != HYMO_OK) return st;
+    sim->residual_norm = hymo_norm_inf(sim->nx, sim->f);
+    st = sim->form->finish_step(sim, err);
+    if (st != HYMO_OK) return st;
+
+    /* commit */
+    double *tmp;
+#define SWAP(a, b) (tmp = (a), (a) = (b), (b) = tmp)
+    SWAP(sim->z, sim->zn);
+    SWAP(sim->zd, sim->zdn);
+    SWAP(sim->zdd, sim->zddn);
+    SWAP(sim->p, sim->pn);
+    SWAP(sim->pd, sim->pdn);
+    SWAP(sim->u, sim->un);
+    SWAP(sim->ud, sim->udn);
+#undef SWAP
+    /* keep the warm start for the dependent coordinates */
+    memcpy(sim->zn, sim->z, (size_t)sim->nz * sizeof(double));
+    memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
+    memcpy(sim->un, sim->u, (size_t)sim->nu * sizeof(double));
+    sim->t = t1;
+    sim->step++;
+    sim->last_iterations = iter;
+    sim->iterations_total += iter;
+    if (iter > sim->iterations_max) sim->iterations_max = iter;
+
+    /* work: trapezoidal rule on F sd (force/rate before the update) */
+    for (int a = 0; a < sim->na; ++a) sim->work[a] += 0.5 * dt * sim->force[a] * sim->sd[a];
+    /* actuator quantities with the final (projected) velocities */
+    hymo_engine_actuators(sim);
+    hymo_circuit_eval(&sim->circ, model, sim->s, sim->sd, sim->p, sim->u, sim->uref_end, NULL, NULL,
+                      sim->force);
+    for (int a = 0; a < sim->na; ++a) sim->work[a] += 0.5 * dt * sim->force[a] * sim->sd[a];
+    hymo_engine_record_stats(sim);
+    return HYMO_OK;
+}
+
+void hymo_engine_record_stats(hymo_sim *sim)
+{
+    const hymo_model *model = sim->model;
+    int m = sim->m, nz = sim->nz;
+    sim->kinetic = hymo_kin_kinetic_energy(&sim->kin, model);
+    sim->potential = hymo_kin_potential_energy(&sim->kin, model);
+    double wsum = 0.0;
+    for (int a = 0; a < sim->na; ++a) wsum += sim->work[a];
+    sim->drift = sim->kinetic + sim->potential - sim->energy0 - wsum;
+    if (fabs(sim->drift) > sim->peak_drift) sim->peak_drift = fabs(sim->drift);
+    if (fabs(wsum) > sim->max_work) sim->max_work = fabs(wsum);
+    if (m == 0) return;
+    hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, sim->gamma);
+    double *vel = sim->dwork, *acc = sim->dwork + m;
+    for (int r = 0; r < m; ++r) {
+        double sv = 0.0, sa = sim->gamma[r];
+        for (int j = 0; j < nz; ++j) {
+            sv += sim->phi_z[r * nz + j] * sim->zd[j];
+            sa += sim->phi_z[r * nz + j] * sim->zdd[j];
+        }
+        vel[r] = sv;
+        acc[r] = sa;
+    }
+    hymo_constraints_cut_norms(&sim->con, sim->ncut, sim->phi, sim->c_pos);
+    hymo_constraints_cut_norms(&sim->con, sim->ncut, vel, sim->c_vel);
+    hymo_constraints_cut_norms(&sim->con, sim->ncut, acc, sim->c_acc);
+    double np_ = 0, nv = 0, na_ = 0;
+    for (int r = 0; r < m; ++r) {
+        np_ += sim->phi[r] * sim->phi[r];
+        nv += vel[r] * vel[r];
+        na_ += acc[r] * acc[r];
+    }
+    sim->max_cpos = fmax(sim->max_cpos, sqrt(np_));
+    sim->max_cvel = fmax(sim->max_cvel, sqrt(nv));
+    sim->max_cacc = fmax(sim->max_cacc, sqrt(na_));
+}

@@ -1,0 +1,103 @@
+/* Internal definition of hymo_sim and the formulation interface. */
+#ifndef HYMO_ENGINE_H
+#define HYMO_ENGINE_H
+
+#include "circuit.h"
+#include "constraints.h"
+#include "hymo/sim.h"
+#include "kinematics.h"
+#include "linsol.h"
+
+/* A multibody formulation maps its part of the Newton unknowns to the full
+ * joint state (z, zd, zdd at t_{k+1}) and forms the mechanical residual. */
+typedef struct hymo_formulation_ops {
+    const char *name;
+    /* number of mechanical unknowns in x */
+    int (*n_mech)(const hymo_sim *sim);
+    /* x_mech from the predicted full state sim->zn (called once per step) */
+    void (*pack)(const hymo_sim *sim, double *x_mech);
+    /* full zn, zdn, zddn from x_mech (trapezoidal rule); leaves kinematic
+     * positions and velocities evaluated at them, phi and phi_z filled */
+    hymo_status (*unpack)(hymo_sim *sim, const double *x_mech, hymo_error *err);
+    /* mechanical residual rows after the shared dynamics (sim->kin.M, Q) */
+    void (*residual)(hymo_sim *sim, double *f_mech);
+    /* after a Newton update (penalty: lambda <- lambda + alpha phi) */
+    void (*after_update)(hymo_sim *sim);
+    /* after convergence: projections (penalty) / coordinate re-selection */
+    hymo_status (*finish_step)(hymo_sim *sim, hymo_error *err);
+} hymo_formulation_ops;
+
+extern const hymo_formulation_ops hymo_double_step_ops;
+extern const hymo_formulation_ops hymo_penalty_ops;
+
+struct hymo_sim {
+    const hymo_model *model;
+    hymo_run_options opt;
+    const hymo_formulation_ops *form;
+    hymo_kin kin;
+    hymo_constraints con;
+    hymo_circuit circ;
+    int nz, m, np, nu, na, ncut;
+    int nxm, nx; /* mechanical unknowns, all unknowns */
+
+    /* committed state at t_k */
+    double t;
+    long step;
+    double *z, *zd, *zdd, *p, *pd, *u, *ud;
+    double *lambda;
+
+    /* iterate at t_{k+1} */
+    double *zn, *zdn, *zddn, *pn, *pdn, *un, *udn;
+    double *uref_start, *uref_end;
+
+    /* evaluation workspace */
+    double *phi, *phi_z, *gamma; /* m, m x nz, m */
+    double *s, *sd, *force, *s_dir, *hp, *hu; /* na, na, na, 3na, np, nu */
+    double *x, *dx, *f, *fp, *jac;           /* nx, nx, nx, nx, nx*nx (col-major) */
+    double *jzz, *vz, *vz2;                   /* nz*nz (LU), nz, nz */
+    int *jzz_piv;
+    hymo_linsol *ls;
+    int jac_valid; /* factorization in ls is usable (fast mode) */
+    int lambda_frozen;
+
+    /* double-step partition */
+    int ni;          /* independent count = nz - m */
+    int *indep, *dep; /* ni, m */
+    double *phid_lu; /* m x m */
+    int *phid_piv;
+    double *dwork; /* scratch: m*nz + nz */
+    unsigned char *mask, *mask2;
+    char independent_log[HYMO_REF_TEXT_MAX];
+    int reselections;
+
+    /* records and statistics */
+    double *work; /* na, actuator work */
+    double energy0;
+    double kinetic, potential, drift;
+    double *c_pos, *c_vel, *c_acc; /* ncut norms for the current row */
+    double residual_norm;
+    int last_iterations;
+    long iterations_total;
+    int iterations_max;
+    long jacobian_evaluations;
+    double peak_drift, max_work, max_cpos, max_cvel, max_cacc;
+    double wall_time;
+};
+
+/* Shared evaluation at (zn, zdn, zddn, pn, un, t_{k+1}) after the
+ * formulation's unpack: actuators, hydraulics, forces, M', Q'. */
+hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err);
+/* Actuator lengths/rates/directions at the current kinematics. */
+void hymo_engine_actuators(hymo_sim *sim);
+
+/* Double-step helpers used by initialisation. */
+hymo_status hymo_double_step_select(hymo_sim *sim, hymo_error *err);
+/* Solves Phi(z) = 0 for z[dep] with z[indep] fixed (Newton); 0 on success. */
+int hymo_double_step_solve_positions(hymo_sim *sim, double *z, int max_iter, double tol);
+/* R_z^T v (v of size nz) -> out (size ni), using sim->phid_lu and phi_z. */
+void hymo_double_step_project(hymo_sim *sim, const double *v, double *out);
+
+hymo_status hymo_engine_initialize(hymo_sim *sim, hymo_error *err);
+void hymo_engine_record_stats(hymo_sim *sim);
+
+#endif

@@ -1,0 +1,173 @@
+/* Dense (LAPACKE, no allocation after creation) and KLU backends. */
+#include "linsol.h"
+
+#include <klu.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------- dense LU (LAPACK dgetrf/dgetrs) ---------------- */
+
+typedef struct {
+    double *lu;
+    lapack_int *ipiv;
+} dense_impl;
+
+static int dense_factor(hymo_linsol *ls, const double *a)
+{
+    dense_impl *d = ls->impl;
+    int n = ls->n;
+    memcpy(d->lu, a, (size_t)n * (size_t)n * sizeof(double));
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, d->lu, n, d->ipiv);
+    return info == 0 ? 0 : 1;
+}
+
+static void dense_solve(hymo_linsol *ls, double *b)
+{
+    dense_impl *d = ls->impl;
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', ls->n, 1, d->lu, ls->n, d->ipiv, b, ls->n);
+}
+
+static void dense_destroy(hymo_linsol *ls)
+{
+    dense_impl *d = ls->impl;
+    if (d) {
+        free(d->lu);
+        free(d->ipiv);
+        free(d);
+    }
+}
+
+static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, dense_destroy};
+
+/* ---------------- KLU sparse LU ---------------- */
+
+typedef struct {
+    int nnz;
+    int *Ap, *Ai;
+    double *Ax;
+    double *work; /* scratch for solve */
+    klu_symbolic *sym;
+    klu_numeric *num;
+    klu_common common;
+} klu_impl;
+
+static void klu_release(klu_impl *k)
+{
+    if (k->num) klu_free_numeric(&k->num, &k->common);
+    if (k->sym) klu_free_symbolic(&k->sym, &k->common);
+}
+
+/* Builds the pattern of a (structural non-zeros plus the diagonal). */
+static int klu_pattern(hymo_linsol *ls, klu_impl *k, const double *a)
+{
+    int n = ls->n, nnz = 0;
+    for (int j = 0; j < n; ++j) {
+        k->Ap[j] = nnz;
+        for (int i = 0; i < n; ++i) {
+            double v = a[(size_t)j * n + i];
+            if (v != 0.0 || i == j) {
+                k->Ai[nnz] = i;
+                k->Ax[nnz] = v;
+                ++nnz;
+            }
+        }
+    }
+    k->Ap[n] = nnz;
+    k->nnz = nnz;
+    klu_release(k);
+    k->sym = klu_analyze(n, k->Ap, k->Ai, &k->common);
+    if (!k->sym) return 1;
+    k->num = klu_factor(k->Ap, k->Ai, k->Ax, k->sym, &k->common);
+    return k->num ? 0 : 1;
+}
+
+static int klu_factor_dense(hymo_linsol *ls, const double *a)
+{
+    klu_impl *k = ls->impl;
+    int n = ls->n;
+    if (!k->sym || !k->num) return klu_pattern(ls, k, a);
+    /* same pattern? count entries outside it */
+    for (int j = 0; j < n; ++j) {
+        int q = k->Ap[j];
+        for (int i = 0; i < n; ++i) {
+            double v = a[(size_t)j * n + i];
+            if (q < k->Ap[j + 1] && k->Ai[q] == i) {
+                k->Ax[q++] = v;
+            } else if (v != 0.0) {
+                return klu_pattern(ls, k, a);
+            }
+        }
+    }
+    if (!klu_refactor(k->Ap, k->Ai, k->Ax, k->sym, k->num, &k->common)) return 1;
+    if (k->common.status == KLU_SINGULAR) return 1;
+    return 0;
+}
+
+static void klu_solve_dense(hymo_linsol *ls, double *b)
+{
+    klu_impl *k = ls->impl;
+    klu_solve(k->sym, k->num, ls->n, 1, b, &k->common);
+}
+
+static void klu_destroy(hymo_linsol *ls)
+{
+    klu_impl *k = ls->impl;
+    if (k) {
+        klu_release(k);
+        free(k->Ap);
+        free(k->Ai);
+        free(k->Ax);
+        free(k->work);
+        free(k);
+    }
+}
+
+static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy};
+
+hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, hymo_error *err)
+{
+    *out = NULL;
+    hymo_linsol *ls = calloc(1, sizeof *ls);
+    if (!ls) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (linear solver)");
+    ls->n = n;
+    size_t nn = (size_t)(n > 0 ? n : 1);
+    if (kind == HYMO_LINSOL_KLU) {
+        klu_impl *k = calloc(1, sizeof *k);
+        ls->ops = &klu_ops;
+        ls->impl = k;
+        if (k) {
+            klu_defaults(&k->common);
+            k->Ap = calloc(nn + 1, sizeof(int));
+            k->Ai = calloc(nn * nn, sizeof(int));
+            k->Ax = calloc(nn * nn, sizeof(double));
+            k->work = calloc(nn, sizeof(double));
+        }
+        if (!k || !k->Ap || !k->Ai || !k->Ax || !k->work) {
+            hymo_linsol_free(ls);
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (KLU)");
+        }
+    } else {
+        dense_impl *d = calloc(1, sizeof *d);
+        ls->ops = &dense_ops;
+        ls->impl = d;
+        if (d) {
+            d->lu = calloc(nn * nn, sizeof(double));
+            d->ipiv = calloc(nn, sizeof(lapack_int));
+        }
+        if (!d || !d->lu || !d->ipiv) {
+            hymo_linsol_free(ls);
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (dense LU)");
+        }
+    }
+    *out = ls;
+    return HYMO_OK;
+}
+
+void hymo_linsol_free(hymo_linsol *ls)
+{
+    if (!ls) return;
+    if (ls->ops && ls->ops->destroy) ls->ops->destroy(ls);
+    free(ls);
+}

@@ -1,0 +1,31 @@
+/* Linear solver interface (like SUNLinearSolver): a function table behind
+ * which the dense LAPACKE LU and the KLU sparse LU sit.  Matrices are
+ * passed dense, column-major; the KLU backend keeps the sparsity pattern of
+ * the first matrix and re-analyses only if a new non-zero appears. */
+#ifndef HYMO_LINSOL_H
+#define HYMO_LINSOL_H
+
+#include "hymo/error.h"
+#include "hymo/sim.h"
+
+typedef struct hymo_linsol hymo_linsol;
+
+typedef struct {
+    const char *name;
+    /* 0 on success, > 0 if the matrix is singular */
+    int (*factor)(hymo_linsol *ls, const double *a_colmajor);
+    /* solves in place: b <- A^{-1} b */
+    void (*solve)(hymo_linsol *ls, double *b);
+    void (*destroy)(hymo_linsol *ls);
+} hymo_linsol_ops;
+
+struct hymo_linsol {
+    const hymo_linsol_ops *ops;
+    int n;
+    void *impl;
+};
+
+hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, hymo_error *err);
+void hymo_linsol_free(hymo_linsol *ls);
+
+#endif

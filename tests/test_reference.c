@@ -1,0 +1,672 @@
+/* Tests of the HDF5 reference file writer, reader and summary printer. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The test target does not get HDF5's include directory from CMake; the
+ * Debian serial headers are also reachable as <hdf5/serial/hdf5.h>. */
+#if defined(__has_include)
+#if __has_include(<hdf5.h>)
+#include <hdf5.h>
+#else
+#include <hdf5/serial/hdf5.h>
+#endif
+#else
+#include <hdf5.h>
+#endif
+
+#include "hymo/reference.h"
+#include "test_util.h"
+
+/* ------------------------------------------------------------------ */
+/* Synthetic data                                                      */
+
+typedef char name_t[HYMO_REF_TEXT_MAX];
+
+static const name_t z_names[] = {"z1", "z2", "slider"};
+static const name_t z_units[] = {"rad", "rad", "m"};
+static const name_t p_names[] = {"p_a", "p_b"};
+static const name_t u_names[] = {"U_valve"};
+static const name_t act_names[] = {"cyl1", "cyl2"};
+static const name_t cut_names[] = {"cut_C"};
+
+static hymo_ref_dims full_dims(void)
+{
+    hymo_ref_dims d = {3, 2, 1, 2, 1, z_names, z_units, p_names, u_names, act_names, cut_names};
+    return d;
+}
+
+/* np = 0, ncut = 0: names NULL for those. */
+static hymo_ref_dims open_loop_dims(void)
+{
+    hymo_ref_dims d = {3, 0, 1, 2, 0, z_names, z_units, NULL, u_names, act_names, NULL};
+    return d;
+}
+
+static char *long_source(void)
+{
+    /* > 64 KiB: larger than a compact attribute can hold */
+    size_t n = 100000;
+    char *s = malloc(n + 1);
+    for (size_t i = 0; i < n; i++) s[i] = (i % 61 == 60) ? '\n' : (char)('a' + i % 26);
+    s[n] = '\0';
+    return s;
+}
+
+static hymo_ref_header make_header(const char *source)
+{
+    hymo_ref_header h = {
+        .model_name = "fourbar",
+        .model_source = source,
+        .model_sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        .formulation = "double-step",
+        .integrator = "trapezoidal-newton",
+        .jacobian = "numeric",
+        .linear_solver = "dense",
+        .dt = 1e-3,
+        .t_end = 10.0,
+        .tol_position = 1e-10,
+        .tol_pressure = 1e-2,
+        .tol_spool = 1e-8,
+        .max_iter = 20,
+        .penalty_alpha = 0.0,
+    };
+    return h;
+}
+
+/* Value of dataset `ds`, global row `row`, column `col`. */
+static double val(int ds, long row, int col)
+{
+    return ds * 1e4 + row * 0.5 + col / 7.0 + 1e-3 * (double)(row % 13);
+}
+
+typedef struct {
+    double *time, *z, *zd, *zdd, *p, *u, *s, *sd, *force, *work, *kinetic, *potential, *drift,
+        *c_pos, *c_vel, *c_acc, *residual;
+    int *iterations;
+} block_store;
+
+static double *fill(int ds, long row0, int n, int cols)
+{
+    double *m = malloc(sizeof(double) * (size_t)(n * (cols > 0 ? cols : 1)));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < cols; j++) m[i * cols + j] = val(ds, row0 + i, j);
+    return m;
+}
+
+static hymo_ref_block make_block(block_store *b, const hymo_ref_dims *d, long row0, int n)
+{
+    b->time = fill(0, row0, n, 1);
+    b->z = fill(1, row0, n, d->nz);
+    b->zd = fill(2, row0, n, d->nz);
+    b->zdd = fill(3, row0, n, d->nz);
+    b->p = d->np ? fill(4, row0, n, d->np) : NULL;
+    b->u = fill(5, row0, n, d->nu);
+    b->s = fill(6, row0, n, d->na);
+    b->sd = fill(7, row0, n, d->na);
+    b->force = fill(8, row0, n, d->na);
+    b->work = fill(9, row0, n, d->na);
+    b->kinetic = fill(10, row0, n, 1);
+    b->potential = fill(11, row0, n, 1);
+    b->drift = fill(12, row0, n, 1);
+    b->c_pos = d->ncut ? fill(13, row0, n, d->ncut) : NULL;
+    b->c_vel = d->ncut ? fill(14, row0, n, d->ncut) : NULL;
+    b->c_acc = d->ncut ? fill(15, row0, n, d->ncut) : NULL;
+    b->residual = fill(17, row0, n, 1);
+    b->iterations = malloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) b->iterations[i] = (int)((row0 + i) % 5);
+    hymo_ref_block blk = {n,          b->time,  b->z,     b->zd,      b->zdd,       b->p,
+                          b->u,       b->s,     b->sd,    b->force,   b->work,      b->kinetic,
+                          b->potential, b->drift, b->c_pos, b->c_vel, b->c_acc, b->iterations,
+                          b->residual};
+    return blk;
+}
+
+static void free_block(block_store *b)
+{
+    double **all[] = {&b->time,   &b->z,       &b->zd,     &b->zdd,   &b->p,     &b->u,
+                      &b->s,      &b->sd,      &b->force,  &b->work,  &b->kinetic,
+                      &b->potential, &b->drift, &b->c_pos, &b->c_vel, &b->c_acc, &b->residual};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) free(*all[i]);
+    free(b->iterations);
+}
+
+static hymo_run_summary make_summary(int complete)
+{
+    hymo_run_summary s;
+    memset(&s, 0, sizeof s);
+    strcpy(s.model_name, "fourbar");
+    strcpy(s.formulation, "double-step");
+    strcpy(s.jacobian, "numeric");
+    strcpy(s.linear_solver, "dense");
+    s.dt = 1e-3;
+    s.t_end = 10.0;
+    s.t_reached = complete ? 10.0 : 4.2;
+    s.n_steps = complete ? 10000 : 4200;
+    s.complete = complete;
+    s.peak_drift = 0.8412;
+    s.max_work = 1869.6;
+    s.relative_drift = 0.8412 / 1869.6;
+    s.max_constraint_position = 1.2e-12;
+    s.max_constraint_velocity = 3.4e-11;
+    s.max_constraint_acceleration = 5.6e-9;
+    s.mean_iterations = 1.39;
+    s.max_iterations = 3;
+    s.jacobian_evaluations = 13900;
+    strcpy(s.independent, "z3 (t<4.2), z1");
+    s.n_reselections = 1;
+    s.wall_time = 0.0213;
+    return s;
+}
+
+static int file_exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+static void partial_name(const char *path, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s.partial", path);
+}
+
+/* Writes blocks of the given sizes; closes with summary (NULL: discard). */
+static void write_file(const char *path, const hymo_ref_dims *d, const int *sizes, int nblocks,
+                       const hymo_run_summary *summary, const char *source)
+{
+    hymo_error err;
+    hymo_error_clear(&err);
+    hymo_ref_header h = make_header(source);
+    hymo_ref_writer *w = NULL;
+    remove(path);
+    if (hymo_ref_writer_open(&w, path, &h, d, &err) != HYMO_OK) fail_msg("open: %s", err.message);
+    long row = 0;
+    for (int k = 0; k < nblocks; k++) {
+        block_store b;
+        hymo_ref_block blk = make_block(&b, d, row, sizes[k]);
+        if (hymo_ref_writer_append(w, &blk, &err) != HYMO_OK) fail_msg("append: %s", err.message);
+        free_block(&b);
+        row += sizes[k];
+    }
+    if (summary) {
+        if (hymo_ref_writer_close(w, summary, &err) != HYMO_OK) fail_msg("close: %s", err.message);
+    } else {
+        hymo_ref_writer_discard(w);
+    }
+}
+
+static hymo_reference *read_ok(const char *path)
+{
+    hymo_error err;
+    hymo_error_clear(&err);
+    hymo_reference *ref = NULL;
+    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("read: %s", err.message);
+    return ref;
+}
+
+static void check_matrix(const double *m, int ds, int n, int cols)
+{
+    assert_non_null(m);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < cols; j++) {
+            if (m[i * cols + j] != val(ds, i, j)) {
+                fail_msg("dataset %d row %d col %d: %.17g != %.17g", ds, i, j, m[i * cols + j],
+                         val(ds, i, j));
+            }
+        }
+}
+
+static void check_names(char (*got)[HYMO_REF_TEXT_MAX], const name_t *want, int n)
+{
+    assert_non_null(got);
+    for (int i = 0; i < n; i++) assert_string_equal(got[i], want[i]);
+}
+
+static void check_data(const hymo_reference *r, const hymo_ref_dims *d, int n)
+{
+    assert_int_equal(r->n, n);
+    assert_int_equal(r->nz, d->nz);
+    assert_int_equal(r->np, d->np);
+    assert_int_equal(r->nu, d->nu);
+    assert_int_equal(r->na, d->na);
+    assert_int_equal(r->ncut, d->ncut);
+    check_matrix(r->time, 0, n, 1);
+    check_matrix(r->z, 1, n, d->nz);
+    check_matrix(r->zd, 2, n, d->nz);
+    check_matrix(r->zdd, 3, n, d->nz);
+    check_matrix(r->p, 4, n, d->np);
+    check_matrix(r->u, 5, n, d->nu);
+    check_matrix(r->s, 6, n, d->na);
+    check_matrix(r->sd, 7, n, d->na);
+    check_matrix(r->force, 8, n, d->na);
+    check_matrix(r->work, 9, n, d->na);
+    check_matrix(r->kinetic, 10, n, 1);
+    check_matrix(r->potential, 11, n, 1);
+    check_matrix(r->drift, 12, n, 1);
+    check_matrix(r->c_pos, 13, n, d->ncut);
+    check_matrix(r->c_vel, 14, n, d->ncut);
+    check_matrix(r->c_acc, 15, n, d->ncut);
+    check_matrix(r->residual, 17, n, 1);
+    assert_non_null(r->iterations);
+    for (int i = 0; i < n; i++) assert_int_equal(r->iterations[i], i % 5);
+    check_names(r->z_names, d->z_names, d->nz);
+    check_names(r->z_units, d->z_units, d->nz);
+    check_names(r->p_names, d->p_names, d->np);
+    check_names(r->u_names, d->u_names, d->nu);
+    check_names(r->actuator_names, d->actuator_names, d->na);
+    check_names(r->cut_names, d->cut_names, d->ncut);
+}
+
+static void check_summary(const hymo_run_summary *got, const hymo_run_summary *want)
+{
+    assert_string_equal(got->model_name, want->model_name);
+    assert_string_equal(got->formulation, want->formulation);
+    assert_string_equal(got->jacobian, want->jacobian);
+    assert_string_equal(got->linear_solver, want->linear_solver);
+    assert_string_equal(got->integrator, "trapezoidal-newton");
+    assert_true(got->dt == want->dt);
+    assert_true(got->t_end == want->t_end);
+    assert_true(got->t_reached == want->t_reached);
+    assert_int_equal(got->n_steps, want->n_steps);
+    assert_int_equal(got->complete, want->complete);
+    assert_true(got->peak_drift == want->peak_drift);
+    assert_true(got->max_work == want->max_work);
+    assert_true(got->relative_drift == want->relative_drift);
+    assert_true(got->max_constraint_position == want->max_constraint_position);
+    assert_true(got->max_constraint_velocity == want->max_constraint_velocity);
+    assert_true(got->max_constraint_acceleration == want->max_constraint_acceleration);
+    assert_true(got->mean_iterations == want->mean_iterations);
+    assert_int_equal(got->max_iterations, want->max_iterations);
+    assert_int_equal(got->jacobian_evaluations, want->jacobian_evaluations);
+    assert_string_equal(got->independent, want->independent);
+    assert_int_equal(got->n_reselections, want->n_reselections);
+    assert_true(got->wall_time == want->wall_time);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                               */
+
+#define ROUNDTRIP_FILE "test_reference_roundtrip.h5"
+
+static void test_roundtrip(void **state)
+{
+    (void)state;
+    const char *path = ROUNDTRIP_FILE;
+    char partial[256];
+    partial_name(path, partial, sizeof partial);
+    hymo_ref_dims d = full_dims();
+    /* crosses the 1024-row chunk boundary; includes a 1-row and a 0-row block */
+    const int sizes[] = {700, 1000, 0, 1, 302};
+    hymo_run_summary s = make_summary(1);
+    char *source = long_source();
+    write_file(path, &d, sizes, 5, &s, source);
+    assert_true(file_exists(path));
+    assert_false(file_exists(partial));
+
+    hymo_reference *r = read_ok(path);
+    assert_int_equal(r->format_version, HYMO_REF_FORMAT_VERSION);
+    assert_int_equal(r->complete, 1);
+    assert_int_equal(r->has_summary, 1);
+    assert_string_equal(r->model_name, "fourbar");
+    assert_string_equal(r->model_sha256,
+                        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    assert_string_equal(r->formulation, "double-step");
+    assert_string_equal(r->integrator, "trapezoidal-newton");
+    assert_string_equal(r->jacobian, "numeric");
+    assert_string_equal(r->linear_solver, "dense");
+    assert_string_equal(r->model_source, source);
+    assert_true(strlen(r->hymo_version) > 0);
+    assert_int_equal(strlen(r->created_utc), 20); /* YYYY-MM-DDTHH:MM:SSZ */
+    assert_true(r->dt == 1e-3);
+    assert_true(r->t_end == 10.0);
+    assert_true(r->tol_position == 1e-10);
+    assert_true(r->tol_pressure == 1e-2);
+    assert_true(r->tol_spool == 1e-8);
+    assert_int_equal(r->max_iter, 20);
+    assert_true(r->penalty_alpha == 0.0);
+    check_data(r, &d, 2003);
+    check_summary(&r->summary, &s);
+    hymo_ref_free(r);
+    free(source);
+}
+
+static void test_discard(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_discard.h5";
+    char partial[256];
+    partial_name(path, partial, sizeof partial);
+    hymo_ref_dims d = full_dims();
+    const int sizes[] = {10, 20};
+    write_file(path, &d, sizes, 2, NULL, "model text");
+    assert_false(file_exists(path));
+    assert_false(file_exists(partial));
+}
+
+static void test_incomplete_close(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_incomplete.h5";
+    char partial[256];
+    partial_name(path, partial, sizeof partial);
+    hymo_ref_dims d = full_dims();
+    const int sizes[] = {42};
+    hymo_run_summary s = make_summary(0);
+    write_file(path, &d, sizes, 1, &s, "model text");
+    assert_true(file_exists(path));
+    assert_false(file_exists(partial));
+    hymo_reference *r = read_ok(path);
+    assert_int_equal(r->complete, 0);
+    assert_int_equal(r->summary.complete, 0);
+    assert_int_equal(r->has_summary, 1);
+    check_data(r, &d, 42);
+    check_summary(&r->summary, &s);
+    hymo_ref_free(r);
+    remove(path);
+}
+
+/* A run killed after some appends leaves a readable .partial, complete = 0,
+ * whose summary is recomputed from the data. */
+static void test_killed_run(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_killed.h5";
+    char partial[256];
+    partial_name(path, partial, sizeof partial);
+    remove(partial);
+    hymo_ref_dims d = full_dims();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        hymo_error err;
+        hymo_ref_header h = make_header("model text");
+        hymo_ref_writer *w = NULL;
+        if (hymo_ref_writer_open(&w, path, &h, &d, &err) != HYMO_OK) _exit(2);
+        block_store b;
+        hymo_ref_block blk = make_block(&b, &d, 0, 30);
+        if (hymo_ref_writer_append(w, &blk, &err) != HYMO_OK) _exit(3);
+        _exit(0); /* no close: as if killed */
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_false(file_exists(path));
+    assert_true(file_exists(partial));
+
+    hymo_reference *r = read_ok(partial);
+    assert_int_equal(r->complete, 0);
+    assert_int_equal(r->has_summary, 0);
+    check_data(r, &d, 30);
+    assert_true(r->summary.t_reached == val(0, 29, 0));
+    assert_int_equal(r->summary.n_steps, -1);
+    assert_true(r->summary.peak_drift == val(12, 29, 0));
+    assert_int_equal(r->summary.max_iterations, 4);
+    assert_string_equal(r->summary.model_name, "fourbar");
+    hymo_ref_free(r);
+    remove(partial);
+}
+
+static void test_open_loop_dims(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_openloop.h5";
+    hymo_ref_dims d = open_loop_dims();
+    const int sizes[] = {5, 1100};
+    hymo_run_summary s = make_summary(1);
+    write_file(path, &d, sizes, 2, &s, "");
+    hymo_reference *r = read_ok(path);
+    assert_int_equal(r->np, 0);
+    assert_int_equal(r->ncut, 0);
+    assert_string_equal(r->model_source, "");
+    check_data(r, &d, 1105);
+    check_summary(&r->summary, &s);
+    hymo_ref_free(r);
+
+    /* a file with no rows at all */
+    write_file(path, &d, NULL, 0, &s, "x");
+    r = read_ok(path);
+    assert_int_equal(r->n, 0);
+    assert_int_equal(r->nz, 3);
+    assert_int_equal(r->np, 0);
+    hymo_ref_free(r);
+    remove(path);
+}
+
+static void expect_read_error(const char *path, hymo_status code, const char *needle)
+{
+    hymo_error err;
+    hymo_error_clear(&err);
+    hymo_reference *r = (hymo_reference *)&err; /* must be reset to NULL */
+    assert_int_equal(hymo_ref_read(path, &r, &err), code);
+    assert_null(r);
+    assert_int_equal(err.code, code);
+    print_message("expected error: %s\n", err.message);
+    if (!strstr(err.message, path)) fail_msg("message lacks the path: %s", err.message);
+    if (needle && !strstr(err.message, needle)) {
+        fail_msg("message lacks '%s': %s", needle, err.message);
+    }
+}
+
+static void test_read_errors(void **state)
+{
+    (void)state;
+    expect_read_error("test_reference_does_not_exist.h5", HYMO_ERR_IO, NULL);
+
+    const char *text = "test_reference_text.h5";
+    FILE *f = fopen(text, "w");
+    assert_non_null(f);
+    fputs("this is not an HDF5 file\n", f);
+    fclose(f);
+    expect_read_error(text, HYMO_ERR_HDF5, "not an HDF5 file");
+    remove(text);
+
+    const char *empty = "test_reference_empty.h5";
+    hid_t h = H5Fcreate(empty, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(h >= 0);
+    H5Fclose(h);
+    expect_read_error(empty, HYMO_ERR_HDF5, "format_version");
+    remove(empty);
+
+    /* Valid files, then damaged with the raw API. */
+    const char *path = "test_reference_damaged.h5";
+    hymo_ref_dims d = full_dims();
+    const int sizes[] = {12};
+    hymo_run_summary s = make_summary(1);
+    struct {
+        const char *what;
+        const char *needle;
+    } cases[] = {
+        {"delete /time", "'/time'"},
+        {"delete /constraints", "'/constraints/position'"},
+        {"delete model_sha256", "model_sha256"},
+        {"delete max_work", "max_work"},
+        {"format_version 99", "format_version 99"},
+        {"shrink drift", "inconsistent row counts: '/energy/drift'"},
+        {"delete names", "names"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        write_file(path, &d, sizes, 1, &s, "m");
+        hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+        assert_true(file >= 0);
+        switch (c) {
+        case 0: assert_true(H5Ldelete(file, "/time", H5P_DEFAULT) >= 0); break;
+        case 1: assert_true(H5Ldelete(file, "/constraints", H5P_DEFAULT) >= 0); break;
+        case 2: assert_true(H5Adelete(file, "model_sha256") >= 0); break;
+        case 3:
+            assert_true(H5Adelete_by_name(file, "/energy", "max_work", H5P_DEFAULT) >= 0);
+            break;
+        case 4: {
+            hid_t a = H5Aopen(file, "format_version", H5P_DEFAULT);
+            int v = 99;
+            assert_true(H5Awrite(a, H5T_NATIVE_INT, &v) >= 0);
+            H5Aclose(a);
+            break;
+        }
+        case 5: {
+            hid_t ds = H5Dopen2(file, "/energy/drift", H5P_DEFAULT);
+            hsize_t n = 11;
+            assert_true(H5Dset_extent(ds, &n) >= 0);
+            H5Dclose(ds);
+            break;
+        }
+        case 6:
+            assert_true(H5Adelete_by_name(file, "/actuators/s", "names", H5P_DEFAULT) >= 0);
+            break;
+        }
+        H5Fclose(file);
+        expect_read_error(path, HYMO_ERR_HDF5, cases[c].needle);
+    }
+    remove(path);
+}
+
+static void test_writer_errors(void **state)
+{
+    (void)state;
+    hymo_error err;
+    hymo_error_clear(&err);
+    hymo_ref_dims d = full_dims();
+    hymo_ref_header h = make_header("m");
+    hymo_ref_writer *w = NULL;
+    const char *bad = "no_such_directory_hymo/out.h5";
+    assert_int_equal(hymo_ref_writer_open(&w, bad, &h, &d, &err), HYMO_ERR_IO);
+    assert_null(w);
+    assert_non_null(strstr(err.message, bad));
+
+    /* names missing for a non-empty dimension */
+    hymo_ref_dims d2 = d;
+    d2.p_names = NULL;
+    assert_int_equal(hymo_ref_writer_open(&w, "test_reference_bad.h5", &h, &d2, &err),
+                     HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "p_names"));
+    assert_false(file_exists("test_reference_bad.h5.partial"));
+
+    /* NULL data pointer: rejected, rows unchanged, file still usable */
+    const char *path = "test_reference_nullblock.h5";
+    assert_int_equal(hymo_ref_writer_open(&w, path, &h, &d, &err), HYMO_OK);
+    block_store b;
+    hymo_ref_block blk = make_block(&b, &d, 0, 8);
+    assert_int_equal(hymo_ref_writer_append(w, &blk, &err), HYMO_OK);
+    hymo_ref_block bad_blk = blk;
+    bad_blk.force = NULL;
+    assert_int_equal(hymo_ref_writer_append(w, &bad_blk, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "/actuators/force"));
+    free_block(&b);
+    hymo_run_summary s = make_summary(1);
+    assert_int_equal(hymo_ref_writer_close(w, &s, &err), HYMO_OK);
+    hymo_reference *r = read_ok(path);
+    check_data(r, &d, 8);
+    hymo_ref_free(r);
+    remove(path);
+}
+
+typedef struct {
+    int datasets;
+    int missing;
+    char first_missing[256];
+} visit_data;
+
+static herr_t visit_cb(hid_t obj, const char *name, const H5O_info_t *info, void *op_data)
+{
+    visit_data *v = op_data;
+    if (info->type != H5O_TYPE_DATASET) return 0;
+    v->datasets++;
+    htri_t has = H5Aexists_by_name(obj, name, "units", H5P_DEFAULT);
+    if (has <= 0) {
+        if (!v->missing) snprintf(v->first_missing, sizeof v->first_missing, "%s", name);
+        v->missing++;
+    }
+    return 0;
+}
+
+static void check_units_everywhere(const char *path)
+{
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(file >= 0);
+    visit_data v = {0, 0, ""};
+    assert_true(H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit_cb, &v, H5O_INFO_BASIC) >=
+                0);
+    H5Fclose(file);
+    assert_int_equal(v.datasets, 18);
+    if (v.missing) fail_msg("%d datasets without units, e.g. %s", v.missing, v.first_missing);
+}
+
+static void test_units_attributes(void **state)
+{
+    (void)state;
+    hymo_ref_dims d = full_dims();
+    const int sizes[] = {3};
+    hymo_run_summary s = make_summary(1);
+    write_file("test_reference_units.h5", &d, sizes, 1, &s, "m");
+    check_units_everywhere("test_reference_units.h5");
+    remove("test_reference_units.h5");
+    hymo_ref_dims d0 = open_loop_dims();
+    write_file("test_reference_units.h5", &d0, sizes, 1, &s, "m");
+    check_units_everywhere("test_reference_units.h5");
+    remove("test_reference_units.h5");
+}
+
+static char *print_to_string(const hymo_run_summary *s)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    hymo_run_summary_print(f, s);
+    long len = ftell(f);
+    rewind(f);
+    char *buf = calloc((size_t)len + 1, 1);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    return buf;
+}
+
+static void test_summary_print(void **state)
+{
+    (void)state;
+    hymo_run_summary s = make_summary(1);
+    strcpy(s.independent, "z3");
+    s.n_reselections = 0;
+    char *txt = print_to_string(&s);
+    const char *want =
+        "model        fourbar\n"
+        "formulation  double-step | trapezoidal Newton-Raphson | jacobian numeric | solver dense\n"
+        "time         0 .. 10 s, dt 0.001 s, 10000 steps, complete\n"
+        "energy drift peak |D| 0.8412 J = 0.0450 % of max |W_act| 1869.6 J\n"
+        "constraints  max |Phi| 1.2e-12, |Phi_z zd| 3.4e-11, |Phi_z zdd + dPhi_z zd| 5.6e-09\n"
+        "iterations   mean 1.39, max 3, jacobian evaluations 13900\n"
+        "independent  z3 (0 re-selections)\n"
+        "wall time    0.0213 s\n";
+    assert_string_equal(txt, want);
+    free(txt);
+
+    s = make_summary(0);
+    txt = print_to_string(&s);
+    assert_non_null(strstr(txt, "4200 steps, INCOMPLETE (stopped at t = 4.2 s)\n"));
+    assert_non_null(strstr(txt, "z3 (t<4.2), z1 (1 re-selection)\n"));
+    free(txt);
+
+    s.max_work = 0.0;
+    s.n_steps = -1;
+    strcpy(s.integrator, "trapezoidal-newton");
+    txt = print_to_string(&s);
+    assert_non_null(strstr(txt, "(no actuator work)"));
+    assert_non_null(strstr(txt, "| trapezoidal Newton-Raphson |"));
+    assert_non_null(strstr(txt, "steps unknown"));
+    assert_non_null(strstr(txt, "wall time    unknown\n"));
+    free(txt);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip),        cmocka_unit_test(test_discard),
+        cmocka_unit_test(test_incomplete_close), cmocka_unit_test(test_killed_run),
+        cmocka_unit_test(test_open_loop_dims),   cmocka_unit_test(test_read_errors),
+        cmocka_unit_test(test_writer_errors),    cmocka_unit_test(test_units_attributes),
+        cmocka_unit_test(test_summary_print),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
