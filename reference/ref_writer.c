@@ -1,10 +1,16 @@
 /* hymo — HDF5 reference trajectory writer (SPEC §8, docs/hdf5-format.md).
  *
  * The file is created as "PATH.partial"; every dataset is 1-D [N] or 2-D
- * [N x cols], extendible along N, chunked, shuffled and deflated.  append()
- * grows every dataset by one block of rows and flushes the file, so a killed
- * run leaves a readable ".partial" file with complete = 0.  close() writes
- * the summary attributes, sets complete, closes and renames the file. */
+ * [N x cols], extendible along N, chunked, shuffled and deflated.
+ *
+ * Rows are staged in a fixed buffer of one chunk (R rows, the same R for
+ * every dataset, allocated at open).  Each time it fills, every dataset is
+ * extended by R rows, the chunk is written exactly once (no partially
+ * filled chunk is ever compressed, evicted and re-read) and the file is
+ * flushed, so a killed run leaves a readable ".partial" file with
+ * complete = 0 that holds every row up to the last full chunk.  close()
+ * writes the last partial chunk and the summary attributes, sets complete,
+ * closes and renames the file. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "hymo/reference.h"
@@ -100,7 +106,12 @@ struct hymo_ref_writer {
     hid_t groups[G_COUNT];
     hid_t ds[DS_COUNT];
     int cols[DS_COUNT];
-    hsize_t rows;
+    hsize_t written;  /* rows in the file                                */
+    int chunk_rows;   /* R: rows per chunk and per staging buffer        */
+    int buffered;     /* rows staged, 0 <= buffered < chunk_rows         */
+    unsigned char *stage[DS_COUNT]; /* R x cols elements (NULL if cols 0) */
+    unsigned char *stage_mem;
+    hymo_status failed; /* first write failure; later appends return it   */
     char *path;    /* final name */
     char *partial; /* PATH.partial */
 };
@@ -249,6 +260,7 @@ static void close_handles(hymo_ref_writer *w)
 
 static void free_writer(hymo_ref_writer *w)
 {
+    free(w->stage_mem);
     free(w->path);
     free(w->partial);
     free(w);
@@ -306,6 +318,26 @@ static void copy_name(char dst[HYMO_REF_TEXT_MAX], const char src[HYMO_REF_TEXT_
     dst[len] = '\0';
 }
 
+static size_t elem_size(int i)
+{
+    return specs[i].is_int ? sizeof(int) : sizeof(double);
+}
+
+/* One chunk height for all datasets: 1024 rows, fewer for very wide
+ * matrices so that a chunk stays near CHUNK_BYTES_TARGET. */
+static int choose_chunk_rows(const hymo_ref_dims *d)
+{
+    int widest = 1;
+    for (int i = 0; i < DS_COUNT; i++) {
+        int c = specs[i].cols == C_ONE ? 1 : col_count(d, specs[i].cols);
+        if (c > widest) widest = c;
+    }
+    long rows = CHUNK_BYTES_TARGET / (8L * widest);
+    if (rows > CHUNK_ROWS_MAX) rows = CHUNK_ROWS_MAX;
+    if (rows < CHUNK_ROWS_MIN) rows = CHUNK_ROWS_MIN;
+    return (int)rows;
+}
+
 static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims *dims,
                                   int deflate_ok, hymo_error *err)
 {
@@ -338,10 +370,7 @@ static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims
      * dimension that is unlimited too, so its chunk can be 1 wide. */
     if (cols == 0) max[1] = H5S_UNLIMITED;
     hsize_t width = cols > 0 ? (hsize_t)cols : 1;
-    hsize_t rows = CHUNK_BYTES_TARGET / (8 * width);
-    if (rows > CHUNK_ROWS_MAX) rows = CHUNK_ROWS_MAX;
-    if (rows < CHUNK_ROWS_MIN) rows = CHUNK_ROWS_MIN;
-    chunk[0] = rows;
+    chunk[0] = (hsize_t)w->chunk_rows;
     chunk[1] = width;
     int rank = two_d ? 2 : 1;
 
@@ -514,10 +543,28 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
             st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating group '/%s'", group_names[g]);
         }
     }
+    w->chunk_rows = choose_chunk_rows(dims);
     const int deflate_ok = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
                            H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
     for (int i = 0; st == HYMO_OK && i < DS_COUNT; i++) {
         st = create_dataset(w, i, dims, deflate_ok, err);
+    }
+    if (st == HYMO_OK) {
+        /* staging buffer: chunk_rows x cols for every dataset */
+        size_t total = 0;
+        for (int i = 0; i < DS_COUNT; i++) {
+            total += (size_t)w->chunk_rows * (size_t)w->cols[i] * elem_size(i);
+        }
+        w->stage_mem = malloc(total > 0 ? total : 1);
+        if (!w->stage_mem) {
+            st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", w->partial);
+        } else {
+            size_t off = 0;
+            for (int i = 0; i < DS_COUNT; i++) {
+                w->stage[i] = w->cols[i] > 0 ? w->stage_mem + off : NULL;
+                off += (size_t)w->chunk_rows * (size_t)w->cols[i] * elem_size(i);
+            }
+        }
     }
     if (st == HYMO_OK && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
         st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
@@ -572,26 +619,14 @@ static herr_t set_rows(hymo_ref_writer *w, int i, hsize_t rows)
     return H5Dset_extent(w->ds[i], dims);
 }
 
-hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, hymo_error *err)
+/* Writes the staged rows to the file (extending every dataset) and
+ * flushes it.  On failure the datasets are shrunk back, the writer is
+ * marked failed and keeps refusing rows. */
+static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
 {
-    if (!w || !b) {
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_append: NULL argument");
-    }
-    if (b->n < 0) {
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': negative row count %d",
-                              w->partial, b->n);
-    }
-    if (b->n == 0) return HYMO_OK;
+    if (w->buffered == 0) return HYMO_OK;
+    const hsize_t old_rows = w->written, new_rows = old_rows + (hsize_t)w->buffered;
     char dpath[64];
-    for (int i = 0; i < DS_COUNT; i++) {
-        if (w->cols[i] > 0 && !block_data(b, i)) {
-            return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                                  "append to '%s': no data for dataset '%s' (NULL pointer)",
-                                  w->partial, ds_path(i, dpath));
-        }
-    }
-
-    const hsize_t old_rows = w->rows, new_rows = old_rows + (hsize_t)b->n;
     hymo_status st = HYMO_OK;
     for (int i = 0; i < DS_COUNT; i++) {
         const int two_d = specs[i].cols != C_ONE;
@@ -602,32 +637,80 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
         }
         if (w->cols[i] == 0) continue;
         hsize_t start[2] = {old_rows, 0};
-        hsize_t count[2] = {(hsize_t)b->n, (hsize_t)w->cols[i]};
+        hsize_t count[2] = {(hsize_t)w->buffered, (hsize_t)w->cols[i]};
         hid_t fspace = H5Dget_space(w->ds[i]);
         hid_t mspace = H5Screate_simple(two_d ? 2 : 1, count, NULL);
         herr_t rc = -1;
         if (fspace >= 0 && mspace >= 0 &&
             H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
             rc = H5Dwrite(w->ds[i], specs[i].is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, mspace,
-                          fspace, H5P_DEFAULT, block_data(b, i));
+                          fspace, H5P_DEFAULT, w->stage[i]);
         }
-        if (rc < 0) st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing rows %llu..%llu of '%s'",
-                                 (unsigned long long)old_rows,
-                                 (unsigned long long)(new_rows - 1), ds_path(i, dpath));
+        if (rc < 0) {
+            st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing rows %llu..%llu of '%s'",
+                         (unsigned long long)old_rows, (unsigned long long)(new_rows - 1),
+                         ds_path(i, dpath));
+        }
         if (mspace >= 0) H5Sclose(mspace);
         if (fspace >= 0) H5Sclose(fspace);
         if (st != HYMO_OK) break;
     }
+    /* Make the rows durable so a killed run leaves a readable .partial. */
+    if (st == HYMO_OK && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
+        st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
+    }
     if (st != HYMO_OK) {
-        /* Keep every dataset at the same row count: undo this block
-         * (a no-op for the datasets not yet extended). */
+        /* Keep every dataset at the same row count: undo this chunk (a
+         * no-op for the datasets not yet extended). */
         for (int i = 0; i < DS_COUNT; i++) set_rows(w, i, old_rows);
+        w->failed = st;
         return st;
     }
-    w->rows = new_rows;
-    /* Make the rows durable so a killed run leaves a readable .partial. */
-    if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
-        return h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
+    w->written = new_rows;
+    w->buffered = 0;
+    return HYMO_OK;
+}
+
+hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, hymo_error *err)
+{
+    if (!w || !b) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_append: NULL argument");
+    }
+    if (w->failed != HYMO_OK) {
+        return hymo_error_set(err, w->failed,
+                              "append to '%s': an earlier write failed; rows are no longer "
+                              "recorded",
+                              w->partial);
+    }
+    if (b->n < 0) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': negative row count %d",
+                              w->partial, b->n);
+    }
+    char dpath[64];
+    for (int i = 0; i < DS_COUNT; i++) {
+        if (w->cols[i] > 0 && b->n > 0 && !block_data(b, i)) {
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                  "append to '%s': no data for dataset '%s' (NULL pointer)",
+                                  w->partial, ds_path(i, dpath));
+        }
+    }
+    int done = 0;
+    while (done < b->n) {
+        int k = w->chunk_rows - w->buffered;
+        if (k > b->n - done) k = b->n - done;
+        for (int i = 0; i < DS_COUNT; i++) {
+            if (w->cols[i] == 0) continue;
+            const size_t row_bytes = (size_t)w->cols[i] * elem_size(i);
+            memcpy(w->stage[i] + (size_t)w->buffered * row_bytes,
+                   (const unsigned char *)block_data(b, i) + (size_t)done * row_bytes,
+                   (size_t)k * row_bytes);
+        }
+        w->buffered += k;
+        done += k;
+        if (w->buffered == w->chunk_rows) {
+            hymo_status st = write_stage(w, err);
+            if (st != HYMO_OK) return st;
+        }
     }
     return HYMO_OK;
 }
@@ -665,8 +748,13 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
                                   hymo_error *err)
 {
     if (!w) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_close: NULL writer");
-    hymo_status st = HYMO_OK;
-    if (summary) st = write_summary(w, summary, err);
+    hymo_status st = w->failed;
+    if (st != HYMO_OK) {
+        hymo_error_set(err, st, "'%s': an earlier write failed; file kept with complete = 0",
+                       w->path);
+    }
+    if (st == HYMO_OK) st = write_stage(w, err); /* last, partial chunk */
+    if (st == HYMO_OK && summary) st = write_summary(w, summary, err);
     if (st == HYMO_OK && attr_int(w->file, "complete", summary && summary->complete ? 1 : 0) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'complete'");
     }

@@ -166,12 +166,46 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
         /* one-sided limit at the step start (SPEC §3) */
         sim->ud[va->state] = (sim->uref_start[v] - sim->u[va->state]) / va->tau;
     }
-    /* predictor (SPEC §3) */
-    for (int j = 0; j < sim->nz; ++j) sim->zn[j] = sim->z[j] + sim->zd[j] * dt + 0.5 * sim->zdd[j] * dt * dt;
+    /* predictor: SPEC §3 (z + zd dt + zdd dt^2/2, p + pd dt, U + Ud dt); the
+     * extrapolating predictor adds the next Taylor term from the previous
+     * step's derivatives (and extrapolates lambda), which saves iterations */
+    const int extrapolate = sim->opt.predictor == HYMO_PREDICTOR_EXTRAPOLATE && sim->step > 0;
+    const double dt2 = dt * dt;
+    for (int j = 0; j < sim->nz; ++j) {
+        sim->zn[j] = sim->z[j] + sim->zd[j] * dt + 0.5 * sim->zdd[j] * dt2;
+        if (extrapolate) sim->zn[j] += (sim->zdd[j] - sim->zdd_prev[j]) * dt2 / 6.0;
+    }
     double *x = sim->x;
     sim->form->pack(sim, x);
-    for (int k = 0; k < sim->np; ++k) x[sim->nxm + k] = sim->p[k] + sim->pd[k] * dt;
-    for (int k = 0; k < sim->nu; ++k) x[sim->nxm + sim->np + k] = sim->u[k] + sim->ud[k] * dt;
+    for (int k = 0; k < sim->np; ++k) {
+        x[sim->nxm + k] = sim->p[k] + sim->pd[k] * dt;
+        if (extrapolate) {
+            double d1 = sim->pd[k] - sim->pd_prev[k], d2 = sim->step > 1 ? d1 - (sim->pd_prev[k] - sim->pd_prev2[k]) : 0.0;
+            x[sim->nxm + k] += (0.5 * d1 + d2 / 6.0) * dt;
+        }
+    }
+    for (int v = 0; v < sim->nu; ++v) {
+        const hymo_valve *va = &model->valves[v];
+        double *xu = &x[sim->nxm + sim->np + va->state], u0 = sim->u[va->state];
+        if (sim->opt.predictor == HYMO_PREDICTOR_EXTRAPOLATE) { /* linear spool ODE: exact trapezoidal step */
+            double c = 0.5 * dt / va->tau;
+            *xu = (u0 * (1.0 - c) + c * (sim->uref_start[v] + sim->uref_end[v])) / (1.0 + c);
+        } else {
+            *xu = u0 + sim->ud[va->state] * dt;
+        }
+    }
+    if (extrapolate) {
+        for (int r = 0; r < sim->m; ++r) {
+            double l = sim->lambda[r];
+            sim->lambda[r] += l - sim->lambda_prev[r];
+            sim->lambda_prev[r] = l;
+        }
+    } else {
+        memcpy(sim->lambda_prev, sim->lambda, (size_t)sim->m * sizeof(double));
+    }
+    memcpy(sim->zdd_prev, sim->zdd, (size_t)sim->nz * sizeof(double));
+    memcpy(sim->pd_prev2, sim->pd_prev, (size_t)sim->np * sizeof(double));
+    memcpy(sim->pd_prev, sim->pd, (size_t)sim->np * sizeof(double));
 
     const int numeric = sim->opt.jacobian == HYMO_JACOBIAN_NUMERIC;
     int refresh = numeric || !sim->jac_valid, refreshed_this_step = 0;
@@ -237,13 +271,16 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
     sim->iterations_total += iter;
     if (iter > sim->iterations_max) sim->iterations_max = iter;
 
-    /* work: trapezoidal rule on F sd (force/rate before the update) */
-    for (int a = 0; a < sim->na; ++a) sim->work[a] += 0.5 * dt * sim->force[a] * sim->sd[a];
     /* actuator quantities with the final (projected) velocities */
     hymo_engine_actuators(sim);
     hymo_circuit_eval(&sim->circ, model, sim->s, sim->sd, sim->p, sim->u, sim->uref_end, NULL, NULL,
                       sim->force);
-    for (int a = 0; a < sim->na; ++a) sim->work[a] += 0.5 * dt * sim->force[a] * sim->sd[a];
+    /* actuator work: trapezoidal rule on the power F sd */
+    for (int a = 0; a < sim->na; ++a) {
+        double power = sim->force[a] * sim->sd[a];
+        sim->work[a] += 0.5 * dt * (sim->power[a] + power);
+        sim->power[a] = power;
+    }
     hymo_engine_record_stats(sim);
     return HYMO_OK;
 }

@@ -45,6 +45,7 @@ struct hymo_sim {
     long step;
     double *z, *zd, *zdd, *p, *pd, *u, *ud;
     double *lambda;
+    double *zdd_prev, *pd_prev, *pd_prev2, *lambda_prev; /* t_{k-1}, for the extrapolating predictor */
 
     /* iterate at t_{k+1} */
     double *zn, *zdn, *zddn, *pn, *pdn, *un, *udn;
@@ -71,7 +72,8 @@ struct hymo_sim {
     int reselections;
 
     /* records and statistics */
-    double *work; /* na, actuator work */
+    double *work;  /* na, actuator work */
+    double *power; /* na, F sd at t_k */
     double energy0;
     double kinetic, potential, drift;
     double *c_pos, *c_vel, *c_acc; /* ncut norms for the current row */

@@ -14,6 +14,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->formulation = HYMO_FORMULATION_DOUBLE_STEP;
     opt->jacobian = HYMO_JACOBIAN_NUMERIC;
     opt->linear_solver = HYMO_LINSOL_DENSE;
+    opt->predictor = HYMO_PREDICTOR_EXTRAPOLATE;
     opt->dt = model->defaults.dt;
     opt->t_end = model->defaults.t_end;
     opt->penalty_alpha = model->defaults.penalty_alpha;

@@ -16,11 +16,15 @@ extern "C" {
 typedef enum { HYMO_FORMULATION_DOUBLE_STEP = 0, HYMO_FORMULATION_PENALTY = 1 } hymo_formulation_kind;
 typedef enum { HYMO_JACOBIAN_NUMERIC = 0, HYMO_JACOBIAN_FAST = 1 } hymo_jacobian_mode;
 typedef enum { HYMO_LINSOL_DENSE = 0, HYMO_LINSOL_KLU = 1 } hymo_linsol_kind;
+/* Newton predictor: SPEC §3 as written, or with one more Taylor term
+ * extrapolated from the previous step (and lambda extrapolated). */
+typedef enum { HYMO_PREDICTOR_SEED = 0, HYMO_PREDICTOR_EXTRAPOLATE = 1 } hymo_predictor_kind;
 
 typedef struct {
     hymo_formulation_kind formulation;
     hymo_jacobian_mode jacobian;
     hymo_linsol_kind linear_solver;
+    hymo_predictor_kind predictor;
     double dt, t_end;
     double penalty_alpha;
     double tol_position, tol_pressure, tol_spool;
