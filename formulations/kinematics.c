@@ -21,12 +21,11 @@ hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *er
     kin->Z = calloc(n * 6, sizeof(double));
     kin->A0 = calloc(n * 6, sizeof(double));
     kin->Qbar = calloc(n * 6, sizeof(double));
-    kin->Mhat = calloc(n * 36, sizeof(double));
     kin->Phat = calloc(n * 6, sizeof(double));
     kin->M = calloc(n * n, sizeof(double));
     kin->Q = calloc(n, sizeof(double));
     if (!kin->anc || !kin->R || !kin->o || !kin->u || !kin->g || !kin->J || !kin->b || !kin->Z ||
-        !kin->A0 || !kin->Qbar || !kin->Mhat || !kin->Phat || !kin->M || !kin->Q) {
+        !kin->A0 || !kin->Qbar || !kin->Phat || !kin->M || !kin->Q) {
         hymo_kin_free(kin);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (kinematics workspace)");
     }
@@ -48,7 +47,6 @@ void hymo_kin_free(hymo_kin *kin)
     free(kin->Z);
     free(kin->A0);
     free(kin->Qbar);
-    free(kin->Mhat);
     free(kin->Phat);
     free(kin->M);
     free(kin->Q);
@@ -92,6 +90,7 @@ static const double zero3[3] = {0, 0, 0};
 
 void hymo_kin_positions(hymo_kin *kin, const hymo_model *model, const double *z)
 {
+    kin->mass_fresh = 0;
     for (int j = 0; j < kin->nb; ++j) {
         const hymo_body *body = &model->bodies[j];
         const double *Rp = body->parent == HYMO_GROUND ? identity3 : &kin->R[9 * body->parent];
@@ -114,15 +113,6 @@ void hymo_kin_positions(hymo_kin *kin, const hymo_model *model, const double *z)
             memcpy(b, u, 3 * sizeof(double));
             b[3] = b[4] = b[5] = 0.0;
         }
-        double gl[3];
-        mat3_vec(R, body->com, gl);
-        for (int k = 0; k < 3; ++k) kin->g[3 * j + k] = o[k] + gl[k];
-        /* J = R Jloc R^T */
-        double T[9], Rt[9];
-        for (int a = 0; a < 3; ++a)
-            for (int c = 0; c < 3; ++c) Rt[3 * a + c] = R[3 * c + a];
-        mat3_mul(R, body->inertia, T);
-        mat3_mul(T, Rt, &kin->J[9 * j]);
     }
 }
 
@@ -224,9 +214,44 @@ void hymo_kin_point_jacobian(const hymo_kin *kin, int body, int j, const double 
     for (int k = 0; k < 3; ++k) out[k] += b[k];
 }
 
+/* Centre of mass and global inertia of body j (J = R Jloc R^T). */
+static void mass_geometry(const hymo_kin *kin, const hymo_model *model, int j, double g[3], double J[9])
+{
+    const double *R = &kin->R[9 * j], *Jl = model->bodies[j].inertia;
+    double gl[3];
+    mat3_vec(R, model->bodies[j].com, gl);
+    for (int k = 0; k < 3; ++k) g[k] = kin->o[3 * j + k] + gl[k];
+    double T[9];
+    if (Jl[1] == 0.0 && Jl[2] == 0.0 && Jl[3] == 0.0 && Jl[5] == 0.0 && Jl[6] == 0.0 && Jl[7] == 0.0) {
+        for (int a = 0; a < 3; ++a) /* principal axes: T = R diag(Jl) */
+            for (int c = 0; c < 3; ++c) T[3 * a + c] = R[3 * a + c] * Jl[4 * c];
+    } else {
+        mat3_mul(R, Jl, T);
+    }
+    for (int a = 0; a < 3; ++a) /* J = T R^T, symmetric */
+        for (int b = a; b < 3; ++b) {
+            double v = T[3 * a] * R[3 * b] + T[3 * a + 1] * R[3 * b + 1] + T[3 * a + 2] * R[3 * b + 2];
+            J[3 * a + b] = v;
+            J[3 * b + a] = v;
+        }
+}
+
+/* g and J of body j: cached by forces_begin at the current positions. */
+static void mass_geometry_cached(const hymo_kin *kin, const hymo_model *model, int j, double g[3], double J[9])
+{
+    if (kin->mass_fresh) {
+        memcpy(g, &kin->g[3 * j], 3 * sizeof(double));
+        memcpy(J, &kin->J[9 * j], 9 * sizeof(double));
+    } else {
+        mass_geometry(kin, model, j, g, J);
+    }
+}
+
 void hymo_kin_forces_begin(hymo_kin *kin, const hymo_model *model)
 {
     for (int j = 0; j < kin->nb; ++j) {
+        mass_geometry(kin, model, j, &kin->g[3 * j], &kin->J[9 * j]);
+        kin->mass_fresh = 1;
         double m = model->bodies[j].mass;
         const double *g = &kin->g[3 * j], *Z = &kin->Z[6 * j], *w = Z + 3;
         double gdot[3], wxgd[3], Jw[3], wxJw[3], f[3], gxf[3];
@@ -257,65 +282,47 @@ void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const 
     }
 }
 
-/* Mbar = [m I, -m g~ ; m g~, J - m g~ g~] (6x6 row-major). */
-static void body_mbar(double m, const double g[3], const double *J, double *Mb)
+/* out = Mbar v with Mbar = [m I, -m g~; m g~, J - m g~ g~]:
+ * top = m (v_l - g x v_a), bottom = g x top + J v_a. */
+static void mbar_mul(double m, const double g[3], const double *J, const double v[6], double out[6])
 {
-    double gt[9] = {0, -g[2], g[1], g[2], 0, -g[0], -g[1], g[0], 0};
-    double gg[9];
-    mat3_mul(gt, gt, gg);
-    memset(Mb, 0, 36 * sizeof(double));
-    for (int i = 0; i < 3; ++i) {
-        Mb[6 * i + i] = m;
-        for (int k = 0; k < 3; ++k) {
-            Mb[6 * i + 3 + k] = -m * gt[3 * i + k];
-            Mb[6 * (3 + i) + k] = m * gt[3 * i + k];
-            Mb[6 * (3 + i) + 3 + k] = J[3 * i + k] - m * gg[3 * i + k];
-        }
-    }
+    double gxa[3], t[3], Ja[3];
+    hymo_cross(g, v + 3, gxa);
+    for (int k = 0; k < 3; ++k) out[k] = m * (v[k] - gxa[k]);
+    hymo_cross(g, out, t);
+    mat3_vec(J, v + 3, Ja);
+    for (int k = 0; k < 3; ++k) out[3 + k] = t[k] + Ja[k];
 }
 
+/* M'_ij = sum over bodies k below both i and j of b_i^T Mbar_k b_j and
+ * Q'_j = sum over k below j of b_j^T (Qbar_k - Mbar_k A0_k): the product
+ * R_d^T T^T Mbar T R_d evaluated along each body's path to the root. */
 void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model)
 {
     int nb = kin->nb;
-    for (int j = 0; j < nb; ++j) {
-        double *Mh = &kin->Mhat[36 * j], *Ph = &kin->Phat[6 * j];
-        body_mbar(model->bodies[j].mass, &kin->g[3 * j], &kin->J[9 * j], Mh);
-        const double *A0 = &kin->A0[6 * j], *Qb = &kin->Qbar[6 * j];
-        for (int r = 0; r < 6; ++r) {
-            double s = 0.0;
-            for (int c = 0; c < 6; ++c) s += Mh[6 * r + c] * A0[c];
-            Ph[r] = Qb[r] - s;
-        }
-    }
-    for (int j = nb - 1; j >= 0; --j) {
-        int p = model->bodies[j].parent;
-        if (p == HYMO_GROUND) continue;
-        for (int k = 0; k < 36; ++k) kin->Mhat[36 * p + k] += kin->Mhat[36 * j + k];
-        for (int k = 0; k < 6; ++k) kin->Phat[6 * p + k] += kin->Phat[6 * j + k];
-    }
-    for (int j = 0; j < nb; ++j) {
-        const double *Mh = &kin->Mhat[36 * j], *bj = &kin->b[6 * j];
-        double w[6];
-        for (int r = 0; r < 6; ++r) {
-            double s = 0.0;
-            for (int c = 0; c < 6; ++c) s += Mh[6 * r + c] * bj[c];
-            w[r] = s;
-        }
-        for (int i = 0; i < nb; ++i) {
-            if (!kin->anc[j * nb + i]) {
-                if (!kin->anc[i * nb + j]) kin->M[i * nb + j] = 0.0;
-                continue;
+    memset(kin->M, 0, (size_t)nb * (size_t)nb * sizeof(double));
+    memset(kin->Q, 0, (size_t)nb * sizeof(double));
+    double *w = kin->Phat; /* scratch: Mbar_k b_j for the ancestors j of k */
+    for (int k = 0; k < nb; ++k) {
+        double m = model->bodies[k].mass, P[6];
+        const double *g = &kin->g[3 * k], *J = &kin->J[9 * k];
+        mbar_mul(m, g, J, &kin->A0[6 * k], P);
+        for (int r = 0; r < 6; ++r) P[r] = kin->Qbar[6 * k + r] - P[r];
+        for (int j = k; j != HYMO_GROUND; j = model->bodies[j].parent) {
+            const double *bj = &kin->b[6 * j];
+            double *wj = &w[6 * j];
+            mbar_mul(m, g, J, bj, wj);
+            double q = 0.0;
+            for (int r = 0; r < 6; ++r) q += bj[r] * P[r];
+            kin->Q[j] += q;
+            for (int i = j; i != HYMO_GROUND; i = model->bodies[i].parent) {
+                const double *bi = &kin->b[6 * i];
+                double s = 0.0;
+                for (int r = 0; r < 6; ++r) s += bi[r] * wj[r];
+                kin->M[i * nb + j] += s;
+                if (i != j) kin->M[j * nb + i] += s;
             }
-            const double *bi = &kin->b[6 * i];
-            double s = 0.0;
-            for (int r = 0; r < 6; ++r) s += bi[r] * w[r];
-            kin->M[i * nb + j] = s;
-            kin->M[j * nb + i] = s;
         }
-        const double *Ph = &kin->Phat[6 * j];
-        double q = 0.0;
-        for (int r = 0; r < 6; ++r) q += bj[r] * Ph[r];
-        kin->Q[j] = q;
     }
 }
 
@@ -324,10 +331,11 @@ double hymo_kin_kinetic_energy(const hymo_kin *kin, const hymo_model *model)
     double T = 0.0;
     for (int j = 0; j < kin->nb; ++j) {
         const double *Z = &kin->Z[6 * j], *w = Z + 3;
-        double gdot[3], Jw[3];
-        hymo_cross(w, &kin->g[3 * j], gdot);
+        double g[3], J[9], gdot[3], Jw[3];
+        mass_geometry_cached(kin, model, j, g, J);
+        hymo_cross(w, g, gdot);
         for (int k = 0; k < 3; ++k) gdot[k] += Z[k];
-        mat3_vec(&kin->J[9 * j], w, Jw);
+        mat3_vec(J, w, Jw);
         T += 0.5 * model->bodies[j].mass * hymo_dot(gdot, gdot) + 0.5 * hymo_dot(w, Jw);
     }
     return T;
@@ -336,7 +344,10 @@ double hymo_kin_kinetic_energy(const hymo_kin *kin, const hymo_model *model)
 double hymo_kin_potential_energy(const hymo_kin *kin, const hymo_model *model)
 {
     double V = 0.0;
-    for (int j = 0; j < kin->nb; ++j)
-        V -= model->bodies[j].mass * hymo_dot(model->gravity, &kin->g[3 * j]);
+    for (int j = 0; j < kin->nb; ++j) {
+        double g[3], J[9];
+        mass_geometry_cached(kin, model, j, g, J);
+        V -= model->bodies[j].mass * hymo_dot(model->gravity, g);
+    }
     return V;
 }

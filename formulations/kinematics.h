@@ -21,16 +21,16 @@ typedef struct {
     double *R;   /* nb x 9, body rotation, row-major            */
     double *o;   /* nb x 3, body origin (= inboard joint point)  */
     double *u;   /* nb x 3, joint axis                           */
-    double *g;   /* nb x 3, centre of mass                       */
-    double *J;   /* nb x 9, inertia about com                    */
+    double *g;   /* nb x 3, centre of mass   (set by forces_begin) */
+    double *J;   /* nb x 9, inertia about com (set by forces_begin) */
     /* velocities */
     double *b;   /* nb x 6 */
     double *Z;   /* nb x 6 */
     double *A0;  /* nb x 6, Zdot with zdd = 0 (accumulated d_j)  */
     /* dynamics */
     double *Qbar; /* nb x 6, applied + velocity forces (before -Mbar A0) */
-    double *Mhat; /* nb x 36, accumulated inertia                 */
-    double *Phat; /* nb x 6, accumulated Qbar - Mbar A0           */
+    double *Phat; /* nb x 6, scratch                               */
+    int mass_fresh; /* g, J valid for the current positions         */
     double *M;    /* nb x nb, M' (row-major, symmetric)           */
     double *Q;    /* nb, Q'                                        */
 } hymo_kin;
@@ -38,7 +38,7 @@ typedef struct {
 hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *err);
 void hymo_kin_free(hymo_kin *kin);
 
-/* Body poses, axes, centres of mass, global inertias at z. */
+/* Body poses, joint axes and b_j at z. */
 void hymo_kin_positions(hymo_kin *kin, const hymo_model *model, const double *z);
 /* b_j, Z_j and A0_j at zd (after hymo_kin_positions). */
 void hymo_kin_velocities(hymo_kin *kin, const hymo_model *model, const double *zd);

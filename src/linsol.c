@@ -23,10 +23,31 @@ static int dense_factor(hymo_linsol *ls, const double *a)
     return info == 0 ? 0 : 1;
 }
 
+/* Forward/back substitution with the LAPACK factors (column-major, 1-based
+ * ipiv); hand-written because dgetrs' call overhead dominates at n < 20. */
 static void dense_solve(hymo_linsol *ls, double *b)
 {
     dense_impl *d = ls->impl;
-    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', ls->n, 1, d->lu, ls->n, d->ipiv, b, ls->n);
+    const int n = ls->n;
+    const double *a = d->lu;
+    for (int k = 0; k < n; ++k) {
+        int p = d->ipiv[k] - 1;
+        if (p != k) {
+            double t = b[k];
+            b[k] = b[p];
+            b[p] = t;
+        }
+    }
+    for (int j = 0; j < n; ++j) { /* L y = b, unit diagonal */
+        double bj = b[j];
+        if (bj != 0.0)
+            for (int i = j + 1; i < n; ++i) b[i] -= a[(size_t)j * n + i] * bj;
+    }
+    for (int j = n - 1; j >= 0; --j) { /* U x = y */
+        b[j] /= a[(size_t)j * n + j];
+        double bj = b[j];
+        for (int i = 0; i < j; ++i) b[i] -= a[(size_t)j * n + i] * bj;
+    }
 }
 
 static void dense_destroy(hymo_linsol *ls)

@@ -1774,6 +1774,18 @@ static char *dup_bytes(const char *s, size_t len)
     return d;
 }
 
+/* Line of a libyaml error mark, clamped to the last line of the text
+ * (errors at the end of the stream are reported one line past it). */
+static int mark_line(const yaml_mark_t *mark, const char *text, size_t len)
+{
+    int lines = 0;
+    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+    if (len > 0 && text[len - 1] != '\n') lines++;
+    if (lines < 1) lines = 1;
+    int line = (int)mark->line + 1;
+    return line > lines ? lines : line;
+}
+
 static hymo_status load_buffer(const char *text, size_t len, const char *origin, hymo_model **out,
                                hymo_error *err)
 {
@@ -1806,7 +1818,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     hymo_status st = HYMO_OK;
     if (!yaml_parser_load(&parser, &c.doc)) {
         st = hymo_error_set(err, HYMO_ERR_PARSE, "%s:%d: syntax error: %s%s%s", origin,
-                            (int)parser.problem_mark.line + 1,
+                            mark_line(&parser.problem_mark, text, len),
                             parser.problem ? parser.problem : "invalid YAML",
                             parser.context ? " " : "", parser.context ? parser.context : "");
         if (err) one_line(err->message);
@@ -1821,7 +1833,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
         yaml_document_t extra;
         if (!yaml_parser_load(&parser, &extra)) {
             st = hymo_error_set(err, HYMO_ERR_PARSE, "%s:%d: syntax error: %s%s%s", origin,
-                                (int)parser.problem_mark.line + 1,
+                                mark_line(&parser.problem_mark, text, len),
                                 parser.problem ? parser.problem : "invalid YAML",
                                 parser.context ? " " : "", parser.context ? parser.context : "");
             if (err) one_line(err->message);

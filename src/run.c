@@ -77,6 +77,7 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     snprintf(s->formulation, sizeof s->formulation, "%s", sim->form->name);
     snprintf(s->jacobian, sizeof s->jacobian, "%s", hymo_jacobian_name(sim->opt.jacobian));
     snprintf(s->linear_solver, sizeof s->linear_solver, "%s", sim->ls->ops->name);
+    snprintf(s->integrator, sizeof s->integrator, "trapezoidal-newton");
     s->dt = sim->opt.dt;
     s->t_end = sim->opt.t_end;
     s->t_reached = sim->t;

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run):
+#   1. installs the missing Debian packages (scripts/deps.sh);
+#   2. build-ci:   -DHYMO_WERROR=ON, Debug; ctest;
+#   3. build-asan: -DHYMO_WERROR=ON -DHYMO_SANITIZE=ON, Debug; ctest under
+#                  ASan (leak detection) + UBSan, aborting on the first error.
+# Both stages run even if the first fails; the exit status is non-zero if
+# anything failed.  Needs no terminal (stdin is not read).
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root" || exit 1
+# shellcheck source=scripts/deps.sh
+. scripts/deps.sh
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+start=$SECONDS
+failed=()
+
+stage() { echo; echo "=================== $*"; }
+
+stage "dependencies"
+if ! hymo_install_deps </dev/null; then
+    echo "test.sh: installing dependencies failed" >&2
+    exit 1
+fi
+
+# build_and_test NAME CTEST-ENV... -- CMAKE-ARGS...
+build_and_test() {
+    local dir="$1"; shift
+    local envs=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    local t0=$SECONDS
+    stage "$dir: configure ($*)"
+    if ! cmake -S . -B "$dir" "$@" </dev/null; then
+        failed+=("$dir: configure"); return
+    fi
+    stage "$dir: build"
+    if ! cmake --build "$dir" -j "$jobs" </dev/null; then
+        failed+=("$dir: build"); return
+    fi
+    stage "$dir: ctest ${envs[*]}"
+    if ! (cd "$dir" && env "${envs[@]}" ctest --output-on-failure -j "$jobs" </dev/null); then
+        failed+=("$dir: ctest")
+    fi
+    echo "$dir: $((SECONDS - t0)) s"
+}
+
+build_and_test build-ci CI="${CI:-}" -- \
+    -DHYMO_WERROR=ON -DCMAKE_BUILD_TYPE=Debug
+
+build_and_test build-asan \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 -- \
+    -DHYMO_WERROR=ON -DHYMO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+
+stage "summary ($((SECONDS - start)) s)"
+if [ ${#failed[@]} -ne 0 ]; then
+    printf 'FAILED: %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "all tests passed"
