@@ -154,15 +154,34 @@ static void describe_unknown(const hymo_sim *sim, int index, char *buf, size_t l
     snprintf(buf, len, "spool block, valve %s", index < model->n_valves ? model->valves[index].name : "?");
 }
 
+/* Input value with one-sided limits at t (side = +1 right, -1 left).  A
+ * time within 1e-6 dt of a breakpoint is taken as the breakpoint itself,
+ * so that round-off in k dt never moves a step change into the wrong step
+ * (which would cost an order of accuracy, SPEC §3). */
+static double input_value(const hymo_signal *sig, double t, int side, double dt)
+{
+    int lo = 0, hi = sig->n_points - 1;
+    while (hi - lo > 1) { /* nearest breakpoint by bisection */
+        int mid = (lo + hi) / 2;
+        if (sig->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (int i = lo; i <= hi && i < sig->n_points; ++i)
+        if (fabs(sig->t[i] - t) <= 1e-6 * dt) return hymo_signal_eval(sig, sig->t[i], side);
+    return hymo_signal_eval(sig, t, side);
+}
+
 hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
 {
     const hymo_model *model = sim->model;
-    const double dt = sim->opt.dt, t1 = sim->t + dt;
+    const double dt = sim->opt.dt, t1 = (double)(sim->step + 1) * dt;
     hymo_status st;
     for (int v = 0; v < sim->nu; ++v) {
         const hymo_valve *va = &model->valves[v];
-        sim->uref_start[v] = hymo_signal_eval(&model->signals[va->signal], sim->t, +1);
-        sim->uref_end[v] = hymo_signal_eval(&model->signals[va->signal], t1, -1);
+        sim->uref_start[v] = input_value(&model->signals[va->signal], sim->t, +1, dt);
+        sim->uref_end[v] = input_value(&model->signals[va->signal], t1, -1, dt);
         /* one-sided limit at the step start (SPEC §3) */
         sim->ud[va->state] = (sim->uref_start[v] - sim->u[va->state]) / va->tau;
     }
@@ -195,12 +214,17 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
         }
     }
     if (extrapolate) {
-        for (int r = 0; r < sim->m; ++r) {
+        for (int r = 0; r < sim->m; ++r) { /* quadratic through lambda_{k-2..k} (linear at k = 1) */
             double l = sim->lambda[r];
-            sim->lambda[r] += l - sim->lambda_prev[r];
+            if (sim->step > 1)
+                sim->lambda[r] = 3.0 * l - 3.0 * sim->lambda_prev[r] + sim->lambda_prev2[r];
+            else
+                sim->lambda[r] = 2.0 * l - sim->lambda_prev[r];
+            sim->lambda_prev2[r] = sim->lambda_prev[r];
             sim->lambda_prev[r] = l;
         }
     } else {
+        memcpy(sim->lambda_prev2, sim->lambda, (size_t)sim->m * sizeof(double));
         memcpy(sim->lambda_prev, sim->lambda, (size_t)sim->m * sizeof(double));
     }
     memcpy(sim->zdd_prev, sim->zdd, (size_t)sim->nz * sizeof(double));

@@ -45,7 +45,7 @@ struct hymo_sim {
     long step;
     double *z, *zd, *zdd, *p, *pd, *u, *ud;
     double *lambda;
-    double *zdd_prev, *pd_prev, *pd_prev2, *lambda_prev; /* t_{k-1}, for the extrapolating predictor */
+    double *zdd_prev, *pd_prev, *pd_prev2, *lambda_prev, *lambda_prev2; /* t_{k-1}, for the extrapolating predictor */
 
     /* iterate at t_{k+1} */
     double *zn, *zdn, *zddn, *pn, *pdn, *un, *udn;

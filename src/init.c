@@ -249,7 +249,7 @@ hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt
     ALLOC(sim->uref_start, nu); ALLOC(sim->uref_end, nu);
     ALLOC(sim->lambda, m); ALLOC(sim->phi, m); ALLOC(sim->phi_z, m * nz); ALLOC(sim->gamma, m);
     ALLOC(sim->s, na); ALLOC(sim->sd, na); ALLOC(sim->force, na); ALLOC(sim->s_dir, 3 * na);
-    ALLOC(sim->zdd_prev, nz); ALLOC(sim->pd_prev, np); ALLOC(sim->pd_prev2, np); ALLOC(sim->lambda_prev, m);
+    ALLOC(sim->zdd_prev, nz); ALLOC(sim->pd_prev, np); ALLOC(sim->pd_prev2, np); ALLOC(sim->lambda_prev, m); ALLOC(sim->lambda_prev2, m);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
     ALLOC(sim->jzz, nz * nz); ALLOC(sim->jzz_piv, nz); ALLOC(sim->vz, nz); ALLOC(sim->vz2, nz);
@@ -283,7 +283,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->p,     sim->pd,    sim->pn,    sim->pdn,    sim->hp,       sim->u,
                         sim->ud,    sim->un,    sim->udn,   sim->hu,     sim->uref_start, sim->uref_end,
                         sim->lambda, sim->phi,  sim->phi_z, sim->gamma,  sim->s,        sim->sd,
-                        sim->force, sim->s_dir, sim->work, sim->power, sim->zdd_prev, sim->pd_prev, sim->pd_prev2, sim->lambda_prev,  sim->x,      sim->dx,       sim->f,
+                        sim->force, sim->s_dir, sim->work, sim->power, sim->zdd_prev, sim->pd_prev, sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,  sim->x,      sim->dx,       sim->f,
                         sim->fp,    sim->jac,   sim->jzz,   sim->vz,     sim->vz2,      sim->phid_lu,
                         sim->dwork, sim->c_pos, sim->c_vel, sim->c_acc};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
