@@ -1,0 +1,46 @@
+#!/bin/sh
+# CLI behaviour of `hymo run` / `hymo info`: exit codes, atomic output,
+# incomplete files after non-convergence, units on every dataset.
+# args: $1 hymo binary, $2 source dir, $3 build dir
+set -u
+HYMO=$1; SRC=$2; OUT=$3/cli_run
+mkdir -p "$OUT"; rm -f "$OUT"/*
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. a short complete run: exit 0, file complete = 1, no .partial left
+"$HYMO" run "$SRC/data/fourbar.yaml" --t-end 0.5 -o "$OUT/ok.h5" -q || fail "run exited $?"
+[ -f "$OUT/ok.h5" ] || fail "no output file"
+[ ! -e "$OUT/ok.h5.partial" ] || fail ".partial left behind"
+h5dump -a /complete "$OUT/ok.h5" | grep -q "(0): 1" || fail "complete != 1"
+"$HYMO" info "$OUT/ok.h5" | grep -q "500 steps, complete" || fail "info does not report 500 complete steps"
+
+# 2. every dataset carries a units attribute (SPEC §8)
+for ds in /time /states/z /states/zd /states/zdd /states/p /states/U /actuators/s /actuators/sd \
+          /actuators/force /actuators/work /energy/kinetic /energy/potential /energy/drift \
+          /constraints/position /constraints/velocity /constraints/acceleration \
+          /solver/iterations /solver/residual; do
+    h5dump -A -d "$ds" "$OUT/ok.h5" 2>/dev/null | grep -q 'ATTRIBUTE "units"' || fail "$ds has no units"
+done
+
+# 3. a run that stops converging: exit 3, one error line naming the time step,
+#    steps kept in the file with complete = 0
+"$HYMO" run "$SRC/data/fourbar.yaml" --max-iter 1 -o "$OUT/nc.h5" -q 2> "$OUT/nc.err"
+code=$?
+[ $code -eq 3 ] || fail "non-convergence exit code $code, expected 3"
+[ "$(wc -l < "$OUT/nc.err")" -eq 1 ] || fail "stderr not one line"
+grep -q "t = .* s (step [0-9]*): Newton-Raphson did not converge" "$OUT/nc.err" || fail "message: $(cat "$OUT/nc.err")"
+h5dump -a /complete "$OUT/nc.h5" | grep -q "(0): 0" || fail "incomplete file not marked complete = 0"
+"$HYMO" info "$OUT/nc.h5" | grep -q INCOMPLETE || fail "info does not say INCOMPLETE"
+
+# 4. unreadable HDF5 for info: exit 2, one line naming the file
+echo "not hdf5" > "$OUT/junk.h5"
+"$HYMO" info "$OUT/junk.h5" 2> "$OUT/junk.err"; code=$?
+[ $code -eq 2 ] || fail "info on junk exit $code"
+grep -q "junk.h5" "$OUT/junk.err" || fail "info error does not name the file"
+
+# 5. bad options: exit 2
+"$HYMO" run "$SRC/data/fourbar.yaml" --formulation nope 2>/dev/null; [ $? -eq 2 ] || fail "bad --formulation"
+"$HYMO" run "$SRC/data/fourbar.yaml" --dt abc 2>/dev/null; [ $? -eq 2 ] || fail "bad --dt"
+"$HYMO" run --help | grep -q -- "--formulation" || fail "run --help"
+"$HYMO" info --help | grep -q "usage" || fail "info --help"
+echo "cli_run: all checks passed"
