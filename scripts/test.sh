@@ -47,7 +47,7 @@ build_and_test() {
     echo "$dir: $((SECONDS - t0)) s"
 }
 
-build_and_test build-ci CI="${CI:-}" -- \
+build_and_test build-ci -- \
     -DHYMO_WERROR=ON -DCMAKE_BUILD_TYPE=Debug
 
 build_and_test build-asan \
