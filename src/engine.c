@@ -321,7 +321,9 @@ void hymo_engine_record_stats(hymo_sim *sim)
     if (fabs(sim->drift) > sim->peak_drift) sim->peak_drift = fabs(sim->drift);
     if (fabs(wsum) > sim->max_work) sim->max_work = fabs(wsum);
     if (m == 0) return;
-    hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, sim->gamma);
+    /* phi, phi_z and gamma are those of the final evaluation (after the
+     * projections for penalty); for double-step phi is the residual before the
+     * last inner-Newton correction (<= 1e-10), i.e. an upper bound */
     double *vel = sim->dwork, *acc = sim->dwork + m;
     for (int r = 0; r < m; ++r) {
         double sv = 0.0, sa = sim->gamma[r];

@@ -213,6 +213,7 @@ hymo_status hymo_engine_initialize(hymo_sim *sim, hymo_error *err)
     memcpy(sim->ud, sim->hu, (size_t)sim->nu * sizeof(double));
     sim->energy0 = hymo_kin_kinetic_energy(&sim->kin, model) + hymo_kin_potential_energy(&sim->kin, model);
     for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->sd[a];
+    hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, sim->gamma);
     hymo_engine_record_stats(sim);
     return HYMO_OK;
 }
