@@ -407,7 +407,7 @@ static hymo_status check_name(ctx_t *c, yaml_node_t *at, const char *s)
 
 static hymo_status rd_name(ctx_t *c, yaml_node_t *n, char out[HYMO_NAME_MAX])
 {
-    const char *s;
+    const char *s = "";
     TRY(rd_ref(c, n, &s));
     TRY(check_name(c, n, s));
     snprintf(out, HYMO_NAME_MAX, "%s", s);
@@ -1235,7 +1235,7 @@ static hymo_status load_independent(ctx_t *c, yaml_node_t *root, hymo_model *m)
     for (int k = 0; k < n && !st; k++) {
         yaml_node_t *in = seq_item(c, seq, k);
         size_t o2 = push_index(c, k);
-        const char *jn;
+        const char *jn = "";
         st = rd_ref(c, in, &jn);
         int b = -1;
         for (int i = 0; !st && i < m->n_bodies; i++) {

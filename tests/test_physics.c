@@ -553,7 +553,7 @@ static void test_mq_brute_force(void **state)
 static double kinetic_fd(const hymo_model *m, const double *z, const double *zd)
 {
     int nb = m->n_bodies;
-    double zp[MAXB], zm[MAXB];
+    double zp[MAXB] = {0}, zm[MAXB] = {0};
     for (int j = 0; j < nb; ++j) {
         zp[j] = z[j] + H_VEL * zd[j];
         zm[j] = z[j] - H_VEL * zd[j];
