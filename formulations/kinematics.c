@@ -172,12 +172,6 @@ void hymo_kin_body_vector(const hymo_kin *kin, int body, const double v_local[3]
     mat3_vec(&kin->R[9 * body], v_local, v);
 }
 
-void hymo_kin_point_position(const hymo_kin *kin, const hymo_model *model, int point, double r[3])
-{
-    const hymo_point *pt = &model->points[point];
-    hymo_kin_body_point(kin, pt->body, pt->r, r);
-}
-
 void hymo_kin_point_velocity(const hymo_kin *kin, int body, const double r[3], double v[3])
 {
     if (body == HYMO_GROUND) {

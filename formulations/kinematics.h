@@ -43,9 +43,7 @@ void hymo_kin_positions(hymo_kin *kin, const hymo_model *model, const double *z)
 /* b_j, Z_j and A0_j at zd (after hymo_kin_positions). */
 void hymo_kin_velocities(hymo_kin *kin, const hymo_model *model, const double *zd);
 
-/* Global position of a model point. */
-void hymo_kin_point_position(const hymo_kin *kin, const hymo_model *model, int point, double r[3]);
-/* Same for a local vector r_local of body `body` (HYMO_GROUND allowed). */
+/* Global position of the point r_local of body `body` (HYMO_GROUND allowed). */
 void hymo_kin_body_point(const hymo_kin *kin, int body, const double r_local[3], double r[3]);
 void hymo_kin_body_vector(const hymo_kin *kin, int body, const double v_local[3], double v[3]);
 /* Velocity of a global point r attached to body (HYMO_GROUND: zero). */

@@ -77,6 +77,7 @@ static hymo_status pb_finish_step(hymo_sim *sim, hymo_error *err)
     hymo_kin_velocities(&sim->kin, sim->model, sim->zdn);
     hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, NULL, sim->gamma);
     project(sim, sim->zddn, sim->gamma);
+    hymo_engine_refresh_actuators(sim); /* s, sd and F_s with the projected velocities */
     return HYMO_OK;
 }
 

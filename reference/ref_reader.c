@@ -3,6 +3,7 @@
  * Loads a whole file into a hymo_reference.  Every failure becomes a
  * hymo_error naming the file and the dataset or attribute concerned; the
  * HDF5 library's own error printing is switched off. */
+#include "h5util.h"
 #include "hymo/reference.h"
 
 #include <errno.h>
@@ -21,22 +22,12 @@ typedef struct {
     hymo_error *err;
 } reader;
 
-static herr_t walk_innermost(unsigned n, const H5E_error2_t *e, void *data)
-{
-    char *buf = data;
-    if (n == 0 && e && e->desc) {
-        snprintf(buf, 160, "%s", e->desc);
-    }
-    return 0;
-}
-
 /* "'<file>': <what>[: <innermost HDF5 message>]".  Call right after the
  * failing HDF5 call (any later HDF5 call clears the error stack). */
 static hymo_status fail(reader *r, const char *fmt, ...)
 {
-    char detail[160] = "";
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_innermost, detail);
-    H5Eclear2(H5E_DEFAULT);
+    char detail[HYMO_H5_DETAIL_MAX];
+    hymo_h5_take_error(detail);
     char what[320];
     va_list ap;
     va_start(ap, fmt);

@@ -13,6 +13,7 @@
  * closes and renames the file. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "h5util.h"
 #include "hymo/reference.h"
 
 #include <errno.h>
@@ -119,23 +120,13 @@ struct hymo_ref_writer {
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
 
-static herr_t walk_innermost(unsigned n, const H5E_error2_t *e, void *data)
-{
-    char *buf = data;
-    if (n == 0 && e && e->desc) {
-        snprintf(buf, 160, "%s", e->desc);
-    }
-    return 0;
-}
-
 /* Formats "<what> in '<file>': <innermost HDF5 message>". Must be called
  * right after the failing HDF5 call (any HDF5 call clears the stack). */
 static hymo_status h5_fail(hymo_error *err, hymo_status code, const char *file, const char *fmt,
                            ...)
 {
-    char detail[160] = "";
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_innermost, detail);
-    H5Eclear2(H5E_DEFAULT);
+    char detail[HYMO_H5_DETAIL_MAX];
+    hymo_h5_take_error(detail);
     char what[256];
     va_list ap;
     va_start(ap, fmt);

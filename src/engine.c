@@ -15,7 +15,7 @@ void hymo_engine_actuators(hymo_sim *sim)
     for (int a = 0; a < sim->na; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
-        double rb[3], rr[3], vb[3], vr[3], *e = &sim->s_dir[3 * a];
+        double *rb = &sim->s_ends[6 * a], *rr = rb + 3, vb[3], vr[3], *e = &sim->s_dir[3 * a];
         hymo_kin_body_point(&sim->kin, pb->body, pb->r, rb);
         hymo_kin_body_point(&sim->kin, pr->body, pr->r, rr);
         hymo_kin_point_velocity(&sim->kin, pb->body, rb, vb);
@@ -42,9 +42,8 @@ hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err)
     for (int a = 0; a < sim->na; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
-        double rb[3], rr[3], f[3], mf[3];
-        hymo_kin_body_point(&sim->kin, pb->body, pb->r, rb);
-        hymo_kin_body_point(&sim->kin, pr->body, pr->r, rr);
+        const double *rb = &sim->s_ends[6 * a], *rr = rb + 3;
+        double f[3], mf[3];
         for (int k = 0; k < 3; ++k) {
             f[k] = sim->force[a] * sim->s_dir[3 * a + k];
             mf[k] = -f[k];
@@ -54,6 +53,13 @@ hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err)
     }
     hymo_kin_mass_and_forces(&sim->kin, model);
     return HYMO_OK;
+}
+
+void hymo_engine_refresh_actuators(hymo_sim *sim)
+{
+    hymo_engine_actuators(sim);
+    hymo_circuit_eval(&sim->circ, sim->model, sim->s, sim->sd, sim->pn, sim->un, sim->uref_end, NULL, NULL,
+                      sim->force);
 }
 
 /* f(x): the scaled residual of seed 002 Eqs. 38-39 plus the spool rows. */
@@ -295,10 +301,6 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
     sim->iterations_total += iter;
     if (iter > sim->iterations_max) sim->iterations_max = iter;
 
-    /* actuator quantities with the final (projected) velocities */
-    hymo_engine_actuators(sim);
-    hymo_circuit_eval(&sim->circ, model, sim->s, sim->sd, sim->p, sim->u, sim->uref_end, NULL, NULL,
-                      sim->force);
     /* actuator work: trapezoidal rule on the power F sd */
     for (int a = 0; a < sim->na; ++a) {
         double power = sim->force[a] * sim->sd[a];

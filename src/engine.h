@@ -54,6 +54,7 @@ struct hymo_sim {
     /* evaluation workspace */
     double *phi, *phi_z, *gamma; /* m, m x nz, m */
     double *s, *sd, *force, *s_dir, *hp, *hu; /* na, na, na, 3na, np, nu */
+    double *s_ends; /* 6na: global base and rod points of each cylinder */
     double *x, *dx, *f, *fp, *jac;           /* nx, nx, nx, nx, nx*nx (col-major) */
     double *jzz, *vz, *vz2;                   /* nz*nz (LU), nz, nz */
     int *jzz_piv;
@@ -88,8 +89,10 @@ struct hymo_sim {
 
 /* Shared evaluation at (zn, zdn, zddn, pn, un, t_{k+1}) after the
  * formulation's unpack: actuators, hydraulics, forces, M', Q'. */
+/* Actuator quantities and forces after velocities changed (projections). */
+void hymo_engine_refresh_actuators(hymo_sim *sim);
 hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err);
-/* Actuator lengths/rates/directions at the current kinematics. */
+/* Actuator end points, lengths, rates and directions at the current kinematics. */
 void hymo_engine_actuators(hymo_sim *sim);
 
 /* Double-step helpers used by initialisation. */

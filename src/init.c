@@ -84,21 +84,19 @@ static hymo_status static_forces(hymo_sim *sim, double *f_static, hymo_error *er
     if (na == 0) return HYMO_OK;
     hymo_kin_forces_begin(&sim->kin, model);
     hymo_kin_mass_and_forces(&sim->kin, model);
-    double *G = calloc((size_t)nz * na, sizeof(double));
     double *A = calloc((size_t)(ni > na ? ni : na) * na, sizeof(double));
     double *b = calloc((size_t)(ni > na ? ni : na), sizeof(double));
     double *col = calloc((size_t)nz, sizeof(double)), *pcol = calloc((size_t)(ni > 0 ? ni : 1), sizeof(double));
-    if (!G || !A || !b || !col || !pcol) {
-        free(G); free(A); free(b); free(col); free(pcol);
+    if (!A || !b || !col || !pcol) {
+        free(A); free(b); free(col); free(pcol);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
     hymo_engine_actuators(sim);
     for (int a = 0; a < na; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
-        double rb[3], rr[3], jb[3], jr[3];
-        hymo_kin_body_point(&sim->kin, pb->body, pb->r, rb);
-        hymo_kin_body_point(&sim->kin, pr->body, pr->r, rr);
+        const double *rb = &sim->s_ends[6 * a], *rr = rb + 3;
+        double jb[3], jr[3];
         for (int j = 0; j < nz; ++j) {
             hymo_kin_point_jacobian(&sim->kin, pb->body, j, rb, jb);
             hymo_kin_point_jacobian(&sim->kin, pr->body, j, rr, jr);
@@ -133,7 +131,7 @@ static hymo_status static_forces(hymo_sim *sim, double *f_static, hymo_error *er
                                 "freedom at rest (unbalanced generalized force %.3g)",
                                 src_name(model), na, ni, res);
     }
-    free(G); free(A); free(b); free(col); free(pcol);
+    free(A); free(b); free(col); free(pcol);
     return st;
 }
 
@@ -249,7 +247,7 @@ hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt
     ALLOC(sim->u, nu); ALLOC(sim->ud, nu); ALLOC(sim->un, nu); ALLOC(sim->udn, nu); ALLOC(sim->hu, nu);
     ALLOC(sim->uref_start, nu); ALLOC(sim->uref_end, nu);
     ALLOC(sim->lambda, m); ALLOC(sim->phi, m); ALLOC(sim->phi_z, m * nz); ALLOC(sim->gamma, m);
-    ALLOC(sim->s, na); ALLOC(sim->sd, na); ALLOC(sim->force, na); ALLOC(sim->s_dir, 3 * na);
+    ALLOC(sim->s, na); ALLOC(sim->sd, na); ALLOC(sim->force, na); ALLOC(sim->s_dir, 3 * na); ALLOC(sim->s_ends, 6 * na);
     ALLOC(sim->zdd_prev, nz); ALLOC(sim->pd_prev, np); ALLOC(sim->pd_prev2, np); ALLOC(sim->lambda_prev, m); ALLOC(sim->lambda_prev2, m);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
@@ -284,7 +282,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->p,     sim->pd,    sim->pn,    sim->pdn,    sim->hp,       sim->u,
                         sim->ud,    sim->un,    sim->udn,   sim->hu,     sim->uref_start, sim->uref_end,
                         sim->lambda, sim->phi,  sim->phi_z, sim->gamma,  sim->s,        sim->sd,
-                        sim->force, sim->s_dir, sim->work, sim->power, sim->zdd_prev, sim->pd_prev, sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,  sim->x,      sim->dx,       sim->f,
+                        sim->force, sim->s_dir, sim->s_ends, sim->work, sim->power, sim->zdd_prev, sim->pd_prev, sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,  sim->x,      sim->dx,       sim->f,
                         sim->fp,    sim->jac,   sim->jzz,   sim->vz,     sim->vz2,      sim->phid_lu,
                         sim->dwork, sim->c_pos, sim->c_vel, sim->c_acc};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);

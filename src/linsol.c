@@ -68,7 +68,6 @@ typedef struct {
     int nnz;
     int *Ap, *Ai;
     double *Ax;
-    double *work; /* scratch for solve */
     klu_symbolic *sym;
     klu_numeric *num;
     klu_common common;
@@ -140,7 +139,6 @@ static void klu_destroy(hymo_linsol *ls)
         free(k->Ap);
         free(k->Ai);
         free(k->Ax);
-        free(k->work);
         free(k);
     }
 }
@@ -163,9 +161,8 @@ hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, 
             k->Ap = calloc(nn + 1, sizeof(int));
             k->Ai = calloc(nn * nn, sizeof(int));
             k->Ax = calloc(nn * nn, sizeof(double));
-            k->work = calloc(nn, sizeof(double));
         }
-        if (!k || !k->Ap || !k->Ai || !k->Ax || !k->work) {
+        if (!k || !k->Ap || !k->Ai || !k->Ax) {
             hymo_linsol_free(ls);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (KLU)");
         }

@@ -640,6 +640,26 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
 /* ------------------------------------------------------------------ */
 /* Signals                                                              */
 
+/* Loads every item of the sequence `seq` (under `key`) with fn(item, index),
+ * keeping the field path for messages; stops at the first error. */
+static hymo_status each_item(ctx_t *c, yaml_node_t *seq, const char *key,
+                             hymo_status (*fn)(ctx_t *, yaml_node_t *, hymo_model *, int), hymo_model *m)
+{
+    if (!seq) return HYMO_OK;
+    size_t o = push_key(c, key);
+    for (int k = 0; k < seq_len(seq); k++) {
+        size_t o2 = push_index(c, k);
+        hymo_status st = fn(c, seq_item(c, seq, k), m, k);
+        pop(c, o2);
+        if (st) {
+            pop(c, o);
+            return st;
+        }
+    }
+    pop(c, o);
+    return HYMO_OK;
+}
+
 static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
 {
     static const char *const keys[] = {"name", "points", NULL};
@@ -702,18 +722,7 @@ static hymo_status load_signals(ctx_t *c, yaml_node_t *root, hymo_model *m)
     m->signals = calloc((size_t)n, sizeof *m->signals);
     if (!m->signals) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
     m->n_signals = n;
-    size_t o = push_key(c, "signals");
-    for (int k = 0; k < n; k++) {
-        size_t o2 = push_index(c, k);
-        hymo_status st = load_signal(c, seq_item(c, seq, k), m, k);
-        pop(c, o2);
-        if (st) {
-            pop(c, o);
-            return st;
-        }
-    }
-    pop(c, o);
-    return HYMO_OK;
+    return each_item(c, seq, "signals", load_signal, m);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1208,18 +1217,7 @@ static hymo_status load_cuts(ctx_t *c, yaml_node_t *root, hymo_model *m)
     m->cuts = calloc((size_t)n, sizeof *m->cuts);
     if (!m->cuts) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
     m->n_cuts = n;
-    size_t o = push_key(c, "cut_joints");
-    for (int k = 0; k < n; k++) {
-        size_t o2 = push_index(c, k);
-        hymo_status st = load_cut(c, seq_item(c, seq, k), m, k);
-        pop(c, o2);
-        if (st) {
-            pop(c, o);
-            return st;
-        }
-    }
-    pop(c, o);
-    return HYMO_OK;
+    return each_item(c, seq, "cut_joints", load_cut, m);
 }
 
 static hymo_status load_independent(ctx_t *c, yaml_node_t *root, hymo_model *m)
@@ -1336,8 +1334,9 @@ static hymo_status f_point_ref(ctx_t *c, yaml_node_t *map, const char *key, cons
     return HYMO_OK;
 }
 
-static hymo_status load_cylinder(ctx_t *c, yaml_node_t *cn, hymo_model *m)
+static hymo_status load_cylinder(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k)
 {
+    (void)k; /* equals m->n_cylinders: items are appended as they load */
     static const char *const keys[] = {"name",           "base",           "rod",
                                        "piston_diameter", "rod_diameter",  "length",
                                        "piston_length0", "viscous_damping", "efficiency",
@@ -1513,8 +1512,9 @@ static hymo_status load_volume(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
     return st;
 }
 
-static hymo_status load_throttle(ctx_t *c, yaml_node_t *tn, hymo_model *m)
+static hymo_status load_throttle(ctx_t *c, yaml_node_t *tn, hymo_model *m, int k)
 {
+    (void)k; /* equals m->n_throttles: items are appended as they load */
     static const char *const keys[] = {"name", "from", "to", "area", "discharge_coefficient",
                                        "flow_coefficient", NULL};
     hymo_throttle *th = &m->throttles[m->n_throttles];
@@ -1548,8 +1548,9 @@ static hymo_status load_throttle(ctx_t *c, yaml_node_t *tn, hymo_model *m)
     return HYMO_OK;
 }
 
-static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m)
+static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
 {
+    (void)k; /* equals m->n_valves: items are appended as they load */
     static const char *const keys[] = {"name", "type", "P", "T", "A", "B", "flow_coefficient",
                                        "bandwidth_hz", "time_constant", "signal", NULL};
     hymo_valve *va = &m->valves[m->n_valves];
@@ -1603,24 +1604,6 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m)
 }
 
 /* Runs `fn` on every item of hydraulics[key] with the path set. */
-static hymo_status each_item(ctx_t *c, yaml_node_t *seq, const char *key,
-                             hymo_status (*fn)(ctx_t *, yaml_node_t *, hymo_model *), hymo_model *m)
-{
-    if (!seq) return HYMO_OK;
-    size_t o = push_key(c, key);
-    for (int k = 0; k < seq_len(seq); k++) {
-        size_t o2 = push_index(c, k);
-        hymo_status st = fn(c, seq_item(c, seq, k), m);
-        pop(c, o2);
-        if (st) {
-            pop(c, o);
-            return st;
-        }
-    }
-    pop(c, o);
-    return HYMO_OK;
-}
-
 static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 {
     static const char *const keys[] = {"fluid", "sources", "cylinders", "volumes", "throttles",
@@ -1699,17 +1682,7 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 
     TRY(each_item(c, cyl, "cylinders", load_cylinder, m));
 
-    if (vol) {
-        size_t o = push_key(c, "volumes");
-        hymo_status st = HYMO_OK;
-        for (int k = 0; k < nv && !st; k++) {
-            size_t o2 = push_index(c, k);
-            st = load_volume(c, seq_item(c, vol, k), m, k);
-            pop(c, o2);
-        }
-        pop(c, o);
-        TRY(st);
-    }
+    TRY(each_item(c, vol, "volumes", load_volume, m));
     m->n_volumes = nv;
 
     /* every chamber belongs to exactly one volume */

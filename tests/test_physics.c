@@ -521,22 +521,29 @@ static void check_brute_force_model(const hymo_model *m, int n_random)
     hymo_kin_free(&kin);
 }
 
+/* Runs check(model, n_states) on the seed models with distinct topologies
+ * (four-bar, quick-return, crane2), the spatial tree and the planar model. */
+static void for_all_dynamics_models(void (*check)(const hymo_model *, int), int n_states)
+{
+    const char *files[] = {"fourbar.yaml", "quickreturn.yaml", "crane2.yaml"};
+    for (int f = 0; f < 3; ++f) {
+        hymo_model *m = test_load_model(files[f]);
+        check(m, n_states);
+        hymo_model_free(m);
+    }
+    hymo_model *m = load_spatial(-1);
+    check(m, n_states);
+    hymo_model_free(m);
+    m = load_text(planar_model, "<planar>");
+    check(m, n_states);
+    hymo_model_free(m);
+}
+
 static void test_mq_brute_force(void **state)
 {
     (void)state;
     rng_seed(12345);
-    const char *files[] = {"fourbar.yaml", "quickreturn.yaml", "crane2.yaml"};
-    for (int f = 0; f < 3; ++f) {
-        hymo_model *m = test_load_model(files[f]);
-        check_brute_force_model(m, 4);
-        hymo_model_free(m);
-    }
-    hymo_model *m = load_spatial(-1);
-    check_brute_force_model(m, 4);
-    hymo_model_free(m);
-    m = load_text(planar_model, "<planar>");
-    check_brute_force_model(m, 4);
-    hymo_model_free(m);
+    for_all_dynamics_models(check_brute_force_model, 4);
 }
 
 /* ------------------------------------------------------------------ */
@@ -722,18 +729,7 @@ static void test_mq_lagrange(void **state)
 {
     (void)state;
     rng_seed(777);
-    const char *files[] = {"fourbar.yaml", "quickreturn.yaml", "crane2.yaml"};
-    for (int f = 0; f < 3; ++f) {
-        hymo_model *m = test_load_model(files[f]);
-        check_lagrange_model(m, 3);
-        hymo_model_free(m);
-    }
-    hymo_model *m = load_spatial(-1);
-    check_lagrange_model(m, 3);
-    hymo_model_free(m);
-    m = load_text(planar_model, "<planar>");
-    check_lagrange_model(m, 3);
-    hymo_model_free(m);
+    for_all_dynamics_models(check_lagrange_model, 3);
 }
 
 /* ------------------------------------------------------------------ */
