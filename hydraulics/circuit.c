@@ -1,6 +1,7 @@
 #include "circuit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,11 @@ double hymo_orifice_g(double dp, double p_tr)
     if (dp >= p_tr) return sqrt(dp);
     if (dp <= -p_tr) return -sqrt(-dp);
     return dp / sqrt(p_tr);
+}
+
+static int *index_array(int n)
+{
+    return calloc((size_t)(n > 0 ? n : 1), sizeof(int));
 }
 
 hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const double *s0,
@@ -22,10 +28,28 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     circ->s0 = calloc(n, sizeof(double));
     circ->l_pist0 = calloc(n, sizeof(double));
     circ->l_rod0 = calloc(n, sizeof(double));
-    if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0) {
+    circ->vol_node = index_array(circ->np);
+    hymo_circuit_part *w = &circ->whole;
+    w->volumes = index_array(circ->np);
+    w->valves = index_array(circ->nv);
+    w->throttles = index_array(model->n_throttles);
+    w->cylinders = index_array(circ->na);
+    if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0 || !circ->vol_node || !w->volumes || !w->valves ||
+        !w->throttles || !w->cylinders) {
         hymo_circuit_free(circ);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit)");
     }
+    /* the whole model as one part: every element in index order, volumes in
+     * node order (the order hymo_circuit_eval has always used) */
+    snprintf(w->name, sizeof w->name, "all");
+    for (int k = 0; k < model->n_nodes; ++k)
+        if (model->nodes[k].kind == HYMO_NODE_VOLUME) {
+            circ->vol_node[model->nodes[k].state] = k;
+            w->volumes[w->n_volumes++] = model->nodes[k].state;
+        }
+    for (int v = 0; v < circ->nv; ++v) w->valves[w->n_valves++] = v;
+    for (int t = 0; t < model->n_throttles; ++t) w->throttles[w->n_throttles++] = t;
+    for (int c = 0; c < circ->na; ++c) w->cylinders[w->n_cylinders++] = c;
     for (int c = 0; c < circ->na; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
         circ->s0[c] = s0[c];
@@ -54,6 +78,11 @@ void hymo_circuit_free(hymo_circuit *circ)
     free(circ->s0);
     free(circ->l_pist0);
     free(circ->l_rod0);
+    free(circ->vol_node);
+    free(circ->whole.volumes);
+    free(circ->whole.valves);
+    free(circ->whole.throttles);
+    free(circ->whole.cylinders);
     memset(circ, 0, sizeof *circ);
 }
 
@@ -78,43 +107,52 @@ double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *c
     return 0.0;
 }
 
-int hymo_circuit_eval(const hymo_circuit *circ, const hymo_model *model, const double *s,
-                      const double *sd, const double *p, const double *u, const double *u_ref,
-                      double *pdot, double *udot, double *force)
+double hymo_cylinder_force(const hymo_model *model, const hymo_circuit *circ, int c, double s, double sd,
+                           const double *p)
+{
+    const hymo_cylinder *cy = &model->cylinders[c];
+    double fp = hymo_node_pressure(model, cy->node_piston, p) * cy->piston_area -
+                hymo_node_pressure(model, cy->node_rod, p) * cy->rod_side_area;
+    double fmu = (1.0 - cy->efficiency) * fabs(fp) * tanh(sd / cy->friction_velocity);
+    return fp - cy->viscous * sd - fmu + hymo_cylinder_damper_force(model, circ, c, s, sd);
+}
+
+/* The one evaluation path of the circuit equations (whole model or part). */
+int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *model,
+                                const hymo_circuit_part *part, const double *s, const double *sd,
+                                const double *p, const double *u, const double *u_ref, double *pdot,
+                                double *udot, double *force)
 {
     const double p_tr = model->fluid.p_transition;
     if (force) {
-        for (int c = 0; c < circ->na; ++c) {
-            const hymo_cylinder *cy = &model->cylinders[c];
-            double fp = hymo_node_pressure(model, cy->node_piston, p) * cy->piston_area -
-                        hymo_node_pressure(model, cy->node_rod, p) * cy->rod_side_area;
-            double fmu = (1.0 - cy->efficiency) * fabs(fp) * tanh(sd[c] / cy->friction_velocity);
-            force[c] = fp - cy->viscous * sd[c] - fmu +
-                       hymo_cylinder_damper_force(model, circ, c, s[c], sd[c]);
+        for (int i = 0; i < part->n_cylinders; ++i) {
+            const int c = part->cylinders[i];
+            force[c] = hymo_cylinder_force(model, circ, c, s[c], sd[c], p);
         }
     }
     if (udot) {
-        for (int v = 0; v < circ->nv; ++v) {
+        for (int i = 0; i < part->n_valves; ++i) {
+            const int v = part->valves[i];
             const hymo_valve *va = &model->valves[v];
-            udot[va->state] = (u_ref[v] - u[va->state]) / model->valves[v].tau;
+            udot[va->state] = (u_ref[v] - u[va->state]) / va->tau;
         }
     }
-    if (!pdot) return 0;
+    if (!pdot) return -1;
     /* net inflow minus volume rate, per volume state */
-    for (int k = 0; k < circ->np; ++k) pdot[k] = 0.0;
+    for (int i = 0; i < part->n_volumes; ++i) pdot[part->volumes[i]] = 0.0;
 #define FLOW(node_from, node_to, q)                                                               \
     do {                                                                                          \
         const hymo_node *nf_ = &model->nodes[node_from], *nt_ = &model->nodes[node_to];           \
         if (nf_->kind == HYMO_NODE_VOLUME) pdot[nf_->state] -= (q);                               \
         if (nt_->kind == HYMO_NODE_VOLUME) pdot[nt_->state] += (q);                               \
     } while (0)
-    for (int t = 0; t < model->n_throttles; ++t) {
-        const hymo_throttle *th = &model->throttles[t];
+    for (int i = 0; i < part->n_throttles; ++i) {
+        const hymo_throttle *th = &model->throttles[part->throttles[i]];
         double dp = hymo_node_pressure(model, th->node_a, p) - hymo_node_pressure(model, th->node_b, p);
         FLOW(th->node_a, th->node_b, th->Ct * hymo_orifice_g(dp, p_tr));
     }
-    for (int v = 0; v < circ->nv; ++v) {
-        const hymo_valve *va = &model->valves[v];
+    for (int i = 0; i < part->n_valves; ++i) {
+        const hymo_valve *va = &model->valves[part->valves[i]];
         double U = u[va->state];
         double pP = hymo_node_pressure(model, va->port_P, p), pT = hymo_node_pressure(model, va->port_T, p);
         double pA = hymo_node_pressure(model, va->port_A, p), pB = hymo_node_pressure(model, va->port_B, p);
@@ -127,9 +165,9 @@ int hymo_circuit_eval(const hymo_circuit *circ, const hymo_model *model, const d
         }
     }
 #undef FLOW
-    for (int k = 0; k < model->n_nodes; ++k) {
+    for (int i = 0; i < part->n_volumes; ++i) {
+        const int k = circ->vol_node[part->volumes[i]];
         const hymo_node *nd = &model->nodes[k];
-        if (nd->kind != HYMO_NODE_VOLUME) continue;
         double V = 0.0, Vdot = 0.0, compl_sum = 0.0;
         for (int q = 0; q < nd->n_parts; ++q) {
             const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
@@ -151,11 +189,25 @@ int hymo_circuit_eval(const hymo_circuit *circ, const hymo_model *model, const d
             V += Vs;
             compl_sum += Vs / sv->bulk_modulus;
         }
-        if (!(V > 0.0)) return -1;
+        if (!(V > 0.0)) return k;
         double Be = 1.0 / (1.0 / model->fluid.bulk_modulus_oil + compl_sum / V);
         pdot[nd->state] = Be / V * (pdot[nd->state] - Vdot);
     }
-    return 0;
+    return -1;
+}
+
+int hymo_circuit_eval_part(const hymo_circuit *circ, const hymo_model *model, const hymo_circuit_part *part,
+                           const double *s, const double *sd, const double *p, const double *u,
+                           const double *u_ref, double *pdot, double *udot, double *force)
+{
+    return hymo_circuit_eval_part_node(circ, model, part, s, sd, p, u, u_ref, pdot, udot, force) >= 0 ? -1 : 0;
+}
+
+int hymo_circuit_eval(const hymo_circuit *circ, const hymo_model *model, const double *s,
+                      const double *sd, const double *p, const double *u, const double *u_ref,
+                      double *pdot, double *udot, double *force)
+{
+    return hymo_circuit_eval_part(circ, model, &circ->whole, s, sd, p, u, u_ref, pdot, udot, force);
 }
 
 hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_model *model,

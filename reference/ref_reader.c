@@ -575,6 +575,122 @@ static hymo_status read_datasets(reader *r, hid_t f, hymo_reference *ref)
     return st;
 }
 
+/* ------------------------------------------------------------------ */
+/* Optional /cosim group (co-simulation runs)                          */
+
+/* Optional attributes: absent -> *st untouched and 0 returned; present ->
+ * read with the usual type checks. */
+static int attr_present(reader *r, hid_t obj, const char *where, const char *name,
+                        hymo_status *st)
+{
+    if (*st != HYMO_OK) return 0;
+    htri_t has = H5Aexists(obj, name);
+    if (has < 0) *st = fail(r, "cannot query attribute '%s' of '%s'", name, where);
+    return has > 0;
+}
+
+static hymo_status read_cosim(reader *r, hid_t f, hymo_reference *ref)
+{
+    hymo_status st = HYMO_OK;
+    htri_t has = H5Lexists(f, "/cosim", H5P_DEFAULT);
+    if (has < 0) return fail(r, "cannot query group '/cosim'");
+    if (has == 0) return HYMO_OK;
+    hid_t g = H5Oopen(f, "/cosim", H5P_DEFAULT);
+    if (g < 0) return fail(r, "cannot open group '/cosim'");
+    if (H5Iget_type(g) != H5I_GROUP) {
+        H5Oclose(g);
+        return fail(r, "'/cosim' is not a group");
+    }
+
+    ref->cosim_H = ref->cosim_h_m = ref->cosim_h_h = NAN;
+    ref->cosim_residual_energy_final = NAN;
+    static const struct {
+        const char *name;
+        size_t off;
+    } texts[] = {
+        {"scheme", offsetof(hymo_reference, cosim_scheme)},
+        {"coupling", offsetof(hymo_reference, cosim_coupling)},
+        {"extrapolation", offsetof(hymo_reference, cosim_extrapolation)},
+        {"hyd_integrator", offsetof(hymo_reference, cosim_hyd_integrator)},
+        {"mech_integrator", offsetof(hymo_reference, cosim_mech_integrator)},
+        {"status", offsetof(hymo_reference, cosim_status)},
+        {"status_reason", offsetof(hymo_reference, cosim_status_reason)},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        if (attr_present(r, g, "/cosim", texts[i].name, &st)) {
+            st = attr_text(r, g, "/cosim", texts[i].name, (char *)ref + texts[i].off,
+                           HYMO_REF_TEXT_MAX);
+        }
+    }
+    static const struct {
+        const char *name;
+        size_t off;
+    } numbers[] = {
+        {"H", offsetof(hymo_reference, cosim_H)},
+        {"h_m", offsetof(hymo_reference, cosim_h_m)},
+        {"h_h", offsetof(hymo_reference, cosim_h_h)},
+        {"residual_energy_final", offsetof(hymo_reference, cosim_residual_energy_final)},
+    };
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        if (attr_present(r, g, "/cosim", numbers[i].name, &st)) {
+            st = attr_double(r, g, "/cosim", numbers[i].name,
+                             (double *)(void *)((char *)ref + numbers[i].off));
+        }
+    }
+    int n_bonds = -1; /* -1: take the column count of the first matrix */
+    if (attr_present(r, g, "/cosim", "n_bonds", &st)) {
+        st = attr_int(r, g, "/cosim", "n_bonds", &n_bonds);
+        if (st == HYMO_OK && n_bonds < 0) {
+            st = fail(r, "attribute 'n_bonds' of '/cosim' is %d, expected >= 0", n_bonds);
+        }
+    }
+    H5Oclose(g);
+
+    const hsize_t n = (hsize_t)ref->n;
+    void *tmp = NULL;
+    if (st == HYMO_OK) {
+        st = read_dataset(r, f, "/cosim/residual_power", 2, n, &n_bonds, 0, &tmp);
+        ref->residual_power = tmp;
+    }
+    if (st == HYMO_OK) {
+        st = read_dataset(r, f, "/cosim/residual_energy", 2, n, &n_bonds, 0, &tmp);
+        ref->residual_energy = tmp;
+    }
+    if (st == HYMO_OK) {
+        st = read_dataset(r, f, "/cosim/residual_energy_total", 1, n, NULL, 0, &tmp);
+        ref->residual_energy_total = tmp;
+    }
+    if (st == HYMO_OK) {
+        hid_t ds = H5Dopen2(f, "/cosim/residual_energy", H5P_DEFAULT);
+        if (ds < 0) {
+            st = fail(r, "cannot open dataset '/cosim/residual_energy'");
+        } else {
+            if (attr_present(r, ds, "/cosim/residual_energy", "names", &st)) {
+                st = attr_name_table(r, ds, "/cosim/residual_energy", "names", n_bonds, 0,
+                                     &ref->bond_names);
+            }
+            H5Dclose(ds);
+        }
+    }
+    if (st == HYMO_OK) {
+        ref->n_bonds = n_bonds;
+        ref->has_cosim = 1;
+    }
+    return st;
+}
+
+/* Releases what read_cosim loaded (after a failure or in hymo_ref_free). */
+static void free_cosim(hymo_reference *ref)
+{
+    free(ref->residual_power);
+    free(ref->residual_energy);
+    free(ref->residual_energy_total);
+    free(ref->bond_names);
+    ref->residual_power = ref->residual_energy = ref->residual_energy_total = NULL;
+    ref->bond_names = NULL;
+    ref->has_cosim = 0;
+}
+
 hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *err)
 {
     if (out) *out = NULL;
@@ -636,6 +752,7 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
             st = read_summary_attrs(&r, f, s);
         }
     }
+    if (st == HYMO_OK) st = read_cosim(&r, f, ref);
     if (H5Fclose(f) < 0 && st == HYMO_OK) st = fail(&r, "cannot close file");
     if (st != HYMO_OK) {
         hymo_ref_free(ref);
@@ -673,5 +790,6 @@ void hymo_ref_free(hymo_reference *ref)
     free(ref->c_acc);
     free(ref->iterations);
     free(ref->residual);
+    free_cosim(ref);
     free(ref);
 }

@@ -779,3 +779,226 @@ void hymo_ref_writer_discard(hymo_ref_writer *w)
     remove(w->partial);
     free_writer(w);
 }
+
+/* ------------------------------------------------------------------ */
+/* Extra data: matrices and attributes outside the per-step layout     */
+
+/* Strips a leading '/' and checks that every component of `path` is
+ * non-empty.  Returns the relative path or NULL. */
+static const char *relative_path(const char *path)
+{
+    if (!path) return NULL;
+    if (path[0] == '/') path++;
+    if (!path[0]) return NULL;
+    for (const char *p = path;; p++) {
+        if (*p == '/' && (p == path || p[-1] == '/' || p[1] == '\0')) return NULL;
+        if (*p == '\0') break;
+    }
+    return path;
+}
+
+/* Checks the components of rel one by one: 1 if the whole path exists,
+ * 0 if some component is missing, -1 on an HDF5 error. */
+static int path_exists(hid_t file, const char *rel)
+{
+    size_t len = strlen(rel);
+    char *buf = malloc(len + 1);
+    if (!buf) return -1;
+    int result = 1;
+    for (const char *p = strchr(rel, '/');; p = strchr(p + 1, '/')) {
+        size_t n = p ? (size_t)(p - rel) : len;
+        memcpy(buf, rel, n);
+        buf[n] = '\0';
+        htri_t ok = H5Lexists(file, buf, H5P_DEFAULT);
+        if (ok <= 0) {
+            result = ok < 0 ? -1 : 0;
+            break;
+        }
+        if (!p) break;
+    }
+    free(buf);
+    return result;
+}
+
+/* Link-creation property list that creates missing intermediate groups. */
+static hid_t intermediate_lcpl(void)
+{
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    if (lcpl >= 0 && H5Pset_create_intermediate_group(lcpl, 1) < 0) {
+        H5Pclose(lcpl);
+        return -1;
+    }
+    return lcpl;
+}
+
+hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int rows, int cols,
+                                       const double *data, const char *units,
+                                       const char *const *col_names, hymo_error *err)
+{
+    if (!w || !path) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_put_matrix: NULL argument");
+    }
+    const char *rel = relative_path(path);
+    if (!rel) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "'%s': invalid dataset path '%s'",
+                              w->partial, path);
+    }
+    if (rows < 0 || cols < 0) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "dataset '/%s' in '%s': negative shape %d x %d", rel, w->partial,
+                              rows, cols);
+    }
+    const size_t count = (size_t)rows * (size_t)(cols > 0 ? cols : 1);
+    if (count > 0 && !data) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "dataset '/%s' in '%s': no data (NULL pointer) for %d x %d values",
+                              rel, w->partial, rows, cols);
+    }
+    if (!units) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "dataset '/%s' in '%s': units are NULL",
+                              rel, w->partial);
+    }
+    if (col_names && cols > 0) {
+        for (int c = 0; c < cols; c++) {
+            if (!col_names[c]) {
+                return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                      "dataset '/%s' in '%s': column name %d is NULL", rel,
+                                      w->partial, c);
+            }
+        }
+    }
+    int exists = path_exists(w->file, rel);
+    if (exists != 0) {
+        if (exists < 0) {
+            return h5_fail(err, HYMO_ERR_HDF5, w->partial, "checking dataset path '/%s'", rel);
+        }
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "dataset '/%s' already exists in '%s'", rel,
+                              w->partial);
+    }
+
+    const int rank = cols > 0 ? 2 : 1;
+    hsize_t cur[2] = {(hsize_t)rows, (hsize_t)cols};
+    hsize_t max[2] = {H5S_UNLIMITED, (hsize_t)cols};
+    long chunk_rows = CHUNK_BYTES_TARGET / (8L * (cols > 0 ? cols : 1));
+    if (chunk_rows > w->chunk_rows) chunk_rows = w->chunk_rows;
+    if (chunk_rows < CHUNK_ROWS_MIN) chunk_rows = CHUNK_ROWS_MIN;
+    hsize_t chunk[2] = {(hsize_t)chunk_rows, (hsize_t)(cols > 0 ? cols : 1)};
+    const int deflate_ok = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+                           H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
+
+    hymo_status st = HYMO_OK;
+    hid_t space = H5Screate_simple(rank, cur, max);
+    hid_t dcpl = space >= 0 ? H5Pcreate(H5P_DATASET_CREATE) : -1;
+    hid_t lcpl = dcpl >= 0 ? intermediate_lcpl() : -1;
+    if (lcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
+        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0))) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "preparing dataset '/%s'", rel);
+    }
+    hid_t ds = -1;
+    if (st == HYMO_OK) {
+        ds = H5Dcreate2(w->file, rel, H5T_IEEE_F64LE, space, lcpl, dcpl, H5P_DEFAULT);
+        if (ds < 0) st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating dataset '/%s'", rel);
+    }
+    if (lcpl >= 0) H5Pclose(lcpl);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    if (st == HYMO_OK && count > 0 &&
+        H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing dataset '/%s'", rel);
+    }
+    if (st == HYMO_OK && attr_str(ds, "units", units) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute 'units' of '/%s'", rel);
+    }
+    if (st == HYMO_OK && col_names && cols > 0 &&
+        attr_str_array(ds, "names", col_names, cols) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute 'names' of '/%s'", rel);
+    }
+    if (ds >= 0 && H5Dclose(ds) < 0 && st == HYMO_OK) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "closing dataset '/%s'", rel);
+    }
+    return st;
+}
+
+/* Opens object `group` (created as a group if missing) for an attribute. */
+static hymo_status open_attr_target(hymo_ref_writer *w, const char *group, const char *name,
+                                    hid_t *obj, hymo_error *err)
+{
+    *obj = -1;
+    if (!w || !group || !name) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_put_attr: NULL argument");
+    }
+    if (!name[0]) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "attribute of '%s' in '%s': empty attribute name", group,
+                              w->partial);
+    }
+    const char *rel = relative_path(group);
+    if (!rel) {
+        if (group[0] == '\0' || !strcmp(group, "/")) {
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                  "attribute '%s' in '%s': root attributes are reserved for "
+                                  "the writer; use a group",
+                                  name, w->partial);
+        }
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "attribute '%s' in '%s': invalid group path '%s'", name,
+                              w->partial, group);
+    }
+    int exists = path_exists(w->file, rel);
+    if (exists < 0) {
+        return h5_fail(err, HYMO_ERR_HDF5, w->partial, "checking group path '/%s'", rel);
+    }
+    if (exists) {
+        *obj = H5Oopen(w->file, rel, H5P_DEFAULT);
+        if (*obj < 0) return h5_fail(err, HYMO_ERR_HDF5, w->partial, "opening '/%s'", rel);
+        return HYMO_OK;
+    }
+    hid_t lcpl = intermediate_lcpl();
+    if (lcpl >= 0) {
+        *obj = H5Gcreate2(w->file, rel, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+        H5Pclose(lcpl);
+    }
+    if (*obj < 0) return h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating group '/%s'", rel);
+    return HYMO_OK;
+}
+
+enum { PUT_STR, PUT_DOUBLE, PUT_INT };
+
+static hymo_status put_attr(hymo_ref_writer *w, const char *group, const char *name, int kind,
+                            const char *s, double d, int i, hymo_error *err)
+{
+    hid_t obj = -1;
+    hymo_status st = open_attr_target(w, group, name, &obj, err);
+    if (st != HYMO_OK) return st;
+    herr_t rc = kind == PUT_STR      ? attr_str(obj, name, s)
+                : kind == PUT_DOUBLE ? attr_double(obj, name, d)
+                                     : attr_int(obj, name, i);
+    if (rc < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute '%s' of '/%s'", name,
+                     relative_path(group));
+    }
+    H5Oclose(obj);
+    return st;
+}
+
+hymo_status hymo_ref_writer_put_attr_str(hymo_ref_writer *w, const char *group, const char *name,
+                                         const char *value, hymo_error *err)
+{
+    if (w && !value) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "attribute '%s' in '%s': value is NULL",
+                              name ? name : "(null)", w->partial);
+    }
+    return put_attr(w, group, name, PUT_STR, value, 0.0, 0, err);
+}
+
+hymo_status hymo_ref_writer_put_attr_double(hymo_ref_writer *w, const char *group,
+                                            const char *name, double value, hymo_error *err)
+{
+    return put_attr(w, group, name, PUT_DOUBLE, NULL, value, 0, err);
+}
+
+hymo_status hymo_ref_writer_put_attr_int(hymo_ref_writer *w, const char *group, const char *name,
+                                         int value, hymo_error *err)
+{
+    return put_attr(w, group, name, PUT_INT, NULL, 0.0, value, err);
+}

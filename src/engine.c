@@ -32,8 +32,12 @@ hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err)
 {
     const hymo_model *model = sim->model;
     hymo_engine_actuators(sim);
-    if (hymo_circuit_eval(&sim->circ, model, sim->s, sim->sd, sim->pn, sim->un, sim->uref_end, sim->hp,
-                          sim->hu, sim->force))
+    if (sim->split == HYMO_SPLIT_FORCE)
+        memcpy(sim->force, sim->ext_force, (size_t)sim->na * sizeof(double));
+    else if (sim->split == HYMO_SPLIT_PRESSURE)
+        hymo_engine_cylinder_forces(sim, sim->pn, sim->force);
+    else if (hymo_circuit_eval(&sim->circ, model, sim->s, sim->sd, sim->pn, sim->un, sim->uref_end, sim->hp,
+                               sim->hu, sim->force))
         return hymo_error_set(err, HYMO_ERR_NUMERIC,
                               "t = %.6g s (step %ld): a hydraulic volume became non-positive "
                               "(piston beyond its stroke?)",
@@ -55,11 +59,46 @@ hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err)
     return HYMO_OK;
 }
 
+void hymo_engine_cylinder_forces(hymo_sim *sim, const double *p, double *force)
+{
+    hymo_circuit_eval(&sim->circ, sim->model, sim->s, sim->sd, p, sim->un, sim->uref_end, NULL, NULL, force);
+}
+
 void hymo_engine_refresh_actuators(hymo_sim *sim)
 {
     hymo_engine_actuators(sim);
-    hymo_circuit_eval(&sim->circ, sim->model, sim->s, sim->sd, sim->pn, sim->un, sim->uref_end, NULL, NULL,
-                      sim->force);
+    if (sim->split == HYMO_SPLIT_FORCE)
+        memcpy(sim->force, sim->ext_force, (size_t)sim->na * sizeof(double));
+    else
+        hymo_engine_cylinder_forces(sim, sim->pn, sim->force);
+}
+
+void hymo_engine_actuator_accel(hymo_sim *sim, const double *zdd, double *sdd)
+{
+    const hymo_model *model = sim->model;
+    for (int a = 0; a < sim->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const int body[2] = {model->points[cy->point_base].body, model->points[cy->point_rod].body};
+        const double *e = &sim->s_dir[3 * a];
+        double acc[2][3], vel[2][3];
+        for (int end = 0; end < 2; ++end) {
+            const double *r = &sim->s_ends[6 * a + 3 * end];
+            hymo_kin_point_accel0(&sim->kin, body[end], r, acc[end]);
+            hymo_kin_point_velocity(&sim->kin, body[end], r, vel[end]);
+            for (int j = 0; j < sim->nz; ++j) {
+                double col[3];
+                hymo_kin_point_jacobian(&sim->kin, body[end], j, r, col);
+                for (int k = 0; k < 3; ++k) acc[end][k] += col[k] * zdd[j];
+            }
+        }
+        /* s = |d|, sd = e.d', sdd = e.d'' + (|d'|^2 - sd^2)/s */
+        double dv[3], da[3];
+        for (int k = 0; k < 3; ++k) {
+            dv[k] = vel[1][k] - vel[0][k];
+            da[k] = acc[1][k] - acc[0][k];
+        }
+        sdd[a] = hymo_dot(e, da) + (hymo_dot(dv, dv) - sim->sd[a] * sim->sd[a]) / sim->s[a];
+    }
 }
 
 /* f(x): the scaled residual of seed 002 Eqs. 38-39 plus the spool rows. */
@@ -69,17 +108,19 @@ static hymo_status eval_residual(hymo_sim *sim, const double *x, double *f, hymo
     hymo_status st = sim->form->unpack(sim, x, err);
     if (st != HYMO_OK) return st;
     const double *xp = x + sim->nxm, *xu = xp + sim->np;
-    for (int k = 0; k < sim->np; ++k) {
+    const int hyd = sim->split == HYMO_SPLIT_NONE;
+    for (int k = 0; hyd && k < sim->np; ++k) {
         sim->pn[k] = xp[k];
         sim->pdn[k] = a1 * (xp[k] - sim->p[k]) - sim->pd[k];
     }
-    for (int k = 0; k < sim->nu; ++k) {
+    for (int k = 0; hyd && k < sim->nu; ++k) {
         sim->un[k] = xu[k];
         sim->udn[k] = a1 * (xu[k] - sim->u[k]) - sim->ud[k];
     }
     st = hymo_engine_dynamics(sim, err);
     if (st != HYMO_OK) return st;
     sim->form->residual(sim, f);
+    if (!hyd) return HYMO_OK;
     double *fp = f + sim->nxm, *fu = fp + sim->np;
     for (int k = 0; k < sim->np; ++k) fp[k] = c * (sim->pdn[k] - sim->hp[k]);
     for (int k = 0; k < sim->nu; ++k) fu[k] = c * (sim->udn[k] - sim->hu[k]);
@@ -202,14 +243,15 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
     }
     double *x = sim->x;
     sim->form->pack(sim, x);
-    for (int k = 0; k < sim->np; ++k) {
+    const int hyd = sim->split == HYMO_SPLIT_NONE;
+    for (int k = 0; hyd && k < sim->np; ++k) {
         x[sim->nxm + k] = sim->p[k] + sim->pd[k] * dt;
         if (extrapolate) {
             double d1 = sim->pd[k] - sim->pd_prev[k], d2 = sim->step > 1 ? d1 - (sim->pd_prev[k] - sim->pd_prev2[k]) : 0.0;
             x[sim->nxm + k] += (0.5 * d1 + d2 / 6.0) * dt;
         }
     }
-    for (int v = 0; v < sim->nu; ++v) {
+    for (int v = 0; hyd && v < sim->nu; ++v) {
         const hymo_valve *va = &model->valves[v];
         double *xu = &x[sim->nxm + sim->np + va->state], u0 = sim->u[va->state];
         if (sim->opt.predictor == HYMO_PREDICTOR_EXTRAPOLATE) { /* linear spool ODE: exact trapezoidal step */
@@ -308,6 +350,31 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
         sim->power[a] = power;
     }
     hymo_engine_record_stats(sim);
+    return HYMO_OK;
+}
+
+hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err)
+{
+    const int nz = sim->nz, m = sim->m, n = nz + m;
+    double *K = sim->kkt, *rhs = sim->kkt_rhs;
+    hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, sim->gamma);
+    for (int i = 0; i < nz; ++i) {
+        for (int j = 0; j < nz; ++j) K[i * n + j] = sim->kin.M[i * nz + j];
+        rhs[i] = sim->kin.Q[i];
+    }
+    for (int r = 0; r < m; ++r) {
+        for (int j = 0; j < nz; ++j) K[(nz + r) * n + j] = K[j * n + nz + r] = sim->phi_z[r * nz + j];
+        for (int q = 0; q < m; ++q) K[(nz + r) * n + nz + q] = 0.0;
+        rhs[nz + r] = -sim->gamma[r];
+    }
+    if (hymo_lu_factor(n, K, sim->kkt_piv))
+        return hymo_error_set(err, HYMO_ERR_MODEL,
+                              "%s: t = %.6g s: singular mass matrix (a body without mass or inertia about its "
+                              "joint?)",
+                              sim->model->source_path ? sim->model->source_path : sim->model->name, sim->t);
+    hymo_lu_solve(n, K, sim->kkt_piv, rhs);
+    memcpy(sim->zdd, rhs, (size_t)nz * sizeof(double));
+    if (set_lambda) memcpy(sim->lambda, rhs + nz, (size_t)m * sizeof(double));
     return HYMO_OK;
 }
 

@@ -27,6 +27,13 @@ typedef struct hymo_formulation_ops {
     hymo_status (*finish_step)(hymo_sim *sim, hymo_error *err);
 } hymo_formulation_ops;
 
+/* Co-simulation split mode (SPEC §7): the hydraulic states leave the
+ * unknown vector; the cylinder forces at t_{k+1} come from outside, either
+ * directly (velocity-force coupling: ext_force) or as chamber pressures in
+ * pn from which the engine evaluates F_s with its own s, sd
+ * (velocity-pressure coupling). */
+typedef enum { HYMO_SPLIT_NONE = 0, HYMO_SPLIT_FORCE = 1, HYMO_SPLIT_PRESSURE = 2 } hymo_split_mode;
+
 extern const hymo_formulation_ops hymo_double_step_ops;
 extern const hymo_formulation_ops hymo_penalty_ops;
 
@@ -39,6 +46,11 @@ struct hymo_sim {
     hymo_circuit circ;
     int nz, m, np, nu, na, ncut;
     int nxm, nx; /* mechanical unknowns, all unknowns */
+    hymo_split_mode split;
+    double *ext_force; /* na, split mode FORCE: F_s at t_{k+1} */
+    double *s_prev;    /* na, scratch (index-1 step) */
+    double *kkt, *kkt_rhs; /* (nz+m)^2, nz+m: consistent accelerations */
+    int *kkt_piv;
 
     /* committed state at t_k */
     double t;
@@ -103,6 +115,25 @@ int hymo_double_step_solve_positions(hymo_sim *sim, double *z, int max_iter, dou
 void hymo_double_step_project(hymo_sim *sim, const double *v, double *out);
 
 hymo_status hymo_engine_initialize(hymo_sim *sim, hymo_error *err);
+/* As hymo_sim_create; with split != NONE the unknowns are the mechanical
+ * ones only (the initial state, incl. static pressures, is the same). */
+hymo_status hymo_sim_create_split(const hymo_model *model, const hymo_run_options *opt, hymo_split_mode split,
+                                  hymo_sim **out, hymo_error *err);
+/* Actuator accelerations sdd[na] for joint accelerations zdd, with the
+ * kinematics (positions, velocities) and hymo_engine_actuators evaluated. */
+void hymo_engine_actuator_accel(hymo_sim *sim, const double *zdd, double *sdd);
+/* Cylinder force law F_s(p, s, sd) for the current sim->s, sim->sd with
+ * pressures p (full-size) into force[na]. */
+void hymo_engine_cylinder_forces(hymo_sim *sim, const double *p, double *force);
+/* Consistent accelerations at the committed state with the current
+ * forces: [M' Phi_z^T; Phi_z 0] [zdd; mu] = [Q'; -gamma]; zdd is replaced
+ * (and lambda too if set_lambda).  Split mode uses it when the inputs jump
+ * at a communication point, so that the trapezoidal rule starts from the
+ * new input. */
+hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err);
+/* Index-1 penalty formulation with semi-implicit Euler (formulations/index1.c):
+ * one explicit step of size opt.dt with the forces at t_k. */
+hymo_status hymo_index1_step(hymo_sim *sim, hymo_error *err);
 void hymo_engine_record_stats(hymo_sim *sim);
 
 #endif

@@ -135,44 +135,6 @@ static hymo_status static_forces(hymo_sim *sim, double *f_static, hymo_error *er
     return st;
 }
 
-/* Consistent initial accelerations and multipliers from
- * [M' Phi_z^T; Phi_z 0] [zdd; lambda] = [Q'; -gamma]. */
-static hymo_status initial_accelerations(hymo_sim *sim, hymo_error *err)
-{
-    int nz = sim->nz, m = sim->m, n = nz + m;
-    double *K = calloc((size_t)n * n, sizeof(double)), *rhs = calloc((size_t)n, sizeof(double));
-    int *piv = calloc((size_t)n, sizeof(int));
-    if (!K || !rhs || !piv) {
-        free(K); free(rhs); free(piv);
-        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-    }
-    hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, sim->gamma);
-    for (int i = 0; i < nz; ++i) {
-        for (int j = 0; j < nz; ++j) K[i * n + j] = sim->kin.M[i * nz + j];
-        rhs[i] = sim->kin.Q[i];
-    }
-    for (int r = 0; r < m; ++r) {
-        for (int j = 0; j < nz; ++j) {
-            K[(nz + r) * n + j] = sim->phi_z[r * nz + j];
-            K[j * n + nz + r] = sim->phi_z[r * nz + j];
-        }
-        rhs[nz + r] = -sim->gamma[r];
-    }
-    int bad = hymo_lu_factor(n, K, piv);
-    if (!bad) {
-        hymo_lu_solve(n, K, piv, rhs);
-        memcpy(sim->zdd, rhs, (size_t)nz * sizeof(double));
-        memcpy(sim->lambda, rhs + nz, (size_t)m * sizeof(double));
-    }
-    free(K); free(rhs); free(piv);
-    if (bad)
-        return hymo_error_set(err, HYMO_ERR_MODEL,
-                              "%s: singular mass matrix at t = 0 (a body without mass or inertia "
-                              "about its joint?)",
-                              src_name(sim->model));
-    return HYMO_OK;
-}
-
 hymo_status hymo_engine_initialize(hymo_sim *sim, hymo_error *err)
 {
     const hymo_model *model = sim->model;
@@ -205,7 +167,7 @@ hymo_status hymo_engine_initialize(hymo_sim *sim, hymo_error *err)
     st = hymo_engine_dynamics(sim, err);
     sim->t = 0.0;
     if (st != HYMO_OK) return st;
-    st = initial_accelerations(sim, err);
+    st = hymo_engine_consistent_accelerations(sim, 1, err);
     if (st != HYMO_OK) return st;
     memcpy(sim->pd, sim->hp, (size_t)sim->np * sizeof(double));
     memcpy(sim->ud, sim->hu, (size_t)sim->nu * sizeof(double));
@@ -218,6 +180,12 @@ hymo_status hymo_engine_initialize(hymo_sim *sim, hymo_error *err)
 
 hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt, hymo_sim **out,
                             hymo_error *err)
+{
+    return hymo_sim_create_split(model, opt, HYMO_SPLIT_NONE, out, err);
+}
+
+hymo_status hymo_sim_create_split(const hymo_model *model, const hymo_run_options *opt, hymo_split_mode split,
+                                  hymo_sim **out, hymo_error *err)
 {
     *out = NULL;
     hymo_status st = hymo_run_options_check(opt, err);
@@ -240,14 +208,14 @@ hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt
     int ncut = sim->ncut = model->n_cuts;
     sim->ni = nz - m;
     sim->nxm = sim->form == &hymo_penalty_ops ? nz : sim->ni;
-    int nx = sim->nx = sim->nxm + np + nu;
+    int nx = sim->nx = sim->nxm + (split == HYMO_SPLIT_NONE ? np + nu : 0);
     ALLOC(sim->z, nz); ALLOC(sim->zd, nz); ALLOC(sim->zdd, nz);
     ALLOC(sim->zn, nz); ALLOC(sim->zdn, nz); ALLOC(sim->zddn, nz);
     ALLOC(sim->p, np); ALLOC(sim->pd, np); ALLOC(sim->pn, np); ALLOC(sim->pdn, np); ALLOC(sim->hp, np);
     ALLOC(sim->u, nu); ALLOC(sim->ud, nu); ALLOC(sim->un, nu); ALLOC(sim->udn, nu); ALLOC(sim->hu, nu);
     ALLOC(sim->uref_start, nu); ALLOC(sim->uref_end, nu);
     ALLOC(sim->lambda, m); ALLOC(sim->phi, m); ALLOC(sim->phi_z, m * nz); ALLOC(sim->gamma, m);
-    ALLOC(sim->s, na); ALLOC(sim->sd, na); ALLOC(sim->force, na); ALLOC(sim->s_dir, 3 * na); ALLOC(sim->s_ends, 6 * na);
+    ALLOC(sim->s, na); ALLOC(sim->sd, na); ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->s_prev, na); ALLOC(sim->kkt, (nz + m) * (nz + m)); ALLOC(sim->kkt_rhs, nz + m); ALLOC(sim->kkt_piv, nz + m); ALLOC(sim->s_dir, 3 * na); ALLOC(sim->s_ends, 6 * na);
     ALLOC(sim->zdd_prev, nz); ALLOC(sim->pd_prev, np); ALLOC(sim->pd_prev2, np); ALLOC(sim->lambda_prev, m); ALLOC(sim->lambda_prev2, m);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
@@ -264,6 +232,9 @@ hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt
         hymo_sim_free(sim);
         return st;
     }
+    /* the static start is shared; from here on the forces come from outside */
+    sim->split = split;
+    memcpy(sim->ext_force, sim->force, (size_t)na * sizeof(double));
     *out = sim;
     return HYMO_OK;
 nomem:
@@ -282,11 +253,12 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->p,     sim->pd,    sim->pn,    sim->pdn,    sim->hp,       sim->u,
                         sim->ud,    sim->un,    sim->udn,   sim->hu,     sim->uref_start, sim->uref_end,
                         sim->lambda, sim->phi,  sim->phi_z, sim->gamma,  sim->s,        sim->sd,
-                        sim->force, sim->s_dir, sim->s_ends, sim->work, sim->power, sim->zdd_prev, sim->pd_prev, sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,  sim->x,      sim->dx,       sim->f,
+                        sim->force, sim->ext_force, sim->s_prev, sim->kkt, sim->kkt_rhs, sim->s_dir, sim->s_ends, sim->work, sim->power, sim->zdd_prev, sim->pd_prev, sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,  sim->x,      sim->dx,       sim->f,
                         sim->fp,    sim->jac,   sim->jzz,   sim->vz,     sim->vz2,      sim->phid_lu,
                         sim->dwork, sim->c_pos, sim->c_vel, sim->c_acc};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->jzz_piv);
+    free(sim->kkt_piv);
     free(sim->indep);
     free(sim->dep);
     free(sim->phid_piv);

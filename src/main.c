@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "hymo/model.h"
 #include "hymo/reference.h"
 #include "hymo/sim.h"
@@ -23,6 +24,11 @@ static void usage_main(FILE *out)
           "commands:\n"
           "  run MODEL.yaml [options]   integrate a model, print the summary, write HDF5\n"
           "  info OUT.h5                print the summary stored in a reference file\n"
+          "  compare REF.h5 RUN.h5 [thresholds]  errors of a run against a reference; exit 1\n"
+          "                             if a threshold fails (regression gate)\n"
+          "  cosim MODEL.yaml --H S --hh S [options]  split-mode co-simulation\n"
+          "  sweep MODEL.yaml [--H list] [--configs ...] -o TABLE  grid of co-simulations,\n"
+          "                             achievable communication step per configuration\n"
           "\n"
           "Run 'hymo <command> --help' for the options of a command.\n",
           out);
@@ -243,6 +249,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+    if (!strcmp(cmd, "compare")) return hymo_cli_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "cosim")) return hymo_cli_cosim(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep")) return hymo_cli_sweep(argc - 1, argv + 1);
     fprintf(stderr, "hymo: error: unknown command '%s'\n", cmd);
     usage_main(stderr);
     return EXIT_BAD_INPUT;

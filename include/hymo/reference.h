@@ -113,6 +113,33 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *writer, const hymo_run_summar
 /* Closes and deletes the temporary file (nothing is left behind). */
 void hymo_ref_writer_discard(hymo_ref_writer *writer);
 
+/* Extra data (e.g. the optional /cosim group, docs/hdf5-format.md), written
+ * any time between open and close.
+ *
+ * hymo_ref_writer_put_matrix writes a whole [rows x cols] row-major double
+ * matrix at `path` (e.g. "cosim/residual_energy"; a leading '/' is optional,
+ * missing intermediate groups are created), chunked and compressed like the
+ * per-step datasets and extendible along the rows.  cols == 0 means a 1-D
+ * dataset [rows].  `units` (required) becomes the scalar `units` attribute;
+ * if col_names != NULL and cols > 0, col_names[0..cols-1] become the `names`
+ * string-array attribute.  An existing object at `path` is an error
+ * (HYMO_ERR_ARGUMENT); HDF5 failures are HYMO_ERR_HDF5 naming the dataset. */
+hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int rows, int cols,
+                                       const double *data, const char *units,
+                                       const char *const *col_names, hymo_error *err);
+/* Scalar attribute `name` on the group (or dataset) `group`, e.g.
+ * ("cosim", "scheme", "jacobi").  A missing group is created (with its
+ * intermediate groups); an existing attribute of that name is replaced.
+ * The root group is refused (its attributes belong to the writer).
+ * String attributes are variable-length UTF-8, doubles H5T_IEEE_F64LE,
+ * ints H5T_STD_I32LE. */
+hymo_status hymo_ref_writer_put_attr_str(hymo_ref_writer *w, const char *group, const char *name,
+                                         const char *value, hymo_error *err);
+hymo_status hymo_ref_writer_put_attr_double(hymo_ref_writer *w, const char *group,
+                                            const char *name, double value, hymo_error *err);
+hymo_status hymo_ref_writer_put_attr_int(hymo_ref_writer *w, const char *group, const char *name,
+                                         int value, hymo_error *err);
+
 /* A whole file in memory. Matrices row-major [n x dim]. */
 typedef struct {
     int n; /* rows */
@@ -154,6 +181,28 @@ typedef struct {
      * maxima, iterations); n_steps = -1 (unknown), wall_time = 0,
      * jacobian_evaluations = 0, independent = "unknown". */
     int has_summary;
+    /* Added: the optional /cosim group of co-simulation runs
+     * (docs/hdf5-format.md).  has_cosim = 0 and every pointer NULL when the
+     * file has no /cosim group.  When it has one, the three residual
+     * datasets are required (n rows; n_bonds columns for the matrices); the
+     * attributes are descriptive: a missing string attribute reads as "",
+     * a missing number as NAN (n_bonds then comes from the datasets). */
+    int has_cosim;
+    int n_bonds;
+    double *residual_power, *residual_energy; /* n x n_bonds: W, J (accumulated) */
+    double *residual_energy_total;            /* n: J */
+    char cosim_scheme[HYMO_REF_TEXT_MAX];        /* "jacobi" | "gauss-seidel-mech-first" | ... */
+    char cosim_coupling[HYMO_REF_TEXT_MAX];      /* "velocity-force" | "velocity-pressure" */
+    char cosim_extrapolation[HYMO_REF_TEXT_MAX]; /* "0".."3" | "quadratic" | "interface-model" */
+    char cosim_hyd_integrator[HYMO_REF_TEXT_MAX];
+    char cosim_mech_integrator[HYMO_REF_TEXT_MAX];
+    char cosim_status[HYMO_REF_TEXT_MAX]; /* "stable" | "unstable" */
+    double cosim_H, cosim_h_m, cosim_h_h; /* macro step, mechanical and hydraulic steps, s */
+    char cosim_status_reason[HYMO_REF_TEXT_MAX];
+    double cosim_residual_energy_final; /* J (attribute residual_energy_final) */
+    /* Bond names from the `names` attribute of /cosim/residual_energy
+     * (n_bonds entries); NULL if that attribute is absent. */
+    char (*bond_names)[HYMO_REF_TEXT_MAX];
 } hymo_reference;
 
 /* Loads a whole file (also a killed run's "OUT.h5.partial").  Errors name

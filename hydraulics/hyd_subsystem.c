@@ -1,0 +1,567 @@
+/* Hydraulic subsystem of split-mode co-simulation (SPEC §7). */
+#include "hyd_subsystem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dense.h"
+
+/* Finite-difference scales: eps_j = 1e-8 max(|y_j|, scale_j). */
+#define HYD_FD_REL 1e-8
+#define HYD_FD_SCALE_PRESSURE 1e5 /* Pa */
+#define HYD_FD_SCALE_SPOOL 1.0    /* V  */
+/* Newton: refresh the Jacobian when an increment shrinks by less than this. */
+#define HYD_NEWTON_RATIO 0.25
+
+typedef struct hyd_integrator_ops {
+    const char *name;
+    /* one internal step from t to t1 = t + h; on error the state is unchanged */
+    hymo_status (*step)(hymo_hyd_sub *sub, double t, double t1, double h, hymo_error *err);
+} hyd_integrator_ops;
+
+struct hymo_hyd_sub {
+    const hymo_model *model;
+    const hymo_circuit *circ;
+    hymo_circuit_part part; /* own copy */
+    hymo_hyd_integrator_kind kind;
+    const hyd_integrator_ops *ops;
+    double h, tol_pressure, tol_spool;
+    int max_iter;
+    int n, nvol, nsp; /* n = nvol + nsp */
+    int *spool;       /* nsp: spool state of each valve of the part */
+    double *tol;      /* n: Newton increment tolerance per entry */
+    double *fd_scale; /* n */
+    double *y;        /* n: current state */
+    /* full-size arrays: reported state, RHS scratch, inputs */
+    double *p, *u;    /* np, nu: current state (part entries) */
+    double *pw, *uw;  /* np, nu: RHS arguments */
+    double *pdot, *udot;
+    double *s, *sd;                   /* na */
+    double *uref_a, *uref_m, *uref_b; /* nv: step start (right), middle, end (left) */
+    double t0, *cs, *cv;              /* motion polynomials, 4 na each */
+    /* trapezoidal history */
+    double *f0, *fprev; /* n: f(t_k, y_k), f(t_{k-1}, y_{k-1}) */
+    int hist;           /* 0: none, 1: f0, 2: f0 and fprev */
+    int f0_stale;       /* a new motion polynomial arrived: f0 must be re-evaluated */
+    double hist_h;      /* step size between fprev and f0 */
+    double *jac;        /* n x n LU factors of I - h/2 df/dy */
+    int *piv;
+    int jac_valid;
+    double jac_h; /* step size the factors were built for */
+    /* work */
+    double *k1, *k2, *k3, *k4, *yt, *y1, *yp, *dy, *f1, *fd;
+    long steps, rhs_evals, newton_iters, jacobians;
+};
+
+/* ------------------------------------------------------------------ */
+/* Names                                                               */
+
+const char *hymo_hyd_integrator_name(hymo_hyd_integrator_kind k)
+{
+    switch (k) {
+    case HYMO_HYD_EULER: return "euler";
+    case HYMO_HYD_RK4: return "rk4";
+    case HYMO_HYD_TRAPEZOIDAL: return "trapezoidal";
+    }
+    return "?";
+}
+
+int hymo_hyd_integrator_parse(const char *name, hymo_hyd_integrator_kind *out)
+{
+    static const hymo_hyd_integrator_kind kinds[] = {HYMO_HYD_EULER, HYMO_HYD_RK4, HYMO_HYD_TRAPEZOIDAL};
+    if (!name) return -1;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i)
+        if (strcmp(name, hymo_hyd_integrator_name(kinds[i])) == 0) {
+            if (out) *out = kinds[i];
+            return 0;
+        }
+    return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Inputs                                                              */
+
+/* U_ref with one-sided limits (side +1 right, -1 left); a time within
+ * 1e-6 h of a breakpoint is the breakpoint, so that round-off in t + k h
+ * never moves a step change into the wrong step (as the engine does). */
+static double uref_value(const hymo_signal *sig, double t, int side, double h)
+{
+    if (!sig || sig->n_points <= 0) return 0.0;
+    int lo = 0, hi = sig->n_points - 1;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (sig->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (int i = lo; i <= hi; ++i)
+        if (fabs(sig->t[i] - t) <= 1e-6 * h) return hymo_signal_eval(sig, sig->t[i], side);
+    return hymo_signal_eval(sig, t, side);
+}
+
+static const hymo_signal *valve_signal(const hymo_model *model, int v)
+{
+    int s = model->valves[v].signal;
+    return s >= 0 && s < model->n_signals ? &model->signals[s] : NULL;
+}
+
+/* side: +1 right limit (snapped), -1 left limit (snapped), 0 plain value */
+static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *out)
+{
+    for (int i = 0; i < sub->part.n_valves; ++i) {
+        const int v = sub->part.valves[i];
+        const hymo_signal *sig = valve_signal(sub->model, v);
+        out[v] = side == 0 ? (sig ? hymo_signal_eval(sig, t, +1) : 0.0) : uref_value(sig, t, side, h);
+    }
+}
+
+/* f(t, y) of the part; returns -1, or the node index of a non-positive volume. */
+static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y, double *f)
+{
+    const hymo_circuit_part *pt = &sub->part;
+    const double tau = t - sub->t0;
+    for (int i = 0; i < pt->n_cylinders; ++i) {
+        const int c = pt->cylinders[i];
+        const double *a = &sub->cs[4 * c], *b = &sub->cv[4 * c];
+        sub->s[c] = ((a[3] * tau + a[2]) * tau + a[1]) * tau + a[0];
+        sub->sd[c] = ((b[3] * tau + b[2]) * tau + b[1]) * tau + b[0];
+    }
+    for (int i = 0; i < sub->nvol; ++i) sub->pw[pt->volumes[i]] = y[i];
+    for (int j = 0; j < sub->nsp; ++j) sub->uw[sub->spool[j]] = y[sub->nvol + j];
+    ++sub->rhs_evals;
+    int bad = hymo_circuit_eval_part_node(sub->circ, sub->model, pt, sub->s, sub->sd, sub->pw, sub->uw, uref,
+                                          sub->pdot, sub->udot, NULL);
+    if (bad >= 0) return bad;
+    for (int i = 0; i < sub->nvol; ++i) f[i] = sub->pdot[pt->volumes[i]];
+    for (int j = 0; j < sub->nsp; ++j) f[sub->nvol + j] = sub->udot[sub->spool[j]];
+    return -1;
+}
+
+static hymo_status volume_error(const hymo_hyd_sub *sub, double t, int node, hymo_error *err)
+{
+    return hymo_error_set(err, HYMO_ERR_NUMERIC,
+                          "t = %.9g s: %s: volume %s became non-positive (piston beyond its stroke?)", t,
+                          sub->part.name, sub->model->nodes[node].name);
+}
+
+/* Checks y for non-finite entries (naming the volume or valve). */
+static hymo_status check_finite(const hymo_hyd_sub *sub, double t, const double *y, hymo_error *err)
+{
+    for (int i = 0; i < sub->n; ++i) {
+        if (isfinite(y[i])) continue;
+        if (i < sub->nvol)
+            return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.9g s: %s: pressure of volume %s is not finite (%g)",
+                                  t, sub->part.name, sub->model->nodes[sub->circ->vol_node[sub->part.volumes[i]]].name,
+                                  y[i]);
+        return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.9g s: %s: spool of valve %s is not finite (%g)", t,
+                              sub->part.name, sub->model->valves[sub->part.valves[i - sub->nvol]].name, y[i]);
+    }
+    return HYMO_OK;
+}
+
+static void commit(hymo_hyd_sub *sub, const double *ynew)
+{
+    const hymo_circuit_part *pt = &sub->part;
+    for (int i = 0; i < sub->n; ++i) sub->y[i] = ynew[i];
+    for (int i = 0; i < sub->nvol; ++i) sub->p[pt->volumes[i]] = ynew[i];
+    for (int j = 0; j < sub->nsp; ++j) sub->u[sub->spool[j]] = ynew[sub->nvol + j];
+}
+
+/* ------------------------------------------------------------------ */
+/* Integrators                                                         */
+
+static hymo_status euler_step(hymo_hyd_sub *sub, double t, double t1, double h, hymo_error *err)
+{
+    const int n = sub->n;
+    eval_uref(sub, t, +1, h, sub->uref_a);
+    int bad = rhs(sub, t, sub->uref_a, sub->y, sub->k1);
+    if (bad >= 0) return volume_error(sub, t, bad, err);
+    for (int i = 0; i < n; ++i) sub->yt[i] = sub->y[i] + h * sub->k1[i];
+    hymo_status st = check_finite(sub, t1, sub->yt, err);
+    if (st != HYMO_OK) return st;
+    commit(sub, sub->yt);
+    return HYMO_OK;
+}
+
+static hymo_status rk4_step(hymo_hyd_sub *sub, double t, double t1, double h, hymo_error *err)
+{
+    const int n = sub->n;
+    const double tm = t + 0.5 * h;
+    double *y = sub->y, *yt = sub->yt, *k1 = sub->k1, *k2 = sub->k2, *k3 = sub->k3, *k4 = sub->k4;
+    eval_uref(sub, t, +1, h, sub->uref_a);
+    eval_uref(sub, tm, 0, h, sub->uref_m);
+    eval_uref(sub, t1, -1, h, sub->uref_b);
+    int bad;
+    if ((bad = rhs(sub, t, sub->uref_a, y, k1)) >= 0) return volume_error(sub, t, bad, err);
+    for (int i = 0; i < n; ++i) yt[i] = y[i] + 0.5 * h * k1[i];
+    if ((bad = rhs(sub, tm, sub->uref_m, yt, k2)) >= 0) return volume_error(sub, tm, bad, err);
+    for (int i = 0; i < n; ++i) yt[i] = y[i] + 0.5 * h * k2[i];
+    if ((bad = rhs(sub, tm, sub->uref_m, yt, k3)) >= 0) return volume_error(sub, tm, bad, err);
+    for (int i = 0; i < n; ++i) yt[i] = y[i] + h * k3[i];
+    if ((bad = rhs(sub, t1, sub->uref_b, yt, k4)) >= 0) return volume_error(sub, t1, bad, err);
+    const double h6 = h / 6.0;
+    for (int i = 0; i < n; ++i) yt[i] = y[i] + h6 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i]);
+    hymo_status st = check_finite(sub, t1, yt, err);
+    if (st != HYMO_OK) return st;
+    commit(sub, yt);
+    return HYMO_OK;
+}
+
+/* LU factors of I - h/2 df/dy at (t1, y1) with f1 = f(t1, y1), by forward
+ * differences; y1 is restored exactly. */
+static hymo_status trap_jacobian(hymo_hyd_sub *sub, double t1, double h, double *y1, const double *f1,
+                                 hymo_error *err)
+{
+    const int n = sub->n;
+    double *J = sub->jac;
+    for (int j = 0; j < n; ++j) {
+        const double yj = y1[j];
+        y1[j] = yj + HYD_FD_REL * fmax(fabs(yj), sub->fd_scale[j]);
+        const double e = y1[j] - yj; /* the increment actually taken */
+        int bad = rhs(sub, t1, sub->uref_b, y1, sub->fd);
+        y1[j] = yj;
+        if (bad >= 0) return volume_error(sub, t1, bad, err);
+        for (int i = 0; i < n; ++i) J[i * n + j] = (i == j ? 1.0 : 0.0) - 0.5 * h * (sub->fd[i] - f1[i]) / e;
+    }
+    ++sub->jacobians;
+    if (hymo_lu_factor(n, J, sub->piv)) {
+        sub->jac_valid = 0;
+        return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.9g s: %s: singular trapezoidal Jacobian", t1,
+                              sub->part.name);
+    }
+    sub->jac_valid = 1;
+    sub->jac_h = h;
+    return HYMO_OK;
+}
+
+static hymo_status trap_step(hymo_hyd_sub *sub, double t, double t1, double h, hymo_error *err)
+{
+    const int n = sub->n, nvol = sub->nvol;
+    double *y0 = sub->y, *f0 = sub->f0, *y1 = sub->y1, *yp = sub->yp, *dy = sub->dy, *f1 = sub->f1;
+    int bad;
+    hymo_status st;
+    eval_uref(sub, t, +1, h, sub->uref_a);
+    eval_uref(sub, t1, -1, h, sub->uref_b);
+    if (sub->hist == 0 || sub->f0_stale) {
+        /* first step, or the motion input jumped at a communication point:
+         * the trapezoidal rule needs f at the start with the new input */
+        if ((bad = rhs(sub, t, sub->uref_a, y0, f0)) >= 0) return volume_error(sub, t, bad, err);
+        if (sub->hist == 0) sub->hist = 1;
+        sub->f0_stale = 0;
+    } else {
+        /* f0 = f(t, y0) stored by the previous step; its spool rows used the
+         * left limit of U_ref at t: take the right limit (SPEC §3) */
+        for (int j = 0; j < sub->nsp; ++j) {
+            const int v = sub->part.valves[j];
+            f0[nvol + j] = (sub->uref_a[v] - y0[nvol + j]) / sub->model->valves[v].tau;
+        }
+    }
+    /* predictor: explicit Adams-Bashforth 2 when the history allows, else Euler */
+    if (sub->hist >= 2 && sub->hist_h == h)
+        for (int i = 0; i < n; ++i) yp[i] = y0[i] + h * (1.5 * f0[i] - 0.5 * sub->fprev[i]);
+    else
+        for (int i = 0; i < n; ++i) yp[i] = y0[i] + h * f0[i];
+    if (sub->jac_valid && sub->jac_h != h) sub->jac_valid = 0;
+
+    int converged = 0;
+    for (int attempt = 0; attempt < 2 && !converged; ++attempt) {
+        int fresh = 0;
+        double prev = HUGE_VAL;
+        memcpy(y1, yp, (size_t)n * sizeof(double));
+        for (int it = 0; it < sub->max_iter; ++it) {
+            if ((bad = rhs(sub, t1, sub->uref_b, y1, f1)) >= 0) return volume_error(sub, t1, bad, err);
+            ++sub->newton_iters;
+            if (!sub->jac_valid) {
+                if ((st = trap_jacobian(sub, t1, h, y1, f1, err)) != HYMO_OK) return st;
+                fresh = 1;
+            }
+            for (int i = 0; i < n; ++i) dy[i] = -(y1[i] - y0[i] - 0.5 * h * (f0[i] + f1[i]));
+            hymo_lu_solve(n, sub->jac, sub->piv, dy);
+            double nrm = 0.0;
+            for (int i = 0; i < n; ++i) {
+                double r = fabs(dy[i]) / sub->tol[i];
+                nrm = r > nrm ? r : nrm;
+                y1[i] += dy[i];
+            }
+            if (!isfinite(nrm)) break;
+            if (nrm <= 1.0) {
+                converged = 1;
+                break;
+            }
+            /* slow contraction: refresh the Jacobian once per attempt */
+            if (nrm > HYD_NEWTON_RATIO * prev && !fresh) sub->jac_valid = 0;
+            prev = nrm;
+        }
+        if (!converged) {
+            if (fresh) break;   /* a fresh Jacobian did not help either */
+            sub->jac_valid = 0; /* retry from the predictor with a fresh one */
+        }
+    }
+    if (!converged) {
+        sub->jac_valid = 0;
+        return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
+                              "t = %.9g s: %s: trapezoidal Newton did not converge in %d iterations "
+                              "(tolerances %g Pa, %g V)",
+                              t1, sub->part.name, sub->max_iter, sub->tol_pressure, sub->tol_spool);
+    }
+    if ((st = check_finite(sub, t1, y1, err)) != HYMO_OK) return st;
+    /* f(t1, y1) at the accepted state: the next step's f0 */
+    if ((bad = rhs(sub, t1, sub->uref_b, y1, f1)) >= 0) return volume_error(sub, t1, bad, err);
+    for (int i = 0; i < n; ++i) {
+        sub->fprev[i] = f0[i];
+        f0[i] = f1[i];
+    }
+    sub->hist = 2;
+    sub->hist_h = h;
+    commit(sub, y1);
+    return HYMO_OK;
+}
+
+static const hyd_integrator_ops hyd_ops[] = {
+    [HYMO_HYD_EULER] = {"euler", euler_step},
+    [HYMO_HYD_RK4] = {"rk4", rk4_step},
+    [HYMO_HYD_TRAPEZOIDAL] = {"trapezoidal", trap_step},
+};
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                          */
+
+static int *copy_ints(const int *src, int n)
+{
+    int *d = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (d && n > 0) memcpy(d, src, (size_t)n * sizeof(int));
+    return d;
+}
+
+static double *new_doubles(int n)
+{
+    return calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+}
+
+void hymo_hyd_sub_free(hymo_hyd_sub *sub)
+{
+    if (!sub) return;
+    free(sub->part.volumes);
+    free(sub->part.valves);
+    free(sub->part.throttles);
+    free(sub->part.cylinders);
+    free(sub->spool);
+    double *arrays[] = {sub->tol, sub->fd_scale, sub->y, sub->p, sub->u, sub->pw, sub->uw, sub->pdot, sub->udot,
+                        sub->s, sub->sd, sub->uref_a, sub->uref_m, sub->uref_b, sub->cs, sub->cv, sub->f0,
+                        sub->fprev, sub->jac, sub->k1, sub->k2, sub->k3, sub->k4, sub->yt, sub->y1, sub->yp,
+                        sub->dy, sub->f1, sub->fd};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
+    free(sub->piv);
+    free(sub);
+}
+
+hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *circ, const hymo_circuit_part *part,
+                                hymo_hyd_integrator_kind kind, double h, double tol_pressure, double tol_spool,
+                                int max_iter, const double *p0, const double *u0, hymo_hyd_sub **out,
+                                hymo_error *err)
+{
+    *out = NULL;
+    if ((int)kind < 0 || (size_t)kind >= sizeof hyd_ops / sizeof hyd_ops[0])
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hydraulic subsystem: unknown integrator %d", (int)kind);
+    if (!(h > 0.0) || !isfinite(h))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: hydraulic step h = %g s must be positive", part->name, h);
+    if (kind == HYMO_HYD_TRAPEZOIDAL && (!(tol_pressure > 0.0) || !(tol_spool > 0.0) || max_iter < 1))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: trapezoidal hydraulics needs positive tolerances (pressure %g Pa, spool "
+                              "%g V) and max_iter >= 1 (%d)",
+                              part->name, tol_pressure, tol_spool, max_iter);
+    hymo_hyd_sub *sub = calloc(1, sizeof *sub);
+    if (!sub) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (hydraulic subsystem)");
+    sub->model = model;
+    sub->circ = circ;
+    sub->kind = kind;
+    sub->ops = &hyd_ops[kind];
+    sub->h = h;
+    sub->tol_pressure = tol_pressure;
+    sub->tol_spool = tol_spool;
+    sub->max_iter = max_iter;
+    sub->part = *part;
+    sub->part.volumes = copy_ints(part->volumes, part->n_volumes);
+    sub->part.valves = copy_ints(part->valves, part->n_valves);
+    sub->part.throttles = copy_ints(part->throttles, part->n_throttles);
+    sub->part.cylinders = copy_ints(part->cylinders, part->n_cylinders);
+    sub->nvol = part->n_volumes;
+    sub->nsp = part->n_valves;
+    const int n = sub->n = sub->nvol + sub->nsp;
+    const int np = model->n_volumes, nu = model->n_valves, na = model->n_cylinders, nv = model->n_valves;
+    sub->spool = malloc((size_t)(sub->nsp > 0 ? sub->nsp : 1) * sizeof(int));
+    sub->piv = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    sub->tol = new_doubles(n);
+    sub->fd_scale = new_doubles(n);
+    sub->y = new_doubles(n);
+    sub->p = new_doubles(np);
+    sub->u = new_doubles(nu);
+    sub->pw = new_doubles(np);
+    sub->uw = new_doubles(nu);
+    sub->pdot = new_doubles(np);
+    sub->udot = new_doubles(nu);
+    sub->s = new_doubles(na);
+    sub->sd = new_doubles(na);
+    sub->uref_a = new_doubles(nv);
+    sub->uref_m = new_doubles(nv);
+    sub->uref_b = new_doubles(nv);
+    sub->cs = new_doubles(4 * na);
+    sub->cv = new_doubles(4 * na);
+    sub->f0 = new_doubles(n);
+    sub->fprev = new_doubles(n);
+    sub->jac = new_doubles(n * n);
+    sub->k1 = new_doubles(n);
+    sub->k2 = new_doubles(n);
+    sub->k3 = new_doubles(n);
+    sub->k4 = new_doubles(n);
+    sub->yt = new_doubles(n);
+    sub->y1 = new_doubles(n);
+    sub->yp = new_doubles(n);
+    sub->dy = new_doubles(n);
+    sub->f1 = new_doubles(n);
+    sub->fd = new_doubles(n);
+    if (!sub->part.volumes || !sub->part.valves || !sub->part.throttles || !sub->part.cylinders || !sub->spool ||
+        !sub->piv || !sub->tol || !sub->fd_scale || !sub->y || !sub->p || !sub->u || !sub->pw || !sub->uw ||
+        !sub->pdot || !sub->udot || !sub->s || !sub->sd || !sub->uref_a || !sub->uref_m || !sub->uref_b ||
+        !sub->cs || !sub->cv || !sub->f0 || !sub->fprev || !sub->jac || !sub->k1 || !sub->k2 || !sub->k3 ||
+        !sub->k4 || !sub->yt || !sub->y1 || !sub->yp || !sub->dy || !sub->f1 || !sub->fd) {
+        hymo_hyd_sub_free(sub);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (hydraulic subsystem)");
+    }
+    for (int j = 0; j < sub->nsp; ++j) sub->spool[j] = model->valves[part->valves[j]].state;
+    for (int i = 0; i < n; ++i) {
+        const int is_p = i < sub->nvol;
+        sub->tol[i] = is_p ? tol_pressure : tol_spool;
+        sub->fd_scale[i] = is_p ? HYD_FD_SCALE_PRESSURE : HYD_FD_SCALE_SPOOL;
+        if (kind != HYMO_HYD_TRAPEZOIDAL && !(sub->tol[i] > 0.0)) sub->tol[i] = 1.0; /* unused */
+    }
+    memcpy(sub->p, p0, (size_t)np * sizeof(double));
+    memcpy(sub->u, u0, (size_t)nu * sizeof(double));
+    memcpy(sub->pw, p0, (size_t)np * sizeof(double));
+    memcpy(sub->uw, u0, (size_t)nu * sizeof(double));
+    for (int i = 0; i < sub->nvol; ++i) sub->y[i] = p0[part->volumes[i]];
+    for (int j = 0; j < sub->nsp; ++j) sub->y[sub->nvol + j] = u0[sub->spool[j]];
+    for (int c = 0; c < na; ++c) { /* at rest at s0 until the first set_motion */
+        sub->cs[4 * c] = circ->s0[c];
+        sub->s[c] = circ->s0[c];
+    }
+    hymo_status st = check_finite(sub, 0.0, sub->y, err);
+    if (st != HYMO_OK) {
+        hymo_hyd_sub_free(sub);
+        return st;
+    }
+    *out = sub;
+    return HYMO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stepping and access                                                 */
+
+void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, const double *cv)
+{
+    sub->t0 = t0;
+    sub->f0_stale = 1;
+    for (int i = 0; i < sub->part.n_cylinders; ++i) {
+        const int c = sub->part.cylinders[i];
+        for (int k = 0; k < 4; ++k) {
+            sub->cs[4 * c + k] = cs[4 * c + k];
+            sub->cv[4 * c + k] = cv[4 * c + k];
+        }
+    }
+}
+
+hymo_status hymo_hyd_sub_do_step(hymo_hyd_sub *sub, double t, double H, hymo_error *err)
+{
+    const double h = sub->h;
+    if (!(H > 0.0) || !isfinite(H) || !isfinite(t))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t = %.9g s: %s: communication step H = %g s must be positive",
+                              t, sub->part.name, H);
+    const double ratio = H / h, nsteps = floor(ratio + 0.5);
+    if (nsteps < 1.0 || fabs(ratio - nsteps) > 1e-9 * ratio || nsteps > 1e9)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "t = %.9g s: %s: communication step H = %.9g s is not an integer multiple of the "
+                              "hydraulic step h = %.9g s (H/h = %.12g)",
+                              t, sub->part.name, H, h, ratio);
+    const long N = (long)nsteps;
+    const double hh = H / (double)N;
+    for (long i = 0; i < N; ++i) {
+        const double ti = t + (double)i * hh, t1 = i + 1 == N ? t + H : t + (double)(i + 1) * hh;
+        hymo_status st = sub->ops->step(sub, ti, t1, hh, err);
+        if (st != HYMO_OK) return st;
+        ++sub->steps;
+    }
+    return HYMO_OK;
+}
+
+const double *hymo_hyd_sub_p(const hymo_hyd_sub *sub) { return sub->p; }
+const double *hymo_hyd_sub_u(const hymo_hyd_sub *sub) { return sub->u; }
+const hymo_circuit_part *hymo_hyd_sub_part(const hymo_hyd_sub *sub) { return &sub->part; }
+hymo_hyd_integrator_kind hymo_hyd_sub_kind(const hymo_hyd_sub *sub) { return sub->kind; }
+long hymo_hyd_sub_jacobians(const hymo_hyd_sub *sub) { return sub->jacobians; }
+
+void hymo_hyd_sub_force(const hymo_hyd_sub *sub, double t, double *force)
+{
+    const double tau = t - sub->t0;
+    for (int i = 0; i < sub->part.n_cylinders; ++i) {
+        const int c = sub->part.cylinders[i];
+        const double *a = &sub->cs[4 * c], *b = &sub->cv[4 * c];
+        const double s = ((a[3] * tau + a[2]) * tau + a[1]) * tau + a[0];
+        const double sd = ((b[3] * tau + b[2]) * tau + b[1]) * tau + b[0];
+        force[c] = hymo_cylinder_force(sub->model, sub->circ, c, s, sd, sub->p);
+    }
+}
+
+/* State layout: y[n]; trapezoidal also f0[n], fprev[n], hist, hist_h,
+ * jac_valid, jac_h, LU[n n], piv[n]. */
+int hymo_hyd_sub_state_size(const hymo_hyd_sub *sub)
+{
+    const int n = sub->n;
+    return sub->kind == HYMO_HYD_TRAPEZOIDAL ? 3 * n + 4 + n * n + n : n;
+}
+
+void hymo_hyd_sub_get_state(const hymo_hyd_sub *sub, double *buf)
+{
+    const int n = sub->n;
+    memcpy(buf, sub->y, (size_t)n * sizeof(double));
+    if (sub->kind != HYMO_HYD_TRAPEZOIDAL) return;
+    double *b = buf + n;
+    memcpy(b, sub->f0, (size_t)n * sizeof(double));
+    memcpy(b + n, sub->fprev, (size_t)n * sizeof(double));
+    b += 2 * n;
+    b[0] = (double)sub->hist;
+    b[1] = sub->hist_h;
+    b[2] = (double)sub->jac_valid;
+    b[3] = sub->jac_h;
+    b += 4;
+    memcpy(b, sub->jac, (size_t)(n * n) * sizeof(double));
+    b += n * n;
+    for (int i = 0; i < n; ++i) b[i] = (double)sub->piv[i];
+}
+
+void hymo_hyd_sub_set_state(hymo_hyd_sub *sub, const double *buf)
+{
+    const int n = sub->n;
+    commit(sub, buf);
+    if (sub->kind != HYMO_HYD_TRAPEZOIDAL) return;
+    const double *b = buf + n;
+    memcpy(sub->f0, b, (size_t)n * sizeof(double));
+    memcpy(sub->fprev, b + n, (size_t)n * sizeof(double));
+    b += 2 * n;
+    sub->hist = (int)b[0];
+    sub->hist_h = b[1];
+    sub->jac_valid = (int)b[2];
+    sub->jac_h = b[3];
+    b += 4;
+    memcpy(sub->jac, b, (size_t)(n * n) * sizeof(double));
+    b += n * n;
+    for (int i = 0; i < n; ++i) sub->piv[i] = (int)b[i];
+}
+
+void hymo_hyd_sub_stats(const hymo_hyd_sub *sub, long *steps, long *rhs_evals, long *newton_iters)
+{
+    if (steps) *steps = sub->steps;
+    if (rhs_evals) *rhs_evals = sub->rhs_evals;
+    if (newton_iters) *newton_iters = sub->newton_iters;
+}

@@ -1,0 +1,75 @@
+/* Hydraulic subsystem of split-mode co-simulation (SPEC §7): one circuit
+ * (hymo_circuit_part) integrated on its own with a prescribed cylinder
+ * motion, by forward Euler, classical RK4 or the trapezoidal rule.
+ *
+ * State y = [part's pressures; part's spools]. The motion over the next
+ * communication step comes as cubic polynomials (hymo_hyd_sub_set_motion);
+ * the spool references U_ref(t) come from the model's signals, with
+ * one-sided limits at breakpoints as in the monolithic engine (right limit
+ * at a step start, left limit at a step end, a time within 1e-6 h of a
+ * breakpoint counts as the breakpoint).
+ *
+ * Nothing is allocated after hymo_hyd_sub_create. */
+#ifndef HYMO_HYD_SUBSYSTEM_H
+#define HYMO_HYD_SUBSYSTEM_H
+
+#include "circuit.h"
+
+/* hymo_hyd_integrator_kind, hymo_hyd_integrator_name ("euler", "rk4",
+ * "trapezoidal"; "?" if unknown) and hymo_hyd_integrator_parse (0 ok, -1
+ * unknown) are public: include/hymo/cosim.h. */
+#include "hymo/cosim.h"
+
+typedef struct hymo_hyd_sub hymo_hyd_sub;
+
+/* circ: constants resolved at t = 0 (s0, chamber lengths) - shared, not
+ * copied (must outlive the subsystem); model likewise. part is copied.
+ * p0[np], u0[nu]: full-size initial pressures/spools (only the part's
+ * entries are used). h: internal step h_h. tol_pressure / tol_spool:
+ * Newton increment tolerances (trapezoidal), max_iter Newton iterations per
+ * attempt. The initial motion is s = circ->s0, sd = 0 until set_motion. */
+hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *circ, const hymo_circuit_part *part,
+                                hymo_hyd_integrator_kind kind, double h, double tol_pressure, double tol_spool,
+                                int max_iter, const double *p0, const double *u0, hymo_hyd_sub **out,
+                                hymo_error *err);
+void hymo_hyd_sub_free(hymo_hyd_sub *sub);
+
+/* Motion input over the next do_step: for each cylinder c of the part
+ * (global index), s(t) = sum_k cs[4c+k] tau^k, sd(t) = sum_k cv[4c+k] tau^k,
+ * tau = t - t0, k = 0..3 (arrays of size 4 na, plain polynomial
+ * coefficients). */
+void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, const double *cv);
+
+/* Advances the part's pressures and spools from t to t + H with internal
+ * steps h (H/h must be an integer within 1e-9 relative, else
+ * HYMO_ERR_ARGUMENT). HYMO_ERR_NUMERIC if a state becomes non-finite or a
+ * volume non-positive, HYMO_ERR_CONVERGENCE if the trapezoidal Newton fails;
+ * then the state is that at the start of the failing internal step. */
+hymo_status hymo_hyd_sub_do_step(hymo_hyd_sub *sub, double t, double H, hymo_error *err);
+
+/* Current full-size state arrays (only the part's entries are meaningful). */
+const double *hymo_hyd_sub_p(const hymo_hyd_sub *sub);
+const double *hymo_hyd_sub_u(const hymo_hyd_sub *sub);
+
+/* Cylinder force F_s (SPEC §2) at the current pressures with the motion
+ * polynomial evaluated at t: force[c] for the part's cylinders only. */
+void hymo_hyd_sub_force(const hymo_hyd_sub *sub, double t, double *force);
+
+/* State get/set (retried steps, Gauss-Seidel): the part's p and u plus the
+ * integrator history (trapezoidal: last derivatives, Jacobian factors), so
+ * that a step from a restored state repeats bit-identically. */
+int hymo_hyd_sub_state_size(const hymo_hyd_sub *sub);
+void hymo_hyd_sub_get_state(const hymo_hyd_sub *sub, double *buf);
+void hymo_hyd_sub_set_state(hymo_hyd_sub *sub, const double *buf);
+
+/* Counters: internal steps, right-hand-side evaluations (including those of
+ * finite-difference Jacobians), Newton iterations. */
+void hymo_hyd_sub_stats(const hymo_hyd_sub *sub, long *steps, long *rhs_evals, long *newton_iters);
+
+/* Extra accessors. */
+const hymo_circuit_part *hymo_hyd_sub_part(const hymo_hyd_sub *sub);
+hymo_hyd_integrator_kind hymo_hyd_sub_kind(const hymo_hyd_sub *sub);
+/* Number of Jacobian refreshes (trapezoidal). */
+long hymo_hyd_sub_jacobians(const hymo_hyd_sub *sub);
+
+#endif

@@ -1,0 +1,228 @@
+/* Circuit partition for split-mode co-simulation (SPEC §7): connected
+ * components of the volume nodes. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "circuit.h"
+
+static int uf_find(int *parent, int i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+/* Joins the volumes among `nodes` (node indices); returns the number of
+ * volume nodes seen (0: the element touches no volume). */
+static int uf_join_nodes(const hymo_model *model, int *parent, const int *nodes, int n)
+{
+    int first = -1, count = 0;
+    for (int i = 0; i < n; ++i) {
+        const hymo_node *nd = &model->nodes[nodes[i]];
+        if (nd->kind != HYMO_NODE_VOLUME) continue;
+        ++count;
+        int r = uf_find(parent, nd->state);
+        if (first < 0)
+            first = r;
+        else if (r != first)
+            parent[r] = first;
+    }
+    return count;
+}
+
+static int state_root(const hymo_model *model, int *parent, int node)
+{
+    const hymo_node *nd = &model->nodes[node];
+    return nd->kind == HYMO_NODE_VOLUME ? uf_find(parent, nd->state) : -1;
+}
+
+/* Appends src to dst (size cap, NUL-terminated), truncating. */
+static void append_name(char *dst, size_t cap, const char *src)
+{
+    size_t len = strlen(dst);
+    while (*src && len + 1 < cap) dst[len++] = *src++;
+    dst[len] = '\0';
+}
+
+void hymo_circuit_parts_free(hymo_circuit_part *parts, int n_parts)
+{
+    if (!parts) return;
+    for (int i = 0; i < n_parts; ++i) {
+        free(parts[i].volumes);
+        free(parts[i].valves);
+        free(parts[i].throttles);
+        free(parts[i].cylinders);
+    }
+    free(parts);
+}
+
+typedef struct {
+    int root, min_cyl, min_vol;
+} comp_key;
+
+static int comp_key_cmp(const void *a, const void *b)
+{
+    const comp_key *x = a, *y = b;
+    if (x->min_cyl != y->min_cyl) return x->min_cyl < y->min_cyl ? -1 : 1;
+    if (x->min_vol != y->min_vol) return x->min_vol < y->min_vol ? -1 : 1;
+    return 0;
+}
+
+hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **parts, int *n_parts,
+                                   hymo_error *err)
+{
+    const char *src = model->source_path ? model->source_path : model->name;
+    const int np = model->n_volumes;
+    *parts = NULL;
+    *n_parts = 0;
+    int *parent = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
+    int *comp_of_root = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
+    comp_key *keys = malloc((size_t)(np > 0 ? np : 1) * sizeof(comp_key));
+    int *vol_node = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
+    hymo_status st = HYMO_OK;
+    if (!parent || !comp_of_root || !keys || !vol_node) {
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
+        goto done;
+    }
+    for (int k = 0; k < np; ++k) parent[k] = k;
+    for (int k = 0; k < model->n_nodes; ++k)
+        if (model->nodes[k].kind == HYMO_NODE_VOLUME) vol_node[model->nodes[k].state] = k;
+
+    for (int t = 0; t < model->n_throttles; ++t) {
+        const hymo_throttle *th = &model->throttles[t];
+        int nodes[2] = {th->node_a, th->node_b};
+        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
+            st = hymo_error_set(err, HYMO_ERR_MODEL,
+                                "%s: throttles.%s: connects no volume (%s - %s), so it belongs to "
+                                "no hydraulic circuit",
+                                src, th->name, model->nodes[th->node_a].name, model->nodes[th->node_b].name);
+            goto done;
+        }
+    }
+    for (int v = 0; v < model->n_valves; ++v) {
+        const hymo_valve *va = &model->valves[v];
+        int nodes[4] = {va->port_P, va->port_T, va->port_A, va->port_B};
+        if (uf_join_nodes(model, parent, nodes, 4) == 0) {
+            st = hymo_error_set(err, HYMO_ERR_MODEL,
+                                "%s: valves.%s: none of its ports P, T, A, B is a volume, so it "
+                                "belongs to no hydraulic circuit",
+                                src, va->name);
+            goto done;
+        }
+    }
+    for (int c = 0; c < model->n_cylinders; ++c) {
+        const hymo_cylinder *cy = &model->cylinders[c];
+        int nodes[2] = {cy->node_piston, cy->node_rod};
+        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
+            st = hymo_error_set(err, HYMO_ERR_MODEL,
+                                "%s: cylinders.%s: neither chamber is a volume, so it belongs to no "
+                                "hydraulic circuit",
+                                src, cy->name);
+            goto done;
+        }
+    }
+
+    /* components, keyed by (smallest cylinder, smallest volume) */
+    int nc = 0;
+    for (int k = 0; k < np; ++k) comp_of_root[k] = -1;
+    for (int k = 0; k < np; ++k) {
+        int r = uf_find(parent, k);
+        if (comp_of_root[r] < 0) {
+            comp_of_root[r] = nc;
+            keys[nc].root = r;
+            keys[nc].min_cyl = INT_MAX;
+            keys[nc].min_vol = k; /* k increases: the first one seen is the smallest */
+            ++nc;
+        }
+    }
+    for (int c = model->n_cylinders - 1; c >= 0; --c) {
+        int r = state_root(model, parent, model->cylinders[c].node_piston);
+        if (r < 0) r = state_root(model, parent, model->cylinders[c].node_rod);
+        keys[comp_of_root[r]].min_cyl = c;
+    }
+    qsort(keys, (size_t)nc, sizeof *keys, comp_key_cmp);
+    for (int i = 0; i < nc; ++i) comp_of_root[keys[i].root] = i;
+
+    hymo_circuit_part *out = calloc((size_t)(nc > 0 ? nc : 1), sizeof *out);
+    if (!out) {
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
+        goto done;
+    }
+    /* element -> component */
+#define COMP_OF_NODE(node) comp_of_root[state_root(model, parent, (node))]
+    for (int pass = 0; pass < 2; ++pass) {
+        /* pass 0 counts, pass 1 fills */
+        for (int i = 0; i < nc; ++i) {
+            hymo_circuit_part *pt = &out[i];
+            if (pass == 1) {
+                pt->volumes = malloc((size_t)(pt->n_volumes > 0 ? pt->n_volumes : 1) * sizeof(int));
+                pt->valves = malloc((size_t)(pt->n_valves > 0 ? pt->n_valves : 1) * sizeof(int));
+                pt->throttles = malloc((size_t)(pt->n_throttles > 0 ? pt->n_throttles : 1) * sizeof(int));
+                pt->cylinders = malloc((size_t)(pt->n_cylinders > 0 ? pt->n_cylinders : 1) * sizeof(int));
+                if (!pt->volumes || !pt->valves || !pt->throttles || !pt->cylinders) {
+                    hymo_circuit_parts_free(out, nc);
+                    st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
+                    goto done;
+                }
+            }
+            pt->n_volumes = pt->n_valves = pt->n_throttles = pt->n_cylinders = 0;
+        }
+        for (int k = 0; k < np; ++k) {
+            hymo_circuit_part *pt = &out[comp_of_root[uf_find(parent, k)]];
+            if (pass == 1) pt->volumes[pt->n_volumes] = k;
+            ++pt->n_volumes;
+        }
+        for (int v = 0; v < model->n_valves; ++v) {
+            const hymo_valve *va = &model->valves[v];
+            const int ports[4] = {va->port_P, va->port_T, va->port_A, va->port_B};
+            int q = 0;
+            while (model->nodes[ports[q]].kind != HYMO_NODE_VOLUME) ++q;
+            hymo_circuit_part *pt = &out[COMP_OF_NODE(ports[q])];
+            if (pass == 1) pt->valves[pt->n_valves] = v;
+            ++pt->n_valves;
+        }
+        for (int t = 0; t < model->n_throttles; ++t) {
+            const hymo_throttle *th = &model->throttles[t];
+            int node = model->nodes[th->node_a].kind == HYMO_NODE_VOLUME ? th->node_a : th->node_b;
+            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
+            if (pass == 1) pt->throttles[pt->n_throttles] = t;
+            ++pt->n_throttles;
+        }
+        for (int c = 0; c < model->n_cylinders; ++c) {
+            const hymo_cylinder *cy = &model->cylinders[c];
+            int node = model->nodes[cy->node_piston].kind == HYMO_NODE_VOLUME ? cy->node_piston : cy->node_rod;
+            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
+            if (pass == 1) pt->cylinders[pt->n_cylinders] = c;
+            ++pt->n_cylinders;
+        }
+    }
+#undef COMP_OF_NODE
+    for (int i = 0; i < nc; ++i) {
+        hymo_circuit_part *pt = &out[i];
+        char head[32];
+        snprintf(head, sizeof head, "circuit%d(", i + 1);
+        pt->name[0] = '\0';
+        append_name(pt->name, sizeof pt->name, head);
+        if (pt->n_cylinders > 0) {
+            for (int j = 0; j < pt->n_cylinders; ++j) {
+                if (j > 0) append_name(pt->name, sizeof pt->name, ",");
+                append_name(pt->name, sizeof pt->name, model->cylinders[pt->cylinders[j]].name);
+            }
+        } else {
+            append_name(pt->name, sizeof pt->name, model->nodes[vol_node[pt->volumes[0]]].name);
+        }
+        append_name(pt->name, sizeof pt->name, ")");
+    }
+    *parts = out;
+    *n_parts = nc;
+done:
+    free(parent);
+    free(comp_of_root);
+    free(keys);
+    free(vol_node);
+    return st;
+}

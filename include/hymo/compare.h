@@ -1,0 +1,70 @@
+/* hymo — comparison of a run against a reference trajectory
+ * (docs/compare.md).
+ *
+ * The run is linearly interpolated onto the reference times inside the
+ * common time range; errors are run - reference, per signal component. */
+#ifndef HYMO_COMPARE_H
+#define HYMO_COMPARE_H
+
+#include "hymo/reference.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Compared signals (index k of the result arrays). */
+enum { HYMO_CMP_Z, HYMO_CMP_ZD, HYMO_CMP_S, HYMO_CMP_SD, HYMO_CMP_P, HYMO_CMP_U, HYMO_CMP_FORCE,
+       HYMO_CMP_SIGNALS };
+
+/* "z", "zd", "s", "sd", "p", "U", "force"; NULL for k out of range. */
+const char *hymo_compare_signal_name(int k);
+/* Unit of component `component` of signal k: "rad" or "m" for z (from
+ * ref->z_units; "" if ref, z_units or the component is unavailable),
+ * "rad/s" or "m/s" for zd, "m", "m/s", "Pa", "V", "N" for the others.
+ * Never NULL ("" for k out of range). */
+const char *hymo_compare_signal_unit(const hymo_reference *ref, int k, int component);
+/* Index of a signal name as above ("u" is accepted for "U"); -1 if unknown
+ * (e.g. "residual_energy"). */
+int hymo_compare_signal_find(const char *name);
+
+typedef struct {
+    int n_samples;         /* reference rows inside the common time range */
+    double t_start, t_end; /* common range */
+    double rms[HYMO_CMP_SIGNALS]; /* largest per-component RMS error over components */
+    double max[HYMO_CMP_SIGNALS]; /* largest absolute error over components and time */
+    int worst_rms[HYMO_CMP_SIGNALS], worst_max[HYMO_CMP_SIGNALS]; /* component index (-1 if no components) */
+    double t_worst_max[HYMO_CMP_SIGNALS]; /* time of the largest error (t_start if no components) */
+    int has_residual_energy; /* run has /cosim residual energy */
+    double residual_energy_final, residual_energy_max_abs; /* of the run's total curve, J */
+    double residual_energy_rms_diff; /* RMS of (run curve - ref curve) if ref has one, else RMS of the run curve */
+} hymo_compare_result;
+
+/* Errors of `run` against `ref`: `run` is linearly interpolated onto the
+ * reference times inside the common time range [max(t0), min(t_end)].
+ * Both must have the same nz, np, nu, na (else HYMO_ERR_ARGUMENT naming the
+ * mismatch). Works on in-memory hymo_reference structs too (the cosim
+ * driver fills n, nz, np, nu, na, time, z, zd, s, sd, p, u, force and
+ * optionally has_cosim/residual_energy_total itself; any other pointer may
+ * be NULL).
+ *
+ * Details:
+ * - Cost O(ref->n + run->n): one pass with a moving index; both time
+ *   vectors must be non-decreasing and finite (else HYMO_ERR_ARGUMENT).
+ *   Where the run has several rows at the same time, the last one is used.
+ * - A non-finite error (NaN or Inf in either trajectory, e.g. an unstable
+ *   co-simulation) counts as +Inf, so it can never pass a threshold.
+ * - No common time range (or n == 0 in either) is HYMO_ERR_ARGUMENT; a
+ *   NULL data pointer for a signal with components is HYMO_ERR_ARGUMENT.
+ * - Residual energy: taken from run->residual_energy_total when
+ *   run->has_cosim and that pointer is non-NULL.  final = last row,
+ *   max_abs = max over all rows of the run; rms_diff is evaluated on the
+ *   same reference samples (run curve interpolated), against
+ *   ref->residual_energy_total when ref has one, else against zero.
+ * - *out is zeroed first; on error its content is unspecified. */
+hymo_status hymo_compare_trajectories(const hymo_reference *ref, const hymo_reference *run,
+                                      hymo_compare_result *out, hymo_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/* hymo — co-simulation subsystem interface (FMI 2.0 co-simulation
+ * semantics, SPEC §7).
+ *
+ * A subsystem has n_inputs real inputs and n_outputs real outputs.  The
+ * master sets each input as a polynomial in tau = t - t0 over the coming
+ * communication step (like fmi2SetRealInputDerivatives: value and
+ * derivatives at t0), asks for a step of size H (fmi2DoStep), and reads the
+ * outputs at the end of the step (fmi2GetReal).  get_state/set_state
+ * (fmi2GetFMUstate/SetFMUstate) allow a retried step.  The mechanical and
+ * hydraulic subsystems of split mode implement it; a linear test system or
+ * an external FMU wrapper plugs into the same master. */
+#ifndef HYMO_SUBSYSTEM_H
+#define HYMO_SUBSYSTEM_H
+
+#include "hymo/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HYMO_POLY_TERMS 4 /* input polynomials up to degree 3 */
+
+typedef struct hymo_subsystem hymo_subsystem;
+
+typedef struct {
+    const char *kind; /* "mechanical", "hydraulic", ... */
+    /* u_i(t) = sum_k coef[HYMO_POLY_TERMS*i + k] (t - t0)^k for t in [t0, t0 + H] */
+    void (*set_inputs)(hymo_subsystem *sub, double t0, const double *coef);
+    /* advances from t to t + H (several internal steps); non-HYMO_OK on
+     * failure (non-convergence, non-finite state), the message names the time */
+    hymo_status (*do_step)(hymo_subsystem *sub, double t, double H, hymo_error *err);
+    /* outputs at the current time */
+    void (*get_outputs)(const hymo_subsystem *sub, double *y);
+    /* state snapshot: size in doubles, get, set */
+    int (*state_size)(const hymo_subsystem *sub);
+    void (*get_state)(const hymo_subsystem *sub, double *buf);
+    void (*set_state)(hymo_subsystem *sub, const double *buf);
+    void (*destroy)(hymo_subsystem *sub);
+} hymo_subsystem_ops;
+
+struct hymo_subsystem {
+    const hymo_subsystem_ops *ops;
+    char name[64];
+    int n_inputs, n_outputs;
+    void *impl;
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

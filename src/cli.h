@@ -1,0 +1,20 @@
+/* hymo command-line subcommands implemented outside src/main.c.  Each takes
+ * the arguments from the command name on (argv[0] is the command name) and
+ * returns the process exit status. */
+#ifndef HYMO_CLI_H
+#define HYMO_CLI_H
+
+/* `hymo compare REF.h5 RUN.h5 [thresholds]` (docs/compare.md).
+ * Exit status: 0 every threshold holds, 1 some threshold fails,
+ * 2 bad input (options, unreadable, incomplete or mismatched files). */
+int hymo_cli_compare(int argc, char **argv);
+
+/* `hymo cosim MODEL --H S --hh S [options]` (docs/cosimulation.md).
+ * Exit status: 0 stable run, 2 bad input, 3 unstable or failed run. */
+int hymo_cli_cosim(int argc, char **argv);
+/* `hymo sweep MODEL [--H list] [--configs ...] -o TABLE`. */
+int hymo_cli_sweep(int argc, char **argv);
+
+/* Shared option parsing: a finite number (message on stderr, -1 if not). */
+int hymo_cli_parse_double(const char *opt, const char *text, double *out);
+#endif

@@ -1,0 +1,364 @@
+/* `hymo compare REF.h5 RUN.h5 [thresholds]`: errors of a run against a
+ * reference file, checked against thresholds (a regression gate for CI;
+ * docs/compare.md).  Exit status: 0 all thresholds hold, 1 some threshold
+ * fails, 2 bad input. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hymo/compare.h"
+#include "hymo/reference.h"
+
+#define EXIT_PASS 0
+#define EXIT_THRESHOLD 1
+#define EXIT_BAD_INPUT 2
+
+enum { CHECK_RMS, CHECK_ABS };
+
+typedef struct {
+    int kind;   /* CHECK_RMS | CHECK_ABS */
+    int signal; /* HYMO_CMP_* */
+    double limit;
+} threshold;
+
+static void usage_compare(FILE *out)
+{
+    fputs("usage: hymo compare REF.h5 RUN.h5 [options]\n"
+          "\n"
+          "Compares a run with a reference file of the same model: the run is linearly\n"
+          "interpolated onto the reference times in the common time range, and the RMS\n"
+          "and maximum absolute error of each signal (z, zd, s, sd, p, U, force) are\n"
+          "printed with the worst component.  Thresholds turn it into a regression test.\n"
+          "\n"
+          "options (each may be repeated):\n"
+          "  --max-rms SIGNAL=VALUE     fail if the RMS error of a component of SIGNAL\n"
+          "                             exceeds VALUE (in the signal's unit)\n"
+          "  --max-abs SIGNAL=VALUE     fail if the absolute error of a component of SIGNAL\n"
+          "                             exceeds VALUE at any time\n"
+          "  --max-residual-energy J    fail if max |residual_energy_total| of RUN (a\n"
+          "                             co-simulation file with a /cosim group) exceeds J\n"
+          "  -h, --help                 this text\n"
+          "\n"
+          "SIGNAL is one of z, zd, s, sd, p, U, force; VALUE is a positive number.\n"
+          "Both files must be complete runs (complete = 1) of the same model file\n"
+          "(model_sha256) with the same dimensions.\n"
+          "\n"
+          "exit status: 0 all thresholds hold, 1 a threshold fails, 2 bad input\n",
+          out);
+}
+
+/* "hymo: error: <message>" on stderr (one line); returns EXIT_BAD_INPUT. */
+static int bad(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static int bad(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("hymo: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_BAD_INPUT;
+}
+
+/* Positive finite number; 0 on failure. */
+static int parse_limit(const char *text, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (!text[0] || *end || errno || !isfinite(v) || v <= 0.0) return 0;
+    *out = v;
+    return 1;
+}
+
+/* "SIGNAL=VALUE" of option `opt`; prints the error and returns 0 on failure. */
+static int parse_threshold(const char *opt, const char *text, int kind, threshold *t)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not SIGNAL=VALUE (see hymo compare --help)\n",
+                opt, text);
+        return 0;
+    }
+    char name[64];
+    size_t len = (size_t)(eq - text);
+    if (len >= sizeof name) len = sizeof name - 1;
+    memcpy(name, text, len);
+    name[len] = '\0';
+    t->kind = kind;
+    t->signal = hymo_compare_signal_find(name);
+    if (t->signal < 0) {
+        fprintf(stderr,
+                "hymo: error: %s: unknown signal '%s' (known: z, zd, s, sd, p, U, force)\n", opt,
+                name);
+        return 0;
+    }
+    if (!parse_limit(eq + 1, &t->limit)) {
+        fprintf(stderr, "hymo: error: %s: '%s' in '%s' is not a positive number\n", opt, eq + 1,
+                text);
+        return 0;
+    }
+    return 1;
+}
+
+/* Name of component c of signal k, e.g. "s[cyl1]", "p[V2]"; "p[-]" if the
+ * signal has no components. */
+static void component_name(const hymo_reference *ref, int k, int c, char *buf, size_t cap)
+{
+    const char *sig = hymo_compare_signal_name(k);
+    if (c < 0) {
+        snprintf(buf, cap, "%s[-]", sig);
+        return;
+    }
+    char(*names)[HYMO_REF_TEXT_MAX] = NULL;
+    switch (k) {
+    case HYMO_CMP_Z:
+    case HYMO_CMP_ZD: names = ref->z_names; break;
+    case HYMO_CMP_S:
+    case HYMO_CMP_SD:
+    case HYMO_CMP_FORCE: names = ref->actuator_names; break;
+    case HYMO_CMP_P: names = ref->p_names; break;
+    case HYMO_CMP_U: names = ref->u_names; break;
+    }
+    if (names && names[c][0]) {
+        snprintf(buf, cap, "%s[%s]", sig, names[c]);
+    } else {
+        snprintf(buf, cap, "%s[%d]", sig, c);
+    }
+}
+
+static void format_ratio(double r, char *buf, size_t cap)
+{
+    if (!isfinite(r)) {
+        snprintf(buf, cap, "inf");
+    } else if (r < 10.0) {
+        snprintf(buf, cap, "%.2g", r);
+    } else if (r < 1e6) {
+        snprintf(buf, cap, "%.0f", r);
+    } else {
+        snprintf(buf, cap, "%.1e", r);
+    }
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* Rejects an incomplete run (exit-2 message printed); 1 if usable. */
+static int check_complete(const char *path, const hymo_reference *r)
+{
+    if (!r->complete) {
+        fprintf(stderr,
+                "hymo: error: '%s': incomplete run (complete = 0, reached t = %g of %g s)%s\n",
+                path, r->summary.t_reached, r->t_end,
+                ends_with(path, ".partial") ? "; a .partial file from a killed run" : "");
+        return 0;
+    }
+    if (ends_with(path, ".partial")) {
+        fprintf(stderr,
+                "hymo: error: '%s': incomplete run (a .partial file: its writer never closed "
+                "it)\n",
+                path);
+        return 0;
+    }
+    return 1;
+}
+
+static void print_file_line(const char *label, const char *path, const hymo_reference *r)
+{
+    printf("%-10s %s: %s, %s, dt %g s, %d rows, t = %g .. %g s\n", label, path, r->model_name,
+           r->formulation, r->dt, r->n, r->n > 0 ? r->time[0] : 0.0,
+           r->n > 0 ? r->time[r->n - 1] : 0.0);
+}
+
+static void print_table(const hymo_reference *ref, const hymo_compare_result *res)
+{
+    printf("\n%-6s %16s  %-16s %16s  %-16s %10s\n", "signal", "RMS error", "worst (RMS)",
+           "max error", "worst (max)", "t of max");
+    for (int k = 0; k < HYMO_CMP_SIGNALS; k++) {
+        const char *sig = hymo_compare_signal_name(k);
+        if (res->worst_max[k] < 0) {
+            printf("%-6s %16s  %-16s %16s  %-16s %10s\n", sig, "-", "(no components)", "-", "",
+                   "-");
+            continue;
+        }
+        char wr[HYMO_REF_TEXT_MAX + 16], wm[HYMO_REF_TEXT_MAX + 16], vr[48], vm[48];
+        component_name(ref, k, res->worst_rms[k], wr, sizeof wr);
+        component_name(ref, k, res->worst_max[k], wm, sizeof wm);
+        snprintf(vr, sizeof vr, "%.3e %s", res->rms[k],
+                 hymo_compare_signal_unit(ref, k, res->worst_rms[k]));
+        snprintf(vm, sizeof vm, "%.3e %s", res->max[k],
+                 hymo_compare_signal_unit(ref, k, res->worst_max[k]));
+        printf("%-6s %16s  %-16s %16s  %-16s %8.4g s\n", sig, vr, wr, vm, wm,
+               res->t_worst_max[k]);
+    }
+}
+
+static void print_cosim(const hymo_reference *run, const hymo_reference *ref,
+                        const hymo_compare_result *res)
+{
+    if (!run->has_cosim) return;
+    printf("\ncosim      scheme %s, coupling %s, extrapolation %s, H %g s, status %s%s%s\n",
+           run->cosim_scheme[0] ? run->cosim_scheme : "?",
+           run->cosim_coupling[0] ? run->cosim_coupling : "?",
+           run->cosim_extrapolation[0] ? run->cosim_extrapolation : "?", run->cosim_H,
+           run->cosim_status[0] ? run->cosim_status : "?",
+           run->cosim_status_reason[0] ? " - " : "", run->cosim_status_reason);
+    if (res->has_residual_energy) {
+        printf("residual   energy (total, run): final %.3e J, max |E| %.3e J, RMS %s %.3e J\n",
+               res->residual_energy_final, res->residual_energy_max_abs,
+               ref->has_cosim ? "of (run - reference)" : "of the run curve",
+               res->residual_energy_rms_diff);
+    }
+}
+
+/* One PASS/FAIL line; returns 1 if the check passes. */
+static int report_check(const hymo_reference *ref, const hymo_compare_result *res,
+                        const threshold *t)
+{
+    const int k = t->signal;
+    const int c = t->kind == CHECK_RMS ? res->worst_rms[k] : res->worst_max[k];
+    const double v = t->kind == CHECK_RMS ? res->rms[k] : res->max[k];
+    const int pass = v <= t->limit;
+    char comp[HYMO_REF_TEXT_MAX + 16], ratio[32], at[48] = "";
+    component_name(ref, k, c, comp, sizeof comp);
+    format_ratio(v / t->limit, ratio, sizeof ratio);
+    const char *unit = hymo_compare_signal_unit(ref, k, c);
+    if (t->kind == CHECK_ABS && c >= 0) snprintf(at, sizeof at, " at t = %.6g s", res->t_worst_max[k]);
+    printf("%s %s %s = %.2e %s %s %.2e %s (%sx)%s\n", pass ? "PASS" : "FAIL",
+           t->kind == CHECK_RMS ? "rms" : "abs", comp, v, unit, pass ? "<=" : ">", t->limit, unit,
+           ratio, at);
+    return pass;
+}
+
+int hymo_cli_compare(int argc, char **argv)
+{
+    const char *paths[2] = {NULL, NULL};
+    int npaths = 0;
+    threshold *checks = calloc(argc > 0 ? (size_t)argc : 1, sizeof *checks);
+    int nchecks = 0;
+    double max_energy = -1.0;
+    if (!checks) return bad("out of memory");
+    int code = EXIT_BAD_INPUT;
+    hymo_reference *ref = NULL, *run = NULL;
+
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage_compare(stdout);
+            code = EXIT_PASS;
+            goto out;
+        }
+        if (!strcmp(a, "--max-rms") || !strcmp(a, "--max-abs") ||
+            !strcmp(a, "--max-residual-energy")) {
+            if (!val) {
+                bad("%s needs a value (see hymo compare --help)", a);
+                goto out;
+            }
+            ++i;
+            if (!strcmp(a, "--max-residual-energy")) {
+                if (!parse_limit(val, &max_energy)) {
+                    bad("--max-residual-energy: '%s' is not a positive number", val);
+                    goto out;
+                }
+            } else if (!parse_threshold(a, val, !strcmp(a, "--max-rms") ? CHECK_RMS : CHECK_ABS,
+                                        &checks[nchecks++])) {
+                goto out;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            bad("unknown option '%s' (see hymo compare --help)", a);
+            goto out;
+        } else if (npaths < 2) {
+            paths[npaths++] = a;
+        } else {
+            bad("unexpected argument '%s': compare takes two files, REF.h5 and RUN.h5", a);
+            goto out;
+        }
+    }
+    if (npaths < 2) {
+        bad("compare: missing %s (see hymo compare --help)",
+            npaths == 0 ? "REF.h5 and RUN.h5" : "RUN.h5");
+        goto out;
+    }
+
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_ref_read(paths[0], &ref, &err) != HYMO_OK ||
+        hymo_ref_read(paths[1], &run, &err) != HYMO_OK) {
+        bad("%s", err.message);
+        goto out;
+    }
+    if (!check_complete(paths[0], ref) || !check_complete(paths[1], run)) goto out;
+    if (strcmp(ref->model_sha256, run->model_sha256) != 0) {
+        fprintf(stderr,
+                "hymo: error: '%s' is a run of another model: '%s' (model_sha256 %.12s...) vs "
+                "reference '%s' (model_sha256 %.12s...)\n",
+                paths[1], run->model_name, run->model_sha256, ref->model_name,
+                ref->model_sha256);
+        goto out;
+    }
+    if (max_energy > 0.0 && !(run->has_cosim && run->residual_energy_total)) {
+        bad("'%s' has no /cosim group (not a co-simulation run), so --max-residual-energy "
+            "cannot be checked",
+            paths[1]);
+        goto out;
+    }
+    hymo_compare_result res;
+    if (hymo_compare_trajectories(ref, run, &res, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: '%s' vs '%s': %s\n", paths[0], paths[1], err.message);
+        goto out;
+    }
+
+    print_file_line("reference", paths[0], ref);
+    print_file_line("run", paths[1], run);
+    printf("%-10s %d reference samples, t = %g .. %g s\n", "compared", res.n_samples,
+           res.t_start, res.t_end);
+    if (res.t_start > ref->time[0] || res.t_end < ref->time[ref->n - 1]) {
+        fprintf(stderr,
+                "hymo: warning: only t = %g .. %g s of the reference (%g .. %g s) is covered by "
+                "the run\n",
+                res.t_start, res.t_end, ref->time[0], ref->time[ref->n - 1]);
+    }
+    print_table(ref, &res);
+    print_cosim(run, ref, &res);
+
+    int failed = 0, total = nchecks + (max_energy > 0.0);
+    if (total > 0) printf("\n");
+    for (int i = 0; i < nchecks; i++) failed += !report_check(ref, &res, &checks[i]);
+    if (max_energy > 0.0) {
+        const double v = res.residual_energy_max_abs;
+        const int pass = v <= max_energy;
+        char ratio[32];
+        format_ratio(v / max_energy, ratio, sizeof ratio);
+        printf("%s residual_energy max |E_total| = %.2e J %s %.2e J (%sx)\n",
+               pass ? "PASS" : "FAIL", v, pass ? "<=" : ">", max_energy, ratio);
+        failed += !pass;
+    }
+    if (total == 0) {
+        printf("\nno thresholds given (--max-rms, --max-abs, --max-residual-energy): nothing "
+               "to check\n");
+    } else if (failed) {
+        printf("result: FAIL (%d of %d checks failed)\n", failed, total);
+    } else {
+        printf("result: PASS (%d checks)\n", total);
+    }
+    code = failed ? EXIT_THRESHOLD : EXIT_PASS;
+out:
+    hymo_ref_free(ref);
+    hymo_ref_free(run);
+    free(checks);
+    return code;
+}

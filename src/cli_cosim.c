@@ -1,0 +1,197 @@
+/* `hymo cosim`: one split-mode co-simulation (docs/cosimulation.md). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hymo/cosim.h"
+
+#define EXIT_BAD_INPUT 2
+#define EXIT_RUN_FAILED 3
+
+static void usage_cosim(FILE *out)
+{
+    fputs("usage: hymo cosim MODEL.yaml --H S --hh S [options] [-o OUT.h5]\n"
+          "\n"
+          "Split-mode co-simulation: the model is split at every cylinder into one\n"
+          "mechanical subsystem and one hydraulic subsystem per circuit, coupled by a\n"
+          "non-iterative master with communication step H (SPEC §7).\n"
+          "\n"
+          "options:\n"
+          "  --H S                 communication step (default 1e-3)\n"
+          "  --hh S                hydraulic internal step; H/hh must be an integer (default 1e-4)\n"
+          "  --hm S                mechanical step; H/hm must be an integer (default H)\n"
+          "  --scheme jacobi|gauss-seidel|gauss-seidel-mech-first|gauss-seidel-hyd-first\n"
+          "  --coupling velocity-force|velocity-pressure          (default velocity-pressure)\n"
+          "  --extrapolation 0|1|2|3|quadratic|interface-model     (default 2)\n"
+          "  --hyd-integrator euler|rk4|trapezoidal               (default rk4)\n"
+          "  --mech-integrator trapezoidal|index1                 (default trapezoidal)\n"
+          "  --formulation double-step|penalty  of the trapezoidal mechanics (default double-step)\n"
+          "  --jacobian numeric|fast            of the trapezoidal mechanics (default fast)\n"
+          "  --t-end S             end time (default: model file)\n"
+          "  --unstable-energy J   |residual energy| that classifies the run unstable (default 1e6)\n"
+          "  --reference REF.h5    monolithic reference of the same model: print the errors\n"
+          "  -o, --output OUT.h5   result (SPEC §8 layout + /cosim group; atomic)\n"
+          "  -q, --quiet           no summary on stdout\n"
+          "\n"
+          "exit status: 0 stable run, 2 bad input, 3 unstable (file kept, complete = 0)\n",
+          out);
+}
+
+int hymo_cli_parse_double(const char *opt, const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end != '\0' || !isfinite(v)) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not a number\n", opt, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Applies one co-simulation option (shared by cosim and sweep); returns 1
+ * if consumed with its value, 0 if not a co-simulation option, -1 on error. */
+int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_options *o)
+{
+    int bad = 0;
+    if (!strcmp(name, "--H"))
+        bad = hymo_cli_parse_double(name, value, &o->H);
+    else if (!strcmp(name, "--hh"))
+        bad = hymo_cli_parse_double(name, value, &o->h_h);
+    else if (!strcmp(name, "--hm"))
+        bad = hymo_cli_parse_double(name, value, &o->mech.dt);
+    else if (!strcmp(name, "--t-end"))
+        bad = hymo_cli_parse_double(name, value, &o->mech.t_end);
+    else if (!strcmp(name, "--unstable-energy"))
+        bad = hymo_cli_parse_double(name, value, &o->unstable_energy);
+    else if (!strcmp(name, "--scheme"))
+        bad = hymo_cosim_scheme_parse(value, &o->scheme);
+    else if (!strcmp(name, "--coupling"))
+        bad = hymo_coupling_parse(value, &o->coupling);
+    else if (!strcmp(name, "--extrapolation"))
+        bad = hymo_approx_parse(value, &o->approx);
+    else if (!strcmp(name, "--hyd-integrator"))
+        bad = hymo_hyd_integrator_parse(value, &o->hyd_integrator);
+    else if (!strcmp(name, "--mech-integrator"))
+        bad = hymo_mech_integrator_parse(value, &o->mech_integrator);
+    else if (!strcmp(name, "--formulation")) {
+        if (!strcmp(value, "double-step"))
+            o->mech.formulation = HYMO_FORMULATION_DOUBLE_STEP;
+        else if (!strcmp(value, "penalty"))
+            o->mech.formulation = HYMO_FORMULATION_PENALTY;
+        else
+            bad = -1;
+    } else if (!strcmp(name, "--jacobian")) {
+        if (!strcmp(value, "numeric"))
+            o->mech.jacobian = HYMO_JACOBIAN_NUMERIC;
+        else if (!strcmp(value, "fast"))
+            o->mech.jacobian = HYMO_JACOBIAN_FAST;
+        else
+            bad = -1;
+    } else
+        return 0;
+    if (bad) {
+        fprintf(stderr, "hymo: error: %s: invalid value '%s' (see --help)\n", name, value);
+        return -1;
+    }
+    return 1;
+}
+
+int hymo_cli_cosim(int argc, char **argv)
+{
+    const char *model_path = NULL, *out_path = NULL, *ref_path = NULL;
+    int quiet = 0;
+    hymo_model *model = NULL;
+    hymo_error err;
+    /* the model is needed for the defaults: find it first */
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage_cosim(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) continue;
+        if (argv[i][0] == '-') {
+            ++i; /* its value */
+            continue;
+        }
+        if (model_path) {
+            fprintf(stderr, "hymo: error: more than one model file ('%s', '%s')\n", model_path, argv[i]);
+            return EXIT_BAD_INPUT;
+        }
+        model_path = argv[i];
+    }
+    if (!model_path) {
+        usage_cosim(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (hymo_model_load_file(model_path, &model, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        return EXIT_BAD_INPUT;
+    }
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    int hm_given = 0, status = EXIT_BAD_INPUT;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (a == model_path) continue;
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "hymo: error: %s needs a value (or is unknown; see hymo cosim --help)\n", a);
+            goto done;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            out_path = v;
+            continue;
+        }
+        if (!strcmp(a, "--reference")) {
+            ref_path = v;
+            continue;
+        }
+        int r = hymo_cli_cosim_option(a, v, &opt);
+        if (r < 0) goto done;
+        if (r == 0) {
+            fprintf(stderr, "hymo: error: unknown option '%s' (see hymo cosim --help)\n", a);
+            goto done;
+        }
+        if (!strcmp(a, "--hm")) hm_given = 1;
+    }
+    if (!hm_given) opt.mech.dt = opt.H;
+    hymo_reference *ref = NULL;
+    if (ref_path && hymo_ref_read(ref_path, &ref, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        goto done;
+    }
+    if (ref && !ref->complete) {
+        fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0, reached t = %g of %g s)\n", ref_path,
+                ref->summary.t_reached, ref->t_end);
+        hymo_ref_free(ref);
+        goto done;
+    }
+    hymo_cosim_summary sum;
+    hymo_status st = hymo_cosim_run(model, &opt, ref, out_path, &sum, &err);
+    hymo_ref_free(ref);
+    if (st != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        status = st == HYMO_ERR_IO || st == HYMO_ERR_HDF5 || st == HYMO_ERR_ARGUMENT || st == HYMO_ERR_MODEL
+                     ? EXIT_BAD_INPUT
+                     : EXIT_RUN_FAILED;
+        goto done;
+    }
+    if (!quiet) {
+        hymo_cosim_summary_print(stdout, &opt, &sum);
+        if (out_path) printf("written        %s\n", out_path);
+    }
+    if (!sum.stable) fprintf(stderr, "hymo: unstable: %s\n", sum.reason);
+    status = sum.stable ? 0 : EXIT_RUN_FAILED;
+done:
+    hymo_model_free(model);
+    return status;
+}

@@ -1,0 +1,545 @@
+#define _POSIX_C_SOURCE 200809L
+/* `hymo sweep`: a grid of co-simulation configurations x communication
+ * steps on all cores; for each configuration the achievable H (seed 000
+ * §4): the largest H of the list such that it and every smaller H run
+ * stable and within the thresholds. */
+#include <errno.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "hymo/cosim.h"
+#include "hymo/sim.h"
+
+#define EXIT_BAD_INPUT 2
+#define EXIT_RUN_FAILED 3
+#define MAX_LIST 64
+#define MAX_THRESHOLDS 16
+
+int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_options *o);
+
+typedef struct {
+    hymo_cosim_options opt; /* H set per run */
+    int config;             /* index into the configuration list */
+    double H;
+    hymo_cosim_summary sum;
+    hymo_status status;
+    char message[512];
+    int pass;
+} sweep_job;
+
+typedef struct {
+    const hymo_model *model;
+    const hymo_reference *ref;
+    sweep_job *jobs;
+    const int *order; /* execution order: smallest H (slowest) first */
+    int n_jobs, next, done;
+    pthread_mutex_t lock;
+    double t_start;
+    int tty;
+} sweep_queue;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void progress(sweep_queue *q)
+{
+    double el = now_seconds() - q->t_start;
+    double eta = q->done > 0 ? el / q->done * (q->n_jobs - q->done) : 0.0;
+    int tenth = q->n_jobs >= 10 ? q->n_jobs / 10 : 1;
+    if (q->tty)
+        fprintf(stderr, "\rsweep: %d/%d runs, %.1f s elapsed, about %.0f s left   ", q->done, q->n_jobs, el, eta);
+    else if (q->done % tenth == 0 || q->done == q->n_jobs)
+        fprintf(stderr, "sweep: %d/%d runs, %.1f s elapsed, about %.0f s left\n", q->done, q->n_jobs, el, eta);
+    if (q->tty && q->done == q->n_jobs) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void *worker(void *arg)
+{
+    sweep_queue *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->lock);
+        int k = q->next < q->n_jobs ? q->next++ : -1;
+        pthread_mutex_unlock(&q->lock);
+        if (k < 0) break;
+        sweep_job *j = &q->jobs[q->order[k]];
+        hymo_error err;
+        j->status = hymo_cosim_run(q->model, &j->opt, q->ref, NULL, &j->sum, &err);
+        if (j->status != HYMO_OK) snprintf(j->message, sizeof j->message, "%s", err.message);
+        pthread_mutex_lock(&q->lock);
+        q->done++;
+        progress(q);
+        pthread_mutex_unlock(&q->lock);
+    }
+    return NULL;
+}
+
+/* ---- configuration grid: "coupling=a,b;extrapolation=0,2;hyd=...;mech=...;scheme=..." ---- */
+
+typedef struct {
+    int n[5];
+    int v[5][8];
+} grid;
+
+static int split_list(char *text, char **items, int max)
+{
+    int n = 0;
+    for (char *tok = strtok(text, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == max) return -1;
+        items[n++] = tok;
+    }
+    return n;
+}
+
+static int parse_grid(const char *spec, grid *g)
+{
+    static const char *const keys[5] = {"coupling", "extrapolation", "hyd", "mech", "scheme"};
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *save = NULL;
+    for (char *part = strtok_r(buf, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(part, '=');
+        if (!eq) {
+            fprintf(stderr, "hymo: error: --configs: '%s' is not KEY=VALUES\n", part);
+            return -1;
+        }
+        *eq = '\0';
+        int key = -1;
+        for (int k = 0; k < 5; ++k)
+            if (!strcmp(part, keys[k])) key = k;
+        if (key < 0) {
+            fprintf(stderr, "hymo: error: --configs: unknown key '%s' (coupling, extrapolation, hyd, mech, scheme)\n",
+                    part);
+            return -1;
+        }
+        char *items[8];
+        int n = split_list(eq + 1, items, 8);
+        if (n <= 0) {
+            fprintf(stderr, "hymo: error: --configs: %s: between 1 and 8 values\n", keys[key]);
+            return -1;
+        }
+        g->n[key] = n;
+        for (int i = 0; i < n; ++i) {
+            int bad;
+            switch (key) {
+            case 0: bad = hymo_coupling_parse(items[i], (hymo_coupling_kind *)&g->v[0][i]); break;
+            case 1: bad = hymo_approx_parse(items[i], (hymo_approx_kind *)&g->v[1][i]); break;
+            case 2: bad = hymo_hyd_integrator_parse(items[i], (hymo_hyd_integrator_kind *)&g->v[2][i]); break;
+            case 3: bad = hymo_mech_integrator_parse(items[i], (hymo_mech_integrator_kind *)&g->v[3][i]); break;
+            default: bad = hymo_cosim_scheme_parse(items[i], (hymo_cosim_scheme *)&g->v[4][i]); break;
+            }
+            if (bad) {
+                fprintf(stderr, "hymo: error: --configs: %s: unknown value '%s'\n", keys[key], items[i]);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static void usage_sweep(FILE *out)
+{
+    fputs("usage: hymo sweep MODEL.yaml -o TABLE [options]\n"
+          "\n"
+          "Runs every configuration of a grid at every communication step H, on all\n"
+          "cores, and reports for each configuration the achievable H: the largest H of\n"
+          "the list such that it and every smaller H run stable and within the\n"
+          "thresholds.  Writes TABLE.csv (one row per run), TABLE_achievable.csv and\n"
+          "TABLE.h5 (both tables).\n"
+          "\n"
+          "options:\n"
+          "  --H LIST              communication steps, comma-separated (default\n"
+          "                        0.5e-3,1e-3,2e-3,3e-3,4e-3,5e-3,6e-3,8e-3,10e-3,15e-3)\n"
+          "  --configs SPEC        grid, e.g. 'coupling=velocity-force,velocity-pressure;\n"
+          "                        extrapolation=0,2,interface-model;hyd=euler,rk4,trapezoidal;\n"
+          "                        mech=trapezoidal,index1;scheme=jacobi' (that is the default)\n"
+          "  --hh S                hydraulic step (default 1e-4); h_m = H\n"
+          "  --reference REF.h5    monolithic reference (default: computed with hymo run\n"
+          "                        defaults and kept as TABLE_reference.h5)\n"
+          "  --max-rms SIGNAL=V    RMS error limit against the reference (repeatable;\n"
+          "                        signals z zd s sd p U force; default s=1e-3)\n"
+          "  --max-residual-energy J  limit on max |residual energy| (default 50)\n"
+          "  --jobs N              worker threads (default: all cores)\n"
+          "  --t-end S, --formulation, --jacobian, --unstable-energy  as for hymo cosim\n",
+          out);
+}
+
+static const char *base_name(const char *table, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", table);
+    size_t n = strlen(buf);
+    if (n > 4 && (!strcmp(buf + n - 4, ".csv"))) buf[n - 4] = '\0';
+    else if (n > 3 && !strcmp(buf + n - 3, ".h5")) buf[n - 3] = '\0';
+    return buf;
+}
+
+static void config_label(const hymo_cosim_options *o, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s,%s,%s,%s,%s", hymo_coupling_name(o->coupling), hymo_approx_name(o->approx),
+             hymo_hyd_integrator_name(o->hyd_integrator), hymo_mech_integrator_name(o->mech_integrator),
+             hymo_cosim_scheme_name(o->scheme));
+}
+
+/* HDF5: one 1-D dataset per numeric column, string columns as fixed
+ * strings; written to a temporary name and renamed. */
+static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const double *ach, const int *cfg_first,
+                    int n_cfg, const char *model_name)
+{
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%.1100s.partial", path);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) return -1;
+    int ok = 1;
+    hsize_t n = (hsize_t)n_jobs, nc = (hsize_t)n_cfg;
+    double *col = calloc((size_t)(n_jobs > n_cfg ? n_jobs : n_cfg) + 1, sizeof(double));
+    char *labels = calloc(((size_t)(n_jobs > n_cfg ? n_jobs : n_cfg) + 1) * 128, 1);
+    ok = col && labels;
+    ok = ok && H5Gclose(H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0;
+    ok = ok && H5Gclose(H5Gcreate2(f, "achievable", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0;
+    ok = ok && H5LTset_attribute_string(f, "/", "model_name", model_name) >= 0;
+#define COLUMN(name, expr, unit)                                                                   \
+    do {                                                                                           \
+        for (int i = 0; ok && i < n_jobs; ++i) {                                                   \
+            const sweep_job *j = &jobs[i];                                                         \
+            col[i] = (expr);                                                                       \
+        }                                                                                          \
+        ok = ok && H5LTmake_dataset_double(f, "runs/" name, 1, &n, col) >= 0;                      \
+        ok = ok && H5LTset_attribute_string(f, "runs/" name, "units", unit) >= 0;                  \
+    } while (0)
+    COLUMN("H", j->H, "s");
+    COLUMN("stable", j->status == HYMO_OK && j->sum.stable, "1");
+    COLUMN("pass", j->pass, "1");
+    COLUMN("rms_s", j->sum.errors.rms[HYMO_CMP_S], "m");
+    COLUMN("max_s", j->sum.errors.max[HYMO_CMP_S], "m");
+    COLUMN("rms_sd", j->sum.errors.rms[HYMO_CMP_SD], "m/s");
+    COLUMN("rms_p", j->sum.errors.rms[HYMO_CMP_P], "Pa");
+    COLUMN("rms_z", j->sum.errors.rms[HYMO_CMP_Z], "rad");
+    COLUMN("residual_energy_final", j->sum.residual_energy_final, "J");
+    COLUMN("residual_energy_max_abs", j->sum.residual_energy_max_abs, "J");
+    COLUMN("peak_drift", j->sum.peak_drift, "J");
+    COLUMN("t_reached", j->sum.t_reached, "s");
+    COLUMN("wall_time", j->sum.wall_time, "s");
+#undef COLUMN
+    for (int i = 0; ok && i < n_jobs; ++i) config_label(&jobs[i].opt, labels + (size_t)i * 128, 128);
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, 128);
+    hid_t sp = H5Screate_simple(1, &n, NULL);
+    hid_t ds = ok ? H5Dcreate2(f, "runs/config", st, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    ok = ok && ds >= 0 && H5Dwrite(ds, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels) >= 0;
+    if (ds >= 0) H5Dclose(ds);
+    H5Sclose(sp);
+    for (int c = 0; ok && c < n_cfg; ++c) {
+        config_label(&jobs[cfg_first[c]].opt, labels + (size_t)c * 128, 128);
+        col[c] = ach[c];
+    }
+    sp = H5Screate_simple(1, &nc, NULL);
+    ds = ok ? H5Dcreate2(f, "achievable/config", st, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    ok = ok && ds >= 0 && H5Dwrite(ds, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels) >= 0;
+    if (ds >= 0) H5Dclose(ds);
+    H5Sclose(sp);
+    H5Tclose(st);
+    ok = ok && H5LTmake_dataset_double(f, "achievable/H", 1, &nc, col) >= 0;
+    ok = ok && H5LTset_attribute_string(f, "achievable/H", "units", "s") >= 0;
+    free(col);
+    free(labels);
+    if (H5Fclose(f) < 0) ok = 0;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int hymo_cli_sweep(int argc, char **argv)
+{
+    const char *model_path = NULL, *table = NULL, *ref_path = NULL, *h_list = NULL;
+    const char *configs = "coupling=velocity-force,velocity-pressure;extrapolation=0,2,interface-model;"
+                          "hyd=euler,rk4,trapezoidal;mech=trapezoidal,index1;scheme=jacobi";
+    int jobs_n = (int)sysconf(_SC_NPROCESSORS_ONLN), n_thr = 0, status = EXIT_BAD_INPUT;
+    int thr_sig[MAX_THRESHOLDS];
+    double thr_val[MAX_THRESHOLDS], max_eres = 50.0;
+    hymo_model *model = NULL;
+    hymo_reference *ref = NULL;
+    sweep_job *jobs = NULL;
+    hymo_error err;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage_sweep(stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-') {
+            ++i;
+            continue;
+        }
+        if (model_path) {
+            fprintf(stderr, "hymo: error: more than one model file ('%s', '%s')\n", model_path, argv[i]);
+            return EXIT_BAD_INPUT;
+        }
+        model_path = argv[i];
+    }
+    if (!model_path) {
+        usage_sweep(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (hymo_model_load_file(model_path, &model, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        return EXIT_BAD_INPUT;
+    }
+    hymo_cosim_options base;
+    hymo_cosim_options_default(&base, model);
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (a == model_path) continue;
+        if (i + 1 >= argc) {
+            fprintf(stderr, "hymo: error: %s needs a value (or is unknown; see hymo sweep --help)\n", a);
+            goto done;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+            table = v;
+        else if (!strcmp(a, "--reference"))
+            ref_path = v;
+        else if (!strcmp(a, "--H"))
+            h_list = v;
+        else if (!strcmp(a, "--configs"))
+            configs = v;
+        else if (!strcmp(a, "--jobs")) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 256) {
+                fprintf(stderr, "hymo: error: --jobs: '%s' is not a number of threads (1..256)\n", v);
+                goto done;
+            }
+            jobs_n = (int)n;
+        } else if (!strcmp(a, "--max-residual-energy")) {
+            if (hymo_cli_parse_double(a, v, &max_eres) || !(max_eres > 0)) goto done;
+        } else if (!strcmp(a, "--max-rms")) {
+            const char *eq = strchr(v, '=');
+            char sig[32];
+            if (!eq || (size_t)(eq - v) >= sizeof sig || n_thr == MAX_THRESHOLDS) {
+                fprintf(stderr, "hymo: error: --max-rms: '%s' is not SIGNAL=VALUE\n", v);
+                goto done;
+            }
+            memcpy(sig, v, (size_t)(eq - v));
+            sig[eq - v] = '\0';
+            thr_sig[n_thr] = hymo_compare_signal_find(sig);
+            if (thr_sig[n_thr] < 0) {
+                fprintf(stderr, "hymo: error: --max-rms: unknown signal '%s' (z zd s sd p U force)\n", sig);
+                goto done;
+            }
+            if (hymo_cli_parse_double(a, eq + 1, &thr_val[n_thr]) || !(thr_val[n_thr] > 0)) goto done;
+            n_thr++;
+        } else {
+            int r = hymo_cli_cosim_option(a, v, &base);
+            if (r < 0) goto done;
+            if (r == 0 || !strcmp(a, "--H") || !strcmp(a, "--hm")) {
+                fprintf(stderr, "hymo: error: unknown option '%s' (see hymo sweep --help)\n", a);
+                goto done;
+            }
+        }
+    }
+    if (!table) {
+        fprintf(stderr, "hymo: error: sweep needs -o TABLE\n");
+        goto done;
+    }
+    if (n_thr == 0) {
+        thr_sig[0] = HYMO_CMP_S;
+        thr_val[0] = 1e-3;
+        n_thr = 1;
+    }
+    double Hs[MAX_LIST];
+    int nH = 0;
+    {
+        char buf[2048], *items[MAX_LIST];
+        snprintf(buf, sizeof buf, "%s", h_list ? h_list : "0.5e-3,1e-3,2e-3,3e-3,4e-3,5e-3,6e-3,8e-3,10e-3,15e-3");
+        nH = split_list(buf, items, MAX_LIST);
+        if (nH <= 0) {
+            fprintf(stderr, "hymo: error: --H: between 1 and %d values\n", MAX_LIST);
+            goto done;
+        }
+        for (int i = 0; i < nH; ++i)
+            if (hymo_cli_parse_double("--H", items[i], &Hs[i]) || !(Hs[i] > 0)) goto done;
+        for (int i = 1; i < nH; ++i) /* ascending */
+            for (int k = i; k > 0 && Hs[k] < Hs[k - 1]; --k) {
+                double t = Hs[k];
+                Hs[k] = Hs[k - 1];
+                Hs[k - 1] = t;
+            }
+    }
+    grid g = {{1, 1, 1, 1, 1}, {{base.coupling}, {base.approx}, {base.hyd_integrator}, {base.mech_integrator},
+                                {base.scheme}}};
+    if (parse_grid(configs, &g)) goto done;
+    char base_buf[1024], path[1100];
+    base_name(table, base_buf, sizeof base_buf);
+    /* reference */
+    if (!ref_path) {
+        snprintf(path, sizeof path, "%s_reference.h5", base_buf);
+        hymo_run_options ro;
+        hymo_run_options_default(&ro, model);
+        ro.t_end = base.mech.t_end;
+        hymo_run_summary rs;
+        fprintf(stderr, "sweep: monolithic reference (%s, dt = %g s) -> %s\n", hymo_formulation_name(ro.formulation),
+                ro.dt, path);
+        if (hymo_run(model, &ro, path, &rs, &err) != HYMO_OK) {
+            fprintf(stderr, "hymo: error: reference run: %s\n", err.message);
+            status = EXIT_RUN_FAILED;
+            goto done;
+        }
+        ref_path = path;
+    }
+    if (hymo_ref_read(ref_path, &ref, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        goto done;
+    }
+    if (!ref->complete) {
+        fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0)\n", ref_path);
+        goto done;
+    }
+    int n_cfg = g.n[0] * g.n[1] * g.n[2] * g.n[3] * g.n[4], n_jobs = n_cfg * nH;
+    jobs = calloc((size_t)n_jobs, sizeof *jobs);
+    int *cfg_first = calloc((size_t)n_cfg, sizeof(int));
+    double *ach = calloc((size_t)n_cfg, sizeof(double));
+    if (!jobs || !cfg_first || !ach) {
+        free(cfg_first);
+        free(ach);
+        fprintf(stderr, "hymo: error: out of memory\n");
+        goto done;
+    }
+    int c = 0, k = 0;
+    for (int i0 = 0; i0 < g.n[0]; ++i0)
+        for (int i1 = 0; i1 < g.n[1]; ++i1)
+            for (int i2 = 0; i2 < g.n[2]; ++i2)
+                for (int i3 = 0; i3 < g.n[3]; ++i3)
+                    for (int i4 = 0; i4 < g.n[4]; ++i4, ++c) {
+                        cfg_first[c] = k;
+                        for (int h = 0; h < nH; ++h, ++k) {
+                            sweep_job *j = &jobs[k];
+                            j->opt = base;
+                            j->opt.coupling = g.v[0][i0];
+                            j->opt.approx = g.v[1][i1];
+                            j->opt.hyd_integrator = g.v[2][i2];
+                            j->opt.mech_integrator = g.v[3][i3];
+                            j->opt.scheme = g.v[4][i4];
+                            j->opt.H = j->opt.mech.dt = Hs[h];
+                            j->config = c;
+                            j->H = Hs[h];
+                        }
+                    }
+    /* the slowest runs (small H) first, for a balanced finish */
+    int *order = calloc((size_t)n_jobs, sizeof(int));
+    if (!order) {
+        free(cfg_first);
+        free(ach);
+        fprintf(stderr, "hymo: error: out of memory\n");
+        goto done;
+    }
+    for (int h = 0, o = 0; h < nH; ++h)
+        for (c = 0; c < n_cfg; ++c) order[o++] = cfg_first[c] + h;
+    sweep_queue q = {model, ref, jobs, order, n_jobs, 0, 0, PTHREAD_MUTEX_INITIALIZER, now_seconds(), isatty(2)};
+    fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d threads\n", n_cfg, nH, n_jobs, jobs_n);
+    pthread_t th[256];
+    int started = 0;
+    for (int t = 0; t < jobs_n; ++t)
+        if (pthread_create(&th[t], NULL, worker, &q) == 0) started++;
+    if (started == 0) worker(&q);
+    for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
+    double wall = now_seconds() - q.t_start;
+    free(order);
+    /* thresholds and achievable H */
+    int failed_runs = 0;
+    for (int i = 0; i < n_jobs; ++i) {
+        sweep_job *j = &jobs[i];
+        if (j->status != HYMO_OK) {
+            failed_runs++;
+            continue;
+        }
+        int pass = j->sum.stable && j->sum.residual_energy_max_abs <= max_eres;
+        for (int t = 0; t < n_thr; ++t) pass = pass && j->sum.errors.rms[thr_sig[t]] <= thr_val[t];
+        j->pass = pass;
+    }
+    for (c = 0; c < n_cfg; ++c) {
+        ach[c] = 0.0;
+        for (int h = 0; h < nH && jobs[cfg_first[c] + h].pass; ++h) ach[c] = Hs[h];
+    }
+    /* CSV */
+    snprintf(path, sizeof path, "%s.csv", base_buf);
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%.1100s.partial", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "hymo: error: %s: cannot write: %s\n", tmp, strerror(errno));
+        free(cfg_first);
+        free(ach);
+        goto done;
+    }
+    fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,H,stable,pass,rms_s,max_s,rms_sd,"
+               "rms_p,rms_z,residual_energy_final,residual_energy_max_abs,peak_drift,t_reached,wall_time,reason\n");
+    for (int i = 0; i < n_jobs; ++i) {
+        const sweep_job *j = &jobs[i];
+        char label[128];
+        config_label(&j->opt, label, sizeof label);
+        const hymo_compare_result *e = &j->sum.errors;
+        fprintf(f, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,\"%s\"\n", label, j->H,
+                j->status == HYMO_OK && j->sum.stable, j->pass, e->rms[HYMO_CMP_S], e->max[HYMO_CMP_S],
+                e->rms[HYMO_CMP_SD], e->rms[HYMO_CMP_P], e->rms[HYMO_CMP_Z], j->sum.residual_energy_final,
+                j->sum.residual_energy_max_abs, j->sum.peak_drift, j->sum.t_reached, j->sum.wall_time,
+                j->status == HYMO_OK ? j->sum.reason : j->message);
+    }
+    int werr = ferror(f);
+    if (fclose(f) != 0 || werr || rename(tmp, path) != 0) {
+        fprintf(stderr, "hymo: error: %s: write failed\n", path);
+        remove(tmp);
+        free(cfg_first);
+        free(ach);
+        goto done;
+    }
+    snprintf(path, sizeof path, "%s_achievable.csv", base_buf);
+    f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,achievable_H\n");
+        for (c = 0; c < n_cfg; ++c) {
+            char label[128];
+            config_label(&jobs[cfg_first[c]].opt, label, sizeof label);
+            fprintf(f, "%s,%g\n", label, ach[c]);
+        }
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s.h5", base_buf);
+    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name))
+        fprintf(stderr, "hymo: error: %s: HDF5 write failed\n", path);
+    /* report */
+    printf("achievable H (thresholds:");
+    for (int t = 0; t < n_thr; ++t) printf(" RMS %s <= %g", hymo_compare_signal_name(thr_sig[t]), thr_val[t]);
+    printf(", max |residual energy| <= %g J; stable)\n", max_eres);
+    printf("%-18s %-16s %-12s %-12s %-24s %s\n", "coupling", "extrapolation", "hydraulics", "mechanics", "scheme",
+           "achievable H [ms]");
+    for (c = 0; c < n_cfg; ++c) {
+        const hymo_cosim_options *o = &jobs[cfg_first[c]].opt;
+        printf("%-18s %-16s %-12s %-12s %-24s %g\n", hymo_coupling_name(o->coupling), hymo_approx_name(o->approx),
+               hymo_hyd_integrator_name(o->hyd_integrator), hymo_mech_integrator_name(o->mech_integrator),
+               hymo_cosim_scheme_name(o->scheme), ach[c] * 1e3);
+    }
+    printf("%d runs in %.1f s wall time on %d threads; tables %s.csv, %s_achievable.csv, %s.h5\n", n_jobs, wall,
+           started > 0 ? started : 1, base_buf, base_buf, base_buf);
+    if (failed_runs) fprintf(stderr, "hymo: %d runs failed to start (see the reason column)\n", failed_runs);
+    free(cfg_first);
+    free(ach);
+    status = failed_runs ? EXIT_RUN_FAILED : 0;
+done:
+    free(jobs);
+    hymo_ref_free(ref);
+    hymo_model_free(model);
+    return status;
+}

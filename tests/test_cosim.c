@@ -1,0 +1,272 @@
+/* Split-mode co-simulation (SPEC §7, issue 3).
+ *
+ * - consistency: with H = h_h = h_m = 0.1 ms, Jacobi velocity-pressure with
+ *   p = 2 on crane1 reproduces the monolithic reference (1 ms) to
+ *   max |ds| <= 1e-4 m over 30 s;
+ * - convergence order: with h_m = h_h = 0.1 ms fixed, the coupling error
+ *   against a run with H = 0.1 ms falls as H^(p+1) for Lagrange
+ *   extrapolation of order p = 0, 1, 2 (the local input error of a p-th
+ *   order extrapolation is O(H^(p+1)); integrated over one communication
+ *   step it adds O(H^(p+2)) to the states, summed over T/H steps O(H^(p+1))).
+ *   Newton tolerances are tightened so that iteration noise stays far below
+ *   the smallest error measured (~1e-10 m);
+ * - residual energy is zero to round-off at rest (valves closed until 1 s);
+ * - hand-checked residual power and energy for a force ramp;
+ * - unstable configurations end cleanly; bad step ratios are errors. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cosim_internal.h"
+#include "hymo/cosim.h"
+#include "hymo/reference.h"
+#include "test_util.h"
+
+static void run_cosim(const hymo_model *model, hymo_cosim_options *opt, const hymo_reference *ref,
+                      const char *out, hymo_cosim_summary *sum)
+{
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_cosim_run(model, opt, ref, out, sum, &err) != HYMO_OK) fail_msg("%s", err.message);
+}
+
+static hymo_reference *read_ref(const char *path)
+{
+    hymo_reference *ref = NULL;
+    hymo_error err;
+    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("%s", err.message);
+    return ref;
+}
+
+static void test_consistency_with_monolithic(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane1.yaml");
+    hymo_run_options ro;
+    hymo_run_options_default(&ro, model);
+    hymo_run_summary rs;
+    hymo_error err;
+    if (hymo_run(model, &ro, "cosim_mono_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_reference *ref = read_ref("cosim_mono_ref.h5");
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    opt.scheme = HYMO_SCHEME_JACOBI;
+    opt.coupling = HYMO_COUPLING_VELOCITY_PRESSURE;
+    opt.approx = HYMO_APPROX_LAGRANGE2;
+    opt.H = opt.h_h = opt.mech.dt = 1e-4;
+    hymo_cosim_summary sum;
+    run_cosim(model, &opt, ref, NULL, &sum);
+    print_message("H = h_h = 0.1 ms: max |ds| = %.3g m, RMS %.3g m, max |dp| = %.3g Pa, E_res = %.3g J\n",
+                  sum.errors.max[HYMO_CMP_S], sum.errors.rms[HYMO_CMP_S], sum.errors.max[HYMO_CMP_P],
+                  sum.residual_energy_final);
+    assert_true(sum.stable);
+    assert_close(sum.t_reached, 30.0, 1e-9);
+    assert_int_equal(sum.errors.n_samples, 30001);
+    assert_true(sum.errors.max[HYMO_CMP_S] <= 1e-4);
+    hymo_ref_free(ref);
+    hymo_model_free(model);
+}
+
+/* RMS error of s at the coarse run's communication points against the
+ * fine run (whose 0.1 ms grid contains them: no interpolation error). */
+static double order_error(const hymo_model *model, hymo_approx_kind approx, double H, const hymo_reference *fine)
+{
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    opt.approx = approx;
+    opt.H = H;
+    opt.mech.dt = opt.h_h = 1e-4;
+    opt.mech.t_end = 3.0;
+    opt.mech.tol_position = 1e-12;
+    opt.mech.tol_pressure = 1e-6;
+    opt.mech.max_iter = 50;
+    hymo_cosim_summary sum;
+    run_cosim(model, &opt, NULL, "cosim_order_run.h5", &sum);
+    assert_true(sum.stable);
+    hymo_reference *coarse = read_ref("cosim_order_run.h5");
+    hymo_compare_result res;
+    hymo_error err;
+    if (hymo_compare_trajectories(coarse, fine, &res, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(res.n_samples, coarse->n);
+    hymo_ref_free(coarse);
+    return res.rms[HYMO_CMP_S];
+}
+
+static void test_convergence_order(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane1.yaml");
+    const double Hs[3] = {0.4e-3, 0.8e-3, 1.6e-3};
+    for (int p = 0; p <= 2; ++p) {
+        hymo_cosim_options opt;
+        hymo_cosim_options_default(&opt, model);
+        opt.approx = (hymo_approx_kind)p;
+        opt.H = opt.mech.dt = opt.h_h = 1e-4;
+        opt.mech.t_end = 3.0;
+        opt.mech.tol_position = 1e-12;
+        opt.mech.tol_pressure = 1e-6;
+        opt.mech.max_iter = 50;
+        hymo_cosim_summary sum;
+        run_cosim(model, &opt, NULL, "cosim_order_ref.h5", &sum);
+        hymo_reference *ref = read_ref("cosim_order_ref.h5");
+        double e[3];
+        for (int i = 0; i < 3; ++i) e[i] = order_error(model, (hymo_approx_kind)p, Hs[i], ref);
+        double o1 = log2(e[1] / e[0]), o2 = log2(e[2] / e[1]);
+        print_message("p = %d: RMS s error %.3g %.3g %.3g m at H = 0.4 0.8 1.6 ms: orders %.2f %.2f (expected %d)\n",
+                      p, e[0], e[1], e[2], o1, o2, p + 1);
+        assert_true(fabs(o1 - (p + 1)) <= 0.3);
+        assert_true(fabs(o2 - (p + 1)) <= 0.3);
+        hymo_ref_free(ref);
+    }
+    hymo_model_free(model);
+}
+
+/* Crane1 stays at rest until the valve opens at t = 1 s: every exchanged
+ * signal is constant, so extrapolation is exact and the residual power
+ * F~ sd - F sd~ vanishes (sd = 0 to round-off). */
+static void test_residual_energy_at_rest(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane1.yaml");
+    const hymo_coupling_kind couplings[2] = {HYMO_COUPLING_VELOCITY_FORCE, HYMO_COUPLING_VELOCITY_PRESSURE};
+    const hymo_approx_kind approx[3] = {HYMO_APPROX_LAGRANGE0, HYMO_APPROX_LAGRANGE2, HYMO_APPROX_INTERFACE_MODEL};
+    for (int c = 0; c < 2; ++c)
+        for (int a = 0; a < 3; ++a) {
+            hymo_cosim_options opt;
+            hymo_cosim_options_default(&opt, model);
+            opt.coupling = couplings[c];
+            opt.approx = approx[a];
+            opt.H = opt.mech.dt = 1e-3;
+            opt.mech.t_end = 0.9;
+            hymo_cosim_summary sum;
+            run_cosim(model, &opt, NULL, NULL, &sum);
+            print_message("%s, %s: residual energy max |E| = %.3g J, drift %.3g J\n", hymo_coupling_name(couplings[c]),
+                          hymo_approx_name(approx[a]), sum.residual_energy_max_abs, sum.peak_drift);
+            assert_true(sum.stable);
+            assert_true(sum.residual_energy_max_abs <= 1e-12);
+        }
+    hymo_model_free(model);
+}
+
+/* Hand-checked bond: hydraulic force ramp F = k t, piston speed v constant.
+ * Zero-order hold: the mechanics uses F~(t_{n+1}) = k t_n, the hydraulics
+ * sd~ = v, so dP = k t_n v - k t_{n+1} v = -k v H < 0 (the mechanics gets
+ * less power than the hydraulics delivers: energy disappears), and over
+ * N steps E = -k v H (N H) by the rectangle rule.  Extracting energy with
+ * the force lagging while retracting (v < 0) is positive instead.  Linear
+ * extrapolation is exact for the ramp: dP = 0. */
+static void test_residual_energy_hand_checked(void **state)
+{
+    (void)state;
+    const double k = 2e4, H = 1e-3;
+    for (int sign = -1; sign <= 1; sign += 2) {
+        double v = 0.05 * sign, E0 = 0.0, E1 = 0.0, prev1 = 0.0;
+        for (int n = 0; n < 100; ++n) {
+            double tn = n * H, tn1 = tn + H;
+            double dP0 = hymo_cosim_residual_power(k * tn, v, k * tn1, v);
+            E0 += hymo_cosim_residual_energy_step(1, H, 0.0, dP0);
+            double F_lin = n == 0 ? k * tn : k * tn + (k * tn - k * (tn - H)); /* linear through t_{n-1}, t_n */
+            double dP1 = hymo_cosim_residual_power(F_lin, v, k * tn1, v);
+            E1 += hymo_cosim_residual_energy_step(0, H, prev1, dP1);
+            prev1 = dP1;
+            if (n == 0) assert_close(dP0, -k * v * H, 1e-12);
+        }
+        assert_close(E0, -k * v * H * (100 * H), 1e-12);
+        assert_true(sign > 0 ? E0 < 0.0 : E0 > 0.0);
+        /* linear: only the first step (one point, zero order) errs, dP = -k v H;
+         * the trapezoidal rule spreads it over two steps: E = -k v H^2 */
+        assert_close(E1, -k * v * H * H, 1e-15);
+    }
+}
+
+static void test_unstable_ends_cleanly(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane1.yaml");
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    opt.coupling = HYMO_COUPLING_VELOCITY_FORCE;
+    opt.approx = HYMO_APPROX_LAGRANGE0;
+    opt.H = opt.mech.dt = 4e-3;
+    opt.mech.t_end = 10.0;
+    hymo_cosim_summary sum;
+    remove("cosim_unstable.h5");
+    run_cosim(model, &opt, NULL, "cosim_unstable.h5", &sum);
+    print_message("unstable: %s (t = %g s)\n", sum.reason, sum.t_reached);
+    assert_false(sum.stable);
+    assert_true(sum.t_reached < 10.0);
+    hymo_reference *r = read_ref("cosim_unstable.h5");
+    assert_int_equal(r->complete, 0);
+    assert_true(r->has_cosim);
+    assert_string_equal(r->cosim_status, "unstable");
+    for (int i = 0; i < r->n; ++i) {
+        for (int k = 0; k < r->np; ++k) assert_true(isfinite(r->p[(size_t)i * r->np + k]));
+        for (int k = 0; k < r->na; ++k) assert_true(isfinite(r->s[(size_t)i * r->na + k]));
+        assert_true(isfinite(r->residual_energy_total[i]));
+    }
+    hymo_ref_free(r);
+    hymo_model_free(model);
+}
+
+static void test_bad_step_ratio(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane1.yaml");
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    opt.H = opt.mech.dt = 1e-3;
+    opt.h_h = 0.3e-3;
+    hymo_error err;
+    hymo_cosim_summary sum;
+    assert_int_equal(hymo_cosim_run(model, &opt, NULL, NULL, &sum, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "not an integer"));
+    hymo_model_free(model);
+}
+
+/* Crane2 splits into two hydraulic subsystems; Gauss-Seidel in both orders
+ * and the interface model stay close to the monolithic solution. */
+static void test_crane2_schemes(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane2.yaml");
+    hymo_run_options ro;
+    hymo_run_options_default(&ro, model);
+    ro.t_end = 12.0;
+    hymo_run_summary rs;
+    hymo_error err;
+    if (hymo_run(model, &ro, "cosim_crane2_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_reference *ref = read_ref("cosim_crane2_ref.h5");
+    const hymo_cosim_scheme schemes[3] = {HYMO_SCHEME_JACOBI, HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST,
+                                          HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST};
+    for (int s = 0; s < 3; ++s)
+        for (int im = 0; im < 2; ++im) {
+            hymo_cosim_options opt;
+            hymo_cosim_options_default(&opt, model);
+            opt.scheme = schemes[s];
+            opt.approx = im ? HYMO_APPROX_INTERFACE_MODEL : HYMO_APPROX_LAGRANGE2;
+            opt.mech.t_end = 12.0;
+            hymo_cosim_summary sum;
+            run_cosim(model, &opt, ref, NULL, &sum);
+            print_message("crane2 %s %s: max |ds| %.3g m, E_res %.3g J\n", hymo_cosim_scheme_name(schemes[s]),
+                          hymo_approx_name(opt.approx), sum.errors.max[HYMO_CMP_S], sum.residual_energy_final);
+            assert_true(sum.stable);
+            assert_int_equal(sum.n_bonds, 2);
+            assert_true(sum.errors.max[HYMO_CMP_S] <= 1e-4);
+        }
+    hymo_ref_free(ref);
+    hymo_model_free(model);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_residual_energy_hand_checked),
+        cmocka_unit_test(test_bad_step_ratio),
+        cmocka_unit_test(test_residual_energy_at_rest),
+        cmocka_unit_test(test_unstable_ends_cleanly),
+        cmocka_unit_test(test_crane2_schemes),
+        cmocka_unit_test(test_convergence_order),
+        cmocka_unit_test(test_consistency_with_monolithic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
