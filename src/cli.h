@@ -4,6 +4,8 @@
 #ifndef HYMO_CLI_H
 #define HYMO_CLI_H
 
+#include "hymo/cosim.h"
+
 /* `hymo compare REF.h5 RUN.h5 [thresholds]` (docs/compare.md).
  * Exit status: 0 every threshold holds, 1 some threshold fails,
  * 2 bad input (options, unreadable, incomplete or mismatched files). */
@@ -17,4 +19,7 @@ int hymo_cli_sweep(int argc, char **argv);
 
 /* Shared option parsing: a finite number (message on stderr, -1 if not). */
 int hymo_cli_parse_double(const char *opt, const char *text, double *out);
+/* Applies one co-simulation option NAME VALUE (shared by cosim and sweep):
+ * 1 consumed, 0 not a co-simulation option, -1 bad value (message printed). */
+int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_options *o);
 #endif

@@ -160,7 +160,6 @@ typedef struct {
     double hist_t[HIST];    /* [0] newest */
     double *hist_y;         /* HIST x n_outputs */
     int n_hist;
-    double *state; /* snapshot buffer (unused by the non-iterative schemes) */
 } node;
 
 typedef struct {
@@ -345,7 +344,6 @@ static void master_free(master *ms)
             free(nd->src_out);
             free(nd->coef);
             free(nd->hist_y);
-            free(nd->state);
         }
         free(ms->nodes);
     }
@@ -400,7 +398,6 @@ static hymo_status master_create(master *ms, const hymo_model *model, const hymo
         CALLOC(nd->src_out, ni);
         CALLOC(nd->coef, HYMO_POLY_TERMS * ni);
         CALLOC(nd->hist_y, HIST * nd->sub->n_outputs);
-        CALLOC(nd->state, nd->sub->ops->state_size(nd->sub));
     }
     const int per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
     for (int a = 0; a < na; ++a) {

@@ -23,8 +23,6 @@
 #define MAX_LIST 64
 #define MAX_THRESHOLDS 16
 
-int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_options *o);
-
 typedef struct {
     hymo_cosim_options opt; /* H set per run */
     int config;             /* index into the configuration list */
