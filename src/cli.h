@@ -4,6 +4,8 @@
 #ifndef HYMO_CLI_H
 #define HYMO_CLI_H
 
+#include <stdio.h>
+
 #include "hymo/cosim.h"
 
 /* `hymo compare REF.h5 RUN.h5 [thresholds]` (docs/compare.md).
@@ -16,6 +18,11 @@ int hymo_cli_compare(int argc, char **argv);
 int hymo_cli_cosim(int argc, char **argv);
 /* `hymo sweep MODEL [--H list] [--configs ...] -o TABLE`. */
 int hymo_cli_sweep(int argc, char **argv);
+
+/* Finds the one positional argument (the model file; options take one
+ * value except -q/--quiet) and loads it.  Returns -1 when loaded, else the
+ * exit status to return (0 after --help, 2 on errors, messages printed). */
+int hymo_cli_load_model(int argc, char **argv, void (*usage)(FILE *), const char **path, hymo_model **model);
 
 /* Shared option parsing: a finite number (message on stderr, -1 if not). */
 int hymo_cli_parse_double(const char *opt, const char *text, double *out);

@@ -40,6 +40,38 @@ static void usage_cosim(FILE *out)
           out);
 }
 
+int hymo_cli_load_model(int argc, char **argv, void (*usage)(FILE *), const char **path, hymo_model **model)
+{
+    hymo_error err;
+    *path = NULL;
+    *model = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) continue;
+        if (argv[i][0] == '-') {
+            ++i; /* its value */
+            continue;
+        }
+        if (*path) {
+            fprintf(stderr, "hymo: error: more than one model file ('%s', '%s')\n", *path, argv[i]);
+            return EXIT_BAD_INPUT;
+        }
+        *path = argv[i];
+    }
+    if (!*path) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (hymo_model_load_file(*path, model, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
 int hymo_cli_parse_double(const char *opt, const char *text, double *out)
 {
     char *end;
@@ -107,31 +139,8 @@ int hymo_cli_cosim(int argc, char **argv)
     int quiet = 0;
     hymo_model *model = NULL;
     hymo_error err;
-    /* the model is needed for the defaults: find it first */
-    for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage_cosim(stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) continue;
-        if (argv[i][0] == '-') {
-            ++i; /* its value */
-            continue;
-        }
-        if (model_path) {
-            fprintf(stderr, "hymo: error: more than one model file ('%s', '%s')\n", model_path, argv[i]);
-            return EXIT_BAD_INPUT;
-        }
-        model_path = argv[i];
-    }
-    if (!model_path) {
-        usage_cosim(stderr);
-        return EXIT_BAD_INPUT;
-    }
-    if (hymo_model_load_file(model_path, &model, &err) != HYMO_OK) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        return EXIT_BAD_INPUT;
-    }
+    int r0 = hymo_cli_load_model(argc, argv, usage_cosim, &model_path, &model);
+    if (r0 >= 0) return r0;
     hymo_cosim_options opt;
     hymo_cosim_options_default(&opt, model);
     int hm_given = 0, status = EXIT_BAD_INPUT;

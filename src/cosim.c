@@ -1,4 +1,3 @@
-#define _POSIX_C_SOURCE 200809L
 /* Split-mode co-simulation master (SPEC §7, seed 000 §2.3, seed 004).
  *
  * Subsystem 0 is the mechanics, 1..n the hydraulic circuits.  Each input
@@ -20,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cosim_internal.h"
 #include "rows.h"
@@ -223,14 +221,12 @@ static hymo_status im_stage(master *ms, double t, hymo_error *err)
     const int na = ms->na;
     const double h = ms->opt.h_h;
     const node *mn = &ms->nodes[0];
-    const double *G = mn->hist_y + 3 * na, *a0 = G + na * na;
     /* the mechanics' newest point is t (Jacobi, hydraulics first) or t + H
      * (mechanics first); the interface model starts from the point at t */
     int j0 = mn->hist_t[0] > t + 0.5 * h ? 1 : 0;
     if (j0 >= mn->n_hist) j0 = 0;
     const double *y0 = mn->hist_y + j0 * mn->sub->n_outputs;
-    G = y0 + 3 * na;
-    a0 = G + na * na;
+    const double *G = y0 + 3 * na, *a0 = G + na * na;
     for (int a = 0; a < na; ++a) {
         ms->im_s[a] = y0[a];
         ms->im_sd[a] = y0[na + a];
@@ -491,12 +487,6 @@ static const char *non_finite(const master *ms)
     return NULL;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static hymo_status write_output(master *ms, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
 {
@@ -598,7 +588,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
     sum.n_bonds = na;
     snprintf(sum.reason, sizeof sum.reason, "reached t_end");
     record(&ms, 0);
-    double t0 = now_seconds();
+    double t0 = hymo_now_seconds();
     long it0 = ms.mech->iterations_total;
     for (long n = 0; n < n_macro; ++n) {
         double t = (double)n * H;
@@ -643,7 +633,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
         record(&ms, 1);
         sum.n_macro = n + 1;
     }
-    sum.wall_time = now_seconds() - t0;
+    sum.wall_time = hymo_now_seconds() - t0;
     long nrow = ms.rows.n;
     sum.t_reached = ms.rows.time[nrow - 1];
     sum.residual_energy_final = ms.rec_Et[nrow - 1];

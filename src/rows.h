@@ -27,4 +27,7 @@ hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, const c
                                   const char *integrator, double dt,
                                   hymo_ref_writer **writer, void **names, hymo_error *err);
 
+/* Monotonic clock, s (wall times of runs and sweeps). */
+double hymo_now_seconds(void);
+
 #endif

@@ -101,7 +101,7 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
 
 #define BLOCK_ROWS 1024
 
-static double now_seconds(void)
+double hymo_now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -128,19 +128,19 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     }
     hymo_rows_push(&rows, sim);
     long n_steps = lround(opt->t_end / opt->dt);
-    double t0 = now_seconds();
+    double t0 = hymo_now_seconds();
     for (long k = 0; k < n_steps; ++k) {
         st = hymo_sim_step(sim, err);
         if (st != HYMO_OK) break;
         hymo_rows_push(&rows, sim);
         if (rows.n == BLOCK_ROWS) {
-            double tw = now_seconds();
+            double tw = hymo_now_seconds();
             st = hymo_rows_flush(&rows, writer, err);
-            t0 += now_seconds() - tw; /* integration time excludes file output */
+            t0 += hymo_now_seconds() - tw; /* integration time excludes file output */
             if (st != HYMO_OK) break;
         }
     }
-    sim->wall_time = now_seconds() - t0;
+    sim->wall_time = hymo_now_seconds() - t0;
     hymo_status run_status = st;
     hymo_error flush_err;
     if (hymo_rows_flush(&rows, writer, &flush_err) != HYMO_OK && run_status == HYMO_OK) {

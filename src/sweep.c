@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "hymo/cosim.h"
 #include "hymo/sim.h"
+#include "rows.h"
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 3
@@ -44,16 +44,9 @@ typedef struct {
     int tty;
 } sweep_queue;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void progress(sweep_queue *q)
 {
-    double el = now_seconds() - q->t_start;
+    double el = hymo_now_seconds() - q->t_start;
     double eta = q->done > 0 ? el / q->done * (q->n_jobs - q->done) : 0.0;
     int tenth = q->n_jobs >= 10 ? q->n_jobs / 10 : 1;
     if (q->tty)
@@ -272,29 +265,8 @@ int hymo_cli_sweep(int argc, char **argv)
     hymo_reference *ref = NULL;
     sweep_job *jobs = NULL;
     hymo_error err;
-    for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage_sweep(stdout);
-            return 0;
-        }
-        if (argv[i][0] == '-') {
-            ++i;
-            continue;
-        }
-        if (model_path) {
-            fprintf(stderr, "hymo: error: more than one model file ('%s', '%s')\n", model_path, argv[i]);
-            return EXIT_BAD_INPUT;
-        }
-        model_path = argv[i];
-    }
-    if (!model_path) {
-        usage_sweep(stderr);
-        return EXIT_BAD_INPUT;
-    }
-    if (hymo_model_load_file(model_path, &model, &err) != HYMO_OK) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        return EXIT_BAD_INPUT;
-    }
+    int r0 = hymo_cli_load_model(argc, argv, usage_sweep, &model_path, &model);
+    if (r0 >= 0) return r0;
     hymo_cosim_options base;
     hymo_cosim_options_default(&base, model);
     for (int i = 1; i < argc; ++i) {
@@ -445,7 +417,7 @@ int hymo_cli_sweep(int argc, char **argv)
     }
     for (int h = 0, o = 0; h < nH; ++h)
         for (c = 0; c < n_cfg; ++c) order[o++] = cfg_first[c] + h;
-    sweep_queue q = {model, ref, jobs, order, n_jobs, 0, 0, PTHREAD_MUTEX_INITIALIZER, now_seconds(), isatty(2)};
+    sweep_queue q = {model, ref, jobs, order, n_jobs, 0, 0, PTHREAD_MUTEX_INITIALIZER, hymo_now_seconds(), isatty(2)};
     fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d threads\n", n_cfg, nH, n_jobs, jobs_n);
     pthread_t th[256];
     int started = 0;
@@ -453,7 +425,7 @@ int hymo_cli_sweep(int argc, char **argv)
         if (pthread_create(&th[t], NULL, worker, &q) == 0) started++;
     if (started == 0) worker(&q);
     for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
-    double wall = now_seconds() - q.t_start;
+    double wall = hymo_now_seconds() - q.t_start;
     free(order);
     /* thresholds and achievable H */
     int failed_runs = 0;
