@@ -186,6 +186,39 @@ static void ds_residual(hymo_sim *sim, double *f)
 
 static void ds_after_update(hymo_sim *sim) { (void)sim; }
 
+/* R^T M' R with R = dz/dz_i = [I; -Phi_d^{-1} Phi_i] (the second
+ * derivatives of the dependent coordinates are neglected, see the engine's
+ * approx_jacobian), and gx = gz R. */
+static void ds_tangent(hymo_sim *sim, const double *gz, double *gx, double *jac)
+{
+    const int nz = sim->nz, m = sim->m, ni = sim->ni, nx = sim->nx;
+    double *R = sim->tmap, *w = sim->dwork, *MR = sim->vz;
+    for (int k = 0; k < ni; ++k) {
+        for (int r = 0; r < m; ++r) w[r] = sim->phi_z[r * nz + sim->indep[k]];
+        if (m > 0) hymo_lu_solve(m, sim->phid_lu, sim->phid_piv, w);
+        for (int l = 0; l < ni; ++l) R[sim->indep[l] * ni + k] = l == k;
+        for (int c = 0; c < m; ++c) R[sim->dep[c] * ni + k] = -w[c];
+    }
+    for (int l = 0; l < ni; ++l) {
+        for (int i = 0; i < nz; ++i) { /* column l of M' R */
+            double s = 0.0;
+            for (int j = 0; j < nz; ++j) s += sim->kin.M[i * nz + j] * R[j * ni + l];
+            MR[i] = s;
+        }
+        for (int k = 0; k < ni; ++k) {
+            double s = 0.0;
+            for (int i = 0; i < nz; ++i) s += R[i * ni + k] * MR[i];
+            jac[l * nx + k] = s;
+        }
+    }
+    for (int a = 0; a < sim->na; ++a)
+        for (int k = 0; k < ni; ++k) {
+            double s = 0.0;
+            for (int j = 0; j < nz; ++j) s += gz[a * nz + j] * R[j * ni + k];
+            gx[a * ni + k] = s;
+        }
+}
+
 static hymo_status ds_finish_step(hymo_sim *sim, hymo_error *err)
 {
     int m = sim->m, nz = sim->nz;
@@ -203,10 +236,10 @@ static hymo_status ds_finish_step(hymo_sim *sim, hymo_error *err)
     sim->t -= sim->opt.dt;
     if (st != HYMO_OK) return st;
     sim->reselections++;
-    sim->jac_valid = 0;
+    sim->jac_valid = 0; /* other unknowns */
     return HYMO_OK;
 }
 
 const hymo_formulation_ops hymo_double_step_ops = {
-    "double-step", ds_n_mech, ds_pack, ds_unpack, ds_residual, ds_after_update, ds_finish_step,
+    "double-step", ds_n_mech, ds_pack, ds_unpack, ds_residual, ds_after_update, ds_finish_step, ds_tangent,
 };

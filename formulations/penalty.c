@@ -77,10 +77,23 @@ static hymo_status pb_finish_step(hymo_sim *sim, hymo_error *err)
     hymo_kin_velocities(&sim->kin, sim->model, sim->zdn);
     hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, NULL, sim->gamma);
     project(sim, sim->zddn, sim->gamma);
-    hymo_engine_refresh_actuators(sim); /* s, sd and F_s with the projected velocities */
     return HYMO_OK;
 }
 
+/* M' + dt^2/4 alpha Phi_z^T Phi_z (see the engine's approx_jacobian); gx = gz. */
+static void pb_tangent(hymo_sim *sim, const double *gz, double *gx, double *jac)
+{
+    const int nz = sim->nz, m = sim->m, nx = sim->nx;
+    const double ca = sim->opt.dt * sim->opt.dt / 4.0 * sim->opt.penalty_alpha;
+    for (int j = 0; j < nz; ++j)
+        for (int i = 0; i < nz; ++i) {
+            double s = 0.0;
+            for (int r = 0; r < m; ++r) s += sim->phi_z[r * nz + i] * sim->phi_z[r * nz + j];
+            jac[j * nx + i] = sim->kin.M[i * nz + j] + ca * s;
+        }
+    memcpy(gx, gz, (size_t)sim->na * (size_t)nz * sizeof(double));
+}
+
 const hymo_formulation_ops hymo_penalty_ops = {
-    "penalty", pb_n_mech, pb_pack, pb_unpack, pb_residual, pb_after_update, pb_finish_step,
+    "penalty", pb_n_mech, pb_pack, pb_unpack, pb_residual, pb_after_update, pb_finish_step, pb_tangent,
 };

@@ -7,9 +7,8 @@
 
 double hymo_orifice_g(double dp, double p_tr)
 {
-    if (dp >= p_tr) return sqrt(dp);
-    if (dp <= -p_tr) return -sqrt(-dp);
-    return dp / sqrt(p_tr);
+    double dg;
+    return hymo_orifice_g_d(dp, p_tr, &dg);
 }
 
 static int *index_array(int n)
@@ -98,13 +97,9 @@ double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *c
 {
     const hymo_cylinder *cy = &model->cylinders[c];
     if (!cy->has_damper) return 0.0;
-    double lp, lr;
+    double lp, lr, dF_ds, dF_dsd;
     hymo_cylinder_lengths(circ, c, s, &lp, &lr);
-    if (lp <= cy->damper_length)
-        return cy->damper_stiffness * (cy->damper_length - lp) - cy->damper_damping * sd;
-    if (lr <= cy->damper_length)
-        return -cy->damper_stiffness * (cy->damper_length - lr) - cy->damper_damping * sd;
-    return 0.0;
+    return hymo_damper_force_d(cy, lp, lr, sd, &dF_ds, &dF_dsd);
 }
 
 double hymo_cylinder_force(const hymo_model *model, const hymo_circuit *circ, int c, double s, double sd,
@@ -171,21 +166,8 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
         double V = 0.0, Vdot = 0.0, compl_sum = 0.0;
         for (int q = 0; q < nd->n_parts; ++q) {
             const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
-            double Vs;
-            if (sv->cylinder >= 0) {
-                const hymo_cylinder *cy = &model->cylinders[sv->cylinder];
-                double lp, lr;
-                hymo_cylinder_lengths(circ, sv->cylinder, s[sv->cylinder], &lp, &lr);
-                if (sv->chamber == HYMO_CHAMBER_PISTON) {
-                    Vs = cy->piston_area * lp;
-                    Vdot += cy->piston_area * sd[sv->cylinder];
-                } else {
-                    Vs = cy->rod_side_area * lr;
-                    Vdot -= cy->rod_side_area * sd[sv->cylinder];
-                }
-            } else {
-                Vs = sv->volume;
-            }
+            double dV_ds, Vs = hymo_subvolume_size(circ, model, sv, s, &dV_ds);
+            if (sv->cylinder >= 0) Vdot += dV_ds * sd[sv->cylinder];
             V += Vs;
             compl_sum += Vs / sv->bulk_modulus;
         }

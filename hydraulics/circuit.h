@@ -3,6 +3,8 @@
 #ifndef HYMO_CIRCUIT_H
 #define HYMO_CIRCUIT_H
 
+#include <math.h>
+
 #include "hymo/model.h"
 
 /* One hydraulic circuit (SPEC §7 split mode): a connected component of
@@ -45,6 +47,72 @@ static inline double hymo_node_pressure(const hymo_model *model, int node, const
 /* Chamber lengths of cylinder c at actuator length s. */
 void hymo_cylinder_lengths(const hymo_circuit *circ, int c, double s, double *l_pist, double *l_rod);
 
+/* The branch decisions shared by hymo_circuit_eval and
+ * hymo_circuit_derivatives (one place for each kink, so the derivative is
+ * always taken on the branch the function uses). */
+
+/* hymo_orifice_g(dp, p_tr) and, in *dg, its derivative on the branch taken
+ * at dp (one-sided at |dp| = p_tr). */
+static inline double hymo_orifice_g_d(double dp, double p_tr, double *dg)
+{
+    if (dp >= p_tr) {
+        double r = sqrt(dp);
+        *dg = 0.5 / r;
+        return r;
+    }
+    if (dp <= -p_tr) {
+        double r = sqrt(-dp);
+        *dg = 0.5 / r;
+        return -r;
+    }
+    double r = sqrt(p_tr);
+    *dg = 1.0 / r;
+    return dp / r;
+}
+
+/* Size of sub-volume sv at actuator lengths s[na]; *dV_ds = dV/ds of its
+ * cylinder (A_pist, -A_rod; 0 for a fixed part), so its rate is dV_ds * sd. */
+static inline double hymo_subvolume_size(const hymo_circuit *circ, const hymo_model *model,
+                                         const hymo_subvolume *sv, const double *s, double *dV_ds)
+{
+    if (sv->cylinder < 0) {
+        *dV_ds = 0.0;
+        return sv->volume;
+    }
+    const hymo_cylinder *cy = &model->cylinders[sv->cylinder];
+    double lp, lr;
+    hymo_cylinder_lengths(circ, sv->cylinder, s[sv->cylinder], &lp, &lr);
+    if (sv->chamber == HYMO_CHAMBER_PISTON) {
+        *dV_ds = cy->piston_area;
+        return cy->piston_area * lp;
+    }
+    *dV_ds = -cy->rod_side_area;
+    return cy->rod_side_area * lr;
+}
+
+/* End-damper force of cy at chamber lengths lp, lr and rate sd, with its
+ * derivatives d/ds (dlp/ds = 1, dlr/ds = -1) and d/dsd on the branch taken
+ * (one-sided at the damper entry l = l_d). */
+static inline double hymo_damper_force_d(const hymo_cylinder *cy, double lp, double lr, double sd,
+                                         double *dF_ds, double *dF_dsd)
+{
+    if (cy->has_damper) {
+        if (lp <= cy->damper_length) {
+            *dF_ds = -cy->damper_stiffness;
+            *dF_dsd = -cy->damper_damping;
+            return cy->damper_stiffness * (cy->damper_length - lp) - cy->damper_damping * sd;
+        }
+        if (lr <= cy->damper_length) {
+            *dF_ds = -cy->damper_stiffness;
+            *dF_dsd = -cy->damper_damping;
+            return -cy->damper_stiffness * (cy->damper_length - lr) - cy->damper_damping * sd;
+        }
+    }
+    *dF_ds = 0.0;
+    *dF_dsd = 0.0;
+    return 0.0;
+}
+
 /* End-damper force of cylinder c (SPEC §2, added to F_s). */
 double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *circ, int c, double s,
                                   double sd);
@@ -61,6 +129,33 @@ double hymo_cylinder_force(const hymo_model *model, const hymo_circuit *circ, in
 int hymo_circuit_eval(const hymo_circuit *circ, const hymo_model *model, const double *s,
                       const double *sd, const double *p, const double *u, const double *u_ref,
                       double *pdot, double *udot, double *force);
+
+/* Partial derivatives of hymo_circuit_eval's pdot and force at a point. */
+typedef struct {
+    int np, nu, na;
+    double *dpdot_dp;  /* np x np, row-major: [i*np + k] = d pdot_i / d p_k        */
+    double *dpdot_du;  /* np x nu, row-major: [i*nu + v] = d pdot_i / d u_v (v = spool state index) */
+    double *dpdot_ds;  /* np x na, row-major: [i*na + a] = d pdot_i / d s_a        */
+    double *dpdot_dsd; /* np x na, row-major: [i*na + a] = d pdot_i / d sd_a       */
+    double *dF_dp;     /* na x np, row-major: [a*np + k] = d F_a / d p_k           */
+    double *dF_ds;     /* na: d F_a / d s_a  (F_a depends only on its own s_a, sd_a and p) */
+    double *dF_dsd;    /* na: d F_a / d sd_a */
+} hymo_circuit_derivs;
+
+/* Allocates (zeroed) arrays for np pressures, nu spools, na cylinders. */
+hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, int np, int nu, int na, hymo_error *err);
+void hymo_circuit_derivs_free(hymo_circuit_derivs *d);
+
+/* Analytic derivatives at (s, sd, p, u) for the whole model (circ->whole).
+ * With want_pdot = 0 only the dF_* arrays are filled (used when the
+ * pressures are given from outside).  Returns 0, or -1 if a volume is
+ * non-positive (as hymo_circuit_eval). No allocation.
+ * At a kink (orifice |dp| = p_tr, valve U = 0, damper entry, fp = 0) the
+ * derivative is the one-sided one of the branch hymo_circuit_eval takes
+ * there (fp = 0 counts as fp > 0). d must be allocated for circ's sizes. */
+int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, const double *s,
+                             const double *sd, const double *p, const double *u, int want_pdot,
+                             hymo_circuit_derivs *d);
 
 /* Splits the model into its circuits, ordered by their smallest cylinder
  * index (circuits without a cylinder last, by smallest volume). A throttle,

@@ -73,18 +73,7 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
     if (hymo_lu_factor(n, mi->kkt, mi->piv))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular mass/constraint matrix (interface model)",
                               sim->t);
-    /* A: d sd_a / d zd_j */
-    for (int a = 0; a < na; ++a) {
-        const hymo_cylinder *cy = &model->cylinders[a];
-        const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
-        const double *rb = &sim->s_ends[6 * a], *rr = rb + 3, *e = &sim->s_dir[3 * a];
-        for (int j = 0; j < nz; ++j) {
-            double jb[3], jr[3];
-            hymo_kin_point_jacobian(&sim->kin, pb->body, j, rb, jb);
-            hymo_kin_point_jacobian(&sim->kin, pr->body, j, rr, jr);
-            mi->jrow[a * nz + j] = (jr[0] - jb[0]) * e[0] + (jr[1] - jb[1]) * e[1] + (jr[2] - jb[2]) * e[2];
-        }
-    }
+    hymo_engine_actuator_gradients(sim, mi->jrow); /* A: d sd_a / d zd_j = d s_a / d z_j */
     /* a0: constrained acceleration without cylinder forces */
     for (int i = 0; i < nz; ++i) mi->rhs[i] = sim->kin.Q[i];
     for (int r = 0; r < m; ++r) mi->rhs[nz + r] = -sim->gamma[r];

@@ -101,51 +101,62 @@ void hymo_engine_actuator_accel(hymo_sim *sim, const double *zdd, double *sdd)
     }
 }
 
-/* f(x): the scaled residual of seed 002 Eqs. 38-39 plus the spool rows. */
-static hymo_status eval_residual(hymo_sim *sim, const double *x, double *f, hymo_error *err)
+void hymo_engine_actuator_gradients(const hymo_sim *sim, double *gz)
 {
-    const double dt = sim->opt.dt, a1 = 2.0 / dt, c = dt * dt / 4.0;
+    const hymo_model *model = sim->model;
+    const int nz = sim->nz;
+    for (int a = 0; a < sim->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
+        const double *rb = &sim->s_ends[6 * a], *rr = rb + 3, *e = &sim->s_dir[3 * a];
+        for (int j = 0; j < nz; ++j) {
+            double jb[3], jr[3];
+            hymo_kin_point_jacobian(&sim->kin, pb->body, j, rb, jb);
+            hymo_kin_point_jacobian(&sim->kin, pr->body, j, rr, jr);
+            gz[a * nz + j] = (jr[0] - jb[0]) * e[0] + (jr[1] - jb[1]) * e[1] + (jr[2] - jb[2]) * e[2];
+        }
+    }
+}
+
+/* The state at t_{k+1} from the unknowns x: the formulation's unpack
+ * (z, zd, zdd and the kinematics), then p, pd, U, Ud by the trapezoidal rule. */
+static hymo_status unpack_state(hymo_sim *sim, const double *x, hymo_error *err)
+{
+    const double a1 = 2.0 / sim->opt.dt;
     hymo_status st = sim->form->unpack(sim, x, err);
-    if (st != HYMO_OK) return st;
+    if (st != HYMO_OK || sim->split != HYMO_SPLIT_NONE) return st;
     const double *xp = x + sim->nxm, *xu = xp + sim->np;
-    const int hyd = sim->split == HYMO_SPLIT_NONE;
-    for (int k = 0; hyd && k < sim->np; ++k) {
+    for (int k = 0; k < sim->np; ++k) {
         sim->pn[k] = xp[k];
         sim->pdn[k] = a1 * (xp[k] - sim->p[k]) - sim->pd[k];
     }
-    for (int k = 0; hyd && k < sim->nu; ++k) {
+    for (int k = 0; k < sim->nu; ++k) {
         sim->un[k] = xu[k];
         sim->udn[k] = a1 * (xu[k] - sim->u[k]) - sim->ud[k];
     }
-    st = hymo_engine_dynamics(sim, err);
+    return HYMO_OK;
+}
+
+/* f(x): the scaled residual of seed 002 Eqs. 38-39 plus the spool rows. */
+static hymo_status eval_residual(hymo_sim *sim, const double *x, double *f, hymo_error *err)
+{
+    const double c = sim->opt.dt * sim->opt.dt / 4.0;
+    hymo_status st = unpack_state(sim, x, err);
+    if (st == HYMO_OK) st = hymo_engine_dynamics(sim, err);
     if (st != HYMO_OK) return st;
     sim->form->residual(sim, f);
-    if (!hyd) return HYMO_OK;
+    if (sim->split != HYMO_SPLIT_NONE) return HYMO_OK;
     double *fp = f + sim->nxm, *fu = fp + sim->np;
     for (int k = 0; k < sim->np; ++k) fp[k] = c * (sim->pdn[k] - sim->hp[k]);
     for (int k = 0; k < sim->nu; ++k) fu[k] = c * (sim->udn[k] - sim->hu[k]);
     return HYMO_OK;
 }
 
-/* Forward-difference Jacobian (seed 002 Eqs. 40-41), factorised; also the
- * LU of its mechanical block for the penalty projections. */
-static hymo_status jacobian(hymo_sim *sim, hymo_error *err)
+/* Factorises sim->jac; for penalty also the LU of its mechanical block
+ * (the projection matrix of seed 002 Eqs. 20-21). */
+static hymo_status factor_jacobian(hymo_sim *sim, hymo_error *err)
 {
-    int nx = sim->nx, nz = sim->nz;
-    double *x = sim->x, *zsave = sim->vz2;
-    memcpy(zsave, sim->zn, (size_t)nz * sizeof(double));
-    for (int j = 0; j < nx; ++j) {
-        double xj = x[j];
-        double eps = 1e-8 * fmax(1e-2, fabs(xj));
-        x[j] = xj + eps;
-        eps = x[j] - xj; /* exactly representable increment */
-        hymo_status st = eval_residual(sim, x, sim->fp, err);
-        x[j] = xj;
-        memcpy(sim->zn, zsave, (size_t)nz * sizeof(double));
-        if (st != HYMO_OK) return st;
-        double *col = &sim->jac[(size_t)j * nx];
-        for (int i = 0; i < nx; ++i) col[i] = (sim->fp[i] - sim->f[i]) / eps;
-    }
+    const int nx = sim->nx, nz = sim->nz;
     sim->jacobian_evaluations++;
     if (sim->form == &hymo_penalty_ops && sim->m > 0) {
         for (int i = 0; i < nz; ++i)
@@ -160,6 +171,95 @@ static hymo_status jacobian(hymo_sim *sim, hymo_error *err)
                               sim->t + sim->opt.dt, sim->step + 1, sim->ls->ops->name);
     sim->jac_valid = 1;
     return HYMO_OK;
+}
+
+/* Forward-difference Jacobian (seed 002 Eqs. 40-41), factorised; also the
+ * LU of its mechanical block for the penalty projections. */
+static hymo_status jacobian(hymo_sim *sim, hymo_error *err)
+{
+    const int nx = sim->nx, nz = sim->nz;
+    double *x = sim->x, *zsave = sim->vz2;
+    memcpy(zsave, sim->zn, (size_t)nz * sizeof(double));
+    for (int j = 0; j < nx; ++j) {
+        double xj = x[j];
+        double eps = 1e-8 * fmax(1e-2, fabs(xj));
+        x[j] = xj + eps;
+        eps = x[j] - xj; /* exactly representable increment */
+        hymo_status st = eval_residual(sim, x, sim->fp, err);
+        x[j] = xj;
+        memcpy(sim->zn, zsave, (size_t)nz * sizeof(double));
+        if (st != HYMO_OK) return st;
+        double *col = &sim->jac[(size_t)j * nx];
+        for (int i = 0; i < nx; ++i) col[i] = (sim->fp[i] - sim->f[i]) / eps;
+    }
+    return factor_jacobian(sim, err);
+}
+
+/* Fast mode (SPEC §3 "analytic or hybrid Jacobian"): the Newton matrix from
+ * the current evaluation, without further residual evaluations.  The
+ * mechanical block is M' (+ dt^2/4 alpha Phi_z^T Phi_z for penalty) mapped
+ * to the unknowns, plus the actuator stiffness and damping
+ * dt^2/4 (dF/ds + 2/dt dF/dsd) g g^T; the hydraulic rows and columns are
+ * exact (analytic circuit derivatives and the chain rule through s, sd).
+ * Neglected against M': dt/2 dQ'/dzd (gyroscopic) and dt^2/4 of the
+ * position derivatives of M' zdd, Q' and Phi_z^T lambda, i.e. terms of
+ * relative size ~ dt |zd| and dt^2 |K|/|M'|; they only slow the
+ * (otherwise quadratic) convergence slightly, never change the solution,
+ * which is defined by the residual alone. */
+static hymo_status approx_jacobian(hymo_sim *sim, hymo_error *err)
+{
+    const int nx = sim->nx, nxm = sim->nxm, np = sim->np, na = sim->na;
+    const double dt = sim->opt.dt, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    const hymo_model *model = sim->model;
+    double *J = sim->jac, *gx = sim->act_gx;
+    const hymo_circuit_derivs *cd = &sim->cderiv;
+    memset(J, 0, (size_t)nx * (size_t)nx * sizeof(double));
+    hymo_engine_actuator_gradients(sim, sim->act_gz);
+    sim->form->tangent(sim, sim->act_gz, gx, J);
+    if (sim->split != HYMO_SPLIT_FORCE && na > 0) {
+        if (hymo_circuit_derivatives(&sim->circ, model, sim->s, sim->sd, sim->pn, sim->un,
+                                     sim->split == HYMO_SPLIT_NONE, &sim->cderiv))
+            return hymo_error_set(err, HYMO_ERR_NUMERIC,
+                                  "t = %.6g s (step %ld): a hydraulic volume became non-positive "
+                                  "(piston beyond its stroke?)",
+                                  sim->t + dt, sim->step + 1);
+        for (int a = 0; a < na; ++a) { /* actuator stiffness and damping */
+            const double k = c * (cd->dF_ds[a] + a1 * cd->dF_dsd[a]);
+            const double *g = &gx[a * nxm];
+            for (int l = 0; l < nxm; ++l)
+                for (int i = 0; i < nxm; ++i) J[l * nx + i] -= k * g[i] * g[l];
+        }
+    }
+    if (sim->split == HYMO_SPLIT_NONE) {
+        const int p0 = nxm, u0 = nxm + np, nu = sim->nu;
+        for (int q = 0; q < np; ++q) {
+            double *col = &J[(size_t)(p0 + q) * nx];
+            for (int a = 0; a < na; ++a) { /* mechanical rows: -dt^2/4 g dF/dp */
+                const double f = -c * cd->dF_dp[a * np + q];
+                for (int i = 0; i < nxm; ++i) col[i] += f * gx[a * nxm + i];
+            }
+            for (int i = 0; i < np; ++i) col[p0 + i] = -c * cd->dpdot_dp[i * np + q];
+            col[p0 + q] += c * a1;
+        }
+        for (int k = 0; k < nxm; ++k) { /* pressure rows of the mechanical columns */
+            double *col = &J[(size_t)k * nx];
+            for (int i = 0; i < np; ++i) {
+                double s = 0.0;
+                for (int a = 0; a < na; ++a)
+                    s += (cd->dpdot_ds[i * na + a] + a1 * cd->dpdot_dsd[i * na + a]) * gx[a * nxm + k];
+                col[p0 + i] = -c * s;
+            }
+        }
+        for (int v = 0; v < nu; ++v) {
+            double *col = &J[(size_t)(u0 + v) * nx];
+            for (int i = 0; i < np; ++i) col[p0 + i] = -c * cd->dpdot_du[i * nu + v];
+        }
+        for (int v = 0; v < model->n_valves; ++v) {
+            const int st = model->valves[v].state;
+            J[(size_t)(u0 + st) * nx + u0 + st] = c * (a1 + 1.0 / model->valves[v].tau);
+        }
+    }
+    return factor_jacobian(sim, err);
 }
 
 /* Largest increment relative to its block's tolerance; reports the block. */
@@ -225,10 +325,13 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
     const hymo_model *model = sim->model;
     const double dt = sim->opt.dt, t1 = (double)(sim->step + 1) * dt;
     hymo_status st;
+    int inputs_change = 0; /* a reference jumps at t_k or varies within the step */
     for (int v = 0; v < sim->nu; ++v) {
         const hymo_valve *va = &model->valves[v];
+        const double prev_end = sim->uref_end[v];
         sim->uref_start[v] = input_value(&model->signals[va->signal], sim->t, +1, dt);
         sim->uref_end[v] = input_value(&model->signals[va->signal], t1, -1, dt);
+        inputs_change |= sim->uref_start[v] != prev_end || sim->uref_end[v] != sim->uref_start[v];
         /* one-sided limit at the step start (SPEC §3) */
         sim->ud[va->state] = (sim->uref_start[v] - sim->u[va->state]) / va->tau;
     }
@@ -279,8 +382,13 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
     memcpy(sim->pd_prev2, sim->pd_prev, (size_t)sim->np * sizeof(double));
     memcpy(sim->pd_prev, sim->pd, (size_t)sim->np * sizeof(double));
 
+    /* numeric: the seed's forward differences at every iteration.  fast: the
+     * approximate Jacobian, rebuilt at the first iteration of a step unless
+     * the last step converged in one iteration and the inputs are steady
+     * (then the system is nearly at rest and the last matrix is as good),
+     * and within a step whenever the contraction is poor */
     const int numeric = sim->opt.jacobian == HYMO_JACOBIAN_NUMERIC;
-    int refresh = numeric || !sim->jac_valid, refreshed_this_step = 0;
+    int refresh = numeric || !sim->jac_valid || sim->last_iterations != 1 || inputs_change;
     double prev = INFINITY, inc = INFINITY;
     int iter = 0, block = 0, index = 0;
     sim->lambda_frozen = 1; /* lambda_k^(0) = final lambda of the previous step */
@@ -288,10 +396,9 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
         st = eval_residual(sim, x, sim->f, err);
         if (st != HYMO_OK) return st;
         if (refresh) {
-            st = jacobian(sim, err);
+            st = numeric ? jacobian(sim, err) : approx_jacobian(sim, err);
             if (st != HYMO_OK) return st;
             refresh = numeric;
-            refreshed_this_step = 1;
         }
         for (int i = 0; i < sim->nx; ++i) sim->dx[i] = -sim->f[i];
         sim->ls->ops->solve(sim->ls, sim->dx);
@@ -300,9 +407,7 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
         ++iter;
         inc = scaled_increment(sim, sim->dx, &block, &index);
         if (inc <= 1.0) break;
-        int limit = sim->opt.max_iter;
-        if (!numeric && !refreshed_this_step) limit += sim->opt.max_iter; /* one retry with a fresh J */
-        if (iter >= limit || !isfinite(inc)) {
+        if (iter >= sim->opt.max_iter || !isfinite(inc)) {
             char what[128];
             describe_unknown(sim, index, what, sizeof what);
             return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
@@ -311,16 +416,25 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
                                   "in the %s",
                                   t1, sim->step + 1, iter, hymo_norm_inf(sim->nx, sim->f), inc, what);
         }
-        /* modified Newton: refresh a stale Jacobian when contraction is poor */
-        if (!numeric && (inc > 0.25 * prev || iter % 8 == 0)) refresh = 1;
+        if (!numeric && inc > 0.25 * prev) refresh = 1;
         prev = inc;
     }
-    /* final evaluation at the converged unknowns (also the last lambda update) */
-    st = eval_residual(sim, x, sim->f, err);
+    /* the state at the converged unknowns (for penalty also the last lambda
+     * update).  Numeric mode evaluates the whole residual there, so that
+     * /solver/residual is the residual at the solution; fast mode only
+     * needs the state (the forces follow below) and records the residual of
+     * the last Newton evaluation, before the final increment. */
+    if (numeric) {
+        st = eval_residual(sim, x, sim->f, err);
+        sim->residual_norm = hymo_norm_inf(sim->nx, sim->f);
+    } else {
+        sim->residual_norm = hymo_norm_inf(sim->nx, sim->f);
+        st = unpack_state(sim, x, err);
+    }
     if (st != HYMO_OK) return st;
-    sim->residual_norm = hymo_norm_inf(sim->nx, sim->f);
     st = sim->form->finish_step(sim, err);
     if (st != HYMO_OK) return st;
+    hymo_engine_refresh_actuators(sim); /* s, sd and F_s at the final (projected) state */
 
     /* commit */
     double *tmp;

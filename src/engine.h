@@ -25,6 +25,12 @@ typedef struct hymo_formulation_ops {
     void (*after_update)(hymo_sim *sim);
     /* after convergence: projections (penalty) / coordinate re-selection */
     hymo_status (*finish_step)(hymo_sim *sim, hymo_error *err);
+    /* fast-mode Jacobian, at the current evaluation: the mechanical block
+     * without actuator terms (M' mapped to the unknowns, plus the penalty
+     * stiffness) into jac (column-major, leading dimension nx), and the
+     * actuator length gradients in the unknowns, gx[a*nxm + k] = ds_a/dx_k,
+     * from gz[a*nz + j] = ds_a/dz_j */
+    void (*tangent)(hymo_sim *sim, const double *gz, double *gx, double *jac);
 } hymo_formulation_ops;
 
 /* Co-simulation split mode (SPEC §7): the hydraulic states leave the
@@ -71,7 +77,10 @@ struct hymo_sim {
     double *jzz, *vz, *vz2;                   /* nz*nz (LU), nz, nz */
     int *jzz_piv;
     hymo_linsol *ls;
-    int jac_valid; /* factorization in ls is usable (fast mode) */
+    hymo_circuit_derivs cderiv; /* fast mode: circuit partial derivatives */
+    double *act_gz, *act_gx;    /* fast mode: na x nz, na x nxm actuator length gradients */
+    double *tmap;               /* double-step: nz x ni, dz/dz_i (row-major) */
+    int jac_valid; /* the factorisation in ls belongs to the current unknowns (fast mode reuse) */
     int lambda_frozen;
 
     /* double-step partition */
@@ -122,6 +131,9 @@ hymo_status hymo_sim_create_split(const hymo_model *model, const hymo_run_option
 /* Actuator accelerations sdd[na] for joint accelerations zdd, with the
  * kinematics (positions, velocities) and hymo_engine_actuators evaluated. */
 void hymo_engine_actuator_accel(hymo_sim *sim, const double *zdd, double *sdd);
+/* Actuator length gradients gz[a*nz + j] = d s_a / d z_j at the current
+ * kinematics (after hymo_engine_actuators). */
+void hymo_engine_actuator_gradients(const hymo_sim *sim, double *gz);
 /* Cylinder force law F_s(p, s, sd) for the current sim->s, sim->sd with
  * pressures p (full-size) into force[na]. */
 void hymo_engine_cylinder_forces(hymo_sim *sim, const double *p, double *force);

@@ -7,18 +7,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------- dense LU (LAPACK dgetrf/dgetrs) ---------------- */
+/* ---------------- dense LU (unblocked, or LAPACK dgetrf for large n) ---------------- */
 
 typedef struct {
     double *lu;
     lapack_int *ipiv;
 } dense_impl;
 
+/* Above this size LAPACK's blocked dgetrf pays off; below it its call and
+ * blocking overhead dominates (a 9 x 9 factorisation cost ~10k instructions
+ * through dgetrf against ~1k for the unblocked loop below). */
+#define DENSE_UNBLOCKED_MAX 48
+
+/* Unblocked right-looking LU with partial pivoting (LAPACK dgetf2's
+ * algorithm: same pivots, column-major, 1-based ipiv). */
+static int lu_unblocked(int n, double *a, lapack_int *ipiv)
+{
+    for (int k = 0; k < n; ++k) {
+        double *ak = &a[(size_t)k * n];
+        int p = k;
+        double best = fabs(ak[k]);
+        for (int i = k + 1; i < n; ++i)
+            if (fabs(ak[i]) > best) best = fabs(ak[p = i]);
+        ipiv[k] = p + 1;
+        if (!(best > 0.0) || !isfinite(best)) return 1;
+        if (p != k)
+            for (int j = 0; j < n; ++j) {
+                double t = a[(size_t)j * n + k];
+                a[(size_t)j * n + k] = a[(size_t)j * n + p];
+                a[(size_t)j * n + p] = t;
+            }
+        const double inv = 1.0 / ak[k];
+        for (int i = k + 1; i < n; ++i) ak[i] *= inv;
+        for (int j = k + 1; j < n; ++j) {
+            double *aj = &a[(size_t)j * n];
+            const double f = aj[k];
+            if (f != 0.0)
+                for (int i = k + 1; i < n; ++i) aj[i] -= ak[i] * f;
+        }
+    }
+    return 0;
+}
+
 static int dense_factor(hymo_linsol *ls, const double *a)
 {
     dense_impl *d = ls->impl;
     int n = ls->n;
     memcpy(d->lu, a, (size_t)n * (size_t)n * sizeof(double));
+    if (n <= DENSE_UNBLOCKED_MAX) return lu_unblocked(n, d->lu, d->ipiv);
     lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, d->lu, n, d->ipiv);
     return info == 0 ? 0 : 1;
 }
