@@ -119,6 +119,37 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraints)");
     }
     build(con, model, &m);
+    int nz = con->nz;
+    con->pc = calloc((size_t)(m > 0 ? m : 1), sizeof *con->pc);
+    con->jlist = calloc((size_t)(m > 0 ? m : 1) * (size_t)(nz > 0 ? nz : 1), sizeof(int));
+    if (!con->pc || !con->jlist) {
+        hymo_constraints_free(con);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraints)");
+    }
+    for (int i = 0; i < m; ++i) {
+        const hymo_prim *p = &con->prims[i];
+        hymo_prim_const *pc = &con->pc[i];
+        hymo_kin_vec3_init(p->pa, &pc->pa);
+        hymo_kin_vec3_init(p->pb, &pc->pb);
+        hymo_kin_vec3_init(p->va, &pc->va);
+        hymo_kin_vec3_init(p->vb, &pc->vb);
+        int *list = &con->jlist[i * nz], n = 0;
+        for (int c = 0; c < 4; ++c) { /* c = 0 last */
+            int code = (c + 1) % 4;
+            for (int j = 0; j < nz; ++j) {
+                int cj = 0;
+                for (int k = p->body_a; k != HYMO_GROUND; k = model->bodies[k].parent) cj |= (k == j);
+                for (int k = p->body_b; k != HYMO_GROUND; k = model->bodies[k].parent) cj |= 2 * (k == j);
+                if (cj == code) list[n++] = j;
+            }
+            if (code) pc->end[code] = n;
+        }
+        if (i > 0 && p->type != HYMO_PRIM_VV) {
+            const hymo_prim *q = &con->prims[i - 1];
+            pc->same_points = q->type != HYMO_PRIM_VV && q->body_a == p->body_a && q->body_b == p->body_b &&
+                              memcmp(q->pa, p->pa, sizeof p->pa) == 0 && memcmp(q->pb, p->pb, sizeof p->pb) == 0;
+        }
+    }
     return HYMO_OK;
 }
 
@@ -126,56 +157,115 @@ void hymo_constraints_free(hymo_constraints *con)
 {
     free(con->prims);
     free(con->cut_first);
+    free(con->pc);
+    free(con->jlist);
     memset(con, 0, sizeof *con);
 }
 
-static void angular(const hymo_kin *kin, int body, double w[3], double wd0[3])
+/* Global position of a body point / direction (HYMO_GROUND: the local vector itself). */
+static inline void point_of(const hymo_kin *kin, int body, const hymo_kin_vec3 *rl, double r[3])
 {
     if (body == HYMO_GROUND) {
-        w[0] = w[1] = w[2] = wd0[0] = wd0[1] = wd0[2] = 0.0;
+        memcpy(r, rl->v, 3 * sizeof(double));
         return;
     }
-    memcpy(w, &kin->Z[6 * body + 3], 3 * sizeof(double));
-    memcpy(wd0, &kin->A0[6 * body + 3], 3 * sizeof(double));
+    const double *o = &kin->o[3 * body];
+    hymo_kin_mat3_vec_sparse(&kin->R[9 * body], rl, r);
+    for (int k = 0; k < 3; ++k) r[k] += o[k];
+}
+
+static inline void vector_of(const hymo_kin *kin, int body, const hymo_kin_vec3 *vl, double v[3])
+{
+    if (body == HYMO_GROUND)
+        memcpy(v, vl->v, 3 * sizeof(double));
+    else
+        hymo_kin_mat3_vec_sparse(&kin->R[9 * body], vl, v);
+}
+
+/* Velocity v and velocity-product acceleration a0 of the global point r of body. */
+static inline void point_rates(const hymo_kin *kin, int body, const double r[3], double v[3], double a0[3])
+{
+    if (body == HYMO_GROUND) {
+        v[0] = v[1] = v[2] = a0[0] = a0[1] = a0[2] = 0.0;
+        return;
+    }
+    const double *Z = &kin->Z[6 * body], *A0 = &kin->A0[6 * body];
+    double t1[3], t2[3];
+    hymo_cross(Z + 3, r, v);
+    for (int k = 0; k < 3; ++k) v[k] += Z[k];
+    hymo_cross(A0 + 3, r, t1);
+    hymo_cross(Z + 3, v, t2);
+    for (int k = 0; k < 3; ++k) a0[k] = A0[k] + t1[k] + t2[k];
 }
 
 /* Rate and velocity-product acceleration of a body-fixed global vector v. */
-static void vector_rates(const hymo_kin *kin, int body, const double v[3], double vd[3], double vdd0[3])
+static inline void vector_rates(const hymo_kin *kin, int body, const double v[3], double vd[3], double vdd0[3])
 {
-    double w[3], wd[3], t[3];
-    angular(kin, body, w, wd);
+    if (body == HYMO_GROUND) {
+        vd[0] = vd[1] = vd[2] = vdd0[0] = vdd0[1] = vdd0[2] = 0.0;
+        return;
+    }
+    const double *w = &kin->Z[6 * body + 3], *wd = &kin->A0[6 * body + 3];
+    double t[3];
     hymo_cross(w, v, vd);
     hymo_cross(wd, v, vdd0);
     hymo_cross(w, vd, t);
     for (int k = 0; k < 3; ++k) vdd0[k] += t[k];
 }
 
+static inline void dot_rows(const double *bb, const int *list, int n, const double f[6], double *row)
+{
+    const double f0 = f[0], f1 = f[1], f2 = f[2], f3 = f[3], f4 = f[4], f5 = f[5];
+    for (int t = 0; t < n; ++t) {
+        const int j = list[t];
+        const double *b = &bb[6 * j];
+        row[j] = (b[0] * f0 + b[1] * f1 + b[2] * f2) + (b[3] * f3 + b[4] * f4 + b[5] * f5);
+    }
+}
+
+/* Row i of Phi_z: with b_j = [b_l; b_a] (dr/dz_j = b_l + b_a x r, dv/dz_j = b_a x v),
+ * d phi / d z_j = b_j . F1 for the joints moving body_a only, b_j . F2 for
+ * body_b only, b_j . (F1 + F2) for both, 0 for the others. */
+static inline void jacobian_row(const hymo_constraints *con, const hymo_kin *kin, int i, const double F1[6],
+                                const double F2[6], double *row)
+{
+    const int nz = con->nz, *end = con->pc[i].end;
+    const int *list = &con->jlist[(size_t)i * nz];
+    dot_rows(kin->b, list, end[1], F1, row);
+    dot_rows(kin->b, list + end[1], end[2] - end[1], F2, row);
+    if (end[3] > end[2]) {
+        double F3[6];
+        for (int k = 0; k < 6; ++k) F3[k] = F1[k] + F2[k];
+        dot_rows(kin->b, list + end[2], end[3] - end[2], F3, row);
+    }
+    for (int t = end[3]; t < nz; ++t) row[list[t]] = 0.0;
+}
+
 void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
                            double *phi_z, double *gamma)
 {
-    int nz = con->nz;
+    const int nz = con->nz;
+    double ra[3] = {0, 0, 0}, rb[3] = {0, 0, 0}, d[3] = {0, 0, 0};
+    double pva[3] = {0, 0, 0}, pvb[3] = {0, 0, 0}, dd0[3] = {0, 0, 0};
+    double F1[6], F2[6];
     for (int i = 0; i < con->m; ++i) {
         const hymo_prim *p = &con->prims[i];
+        const hymo_prim_const *pc = &con->pc[i];
         double *row = phi_z ? &phi_z[(size_t)i * nz] : NULL;
         if (p->type == HYMO_PRIM_VV) {
             double va[3], vb[3];
-            hymo_kin_body_vector(kin, p->body_a, p->va, va);
-            hymo_kin_body_vector(kin, p->body_b, p->vb, vb);
+            vector_of(kin, p->body_a, &pc->va, va);
+            vector_of(kin, p->body_b, &pc->vb, vb);
             phi[i] = hymo_dot(va, vb);
-            if (row) {
-                for (int j = 0; j < nz; ++j) {
-                    double s = 0.0, t[3];
-                    const double *w = &kin->b[6 * j + 3];
-                    if (p->body_a != HYMO_GROUND && kin->anc[p->body_a * nz + j]) {
-                        hymo_cross(w, va, t);
-                        s += hymo_dot(t, vb);
-                    }
-                    if (p->body_b != HYMO_GROUND && kin->anc[p->body_b * nz + j]) {
-                        hymo_cross(w, vb, t);
-                        s += hymo_dot(va, t);
-                    }
-                    row[j] = s;
+            if (row) { /* (w x va).vb = w.(va x vb); va.(w x vb) = -w.(va x vb) */
+                double c[3];
+                hymo_cross(va, vb, c);
+                for (int k = 0; k < 3; ++k) {
+                    F1[k] = F2[k] = 0.0;
+                    F1[3 + k] = c[k];
+                    F2[3 + k] = -c[k];
                 }
+                jacobian_row(con, kin, i, F1, F2, row);
             }
             if (gamma) {
                 double vad[3], vadd[3], vbd[3], vbdd[3];
@@ -185,41 +275,49 @@ void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, dou
             }
             continue;
         }
-        double ra[3], rb[3], d[3], n[3];
-        hymo_kin_body_point(kin, p->body_a, p->pa, ra);
-        hymo_kin_body_point(kin, p->body_b, p->pb, rb);
-        for (int k = 0; k < 3; ++k) d[k] = ra[k] - rb[k];
-        int moving_dir = p->type == HYMO_PRIM_PP_BODYDIR;
+        if (!pc->same_points) { /* else ra, rb, d (pva, pvb, dd0) are those of row i - 1 */
+            point_of(kin, p->body_a, &pc->pa, ra);
+            point_of(kin, p->body_b, &pc->pb, rb);
+            for (int k = 0; k < 3; ++k) d[k] = ra[k] - rb[k];
+            if (gamma) {
+                double aa[3], ab[3];
+                point_rates(kin, p->body_a, ra, pva, aa);
+                point_rates(kin, p->body_b, rb, pvb, ab);
+                for (int k = 0; k < 3; ++k) dd0[k] = aa[k] - ab[k];
+            }
+        }
+        const int moving_dir = p->type == HYMO_PRIM_PP_BODYDIR;
+        double n[3];
         if (moving_dir)
-            hymo_kin_body_vector(kin, p->body_b, p->va, n);
+            vector_of(kin, p->body_b, &pc->va, n);
         else
             memcpy(n, p->vb, sizeof n);
         phi[i] = hymo_dot(d, n);
         if (row) {
-            for (int j = 0; j < nz; ++j) {
-                double ja[3], jb[3];
-                hymo_kin_point_jacobian(kin, p->body_a, j, ra, ja);
-                hymo_kin_point_jacobian(kin, p->body_b, j, rb, jb);
-                double s = (ja[0] - jb[0]) * n[0] + (ja[1] - jb[1]) * n[1] + (ja[2] - jb[2]) * n[2];
-                if (moving_dir && p->body_b != HYMO_GROUND && kin->anc[p->body_b * nz + j]) {
-                    double t[3];
-                    hymo_cross(&kin->b[6 * j + 3], n, t);
-                    s += hymo_dot(d, t);
-                }
-                row[j] = s;
+            /* body_a: (b_l + b_a x ra).n = b_j.[n; ra x n]; body_b: -(b_l + b_a x rb).n,
+             * plus d.(b_a x n) = b_a.(n x d) when n turns with body_b, which
+             * sums to -b_j.[n; ra x n] */
+            double ran[3];
+            hymo_cross(ra, n, ran);
+            for (int k = 0; k < 3; ++k) {
+                F1[k] = n[k];
+                F1[3 + k] = ran[k];
+                F2[k] = -n[k];
             }
+            if (moving_dir) {
+                for (int k = 0; k < 3; ++k) F2[3 + k] = -ran[k];
+            } else {
+                double rbn[3];
+                hymo_cross(rb, n, rbn);
+                for (int k = 0; k < 3; ++k) F2[3 + k] = -rbn[k];
+            }
+            jacobian_row(con, kin, i, F1, F2, row);
         }
         if (gamma) {
-            double aa[3], ab[3], dd0[3];
-            hymo_kin_point_accel0(kin, p->body_a, ra, aa);
-            hymo_kin_point_accel0(kin, p->body_b, rb, ab);
-            for (int k = 0; k < 3; ++k) dd0[k] = aa[k] - ab[k];
             double g = hymo_dot(dd0, n);
             if (moving_dir) {
-                double va[3], vb[3], dd[3], nd[3], ndd[3];
-                hymo_kin_point_velocity(kin, p->body_a, ra, va);
-                hymo_kin_point_velocity(kin, p->body_b, rb, vb);
-                for (int k = 0; k < 3; ++k) dd[k] = va[k] - vb[k];
+                double dd[3], nd[3], ndd[3];
+                for (int k = 0; k < 3; ++k) dd[k] = pva[k] - pvb[k];
                 vector_rates(kin, p->body_b, n, nd, ndd);
                 g += 2.0 * hymo_dot(dd, nd) + hymo_dot(d, ndd);
             }

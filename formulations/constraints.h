@@ -18,11 +18,23 @@ typedef struct {
     int cut;             /* owning cut joint */
 } hymo_prim;
 
+/* Constants of a primitive for the evaluation (hymo_constraints_init). */
+typedef struct {
+    hymo_kin_vec3 pa, pb, va, vb; /* the primitive's local vectors with their sparsity */
+    int same_points;              /* point-point with the bodies and points of the previous row */
+    int end[4];                   /* jlist[end[c-1] .. end[c]) (end[0] = 0): the joints that move
+                                   * body_a only (c = 1), body_b only (2), both (3) */
+} hymo_prim_const;
+
 typedef struct {
     int m;  /* total equations */
     int nz; /* joint coordinates */
     hymo_prim *prims;
     int *cut_first; /* first row of each cut joint, size ncut + 1 */
+    /* constants for the evaluation (set by hymo_constraints_init) */
+    hymo_prim_const *pc; /* m */
+    int *jlist;          /* m x nz: per row the joints grouped as in hymo_prim_const.end, then
+                          * those that move neither body */
 } hymo_constraints;
 
 hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model, hymo_error *err);

@@ -5,6 +5,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+void hymo_kin_vec3_init(const double v[3], hymo_kin_vec3 *s)
+{
+    s->nnz = 0;
+    s->k = 0;
+    for (int i = 0; i < 3; ++i) {
+        s->v[i] = v[i];
+        if (v[i] != 0.0) {
+            s->nnz++;
+            s->k = i;
+        }
+    }
+}
+
+static void body_init(const hymo_body *body, hymo_kin_body *bd)
+{
+    memset(bd, 0, sizeof *bd);
+    bd->parent = body->parent;
+    bd->revolute = body->joint_type == HYMO_JOINT_REVOLUTE;
+    hymo_kin_vec3_init(body->joint_location, &bd->loc);
+    hymo_kin_vec3_init(body->joint_axis, &bd->axis);
+    hymo_kin_vec3_init(body->com, &bd->com);
+    bd->axis_k = -1;
+    bd->axis_sign = 1.0;
+    if (bd->axis.nnz == 1 && fabs(bd->axis.v[bd->axis.k]) == 1.0) {
+        bd->axis_k = bd->axis.k;
+        bd->axis_sign = bd->axis.v[bd->axis.k];
+    }
+    bd->mass = body->mass;
+    const double *Jl = body->inertia;
+    memcpy(bd->inertia, Jl, sizeof bd->inertia);
+    bd->inertia_diag =
+        Jl[1] == 0.0 && Jl[2] == 0.0 && Jl[3] == 0.0 && Jl[5] == 0.0 && Jl[6] == 0.0 && Jl[7] == 0.0;
+    if (bd->inertia_diag) {
+        /* R diag(d) R^T = d_ref I + sum_c (d_c - d_ref) r_c r_c^T (R orthonormal):
+         * the reference is a repeated principal moment if there is one */
+        double d[3] = {Jl[0], Jl[4], Jl[8]};
+        int ref = 1;
+        if (d[0] == d[1] || d[0] == d[2]) ref = 0;
+        bd->jref = d[ref];
+        for (int c = 0; c < 3; ++c) {
+            if (c == ref || d[c] == d[ref]) continue;
+            bd->jdiff[c] = d[c] - d[ref];
+            bd->jdiff_c[bd->n_jdiff++] = c;
+        }
+    }
+}
+
 hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *err)
 {
     memset(kin, 0, sizeof *kin);
@@ -24,14 +71,35 @@ hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *er
     kin->Phat = calloc(n * 6, sizeof(double));
     kin->M = calloc(n * n, sizeof(double));
     kin->Q = calloc(n, sizeof(double));
+    kin->bd = calloc(n, sizeof *kin->bd);
+    kin->child_first = calloc(n + 1, sizeof(int));
+    kin->child_list = calloc(n, sizeof(int));
+    kin->Iown = calloc(n * 10, sizeof(double));
+    kin->Ic = calloc(n * 10, sizeof(double));
+    kin->zlast = calloc(n, sizeof(double));
+    kin->zdlast = calloc(n, sizeof(double));
+    kin->geo_stale = calloc(n, sizeof(int));
+    kin->vel_stale = calloc(n, sizeof(int));
+    kin->m_stale = calloc(n, sizeof(int));
+    kin->dirty = calloc(n, sizeof(int));
     if (!kin->anc || !kin->R || !kin->o || !kin->u || !kin->g || !kin->J || !kin->b || !kin->Z ||
-        !kin->A0 || !kin->Qbar || !kin->Phat || !kin->M || !kin->Q) {
+        !kin->A0 || !kin->Qbar || !kin->Phat || !kin->M || !kin->Q || !kin->bd || !kin->child_first ||
+        !kin->child_list || !kin->Iown || !kin->Ic || !kin->zlast || !kin->zdlast ||
+        !kin->geo_stale || !kin->vel_stale || !kin->m_stale || !kin->dirty) {
         hymo_kin_free(kin);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (kinematics workspace)");
     }
     for (int i = 0; i < nb; ++i) {
         for (int j = i; j != HYMO_GROUND; j = model->bodies[j].parent) kin->anc[i * nb + j] = 1;
+        body_init(&model->bodies[i], &kin->bd[i]);
     }
+    /* children lists (bodies are in topological order: parent < child) */
+    for (int i = 0; i < nb; ++i)
+        if (model->bodies[i].parent != HYMO_GROUND) kin->child_first[model->bodies[i].parent + 1]++;
+    for (int i = 0; i < nb; ++i) kin->child_first[i + 1] += kin->child_first[i];
+    for (int i = 0, *fill = kin->child_list; i < nb; ++i)
+        for (int c = i + 1; c < nb; ++c)
+            if (model->bodies[c].parent == i) *fill++ = c;
     return HYMO_OK;
 }
 
@@ -50,10 +118,21 @@ void hymo_kin_free(hymo_kin *kin)
     free(kin->Phat);
     free(kin->M);
     free(kin->Q);
+    free(kin->bd);
+    free(kin->child_first);
+    free(kin->child_list);
+    free(kin->Iown);
+    free(kin->Ic);
+    free(kin->zlast);
+    free(kin->zdlast);
+    free(kin->geo_stale);
+    free(kin->vel_stale);
+    free(kin->m_stale);
+    free(kin->dirty);
     memset(kin, 0, sizeof *kin);
 }
 
-static void mat3_vec(const double *A, const double *x, double *y)
+static inline void mat3_vec(const double *A, const double *x, double *y)
 {
     double y0 = A[0] * x[0] + A[1] * x[1] + A[2] * x[2];
     double y1 = A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
@@ -85,71 +164,175 @@ static void axis_rotation(const double a[3], double t, double *Rm)
     Rm[8] = c + a[2] * a[2] * v;
 }
 
+/* R = Rp Rot_k(c, s): rotation about the coordinate axis e_k; columns k1 =
+ * k+1, k2 = k+2 (mod 3) turn, column k is kept. */
+static inline void rotate_columns(const double *Rp, double c, double s, int k, int k1, int k2, double *R)
+{
+    for (int a = 0; a < 3; ++a) {
+        double x1 = Rp[3 * a + k1], x2 = Rp[3 * a + k2];
+        R[3 * a + k] = Rp[3 * a + k];
+        R[3 * a + k1] = x1 * c + x2 * s;
+        R[3 * a + k2] = x2 * c - x1 * s;
+    }
+}
+
+/* Rot_k(c, s) itself (parent = ground). */
+static inline void coordinate_rotation(double c, double s, int k, int k1, int k2, double *R)
+{
+    R[3 * k + k] = 1.0;
+    R[3 * k + k1] = R[3 * k + k2] = R[3 * k1 + k] = R[3 * k2 + k] = 0.0;
+    R[3 * k1 + k1] = c;
+    R[3 * k2 + k2] = c;
+    R[3 * k2 + k1] = s;
+    R[3 * k1 + k2] = -s;
+}
+
 static const double identity3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-static const double zero3[3] = {0, 0, 0};
+
+/* Marks body j and its ancestors (the set of marked bodies stays closed
+ * towards the root, so the walk stops at the first marked one). */
+static inline void mark_m_stale(hymo_kin *kin, int j)
+{
+    for (; j != HYMO_GROUND && !kin->m_stale[j]; j = kin->bd[j].parent) kin->m_stale[j] = 1;
+}
+
+static inline int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 void hymo_kin_positions(hymo_kin *kin, const hymo_model *model, const double *z)
 {
+    (void)model; /* the constants were taken from it by hymo_kin_init */
+    const int nb = kin->nb, valid = kin->pos_valid;
+    double *zlast = kin->zlast;
+    if (valid && memcmp(z, zlast, (size_t)nb * sizeof(double)) == 0) return;
+    int *dirty = kin->dirty, *geo_stale = kin->geo_stale, *vel_stale = kin->vel_stale, *m_stale = kin->m_stale;
     kin->mass_fresh = 0;
-    for (int j = 0; j < kin->nb; ++j) {
-        const hymo_body *body = &model->bodies[j];
-        const double *Rp = body->parent == HYMO_GROUND ? identity3 : &kin->R[9 * body->parent];
-        const double *op = body->parent == HYMO_GROUND ? zero3 : &kin->o[3 * body->parent];
-        double *R = &kin->R[9 * j], *o = &kin->o[3 * j], *u = &kin->u[3 * j];
-        double loc[3];
-        mat3_vec(Rp, body->joint_location, loc);
-        mat3_vec(Rp, body->joint_axis, u);
-        double *b = &kin->b[6 * j];
-        if (body->joint_type == HYMO_JOINT_REVOLUTE) {
-            double Rz[9];
-            axis_rotation(body->joint_axis, z[j], Rz);
-            mat3_mul(Rp, Rz, R);
-            for (int k = 0; k < 3; ++k) o[k] = op[k] + loc[k];
-            hymo_cross(o, u, b);
-            memcpy(b + 3, u, 3 * sizeof(double));
+    kin->any_vel_stale = 1;
+    kin->pos_valid = 1;
+    for (int j = 0; j < nb; ++j) {
+        const hymo_kin_body *bd = &kin->bd[j];
+        /* the pose of j depends on z_j and the parent's pose only */
+        const int pd = bd->parent != HYMO_GROUND && dirty[bd->parent];
+        const int dj = pd || !valid || !same_bits(z[j], zlast[j]);
+        dirty[j] = dj;
+        if (!dj) continue;
+        geo_stale[j] = vel_stale[j] = m_stale[j] = 1;
+        if (!pd) mark_m_stale(kin, bd->parent); /* else the parent marked the path */
+        zlast[j] = z[j];
+        double *R = &kin->R[9 * j], *o = &kin->o[3 * j], *u = &kin->u[3 * j], *b = &kin->b[6 * j];
+        const double q = z[j];
+        const int k = bd->axis_k;
+        double c = 1.0, sn = 0.0;
+        if (bd->revolute && k >= 0) {
+            c = cos(q);
+            sn = bd->axis_sign * sin(q);
+        }
+        if (bd->parent == HYMO_GROUND) {
+            if (!bd->revolute)
+                memcpy(R, identity3, sizeof identity3);
+            else if (k >= 0)
+                coordinate_rotation(c, sn, k, (k + 1) % 3, (k + 2) % 3, R);
+            else
+                axis_rotation(bd->axis.v, q, R);
+            memcpy(u, bd->axis.v, 3 * sizeof(double));
+            memcpy(o, bd->loc.v, 3 * sizeof(double));
         } else {
-            memcpy(R, Rp, 9 * sizeof(double));
-            for (int k = 0; k < 3; ++k) o[k] = op[k] + loc[k] + u[k] * z[j];
-            memcpy(b, u, 3 * sizeof(double));
+            const double *Rp = &kin->R[9 * bd->parent], *op = &kin->o[3 * bd->parent];
+            double loc[3];
+            hymo_kin_mat3_vec_sparse(Rp, &bd->loc, loc);
+            if (k >= 0) {
+                double sg = bd->axis_sign;
+                u[0] = sg * Rp[k];
+                u[1] = sg * Rp[3 + k];
+                u[2] = sg * Rp[6 + k];
+            } else {
+                mat3_vec(Rp, bd->axis.v, u);
+            }
+            if (!bd->revolute) {
+                memcpy(R, Rp, 9 * sizeof(double));
+            } else {
+                switch (k) {
+                case 0:
+                    rotate_columns(Rp, c, sn, 0, 1, 2, R);
+                    break;
+                case 1:
+                    rotate_columns(Rp, c, sn, 1, 2, 0, R);
+                    break;
+                case 2:
+                    rotate_columns(Rp, c, sn, 2, 0, 1, R);
+                    break;
+                default: {
+                    double Rz[9];
+                    axis_rotation(bd->axis.v, q, Rz);
+                    mat3_mul(Rp, Rz, R);
+                }
+                }
+            }
+            for (int i = 0; i < 3; ++i) o[i] = op[i] + loc[i];
+        }
+        if (bd->revolute) {
+            hymo_cross(o, u, b);
+            b[3] = u[0];
+            b[4] = u[1];
+            b[5] = u[2];
+        } else {
+            for (int i = 0; i < 3; ++i) o[i] += u[i] * q;
+            b[0] = u[0];
+            b[1] = u[1];
+            b[2] = u[2];
             b[3] = b[4] = b[5] = 0.0;
         }
     }
 }
 
+/* A0_j = A0_p + (Z_p x b_j) zd_j with the spatial cross product
+ * [w; v] x [b_l; b_a] = [w x b_l + v x b_a; w x b_a]; this is d/dt of
+ * b_j = [o x u; u] (revolute) or [u; 0] (prismatic). */
 void hymo_kin_velocities(hymo_kin *kin, const hymo_model *model, const double *zd)
 {
-    for (int j = 0; j < kin->nb; ++j) {
-        int p = model->bodies[j].parent;
+    (void)model;
+    const int nb = kin->nb, valid = kin->vel_valid;
+    double *zdlast = kin->zdlast;
+    if (valid && !kin->any_vel_stale && memcmp(zd, zdlast, (size_t)nb * sizeof(double)) == 0) return;
+    int *dirty = kin->dirty, *vel_stale = kin->vel_stale;
+    kin->any_vel_stale = 0;
+    kin->vel_valid = 1;
+    for (int j = 0; j < nb; ++j) {
+        const hymo_kin_body *bd = &kin->bd[j];
+        /* Z_j, A0_j depend on b_j, zd_j and the parent's Z, A0 only */
+        const int dj = (bd->parent != HYMO_GROUND && dirty[bd->parent]) || !valid || vel_stale[j] ||
+                       !same_bits(zd[j], zdlast[j]);
+        dirty[j] = dj;
+        if (!dj) continue;
+        vel_stale[j] = 0;
+        zdlast[j] = zd[j];
         const double *b = &kin->b[6 * j];
         double *Z = &kin->Z[6 * j], *A0 = &kin->A0[6 * j];
-        double Zp[6] = {0, 0, 0, 0, 0, 0}, Ap[6] = {0, 0, 0, 0, 0, 0};
-        if (p != HYMO_GROUND) {
-            memcpy(Zp, &kin->Z[6 * p], sizeof Zp);
-            memcpy(Ap, &kin->A0[6 * p], sizeof Ap);
+        const double q = zd[j];
+        if (bd->parent == HYMO_GROUND) {
+            for (int k = 0; k < 6; ++k) {
+                Z[k] = b[k] * q;
+                A0[k] = 0.0;
+            }
+            continue;
         }
-        for (int k = 0; k < 6; ++k) Z[k] = Zp[k] + b[k] * zd[j];
-        const double *u = &kin->u[3 * j];
-        double udot[3];
-        hymo_cross(Zp + 3, u, udot); /* u' = w_parent x u */
-        double d[6];
-        if (model->bodies[j].joint_type == HYMO_JOINT_REVOLUTE) {
-            const double *r = &kin->o[3 * j];
-            double rdot[3], t1[3], t2[3];
-            hymo_cross(Zp + 3, r, rdot);
-            for (int k = 0; k < 3; ++k) rdot[k] += Zp[k];
-            hymo_cross(rdot, u, t1);
-            hymo_cross(r, udot, t2);
+        const double *Zp = &kin->Z[6 * bd->parent], *Ap = &kin->A0[6 * bd->parent];
+        for (int k = 0; k < 6; ++k) Z[k] = Zp[k] + b[k] * q;
+        double t1[3];
+        hymo_cross(Zp + 3, b, t1); /* w_p x b_l */
+        if (bd->revolute) {
+            double t2[3], t3[3];
+            hymo_cross(Zp, b + 3, t2);     /* v_p x b_a */
+            hymo_cross(Zp + 3, b + 3, t3); /* w_p x b_a */
             for (int k = 0; k < 3; ++k) {
-                d[k] = (t1[k] + t2[k]) * zd[j];
-                d[3 + k] = udot[k] * zd[j];
+                A0[k] = Ap[k] + (t1[k] + t2[k]) * q;
+                A0[3 + k] = Ap[3 + k] + t3[k] * q;
             }
         } else {
             for (int k = 0; k < 3; ++k) {
-                d[k] = udot[k] * zd[j];
-                d[3 + k] = 0.0;
+                A0[k] = Ap[k] + t1[k] * q;
+                A0[3 + k] = Ap[3 + k];
             }
         }
-        for (int k = 0; k < 6; ++k) A0[k] = Ap[k] + d[k];
     }
 }
 
@@ -209,52 +392,121 @@ void hymo_kin_point_jacobian(const hymo_kin *kin, int body, int j, const double 
 }
 
 /* Centre of mass and global inertia of body j (J = R Jloc R^T). */
-static void mass_geometry(const hymo_kin *kin, const hymo_model *model, int j, double g[3], double J[9])
+static void mass_geometry(const hymo_kin *kin, int j, double g[3], double J[9])
 {
-    const double *R = &kin->R[9 * j], *Jl = model->bodies[j].inertia;
+    const hymo_kin_body *bd = &kin->bd[j];
+    const double *R = &kin->R[9 * j], *o = &kin->o[3 * j];
     double gl[3];
-    mat3_vec(R, model->bodies[j].com, gl);
-    for (int k = 0; k < 3; ++k) g[k] = kin->o[3 * j + k] + gl[k];
-    double T[9];
-    if (Jl[1] == 0.0 && Jl[2] == 0.0 && Jl[3] == 0.0 && Jl[5] == 0.0 && Jl[6] == 0.0 && Jl[7] == 0.0) {
-        for (int a = 0; a < 3; ++a) /* principal axes: T = R diag(Jl) */
-            for (int c = 0; c < 3; ++c) T[3 * a + c] = R[3 * a + c] * Jl[4 * c];
-    } else {
-        mat3_mul(R, Jl, T);
-    }
-    for (int a = 0; a < 3; ++a) /* J = T R^T, symmetric */
-        for (int b = a; b < 3; ++b) {
-            double v = T[3 * a] * R[3 * b] + T[3 * a + 1] * R[3 * b + 1] + T[3 * a + 2] * R[3 * b + 2];
-            J[3 * a + b] = v;
-            J[3 * b + a] = v;
+    hymo_kin_mat3_vec_sparse(R, &bd->com, gl);
+    for (int k = 0; k < 3; ++k) g[k] = o[k] + gl[k];
+    double J00, J11, J22, J01, J02, J12;
+    if (bd->inertia_diag) {
+        J00 = J11 = J22 = bd->jref;
+        J01 = J02 = J12 = 0.0;
+        for (int t = 0; t < bd->n_jdiff; ++t) {
+            int c = bd->jdiff_c[t];
+            double e = bd->jdiff[c], r0 = R[c], r1 = R[3 + c], r2 = R[6 + c];
+            double s0 = e * r0, s1 = e * r1, s2 = e * r2;
+            J00 += s0 * r0;
+            J11 += s1 * r1;
+            J22 += s2 * r2;
+            J01 += s0 * r1;
+            J02 += s0 * r2;
+            J12 += s1 * r2;
         }
+    } else {
+        double T[9];
+        mat3_mul(R, bd->inertia, T);
+        J00 = T[0] * R[0] + T[1] * R[1] + T[2] * R[2];
+        J01 = T[0] * R[3] + T[1] * R[4] + T[2] * R[5];
+        J02 = T[0] * R[6] + T[1] * R[7] + T[2] * R[8];
+        J11 = T[3] * R[3] + T[4] * R[4] + T[5] * R[5];
+        J12 = T[3] * R[6] + T[4] * R[7] + T[5] * R[8];
+        J22 = T[6] * R[6] + T[7] * R[7] + T[8] * R[8];
+    }
+    J[0] = J00;
+    J[1] = J[3] = J01;
+    J[2] = J[6] = J02;
+    J[4] = J11;
+    J[5] = J[7] = J12;
+    J[8] = J22;
 }
 
 /* g and J of body j: cached by forces_begin at the current positions. */
-static void mass_geometry_cached(const hymo_kin *kin, const hymo_model *model, int j, double g[3], double J[9])
+static void mass_geometry_cached(const hymo_kin *kin, int j, double g[3], double J[9])
 {
     if (kin->mass_fresh) {
         memcpy(g, &kin->g[3 * j], 3 * sizeof(double));
         memcpy(J, &kin->J[9 * j], 9 * sizeof(double));
     } else {
-        mass_geometry(kin, model, j, g, J);
+        mass_geometry(kin, j, g, J);
     }
+}
+
+/* Spatial inertia about the global origin, [m, h, I_o] (see kinematics.h):
+ * Mbar = [m I, -h~; h~, I_o] with h = m g, I_o = J - m g~ g~ = J + m (|g|^2 I - g g^T). */
+static inline void spatial_inertia(double m, const double g[3], const double *J, double *S)
+{
+    double h0 = m * g[0], h1 = m * g[1], h2 = m * g[2];
+    double p0 = h0 * g[0], p1 = h1 * g[1], p2 = h2 * g[2];
+    S[0] = m;
+    S[1] = h0;
+    S[2] = h1;
+    S[3] = h2;
+    S[4] = J[0] + (p1 + p2);
+    S[5] = J[4] + (p0 + p2);
+    S[6] = J[8] + (p0 + p1);
+    S[7] = J[1] - h0 * g[1];
+    S[8] = J[2] - h0 * g[2];
+    S[9] = J[5] - h1 * g[2];
+}
+
+/* out = Mbar v = [m v_l - h x v_a; h x v_l + I_o v_a]. */
+static inline void spatial_mul(const double *S, const double v[6], double out[6])
+{
+    const double m = S[0], *h = S + 1;
+    const double *vl = v, *va = v + 3;
+    double hxa[3], hxl[3];
+    hymo_cross(h, va, hxa);
+    hymo_cross(h, vl, hxl);
+    double t0 = m * vl[0] - hxa[0], t1 = m * vl[1] - hxa[1], t2 = m * vl[2] - hxa[2];
+    double b0 = hxl[0] + (S[4] * va[0] + S[7] * va[1] + S[8] * va[2]);
+    double b1 = hxl[1] + (S[7] * va[0] + S[5] * va[1] + S[9] * va[2]);
+    double b2 = hxl[2] + (S[8] * va[0] + S[9] * va[1] + S[6] * va[2]);
+    out[0] = t0;
+    out[1] = t1;
+    out[2] = t2;
+    out[3] = b0;
+    out[4] = b1;
+    out[5] = b2;
+}
+
+static inline double dot6(const double *a, const double *b)
+{
+    return (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) + (a[3] * b[3] + a[4] * b[4] + a[5] * b[5]);
 }
 
 void hymo_kin_forces_begin(hymo_kin *kin, const hymo_model *model)
 {
-    for (int j = 0; j < kin->nb; ++j) {
-        mass_geometry(kin, model, j, &kin->g[3 * j], &kin->J[9 * j]);
-        kin->mass_fresh = 1;
-        double m = model->bodies[j].mass;
-        const double *g = &kin->g[3 * j], *Z = &kin->Z[6 * j], *w = Z + 3;
+    const int nb = kin->nb;
+    const double *grav = model->gravity;
+    for (int j = 0; j < nb; ++j) {
+        const double m = kin->bd[j].mass;
+        double *g = &kin->g[3 * j], *J = &kin->J[9 * j];
+        if (kin->geo_stale[j]) { /* position-only quantities, kept while the pose is unchanged */
+            mass_geometry(kin, j, g, J);
+            spatial_inertia(m, g, J, &kin->Iown[10 * j]);
+            kin->geo_stale[j] = 0;
+            mark_m_stale(kin, j); /* M' follows Iown */
+        }
+        const double *Z = &kin->Z[6 * j], *w = Z + 3;
         double gdot[3], wxgd[3], Jw[3], wxJw[3], f[3], gxf[3];
         hymo_cross(w, g, gdot);
         for (int k = 0; k < 3; ++k) gdot[k] += Z[k];
         hymo_cross(w, gdot, wxgd);
-        mat3_vec(&kin->J[9 * j], w, Jw);
+        mat3_vec(J, w, Jw);
         hymo_cross(w, Jw, wxJw);
-        for (int k = 0; k < 3; ++k) f[k] = m * (model->gravity[k] - wxgd[k]);
+        for (int k = 0; k < 3; ++k) f[k] = m * (grav[k] - wxgd[k]);
         hymo_cross(g, f, gxf);
         double *Qb = &kin->Qbar[6 * j];
         for (int k = 0; k < 3; ++k) {
@@ -262,6 +514,7 @@ void hymo_kin_forces_begin(hymo_kin *kin, const hymo_model *model)
             Qb[3 + k] = gxf[k] - wxJw[k];
         }
     }
+    kin->mass_fresh = 1;
 }
 
 void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const double f[3])
@@ -276,47 +529,56 @@ void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const 
     }
 }
 
-/* out = Mbar v with Mbar = [m I, -m g~; m g~, J - m g~ g~]:
- * top = m (v_l - g x v_a), bottom = g x top + J v_a. */
-static void mbar_mul(double m, const double g[3], const double *J, const double v[6], double out[6])
-{
-    double gxa[3], t[3], Ja[3];
-    hymo_cross(g, v + 3, gxa);
-    for (int k = 0; k < 3; ++k) out[k] = m * (v[k] - gxa[k]);
-    hymo_cross(g, out, t);
-    mat3_vec(J, v + 3, Ja);
-    for (int k = 0; k < 3; ++k) out[3 + k] = t[k] + Ja[k];
-}
-
 /* M'_ij = sum over bodies k below both i and j of b_i^T Mbar_k b_j and
  * Q'_j = sum over k below j of b_j^T (Qbar_k - Mbar_k A0_k): the product
- * R_d^T T^T Mbar T R_d evaluated along each body's path to the root. */
+ * R_d^T T^T Mbar T R_d.  Evaluated leaves-to-root with the composite
+ * (subtree) inertia Mhat_j = sum of Mbar_k below j and Phat_j = sum of
+ * (Qbar_k - Mbar_k A0_k) below j: for i on the path root..j,
+ * M'_ij = b_i^T Mhat_j b_j and Q'_j = b_j^T Phat_j.  M' depends on the
+ * positions only; a column is recomputed when its inputs changed. */
 void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model)
 {
-    int nb = kin->nb;
-    memset(kin->M, 0, (size_t)nb * (size_t)nb * sizeof(double));
-    memset(kin->Q, 0, (size_t)nb * sizeof(double));
-    double *w = kin->Phat; /* scratch: Mbar_k b_j for the ancestors j of k */
-    for (int k = 0; k < nb; ++k) {
-        double m = model->bodies[k].mass, P[6];
-        const double *g = &kin->g[3 * k], *J = &kin->J[9 * k];
-        mbar_mul(m, g, J, &kin->A0[6 * k], P);
-        for (int r = 0; r < 6; ++r) P[r] = kin->Qbar[6 * k + r] - P[r];
-        for (int j = k; j != HYMO_GROUND; j = model->bodies[j].parent) {
-            const double *bj = &kin->b[6 * j];
-            double *wj = &w[6 * j];
-            mbar_mul(m, g, J, bj, wj);
-            double q = 0.0;
-            for (int r = 0; r < 6; ++r) q += bj[r] * P[r];
-            kin->Q[j] += q;
-            for (int i = j; i != HYMO_GROUND; i = model->bodies[i].parent) {
-                const double *bi = &kin->b[6 * i];
-                double s = 0.0;
-                for (int r = 0; r < 6; ++r) s += bi[r] * wj[r];
-                kin->M[i * nb + j] += s;
-                if (i != j) kin->M[j * nb + i] += s;
-            }
+    (void)model;
+    const int nb = kin->nb;
+    double *M = kin->M, *Q = kin->Q;
+    /* column k of M' (rows on the path root..k) changes with b_k, with b of
+     * its ancestors (then b_k changed too) and with Iown in the subtree of k:
+     * m_stale is set for a changed body and all its ancestors (mark_m_stale).
+     * Entries of bodies without a common path stay zero (from hymo_kin_init). */
+    for (int k = nb - 1; k >= 0; --k) {
+        if (!kin->m_stale[k]) continue;
+        kin->m_stale[k] = 0;
+        const double *bk = &kin->b[6 * k];
+        double *C = &kin->Ic[10 * k];
+        memcpy(C, &kin->Iown[10 * k], 10 * sizeof(double));
+        for (int t = kin->child_first[k]; t < kin->child_first[k + 1]; ++t) {
+            const double *Cc = &kin->Ic[10 * kin->child_list[t]];
+            for (int r = 0; r < 10; ++r) C[r] += Cc[r];
         }
+        double w[6];
+        spatial_mul(C, bk, w);
+        M[k * nb + k] = dot6(bk, w);
+        for (int i = kin->bd[k].parent; i != HYMO_GROUND; i = kin->bd[i].parent) {
+            double s = dot6(&kin->b[6 * i], w);
+            M[i * nb + k] = s;
+            M[k * nb + i] = s;
+        }
+    }
+    for (int k = nb - 1; k >= 0; --k) {
+        const double *Qb = &kin->Qbar[6 * k];
+        double *P = &kin->Phat[6 * k];
+        if (kin->bd[k].parent == HYMO_GROUND) { /* A0_k = 0 */
+            memcpy(P, Qb, 6 * sizeof(double));
+        } else {
+            double MA[6];
+            spatial_mul(&kin->Iown[10 * k], &kin->A0[6 * k], MA);
+            for (int r = 0; r < 6; ++r) P[r] = Qb[r] - MA[r];
+        }
+        for (int t = kin->child_first[k]; t < kin->child_first[k + 1]; ++t) {
+            const double *Pc = &kin->Phat[6 * kin->child_list[t]];
+            for (int r = 0; r < 6; ++r) P[r] += Pc[r];
+        }
+        Q[k] = dot6(&kin->b[6 * k], P);
     }
 }
 
@@ -326,7 +588,7 @@ double hymo_kin_kinetic_energy(const hymo_kin *kin, const hymo_model *model)
     for (int j = 0; j < kin->nb; ++j) {
         const double *Z = &kin->Z[6 * j], *w = Z + 3;
         double g[3], J[9], gdot[3], Jw[3];
-        mass_geometry_cached(kin, model, j, g, J);
+        mass_geometry_cached(kin, j, g, J);
         hymo_cross(w, g, gdot);
         for (int k = 0; k < 3; ++k) gdot[k] += Z[k];
         mat3_vec(J, w, Jw);
@@ -340,7 +602,7 @@ double hymo_kin_potential_energy(const hymo_kin *kin, const hymo_model *model)
     double V = 0.0;
     for (int j = 0; j < kin->nb; ++j) {
         double g[3], J[9];
-        mass_geometry_cached(kin, model, j, g, J);
+        mass_geometry_cached(kin, j, g, J);
         V -= model->bodies[j].mass * hymo_dot(model->gravity, g);
     }
     return V;

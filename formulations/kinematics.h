@@ -13,6 +13,32 @@
 
 #include "hymo/model.h"
 
+/* A constant 3-vector of the model with its sparsity (set by hymo_kin_init):
+ * nnz non-zero components; when nnz == 1 the non-zero one is v[k]. */
+typedef struct {
+    double v[3];
+    int nnz, k;
+} hymo_kin_vec3;
+
+/* Per-body constants derived from the model once (hymo_kin_init). */
+typedef struct {
+    int parent;
+    int revolute;
+    int axis_k;       /* joint axis = axis_sign * e_{axis_k} exactly; -1: general axis */
+    double axis_sign;
+    hymo_kin_vec3 loc, axis, com; /* joint location and axis (parent frame), com (body frame) */
+    double mass;
+    /* inertia: diagonal in the body frame (inertia_diag) as
+     *   J = Jl[jref] I + sum_c jdiff[c] r_c r_c^T   (r_c: columns of R; jdiff[jref] = 0),
+     * otherwise the general J = R Jl R^T */
+    int inertia_diag;
+    double jref;
+    double jdiff[3];
+    int n_jdiff;
+    int jdiff_c[3];
+    double inertia[9];
+} hymo_kin_body;
+
 typedef struct {
     int nb;
     /* topology: anc[i*nb + j] = 1 if joint j lies on the path root..i (incl. i) */
@@ -29,10 +55,30 @@ typedef struct {
     double *A0;  /* nb x 6, Zdot with zdd = 0 (accumulated d_j)  */
     /* dynamics */
     double *Qbar; /* nb x 6, applied + velocity forces (before -Mbar A0) */
-    double *Phat; /* nb x 6, scratch                               */
+    double *Phat; /* nb x 6, scratch: subtree sums of Qbar - Mbar A0 */
     int mass_fresh; /* g, J valid for the current positions         */
     double *M;    /* nb x nb, M' (row-major, symmetric)           */
     double *Q;    /* nb, Q'                                        */
+    /* constants and caches (internal) */
+    hymo_kin_body *bd;  /* nb per-body constants                     */
+    int *child_first;   /* nb + 1: children of j are child_list[child_first[j] .. child_first[j+1]) */
+    int *child_list;
+    double *Iown;       /* nb x 10, spatial inertia about the global origin:
+                         * [m, h = m g (3), I_o = J - m g~ g~ (xx yy zz xy xz yz)];
+                         * set with g and J (mass_fresh) */
+    double *Ic;         /* nb x 10, composite (subtree) inertia, same layout (kept with M') */
+    /* Change tracking: a body whose joint coordinate and ancestors did not
+     * change keeps its pose (and g, J, Iown); likewise for its velocities.
+     * Everything cached is recomputed from the same inputs, so the results
+     * are those of a full evaluation. */
+    double *zlast;      /* nb: z of the last hymo_kin_positions (pos_valid)    */
+    double *zdlast;     /* nb: zd of the last hymo_kin_velocities (vel_valid)  */
+    int pos_valid, vel_valid;
+    int any_vel_stale;        /* some vel_stale is set                           */
+    int *geo_stale;           /* nb: pose changed since g, J, Iown were computed */
+    int *vel_stale;           /* nb: b changed since Z, A0 were computed         */
+    int *m_stale;             /* nb: b or Iown changed since M' (column) and Ic  */
+    int *dirty;               /* nb: scratch                                     */
 } hymo_kin;
 
 hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *err);
@@ -78,5 +124,30 @@ static inline double hymo_dot(const double a[3], const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
+
+/* y = A x for a 3x3 row-major A and a constant x of known sparsity; the
+ * same value as the full product (the skipped terms are exact zeros). */
+static inline void hymo_kin_mat3_vec_sparse(const double *A, const hymo_kin_vec3 *x, double y[3])
+{
+    if (x->nnz == 1) {
+        const int k = x->k;
+        const double v = x->v[k];
+        y[0] = A[k] * v;
+        y[1] = A[3 + k] * v;
+        y[2] = A[6 + k] * v;
+    } else if (x->nnz == 0) {
+        y[0] = y[1] = y[2] = 0.0;
+    } else {
+        const double *v = x->v;
+        double y0 = A[0] * v[0] + A[1] * v[1] + A[2] * v[2];
+        double y1 = A[3] * v[0] + A[4] * v[1] + A[5] * v[2];
+        double y2 = A[6] * v[0] + A[7] * v[1] + A[8] * v[2];
+        y[0] = y0;
+        y[1] = y1;
+        y[2] = y2;
+    }
+}
+/* Sparsity of a constant 3-vector (exact zeros). */
+void hymo_kin_vec3_init(const double v[3], hymo_kin_vec3 *s);
 
 #endif
