@@ -18,12 +18,35 @@
 #define KIN_REFRESH 1e-11
 #define RESELECT_EVERY 8
 
+/* LU of Phi_d and R = dz/dz_i (nz x ni, row-major in sim->tmap): the
+ * independent rows are the identity, the dependent ones -Phi_d^{-1} Phi_i.
+ * R maps independent increments, velocities and accelerations to all
+ * coordinates and projects the dynamics (R^T). */
 static void factor_phid(hymo_sim *sim)
 {
-    int m = sim->m, nz = sim->nz;
+    const int m = sim->m, nz = sim->nz, ni = sim->ni;
+    double *R = sim->tmap, *w = sim->dwork;
     for (int r = 0; r < m; ++r)
         for (int c = 0; c < m; ++c) sim->phid_lu[r * m + c] = sim->phi_z[r * nz + sim->dep[c]];
     hymo_lu_factor(m, sim->phid_lu, sim->phid_piv);
+    for (int k = 0; k < ni; ++k) {
+        for (int r = 0; r < m; ++r) w[r] = sim->phi_z[r * nz + sim->indep[k]];
+        hymo_lu_solve(m, sim->phid_lu, sim->phid_piv, w);
+        for (int l = 0; l < ni; ++l) R[sim->indep[l] * ni + k] = l == k;
+        for (int c = 0; c < m; ++c) R[sim->dep[c] * ni + k] = -w[c];
+    }
+}
+
+/* y_d += R_d u for the dependent rows of the z-sized y (u of size ni). */
+static void add_dependent(const hymo_sim *sim, const double *u, double *y)
+{
+    const int ni = sim->ni;
+    for (int c = 0; c < sim->m; ++c) {
+        const double *Rr = &sim->tmap[sim->dep[c] * ni];
+        double s = 0.0;
+        for (int k = 0; k < ni; ++k) s += Rr[k] * u[k];
+        y[sim->dep[c]] += s;
+    }
 }
 
 int hymo_double_step_solve_positions(hymo_sim *sim, double *z, int max_iter, double tol)
@@ -56,15 +79,12 @@ int hymo_double_step_solve_positions(hymo_sim *sim, double *z, int max_iter, dou
 
 void hymo_double_step_project(hymo_sim *sim, const double *v, double *out)
 {
-    int m = sim->m, nz = sim->nz;
-    double *w = sim->dwork;
-    for (int c = 0; c < m; ++c) w[c] = v[sim->dep[c]];
-    hymo_lu_solve_transpose(m, sim->phid_lu, sim->phid_piv, w); /* Phi_d^{-T} v_d */
-    for (int k = 0; k < sim->ni; ++k) {
-        int j = sim->indep[k];
-        double s = v[j];
-        for (int r = 0; r < m; ++r) s -= sim->phi_z[r * nz + j] * w[r];
-        out[k] = s;
+    const int ni = sim->ni;
+    for (int k = 0; k < ni; ++k) out[k] = v[sim->indep[k]];
+    for (int c = 0; c < sim->m; ++c) { /* R^T v = v_i + R_d^T v_d */
+        const double *Rr = &sim->tmap[sim->dep[c] * ni];
+        const double vd = v[sim->dep[c]];
+        for (int k = 0; k < ni; ++k) out[k] += Rr[k] * vd;
     }
 }
 
@@ -89,6 +109,7 @@ hymo_status hymo_double_step_select(hymo_sim *sim, hymo_error *err)
     int m = sim->m, nz = sim->nz;
     if (m == 0) {
         for (int j = 0; j < nz; ++j) sim->indep[j] = j;
+        for (int j = 0; j < nz * nz; ++j) sim->tmap[j] = j % (nz + 1) == 0; /* R = I */
         append_log(sim);
         return HYMO_OK;
     }
@@ -120,52 +141,38 @@ static void ds_pack(const hymo_sim *sim, double *x)
 static hymo_status ds_unpack(hymo_sim *sim, const double *x, hymo_error *err)
 {
     const double dt = sim->opt.dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
-    int m = sim->m, nz = sim->nz;
-    /* first-order prediction of the dependent coordinates from the last
-     * factorisation: z_d -= Phi_d^{-1} Phi_i dz_i (leaves an O(dz^2) error
-     * for the inner Newton, usually removed in one pass) */
-    double *w = sim->dwork;
-    for (int r = 0; r < m; ++r) {
-        double s = 0.0;
-        for (int k = 0; k < sim->ni; ++k) s += sim->phi_z[r * nz + sim->indep[k]] * (x[k] - sim->zn[sim->indep[k]]);
-        w[r] = s;
-    }
-    if (m > 0) {
-        hymo_lu_solve(m, sim->phid_lu, sim->phid_piv, w);
-        for (int c = 0; c < m; ++c) sim->zn[sim->dep[c]] -= w[c];
-    }
-    for (int k = 0; k < sim->ni; ++k) sim->zn[sim->indep[k]] = x[k];
+    const int m = sim->m, ni = sim->ni;
+    double *w = sim->dwork, *u = sim->dwork + m; /* m and ni scratch (factor_phid uses w) */
+    /* first-order prediction of the dependent coordinates with R of the last
+     * factorisation: z_d += R_d dz_i (leaves an O(dz^2) error for the inner
+     * Newton, usually removed in one pass) */
+    for (int k = 0; k < ni; ++k) u[k] = x[k] - sim->zn[sim->indep[k]];
+    add_dependent(sim, u, sim->zn);
+    for (int k = 0; k < ni; ++k) sim->zn[sim->indep[k]] = x[k];
     if (hymo_double_step_solve_positions(sim, sim->zn, INNER_MAX_ITER, INNER_TOL))
         return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
                               "t = %.6g s (step %ld): dependent coordinates did not converge "
                               "(max |Phi| = %.3g)",
                               sim->t + dt, sim->step + 1, hymo_norm_inf(m, sim->phi));
-    for (int k = 0; k < sim->ni; ++k) {
+    for (int k = 0; k < ni; ++k) {
         int j = sim->indep[k];
         double dz = sim->zn[j] - sim->z[j];
         sim->zdn[j] = a1 * dz - sim->zd[j];
         sim->zddn[j] = a2 * dz - 2.0 * a1 * sim->zd[j] - sim->zdd[j];
     }
-    /* zd_d = -Phi_d^{-1} Phi_i zd_i */
-    for (int r = 0; r < m; ++r) {
-        double s = 0.0;
-        for (int k = 0; k < sim->ni; ++k) s += sim->phi_z[r * nz + sim->indep[k]] * sim->zdn[sim->indep[k]];
-        w[r] = -s;
-    }
-    hymo_lu_solve(m, sim->phid_lu, sim->phid_piv, w);
-    for (int c = 0; c < m; ++c) sim->zdn[sim->dep[c]] = w[c];
+    /* zd_d = R_d zd_i */
+    for (int c = 0; c < m; ++c) sim->zdn[sim->dep[c]] = 0.0;
+    for (int k = 0; k < ni; ++k) u[k] = sim->zdn[sim->indep[k]];
+    add_dependent(sim, u, sim->zdn);
     hymo_kin_velocities(&sim->kin, sim->model, sim->zdn);
     if (m > 0) {
         hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, NULL, sim->gamma);
-        /* zdd_d = -Phi_d^{-1} (Phi_i zdd_i + gamma) */
-        for (int r = 0; r < m; ++r) {
-            double s = sim->gamma[r];
-            for (int k = 0; k < sim->ni; ++k)
-                s += sim->phi_z[r * nz + sim->indep[k]] * sim->zddn[sim->indep[k]];
-            w[r] = -s;
-        }
+        /* zdd_d = R_d zdd_i - Phi_d^{-1} gamma */
+        memcpy(w, sim->gamma, (size_t)m * sizeof(double));
         hymo_lu_solve(m, sim->phid_lu, sim->phid_piv, w);
-        for (int c = 0; c < m; ++c) sim->zddn[sim->dep[c]] = w[c];
+        for (int c = 0; c < m; ++c) sim->zddn[sim->dep[c]] = -w[c];
+        for (int k = 0; k < ni; ++k) u[k] = sim->zddn[sim->indep[k]];
+        add_dependent(sim, u, sim->zddn);
     }
     return HYMO_OK;
 }
@@ -186,19 +193,14 @@ static void ds_residual(hymo_sim *sim, double *f)
 
 static void ds_after_update(hymo_sim *sim) { (void)sim; }
 
-/* R^T M' R with R = dz/dz_i = [I; -Phi_d^{-1} Phi_i] (the second
+/* R^T M' R with R = dz/dz_i of the current factorisation (the second
  * derivatives of the dependent coordinates are neglected, see the engine's
  * approx_jacobian), and gx = gz R. */
 static void ds_tangent(hymo_sim *sim, const double *gz, double *gx, double *jac)
 {
-    const int nz = sim->nz, m = sim->m, ni = sim->ni, nx = sim->nx;
-    double *R = sim->tmap, *w = sim->dwork, *MR = sim->vz;
-    for (int k = 0; k < ni; ++k) {
-        for (int r = 0; r < m; ++r) w[r] = sim->phi_z[r * nz + sim->indep[k]];
-        if (m > 0) hymo_lu_solve(m, sim->phid_lu, sim->phid_piv, w);
-        for (int l = 0; l < ni; ++l) R[sim->indep[l] * ni + k] = l == k;
-        for (int c = 0; c < m; ++c) R[sim->dep[c] * ni + k] = -w[c];
-    }
+    const int nz = sim->nz, ni = sim->ni, nx = sim->nx;
+    const double *R = sim->tmap;
+    double *MR = sim->vz;
     for (int l = 0; l < ni; ++l) {
         for (int i = 0; i < nz; ++i) { /* column l of M' R */
             double s = 0.0;

@@ -25,6 +25,7 @@ int hymo_lu_factor(int n, double *a, int *piv)
             }
         }
         double inv = 1.0 / a[k * n + k];
+        a[k * n + k] = inv; /* stored inverted: the solves multiply */
         for (int i = k + 1; i < n; ++i) {
             double l = a[i * n + k] * inv;
             a[i * n + k] = l;
@@ -52,7 +53,7 @@ void hymo_lu_solve(int n, const double *lu, const int *piv, double *b)
     for (int i = n - 1; i >= 0; --i) {
         double s = b[i];
         for (int j = i + 1; j < n; ++j) s -= lu[i * n + j] * b[j];
-        b[i] = s / lu[i * n + i];
+        b[i] = s * lu[i * n + i];
     }
 }
 
@@ -62,7 +63,7 @@ void hymo_lu_solve_transpose(int n, const double *lu, const int *piv, double *b)
     for (int i = 0; i < n; ++i) {
         double s = b[i];
         for (int j = 0; j < i; ++j) s -= lu[j * n + i] * b[j];
-        b[i] = s / lu[i * n + i];
+        b[i] = s * lu[i * n + i];
     }
     for (int i = n - 1; i >= 0; --i) {
         double s = b[i];

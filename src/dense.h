@@ -2,8 +2,9 @@
 #ifndef HYMO_DENSE_H
 #define HYMO_DENSE_H
 
-/* LU with partial pivoting of the n x n matrix a (in place). Returns 0, or
- * 1 if a pivot is exactly zero or not finite. */
+/* LU with partial pivoting of the n x n matrix a (in place; U's diagonal is
+ * stored as its reciprocals, so that the solves multiply). Returns 0, or 1
+ * if a pivot is exactly zero or not finite. */
 int hymo_lu_factor(int n, double *a, int *piv);
 void hymo_lu_solve(int n, const double *lu, const int *piv, double *b);
 /* Solves A^T x = b with the factors of A. */
