@@ -132,16 +132,6 @@ void hymo_kin_free(hymo_kin *kin)
     memset(kin, 0, sizeof *kin);
 }
 
-static inline void mat3_vec(const double *A, const double *x, double *y)
-{
-    double y0 = A[0] * x[0] + A[1] * x[1] + A[2] * x[2];
-    double y1 = A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
-    double y2 = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
-    y[0] = y0;
-    y[1] = y1;
-    y[2] = y2;
-}
-
 static void mat3_mul(const double *A, const double *B, double *C)
 {
     for (int i = 0; i < 3; ++i)
@@ -245,7 +235,7 @@ void hymo_kin_positions(hymo_kin *kin, const hymo_model *model, const double *z)
                 u[1] = sg * Rp[3 + k];
                 u[2] = sg * Rp[6 + k];
             } else {
-                mat3_vec(Rp, bd->axis.v, u);
+                hymo_mat3_vec(Rp, bd->axis.v, u);
             }
             if (!bd->revolute) {
                 memcpy(R, Rp, 9 * sizeof(double));
@@ -342,7 +332,7 @@ void hymo_kin_body_point(const hymo_kin *kin, int body, const double r_local[3],
         memcpy(r, r_local, 3 * sizeof(double));
         return;
     }
-    mat3_vec(&kin->R[9 * body], r_local, r);
+    hymo_mat3_vec(&kin->R[9 * body], r_local, r);
     for (int k = 0; k < 3; ++k) r[k] += kin->o[3 * body + k];
 }
 
@@ -352,7 +342,7 @@ void hymo_kin_body_vector(const hymo_kin *kin, int body, const double v_local[3]
         memcpy(v, v_local, 3 * sizeof(double));
         return;
     }
-    mat3_vec(&kin->R[9 * body], v_local, v);
+    hymo_mat3_vec(&kin->R[9 * body], v_local, v);
 }
 
 void hymo_kin_point_velocity(const hymo_kin *kin, int body, const double r[3], double v[3])
@@ -504,7 +494,7 @@ void hymo_kin_forces_begin(hymo_kin *kin, const hymo_model *model)
         hymo_cross(w, g, gdot);
         for (int k = 0; k < 3; ++k) gdot[k] += Z[k];
         hymo_cross(w, gdot, wxgd);
-        mat3_vec(J, w, Jw);
+        hymo_mat3_vec(J, w, Jw);
         hymo_cross(w, Jw, wxJw);
         for (int k = 0; k < 3; ++k) f[k] = m * (grav[k] - wxgd[k]);
         hymo_cross(g, f, gxf);
@@ -591,7 +581,7 @@ double hymo_kin_kinetic_energy(const hymo_kin *kin, const hymo_model *model)
         mass_geometry_cached(kin, j, g, J);
         hymo_cross(w, g, gdot);
         for (int k = 0; k < 3; ++k) gdot[k] += Z[k];
-        mat3_vec(J, w, Jw);
+        hymo_mat3_vec(J, w, Jw);
         T += 0.5 * model->bodies[j].mass * hymo_dot(gdot, gdot) + 0.5 * hymo_dot(w, Jw);
     }
     return T;

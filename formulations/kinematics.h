@@ -125,6 +125,17 @@ static inline double hymo_dot(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* y = A x for a 3x3 row-major A (y may alias x). */
+static inline void hymo_mat3_vec(const double *A, const double *x, double *y)
+{
+    double y0 = A[0] * x[0] + A[1] * x[1] + A[2] * x[2];
+    double y1 = A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
+    double y2 = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
+    y[0] = y0;
+    y[1] = y1;
+    y[2] = y2;
+}
+
 /* y = A x for a 3x3 row-major A and a constant x of known sparsity; the
  * same value as the full product (the skipped terms are exact zeros). */
 static inline void hymo_kin_mat3_vec_sparse(const double *A, const hymo_kin_vec3 *x, double y[3])
@@ -138,13 +149,7 @@ static inline void hymo_kin_mat3_vec_sparse(const double *A, const hymo_kin_vec3
     } else if (x->nnz == 0) {
         y[0] = y[1] = y[2] = 0.0;
     } else {
-        const double *v = x->v;
-        double y0 = A[0] * v[0] + A[1] * v[1] + A[2] * v[2];
-        double y1 = A[3] * v[0] + A[4] * v[1] + A[5] * v[2];
-        double y2 = A[6] * v[0] + A[7] * v[1] + A[8] * v[2];
-        y[0] = y0;
-        y[1] = y1;
-        y[2] = y2;
+        hymo_mat3_vec(A, x->v, y);
     }
 }
 /* Sparsity of a constant 3-vector (exact zeros). */

@@ -140,6 +140,7 @@ typedef struct {
     double *dF_dp;     /* na x np, row-major: [a*np + k] = d F_a / d p_k           */
     double *dF_ds;     /* na: d F_a / d s_a  (F_a depends only on its own s_a, sd_a and p) */
     double *dF_dsd;    /* na: d F_a / d sd_a */
+    double *qnet;      /* np: scratch (net inflow of each volume) */
 } hymo_circuit_derivs;
 
 /* Allocates (zeroed) arrays for np pressures, nu spools, na cylinders. */

@@ -42,7 +42,9 @@ hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, int np, int nu, in
     d->dF_dp = calloc(n_elems(na, np), sizeof(double));
     d->dF_ds = calloc(n_elems(na, 1), sizeof(double));
     d->dF_dsd = calloc(n_elems(na, 1), sizeof(double));
-    if (!d->dpdot_dp || !d->dpdot_du || !d->dpdot_ds || !d->dpdot_dsd || !d->dF_dp || !d->dF_ds || !d->dF_dsd) {
+    d->qnet = calloc(n_elems(np, 1), sizeof(double));
+    if (!d->dpdot_dp || !d->dpdot_du || !d->dpdot_ds || !d->dpdot_dsd || !d->dF_dp || !d->dF_ds || !d->dF_dsd ||
+        !d->qnet) {
         hymo_circuit_derivs_free(d);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit derivatives)");
     }
@@ -58,17 +60,13 @@ void hymo_circuit_derivs_free(hymo_circuit_derivs *d)
     free(d->dF_dp);
     free(d->dF_ds);
     free(d->dF_dsd);
+    free(d->qnet);
     memset(d, 0, sizeof *d);
 }
 
-/* Net inflow Q_i is needed (for d pdot/d s) only in volumes holding a
- * chamber, which exist only if na > 0; it is accumulated in column 0 of
- * dpdot_ds (row i) and moved out before that row is filled, so no scratch
- * array is needed. */
 typedef struct {
     const hymo_model *model;
     hymo_circuit_derivs *d;
-    double *qnet; /* &dpdot_ds[0] with stride na, or NULL if na == 0 */
 } flow_acc;
 
 /* A flow q from node nf to node nt with dq/dp_nf = G, dq/dp_nt = -G and, if
@@ -76,7 +74,8 @@ typedef struct {
 static inline void add_flow(const flow_acc *f, int nf, int nt, double q, double G, int v, double qu)
 {
     const hymo_node *a = &f->model->nodes[nf], *b = &f->model->nodes[nt];
-    const int np = f->d->np, nu = f->d->nu, na = f->d->na;
+    const int np = f->d->np, nu = f->d->nu;
+    double *qnet = f->d->qnet; /* net inflow Q_i, for d pdot / d s */
     const int ia = a->kind == HYMO_NODE_VOLUME ? a->state : -1;
     const int ib = b->kind == HYMO_NODE_VOLUME ? b->state : -1;
     if (ia >= 0) { /* outflow of a */
@@ -84,14 +83,14 @@ static inline void add_flow(const flow_acc *f, int nf, int nt, double q, double 
         row[ia] -= G;
         if (ib >= 0) row[ib] += G;
         if (v >= 0) f->d->dpdot_du[(size_t)ia * nu + v] -= qu;
-        if (f->qnet) f->qnet[(size_t)ia * na] -= q;
+        qnet[ia] -= q;
     }
     if (ib >= 0) { /* inflow of b */
         double *row = f->d->dpdot_dp + (size_t)ib * np;
         if (ia >= 0) row[ia] += G;
         row[ib] -= G;
         if (v >= 0) f->d->dpdot_du[(size_t)ib * nu + v] += qu;
-        if (f->qnet) f->qnet[(size_t)ib * na] += q;
+        qnet[ib] += q;
     }
 }
 
@@ -140,8 +139,9 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
     memset(d->dpdot_du, 0, n_elems(np, nu) * sizeof(double));
     memset(d->dpdot_ds, 0, n_elems(np, na) * sizeof(double));
     memset(d->dpdot_dsd, 0, n_elems(np, na) * sizeof(double));
+    memset(d->qnet, 0, n_elems(np, 1) * sizeof(double));
     const double p_tr = model->fluid.p_transition;
-    const flow_acc f = {model, d, na > 0 ? d->dpdot_ds : NULL};
+    const flow_acc f = {model, d};
 
     /* d Q / d(p, u): same element order and branches as hymo_circuit_eval */
     for (int t = 0; t < model->n_throttles; ++t) {
@@ -167,11 +167,7 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
     for (int i = 0; i < np; ++i) {
         const hymo_node *nd = &model->nodes[circ->vol_node[i]];
         double *ds_row = d->dpdot_ds + (size_t)i * na, *dsd_row = d->dpdot_dsd + (size_t)i * na;
-        double Q = 0.0;
-        if (na > 0) {
-            Q = ds_row[0];
-            ds_row[0] = 0.0;
-        }
+        const double Q = d->qnet[i];
         double V = 0.0, Vdot = 0.0, compl_sum = 0.0;
         int has_chamber = 0;
         for (int q = 0; q < nd->n_parts; ++q) {

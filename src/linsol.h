@@ -1,5 +1,6 @@
 /* Linear solver interface (like SUNLinearSolver): a function table behind
- * which the dense LAPACKE LU and the KLU sparse LU sit.  Matrices are
+ * which the dense LU (unblocked for small systems, LAPACKE dgetrf above 48
+ * unknowns) and the KLU sparse LU sit.  Matrices are
  * passed dense, column-major; the KLU backend keeps the sparsity pattern of
  * the first matrix and re-analyses only if a new non-zero appears. */
 #ifndef HYMO_LINSOL_H
