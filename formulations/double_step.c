@@ -180,14 +180,7 @@ static hymo_status ds_unpack(hymo_sim *sim, const double *x, hymo_error *err)
 static void ds_residual(hymo_sim *sim, double *f)
 {
     const double c = sim->opt.dt * sim->opt.dt / 4.0;
-    int nz = sim->nz;
-    double *v = sim->vz;
-    for (int i = 0; i < nz; ++i) {
-        double s = -sim->kin.Q[i];
-        for (int j = 0; j < nz; ++j) s += sim->kin.M[i * nz + j] * sim->zddn[j];
-        v[i] = s;
-    }
-    hymo_double_step_project(sim, v, f);
+    hymo_double_step_project(sim, sim->dyn_res, f);
     for (int k = 0; k < sim->ni; ++k) f[k] *= c;
 }
 

@@ -69,6 +69,7 @@ hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *er
     kin->A0 = calloc(n * 6, sizeof(double));
     kin->Qbar = calloc(n * 6, sizeof(double));
     kin->Phat = calloc(n * 6, sizeof(double));
+    kin->acc = calloc(n * 6, sizeof(double));
     kin->M = calloc(n * n, sizeof(double));
     kin->Q = calloc(n, sizeof(double));
     kin->bd = calloc(n, sizeof *kin->bd);
@@ -83,7 +84,7 @@ hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *er
     kin->m_stale = calloc(n, sizeof(int));
     kin->dirty = calloc(n, sizeof(int));
     if (!kin->anc || !kin->R || !kin->o || !kin->u || !kin->g || !kin->J || !kin->b || !kin->Z ||
-        !kin->A0 || !kin->Qbar || !kin->Phat || !kin->M || !kin->Q || !kin->bd || !kin->child_first ||
+        !kin->A0 || !kin->Qbar || !kin->Phat || !kin->acc || !kin->M || !kin->Q || !kin->bd || !kin->child_first ||
         !kin->child_list || !kin->Iown || !kin->Ic || !kin->zlast || !kin->zdlast ||
         !kin->geo_stale || !kin->vel_stale || !kin->m_stale || !kin->dirty) {
         hymo_kin_free(kin);
@@ -116,6 +117,7 @@ void hymo_kin_free(hymo_kin *kin)
     free(kin->A0);
     free(kin->Qbar);
     free(kin->Phat);
+    free(kin->acc);
     free(kin->M);
     free(kin->Q);
     free(kin->bd);
@@ -569,6 +571,39 @@ void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model)
             for (int r = 0; r < 6; ++r) P[r] += Pc[r];
         }
         Q[k] = dot6(&kin->b[6 * k], P);
+    }
+}
+
+/* r = M' zdd - Q' without forming M': body accelerations Zdot_k = A0_k +
+ * sum over the path of b_i zdd_i (root to leaves), the body residual
+ * wrenches Mbar_k Zdot_k - Qbar_k summed over each subtree (leaves to root),
+ * r_j = b_j^T (subtree sum of j).  O(nb) against O(nb depth) for M'. */
+void hymo_kin_inverse_dynamics(hymo_kin *kin, const double *zdd, double *r)
+{
+    const int nb = kin->nb;
+    double *acc = kin->acc, *W = kin->Phat;
+    for (int k = 0; k < nb; ++k) {
+        const int p = kin->bd[k].parent;
+        const double *b = &kin->b[6 * k], *A0 = &kin->A0[6 * k];
+        double *a = &acc[6 * k];
+        for (int i = 0; i < 6; ++i) a[i] = b[i] * zdd[k];
+        if (p != HYMO_GROUND) {
+            const double *ap = &acc[6 * p];
+            for (int i = 0; i < 6; ++i) a[i] += ap[i];
+        }
+        double Za[6];
+        for (int i = 0; i < 6; ++i) Za[i] = A0[i] + a[i];
+        spatial_mul(&kin->Iown[10 * k], Za, &W[6 * k]);
+        const double *Qb = &kin->Qbar[6 * k];
+        for (int i = 0; i < 6; ++i) W[6 * k + i] -= Qb[i];
+    }
+    for (int k = nb - 1; k >= 0; --k) {
+        double *w = &W[6 * k];
+        for (int t = kin->child_first[k]; t < kin->child_first[k + 1]; ++t) {
+            const double *wc = &W[6 * kin->child_list[t]];
+            for (int i = 0; i < 6; ++i) w[i] += wc[i];
+        }
+        r[k] = dot6(&kin->b[6 * k], w);
     }
 }
 

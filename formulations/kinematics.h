@@ -55,7 +55,8 @@ typedef struct {
     double *A0;  /* nb x 6, Zdot with zdd = 0 (accumulated d_j)  */
     /* dynamics */
     double *Qbar; /* nb x 6, applied + velocity forces (before -Mbar A0) */
-    double *Phat; /* nb x 6, scratch: subtree sums of Qbar - Mbar A0 */
+    double *Phat; /* nb x 6, scratch: subtree sums of Qbar - Mbar A0 (or of the residual wrenches) */
+    double *acc;  /* nb x 6, scratch: sum of b_i zdd_i along each path */
     int mass_fresh; /* g, J valid for the current positions         */
     double *M;    /* nb x nb, M' (row-major, symmetric)           */
     double *Q;    /* nb, Q'                                        */
@@ -105,6 +106,10 @@ void hymo_kin_forces_begin(hymo_kin *kin, const hymo_model *model);
 void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const double f[3]);
 /* M' and Q' from the forces assembled so far (leaves-to-root accumulation). */
 void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model);
+
+/* r = M' zdd - Q' (nb) from the forces assembled so far, without forming
+ * M' (after hymo_kin_forces_begin and the point forces). */
+void hymo_kin_inverse_dynamics(hymo_kin *kin, const double *zdd, double *r);
 
 /* Energies at the current positions/velocities (after hymo_kin_velocities). */
 double hymo_kin_kinetic_energy(const hymo_kin *kin, const hymo_model *model);

@@ -37,8 +37,7 @@ static void pb_residual(hymo_sim *sim, double *f)
     const double c = sim->opt.dt * sim->opt.dt / 4.0, alpha = sim->opt.penalty_alpha;
     int nz = sim->nz, m = sim->m;
     for (int i = 0; i < nz; ++i) {
-        double s = -sim->kin.Q[i];
-        for (int j = 0; j < nz; ++j) s += sim->kin.M[i * nz + j] * sim->zddn[j];
+        double s = sim->dyn_res[i];
         for (int r = 0; r < m; ++r) s += sim->phi_z[r * nz + i] * (alpha * sim->phi[r] + sim->lambda[r]);
         f[i] = c * s;
     }

@@ -28,7 +28,9 @@ void hymo_engine_actuators(hymo_sim *sim)
     }
 }
 
-hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err)
+/* Actuators, hydraulics and the body forces (gravity, velocity terms,
+ * cylinder forces) at the iterate, before M' and Q'. */
+static hymo_status engine_forces(hymo_sim *sim, hymo_error *err)
 {
     const hymo_model *model = sim->model;
     hymo_engine_actuators(sim);
@@ -55,8 +57,14 @@ hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err)
         hymo_kin_add_point_force(&sim->kin, pr->body, rr, f);
         hymo_kin_add_point_force(&sim->kin, pb->body, rb, mf);
     }
-    hymo_kin_mass_and_forces(&sim->kin, model);
     return HYMO_OK;
+}
+
+hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err)
+{
+    hymo_status st = engine_forces(sim, err);
+    if (st == HYMO_OK) hymo_kin_mass_and_forces(&sim->kin, sim->model);
+    return st;
 }
 
 void hymo_engine_cylinder_forces(hymo_sim *sim, const double *p, double *force)
@@ -142,8 +150,9 @@ static hymo_status eval_residual(hymo_sim *sim, const double *x, double *f, hymo
 {
     const double c = sim->opt.dt * sim->opt.dt / 4.0;
     hymo_status st = unpack_state(sim, x, err);
-    if (st == HYMO_OK) st = hymo_engine_dynamics(sim, err);
+    if (st == HYMO_OK) st = engine_forces(sim, err);
     if (st != HYMO_OK) return st;
+    hymo_kin_inverse_dynamics(&sim->kin, sim->zddn, sim->dyn_res); /* M' zdd - Q', M' not formed */
     sim->form->residual(sim, f);
     if (sim->split != HYMO_SPLIT_NONE) return HYMO_OK;
     double *fp = f + sim->nxm, *fu = fp + sim->np;
@@ -214,6 +223,7 @@ static hymo_status approx_jacobian(hymo_sim *sim, hymo_error *err)
     double *J = sim->jac, *gx = sim->act_gx;
     const hymo_circuit_derivs *cd = &sim->cderiv;
     memset(J, 0, (size_t)nx * (size_t)nx * sizeof(double));
+    hymo_kin_mass_and_forces(&sim->kin, model); /* M' at the current evaluation */
     hymo_engine_actuator_gradients(sim, sim->act_gz);
     sim->form->tangent(sim, sim->act_gz, gx, J);
     if (sim->split != HYMO_SPLIT_FORCE && na > 0) {

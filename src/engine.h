@@ -19,7 +19,7 @@ typedef struct hymo_formulation_ops {
     /* full zn, zdn, zddn from x_mech (trapezoidal rule); leaves kinematic
      * positions and velocities evaluated at them, phi and phi_z filled */
     hymo_status (*unpack)(hymo_sim *sim, const double *x_mech, hymo_error *err);
-    /* mechanical residual rows after the shared dynamics (sim->kin.M, Q) */
+    /* mechanical residual rows from sim->dyn_res = M' zdd - Q' */
     void (*residual)(hymo_sim *sim, double *f_mech);
     /* after a Newton update (penalty: lambda <- lambda + alpha phi) */
     void (*after_update)(hymo_sim *sim);
@@ -73,6 +73,7 @@ struct hymo_sim {
     double *phi, *phi_z, *gamma; /* m, m x nz, m */
     double *s, *sd, *force, *s_dir, *hp, *hu; /* na, na, na, 3na, np, nu */
     double *s_ends; /* 6na: global base and rod points of each cylinder */
+    double *dyn_res; /* nz: M' zdd - Q' at the iterate (hymo_kin_inverse_dynamics) */
     double *x, *dx, *f, *fp, *jac;           /* nx, nx, nx, nx, nx*nx (col-major) */
     double *jzz, *vz, *vz2;                   /* nz*nz (LU), nz, nz */
     int *jzz_piv;

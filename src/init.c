@@ -223,7 +223,7 @@ hymo_status hymo_sim_create_split(const hymo_model *model, const hymo_run_option
     ALLOC(sim->indep, nz); ALLOC(sim->dep, m); ALLOC(sim->phid_lu, m * m); ALLOC(sim->phid_piv, m);
     ALLOC(sim->dwork, m * nz + 2 * nz + 2 * m);
     ALLOC(sim->mask, nz); ALLOC(sim->mask2, nz);
-    ALLOC(sim->act_gz, na * nz); ALLOC(sim->act_gx, na * nz); ALLOC(sim->tmap, nz * nz);
+    ALLOC(sim->dyn_res, nz); ALLOC(sim->act_gz, na * nz); ALLOC(sim->act_gx, na * nz); ALLOC(sim->tmap, nz * nz);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
     if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, np, nu, na, err)) != HYMO_OK ||
         (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK) {
@@ -258,7 +258,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->lambda, sim->phi,  sim->phi_z, sim->gamma,  sim->s,        sim->sd,
                         sim->force, sim->ext_force, sim->s_prev, sim->kkt, sim->kkt_rhs, sim->s_dir, sim->s_ends, sim->work, sim->power, sim->zdd_prev, sim->pd_prev, sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,  sim->x,      sim->dx,       sim->f,
                         sim->fp,    sim->jac,   sim->jzz,   sim->vz,     sim->vz2,      sim->phid_lu,
-                        sim->dwork, sim->c_pos, sim->c_vel, sim->c_acc, sim->act_gz, sim->act_gx, sim->tmap};
+                        sim->dwork, sim->c_pos, sim->c_vel, sim->c_acc, sim->act_gz, sim->act_gx, sim->tmap, sim->dyn_res};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->jzz_piv);
     free(sim->kkt_piv);

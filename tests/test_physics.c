@@ -466,7 +466,8 @@ static void brute_force(const hymo_model *m, const double *z, const double *zd, 
     free(tmp);
 }
 
-/* The library's M' and Q' (gravity only, no applied forces). */
+/* The library's M' and Q' (gravity only, no applied forces); also checked:
+ * the residual path hymo_kin_inverse_dynamics. */
 static void library_mq(const hymo_model *m, hymo_kin *kin, const double *z, const double *zd)
 {
     hymo_kin_positions(kin, m, z);
@@ -516,6 +517,17 @@ static void check_brute_force_model(const hymo_model *m, int n_random)
         for (int i = 0; i < nb; ++i) {
             for (int j = 0; j < nb; ++j) CHECK_CLOSE(kin.M[i * nb + j], Mbf[i * nb + j], 1e-10 * mscale);
             CHECK_CLOSE(kin.Q[i], Qbf[i], 1e-10 * (qs + max_abs(nb, Qbf)));
+        }
+        /* the residual path (hymo_kin_inverse_dynamics, M' never formed)
+         * against the brute-force M' zdd - Q' at random accelerations; same
+         * scales as above, with |M' zdd| <= mscale nb max|zdd| */
+        double zdd[MAXB], r[MAXB];
+        for (int j = 0; j < nb; ++j) zdd[j] = urand(-5.0, 5.0);
+        hymo_kin_inverse_dynamics(&kin, zdd, r);
+        for (int i = 0; i < nb; ++i) {
+            double s = -Qbf[i];
+            for (int j = 0; j < nb; ++j) s += Mbf[i * nb + j] * zdd[j];
+            CHECK_CLOSE(r[i], s, 1e-10 * (qs + max_abs(nb, Qbf) + 5.0 * nb * mscale));
         }
     }
     hymo_kin_free(&kin);
