@@ -71,7 +71,9 @@ typedef struct {
     /* Change tracking: a body whose joint coordinate and ancestors did not
      * change keeps its pose (and g, J, Iown); likewise for its velocities.
      * Everything cached is recomputed from the same inputs, so the results
-     * are those of a full evaluation. */
+     * are those of a full evaluation.  Two assumptions: callers only read
+     * R, o, u, b, Z, A0, g, J, M and Q (never write them), and every body's
+     * parent has a smaller index (the model loader orders the bodies so). */
     double *zlast;      /* nb: z of the last hymo_kin_positions (pos_valid)    */
     double *zdlast;     /* nb: zd of the last hymo_kin_velocities (vel_valid)  */
     int pos_valid, vel_valid;
