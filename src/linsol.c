@@ -104,6 +104,7 @@ typedef struct {
     int nnz;
     int *Ap, *Ai;
     double *Ax;
+    unsigned char *in_pattern; /* n x n, column-major: entry kept in the pattern */
     klu_symbolic *sym;
     klu_numeric *num;
     klu_common common;
@@ -115,15 +116,20 @@ static void klu_release(klu_impl *k)
     if (k->sym) klu_free_symbolic(&k->sym, &k->common);
 }
 
-/* Builds the pattern of a (structural non-zeros plus the diagonal). */
+/* (Re)builds the pattern: the previous one, the non-zeros of a and the
+ * diagonal.  The pattern only grows, so that entries that are zero at
+ * times (a closed valve's flow derivatives) do not cause a new analysis
+ * (and KLU's allocations) each time they come back. */
 static int klu_pattern(hymo_linsol *ls, klu_impl *k, const double *a)
 {
     int n = ls->n, nnz = 0;
     for (int j = 0; j < n; ++j) {
         k->Ap[j] = nnz;
         for (int i = 0; i < n; ++i) {
-            double v = a[(size_t)j * n + i];
-            if (v != 0.0 || i == j) {
+            const size_t e = (size_t)j * n + i;
+            double v = a[e];
+            if (v != 0.0 || i == j) k->in_pattern[e] = 1;
+            if (k->in_pattern[e]) {
                 k->Ai[nnz] = i;
                 k->Ax[nnz] = v;
                 ++nnz;
@@ -175,6 +181,7 @@ static void klu_destroy(hymo_linsol *ls)
         free(k->Ap);
         free(k->Ai);
         free(k->Ax);
+        free(k->in_pattern);
         free(k);
     }
 }
@@ -197,8 +204,9 @@ hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, 
             k->Ap = calloc(nn + 1, sizeof(int));
             k->Ai = calloc(nn * nn, sizeof(int));
             k->Ax = calloc(nn * nn, sizeof(double));
+            k->in_pattern = calloc(nn * nn, 1);
         }
-        if (!k || !k->Ap || !k->Ai || !k->Ax) {
+        if (!k || !k->Ap || !k->Ai || !k->Ax || !k->in_pattern) {
             hymo_linsol_free(ls);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (KLU)");
         }

@@ -1,8 +1,9 @@
 /* Linear solver interface (like SUNLinearSolver): a function table behind
  * which the dense LU (unblocked for small systems, LAPACKE dgetrf above 48
- * unknowns) and the KLU sparse LU sit.  Matrices are
- * passed dense, column-major; the KLU backend keeps the sparsity pattern of
- * the first matrix and re-analyses only if a new non-zero appears. */
+ * unknowns) and the KLU sparse LU sit.  Matrices are passed dense,
+ * column-major.  The KLU backend's pattern only grows (entries that were
+ * ever non-zero stay in it), so it re-analyses only when an entry outside
+ * it becomes non-zero, and otherwise refactors in place. */
 #ifndef HYMO_LINSOL_H
 #define HYMO_LINSOL_H
 
