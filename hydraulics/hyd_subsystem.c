@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dense.h"
+#include "hymo/subsystem.h"
 
 /* Finite-difference scales: eps_j = 1e-8 max(|y_j|, scale_j). */
 #define HYD_FD_REL 1e-8
@@ -124,9 +125,8 @@ static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y,
     const double tau = t - sub->t0;
     for (int i = 0; i < pt->n_cylinders; ++i) {
         const int c = pt->cylinders[i];
-        const double *a = &sub->cs[4 * c], *b = &sub->cv[4 * c];
-        sub->s[c] = ((a[3] * tau + a[2]) * tau + a[1]) * tau + a[0];
-        sub->sd[c] = ((b[3] * tau + b[2]) * tau + b[1]) * tau + b[0];
+        sub->s[c] = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
+        sub->sd[c] = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
     }
     for (int i = 0; i < sub->nvol; ++i) sub->pw[pt->volumes[i]] = y[i];
     for (int j = 0; j < sub->nsp; ++j) sub->uw[sub->spool[j]] = y[sub->nvol + j];
@@ -407,8 +407,8 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     sub->uref_a = new_doubles(nv);
     sub->uref_m = new_doubles(nv);
     sub->uref_b = new_doubles(nv);
-    sub->cs = new_doubles(4 * na);
-    sub->cv = new_doubles(4 * na);
+    sub->cs = new_doubles(HYMO_POLY_TERMS * na);
+    sub->cv = new_doubles(HYMO_POLY_TERMS * na);
     sub->f0 = new_doubles(n);
     sub->fprev = new_doubles(n);
     sub->jac = new_doubles(n * n);
@@ -444,7 +444,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     for (int i = 0; i < sub->nvol; ++i) sub->y[i] = p0[part->volumes[i]];
     for (int j = 0; j < sub->nsp; ++j) sub->y[sub->nvol + j] = u0[sub->spool[j]];
     for (int c = 0; c < na; ++c) { /* at rest at s0 until the first set_motion */
-        sub->cs[4 * c] = circ->s0[c];
+        sub->cs[HYMO_POLY_TERMS * c] = circ->s0[c];
         sub->s[c] = circ->s0[c];
     }
     hymo_status st = check_finite(sub, 0.0, sub->y, err);
@@ -465,10 +465,8 @@ void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, con
     sub->f0_stale = 1;
     for (int i = 0; i < sub->part.n_cylinders; ++i) {
         const int c = sub->part.cylinders[i];
-        for (int k = 0; k < 4; ++k) {
-            sub->cs[4 * c + k] = cs[4 * c + k];
-            sub->cv[4 * c + k] = cv[4 * c + k];
-        }
+        memcpy(&sub->cs[HYMO_POLY_TERMS * c], &cs[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
+        memcpy(&sub->cv[HYMO_POLY_TERMS * c], &cv[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
     }
 }
 
@@ -506,9 +504,8 @@ void hymo_hyd_sub_force(const hymo_hyd_sub *sub, double t, double *force)
     const double tau = t - sub->t0;
     for (int i = 0; i < sub->part.n_cylinders; ++i) {
         const int c = sub->part.cylinders[i];
-        const double *a = &sub->cs[4 * c], *b = &sub->cv[4 * c];
-        const double s = ((a[3] * tau + a[2]) * tau + a[1]) * tau + a[0];
-        const double sd = ((b[3] * tau + b[2]) * tau + b[1]) * tau + b[0];
+        const double s = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
+        const double sd = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
         force[c] = hymo_cylinder_force(sub->model, sub->circ, c, s, sd, sub->p);
     }
 }

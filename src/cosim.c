@@ -144,11 +144,6 @@ void hymo_poly_fit(int n, const double *t, const double *y, double t0, double *c
     memcpy(coef, c, sizeof c);
 }
 
-static double poly_eval(const double *c, double tau)
-{
-    return c[0] + tau * (c[1] + tau * (c[2] + tau * c[3]));
-}
-
 /* ------------------------------------------------------------------ master */
 
 typedef struct {
@@ -315,17 +310,17 @@ static void bond_powers(master *ms)
         int i = ms->bond_local[a];
         double sd = mn->hist_y[na + a], F_mech, F_hyd, sd_hyd;
         if (ms->opt.coupling == HYMO_COUPLING_VELOCITY_FORCE) {
-            F_mech = poly_eval(&mn->coef[HYMO_POLY_TERMS * a], H);
+            F_mech = hymo_poly_eval(&mn->coef[HYMO_POLY_TERMS * a], H);
             F_hyd = hn->hist_y[i];
         } else {
-            F_mech = poly_eval(&mn->coef[HYMO_POLY_TERMS * (2 * a)], H) * cy->piston_area -
-                     poly_eval(&mn->coef[HYMO_POLY_TERMS * (2 * a + 1)], H) * cy->rod_side_area;
+            F_mech = hymo_poly_eval(&mn->coef[HYMO_POLY_TERMS * (2 * a)], H) * cy->piston_area -
+                     hymo_poly_eval(&mn->coef[HYMO_POLY_TERMS * (2 * a + 1)], H) * cy->rod_side_area;
             F_hyd = hn->hist_y[2 * i] * cy->piston_area - hn->hist_y[2 * i + 1] * cy->rod_side_area;
         }
         if (ms->opt.approx == HYMO_APPROX_INTERFACE_MODEL)
             sd_hyd = ms->im_sd[a];
         else
-            sd_hyd = poly_eval(&hn->coef[HYMO_POLY_TERMS * (2 * i + 1)], H);
+            sd_hyd = hymo_poly_eval(&hn->coef[HYMO_POLY_TERMS * (2 * i + 1)], H);
         ms->dP[a] = hymo_cosim_residual_power(F_mech, sd, F_hyd, sd_hyd);
     }
 }
@@ -465,7 +460,7 @@ static void record(master *ms, int sd_tilde_valid)
         }
         ms->rec_sdt[r * na + a] = sd_tilde_valid ? (ms->opt.approx == HYMO_APPROX_INTERFACE_MODEL
                                                         ? ms->im_sd[a]
-                                                        : poly_eval(&hn->coef[HYMO_POLY_TERMS * (2 * i + 1)],
+                                                        : hymo_poly_eval(&hn->coef[HYMO_POLY_TERMS * (2 * i + 1)],
                                                                     ms->opt.H))
                                                  : mn->hist_y[na + a];
     }

@@ -27,11 +27,6 @@ typedef struct {
     int *piv;
 } mech_impl;
 
-static double poly_eval(const double *c, double tau)
-{
-    return c[0] + tau * (c[1] + tau * (c[2] + tau * c[3]));
-}
-
 static void mech_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
 {
     mech_impl *mi = sub->impl;
@@ -47,11 +42,11 @@ static void apply_inputs(mech_impl *mi, double t)
     double tau = t - mi->t0;
     for (int a = 0; a < mi->na; ++a) {
         if (mi->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
-            sim->ext_force[a] = poly_eval(&mi->coef[HYMO_POLY_TERMS * a], tau);
+            sim->ext_force[a] = hymo_poly_eval(&mi->coef[HYMO_POLY_TERMS * a], tau);
         } else {
             const hymo_cylinder *cy = &model->cylinders[a];
-            sim->pn[model->nodes[cy->node_piston].state] = poly_eval(&mi->coef[HYMO_POLY_TERMS * (2 * a)], tau);
-            sim->pn[model->nodes[cy->node_rod].state] = poly_eval(&mi->coef[HYMO_POLY_TERMS * (2 * a + 1)], tau);
+            sim->pn[model->nodes[cy->node_piston].state] = hymo_poly_eval(&mi->coef[HYMO_POLY_TERMS * (2 * a)], tau);
+            sim->pn[model->nodes[cy->node_rod].state] = hymo_poly_eval(&mi->coef[HYMO_POLY_TERMS * (2 * a + 1)], tau);
         }
     }
 }

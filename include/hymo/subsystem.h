@@ -22,6 +22,13 @@ extern "C" {
 
 typedef struct hymo_subsystem hymo_subsystem;
 
+/* Value at tau = t - t0 of one input polynomial (HYMO_POLY_TERMS
+ * coefficients, lowest degree first), for implementations of set_inputs. */
+static inline double hymo_poly_eval(const double *coef, double tau)
+{
+    return ((coef[3] * tau + coef[2]) * tau + coef[1]) * tau + coef[0];
+}
+
 typedef struct {
     const char *kind; /* "mechanical", "hydraulic", ... */
     /* u_i(t) = sum_k coef[HYMO_POLY_TERMS*i + k] (t - t0)^k for t in [t0, t0 + H] */
