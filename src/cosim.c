@@ -23,8 +23,6 @@
 #include "cosim_internal.h"
 #include "rows.h"
 
-#define HIST 4
-
 /* ---------------------------------------------------------------- options */
 
 void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model)
@@ -122,38 +120,9 @@ int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
     PARSE(mech_names, s, out);
 }
 
-/* ------------------------------------------------------------- polynomials */
-
-void hymo_poly_fit(int n, const double *t, const double *y, double t0, double *coef)
-{
-    /* Newton divided differences in tau = t - t0, expanded to monomials */
-    double tau[HIST], dd[HIST];
-    for (int i = 0; i < n; ++i) {
-        tau[i] = t[i] - t0;
-        dd[i] = y[i];
-    }
-    for (int j = 1; j < n; ++j)
-        for (int i = n - 1; i >= j; --i) dd[i] = (dd[i] - dd[i - 1]) / (tau[i] - tau[i - j]);
-    double c[HYMO_POLY_TERMS] = {0};
-    /* Horner: p = dd[n-1]; p = p (tau - tau_i) + dd[i] */
-    for (int i = n - 1; i >= 0; --i) {
-        /* c <- c * (x - tau_i) + dd[i] */
-        for (int k = HYMO_POLY_TERMS - 1; k >= 1; --k) c[k] = c[k - 1] - tau[i] * c[k];
-        c[0] = -tau[i] * c[0] + dd[i];
-    }
-    memcpy(coef, c, sizeof c);
-}
-
 /* ------------------------------------------------------------------ master */
 
-typedef struct {
-    hymo_subsystem *sub;
-    int *src_sub, *src_out; /* per input */
-    double *coef;           /* HYMO_POLY_TERMS per input, last set */
-    double hist_t[HIST];    /* [0] newest */
-    double *hist_y;         /* HIST x n_outputs */
-    int n_hist;
-} node;
+typedef hymo_cosim_node node;
 
 typedef struct {
     const hymo_model *model;
@@ -173,33 +142,6 @@ typedef struct {
     long cap;
     double *rec_dP, *rec_E, *rec_Et, *rec_sdd, *rec_y, *rec_sdt; /* cap x ... */
 } master;
-
-static void node_push(node *nd, double t)
-{
-    int m = nd->sub->n_outputs;
-    memmove(nd->hist_y + m, nd->hist_y, (size_t)(HIST - 1) * m * sizeof(double));
-    memmove(nd->hist_t + 1, nd->hist_t, (HIST - 1) * sizeof(double));
-    nd->sub->ops->get_outputs(nd->sub, nd->hist_y);
-    nd->hist_t[0] = t;
-    if (nd->n_hist < HIST) nd->n_hist++;
-}
-
-/* Polynomial inputs of node k for the step starting at t with order p. */
-static void set_inputs(master *ms, int k, double t, int p)
-{
-    node *nd = &ms->nodes[k];
-    for (int i = 0; i < nd->sub->n_inputs; ++i) {
-        const node *src = &ms->nodes[nd->src_sub[i]];
-        int m = src->sub->n_outputs, npts = src->n_hist < p + 1 ? src->n_hist : p + 1;
-        double tt[HIST], yy[HIST];
-        for (int j = 0; j < npts; ++j) {
-            tt[j] = src->hist_t[j];
-            yy[j] = src->hist_y[j * m + nd->src_out[i]];
-        }
-        hymo_poly_fit(npts, tt, yy, t, &nd->coef[HYMO_POLY_TERMS * i]);
-    }
-    nd->sub->ops->set_inputs(nd->sub, t, nd->coef);
-}
 
 static int input_order(const master *ms, int k)
 {
@@ -283,7 +225,7 @@ static hymo_status stage(master *ms, int k0, int k1, double t, hymo_error *err)
     const double H = ms->opt.H;
     int im_hyd = ms->opt.approx == HYMO_APPROX_INTERFACE_MODEL && k0 <= 1 && k1 > 1;
     for (int k = k0; k < k1; ++k)
-        if (!(im_hyd && k >= 1)) set_inputs(ms, k, t, input_order(ms, k));
+        if (!(im_hyd && k >= 1)) hymo_cosim_node_set_inputs(ms->nodes, k, t, input_order(ms, k));
     for (int k = k0; k < k1; ++k) {
         if (im_hyd && k >= 1) continue;
         hymo_status st = ms->nodes[k].sub->ops->do_step(ms->nodes[k].sub, t, H, err);
@@ -293,7 +235,7 @@ static hymo_status stage(master *ms, int k0, int k1, double t, hymo_error *err)
         hymo_status st = im_stage(ms, t, err);
         if (st != HYMO_OK) return st;
     }
-    for (int k = k0; k < k1; ++k) node_push(&ms->nodes[k], t + H);
+    for (int k = k0; k < k1; ++k) hymo_cosim_node_push(&ms->nodes[k], t + H);
     return HYMO_OK;
 }
 
@@ -331,10 +273,7 @@ static void master_free(master *ms)
         for (int k = 0; k < ms->nsub; ++k) {
             node *nd = &ms->nodes[k];
             if (nd->sub) nd->sub->ops->destroy(nd->sub);
-            free(nd->src_sub);
-            free(nd->src_out);
-            free(nd->coef);
-            free(nd->hist_y);
+            hymo_cosim_node_free(nd);
         }
         free(ms->nodes);
     }
@@ -383,12 +322,7 @@ static hymo_status master_create(master *ms, const hymo_model *model, const hymo
     }
     /* wiring */
     for (int k = 0; k < ms->nsub; ++k) {
-        node *nd = &ms->nodes[k];
-        int ni = nd->sub->n_inputs;
-        CALLOC(nd->src_sub, ni);
-        CALLOC(nd->src_out, ni);
-        CALLOC(nd->coef, HYMO_POLY_TERMS * ni);
-        CALLOC(nd->hist_y, HIST * nd->sub->n_outputs);
+        if (hymo_cosim_node_alloc(&ms->nodes[k])) goto nomem;
     }
     const int per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
     for (int a = 0; a < na; ++a) {
@@ -421,7 +355,7 @@ static hymo_status master_create(master *ms, const hymo_model *model, const hymo
     CALLOC(ms->rec_y, ms->cap * 2 * na); /* hydraulic outputs: F, or p_pist and p_rod */
     CALLOC(ms->rec_sdt, ms->cap * na);   /* sd~ used by the hydraulics */
     /* initial outputs (t = 0) */
-    for (int k = 0; k < ms->nsub; ++k) node_push(&ms->nodes[k], 0.0);
+    for (int k = 0; k < ms->nsub; ++k) hymo_cosim_node_push(&ms->nodes[k], 0.0);
     return HYMO_OK;
 nomem:
     return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", ms->cap);

@@ -1,0 +1,272 @@
+/* Seed 004's stability prediction (hymo/linear.h) on its kind of test
+ * model: a linear three-mass oscillator (ground-k1-m1-k2-m2-k3-m3-k4-ground,
+ * a damper beside every spring) split at the spring k3 into system I
+ * (m1, m2; input x3, v3; output x2, v2) and system II (m3; input x2, v2;
+ * output x3, v3); each side evaluates the coupling spring itself.  RK4
+ * with h = H/5 in both.
+ *
+ * - The library's compound matrix (probed from the actual master and
+ *   subsystems) against an independent construction of seed 004's
+ *   Jacobi compound matrix (matrix-valued RK4 with the Lagrange basis
+ *   polynomials as inputs): equal spectral radii to 1e-10 for p = 0..3
+ *   and H = 0.5 .. 10 ms.
+ * - Prediction against simulation: for p = 0..3, Jacobi and Gauss-Seidel,
+ *   over a grid of H: with n steps such that rho^n = 1e-6 or 1e6, a
+ *   predicted-stable run (rho < 0.998) must have decayed by 1e3 and a
+ *   predicted-unstable one (rho > 1.002) grown by 1e3 (the factor 1e3
+ *   leaves room for the transient: |z_n| ~ c rho^n with c of order 1..1e3
+ *   for this non-normal map); closer cases are not classified.
+ *   H = 0.5 .. 80 ms (h = H/5 reaches RK4's own limit near the top): at
+ *   least 100 of the 160 values must be classified per (scheme, p), and
+ *   both outcomes must occur per scheme.  Measured: every classified case
+ *   agrees; Jacobi turns unstable from 19.5 / 13.5 / 11 / 10 ms for p = 0..3
+ *   (with stable bands above), Gauss-Seidel only for p = 2, 3 (16.5, 13 ms)
+ *   within the grid.
+ * - Small H: rho < 1 for every configuration (the co-simulation of a
+ *   damped system must be stable for H -> 0). */
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "hymo/linear.h"
+#include "test_util.h"
+
+#define K 1.0e4 /* N/m */
+#define C 20.0  /* N s/m: modal damping ratios ~0.04-0.14 */
+#define R_SUB 5 /* H / h */
+
+/* system I: x = (x1, v1, x2, v2), u = (x3, v3), y = (x2, v2) */
+static const double AI[16] = {0, 1, 0, 0,                 /* */
+                              -2 * K, -2 * C, K, C,       /* m1 = 1 */
+                              0, 0, 0, 1,                 /* */
+                              K, C, -2 * K, -2 * C};      /* m2 = 1, k3/c3 to the input */
+static const double BI[8] = {0, 0, 0, 0, 0, 0, K, C};
+static const double CI[8] = {0, 0, 1, 0, 0, 0, 0, 1};
+/* system II: x = (x3, v3), u = (x2, v2), y = (x3, v3) */
+static const double AII[4] = {0, 1, -2 * K, -2 * C}; /* m3 = 1, k3 + k4 */
+static const double BII[4] = {0, 0, K, C};
+static const double CII[4] = {1, 0, 0, 1};
+
+static const hymo_link LINKS[4] = {{0, 0, 1, 0}, {0, 1, 1, 1}, {1, 0, 0, 0}, {1, 1, 0, 1}};
+
+static void systems(double H, hymo_linear_system sys[2])
+{
+    sys[0] = (hymo_linear_system){4, 2, 2, AI, BI, CI, NULL, H / R_SUB};
+    sys[1] = (hymo_linear_system){2, 2, 2, AII, BII, CII, NULL, H / R_SUB};
+}
+
+static double rho_of(double H, hymo_master_scheme scheme, int p)
+{
+    hymo_linear_system sys[2];
+    systems(H, sys);
+    hymo_master_options opt = {scheme, p, H};
+    double rho;
+    hymo_error err;
+    if (hymo_linear_cosim_spectral_radius(sys, 2, LINKS, 4, &opt, &rho, NULL, &err) != HYMO_OK)
+        fail_msg("%s", err.message);
+    return rho;
+}
+
+/* ---------------- independent Jacobi compound matrix (seed 004) ---------- */
+
+/* Lagrange basis l_j(tau) on the nodes tau_i = -i H, i = 0..p. */
+static double lagrange(int p, int j, double H, double tau)
+{
+    double v = 1.0;
+    for (int i = 0; i <= p; ++i)
+        if (i != j) v *= (tau + i * H) / ((double)(i - j) * H);
+    return v;
+}
+
+/* One communication step of x' = A x + B u(tau), u = sum_j l_j(tau) u_j, by
+ * R_SUB RK4 steps applied to the matrices: x_{N+1} = Phi x_N + sum_j G_j u_j.
+ * Phi (n x n) and G (p+1 blocks n x m), row-major. */
+static void step_matrices(int n, int m, const double *A, const double *B, int p, double H, double *Phi,
+                          double *G)
+{
+    const int cols = n + (p + 1) * m; /* [Phi | G_0 .. G_p] as one n x cols matrix X */
+    double X[6 * 30], k[4][6 * 30], Xs[6 * 30];
+    memset(X, 0, sizeof X);
+    for (int i = 0; i < n; ++i) X[i * cols + i] = 1.0;
+    const double h = H / R_SUB;
+    for (int s = 0; s < R_SUB; ++s) {
+        const double stage_t[4] = {s * h, s * h + 0.5 * h, s * h + 0.5 * h, s * h + h};
+        const double stage_w[4] = {0.0, 0.5, 0.5, 1.0};
+        for (int q = 0; q < 4; ++q) {
+            for (int e = 0; e < n * cols; ++e) Xs[e] = X[e] + (q ? stage_w[q] * h * k[q - 1][e] : 0.0);
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < cols; ++c) {
+                    double v = 0.0;
+                    for (int l = 0; l < n; ++l) v += A[r * n + l] * Xs[l * cols + c];
+                    if (c >= n) { /* input columns: + B l_j(t) e_i */
+                        int j = (c - n) / m, i = (c - n) % m;
+                        v += B[r * m + i] * lagrange(p, j, H, stage_t[q]);
+                    }
+                    k[q][r * cols + c] = v;
+                }
+        }
+        for (int e = 0; e < n * cols; ++e) X[e] += h / 6.0 * (k[0][e] + 2 * k[1][e] + 2 * k[2][e] + k[3][e]);
+    }
+    for (int r = 0; r < n; ++r) {
+        for (int c = 0; c < n; ++c) Phi[r * n + c] = X[r * cols + c];
+        for (int c = 0; c < (p + 1) * m; ++c) G[r * (p + 1) * m + c] = X[r * cols + n + c];
+    }
+}
+
+static double jacobi_rho_reference(double H, int p)
+{
+    /* z = (xI 4, xII 2, yI levels 0..p (2 each), yII levels 0..p) */
+    const int nz = 6 + 4 * (p + 1), oI = 6, oII = 6 + 2 * (p + 1);
+    static double M[22 * 22];
+    memset(M, 0, sizeof M);
+    double Phi[16], G[4 * 8];
+    const double *A[2] = {AI, AII}, *B[2] = {BI, BII}, *Cm[2] = {CI, CII};
+    const int n[2] = {4, 2}, xo[2] = {0, 4}, yo[2] = {oI, oII}, uo[2] = {oII, oI};
+    for (int s = 0; s < 2; ++s) {
+        step_matrices(n[s], 2, A[s], B[s], p, H, Phi, G);
+        /* x_{N+1} = Phi x + sum_j G_j y_other(level j)   (the inputs are the other's outputs 1:1) */
+        for (int r = 0; r < n[s]; ++r) {
+            for (int c = 0; c < n[s]; ++c) M[(xo[s] + r) * nz + xo[s] + c] = Phi[r * n[s] + c];
+            for (int c = 0; c < 2 * (p + 1); ++c) M[(xo[s] + r) * nz + uo[s] + c] = G[r * 2 * (p + 1) + c];
+        }
+        /* y level 0 = C x_{N+1} (D = 0); levels 1..p = old 0..p-1 */
+        for (int r = 0; r < 2; ++r)
+            for (int c = 0; c < nz; ++c) {
+                double v = 0.0;
+                for (int l = 0; l < n[s]; ++l) v += Cm[s][r * n[s] + l] * M[(xo[s] + l) * nz + c];
+                M[(yo[s] + r) * nz + c] = v;
+            }
+        for (int j = 1; j <= p; ++j)
+            for (int r = 0; r < 2; ++r) M[(yo[s] + 2 * j + r) * nz + yo[s] + 2 * (j - 1) + r] = 1.0;
+    }
+    double wr[22], wi[22];
+    assert_int_equal(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', nz, M, nz, wr, wi, NULL, 1, NULL, 1), 0);
+    double rho = 0.0;
+    for (int i = 0; i < nz; ++i) rho = fmax(rho, hypot(wr[i], wi[i]));
+    return rho;
+}
+
+static void test_against_seed_construction(void **state)
+{
+    (void)state;
+    for (int p = 0; p <= 3; ++p)
+        for (double H = 0.5e-3; H <= 10.01e-3; H += 0.5e-3) {
+            double a = rho_of(H, HYMO_MASTER_JACOBI, p), b = jacobi_rho_reference(H, p);
+            if (fabs(a - b) > 1e-10 * fmax(1.0, b)) fail_msg("p = %d, H = %g: rho %.15g vs seed construction %.15g", p, H, a, b);
+        }
+}
+
+/* ------------------------------------------- prediction vs simulation */
+
+/* |x| after n_steps communication steps from a displaced start, relative
+ * to the start (inf if a state overflowed). */
+static double simulate_growth(double H, hymo_master_scheme scheme, int p, int n_steps)
+{
+    hymo_linear_system sys[2];
+    systems(H, sys);
+    const double x0I[4] = {1e-3, 0, -2e-3, 0}, x0II[2] = {1.5e-3, 0};
+    hymo_subsystem *subs[2];
+    hymo_error err;
+    if (hymo_linear_subsystem_create(&sys[0], x0I, "I", &subs[0], &err) != HYMO_OK ||
+        hymo_linear_subsystem_create(&sys[1], x0II, "II", &subs[1], &err) != HYMO_OK)
+        fail_msg("%s", err.message);
+    hymo_master_options opt = {scheme, p, H};
+    hymo_master *m = NULL;
+    if (hymo_master_create(subs, 2, LINKS, 4, &opt, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    double growth = 0.0;
+    for (int k = 0; k < n_steps; ++k)
+        if (hymo_master_step(m, &err) != HYMO_OK) {
+            growth = INFINITY; /* non-finite state: diverged */
+            break;
+        }
+    if (growth == 0.0) {
+        double buf[5], nrm = 0.0;
+        subs[0]->ops->get_state(subs[0], buf);
+        for (int i = 1; i < 5; ++i) nrm += buf[i] * buf[i] * (i % 2 ? 1.0 : 1e-4); /* positions and velocities / 100 rad/s */
+        subs[1]->ops->get_state(subs[1], buf);
+        for (int i = 1; i < 3; ++i) nrm += buf[i] * buf[i] * (i % 2 ? 1.0 : 1e-4);
+        growth = sqrt(nrm) / sqrt(1e-6 + 4e-6 + 2.25e-6);
+    }
+    hymo_master_free(m);
+    subs[0]->ops->destroy(subs[0]);
+    subs[1]->ops->destroy(subs[1]);
+    return growth;
+}
+
+static void test_prediction_matches_simulation(void **state)
+{
+    (void)state;
+    const hymo_master_scheme schemes[2] = {HYMO_MASTER_JACOBI, HYMO_MASTER_GAUSS_SEIDEL};
+    for (int s = 0; s < 2; ++s) {
+        int any_stable = 0, any_unstable = 0;
+        for (int p = 0; p <= 3; ++p) {
+            int stable = 0, unstable = 0, skipped = 0;
+            double h_limit = NAN;
+            for (double H = 0.5e-3; H <= 80.01e-3; H += 0.5e-3) {
+                double rho = rho_of(H, schemes[s], p);
+                if (fabs(rho - 1.0) < 2e-3) {
+                    ++skipped;
+                    continue;
+                }
+                /* enough steps for rho^n to be decisive (1e-6 or 1e6) */
+                int n = (int)ceil(log(1e6) / fabs(log(rho)));
+                double g = simulate_growth(H, schemes[s], p, n < 100 ? 100 : n);
+                if (rho < 1.0) {
+                    ++stable;
+                    if (!(g < 1e-3)) fail_msg("%s p = %d H = %g: rho = %.4f but growth %.3g", s ? "GS" : "Jacobi", p, H, rho, g);
+                } else {
+                    ++unstable;
+                    if (isnan(h_limit)) h_limit = H;
+                    if (!(g > 1e3)) fail_msg("%s p = %d H = %g: rho = %.4f but growth %.3g", s ? "GS" : "Jacobi", p, H, rho, g);
+                }
+            }
+            print_message("%s p = %d: %d stable, %d unstable, %d within 0.2%% of rho = 1; first unstable H = %g s\n",
+                          s ? "Gauss-Seidel" : "Jacobi", p, stable, unstable, skipped, h_limit);
+            assert_true(stable + unstable >= 100); /* of 160 */
+            any_stable += stable;
+            any_unstable += unstable;
+        }
+        assert_true(any_stable > 0 && any_unstable > 0);
+    }
+}
+
+static void test_small_H_is_stable(void **state)
+{
+    (void)state;
+    for (int s = 0; s < 2; ++s)
+        for (int p = 0; p <= 3; ++p) {
+            double rho = rho_of(1e-4, s ? HYMO_MASTER_GAUSS_SEIDEL : HYMO_MASTER_JACOBI, p);
+            assert_true(rho < 1.0);
+        }
+}
+
+static void test_bad_wiring(void **state)
+{
+    (void)state;
+    hymo_linear_system sys[2];
+    systems(1e-3, sys);
+    hymo_master_options opt = {HYMO_MASTER_JACOBI, 1, 1e-3};
+    double rho;
+    hymo_error err;
+    /* without the last link, input 1 (v3) of system I is not driven */
+    assert_int_equal(hymo_linear_cosim_spectral_radius(sys, 2, LINKS, 3, &opt, &rho, NULL, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "input 1 of 'system 0' is not driven"));
+    opt.order = 4;
+    assert_int_equal(hymo_linear_cosim_spectral_radius(sys, 2, LINKS, 4, &opt, &rho, NULL, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "order 4"));
+    opt.order = 1;
+    sys[1].h = 0.3e-3; /* H/h not an integer */
+    assert_int_equal(hymo_linear_cosim_spectral_radius(sys, 2, LINKS, 4, &opt, &rho, NULL, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "not an integer multiple"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_against_seed_construction),
+        cmocka_unit_test(test_prediction_matches_simulation),
+        cmocka_unit_test(test_small_H_is_stable),
+        cmocka_unit_test(test_bad_wiring),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
