@@ -197,7 +197,6 @@ void hymo_kin_positions(hymo_kin *kin, const hymo_model *model, const double *z)
     double *zlast = kin->zlast;
     if (valid && memcmp(z, zlast, (size_t)nb * sizeof(double)) == 0) return;
     int *dirty = kin->dirty, *geo_stale = kin->geo_stale, *vel_stale = kin->vel_stale, *m_stale = kin->m_stale;
-    kin->mass_fresh = 0;
     kin->any_vel_stale = 1;
     kin->pos_valid = 1;
     for (int j = 0; j < nb; ++j) {
@@ -424,16 +423,6 @@ static void mass_geometry(const hymo_kin *kin, int j, double g[3], double J[9])
     J[8] = J22;
 }
 
-/* g and J of body j: cached by forces_begin at the current positions. */
-static void mass_geometry_cached(const hymo_kin *kin, int j, double g[3], double J[9])
-{
-    if (kin->mass_fresh) {
-        memcpy(g, &kin->g[3 * j], 3 * sizeof(double));
-        memcpy(J, &kin->J[9 * j], 9 * sizeof(double));
-    } else {
-        mass_geometry(kin, j, g, J);
-    }
-}
 
 /* Spatial inertia about the global origin, [m, h, I_o] (see kinematics.h):
  * Mbar = [m I, -h~; h~, I_o] with h = m g, I_o = J - m g~ g~ = J + m (|g|^2 I - g g^T). */
@@ -451,6 +440,17 @@ static inline void spatial_inertia(double m, const double g[3], const double *J,
     S[7] = J[1] - h0 * g[1];
     S[8] = J[2] - h0 * g[2];
     S[9] = J[5] - h1 * g[2];
+}
+
+/* g, J and Iown of body j at the current pose, recomputed only if the pose
+ * changed since they were last formed (geo_stale). */
+static void update_mass_geometry(hymo_kin *kin, int j)
+{
+    if (!kin->geo_stale[j]) return;
+    mass_geometry(kin, j, &kin->g[3 * j], &kin->J[9 * j]);
+    spatial_inertia(kin->bd[j].mass, &kin->g[3 * j], &kin->J[9 * j], &kin->Iown[10 * j]);
+    kin->geo_stale[j] = 0;
+    mark_m_stale(kin, j); /* M' follows Iown */
 }
 
 /* out = Mbar v = [m v_l - h x v_a; h x v_l + I_o v_a]. */
@@ -484,13 +484,8 @@ void hymo_kin_forces_begin(hymo_kin *kin, const hymo_model *model)
     const double *grav = model->gravity;
     for (int j = 0; j < nb; ++j) {
         const double m = kin->bd[j].mass;
-        double *g = &kin->g[3 * j], *J = &kin->J[9 * j];
-        if (kin->geo_stale[j]) { /* position-only quantities, kept while the pose is unchanged */
-            mass_geometry(kin, j, g, J);
-            spatial_inertia(m, g, J, &kin->Iown[10 * j]);
-            kin->geo_stale[j] = 0;
-            mark_m_stale(kin, j); /* M' follows Iown */
-        }
+        update_mass_geometry(kin, j);
+        const double *g = &kin->g[3 * j], *J = &kin->J[9 * j];
         const double *Z = &kin->Z[6 * j], *w = Z + 3;
         double gdot[3], wxgd[3], Jw[3], wxJw[3], f[3], gxf[3];
         hymo_cross(w, g, gdot);
@@ -506,7 +501,6 @@ void hymo_kin_forces_begin(hymo_kin *kin, const hymo_model *model)
             Qb[3 + k] = gxf[k] - wxJw[k];
         }
     }
-    kin->mass_fresh = 1;
 }
 
 void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const double f[3])
@@ -607,13 +601,14 @@ void hymo_kin_inverse_dynamics(hymo_kin *kin, const double *zdd, double *r)
     }
 }
 
-double hymo_kin_kinetic_energy(const hymo_kin *kin, const hymo_model *model)
+double hymo_kin_kinetic_energy(hymo_kin *kin, const hymo_model *model)
 {
     double T = 0.0;
     for (int j = 0; j < kin->nb; ++j) {
         const double *Z = &kin->Z[6 * j], *w = Z + 3;
-        double g[3], J[9], gdot[3], Jw[3];
-        mass_geometry_cached(kin, j, g, J);
+        double gdot[3], Jw[3];
+        update_mass_geometry(kin, j);
+        const double *g = &kin->g[3 * j], *J = &kin->J[9 * j];
         hymo_cross(w, g, gdot);
         for (int k = 0; k < 3; ++k) gdot[k] += Z[k];
         hymo_mat3_vec(J, w, Jw);
@@ -622,13 +617,12 @@ double hymo_kin_kinetic_energy(const hymo_kin *kin, const hymo_model *model)
     return T;
 }
 
-double hymo_kin_potential_energy(const hymo_kin *kin, const hymo_model *model)
+double hymo_kin_potential_energy(hymo_kin *kin, const hymo_model *model)
 {
     double V = 0.0;
     for (int j = 0; j < kin->nb; ++j) {
-        double g[3], J[9];
-        mass_geometry_cached(kin, j, g, J);
-        V -= model->bodies[j].mass * hymo_dot(model->gravity, g);
+        update_mass_geometry(kin, j);
+        V -= model->bodies[j].mass * hymo_dot(model->gravity, &kin->g[3 * j]);
     }
     return V;
 }

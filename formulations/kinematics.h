@@ -47,8 +47,8 @@ typedef struct {
     double *R;   /* nb x 9, body rotation, row-major            */
     double *o;   /* nb x 3, body origin (= inboard joint point)  */
     double *u;   /* nb x 3, joint axis                           */
-    double *g;   /* nb x 3, centre of mass   (set by forces_begin) */
-    double *J;   /* nb x 9, inertia about com (set by forces_begin) */
+    double *g;   /* nb x 3, centre of mass   (forces_begin, energies) */
+    double *J;   /* nb x 9, inertia about com (forces_begin, energies) */
     /* velocities */
     double *b;   /* nb x 6 */
     double *Z;   /* nb x 6 */
@@ -57,7 +57,6 @@ typedef struct {
     double *Qbar; /* nb x 6, applied + velocity forces (before -Mbar A0) */
     double *Phat; /* nb x 6, scratch: subtree sums of Qbar - Mbar A0 (or of the residual wrenches) */
     double *acc;  /* nb x 6, scratch: sum of b_i zdd_i along each path */
-    int mass_fresh; /* g, J valid for the current positions         */
     double *M;    /* nb x nb, M' (row-major, symmetric)           */
     double *Q;    /* nb, Q'                                        */
     /* constants and caches (internal) */
@@ -66,7 +65,7 @@ typedef struct {
     int *child_list;
     double *Iown;       /* nb x 10, spatial inertia about the global origin:
                          * [m, h = m g (3), I_o = J - m g~ g~ (xx yy zz xy xz yz)];
-                         * set with g and J (mass_fresh) */
+                         * set with g and J (geo_stale) */
     double *Ic;         /* nb x 10, composite (subtree) inertia, same layout (kept with M') */
     /* Change tracking: a body whose joint coordinate and ancestors did not
      * change keeps its pose (and g, J, Iown); likewise for its velocities.
@@ -114,8 +113,8 @@ void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model);
 void hymo_kin_inverse_dynamics(hymo_kin *kin, const double *zdd, double *r);
 
 /* Energies at the current positions/velocities (after hymo_kin_velocities). */
-double hymo_kin_kinetic_energy(const hymo_kin *kin, const hymo_model *model);
-double hymo_kin_potential_energy(const hymo_kin *kin, const hymo_model *model);
+double hymo_kin_kinetic_energy(hymo_kin *kin, const hymo_model *model);
+double hymo_kin_potential_energy(hymo_kin *kin, const hymo_model *model);
 
 /* Small vector helpers shared by the formulations. */
 static inline void hymo_cross(const double a[3], const double b[3], double c[3])

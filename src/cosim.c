@@ -41,12 +41,6 @@ void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model
     opt->unstable_energy = 1e6;
 }
 
-static int is_multiple(double H, double h)
-{
-    double k = H / h;
-    return k >= 1.0 - 1e-9 && fabs(k - nearbyint(k)) <= 1e-9 * k;
-}
-
 hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *err)
 {
     hymo_status st = hymo_run_options_check(&opt->mech, err);
@@ -55,12 +49,12 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "H = %g: the communication step must be positive", opt->H);
     if (!(opt->h_h > 0.0) || !isfinite(opt->h_h))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "h_h = %g: the hydraulic step must be positive", opt->h_h);
-    if (!is_multiple(opt->H, opt->h_h))
+    if (!hymo_steps_per_communication(opt->H, opt->h_h))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "H/h_h = %.9g/%.9g = %.9g is not an integer: the hydraulic steps must fill the "
                               "communication step",
                               opt->H, opt->h_h, opt->H / opt->h_h);
-    if (!is_multiple(opt->H, opt->mech.dt))
+    if (!hymo_steps_per_communication(opt->H, opt->mech.dt))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "H/h_m = %.9g/%.9g = %.9g is not an integer: the mechanical steps must fill the "
                               "communication step",

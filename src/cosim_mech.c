@@ -93,7 +93,7 @@ static hymo_status mech_do_step(hymo_subsystem *sub, double t, double H, hymo_er
     mech_impl *mi = sub->impl;
     hymo_sim *sim = mi->sim;
     const double h = sim->opt.dt;
-    long k = lround(H / h);
+    const long k = hymo_steps_per_communication(H, h); /* checked by hymo_cosim_options_check */
     (void)t;
     if (mi->integrator == HYMO_MECH_TRAPEZOIDAL) {
         /* the inputs jump at the communication point (a new polynomial):

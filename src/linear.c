@@ -48,8 +48,8 @@ static hymo_status lin_do_step(hymo_subsystem *sub, double t, double H, hymo_err
     linear_impl *li = sub->impl;
     const int n = li->nx;
     const double h = li->h;
-    const long r = lround(H / h);
-    if (r < 1 || fabs((double)r * h - H) > 1e-9 * H)
+    const long r = hymo_steps_per_communication(H, h);
+    if (r == 0)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: H = %g s is not an integer multiple of h = %g s", sub->name,
                               H, h);
     double *k1 = li->k, *k2 = k1 + n, *k3 = k2 + n, *k4 = k3 + n, *xs = li->xs, *x = li->x;

@@ -67,14 +67,6 @@ static void close_model(setup *ms)
     hymo_model_free(ms->m);
 }
 
-static int node_index(const hymo_model *m, const char *name)
-{
-    for (int k = 0; k < m->n_nodes; ++k)
-        if (strcmp(m->nodes[k].name, name) == 0) return k;
-    fail_msg("no node %s", name);
-    return -1;
-}
-
 /* f = (pdot[np], F[na]); returns hymo_circuit_eval's status */
 static int eval_f(const setup *ms, const double *s, const double *sd, const double *p, const double *u, double *f)
 {
@@ -513,7 +505,7 @@ static void test_hand_fourbar(void **state)
     open_model(&ms, "fourbar.yaml");
     const hymo_model *m = ms.m;
     const int np = ms.np, nu = ms.nu, na = ms.na;
-    const hymo_node *v1 = &m->nodes[node_index(m, "V1")], *v2 = &m->nodes[node_index(m, "V2")];
+    const hymo_node *v1 = &m->nodes[test_node_index(m, "V1")], *v2 = &m->nodes[test_node_index(m, "V2")];
     const int i1 = v1->state, i2 = v2->state;
     assert_int_equal(v1->n_parts, 1);
     const hymo_subvolume *hose = &m->subvolumes[v1->first_part];
@@ -532,7 +524,7 @@ static void test_hand_fourbar(void **state)
     assert_close(d->dpdot_dp[i1 * np + i2], lam, 1e-13 * lam);
     /* U = 0 takes the U >= 0 branch: d pdot_1/dU = W1 Cv sqrt(p_pump - p_1) (P -> A) */
     const hymo_valve *va = &m->valves[0];
-    assert_int_equal(va->port_A, node_index(m, "V1"));
+    assert_int_equal(va->port_A, test_node_index(m, "V1"));
     const double dU = W1 * va->Cv * sqrt(m->nodes[va->port_P].pressure - p[i1]);
     assert_close(d->dpdot_du[i1 * nu + va->state], dU, 1e-13 * dU);
     /* no chamber in V1: no s, sd dependence */
@@ -541,7 +533,7 @@ static void test_hand_fourbar(void **state)
         assert_true(d->dpdot_dsd[i1 * na + a] == 0.0);
     }
     /* seal friction (eta = 0.88), fp > 0: dF/dp_pist = A_pist (1 - (1-eta) tanh(sd/v_s)) */
-    assert_int_equal(cy->node_piston, node_index(m, "V2"));
+    assert_int_equal(cy->node_piston, test_node_index(m, "V2"));
     const double fac = 1.0 - (1.0 - cy->efficiency) * tanh(sd[0] / cy->friction_velocity);
     const int ip = m->nodes[cy->node_piston].state, ir = m->nodes[cy->node_rod].state;
     assert_close(d->dF_dp[ip], cy->piston_area * fac, 1e-15);
@@ -687,9 +679,9 @@ static void test_kinks(void **state)
     open_model(&ms, "fourbar.yaml");
     const hymo_model *m = ms.m;
     const double p_tr = m->fluid.p_transition;
-    const int i1 = m->nodes[node_index(m, "V1")].state, i2 = m->nodes[node_index(m, "V2")].state,
-              i3 = m->nodes[node_index(m, "V3")].state;
-    const double pump = m->nodes[node_index(m, "pump")].pressure;
+    const int i1 = m->nodes[test_node_index(m, "V1")].state, i2 = m->nodes[test_node_index(m, "V2")].state,
+              i3 = m->nodes[test_node_index(m, "V3")].state;
+    const double pump = m->nodes[test_node_index(m, "pump")].pressure;
     double s[MAXA] = {ms.s0[0] + 0.01}, sd[MAXA] = {0.003}, p[MAXP], u[MAXU] = {2.0};
     p[i2] = 3.0e6;
     p[i3] = 2.0e6;

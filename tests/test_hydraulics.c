@@ -24,21 +24,6 @@
 
 static const hymo_hyd_integrator_kind all_kinds[3] = {HYMO_HYD_EULER, HYMO_HYD_RK4, HYMO_HYD_TRAPEZOIDAL};
 
-static int volume_state(const hymo_model *m, const char *name)
-{
-    for (int k = 0; k < m->n_nodes; ++k)
-        if (m->nodes[k].kind == HYMO_NODE_VOLUME && strcmp(m->nodes[k].name, name) == 0) return m->nodes[k].state;
-    fail_msg("no volume %s", name);
-    return -1;
-}
-
-static int node_index(const hymo_model *m, const char *name)
-{
-    for (int k = 0; k < m->n_nodes; ++k)
-        if (strcmp(m->nodes[k].name, name) == 0) return k;
-    fail_msg("no node %s", name);
-    return -1;
-}
 
 static int index_of(const char *what, const hymo_model *m, const char *name)
 {
@@ -62,7 +47,7 @@ static void check_part(const hymo_model *m, const hymo_circuit_part *pt, const c
 {
     assert_string_equal(pt->name, name);
     assert_int_equal(pt->n_volumes, nvol);
-    for (int i = 0; i < nvol; ++i) assert_int_equal(pt->volumes[i], volume_state(m, vols[i]));
+    for (int i = 0; i < nvol; ++i) assert_int_equal(pt->volumes[i], test_volume_state(m, vols[i]));
     assert_int_equal(pt->n_valves, 1);
     assert_int_equal(pt->valves[0], index_of("valve", m, valve));
     assert_int_equal(pt->n_throttles, 1);
@@ -99,7 +84,7 @@ static void test_partition(void **state)
     hymo_circuit_parts_free(parts, n);
 
     /* elements touching no volume are errors naming them */
-    const int pump = node_index(m, "pump"), tank = node_index(m, "tank");
+    const int pump = test_node_index(m, "pump"), tank = test_node_index(m, "tank");
     hymo_throttle th = m->throttles[1];
     m->throttles[1].node_a = pump;
     m->throttles[1].node_b = tank;
@@ -352,9 +337,9 @@ static void test_orders(void **state)
     sig->v[0] = 0.5;
     sig->t[1] = 1.0;
     sig->v[1] = 1.5;
-    assert_int_equal(volume_state(cs.m, "V1"), 0);
-    assert_int_equal(volume_state(cs.m, "V2"), 1);
-    assert_int_equal(volume_state(cs.m, "V3"), 2);
+    assert_int_equal(test_volume_state(cs.m, "V1"), 0);
+    assert_int_equal(test_volume_state(cs.m, "V2"), 1);
+    assert_int_equal(test_volume_state(cs.m, "V3"), 2);
 
     double pr[3], ur[1], margins[3];
     order_run(&cs, HYMO_HYD_RK4, 2e-6, pr, ur, margins);

@@ -910,21 +910,6 @@ static void test_constraint_jacobians(void **state)
 /* ------------------------------------------------------------------ */
 /* 4. Orifice, valve and throttle flows are continuous                   */
 
-static int volume_state(const hymo_model *m, const char *name)
-{
-    for (int k = 0; k < m->n_nodes; ++k)
-        if (m->nodes[k].kind == HYMO_NODE_VOLUME && strcmp(m->nodes[k].name, name) == 0) return m->nodes[k].state;
-    fail_msg("no volume %s", name);
-    return -1;
-}
-
-static int node_index(const hymo_model *m, const char *name)
-{
-    for (int k = 0; k < m->n_nodes; ++k)
-        if (strcmp(m->nodes[k].name, name) == 0) return k;
-    fail_msg("no node %s", name);
-    return -1;
-}
 
 /* B_e / V of a volume from hand-written sub-volumes (SPEC §2):
  * B_e = (1/B_oil + sum V_s / (V B_s))^-1 */
@@ -967,10 +952,10 @@ static void test_flow_continuity(void **state)
     hymo_error err;
     double s0 = sqrt(2.0);
     assert_int_equal(hymo_circuit_init(&circ, m, &s0, &err), HYMO_OK);
-    const int i1 = volume_state(m, "V1"), i2 = volume_state(m, "V2"), i3 = volume_state(m, "V3");
+    const int i1 = test_volume_state(m, "V1"), i2 = test_volume_state(m, "V2"), i3 = test_volume_state(m, "V3");
     const double pP = 7.6e6, pT = 1e5, Cv = 2.138e-8; /* SPEC §5.1 */
-    CHECK_CLOSE(m->nodes[node_index(m, "pump")].pressure, pP, 0.0);
-    CHECK_CLOSE(m->nodes[node_index(m, "tank")].pressure, pT, 0.0);
+    CHECK_CLOSE(m->nodes[test_node_index(m, "pump")].pressure, pP, 0.0);
+    CHECK_CLOSE(m->nodes[test_node_index(m, "tank")].pressure, pT, 0.0);
     CHECK_CLOSE(m->fluid.p_transition, ptr, 0.0);
     const double Ap = 0.25 * PI * 0.08 * 0.08, Ar = 0.25 * PI * (0.08 * 0.08 - 0.035 * 0.035);
     /* B_e / V at s = s0 (l_pist = s0 - 1.1, l_rod = 1.1 - l_pist) */
@@ -1286,9 +1271,9 @@ static void test_static_start(void **state)
                 double p2 = (Fs0 + 3.5e6 * Ar) / Ap;
                 CHECK_CLOSE(Fs0, 11029.5, 0.5);
                 CHECK_CLOSE(p2, 5.024e6, 0.001e6);
-                CHECK_CLOSE(p[volume_state(m, "V2")], p2, 1e-10 * p2);
-                CHECK_CLOSE(p[volume_state(m, "V1")], p2, 1e-10 * p2);
-                CHECK_CLOSE(p[volume_state(m, "V3")], 3.5e6, 0.0);
+                CHECK_CLOSE(p[test_volume_state(m, "V2")], p2, 1e-10 * p2);
+                CHECK_CLOSE(p[test_volume_state(m, "V1")], p2, 1e-10 * p2);
+                CHECK_CLOSE(p[test_volume_state(m, "V3")], 3.5e6, 0.0);
                 CHECK_CLOSE(sl[0], sqrt(2.0), 1e-13);
                 CHECK_CLOSE(F[0], Fs0, 1e-7 * Fs0);
                 /* C, D, E of SPEC §5.2 (assembled z moves nothing: z0 closes) */
@@ -1361,7 +1346,7 @@ static void test_cylinder_conventions(void **state)
     hymo_cylinder_lengths(&circ, 0, s0 + 0.01, &lp, &lr);
     CHECK_CLOSE(lp, s0 - 1.1 + 0.01, 1e-15);
     CHECK_CLOSE(lr, 1.1 - (s0 - 1.1) - 0.01, 1e-15);
-    const int i1 = volume_state(m, "V1"), i2 = volume_state(m, "V2"), i3 = volume_state(m, "V3");
+    const int i1 = test_volume_state(m, "V1"), i2 = test_volume_state(m, "V2"), i3 = test_volume_state(m, "V3");
     double U = 0.0, uref = 0.0, force, pd[3];
     double s = s0 + 0.01;
     /* Force: F = p2 A_p - p3 A_r - (1 - eta) |F_hyd| tanh(sd / v_s): a few
@@ -1407,7 +1392,7 @@ static void test_cylinder_conventions(void **state)
     CHECK_CLOSE(cy->efficiency, 1.0, 0.0);
     s0 = 0.5;
     assert_int_equal(hymo_circuit_init(&circ, m, &s0, &err), HYMO_OK);
-    const int c1 = volume_state(m, "V1"), c2 = volume_state(m, "V2"), c3 = volume_state(m, "V3");
+    const int c1 = test_volume_state(m, "V1"), c2 = test_volume_state(m, "V2"), c3 = test_volume_state(m, "V3");
     double p[3];
     p[c1] = 4e6;
     p[c2] = 3.5e6;

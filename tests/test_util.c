@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 hymo_model *test_load_model(const char *file_name)
 {
@@ -24,4 +25,20 @@ void test_assert_close(double a, double b, double tol, const char *sa, const cha
                 fabs(a - b), tol);
         _fail(file, line);
     }
+}
+
+int test_volume_state(const hymo_model *m, const char *name)
+{
+    for (int k = 0; k < m->n_nodes; ++k)
+        if (m->nodes[k].kind == HYMO_NODE_VOLUME && strcmp(m->nodes[k].name, name) == 0) return m->nodes[k].state;
+    fail_msg("no volume %s", name);
+    return -1;
+}
+
+int test_node_index(const hymo_model *m, const char *name)
+{
+    for (int k = 0; k < m->n_nodes; ++k)
+        if (strcmp(m->nodes[k].name, name) == 0) return k;
+    fail_msg("no node %s", name);
+    return -1;
 }

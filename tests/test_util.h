@@ -13,6 +13,11 @@
 /* Loads data/<name> or fails the test with the loader's message. */
 hymo_model *test_load_model(const char *file_name);
 
+/* Pressure-state index of the volume and node index of the hydraulic node
+ * called name (fails the test if there is none). */
+int test_volume_state(const hymo_model *m, const char *name);
+int test_node_index(const hymo_model *m, const char *name);
+
 /* |a - b| <= tol, printing both values on failure. */
 #define assert_close(a, b, tol) test_assert_close((a), (b), (tol), #a, #b, __FILE__, __LINE__)
 void test_assert_close(double a, double b, double tol, const char *sa, const char *sb,

@@ -12,6 +12,8 @@
 #ifndef HYMO_SUBSYSTEM_H
 #define HYMO_SUBSYSTEM_H
 
+#include <math.h>
+
 #include "hymo/error.h"
 
 #ifdef __cplusplus
@@ -21,6 +23,16 @@ extern "C" {
 #define HYMO_POLY_TERMS 4 /* input polynomials up to degree 3 */
 
 typedef struct hymo_subsystem hymo_subsystem;
+
+/* Internal steps of size h in a communication step H: H/h if that is an
+ * integer to 1e-9 relative (round-off in H or h is accepted), else 0 (also
+ * for non-positive or non-finite H, h). */
+static inline long hymo_steps_per_communication(double H, double h)
+{
+    if (!(H > 0.0) || !(h > 0.0) || !isfinite(H) || !isfinite(h)) return 0;
+    const double ratio = H / h, n = floor(ratio + 0.5);
+    return n >= 1.0 && n <= 1e9 && fabs(ratio - n) <= 1e-9 * ratio ? (long)n : 0;
+}
 
 /* Value at tau = t - t0 of one input polynomial (HYMO_POLY_TERMS
  * coefficients, lowest degree first), for implementations of set_inputs. */
