@@ -1,100 +1,134 @@
 /* Index-1 augmented Lagrangian formulation (ALI1, seed 000 Eqs. 2a-2b) in
- * the semirecursive joint coordinates, integrated with the semi-implicit
- * (symplectic) Euler rule: the explicit mechanical integrator of the
- * co-simulation (SPEC §7).  Accelerations at t_k from
+ * the semirecursive joint coordinates, for the explicit (semi-implicit
+ * Euler) integrator of the co-simulation (SPEC §7).  Accelerations at t_k
+ * from
  *   (M' + Phi_z^T a Phi_z) zdd + Phi_z^T lambda*
  *       = Q' - Phi_z^T a (gamma + 2 xi w Phid + w^2 Phi),
- *   lambda* <- lambda* + a (Phidd + 2 xi w Phid + w^2 Phi),
- * then zd_{k+1} = zd_k + h zdd_k, z_{k+1} = z_k + h zd_{k+1}.
- * The cylinder forces are those at t_k (set by the caller). */
+ *   lambda* <- lambda* + a (Phidd + 2 xi w Phid + w^2 Phi).
+ * Content: the leading matrix (LU) and scratch.  It has no Newton unknowns:
+ * the implicit-integrator ops are NULL. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "dense.h"
-#include "engine.h"
+#include "hymo/linalg.h"
+#include "multibody.h"
 
 #define ALI1_XI 1.0
 #define ALI1_OMEGA 10.0
 #define ALI1_MAX_ITER 30
 #define ALI1_TOL 1e-10
 
-static hymo_status accelerations(hymo_sim *sim, hymo_error *err)
+typedef struct {
+    double *A; /* nz x nz leading matrix (LU) */
+    int *piv;
+    double *rhs, *phid, *bias; /* nz, m, m */
+    int *all;
+    int nz;
+} i1_content;
+
+static hymo_status i1_create(hymo_formulation *f, const hymo_mb *mb, hymo_error *err)
 {
-    const int nz = sim->nz, m = sim->m;
-    const double alpha = sim->opt.penalty_alpha, t = sim->t;
-    double *A = sim->jzz, *rhs = sim->vz, *phid = sim->dwork, *bias = sim->dwork + m;
-    memcpy(A, sim->kin.M, (size_t)nz * nz * sizeof(double));
+    i1_content *c = calloc(1, sizeof *c);
+    if (!c) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (index-1)");
+    f->content = c;
+    const size_t nz = (size_t)mb->nz + 1, m = (size_t)mb->m + 1;
+    c->nz = mb->nz;
+    c->A = calloc(nz * nz, sizeof(double));
+    c->piv = calloc(nz, sizeof(int));
+    c->rhs = calloc(nz, sizeof(double));
+    c->phid = calloc(m, sizeof(double));
+    c->bias = calloc(m, sizeof(double));
+    c->all = calloc(nz, sizeof(int));
+    if (!c->A || !c->piv || !c->rhs || !c->phid || !c->bias || !c->all)
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (index-1)");
+    for (int j = 0; j < mb->nz; ++j) c->all[j] = j;
+    return HYMO_OK;
+}
+
+static void i1_destroy(hymo_formulation *f)
+{
+    i1_content *c = f->content;
+    if (!c) return;
+    free(c->A);
+    free(c->piv);
+    free(c->rhs);
+    free(c->phid);
+    free(c->bias);
+    free(c->all);
+    free(c);
+    f->content = NULL;
+}
+
+static hymo_status i1_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err)
+{
+    (void)f, (void)mb, (void)t, (void)err;
+    return HYMO_OK;
+}
+
+static hymo_status i1_accelerations(hymo_formulation *f, hymo_mb *mb, double t, long step, int *iterations,
+                                    hymo_error *err)
+{
+    i1_content *c = f->content;
+    const int nz = mb->nz, m = mb->m;
+    const double alpha = mb->alpha;
+    double *A = c->A, *rhs = c->rhs, *phid = c->phid, *bias = c->bias;
+    memcpy(A, mb->kin.M, (size_t)nz * nz * sizeof(double));
     for (int r = 0; r < m; ++r) {
         double v = 0.0;
-        for (int j = 0; j < nz; ++j) v += sim->phi_z[r * nz + j] * sim->zd[j];
+        for (int j = 0; j < nz; ++j) v += mb->phi_z[r * nz + j] * mb->zd[j];
         phid[r] = v;
-        bias[r] = sim->gamma[r] + 2.0 * ALI1_XI * ALI1_OMEGA * v + ALI1_OMEGA * ALI1_OMEGA * sim->phi[r];
+        bias[r] = mb->gamma[r] + 2.0 * ALI1_XI * ALI1_OMEGA * v + ALI1_OMEGA * ALI1_OMEGA * mb->phi[r];
         for (int i = 0; i < nz; ++i)
-            for (int j = 0; j < nz; ++j) A[i * nz + j] += alpha * sim->phi_z[r * nz + i] * sim->phi_z[r * nz + j];
+            for (int j = 0; j < nz; ++j) A[i * nz + j] += alpha * mb->phi_z[r * nz + i] * mb->phi_z[r * nz + j];
     }
-    if (hymo_lu_factor(nz, A, sim->jzz_piv))
+    if (hymo_lu_factor(nz, A, c->piv))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): singular leading matrix (index-1)",
-                              t, sim->step + 1);
+                              t, step + 1);
     for (int it = 0; it < (m > 0 ? ALI1_MAX_ITER : 1); ++it) {
         for (int i = 0; i < nz; ++i) {
-            double s = sim->kin.Q[i];
-            for (int r = 0; r < m; ++r) s -= sim->phi_z[r * nz + i] * (alpha * bias[r] + sim->lambda[r]);
+            double s = mb->kin.Q[i];
+            for (int r = 0; r < m; ++r) s -= mb->phi_z[r * nz + i] * (alpha * bias[r] + mb->lambda[r]);
             rhs[i] = s;
         }
-        hymo_lu_solve(nz, A, sim->jzz_piv, rhs);
-        memcpy(sim->zdd, rhs, (size_t)nz * sizeof(double));
+        hymo_lu_solve(nz, A, c->piv, rhs);
+        memcpy(mb->zdd, rhs, (size_t)nz * sizeof(double));
         double worst = 0.0;
         for (int r = 0; r < m; ++r) { /* Phidd + 2 xi w Phid + w^2 Phi */
             double acc = 0.0;
-            for (int j = 0; j < nz; ++j) acc += sim->phi_z[r * nz + j] * sim->zdd[j];
+            for (int j = 0; j < nz; ++j) acc += mb->phi_z[r * nz + j] * mb->zdd[j];
             double v = acc + bias[r];
-            sim->lambda[r] += alpha * v;
+            mb->lambda[r] += alpha * v;
             worst = fmax(worst, fabs(v));
         }
-        sim->last_iterations = it + 1;
+        *iterations = it + 1;
         if (worst <= ALI1_TOL) break;
     }
     return HYMO_OK;
 }
 
-hymo_status hymo_index1_step(hymo_sim *sim, hymo_error *err)
+static int i1_unknown_joint(const hymo_formulation *f, int k) { return (void)f, k; }
+
+static int i1_independent(const hymo_formulation *f, const int **indices)
 {
-    const hymo_model *model = sim->model;
-    const int nz = sim->nz;
-    const double h = sim->opt.dt;
-    /* dynamics at t_k with the forces at t_k */
-    memcpy(sim->zn, sim->z, (size_t)nz * sizeof(double));
-    memcpy(sim->zdn, sim->zd, (size_t)nz * sizeof(double));
-    hymo_kin_positions(&sim->kin, model, sim->z);
-    hymo_kin_velocities(&sim->kin, model, sim->zd);
-    if (sim->m > 0) hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, sim->gamma);
-    sim->t -= h; /* messages of the shared evaluation name t_{k+1} = t + dt */
-    hymo_status st = hymo_engine_dynamics(sim, err);
-    sim->t += h;
-    if (st != HYMO_OK) return st;
-    st = accelerations(sim, err);
-    if (st != HYMO_OK) return st;
-    /* the step's force is constant: its work is F_k (s_{k+1} - s_k) */
-    memcpy(sim->s_prev, sim->s, (size_t)sim->na * sizeof(double));
-    for (int j = 0; j < nz; ++j) {
-        sim->zd[j] += h * sim->zdd[j];
-        sim->z[j] += h * sim->zd[j];
-        if (!isfinite(sim->z[j]) || !isfinite(sim->zd[j]))
-            return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): joint %s became non-finite",
-                                  sim->t + h, sim->step + 1, model->bodies[j].joint_name);
-    }
-    sim->t = (double)(sim->step + 1) * h;
-    sim->step++;
-    hymo_kin_positions(&sim->kin, model, sim->z);
-    hymo_kin_velocities(&sim->kin, model, sim->zd);
-    hymo_engine_actuators(sim); /* s, sd at t_{k+1}: the outputs */
-    for (int a = 0; a < sim->na; ++a) {
-        sim->work[a] += sim->force[a] * (sim->s[a] - sim->s_prev[a]);
-        sim->power[a] = sim->force[a] * sim->sd[a];
-    }
-    if (sim->m > 0) hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, sim->gamma);
-    sim->iterations_total += sim->last_iterations;
-    if (sim->last_iterations > sim->iterations_max) sim->iterations_max = sim->last_iterations;
-    hymo_engine_record_stats(sim);
-    return HYMO_OK;
+    const i1_content *c = f->content;
+    *indices = c->all;
+    return c->nz;
 }
+
+static const char *i1_log(const hymo_formulation *f) { return (void)f, "all"; }
+static int i1_reselections(const hymo_formulation *f) { return (void)f, 0; }
+static double i1_penalty_factor(const hymo_formulation *f, const hymo_mb *mb) { return (void)f, mb->alpha; }
+
+const hymo_formulation_ops hymo_index1_ops = {
+    .name = "index1-penalty",
+    .create = i1_create,
+    .destroy = i1_destroy,
+    .start = i1_start,
+    .unknown_joint = i1_unknown_joint,
+    .independent = i1_independent,
+    .log = i1_log,
+    .reselections = i1_reselections,
+    .penalty_factor = i1_penalty_factor,
+    .accelerations = i1_accelerations,
+};

@@ -52,13 +52,53 @@ static void body_init(const hymo_body *body, hymo_kin_body *bd)
     }
 }
 
-hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *err)
+hymo_status hymo_kin_model_init(hymo_kin_model *km, const hymo_model *model, hymo_error *err)
+{
+    memset(km, 0, sizeof *km);
+    int nb = model->n_bodies;
+    km->nb = nb;
+    size_t n = (size_t)(nb > 0 ? nb : 1);
+    km->anc = calloc(n * n, 1);
+    km->bd = calloc(n, sizeof *km->bd);
+    km->child_first = calloc(n + 1, sizeof(int));
+    km->child_list = calloc(n, sizeof(int));
+    if (!km->anc || !km->bd || !km->child_first || !km->child_list) {
+        hymo_kin_model_free(km);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (kinematic constants)");
+    }
+    for (int i = 0; i < nb; ++i) {
+        for (int j = i; j != HYMO_GROUND; j = model->bodies[j].parent) km->anc[i * nb + j] = 1;
+        body_init(&model->bodies[i], &km->bd[i]);
+    }
+    /* children lists (bodies are in topological order: parent < child) */
+    for (int i = 0; i < nb; ++i)
+        if (model->bodies[i].parent != HYMO_GROUND) km->child_first[model->bodies[i].parent + 1]++;
+    for (int i = 0; i < nb; ++i) km->child_first[i + 1] += km->child_first[i];
+    for (int i = 0, *fill = km->child_list; i < nb; ++i)
+        for (int c = i + 1; c < nb; ++c)
+            if (model->bodies[c].parent == i) *fill++ = c;
+    return HYMO_OK;
+}
+
+void hymo_kin_model_free(hymo_kin_model *km)
+{
+    free(km->anc);
+    free(km->bd);
+    free(km->child_first);
+    free(km->child_list);
+    memset(km, 0, sizeof *km);
+}
+
+hymo_status hymo_kin_init(hymo_kin *kin, const hymo_kin_model *km, hymo_error *err)
 {
     memset(kin, 0, sizeof *kin);
-    int nb = model->n_bodies;
+    int nb = km->nb;
     kin->nb = nb;
+    kin->anc = km->anc;
+    kin->bd = km->bd;
+    kin->child_first = km->child_first;
+    kin->child_list = km->child_list;
     size_t n = (size_t)(nb > 0 ? nb : 1);
-    kin->anc = calloc(n * n, 1);
     kin->R = calloc(n * 9, sizeof(double));
     kin->o = calloc(n * 3, sizeof(double));
     kin->u = calloc(n * 3, sizeof(double));
@@ -72,9 +112,6 @@ hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *er
     kin->acc = calloc(n * 6, sizeof(double));
     kin->M = calloc(n * n, sizeof(double));
     kin->Q = calloc(n, sizeof(double));
-    kin->bd = calloc(n, sizeof *kin->bd);
-    kin->child_first = calloc(n + 1, sizeof(int));
-    kin->child_list = calloc(n, sizeof(int));
     kin->Iown = calloc(n * 10, sizeof(double));
     kin->Ic = calloc(n * 10, sizeof(double));
     kin->zlast = calloc(n, sizeof(double));
@@ -83,50 +120,21 @@ hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *er
     kin->vel_stale = calloc(n, sizeof(int));
     kin->m_stale = calloc(n, sizeof(int));
     kin->dirty = calloc(n, sizeof(int));
-    if (!kin->anc || !kin->R || !kin->o || !kin->u || !kin->g || !kin->J || !kin->b || !kin->Z ||
-        !kin->A0 || !kin->Qbar || !kin->Phat || !kin->acc || !kin->M || !kin->Q || !kin->bd || !kin->child_first ||
-        !kin->child_list || !kin->Iown || !kin->Ic || !kin->zlast || !kin->zdlast ||
+    if (!kin->R || !kin->o || !kin->u || !kin->g || !kin->J || !kin->b || !kin->Z || !kin->A0 || !kin->Qbar ||
+        !kin->Phat || !kin->acc || !kin->M || !kin->Q || !kin->Iown || !kin->Ic || !kin->zlast || !kin->zdlast ||
         !kin->geo_stale || !kin->vel_stale || !kin->m_stale || !kin->dirty) {
         hymo_kin_free(kin);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (kinematics workspace)");
     }
-    for (int i = 0; i < nb; ++i) {
-        for (int j = i; j != HYMO_GROUND; j = model->bodies[j].parent) kin->anc[i * nb + j] = 1;
-        body_init(&model->bodies[i], &kin->bd[i]);
-    }
-    /* children lists (bodies are in topological order: parent < child) */
-    for (int i = 0; i < nb; ++i)
-        if (model->bodies[i].parent != HYMO_GROUND) kin->child_first[model->bodies[i].parent + 1]++;
-    for (int i = 0; i < nb; ++i) kin->child_first[i + 1] += kin->child_first[i];
-    for (int i = 0, *fill = kin->child_list; i < nb; ++i)
-        for (int c = i + 1; c < nb; ++c)
-            if (model->bodies[c].parent == i) *fill++ = c;
     return HYMO_OK;
 }
 
 void hymo_kin_free(hymo_kin *kin)
 {
-    free(kin->anc);
-    free(kin->R);
-    free(kin->o);
-    free(kin->u);
-    free(kin->g);
-    free(kin->J);
-    free(kin->b);
-    free(kin->Z);
-    free(kin->A0);
-    free(kin->Qbar);
-    free(kin->Phat);
-    free(kin->acc);
-    free(kin->M);
-    free(kin->Q);
-    free(kin->bd);
-    free(kin->child_first);
-    free(kin->child_list);
-    free(kin->Iown);
-    free(kin->Ic);
-    free(kin->zlast);
-    free(kin->zdlast);
+    double *arr[] = {kin->R,    kin->o,  kin->u,  kin->g,    kin->J,     kin->b,    kin->Z,
+                     kin->A0,   kin->Qbar, kin->Phat, kin->acc, kin->M,   kin->Q,    kin->Iown,
+                     kin->Ic,   kin->zlast, kin->zdlast};
+    for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
     free(kin->geo_stale);
     free(kin->vel_stale);
     free(kin->m_stale);

@@ -13,14 +13,14 @@
 
 #include "hymo/model.h"
 
-/* A constant 3-vector of the model with its sparsity (set by hymo_kin_init):
+/* A constant 3-vector of the model with its sparsity (set by hymo_kin_model_init):
  * nnz non-zero components; when nnz == 1 the non-zero one is v[k]. */
 typedef struct {
     double v[3];
     int nnz, k;
 } hymo_kin_vec3;
 
-/* Per-body constants derived from the model once (hymo_kin_init). */
+/* Per-body constants derived from the model once (hymo_kin_model_init). */
 typedef struct {
     int parent;
     int revolute;
@@ -39,10 +39,27 @@ typedef struct {
     double inertia[9];
 } hymo_kin_body;
 
+/* The model's kinematic constants (part of the compiled model, shared
+ * read-only by every run): topology and per-body constants. */
 typedef struct {
     int nb;
-    /* topology: anc[i*nb + j] = 1 if joint j lies on the path root..i (incl. i) */
-    unsigned char *anc;
+    unsigned char *anc;  /* nb x nb: anc[i*nb + j] = 1 if joint j lies on the path root..i (incl. i) */
+    hymo_kin_body *bd;   /* nb per-body constants */
+    int *child_first;    /* nb + 1: children of j are child_list[child_first[j] .. child_first[j+1]) */
+    int *child_list;
+} hymo_kin_model;
+
+hymo_status hymo_kin_model_init(hymo_kin_model *km, const hymo_model *model, hymo_error *err);
+void hymo_kin_model_free(hymo_kin_model *km);
+
+/* Kinematic and dynamic quantities of one run (per-run workspace and
+ * caches); the constants are borrowed from a hymo_kin_model. */
+typedef struct {
+    int nb;
+    /* constants (borrowed from the hymo_kin_model, read-only) */
+    const unsigned char *anc;
+    const hymo_kin_body *bd;
+    const int *child_first, *child_list;
     /* positions (global) */
     double *R;   /* nb x 9, body rotation, row-major            */
     double *o;   /* nb x 3, body origin (= inboard joint point)  */
@@ -59,10 +76,7 @@ typedef struct {
     double *acc;  /* nb x 6, scratch: sum of b_i zdd_i along each path */
     double *M;    /* nb x nb, M' (row-major, symmetric)           */
     double *Q;    /* nb, Q'                                        */
-    /* constants and caches (internal) */
-    hymo_kin_body *bd;  /* nb per-body constants                     */
-    int *child_first;   /* nb + 1: children of j are child_list[child_first[j] .. child_first[j+1]) */
-    int *child_list;
+    /* caches (internal) */
     double *Iown;       /* nb x 10, spatial inertia about the global origin:
                          * [m, h = m g (3), I_o = J - m g~ g~ (xx yy zz xy xz yz)];
                          * set with g and J (geo_stale) */
@@ -83,7 +97,7 @@ typedef struct {
     int *dirty;               /* nb: scratch                                     */
 } hymo_kin;
 
-hymo_status hymo_kin_init(hymo_kin *kin, const hymo_model *model, hymo_error *err);
+hymo_status hymo_kin_init(hymo_kin *kin, const hymo_kin_model *km, hymo_error *err);
 void hymo_kin_free(hymo_kin *kin);
 
 /* Body poses, joint axes and b_j at z. */

@@ -1,98 +1,213 @@
 /* Penalty-based semirecursive formulation (index-3 augmented Lagrangian with
  * projections, ALI3-P; SPEC §1.5, seed 002 §2.3).  Newton unknowns are all
- * joint coordinates; lambda is updated after every Newton update. */
+ * joint coordinates; lambda is updated after every Newton update.
+ * Content: the LU of the projection matrix (the mechanical block of the
+ * Newton matrix) and scratch. */
+#include <stdlib.h>
 #include <string.h>
 
-#include "dense.h"
-#include "engine.h"
+#include "hymo/linalg.h"
+#include "multibody.h"
 
-static int pb_n_mech(const hymo_sim *sim) { return sim->nz; }
+typedef struct {
+    double *jzz; /* nz x nz: LU of the projection matrix */
+    int *piv;
+    double *w, *y; /* m, nz scratch */
+    int *all;      /* 0 .. nz-1: every coordinate is an unknown */
+    int nz, m;
+    int lambda_frozen;
+} pb_content;
 
-static void pb_pack(const hymo_sim *sim, double *x) { memcpy(x, sim->zn, (size_t)sim->nz * sizeof(double)); }
-
-static hymo_status pb_unpack(hymo_sim *sim, const double *x, hymo_error *err)
+static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error *err)
 {
-    (void)err;
-    const double dt = sim->opt.dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
-    for (int j = 0; j < sim->nz; ++j) {
-        double dz = x[j] - sim->z[j];
-        sim->zn[j] = x[j];
-        sim->zdn[j] = a1 * dz - sim->zd[j];
-        sim->zddn[j] = a2 * dz - 2.0 * a1 * sim->zd[j] - sim->zdd[j];
+    pb_content *c = calloc(1, sizeof *c);
+    if (!c) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
+    f->content = c;
+    const size_t nz = (size_t)mb->nz + 1, m = (size_t)mb->m + 1;
+    c->jzz = calloc(nz * nz, sizeof(double));
+    c->piv = calloc(nz, sizeof(int));
+    c->w = calloc(m, sizeof(double));
+    c->y = calloc(nz, sizeof(double));
+    c->all = calloc(nz, sizeof(int));
+    c->nz = mb->nz;
+    c->m = mb->m;
+    if (!c->jzz || !c->piv || !c->w || !c->y || !c->all) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
+    for (int j = 0; j < mb->nz; ++j) c->all[j] = j;
+    return HYMO_OK;
+}
+
+static void pb_destroy(hymo_formulation *f)
+{
+    pb_content *c = f->content;
+    if (!c) return;
+    free(c->jzz);
+    free(c->piv);
+    free(c->w);
+    free(c->y);
+    free(c->all);
+    free(c);
+    f->content = NULL;
+}
+
+static int pb_n_mech(const hymo_formulation *f) { return ((const pb_content *)f->content)->nz; }
+
+static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err)
+{
+    (void)f, (void)mb, (void)t, (void)err;
+    return HYMO_OK;
+}
+
+/* lambda_k^(0) = final lambda of the previous step */
+static void pb_begin_step(hymo_formulation *f, hymo_mb *mb)
+{
+    (void)mb;
+    ((pb_content *)f->content)->lambda_frozen = 1;
+}
+
+static void pb_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
+{
+    (void)f;
+    memcpy(x, mb->zn, (size_t)mb->nz * sizeof(double));
+}
+
+static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
+{
+    (void)err, (void)t;
+    pb_content *c = f->content;
+    const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
+    for (int j = 0; j < mb->nz; ++j) {
+        double dz = x[j] - mb->z[j];
+        mb->zn[j] = x[j];
+        mb->zdn[j] = a1 * dz - mb->zd[j];
+        mb->zddn[j] = a2 * dz - 2.0 * a1 * mb->zd[j] - mb->zdd[j];
     }
-    hymo_kin_positions(&sim->kin, sim->model, sim->zn);
-    hymo_kin_velocities(&sim->kin, sim->model, sim->zdn);
-    if (sim->m > 0) {
-        hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, NULL);
-        if (!sim->lambda_frozen) { /* lambda^(h+1) = lambda^(h) + alpha Phi^(h+1) */
-            for (int r = 0; r < sim->m; ++r) sim->lambda[r] += sim->opt.penalty_alpha * sim->phi[r];
-            sim->lambda_frozen = 1;
+    hymo_kin_positions(&mb->kin, mb->model, mb->zn);
+    hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
+    if (mb->m > 0) {
+        hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, NULL);
+        if (!c->lambda_frozen) { /* lambda^(h+1) = lambda^(h) + alpha Phi^(h+1) */
+            for (int r = 0; r < mb->m; ++r) mb->lambda[r] += mb->alpha * mb->phi[r];
+            c->lambda_frozen = 1;
         }
     }
     return HYMO_OK;
 }
 
-static void pb_residual(hymo_sim *sim, double *f)
+static void pb_residual(const hymo_formulation *f, const hymo_mb *mb, double *fm)
 {
-    const double c = sim->opt.dt * sim->opt.dt / 4.0, alpha = sim->opt.penalty_alpha;
-    int nz = sim->nz, m = sim->m;
+    (void)f;
+    const double c = mb->dt * mb->dt / 4.0, alpha = mb->alpha;
+    int nz = mb->nz, m = mb->m;
     for (int i = 0; i < nz; ++i) {
-        double s = sim->dyn_res[i];
-        for (int r = 0; r < m; ++r) s += sim->phi_z[r * nz + i] * (alpha * sim->phi[r] + sim->lambda[r]);
-        f[i] = c * s;
+        double s = mb->dyn_res[i];
+        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * (alpha * mb->phi[r] + mb->lambda[r]);
+        fm[i] = c * s;
     }
 }
 
-static void pb_after_update(hymo_sim *sim) { sim->lambda_frozen = 0; }
+static void pb_after_update(hymo_formulation *f, hymo_mb *mb)
+{
+    (void)mb;
+    ((pb_content *)f->content)->lambda_frozen = 0;
+}
+
+/* The projection matrix of seed 002 Eqs. 20-21 is the mechanical block of
+ * the Newton matrix: keep its LU. */
+static hymo_status pb_after_jacobian(hymo_formulation *f, const double *jac, int nx, double t, hymo_error *err)
+{
+    pb_content *c = f->content;
+    const int nz = c->nz;
+    if (c->m == 0) return HYMO_OK;
+    for (int i = 0; i < nz; ++i)
+        for (int j = 0; j < nz; ++j) c->jzz[i * nz + j] = jac[(size_t)j * nx + i];
+    if (hymo_lu_factor(nz, c->jzz, c->piv))
+        return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular projection matrix", t);
+    return HYMO_OK;
+}
 
 /* v <- v - W^{-1} Phi_z^T (dt^2/4) alpha (Phi_z v + bias): the
  * mass-damping-stiffness orthogonal projection (seed 002 Eqs. 20-21), with
  * W + dt^2/4 Phi_z^T alpha Phi_z taken as the mechanical block of the
  * Newton Jacobian (M' + dt/2 C + dt^2/4 K incl. the actuator terms). */
-static void project(hymo_sim *sim, double *v, const double *bias)
+static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *bias)
 {
-    int nz = sim->nz, m = sim->m;
-    const double c = sim->opt.dt * sim->opt.dt / 4.0 * sim->opt.penalty_alpha;
-    double *w = sim->dwork, *y = sim->vz2;
+    int nz = mb->nz, m = mb->m;
+    const double c = mb->dt * mb->dt / 4.0 * mb->alpha;
+    double *w = pc->w, *y = pc->y;
     for (int r = 0; r < m; ++r) {
         double s = bias ? bias[r] : 0.0;
-        for (int j = 0; j < nz; ++j) s += sim->phi_z[r * nz + j] * v[j];
+        for (int j = 0; j < nz; ++j) s += mb->phi_z[r * nz + j] * v[j];
         w[r] = c * s;
     }
     for (int j = 0; j < nz; ++j) {
         double s = 0.0;
-        for (int r = 0; r < m; ++r) s += sim->phi_z[r * nz + j] * w[r];
+        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + j] * w[r];
         y[j] = s;
     }
-    hymo_lu_solve(nz, sim->jzz, sim->jzz_piv, y);
+    hymo_lu_solve(nz, pc->jzz, pc->piv, y);
     for (int j = 0; j < nz; ++j) v[j] -= y[j];
 }
 
-static hymo_status pb_finish_step(hymo_sim *sim, hymo_error *err)
+static hymo_status pb_finish_step(hymo_formulation *f, hymo_mb *mb, double t, long step, int *unknowns_changed,
+                                  hymo_error *err)
 {
-    (void)err;
-    if (sim->m == 0) return HYMO_OK;
-    project(sim, sim->zdn, NULL);
-    hymo_kin_velocities(&sim->kin, sim->model, sim->zdn);
-    hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, NULL, sim->gamma);
-    project(sim, sim->zddn, sim->gamma);
+    (void)err, (void)t, (void)step;
+    *unknowns_changed = 0;
+    if (mb->m == 0) return HYMO_OK;
+    project(f->content, mb, mb->zdn, NULL);
+    hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
+    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
+    project(f->content, mb, mb->zddn, mb->gamma);
     return HYMO_OK;
 }
 
-/* M' + dt^2/4 alpha Phi_z^T Phi_z (see the engine's approx_jacobian); gx = gz. */
-static void pb_tangent(hymo_sim *sim, const double *gz, double *gx, double *jac)
+/* M' + dt^2/4 alpha Phi_z^T Phi_z (see the engine's fast Jacobian); gx = gz. */
+static void pb_tangent(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
+                       double *jac, int nx)
 {
-    const int nz = sim->nz, m = sim->m, nx = sim->nx;
-    const double ca = sim->opt.dt * sim->opt.dt / 4.0 * sim->opt.penalty_alpha;
+    (void)f;
+    const int nz = mb->nz, m = mb->m;
+    const double ca = mb->dt * mb->dt / 4.0 * mb->alpha;
     for (int j = 0; j < nz; ++j)
         for (int i = 0; i < nz; ++i) {
             double s = 0.0;
-            for (int r = 0; r < m; ++r) s += sim->phi_z[r * nz + i] * sim->phi_z[r * nz + j];
-            jac[j * nx + i] = sim->kin.M[i * nz + j] + ca * s;
+            for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * mb->phi_z[r * nz + j];
+            jac[j * nx + i] = mb->kin.M[i * nz + j] + ca * s;
         }
-    memcpy(gx, gz, (size_t)sim->na * (size_t)nz * sizeof(double));
+    memcpy(gx, gz, (size_t)na * (size_t)nz * sizeof(double));
 }
 
+static int pb_unknown_joint(const hymo_formulation *f, int k) { return (void)f, k; }
+
+static int pb_independent(const hymo_formulation *f, const int **indices)
+{
+    const pb_content *c = f->content;
+    *indices = c->all;
+    return c->nz;
+}
+
+static const char *pb_log(const hymo_formulation *f) { return (void)f, "all"; }
+static int pb_reselections(const hymo_formulation *f) { return (void)f, 0; }
+static double pb_penalty_factor(const hymo_formulation *f, const hymo_mb *mb) { return (void)f, mb->alpha; }
+
 const hymo_formulation_ops hymo_penalty_ops = {
-    "penalty", pb_n_mech, pb_pack, pb_unpack, pb_residual, pb_after_update, pb_finish_step, pb_tangent,
+    .name = "penalty",
+    .create = pb_create,
+    .destroy = pb_destroy,
+    .n_mech = pb_n_mech,
+    .start = pb_start,
+    .begin_step = pb_begin_step,
+    .pack = pb_pack,
+    .unpack = pb_unpack,
+    .residual = pb_residual,
+    .after_update = pb_after_update,
+    .after_jacobian = pb_after_jacobian,
+    .finish_step = pb_finish_step,
+    .tangent = pb_tangent,
+    .unknown_joint = pb_unknown_joint,
+    .independent = pb_independent,
+    .log = pb_log,
+    .reselections = pb_reselections,
+    .penalty_factor = pb_penalty_factor,
+    .accelerations = NULL,
 };

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dense.h"
+#include "hymo/linalg.h"
 #include "hymo/subsystem.h"
 
 /* Finite-difference scales: eps_j = 1e-8 max(|y_j|, scale_j). */

@@ -306,7 +306,7 @@ static hymo_status master_create(master *ms, const hymo_model *model, const hymo
     CALLOC(ms->bond_part, na);
     CALLOC(ms->bond_local, na);
     for (int q = 0; q < ms->nparts; ++q) {
-        st = hymo_cosim_hyd_create(model, opt, &ms->mech->circ, &ms->parts[q], ms->mech->p, ms->mech->u,
+        st = hymo_cosim_hyd_create(model, opt, &ms->mech->cm->circ, &ms->parts[q], ms->mech->cm->p0, ms->mech->cm->u0,
                                    &ms->nodes[1 + q].sub, err);
         if (st != HYMO_OK) return st;
         for (int i = 0; i < ms->parts[q].n_cylinders; ++i) {
@@ -404,7 +404,7 @@ static const char *non_finite(const master *ms)
             if (!isfinite(nd->hist_y[i])) return nd->sub->name;
     }
     for (int j = 0; j < ms->mech->nz; ++j)
-        if (!isfinite(ms->mech->z[j]) || !isfinite(ms->mech->zd[j])) return "mechanics";
+        if (!isfinite(ms->mech->mb.z[j]) || !isfinite(ms->mech->mb.zd[j])) return "mechanics";
     for (int a = 0; a < ms->na; ++a)
         if (!isfinite(ms->dP[a])) return "residual power";
     return NULL;
@@ -419,7 +419,7 @@ static hymo_status write_output(master *ms, const char *path, const hymo_cosim_s
     void *names = NULL;
     char formulation[HYMO_REF_TEXT_MAX];
     snprintf(formulation, sizeof formulation, "%s",
-             ms->opt.mech_integrator == HYMO_MECH_INDEX1 ? "index1-penalty" : ms->mech->form->name);
+             ms->mech->form.ops->name);
     hymo_status st = hymo_rows_open_writer(ms->mech, path, formulation, "cosim", ms->opt.H, &w, &names, err);
     long n = ms->rows.n;
     const char **bond = calloc((size_t)na * 2, sizeof *bond);

@@ -12,12 +12,12 @@
 #include <string.h>
 
 #include "cosim_internal.h"
-#include "dense.h"
+#include "hymo/linalg.h"
+#include "engine.h"
 
 typedef struct {
     hymo_sim *sim;
     hymo_coupling_kind coupling;
-    hymo_mech_integrator_kind integrator;
     int na, nz, m, interface_model;
     double t0;
     double *coef; /* HYMO_POLY_TERMS * n_inputs */
@@ -55,25 +55,21 @@ static void apply_inputs(mech_impl *mi, double t)
 static hymo_status interface_model(mech_impl *mi, hymo_error *err)
 {
     hymo_sim *sim = mi->sim;
+    hymo_mb *mb = &sim->mb;
     const hymo_model *model = sim->model;
     const int nz = mi->nz, m = mi->m, na = mi->na, n = nz + m;
-    hymo_kin_forces_begin(&sim->kin, model); /* gravity and velocity terms, no cylinder force */
-    hymo_kin_mass_and_forces(&sim->kin, model);
-    if (m > 0) hymo_constraints_eval(&sim->con, &sim->kin, sim->phi, sim->phi_z, sim->gamma);
-    memset(mi->kkt, 0, (size_t)n * n * sizeof(double));
-    for (int i = 0; i < nz; ++i)
-        for (int j = 0; j < nz; ++j) mi->kkt[i * n + j] = sim->kin.M[i * nz + j];
-    for (int r = 0; r < m; ++r)
-        for (int j = 0; j < nz; ++j) mi->kkt[(nz + r) * n + j] = mi->kkt[j * n + nz + r] = sim->phi_z[r * nz + j];
-    if (hymo_lu_factor(n, mi->kkt, mi->piv))
+    hymo_kin_forces_begin(&mb->kin, model); /* gravity and velocity terms, no cylinder force */
+    hymo_kin_mass_and_forces(&mb->kin, model);
+    if (m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    if (hymo_mb_kkt_factor(mb, mi->kkt, mi->piv))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular mass/constraint matrix (interface model)",
                               sim->t);
-    hymo_engine_actuator_gradients(sim, mi->jrow); /* A: d sd_a / d zd_j = d s_a / d z_j */
+    hymo_actuators_gradients(&sim->act, model, &mb->kin, mi->jrow); /* A: d sd_a / d zd_j = d s_a / d z_j */
     /* a0: constrained acceleration without cylinder forces */
-    for (int i = 0; i < nz; ++i) mi->rhs[i] = sim->kin.Q[i];
-    for (int r = 0; r < m; ++r) mi->rhs[nz + r] = -sim->gamma[r];
+    for (int i = 0; i < nz; ++i) mi->rhs[i] = mb->kin.Q[i];
+    for (int r = 0; r < m; ++r) mi->rhs[nz + r] = -mb->gamma[r];
     hymo_lu_solve(n, mi->kkt, mi->piv, mi->rhs);
-    hymo_engine_actuator_accel(sim, mi->rhs, mi->a0);
+    hymo_actuators_accel(&sim->act, model, &mb->kin, mi->rhs, mi->a0);
     /* G columns: response of sdd to a unit force of cylinder b */
     for (int b = 0; b < na; ++b) {
         for (int i = 0; i < nz; ++i) mi->rhs[i] = mi->jrow[b * nz + i];
@@ -92,42 +88,21 @@ static hymo_status mech_do_step(hymo_subsystem *sub, double t, double H, hymo_er
 {
     mech_impl *mi = sub->impl;
     hymo_sim *sim = mi->sim;
-    const double h = sim->opt.dt;
-    const long k = hymo_steps_per_communication(H, h); /* checked by hymo_cosim_options_check */
+    const long k = hymo_steps_per_communication(H, sim->opt.dt); /* checked by hymo_cosim_options_check */
     (void)t;
-    if (mi->integrator == HYMO_MECH_TRAPEZOIDAL) {
-        /* the inputs jump at the communication point (a new polynomial):
-         * restart the trapezoidal rule from the accelerations and actuator
-         * power with the new input at t_n, else its first step would carry
-         * the old polynomial's value (an O(h_m H^(p+1)) error per step) */
-        apply_inputs(mi, (double)sim->step * h);
-        hymo_kin_positions(&sim->kin, sim->model, sim->z);
-        hymo_kin_velocities(&sim->kin, sim->model, sim->zd);
-        memcpy(sim->zn, sim->z, (size_t)mi->nz * sizeof(double));
-        memcpy(sim->zdn, sim->zd, (size_t)mi->nz * sizeof(double));
-        sim->t -= h; /* messages name t_n */
-        hymo_status st = hymo_engine_dynamics(sim, err);
-        sim->t += h;
-        if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
-        if (st != HYMO_OK) return st;
-        for (int a = 0; a < mi->na; ++a) sim->power[a] = sim->force[a] * sim->sd[a];
+    /* the inputs jump at the communication point (a new polynomial) */
+    apply_inputs(mi, sim->t);
+    hymo_status st = sim->integrator->restart(sim, err);
+    for (long j = 0; j < k && st == HYMO_OK; ++j) {
+        apply_inputs(mi, sim->integrator->input_time(sim));
+        st = hymo_sim_step(sim, err);
     }
-    for (long j = 0; j < k; ++j) {
-        hymo_status st;
-        if (mi->integrator == HYMO_MECH_INDEX1) {
-            apply_inputs(mi, (double)sim->step * h); /* explicit: forces at t_k */
-            st = hymo_index1_step(sim, err);
-        } else {
-            apply_inputs(mi, (double)(sim->step + 1) * h); /* trapezoidal: at t_{k+1} */
-            st = hymo_sim_step(sim, err);
-        }
-        if (st != HYMO_OK) return st;
-    }
+    if (st != HYMO_OK) return st;
     /* outputs at the communication point */
-    hymo_kin_positions(&sim->kin, sim->model, sim->z);
-    hymo_kin_velocities(&sim->kin, sim->model, sim->zd);
-    hymo_engine_actuators(sim);
-    hymo_engine_actuator_accel(sim, sim->zdd, mi->sdd);
+    hymo_kin_positions(&sim->mb.kin, sim->model, sim->mb.z);
+    hymo_kin_velocities(&sim->mb.kin, sim->model, sim->mb.zd);
+    hymo_actuators_eval(&sim->act, sim->model, &sim->mb.kin);
+    hymo_actuators_accel(&sim->act, sim->model, &sim->mb.kin, sim->mb.zdd, mi->sdd);
     return mi->interface_model ? interface_model(mi, err) : HYMO_OK;
 }
 
@@ -135,8 +110,8 @@ static void mech_get_outputs(const hymo_subsystem *sub, double *y)
 {
     const mech_impl *mi = sub->impl;
     int na = mi->na;
-    memcpy(y, mi->sim->s, (size_t)na * sizeof(double));
-    memcpy(y + na, mi->sim->sd, (size_t)na * sizeof(double));
+    memcpy(y, mi->sim->act.s, (size_t)na * sizeof(double));
+    memcpy(y + na, mi->sim->act.sd, (size_t)na * sizeof(double));
     memcpy(y + 2 * na, mi->sdd, (size_t)na * sizeof(double));
     if (mi->interface_model) {
         memcpy(y + 3 * na, mi->G, (size_t)na * na * sizeof(double));
@@ -159,7 +134,7 @@ static void mech_get_state(const hymo_subsystem *sub, double *buf)
     *buf++ = sim->t;
     *buf++ = (double)sim->step;
 #define PUT(src, n) (memcpy(buf, (src), (size_t)(n) * sizeof(double)), buf += (n))
-    PUT(sim->z, nz), PUT(sim->zd, nz), PUT(sim->zdd, nz), PUT(sim->lambda, mi->m);
+    PUT(sim->mb.z, nz), PUT(sim->mb.zd, nz), PUT(sim->mb.zdd, nz), PUT(sim->mb.lambda, mi->m);
     PUT(sim->work, na), PUT(sim->power, na), PUT(sim->p, sim->np), PUT(sim->ext_force, na);
 #undef PUT
 }
@@ -172,10 +147,10 @@ static void mech_set_state(hymo_subsystem *sub, const double *buf)
     sim->t = *buf++;
     sim->step = lround(*buf++);
 #define GET(dst, n) (memcpy((dst), buf, (size_t)(n) * sizeof(double)), buf += (n))
-    GET(sim->z, nz), GET(sim->zd, nz), GET(sim->zdd, nz), GET(sim->lambda, mi->m);
+    GET(sim->mb.z, nz), GET(sim->mb.zd, nz), GET(sim->mb.zdd, nz), GET(sim->mb.lambda, mi->m);
     GET(sim->work, na), GET(sim->power, na), GET(sim->p, sim->np), GET(sim->ext_force, na);
 #undef GET
-    memcpy(sim->zn, sim->z, (size_t)nz * sizeof(double));
+    memcpy(sim->mb.zn, sim->mb.z, (size_t)nz * sizeof(double));
     memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
     sim->jac_valid = 0;
 }
@@ -216,10 +191,15 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     sub->impl = mi;
     snprintf(sub->name, sizeof sub->name, "mechanics(%s)", hymo_mech_integrator_name(opt->mech_integrator));
     mi->coupling = opt->coupling;
-    mi->integrator = opt->mech_integrator;
     mi->interface_model = opt->approx == HYMO_APPROX_INTERFACE_MODEL;
-    hymo_split_mode split = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? HYMO_SPLIT_FORCE : HYMO_SPLIT_PRESSURE;
-    hymo_status st = hymo_sim_create_split(model, &opt->mech, split, &mi->sim, err);
+    /* the engine with the hydraulic states replaced by the coupling inputs */
+    static const hymo_force_source_ops *const sources[] = {&hymo_forces_split_force_ops,
+                                                           &hymo_forces_split_pressure_ops};
+    static const hymo_sim_tables integrators[] = {{&hymo_trapezoidal_ops, NULL, NULL},
+                                                  {&hymo_semi_implicit_euler_ops, &hymo_index1_ops, NULL}};
+    hymo_sim_tables tables = integrators[opt->mech_integrator];
+    tables.forces = sources[opt->coupling];
+    hymo_status st = hymo_sim_create_with(model, &opt->mech, &tables, &mi->sim, err);
     if (st != HYMO_OK) {
         mech_destroy(sub);
         return st;
@@ -240,10 +220,11 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
     /* outputs at t = 0 */
-    hymo_kin_positions(&mi->sim->kin, model, mi->sim->z);
-    hymo_kin_velocities(&mi->sim->kin, model, mi->sim->zd);
-    hymo_engine_actuators(mi->sim);
-    hymo_engine_actuator_accel(mi->sim, mi->sim->zdd, mi->sdd);
+    hymo_sim *sim = mi->sim;
+    hymo_kin_positions(&sim->mb.kin, model, sim->mb.z);
+    hymo_kin_velocities(&sim->mb.kin, model, sim->mb.zd);
+    hymo_actuators_eval(&sim->act, model, &sim->mb.kin);
+    hymo_actuators_accel(&sim->act, model, &sim->mb.kin, sim->mb.zdd, mi->sdd);
     if (mi->interface_model && (st = interface_model(mi, err)) != HYMO_OK) {
         mech_destroy(sub);
         return st;

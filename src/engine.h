@@ -1,105 +1,151 @@
-/* Internal definition of hymo_sim and the formulation interface. */
+/* The run data of a monolithic or split-mode simulation (the "mjData"
+ * half) and the runtime-choice tables of the engine.
+ *
+ * A hymo_sim refers to a compiled model (src/compiled.h: constants and the
+ * initial state, shared read-only by every run of the model) and holds
+ * everything one run changes, allocated once by hymo_sim_create.  Each
+ * runtime choice is a {content; ops} table chosen at creation; the engine
+ * calls through the tables and never asks which one it holds:
+ *
+ *   integrator     trapezoidal Newton (engine.c) | semi-implicit Euler (euler.c)
+ *   formulation    double-step | penalty | index-1          (formulations/)
+ *   jacobian       numeric | fast                            (jacobian.c)
+ *   linear solver  dense | KLU                               (linsol.c)
+ *   force source   monolithic | split velocity-force |
+ *                  split velocity-pressure                   (forces.c)
+ *
+ * Data flow of one trapezoidal step (hymo_sim_step):
+ *   inputs -> predictor (formulation.pack, forces.predict) -> Newton loop {
+ *     residual: formulation.unpack -> forces.unpack -> forces.forces ->
+ *               inverse dynamics -> formulation.residual, forces.residual
+ *     jacobian.build (-> formulation.after_jacobian) -> linsol.factor
+ *     linsol.solve -> update (formulation.after_update) }
+ *   -> jacobian.finish -> formulation.finish_step -> forces.refresh
+ *   -> commit -> records */
 #ifndef HYMO_ENGINE_H
 #define HYMO_ENGINE_H
 
 #include "circuit.h"
-#include "constraints.h"
+#include "compiled.h"
 #include "hymo/sim.h"
-#include "kinematics.h"
 #include "linsol.h"
+#include "multibody.h"
 
-/* A multibody formulation maps its part of the Newton unknowns to the full
- * joint state (z, zd, zdd at t_{k+1}) and forms the mechanical residual. */
-typedef struct hymo_formulation_ops {
+typedef struct hymo_integrator_ops {
+    const char *name; /* as written to reference files */
+    /* one step of size opt.dt from (t_k, state) */
+    hymo_status (*step)(hymo_sim *sim, hymo_error *err);
+    /* time at which the next step samples external inputs (split mode):
+     * t_{k+1} for the implicit rule, t_k for the explicit one */
+    double (*input_time)(const hymo_sim *sim);
+    /* the inputs jumped at the current time (a new communication step):
+     * restart from the new input (trapezoidal: consistent accelerations
+     * and actuator power, else its first step would carry the old input) */
+    hymo_status (*restart)(hymo_sim *sim, hymo_error *err);
+} hymo_integrator_ops;
+
+typedef struct hymo_jacobian_ops {
     const char *name;
-    /* number of mechanical unknowns in x */
-    int (*n_mech)(const hymo_sim *sim);
-    /* x_mech from the predicted full state sim->zn (called once per step) */
-    void (*pack)(const hymo_sim *sim, double *x_mech);
-    /* full zn, zdn, zddn from x_mech (trapezoidal rule); leaves kinematic
-     * positions and velocities evaluated at them, phi and phi_z filled */
-    hymo_status (*unpack)(hymo_sim *sim, const double *x_mech, hymo_error *err);
-    /* mechanical residual rows from sim->dyn_res = M' zdd - Q' */
-    void (*residual)(hymo_sim *sim, double *f_mech);
-    /* after a Newton update (penalty: lambda <- lambda + alpha phi) */
-    void (*after_update)(hymo_sim *sim);
-    /* after convergence: projections (penalty) / coordinate re-selection */
-    hymo_status (*finish_step)(hymo_sim *sim, hymo_error *err);
-    /* fast-mode Jacobian, at the current evaluation: the mechanical block
-     * without actuator terms (M' mapped to the unknowns, plus the penalty
-     * stiffness) into jac (column-major, leading dimension nx), and the
-     * actuator length gradients in the unknowns, gx[a*nxm + k] = ds_a/dx_k,
-     * from gz[a*nz + j] = ds_a/dz_j */
-    void (*tangent)(hymo_sim *sim, const double *gz, double *gx, double *jac);
-} hymo_formulation_ops;
+    /* rebuild at the first iteration of a step? */
+    int (*refresh_at_start)(const hymo_sim *sim, int inputs_change);
+    /* rebuild before the next iteration, given the scaled increments of
+     * this iteration and the previous one? */
+    int (*refresh_after)(double inc, double prev);
+    /* the Newton matrix sim->jac at the current evaluation (time t) */
+    hymo_status (*build)(hymo_sim *sim, double t, hymo_error *err);
+    /* a Newton correction below this fraction of the tolerances is not
+     * applied (the evaluated iterate is kept); < 0: always applied */
+    double negligible;
+    /* the state (and residual norm) at the converged unknowns x;
+     * at_evaluated: x is the iterate whose residual sim->f holds */
+    hymo_status (*finish)(hymo_sim *sim, const double *x, int at_evaluated, double t, hymo_error *err);
+} hymo_jacobian_ops;
 
-/* Co-simulation split mode (SPEC §7): the hydraulic states leave the
- * unknown vector; the cylinder forces at t_{k+1} come from outside, either
- * directly (velocity-force coupling: ext_force) or as chamber pressures in
- * pn from which the engine evaluates F_s with its own s, sd
- * (velocity-pressure coupling). */
-typedef enum { HYMO_SPLIT_NONE = 0, HYMO_SPLIT_FORCE = 1, HYMO_SPLIT_PRESSURE = 2 } hymo_split_mode;
+/* Where the cylinder forces at the iterate come from (SPEC §7 split mode:
+ * the hydraulic states leave the unknowns; the forces at t_{k+1} come from
+ * outside, directly (velocity-force) or as chamber pressures in pn from
+ * which the engine evaluates F_s with its own s, sd (velocity-pressure)). */
+typedef struct hymo_force_source_ops {
+    const char *name;
+    /* hydraulic Newton unknowns (pressures and spools), after the mechanical ones */
+    int (*n_unknowns)(const hymo_sim *sim);
+    /* predictor of the hydraulic unknowns xh */
+    void (*predict)(hymo_sim *sim, double *xh, int extrapolate);
+    /* pn, pdn, un, udn from xh (trapezoidal rule) */
+    void (*unpack)(hymo_sim *sim, const double *xh);
+    /* sim->force (and hp, hu) at the iterate, actuators evaluated; time t */
+    hymo_status (*forces)(hymo_sim *sim, double t, hymo_error *err);
+    /* sim->force at the final state (after the projections) */
+    void (*refresh)(hymo_sim *sim);
+    /* hydraulic residual rows */
+    void (*residual)(const hymo_sim *sim, double *fh);
+    /* fast Jacobian: actuator stiffness and damping and the hydraulic rows
+     * and columns, added to sim->jac */
+    hymo_status (*tangent)(hymo_sim *sim, double t, hymo_error *err);
+} hymo_force_source_ops;
 
-extern const hymo_formulation_ops hymo_double_step_ops;
-extern const hymo_formulation_ops hymo_penalty_ops;
+extern const hymo_integrator_ops hymo_trapezoidal_ops;
+extern const hymo_integrator_ops hymo_semi_implicit_euler_ops;
+extern const hymo_jacobian_ops hymo_jacobian_numeric_ops;
+extern const hymo_jacobian_ops hymo_jacobian_fast_ops;
+extern const hymo_force_source_ops hymo_forces_monolithic_ops;
+extern const hymo_force_source_ops hymo_forces_split_force_ops;
+extern const hymo_force_source_ops hymo_forces_split_pressure_ops;
 
+/* Shapes: nz joints, m constraint equations, np pressures, nu spools, na
+ * cylinders, ncut cut joints; nxm mechanical and nx Newton unknowns. */
 struct hymo_sim {
     const hymo_model *model;
+    const hymo_compiled *cm;
     hymo_run_options opt;
-    const hymo_formulation_ops *form;
-    hymo_kin kin;
-    hymo_constraints con;
-    hymo_circuit circ;
+    /* runtime choices (hymo_sim_create_with) */
+    const hymo_integrator_ops *integrator;
+    hymo_formulation form;
+    const hymo_jacobian_ops *jacobian;
+    const hymo_force_source_ops *forces;
+    hymo_linsol *ls;
     int nz, m, np, nu, na, ncut;
-    int nxm, nx; /* mechanical unknowns, all unknowns */
-    hymo_split_mode split;
-    double *ext_force; /* na, split mode FORCE: F_s at t_{k+1} */
-    double *s_prev;    /* na, scratch (index-1 step) */
-    double *kkt, *kkt_rhs; /* (nz+m)^2, nz+m: consistent accelerations */
-    int *kkt_piv;
+    int nxm, nx;
 
-    /* committed state at t_k */
+    /* time of the committed state: t = step dt */
     double t;
     long step;
-    double *z, *zd, *zdd, *p, *pd, *u, *ud;
-    double *lambda;
-    double *zdd_prev, *pd_prev, *pd_prev2, *lambda_prev, *lambda_prev2; /* t_{k-1}, for the extrapolating predictor */
 
-    /* iterate at t_{k+1} */
-    double *zn, *zdn, *zddn, *pn, *pdn, *un, *udn;
-    double *uref_start, *uref_end;
+    /* mechanics: joint state, iterate, constraints (formulations/multibody.h) */
+    hymo_mb mb;
+    /* actuators at the last evaluation: s, sd, directions, end points (na) */
+    hymo_actuators act;
 
-    /* evaluation workspace */
-    double *phi, *phi_z, *gamma; /* m, m x nz, m */
-    double *s, *sd, *force, *s_dir, *hp, *hu; /* na, na, na, 3na, np, nu */
-    double *s_ends; /* 6na: global base and rod points of each cylinder */
-    double *dyn_res; /* nz: M' zdd - Q' at the iterate (hymo_kin_inverse_dynamics) */
-    double *x, *dx, *f, *fp, *jac;           /* nx, nx, nx, nx, nx*nx (col-major) */
-    double *jzz, *vz, *vz2;                   /* nz*nz (LU), nz, nz */
-    int *jzz_piv;
-    hymo_linsol *ls;
-    hymo_circuit_derivs cderiv; /* fast mode: circuit partial derivatives */
-    double *act_gz, *act_gx;    /* fast mode: na x nz, na x nxm actuator length gradients */
-    double *tmap;               /* double-step: nz x ni, dz/dz_i (row-major) */
-    int jac_valid; /* the factorisation in ls belongs to the current unknowns (fast mode reuse) */
-    int lambda_frozen;
+    /* hydraulic state at t_k (commit) and iterate at t_{k+1} (forces.unpack) */
+    double *p, *pd, *u, *ud;     /* np, np, nu, nu */
+    double *pn, *pdn, *un, *udn; /* np, np, nu, nu; split velocity-pressure: pn is the input */
+    double *uref_start, *uref_end; /* nu: valve references at t_k+ and t_{k+1}- (step start) */
+    /* predictor history (t_{k-1}, t_{k-2}) */
+    double *zdd_prev, *pd_prev, *pd_prev2, *lambda_prev, *lambda_prev2; /* nz, np, np, m, m */
 
-    /* double-step partition */
-    int ni;          /* independent count = nz - m */
-    int *indep, *dep; /* ni, m */
-    double *phid_lu; /* m x m */
-    int *phid_piv;
-    double *dwork; /* scratch: m*nz + nz */
-    unsigned char *mask, *mask2;
-    char independent_log[HYMO_REF_TEXT_MAX];
-    int reselections;
+    /* evaluation at the iterate (forces.forces) */
+    double *force;     /* na: cylinder forces F_s */
+    double *hp, *hu;   /* np, nu: pressure and spool rates of the circuit */
+    double *ext_force; /* na: split velocity-force input, F_s at t_{k+1} */
 
-    /* records and statistics */
-    double *work;  /* na, actuator work */
-    double *power; /* na, F sd at t_k */
+    /* Newton (integrator) */
+    double *x, *dx, *f, *fp; /* nx: unknowns, correction, residual, perturbed residual */
+    double *jac;             /* nx x nx, column-major (jacobian.build) */
+    double *zsave;           /* nz: numeric Jacobian scratch */
+    int jac_valid;           /* the factorisation in ls belongs to the current unknowns */
+    hymo_circuit_derivs cderiv;  /* fast Jacobian: circuit partial derivatives */
+    double *act_gz, *act_gx;     /* fast Jacobian: na x nz, na x nxm actuator length gradients */
+    double *kkt, *kkt_rhs;       /* (nz+m)^2, nz+m: consistent accelerations */
+    int *kkt_piv;
+    double *s_prev;              /* na: semi-implicit Euler, lengths at t_k */
+
+    /* records and statistics (hymo_engine_record_stats, after each step) */
+    double *work;  /* na: actuator work */
+    double *power; /* na: F sd at t_k */
     double energy0;
     double kinetic, potential, drift;
-    double *c_pos, *c_vel, *c_acc; /* ncut norms for the current row */
+    double *c_pos, *c_vel, *c_acc; /* ncut: cut-joint violation norms of the current row */
+    double *cv_rows, *ca_rows;     /* m: velocity and acceleration constraint rows (scratch) */
     double residual_norm;
     int last_iterations;
     long iterations_total;
@@ -109,44 +155,36 @@ struct hymo_sim {
     double wall_time;
 };
 
-/* Shared evaluation at (zn, zdn, zddn, pn, un, t_{k+1}) after the
- * formulation's unpack: actuators, hydraulics, forces, M', Q'. */
-/* Actuator quantities and forces after velocities changed (projections). */
-void hymo_engine_refresh_actuators(hymo_sim *sim);
-hymo_status hymo_engine_dynamics(hymo_sim *sim, hymo_error *err);
-/* Actuator end points, lengths, rates and directions at the current kinematics. */
-void hymo_engine_actuators(hymo_sim *sim);
+/* The runtime choices of a simulation besides hymo_run_options. */
+typedef struct {
+    const hymo_integrator_ops *integrator;
+    const hymo_formulation_ops *formulation;
+    const hymo_force_source_ops *forces;
+} hymo_sim_tables;
 
-/* Double-step helpers used by initialisation. */
-hymo_status hymo_double_step_select(hymo_sim *sim, hymo_error *err);
-/* Solves Phi(z) = 0 for z[dep] with z[indep] fixed (Newton); 0 on success. */
-int hymo_double_step_solve_positions(hymo_sim *sim, double *z, int max_iter, double tol);
-/* R_z^T v (v of size nz) -> out (size ni), using sim->phid_lu and phi_z. */
-void hymo_double_step_project(hymo_sim *sim, const double *v, double *out);
+/* As hymo_sim_create with explicit tables (NULL entries: from opt). The
+ * initial state (incl. the static pressures) is the compiled model's. */
+hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options *opt, const hymo_sim_tables *tables,
+                                 hymo_sim **out, hymo_error *err);
 
-hymo_status hymo_engine_initialize(hymo_sim *sim, hymo_error *err);
-/* As hymo_sim_create; with split != NONE the unknowns are the mechanical
- * ones only (the initial state, incl. static pressures, is the same). */
-hymo_status hymo_sim_create_split(const hymo_model *model, const hymo_run_options *opt, hymo_split_mode split,
-                                  hymo_sim **out, hymo_error *err);
-/* Actuator accelerations sdd[na] for joint accelerations zdd, with the
- * kinematics (positions, velocities) and hymo_engine_actuators evaluated. */
-void hymo_engine_actuator_accel(hymo_sim *sim, const double *zdd, double *sdd);
-/* Actuator length gradients gz[a*nz + j] = d s_a / d z_j at the current
- * kinematics (after hymo_engine_actuators). */
-void hymo_engine_actuator_gradients(const hymo_sim *sim, double *gz);
-/* Cylinder force law F_s(p, s, sd) for the current sim->s, sim->sd with
- * pressures p (full-size) into force[na]. */
-void hymo_engine_cylinder_forces(hymo_sim *sim, const double *p, double *force);
-/* Consistent accelerations at the committed state with the current
- * forces: [M' Phi_z^T; Phi_z 0] [zdd; mu] = [Q'; -gamma]; zdd is replaced
- * (and lambda too if set_lambda).  Split mode uses it when the inputs jump
- * at a communication point, so that the trapezoidal rule starts from the
- * new input. */
+/* The state at t_{k+1} = t from the unknowns x (formulation and force
+ * source unpack). */
+hymo_status hymo_engine_unpack(hymo_sim *sim, const double *x, double t, hymo_error *err);
+/* f(x): unpack, forces, inverse dynamics, residual rows. */
+hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, double t, hymo_error *err);
+/* Factorises sim->jac (after the formulation saw it). */
+hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err);
+/* Actuators, forces (through the force source) and M', Q' at the current
+ * kinematics; time t for messages. */
+hymo_status hymo_engine_dynamics(hymo_sim *sim, double t, hymo_error *err);
+/* Consistent accelerations at the committed state with the current forces:
+ * [M' Phi_z^T; Phi_z 0] [zdd; mu] = [Q'; -gamma]; zdd is replaced (and
+ * lambda too if set_lambda).  Split mode uses it when the inputs jump at a
+ * communication point, so that the trapezoidal rule starts from the new input. */
 hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err);
-/* Index-1 penalty formulation with semi-implicit Euler (formulations/index1.c):
- * one explicit step of size opt.dt with the forces at t_k. */
-hymo_status hymo_index1_step(hymo_sim *sim, hymo_error *err);
+/* Energies, drift and constraint violations of the committed state. */
 void hymo_engine_record_stats(hymo_sim *sim);
+/* Cylinder forces F_s(p, s, sd) at the current actuators into force[na]. */
+void hymo_engine_cylinder_forces(const hymo_sim *sim, const double *p, double *force);
 
 #endif

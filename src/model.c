@@ -2,12 +2,16 @@
  * (The loader is in model_load.c.) */
 #include "hymo/model.h"
 
+#include "compiled.h"
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 void hymo_model_free(hymo_model *model)
 {
     if (!model) return;
+    hymo_compiled_free(model->compiled);
     free(model->source_path);
     free(model->source_text);
     free(model->bodies);
@@ -116,4 +120,19 @@ double hymo_signal_eval(const hymo_signal *signal, double t, int side)
         double w = (t - ts[i - 1]) / (ts[i] - ts[i - 1]);
         return vs[i - 1] + w * (vs[i] - vs[i - 1]);
     }
+}
+
+double hymo_signal_eval_snapped(const hymo_signal *sig, double t, int side, double dt)
+{
+    int lo = 0, hi = sig->n_points - 1;
+    while (hi - lo > 1) { /* nearest breakpoint by bisection */
+        int mid = (lo + hi) / 2;
+        if (sig->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (int i = lo; i <= hi && i < sig->n_points; ++i)
+        if (fabs(sig->t[i] - t) <= 1e-6 * dt) return hymo_signal_eval(sig, sig->t[i], side);
+    return hymo_signal_eval(sig, t, side);
 }

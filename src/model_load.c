@@ -9,6 +9,7 @@
  * Error codes: HYMO_ERR_IO (file cannot be read), HYMO_ERR_PARSE (not valid
  * YAML: syntax, duplicate mapping keys, non-scalar keys, empty file, more
  * than one document), HYMO_ERR_MODEL (everything else). */
+#include "compiled.h"
 #include "hymo/model.h"
 #include "hymo/reference.h"
 
@@ -1823,6 +1824,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     yaml_parser_delete(&parser);
 
     if (!st) st = load_root(&c, m);
+    if (!st) st = hymo_compile(m, err); /* the model's constants, once */
 
     yaml_document_delete(&c.doc);
     free(c.raw);

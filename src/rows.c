@@ -34,9 +34,9 @@ void hymo_rows_push(hymo_rows *b, const hymo_sim *sim)
     long i = b->n++;
 #define CP(dst, src, w) memcpy((dst) + (size_t)i * (w), (src), (size_t)(w) * sizeof(double))
     b->time[i] = sim->t;
-    CP(b->z, sim->z, b->nz), CP(b->zd, sim->zd, b->nz), CP(b->zdd, sim->zdd, b->nz);
+    CP(b->z, sim->mb.z, b->nz), CP(b->zd, sim->mb.zd, b->nz), CP(b->zdd, sim->mb.zdd, b->nz);
     CP(b->p, sim->p, b->np), CP(b->u, sim->u, b->nu);
-    CP(b->s, sim->s, b->na), CP(b->sd, sim->sd, b->na), CP(b->force, sim->force, b->na);
+    CP(b->s, sim->act.s, b->na), CP(b->sd, sim->act.sd, b->na), CP(b->force, sim->force, b->na);
     CP(b->work, sim->work, b->na);
     CP(b->cpos, sim->c_pos, b->ncut), CP(b->cvel, sim->c_vel, b->ncut), CP(b->cacc, sim->c_acc, b->ncut);
 #undef CP
@@ -78,9 +78,7 @@ hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, const c
         snprintf(zn[j], sizeof zn[j], "%s", model->bodies[j].joint_name);
         snprintf(zu[j], sizeof zu[j], "%s", model->bodies[j].joint_type == HYMO_JOINT_REVOLUTE ? "rad" : "m");
     }
-    for (int k = 0; k < model->n_nodes; ++k)
-        if (model->nodes[k].kind == HYMO_NODE_VOLUME)
-            snprintf(pn[model->nodes[k].state], sizeof pn[0], "%s", model->nodes[k].name);
+    for (int k = 0; k < np; ++k) snprintf(pn[k], sizeof pn[k], "%s", model->nodes[sim->cm->circ.vol_node[k]].name);
     for (int v = 0; v < nu; ++v) snprintf(un[model->valves[v].state], sizeof un[0], "%s", model->valves[v].name);
     for (int a = 0; a < na; ++a) snprintf(an[a], sizeof an[a], "%s", model->cylinders[a].name);
     for (int c = 0; c < nc; ++c) snprintf(cn[c], sizeof cn[c], "%s", model->cuts[c].name);
@@ -89,9 +87,9 @@ hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, const c
     hymo_ref_header hdr = {model->name,
                            model->source_text ? model->source_text : "",
                            model->sha256,
-                           formulation ? formulation : sim->form->name,
+                           formulation ? formulation : sim->form.ops->name,
                            integrator,
-                           hymo_jacobian_name(opt->jacobian),
+                           sim->jacobian->name,
                            hymo_linsol_name(opt->linear_solver),
                            dt,
                            opt->t_end,
@@ -99,6 +97,6 @@ hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, const c
                            opt->tol_pressure,
                            opt->tol_spool,
                            opt->max_iter,
-                           sim->form == &hymo_penalty_ops ? opt->penalty_alpha : 0.0};
+                           sim->form.ops->penalty_factor(&sim->form, &sim->mb)};
     return hymo_ref_writer_open(writer, path, &hdr, &dims, err);
 }

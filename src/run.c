@@ -56,29 +56,28 @@ int hymo_sim_nz(const hymo_sim *sim) { return sim->nz; }
 int hymo_sim_np(const hymo_sim *sim) { return sim->np; }
 int hymo_sim_nu(const hymo_sim *sim) { return sim->nu; }
 int hymo_sim_na(const hymo_sim *sim) { return sim->na; }
-const double *hymo_sim_z(const hymo_sim *sim) { return sim->z; }
-const double *hymo_sim_zd(const hymo_sim *sim) { return sim->zd; }
-const double *hymo_sim_zdd(const hymo_sim *sim) { return sim->zdd; }
+const double *hymo_sim_z(const hymo_sim *sim) { return sim->mb.z; }
+const double *hymo_sim_zd(const hymo_sim *sim) { return sim->mb.zd; }
+const double *hymo_sim_zdd(const hymo_sim *sim) { return sim->mb.zdd; }
 const double *hymo_sim_p(const hymo_sim *sim) { return sim->p; }
 const double *hymo_sim_pd(const hymo_sim *sim) { return sim->pd; }
 const double *hymo_sim_u(const hymo_sim *sim) { return sim->u; }
-const double *hymo_sim_actuator_length(const hymo_sim *sim) { return sim->s; }
+const double *hymo_sim_actuator_length(const hymo_sim *sim) { return sim->act.s; }
 const double *hymo_sim_actuator_force(const hymo_sim *sim) { return sim->force; }
 
 int hymo_sim_independent(const hymo_sim *sim, const int **indices)
 {
-    *indices = sim->indep;
-    return sim->ni;
+    return sim->form.ops->independent(&sim->form, indices);
 }
 
 void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->model_name, sizeof s->model_name, "%s", sim->model->name);
-    snprintf(s->formulation, sizeof s->formulation, "%s", sim->form->name);
-    snprintf(s->jacobian, sizeof s->jacobian, "%s", hymo_jacobian_name(sim->opt.jacobian));
+    snprintf(s->formulation, sizeof s->formulation, "%s", sim->form.ops->name);
+    snprintf(s->jacobian, sizeof s->jacobian, "%s", sim->jacobian->name);
     snprintf(s->linear_solver, sizeof s->linear_solver, "%s", sim->ls->ops->name);
-    snprintf(s->integrator, sizeof s->integrator, "trapezoidal-newton");
+    snprintf(s->integrator, sizeof s->integrator, "%s", sim->integrator->name);
     s->dt = sim->opt.dt;
     s->t_end = sim->opt.t_end;
     s->t_reached = sim->t;
@@ -92,8 +91,8 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     s->mean_iterations = sim->step > 0 ? (double)sim->iterations_total / (double)sim->step : 0.0;
     s->max_iterations = sim->iterations_max;
     s->jacobian_evaluations = sim->jacobian_evaluations;
-    snprintf(s->independent, sizeof s->independent, "%s", sim->independent_log);
-    s->n_reselections = sim->reselections;
+    snprintf(s->independent, sizeof s->independent, "%s", sim->form.ops->log(&sim->form));
+    s->n_reselections = sim->form.ops->reselections(&sim->form);
     s->wall_time = sim->wall_time;
 }
 
@@ -123,7 +122,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (output buffer)");
     }
     if (out_path) {
-        st = hymo_rows_open_writer(sim, out_path, NULL, "trapezoidal-newton", opt->dt, &writer, &names, err);
+        st = hymo_rows_open_writer(sim, out_path, NULL, sim->integrator->name, opt->dt, &writer, &names, err);
         if (st != HYMO_OK) goto done;
     }
     hymo_rows_push(&rows, sim);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "circuit.h"
+#include "compiled.h"
 #include "constraints.h"
 #include "hymo/sim.h"
 #include "kinematics.h"
@@ -490,7 +491,7 @@ static void check_brute_force_model(const hymo_model *m, int n_random)
     int nb = m->n_bodies;
     hymo_kin kin;
     hymo_error err;
-    assert_int_equal(hymo_kin_init(&kin, m, &err), HYMO_OK);
+    assert_int_equal(hymo_kin_init(&kin, &m->compiled->kin, &err), HYMO_OK);
     double z[MAXB], zd[MAXB], Mbf[MAXB * MAXB], Qbf[MAXB], qs;
     for (int trial = 0; trial <= n_random; ++trial) {
         if (trial == 0) {
@@ -633,7 +634,7 @@ static void check_lagrange_model(const hymo_model *m, int n_random)
     int nb = m->n_bodies;
     hymo_kin kin;
     hymo_error err;
-    assert_int_equal(hymo_kin_init(&kin, m, &err), HYMO_OK);
+    assert_int_equal(hymo_kin_init(&kin, &m->compiled->kin, &err), HYMO_OK);
     double z[MAXB], zd[MAXB], v[MAXB], w[MAXB];
     for (int trial = 0; trial <= n_random; ++trial) {
         if (trial == 0) {
@@ -773,7 +774,7 @@ static void check_constraints_model(const hymo_model *m, int n_random)
     hymo_kin kin;
     hymo_constraints con;
     hymo_error err;
-    assert_int_equal(hymo_kin_init(&kin, m, &err), HYMO_OK);
+    assert_int_equal(hymo_kin_init(&kin, &m->compiled->kin, &err), HYMO_OK);
     assert_int_equal(hymo_constraints_init(&con, m, &err), HYMO_OK);
     int mc = con.m;
     assert_true(mc > 0 && mc <= 16);
@@ -838,7 +839,7 @@ static void check_planar_phi_values(const hymo_model *m)
     hymo_kin kin;
     hymo_constraints con;
     hymo_error err;
-    assert_int_equal(hymo_kin_init(&kin, m, &err), HYMO_OK);
+    assert_int_equal(hymo_kin_init(&kin, &m->compiled->kin, &err), HYMO_OK);
     assert_int_equal(hymo_constraints_init(&con, m, &err), HYMO_OK);
     double z[MAXB], phi[16];
     snprintf(context, sizeof context, "model %s, Phi values", m->name);
@@ -1233,7 +1234,7 @@ static void test_static_start(void **state)
             /* constraints closed (assembly Newton to 1e-13; 1e-12 bound) */
             hymo_kin kin;
             hymo_constraints con;
-            assert_int_equal(hymo_kin_init(&kin, m, &err), HYMO_OK);
+            assert_int_equal(hymo_kin_init(&kin, &m->compiled->kin, &err), HYMO_OK);
             assert_int_equal(hymo_constraints_init(&con, m, &err), HYMO_OK);
             double phi[16], phi_z[16 * MAXB];
             hymo_kin_positions(&kin, m, z);

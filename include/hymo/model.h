@@ -196,6 +196,10 @@ typedef struct hymo_model {
     hymo_cylinder *cylinders;
 
     hymo_sim_defaults defaults;
+    /* Compiled form (constants and the initial state derived from the
+     * above, shared by every run of the model); set by the loader.  The
+     * fields above must not be changed after loading. */
+    struct hymo_compiled *compiled;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
@@ -205,6 +209,10 @@ hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error 
 hymo_status hymo_model_load_string(const char *text, const char *origin, hymo_model **out,
                                    hymo_error *err);
 void hymo_model_free(hymo_model *model);
+
+/* Number of model compilations (constants, initial states) done in this
+ * process: a diagnostic that shows work shared between runs. */
+long hymo_model_compilations(void);
 
 /* Total number of constraint equations of all cut joints. */
 int hymo_model_n_constraints(const hymo_model *model);
@@ -216,6 +224,11 @@ int hymo_model_find_point(const hymo_model *model, const char *name);
 /* Input signal value with one-sided limits at steps:
  * side = +1: right limit (value just after t), side = -1: left limit. */
 double hymo_signal_eval(const hymo_signal *signal, double t, int side);
+/* As hymo_signal_eval at a step time t = k dt: a t within 1e-6 dt of a
+ * breakpoint is taken as the breakpoint itself, so that round-off in k dt
+ * never moves a step change into the wrong step (which would cost an order
+ * of accuracy, SPEC §3). */
+double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt);
 
 /* Turbulent orifice law with laminar region (SPEC §2):
  * g = sgn(dp) sqrt|dp| for |dp| >= p_tr, dp / sqrt(p_tr) otherwise. */

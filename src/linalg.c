@@ -1,4 +1,4 @@
-#include "dense.h"
+#include "hymo/linalg.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,9 @@
-/* Small dense kernels used inside the step loop (no allocation). Row-major. */
-#ifndef HYMO_DENSE_H
-#define HYMO_DENSE_H
+/* hymo — small dense linear algebra (row-major, no allocation): LU with
+ * partial pivoting, full-pivoting column selection, norms.  Used inside
+ * the step loop by the engine, the formulations, the hydraulics and
+ * co-simulation subsystems. */
+#ifndef HYMO_LINALG_H
+#define HYMO_LINALG_H
 
 /* LU with partial pivoting of the n x n matrix a (in place; U's diagonal is
  * stored as its reciprocals, so that the solves multiply). Returns 0, or 1

@@ -1,0 +1,322 @@
+/* Multibody run data, the KKT matrix, coordinate partitioning and actuator
+ * geometry shared by the formulations, the engine and the model compiler. */
+#include "multibody.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hymo/linalg.h"
+
+#define CALLOC(ptr, count)                                                                         \
+    do {                                                                                           \
+        (ptr) = calloc((size_t)((count) > 0 ? (count) : 1), sizeof *(ptr));                        \
+        if (!(ptr)) goto nomem;                                                                    \
+    } while (0)
+
+hymo_status hymo_mb_alloc(hymo_mb *mb, const hymo_model *model, const hymo_kin_model *km,
+                          const hymo_constraints *con, hymo_error *err)
+{
+    memset(mb, 0, sizeof *mb);
+    mb->model = model;
+    mb->con = con;
+    const int nz = mb->nz = model->n_bodies, m = mb->m = con->m;
+    mb->ncut = model->n_cuts;
+    hymo_status st = hymo_kin_init(&mb->kin, km, err);
+    if (st != HYMO_OK) return st;
+    CALLOC(mb->z, nz);
+    CALLOC(mb->zd, nz);
+    CALLOC(mb->zdd, nz);
+    CALLOC(mb->lambda, m);
+    CALLOC(mb->zn, nz);
+    CALLOC(mb->zdn, nz);
+    CALLOC(mb->zddn, nz);
+    CALLOC(mb->phi, m);
+    CALLOC(mb->phi_z, m * nz);
+    CALLOC(mb->gamma, m);
+    CALLOC(mb->dyn_res, nz);
+    return HYMO_OK;
+nomem:
+    hymo_mb_free(mb);
+    return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (multibody state)");
+}
+
+void hymo_mb_free(hymo_mb *mb)
+{
+    hymo_kin_free(&mb->kin);
+    double *arr[] = {mb->z,   mb->zd,  mb->zdd,   mb->lambda, mb->zn,    mb->zdn,
+                     mb->zddn, mb->phi, mb->phi_z, mb->gamma,  mb->dyn_res};
+    for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
+    memset(mb, 0, sizeof *mb);
+}
+
+int hymo_mb_kkt_factor(const hymo_mb *mb, double *K, int *piv)
+{
+    const int nz = mb->nz, m = mb->m, n = nz + m;
+    for (int i = 0; i < nz; ++i)
+        for (int j = 0; j < nz; ++j) K[i * n + j] = mb->kin.M[i * nz + j];
+    for (int r = 0; r < m; ++r) {
+        for (int j = 0; j < nz; ++j) K[(nz + r) * n + j] = K[j * n + nz + r] = mb->phi_z[r * nz + j];
+        for (int q = 0; q < m; ++q) K[(nz + r) * n + nz + q] = 0.0;
+    }
+    return hymo_lu_factor(n, K, piv);
+}
+
+/* ---------------- coordinate partitioning ---------------- */
+
+hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m, hymo_error *err)
+{
+    memset(pt, 0, sizeof *pt);
+    pt->nz = nz;
+    pt->m = m;
+    pt->ni = nz - m;
+    CALLOC(pt->indep, nz);
+    CALLOC(pt->dep, m);
+    CALLOC(pt->phid_lu, m * m);
+    CALLOC(pt->phid_piv, m);
+    CALLOC(pt->R, nz * nz);
+    CALLOC(pt->work, m * nz + 2 * nz + 2 * m);
+    CALLOC(pt->mask, nz);
+    CALLOC(pt->mask2, nz);
+    return HYMO_OK;
+nomem:
+    hymo_partition_free(pt);
+    return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (coordinate partition)");
+}
+
+void hymo_partition_free(hymo_partition *pt)
+{
+    free(pt->indep);
+    free(pt->dep);
+    free(pt->phid_lu);
+    free(pt->phid_piv);
+    free(pt->R);
+    free(pt->work);
+    free(pt->mask);
+    free(pt->mask2);
+    memset(pt, 0, sizeof *pt);
+}
+
+/* LU of Phi_d and R = dz/dz_i (nz x ni, row-major): the independent rows
+ * are the identity, the dependent ones -Phi_d^{-1} Phi_i.  R maps
+ * independent increments, velocities and accelerations to all coordinates
+ * and projects the dynamics (R^T). */
+void hymo_partition_factor(hymo_partition *pt, const double *phi_z)
+{
+    const int m = pt->m, nz = pt->nz, ni = pt->ni;
+    double *R = pt->R, *w = pt->work;
+    for (int r = 0; r < m; ++r)
+        for (int c = 0; c < m; ++c) pt->phid_lu[r * m + c] = phi_z[r * nz + pt->dep[c]];
+    hymo_lu_factor(m, pt->phid_lu, pt->phid_piv);
+    for (int k = 0; k < ni; ++k) {
+        for (int r = 0; r < m; ++r) w[r] = phi_z[r * nz + pt->indep[k]];
+        hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, w);
+        for (int l = 0; l < ni; ++l) R[pt->indep[l] * ni + k] = l == k;
+        for (int c = 0; c < m; ++c) R[pt->dep[c] * ni + k] = -w[c];
+    }
+}
+
+void hymo_partition_set(hymo_partition *pt, const unsigned char *independent)
+{
+    int ni = 0, nd = 0;
+    for (int j = 0; j < pt->nz; ++j) {
+        if (independent[j])
+            pt->indep[ni++] = j;
+        else
+            pt->dep[nd++] = j;
+    }
+}
+
+double hymo_partition_select(hymo_partition *pt, const double *phi_z)
+{
+    const int m = pt->m, nz = pt->nz;
+    if (m == 0) {
+        for (int j = 0; j < nz; ++j) pt->indep[j] = j;
+        for (int j = 0; j < nz * nz; ++j) pt->R[j] = j % (nz + 1) == 0; /* R = I */
+        return INFINITY;
+    }
+    double pmin = hymo_full_pivot_columns(m, nz, phi_z, pt->work, NULL, pt->mask);
+    if (!(pmin > 0.0)) return pmin;
+    int ni = 0, nd = 0;
+    for (int j = 0; j < nz; ++j) {
+        if (pt->mask[j])
+            pt->dep[nd++] = j;
+        else
+            pt->indep[ni++] = j;
+    }
+    hymo_partition_factor(pt, phi_z);
+    return pmin;
+}
+
+void hymo_partition_add_dependent(const hymo_partition *pt, const double *u, double *y)
+{
+    const int ni = pt->ni;
+    for (int c = 0; c < pt->m; ++c) {
+        const double *Rr = &pt->R[pt->dep[c] * ni];
+        double s = 0.0;
+        for (int k = 0; k < ni; ++k) s += Rr[k] * u[k];
+        y[pt->dep[c]] += s;
+    }
+}
+
+/* Inner Newton: the kinematics are re-evaluated after the last update only
+ * if it exceeded KIN_REFRESH, so positions used afterwards are within
+ * 1e-11 of the converged ones (with quadratic convergence the error left
+ * after the update is ~tol^2). */
+#define KIN_REFRESH 1e-11
+
+int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo_model *model,
+                                   const hymo_constraints *con, double *z, double *phi, double *phi_z,
+                                   int max_iter, double tol)
+{
+    const int m = pt->m;
+    double *delta = pt->work;
+    for (int it = 0; it < max_iter; ++it) {
+        hymo_kin_positions(kin, model, z);
+        hymo_constraints_eval(con, kin, phi, phi_z, NULL);
+        if (m == 0) return 0;
+        hymo_partition_factor(pt, phi_z);
+        memcpy(delta, phi, (size_t)m * sizeof(double));
+        hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, delta);
+        double dmax = hymo_norm_inf(m, delta);
+        if (!isfinite(dmax)) return 1;
+        double limit = 0.5; /* damp large assembly steps (rad or m) */
+        double scale = dmax > limit ? limit / dmax : 1.0;
+        for (int c = 0; c < m; ++c) z[pt->dep[c]] -= scale * delta[c];
+        if (dmax <= tol) {
+            if (dmax > KIN_REFRESH) { /* keep kinematics consistent with the last update */
+                hymo_kin_positions(kin, model, z);
+                hymo_constraints_eval(con, kin, phi, phi_z, NULL);
+                hymo_partition_factor(pt, phi_z);
+            }
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void hymo_partition_project(const hymo_partition *pt, const double *v, double *out)
+{
+    const int ni = pt->ni;
+    for (int k = 0; k < ni; ++k) out[k] = v[pt->indep[k]];
+    for (int c = 0; c < pt->m; ++c) { /* R^T v = v_i + R_d^T v_d */
+        const double *Rr = &pt->R[pt->dep[c] * ni];
+        const double vd = v[pt->dep[c]];
+        for (int k = 0; k < ni; ++k) out[k] += Rr[k] * vd;
+    }
+}
+
+void hymo_partition_names(const hymo_partition *pt, const hymo_model *model, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int k = 0; k < pt->ni; ++k) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", k ? "," : "", model->bodies[pt->indep[k]].joint_name);
+    }
+}
+
+/* ---------------- actuator geometry ---------------- */
+
+hymo_status hymo_actuators_alloc(hymo_actuators *act, int na, hymo_error *err)
+{
+    memset(act, 0, sizeof *act);
+    act->na = na;
+    CALLOC(act->s, na);
+    CALLOC(act->sd, na);
+    CALLOC(act->dir, 3 * na);
+    CALLOC(act->ends, 6 * na);
+    return HYMO_OK;
+nomem:
+    hymo_actuators_free(act);
+    return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (actuators)");
+}
+
+void hymo_actuators_free(hymo_actuators *act)
+{
+    free(act->s);
+    free(act->sd);
+    free(act->dir);
+    free(act->ends);
+    memset(act, 0, sizeof *act);
+}
+
+void hymo_actuators_eval(hymo_actuators *act, const hymo_model *model, const hymo_kin *kin)
+{
+    for (int a = 0; a < act->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
+        double *rb = &act->ends[6 * a], *rr = rb + 3, vb[3], vr[3], *e = &act->dir[3 * a];
+        hymo_kin_body_point(kin, pb->body, pb->r, rb);
+        hymo_kin_body_point(kin, pr->body, pr->r, rr);
+        hymo_kin_point_velocity(kin, pb->body, rb, vb);
+        hymo_kin_point_velocity(kin, pr->body, rr, vr);
+        for (int k = 0; k < 3; ++k) e[k] = rr[k] - rb[k];
+        double s = sqrt(hymo_dot(e, e));
+        for (int k = 0; k < 3; ++k) e[k] /= s;
+        act->s[a] = s;
+        act->sd[a] = (vr[0] - vb[0]) * e[0] + (vr[1] - vb[1]) * e[1] + (vr[2] - vb[2]) * e[2];
+    }
+}
+
+void hymo_actuators_apply(const hymo_actuators *act, const hymo_model *model, hymo_kin *kin, const double *force)
+{
+    for (int a = 0; a < act->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
+        const double *rb = &act->ends[6 * a], *rr = rb + 3;
+        double f[3], mf[3];
+        for (int k = 0; k < 3; ++k) {
+            f[k] = force[a] * act->dir[3 * a + k];
+            mf[k] = -f[k];
+        }
+        hymo_kin_add_point_force(kin, pr->body, rr, f);
+        hymo_kin_add_point_force(kin, pb->body, rb, mf);
+    }
+}
+
+void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
+                              double *gz)
+{
+    const int nz = kin->nb;
+    for (int a = 0; a < act->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
+        const double *rb = &act->ends[6 * a], *rr = rb + 3, *e = &act->dir[3 * a];
+        for (int j = 0; j < nz; ++j) {
+            double jb[3], jr[3];
+            hymo_kin_point_jacobian(kin, pb->body, j, rb, jb);
+            hymo_kin_point_jacobian(kin, pr->body, j, rr, jr);
+            gz[a * nz + j] = (jr[0] - jb[0]) * e[0] + (jr[1] - jb[1]) * e[1] + (jr[2] - jb[2]) * e[2];
+        }
+    }
+}
+
+void hymo_actuators_accel(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
+                          const double *zdd, double *sdd)
+{
+    const int nz = kin->nb;
+    for (int a = 0; a < act->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const int body[2] = {model->points[cy->point_base].body, model->points[cy->point_rod].body};
+        const double *e = &act->dir[3 * a];
+        double acc[2][3], vel[2][3];
+        for (int end = 0; end < 2; ++end) {
+            const double *r = &act->ends[6 * a + 3 * end];
+            hymo_kin_point_accel0(kin, body[end], r, acc[end]);
+            hymo_kin_point_velocity(kin, body[end], r, vel[end]);
+            for (int j = 0; j < nz; ++j) {
+                double col[3];
+                hymo_kin_point_jacobian(kin, body[end], j, r, col);
+                for (int k = 0; k < 3; ++k) acc[end][k] += col[k] * zdd[j];
+            }
+        }
+        /* s = |d|, sd = e.d', sdd = e.d'' + (|d'|^2 - sd^2)/s */
+        double dv[3], da[3];
+        for (int k = 0; k < 3; ++k) {
+            dv[k] = vel[1][k] - vel[0][k];
+            da[k] = acc[1][k] - acc[0][k];
+        }
+        sdd[a] = hymo_dot(e, da) + (hymo_dot(dv, dv) - act->sd[a] * act->sd[a]) / act->s[a];
+    }
+}

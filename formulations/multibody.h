@@ -1,0 +1,170 @@
+/* The multibody part of a run and the formulation interface.
+ *
+ * hymo_mb is the mechanical run data that every formulation works on: the
+ * per-run kinematics, the committed joint state at t_k, the Newton iterate
+ * at t_{k+1} and the constraint quantities at the last evaluation.  The
+ * engine (src/engine.h) embeds one; the formulations (double-step, penalty,
+ * index-1) see only this struct and their own private content, so that
+ * formulations/ never includes src/.
+ *
+ * A formulation is a SUNDIALS-style object {content; ops}: the ops are the
+ * same for every run, the content is the formulation's private data
+ * (double-step: the coordinate partition; penalty: the projection matrix;
+ * index-1: its leading matrix). */
+#ifndef HYMO_MULTIBODY_H
+#define HYMO_MULTIBODY_H
+
+#include "constraints.h"
+#include "hymo/model.h"
+#include "hymo/reference.h"
+#include "kinematics.h"
+
+/* Shapes: nz joint coordinates, m constraint equations, ncut cut joints. */
+typedef struct {
+    const hymo_model *model;
+    const hymo_constraints *con; /* compiled, shared                         */
+    hymo_kin kin;                /* kinematics of the last evaluation        */
+    int nz, m, ncut;
+    double dt;    /* step size                                                */
+    double alpha; /* penalty factor (penalty and index-1 formulations)        */
+    double reselect_ratio; /* double-step: re-select below this pivot ratio */
+    /* committed state at t_k (engine: commit) */
+    double *z, *zd, *zdd; /* nz each                                          */
+    double *lambda;       /* m: Lagrange multipliers (penalty, index-1)       */
+    /* iterate at t_{k+1} (formulation: unpack) */
+    double *zn, *zdn, *zddn; /* nz each                                        */
+    /* evaluation (formulation: unpack / finish_step) */
+    double *phi, *phi_z, *gamma; /* m, m x nz (row-major), m                   */
+    double *dyn_res;             /* nz: M' zdd - Q' at the iterate (engine)    */
+} hymo_mb;
+
+hymo_status hymo_mb_alloc(hymo_mb *mb, const hymo_model *model, const hymo_kin_model *km,
+                          const hymo_constraints *con, hymo_error *err);
+void hymo_mb_free(hymo_mb *mb);
+
+/* [M' Phi_z^T; Phi_z 0] (n = nz + m, row-major) into kkt and its LU; M' and
+ * phi_z must be current.  Returns 0, or 1 if singular. */
+int hymo_mb_kkt_factor(const hymo_mb *mb, double *kkt, int *piv);
+
+/* ---- coordinate partitioning (double-step, and assembly of the model) ---- */
+
+/* Independent coordinates z_i and dependent z_d with Phi_d = dPhi/dz_d
+ * square and regular; R = dz/dz_i (nz x ni, row-major: identity rows for
+ * z_i, -Phi_d^{-1} Phi_i for z_d). */
+typedef struct {
+    int nz, m, ni;
+    int *indep, *dep; /* ni, m */
+    double *phid_lu;  /* m x m, LU of Phi_d */
+    int *phid_piv;
+    double *R;        /* nz x ni */
+    double *work;     /* m*nz + 2 nz + 2 m */
+    unsigned char *mask, *mask2;
+} hymo_partition;
+
+hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m, hymo_error *err);
+void hymo_partition_free(hymo_partition *pt);
+/* Independent set by full pivoting on phi_z (m x nz), then factorised;
+ * returns the smallest pivot (<= 0: rank deficient, nothing changed). */
+double hymo_partition_select(hymo_partition *pt, const double *phi_z);
+/* Independent set given as a mask over z (1 = independent); not factorised. */
+void hymo_partition_set(hymo_partition *pt, const unsigned char *independent);
+/* LU of Phi_d and R from phi_z. */
+void hymo_partition_factor(hymo_partition *pt, const double *phi_z);
+/* Solves Phi(z) = 0 for z_d with z_i fixed (Newton; leaves kin, phi and
+ * phi_z evaluated at z and the partition factorised); 0 on success. */
+int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo_model *model,
+                                   const hymo_constraints *con, double *z, double *phi, double *phi_z,
+                                   int max_iter, double tol);
+/* R^T v (v of size nz) -> out (size ni). */
+void hymo_partition_project(const hymo_partition *pt, const double *v, double *out);
+/* y_d += R_d u for the dependent rows of the z-sized y (u of size ni). */
+void hymo_partition_add_dependent(const hymo_partition *pt, const double *u, double *y);
+/* Comma-separated joint names of the independent set. */
+void hymo_partition_names(const hymo_partition *pt, const hymo_model *model, char *buf, size_t len);
+
+/* ---- actuator geometry (cylinders between two body points) ---- */
+
+/* Per run: na cylinders' end points, directions, lengths and rates. */
+typedef struct {
+    int na;
+    double *s, *sd;  /* na: length and rate                                 */
+    double *dir;     /* 3 na: unit direction base -> rod                     */
+    double *ends;    /* 6 na: global base and rod points                     */
+} hymo_actuators;
+
+hymo_status hymo_actuators_alloc(hymo_actuators *act, int na, hymo_error *err);
+void hymo_actuators_free(hymo_actuators *act);
+/* End points, s, sd and directions at the current kinematics. */
+void hymo_actuators_eval(hymo_actuators *act, const hymo_model *model, const hymo_kin *kin);
+/* Adds the cylinder forces force[na] (along dir) to the body forces. */
+void hymo_actuators_apply(const hymo_actuators *act, const hymo_model *model, hymo_kin *kin, const double *force);
+/* gz[a*nz + j] = d s_a / d z_j at the current kinematics. */
+void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
+                              double *gz);
+/* sdd[na] for joint accelerations zdd (kinematics and actuators evaluated). */
+void hymo_actuators_accel(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
+                          const double *zdd, double *sdd);
+
+/* ---- formulation table ---- */
+
+typedef struct hymo_formulation hymo_formulation;
+
+typedef struct {
+    const char *name;
+    /* private content for mb's sizes */
+    hymo_status (*create)(hymo_formulation *f, const hymo_mb *mb, hymo_error *err);
+    void (*destroy)(hymo_formulation *f);
+    /* number of mechanical Newton unknowns */
+    int (*n_mech)(const hymo_formulation *f);
+    /* at the initial state (kin positions, phi and phi_z at mb->z): choose
+     * the independent coordinates etc.; t for messages */
+    hymo_status (*start)(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err);
+    /* start of a step, before the predictor */
+    void (*begin_step)(hymo_formulation *f, hymo_mb *mb);
+    /* x_mech from the predicted mb->zn */
+    void (*pack)(const hymo_formulation *f, const hymo_mb *mb, double *x);
+    /* zn, zdn, zddn from x_mech (trapezoidal rule); leaves the kinematic
+     * positions and velocities evaluated, phi and phi_z filled; t = t_{k+1} */
+    hymo_status (*unpack)(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err);
+    /* mechanical residual rows from mb->dyn_res */
+    void (*residual)(const hymo_formulation *f, const hymo_mb *mb, double *fm);
+    /* after a Newton update */
+    void (*after_update)(hymo_formulation *f, hymo_mb *mb);
+    /* after the Newton matrix jac (column-major, leading dimension nx) was
+     * built, with its mechanical block in rows/columns 0..n_mech-1 */
+    hymo_status (*after_jacobian)(hymo_formulation *f, const double *jac, int nx, double t, hymo_error *err);
+    /* after convergence (projections, coordinate re-selection) at t_{k+1} =
+     * t, step number `step`; *unknowns_changed = 1 if the meaning of x changed */
+    hymo_status (*finish_step)(hymo_formulation *f, hymo_mb *mb, double t, long step, int *unknowns_changed,
+                               hymo_error *err);
+    /* fast Jacobian: mechanical block without actuator terms into jac
+     * (column-major, leading dimension nx), actuator gradients in the
+     * unknowns gx[a*n_mech + k] from gz[a*nz + j] (na actuators) */
+    void (*tangent)(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
+                    double *jac, int nx);
+    /* joint of mechanical unknown k (messages) */
+    int (*unknown_joint)(const hymo_formulation *f, int k);
+    /* independent coordinates (indices into z) */
+    int (*independent)(const hymo_formulation *f, const int **indices);
+    /* run log: independent sets with their start times; re-selections */
+    const char *(*log)(const hymo_formulation *f);
+    int (*reselections)(const hymo_formulation *f);
+    /* penalty factor used (reference header), 0 if none */
+    double (*penalty_factor)(const hymo_formulation *f, const hymo_mb *mb);
+    /* explicit formulations (index-1): accelerations mb->zdd at the
+     * committed state with the forces assembled in mb->kin (M', Q' formed)
+     * and phi, phi_z, gamma at it; *iterations: multiplier iterations */
+    hymo_status (*accelerations)(hymo_formulation *f, hymo_mb *mb, double t, long step, int *iterations,
+                                 hymo_error *err);
+} hymo_formulation_ops;
+
+struct hymo_formulation {
+    const hymo_formulation_ops *ops;
+    void *content;
+};
+
+extern const hymo_formulation_ops hymo_double_step_ops;
+extern const hymo_formulation_ops hymo_penalty_ops;
+extern const hymo_formulation_ops hymo_index1_ops;
+
+#endif

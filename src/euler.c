@@ -1,0 +1,57 @@
+/* Semi-implicit (symplectic) Euler integrator for explicit formulations
+ * (index-1, the mechanical integrator of the co-simulation, SPEC §7): one
+ * step of size opt.dt with the forces at t_k (set by the caller through the
+ * force source), accelerations from the formulation, then
+ * zd_{k+1} = zd_k + h zdd_k, z_{k+1} = z_k + h zd_{k+1}. */
+#include <math.h>
+#include <string.h>
+
+#include "engine.h"
+
+static hymo_status euler_step(hymo_sim *sim, hymo_error *err)
+{
+    const hymo_model *model = sim->model;
+    hymo_mb *mb = &sim->mb;
+    const int nz = sim->nz;
+    const double h = sim->opt.dt;
+    /* dynamics at t_k with the forces at t_k */
+    memcpy(mb->zn, mb->z, (size_t)nz * sizeof(double));
+    memcpy(mb->zdn, mb->zd, (size_t)nz * sizeof(double));
+    hymo_kin_positions(&mb->kin, model, mb->z);
+    hymo_kin_velocities(&mb->kin, model, mb->zd);
+    if (sim->m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    hymo_status st = hymo_engine_dynamics(sim, sim->t, err);
+    if (st != HYMO_OK) return st;
+    st = sim->form.ops->accelerations(&sim->form, mb, sim->t, sim->step, &sim->last_iterations, err);
+    if (st != HYMO_OK) return st;
+    /* the step's force is constant: its work is F_k (s_{k+1} - s_k) */
+    memcpy(sim->s_prev, sim->act.s, (size_t)sim->na * sizeof(double));
+    for (int j = 0; j < nz; ++j) {
+        mb->zd[j] += h * mb->zdd[j];
+        mb->z[j] += h * mb->zd[j];
+        if (!isfinite(mb->z[j]) || !isfinite(mb->zd[j]))
+            return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): joint %s became non-finite",
+                                  sim->t + h, sim->step + 1, model->bodies[j].joint_name);
+    }
+    sim->t = (double)(sim->step + 1) * h;
+    sim->step++;
+    hymo_kin_positions(&mb->kin, model, mb->z);
+    hymo_kin_velocities(&mb->kin, model, mb->zd);
+    hymo_actuators_eval(&sim->act, model, &mb->kin); /* s, sd at t_{k+1}: the outputs */
+    for (int a = 0; a < sim->na; ++a) {
+        sim->work[a] += sim->force[a] * (sim->act.s[a] - sim->s_prev[a]);
+        sim->power[a] = sim->force[a] * sim->act.sd[a];
+    }
+    if (sim->m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    sim->iterations_total += sim->last_iterations;
+    if (sim->last_iterations > sim->iterations_max) sim->iterations_max = sim->last_iterations;
+    hymo_engine_record_stats(sim);
+    return HYMO_OK;
+}
+
+static double euler_input_time(const hymo_sim *sim) { return (double)sim->step * sim->opt.dt; }
+
+static hymo_status euler_restart(hymo_sim *sim, hymo_error *err) { return (void)sim, (void)err, HYMO_OK; }
+
+const hymo_integrator_ops hymo_semi_implicit_euler_ops = {"semi-implicit-euler", euler_step, euler_input_time,
+                                                          euler_restart};

@@ -1,0 +1,201 @@
+/* Force sources of the engine (hymo_force_source_ops): where the cylinder
+ * forces at the iterate come from, and the hydraulic unknowns, residual
+ * rows and Jacobian blocks that go with them.
+ *   monolithic       the lumped-fluid circuit is part of the unknowns
+ *   split-force      F_s at t_{k+1} is an input (velocity-force coupling)
+ *   split-pressure   the chamber pressures are inputs in pn; F_s from the
+ *                    engine's own s, sd (velocity-pressure coupling) */
+#include <string.h>
+
+#include "engine.h"
+
+void hymo_engine_cylinder_forces(const hymo_sim *sim, const double *p, double *force)
+{
+    hymo_circuit_eval(&sim->cm->circ, sim->model, sim->act.s, sim->act.sd, p, sim->un, sim->uref_end, NULL, NULL,
+                      force);
+}
+
+static hymo_status volume_error(const hymo_sim *sim, double t, hymo_error *err)
+{
+    return hymo_error_set(err, HYMO_ERR_NUMERIC,
+                          "t = %.6g s (step %ld): a hydraulic volume became non-positive "
+                          "(piston beyond its stroke?)",
+                          t, sim->step + 1);
+}
+
+/* dt^2/4 (dF/ds + 2/dt dF/dsd) g g^T: actuator stiffness and damping in
+ * the mechanical block (circuit derivatives at the iterate in cderiv). */
+static void actuator_stiffness(hymo_sim *sim)
+{
+    const int nx = sim->nx, nxm = sim->nxm, na = sim->na;
+    const double dt = sim->opt.dt, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    const hymo_circuit_derivs *cd = &sim->cderiv;
+    double *J = sim->jac;
+    for (int a = 0; a < na; ++a) {
+        const double k = c * (cd->dF_ds[a] + a1 * cd->dF_dsd[a]);
+        const double *g = &sim->act_gx[a * nxm];
+        for (int l = 0; l < nxm; ++l)
+            for (int i = 0; i < nxm; ++i) J[l * nx + i] -= k * g[i] * g[l];
+    }
+}
+
+/* ---------------- monolithic ---------------- */
+
+static int mono_n_unknowns(const hymo_sim *sim) { return sim->np + sim->nu; }
+
+static void mono_predict(hymo_sim *sim, double *xh, int extrapolate)
+{
+    const hymo_model *model = sim->model;
+    const double dt = sim->opt.dt;
+    for (int k = 0; k < sim->np; ++k) {
+        xh[k] = sim->p[k] + sim->pd[k] * dt;
+        if (extrapolate) {
+            double d1 = sim->pd[k] - sim->pd_prev[k],
+                   d2 = sim->step > 1 ? d1 - (sim->pd_prev[k] - sim->pd_prev2[k]) : 0.0;
+            xh[k] += (0.5 * d1 + d2 / 6.0) * dt;
+        }
+    }
+    for (int v = 0; v < sim->nu; ++v) {
+        const hymo_valve *va = &model->valves[v];
+        double *xu = &xh[sim->np + va->state], u0 = sim->u[va->state];
+        if (sim->opt.predictor == HYMO_PREDICTOR_EXTRAPOLATE) { /* linear spool ODE: exact trapezoidal step */
+            double c = 0.5 * dt / va->tau;
+            *xu = (u0 * (1.0 - c) + c * (sim->uref_start[v] + sim->uref_end[v])) / (1.0 + c);
+        } else {
+            *xu = u0 + sim->ud[va->state] * dt;
+        }
+    }
+}
+
+static void mono_unpack(hymo_sim *sim, const double *xh)
+{
+    const double a1 = 2.0 / sim->opt.dt;
+    const double *xu = xh + sim->np;
+    for (int k = 0; k < sim->np; ++k) {
+        sim->pn[k] = xh[k];
+        sim->pdn[k] = a1 * (xh[k] - sim->p[k]) - sim->pd[k];
+    }
+    for (int k = 0; k < sim->nu; ++k) {
+        sim->un[k] = xu[k];
+        sim->udn[k] = a1 * (xu[k] - sim->u[k]) - sim->ud[k];
+    }
+}
+
+static hymo_status mono_forces(hymo_sim *sim, double t, hymo_error *err)
+{
+    if (hymo_circuit_eval(&sim->cm->circ, sim->model, sim->act.s, sim->act.sd, sim->pn, sim->un, sim->uref_end,
+                          sim->hp, sim->hu, sim->force))
+        return volume_error(sim, t, err);
+    return HYMO_OK;
+}
+
+static void from_pressures(hymo_sim *sim) { hymo_engine_cylinder_forces(sim, sim->pn, sim->force); }
+
+/* f(x) rows of seed 002 Eq. 39 plus the spool rows */
+static void mono_residual(const hymo_sim *sim, double *fh)
+{
+    const double c = sim->opt.dt * sim->opt.dt / 4.0;
+    double *fu = fh + sim->np;
+    for (int k = 0; k < sim->np; ++k) fh[k] = c * (sim->pdn[k] - sim->hp[k]);
+    for (int k = 0; k < sim->nu; ++k) fu[k] = c * (sim->udn[k] - sim->hu[k]);
+}
+
+/* Exact hydraulic rows and columns (analytic circuit derivatives and the
+ * chain rule through s, sd). */
+static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
+{
+    const int nx = sim->nx, nxm = sim->nxm, np = sim->np, na = sim->na, nu = sim->nu;
+    const double dt = sim->opt.dt, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    const hymo_model *model = sim->model;
+    const hymo_circuit_derivs *cd = &sim->cderiv;
+    const double *gx = sim->act_gx;
+    double *J = sim->jac;
+    if (na > 0) {
+        if (hymo_circuit_derivatives(&sim->cm->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 1,
+                                     &sim->cderiv))
+            return volume_error(sim, t, err);
+        actuator_stiffness(sim);
+    }
+    const int p0 = nxm, u0 = nxm + np;
+    for (int q = 0; q < np; ++q) {
+        double *col = &J[(size_t)(p0 + q) * nx];
+        for (int a = 0; a < na; ++a) { /* mechanical rows: -dt^2/4 g dF/dp */
+            const double f = -c * cd->dF_dp[a * np + q];
+            for (int i = 0; i < nxm; ++i) col[i] += f * gx[a * nxm + i];
+        }
+        for (int i = 0; i < np; ++i) col[p0 + i] = -c * cd->dpdot_dp[i * np + q];
+        col[p0 + q] += c * a1;
+    }
+    for (int k = 0; k < nxm; ++k) { /* pressure rows of the mechanical columns */
+        double *col = &J[(size_t)k * nx];
+        for (int i = 0; i < np; ++i) {
+            double s = 0.0;
+            for (int a = 0; a < na; ++a)
+                s += (cd->dpdot_ds[i * na + a] + a1 * cd->dpdot_dsd[i * na + a]) * gx[a * nxm + k];
+            col[p0 + i] = -c * s;
+        }
+    }
+    for (int v = 0; v < nu; ++v) {
+        double *col = &J[(size_t)(u0 + v) * nx];
+        for (int i = 0; i < np; ++i) col[p0 + i] = -c * cd->dpdot_du[i * nu + v];
+    }
+    for (int v = 0; v < model->n_valves; ++v) {
+        const int st = model->valves[v].state;
+        J[(size_t)(u0 + st) * nx + u0 + st] = c * (a1 + 1.0 / model->valves[v].tau);
+    }
+    return HYMO_OK;
+}
+
+const hymo_force_source_ops hymo_forces_monolithic_ops = {
+    "monolithic", mono_n_unknowns, mono_predict, mono_unpack, mono_forces, from_pressures, mono_residual, mono_tangent,
+};
+
+/* ---------------- split modes (no hydraulic unknowns) ---------------- */
+
+static int split_n_unknowns(const hymo_sim *sim) { return (void)sim, 0; }
+static void split_predict(hymo_sim *sim, double *xh, int extrapolate) { (void)sim, (void)xh, (void)extrapolate; }
+static void split_unpack(hymo_sim *sim, const double *xh) { (void)sim, (void)xh; }
+static void split_residual(const hymo_sim *sim, double *fh) { (void)sim, (void)fh; }
+
+static void from_input_force(hymo_sim *sim) { memcpy(sim->force, sim->ext_force, (size_t)sim->na * sizeof(double)); }
+
+static hymo_status sf_forces(hymo_sim *sim, double t, hymo_error *err)
+{
+    (void)t, (void)err;
+    from_input_force(sim);
+    return HYMO_OK;
+}
+
+static hymo_status sf_tangent(hymo_sim *sim, double t, hymo_error *err)
+{
+    (void)sim, (void)t, (void)err;
+    return HYMO_OK;
+}
+
+const hymo_force_source_ops hymo_forces_split_force_ops = {
+    "split-force", split_n_unknowns, split_predict, split_unpack, sf_forces, from_input_force, split_residual,
+    sf_tangent,
+};
+
+static hymo_status sp_forces(hymo_sim *sim, double t, hymo_error *err)
+{
+    (void)t, (void)err;
+    from_pressures(sim);
+    return HYMO_OK;
+}
+
+/* actuator stiffness and damping through the cylinder force law */
+static hymo_status sp_tangent(hymo_sim *sim, double t, hymo_error *err)
+{
+    if (sim->na == 0) return HYMO_OK;
+    if (hymo_circuit_derivatives(&sim->cm->circ, sim->model, sim->act.s, sim->act.sd, sim->pn, sim->un, 0,
+                                 &sim->cderiv))
+        return volume_error(sim, t, err);
+    actuator_stiffness(sim);
+    return HYMO_OK;
+}
+
+const hymo_force_source_ops hymo_forces_split_pressure_ops = {
+    "split-pressure", split_n_unknowns, split_predict, split_unpack, sp_forces, from_pressures, split_residual,
+    sp_tangent,
+};
