@@ -149,17 +149,6 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z)
     return pmin;
 }
 
-void hymo_partition_add_dependent(const hymo_partition *pt, const double *u, double *y)
-{
-    const int ni = pt->ni;
-    for (int c = 0; c < pt->m; ++c) {
-        const double *Rr = &pt->R[pt->dep[c] * ni];
-        double s = 0.0;
-        for (int k = 0; k < ni; ++k) s += Rr[k] * u[k];
-        y[pt->dep[c]] += s;
-    }
-}
-
 /* Inner Newton: the kinematics are re-evaluated after the last update only
  * if it exceeded KIN_REFRESH, so positions used afterwards are within
  * 1e-11 of the converged ones (with quadratic convergence the error left
@@ -194,17 +183,6 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
         }
     }
     return 1;
-}
-
-void hymo_partition_project(const hymo_partition *pt, const double *v, double *out)
-{
-    const int ni = pt->ni;
-    for (int k = 0; k < ni; ++k) out[k] = v[pt->indep[k]];
-    for (int c = 0; c < pt->m; ++c) { /* R^T v = v_i + R_d^T v_d */
-        const double *Rr = &pt->R[pt->dep[c] * ni];
-        const double vd = v[pt->dep[c]];
-        for (int k = 0; k < ni; ++k) out[k] += Rr[k] * vd;
-    }
 }
 
 void hymo_partition_names(const hymo_partition *pt, const hymo_model *model, char *buf, size_t len)

@@ -76,9 +76,27 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
                                    const hymo_constraints *con, double *z, double *phi, double *phi_z,
                                    int max_iter, double tol);
 /* R^T v (v of size nz) -> out (size ni). */
-void hymo_partition_project(const hymo_partition *pt, const double *v, double *out);
+static inline void hymo_partition_project(const hymo_partition *pt, const double *v, double *out)
+{
+    const int ni = pt->ni;
+    for (int k = 0; k < ni; ++k) out[k] = v[pt->indep[k]];
+    for (int c = 0; c < pt->m; ++c) { /* R^T v = v_i + R_d^T v_d */
+        const double *Rr = &pt->R[pt->dep[c] * ni];
+        const double vd = v[pt->dep[c]];
+        for (int k = 0; k < ni; ++k) out[k] += Rr[k] * vd;
+    }
+}
 /* y_d += R_d u for the dependent rows of the z-sized y (u of size ni). */
-void hymo_partition_add_dependent(const hymo_partition *pt, const double *u, double *y);
+static inline void hymo_partition_add_dependent(const hymo_partition *pt, const double *u, double *y)
+{
+    const int ni = pt->ni;
+    for (int c = 0; c < pt->m; ++c) {
+        const double *Rr = &pt->R[pt->dep[c] * ni];
+        double s = 0.0;
+        for (int k = 0; k < ni; ++k) s += Rr[k] * u[k];
+        y[pt->dep[c]] += s;
+    }
+}
 /* Comma-separated joint names of the independent set. */
 void hymo_partition_names(const hymo_partition *pt, const hymo_model *model, char *buf, size_t len);
 
