@@ -17,10 +17,11 @@
 
 typedef struct {
     hymo_sim *sim;
-    hymo_coupling_kind coupling;
     int na, nz, m, interface_model;
     double t0;
+    int n_inputs;
     double *coef; /* HYMO_POLY_TERMS * n_inputs */
+    double *u;    /* n_inputs: input values at one time */
     double *sdd;  /* na */
     /* interface model workspace */
     double *kkt, *rhs, *jrow, *G, *a0;
@@ -34,21 +35,14 @@ static void mech_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
     memcpy(mi->coef, coef, (size_t)HYMO_POLY_TERMS * (size_t)sub->n_inputs * sizeof(double));
 }
 
-/* Cylinder forces or chamber pressures for the engine at time t. */
+/* The coupling inputs (cylinder forces, or chamber pressures) at time t,
+ * handed to the engine's force source. */
 static void apply_inputs(mech_impl *mi, double t)
 {
     hymo_sim *sim = mi->sim;
-    const hymo_model *model = sim->model;
-    double tau = t - mi->t0;
-    for (int a = 0; a < mi->na; ++a) {
-        if (mi->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
-            sim->ext_force[a] = hymo_poly_eval(&mi->coef[HYMO_POLY_TERMS * a], tau);
-        } else {
-            const hymo_cylinder *cy = &model->cylinders[a];
-            sim->pn[model->nodes[cy->node_piston].state] = hymo_poly_eval(&mi->coef[HYMO_POLY_TERMS * (2 * a)], tau);
-            sim->pn[model->nodes[cy->node_rod].state] = hymo_poly_eval(&mi->coef[HYMO_POLY_TERMS * (2 * a + 1)], tau);
-        }
-    }
+    const double tau = t - mi->t0;
+    for (int i = 0; i < mi->n_inputs; ++i) mi->u[i] = hymo_poly_eval(&mi->coef[HYMO_POLY_TERMS * i], tau);
+    sim->forces->set_inputs(sim, mi->u);
 }
 
 /* G and a0 at the committed state (kinematics and actuators evaluated). */
@@ -161,7 +155,7 @@ static void mech_destroy(hymo_subsystem *sub)
     mech_impl *mi = sub->impl;
     if (mi) {
         hymo_sim_free(mi->sim);
-        double *arr[] = {mi->coef, mi->sdd, mi->kkt, mi->rhs, mi->jrow, mi->G, mi->a0};
+        double *arr[] = {mi->coef, mi->u, mi->sdd, mi->kkt, mi->rhs, mi->jrow, mi->G, mi->a0};
         for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
         free(mi->piv);
         free(mi);
@@ -190,7 +184,6 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     sub->ops = &mech_ops;
     sub->impl = mi;
     snprintf(sub->name, sizeof sub->name, "mechanics(%s)", hymo_mech_integrator_name(opt->mech_integrator));
-    mi->coupling = opt->coupling;
     mi->interface_model = opt->approx == HYMO_APPROX_INTERFACE_MODEL;
     /* the engine with the hydraulic states replaced by the coupling inputs */
     static const hymo_force_source_ops *const sources[] = {&hymo_forces_split_force_ops,
@@ -207,7 +200,9 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     int na = mi->na = mi->sim->na, nz = mi->nz = mi->sim->nz, m = mi->m = mi->sim->m, n = nz + m;
     sub->n_inputs = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? na : 2 * na;
     sub->n_outputs = 3 * na + (mi->interface_model ? na * na + na : 0);
+    mi->n_inputs = sub->n_inputs;
     mi->coef = calloc((size_t)HYMO_POLY_TERMS * (size_t)(sub->n_inputs + 1), sizeof(double));
+    mi->u = calloc((size_t)sub->n_inputs + 1, sizeof(double));
     mi->sdd = calloc((size_t)na + 1, sizeof(double));
     mi->kkt = calloc((size_t)n * n + 1, sizeof(double));
     mi->rhs = calloc((size_t)n + 1, sizeof(double));
@@ -215,7 +210,7 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     mi->G = calloc((size_t)na * na + 1, sizeof(double));
     mi->a0 = calloc((size_t)na + 1, sizeof(double));
     mi->piv = calloc((size_t)n + 1, sizeof(int));
-    if (!mi->coef || !mi->sdd || !mi->kkt || !mi->rhs || !mi->jrow || !mi->G || !mi->a0 || !mi->piv) {
+    if (!mi->coef || !mi->u || !mi->sdd || !mi->kkt || !mi->rhs || !mi->jrow || !mi->G || !mi->a0 || !mi->piv) {
         mech_destroy(sub);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }

@@ -82,6 +82,9 @@ typedef struct hymo_force_source_ops {
     /* fast Jacobian: actuator stiffness and damping and the hydraulic rows
      * and columns, added to sim->jac */
     hymo_status (*tangent)(hymo_sim *sim, double t, hymo_error *err);
+    /* split mode: the coupling inputs for the next evaluation, per cylinder
+     * a: F_a (velocity-force) or p_pist,a, p_rod,a (velocity-pressure) */
+    void (*set_inputs)(hymo_sim *sim, const double *inputs);
 } hymo_force_source_ops;
 
 extern const hymo_integrator_ops hymo_trapezoidal_ops;

@@ -146,8 +146,11 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
     return HYMO_OK;
 }
 
+static void mono_set_inputs(hymo_sim *sim, const double *inputs) { (void)sim, (void)inputs; }
+
 const hymo_force_source_ops hymo_forces_monolithic_ops = {
-    "monolithic", mono_n_unknowns, mono_predict, mono_unpack, mono_forces, from_pressures, mono_residual, mono_tangent,
+    "monolithic", mono_n_unknowns, mono_predict,  mono_unpack,    mono_forces,
+    from_pressures, mono_residual, mono_tangent, mono_set_inputs,
 };
 
 /* ---------------- split modes (no hydraulic unknowns) ---------------- */
@@ -172,9 +175,14 @@ static hymo_status sf_tangent(hymo_sim *sim, double t, hymo_error *err)
     return HYMO_OK;
 }
 
+static void sf_set_inputs(hymo_sim *sim, const double *F)
+{
+    memcpy(sim->ext_force, F, (size_t)sim->na * sizeof(double));
+}
+
 const hymo_force_source_ops hymo_forces_split_force_ops = {
     "split-force", split_n_unknowns, split_predict, split_unpack, sf_forces, from_input_force, split_residual,
-    sf_tangent,
+    sf_tangent,    sf_set_inputs,
 };
 
 static hymo_status sp_forces(hymo_sim *sim, double t, hymo_error *err)
@@ -195,7 +203,17 @@ static hymo_status sp_tangent(hymo_sim *sim, double t, hymo_error *err)
     return HYMO_OK;
 }
 
+static void sp_set_inputs(hymo_sim *sim, const double *p)
+{
+    const hymo_model *model = sim->model;
+    for (int a = 0; a < sim->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        sim->pn[model->nodes[cy->node_piston].state] = p[2 * a];
+        sim->pn[model->nodes[cy->node_rod].state] = p[2 * a + 1];
+    }
+}
+
 const hymo_force_source_ops hymo_forces_split_pressure_ops = {
     "split-pressure", split_n_unknowns, split_predict, split_unpack, sp_forces, from_pressures, split_residual,
-    sp_tangent,
+    sp_tangent,       sp_set_inputs,
 };
