@@ -40,7 +40,7 @@ typedef struct {
     double mean_iterations;
     int max_iterations;
     long jacobian_evaluations;
-    char independent[HYMO_REF_TEXT_MAX]; /* e.g. "z3" or "z3 (t<4.2), z1" ("all" for penalty) */
+    char independent[HYMO_REF_TEXT_MAX]; /* e.g. "z3", or "y; theta from t=0.432" after a re-selection ("all" for penalty) */
     int n_reselections;
     double wall_time; /* s, integration loop */
     /* Added after the first draft (kept last so that existing initialisers
