@@ -2,6 +2,7 @@
  * (The loader is in model_load.c.) */
 #include "hymo/model.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,4 +117,20 @@ double hymo_signal_eval(const hymo_signal *signal, double t, int side)
         double w = (t - ts[i - 1]) / (ts[i] - ts[i - 1]);
         return vs[i - 1] + w * (vs[i] - vs[i - 1]);
     }
+}
+
+double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt)
+{
+    if (!signal) return 0.0;
+    int lo = 0, hi = signal->n_points - 1;
+    while (hi - lo > 1) { /* nearest breakpoints by bisection */
+        int mid = (lo + hi) / 2;
+        if (signal->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (int i = lo; i <= hi && i < signal->n_points; ++i)
+        if (fabs(signal->t[i] - t) <= 1e-6 * dt) return hymo_signal_eval(signal, signal->t[i], side);
+    return hymo_signal_eval(signal, t, side);
 }
