@@ -147,9 +147,9 @@ enum {
     S_MAX_CVEL, S_MAX_CACC, S_N
 };
 static const char *const mech_stat[S_N] = {
-    "steps",     "newton_iterations_total", "newton_iterations_max",   "jacobian_evaluations",
-    "reselections", "peak_drift",          "max_work",                "max_constraint_position",
-    "max_constraint_velocity", "max_constraint_acceleration",
+    "steps",      "newton_iterations_total", "newton_iterations_max",   "jacobian_evaluations",
+    "reselections", "peak_drift",            "max_work",                "max_constraint_position",
+    "max_constraint_velocity",               "max_constraint_acceleration",
 };
 
 typedef struct {
@@ -168,12 +168,12 @@ typedef struct {
     /* rows */
     long n_rows, cap;
     int width[R_N];
-    int *vr[R_N];            /* value references (p, u: in the subsystem of *_sub) */
-    int *p_sub, *u_sub;      /* per pressure / spool state: the subsystem that has it */
-    double *row[R_N];        /* cap x width */
-    int mech_independent;    /* string variable */
-    int stat_vr[S_N];
-    int *hyd_stat_vr;        /* per subsystem: its steps, rhs_evaluations (hydraulics) */
+    int *vr[R_N];         /* value references (p, u: in the subsystem of p_sub, u_sub) */
+    int *p_sub, *u_sub;   /* per pressure / spool state: the subsystem that has it */
+    double *row[R_N];     /* cap x width */
+    int stat_vr[S_N];     /* the mechanics' statistics */
+    int mech_independent; /* its string variable "independent" */
+    int *hyd_stat_vr;     /* per subsystem: steps, rhs_evaluations (hydraulics) */
     double *rec_dP, *rec_E, *rec_Et, *rec_sdd, *rec_y, *rec_sdt; /* cap x ... */
 } driver;
 
