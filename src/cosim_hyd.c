@@ -201,29 +201,30 @@ static const hymo_variable *hyd_variable(const hymo_subsystem *sub, int vr)
     return hymo_var_table_get(&((const hyd_impl *)sub->impl)->vars, vr);
 }
 
+/* Statistics summed over the circuits. */
+static double hyd_stat(const hyd_impl *hi, int kind)
+{
+    long sum = 0;
+    for (int q = 0; q < hi->n_parts; ++q) {
+        long steps, rhs, newton;
+        hymo_hyd_sub_stats(hi->hs[q], &steps, &rhs, &newton);
+        sum += kind == HV_STEPS ? steps : kind == HV_RHS ? rhs : kind == HV_NEWTON ? newton
+                                                                                 : hymo_hyd_sub_jacobians(hi->hs[q]);
+    }
+    return (double)sum;
+}
+
 static double hyd_real(const hyd_impl *hi, int vr)
 {
     if (vr < 0 || vr >= hi->vars.n) return NAN;
     const int i = hi->vars.index[vr];
-    long steps = 0, rhs = 0, newton = 0, jac = 0;
     switch (hi->vars.kind[vr]) {
     case HV_TIME: return hi->t;
     case HV_P: return hymo_hyd_sub_p(hi->hs[hi->p_owner[i]])[i];
     case HV_U: return hymo_hyd_sub_u(hi->hs[hi->u_owner[i]])[i];
     case HV_SD_INPUT:
         return hi->interface_model ? hi->im_sd[i] : hymo_poly_eval(&hi->cv[HYMO_POLY_TERMS * i], hi->H_last);
-    default: break;
-    }
-    for (int q = 0; q < hi->n_parts; ++q) {
-        long s, r, n;
-        hymo_hyd_sub_stats(hi->hs[q], &s, &r, &n);
-        steps += s, rhs += r, newton += n, jac += hymo_hyd_sub_jacobians(hi->hs[q]);
-    }
-    switch (hi->vars.kind[vr]) {
-    case HV_STEPS: return (double)steps;
-    case HV_RHS: return (double)rhs;
-    case HV_NEWTON: return (double)newton;
-    default: return (double)jac;
+    default: return hyd_stat(hi, hi->vars.kind[vr]);
     }
 }
 
@@ -245,7 +246,8 @@ static int add_variables(hyd_impl *hi, const hymo_circuit *circ)
     int bad = hymo_var_table_add(t, HV_TIME, 0, HYMO_VAR_REAL, "s", "time of the outputs", "time");
     for (int k = 0; k < model->n_volumes; ++k)
         if (hi->p_owner[k] >= 0)
-            bad |= hymo_var_table_add(t, HV_P, k, HYMO_VAR_REAL, "Pa", model->nodes[circ->vol_node[k]].name, "p[%d]", k);
+            bad |= hymo_var_table_add(t, HV_P, k, HYMO_VAR_REAL, "Pa", model->nodes[circ->vol_node[k]].name, "p[%d]",
+                                      k);
     for (int v = 0; v < model->n_valves; ++v) {
         const int k = model->valves[v].state;
         if (hi->u_owner[k] >= 0)

@@ -127,7 +127,9 @@ static void lin_get_real(const hymo_subsystem *sub, const int *vr, int n, double
 {
     const linear_impl *li = sub->impl;
     for (int k = 0; k < n; ++k)
-        values[k] = vr[k] < 0 || vr[k] >= li->vars.n ? NAN : li->vars.kind[vr[k]] ? li->x[li->vars.index[vr[k]]] : li->t;
+        values[k] = vr[k] < 0 || vr[k] >= li->vars.n ? NAN
+                    : li->vars.kind[vr[k]]            ? li->x[li->vars.index[vr[k]]]
+                                                      : li->t;
 }
 
 static const char *lin_get_string(const hymo_subsystem *sub, int vr)

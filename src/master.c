@@ -100,8 +100,9 @@ hymo_status hymo_master_set_input_approx(hymo_master *m, int k, int input, int o
     if (input < -1 || input >= nd->sub->n_inputs)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: subsystem '%s' has no input %d", nd->sub->name, input);
     if (order < 0 || order > HYMO_POLY_TERMS - 1)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: input %d of '%s': extrapolation order %d is not in 0..%d",
-                              input, nd->sub->name, order, HYMO_POLY_TERMS - 1);
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "master: input %d of '%s': extrapolation order %d is not in 0..%d", input,
+                              nd->sub->name, order, HYMO_POLY_TERMS - 1);
     for (int i = input < 0 ? 0 : input; i < (input < 0 ? nd->sub->n_inputs : input + 1); ++i) {
         nd->order[i] = order;
         nd->at_start[i] = at_start != 0;

@@ -283,7 +283,8 @@ static void test_split_structure(void **state)
     /* every pressure and spool state lives in exactly one circuit */
     for (int k = 0; k < model->n_volumes + model->n_valves; ++k) {
         char name[32];
-        snprintf(name, sizeof name, k < model->n_volumes ? "p[%d]" : "u[%d]", k < model->n_volumes ? k : k - model->n_volumes);
+        const int vol = k < model->n_volumes;
+        snprintf(name, sizeof name, vol ? "p[%d]" : "u[%d]", vol ? k : k - model->n_volumes);
         int owners = 0;
         for (int q = 1; q < 3; ++q) owners += hymo_subsystem_find_variable(sp->subsystems[q], name) >= 0;
         assert_int_equal(owners, 1);
