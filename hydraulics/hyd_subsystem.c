@@ -83,38 +83,21 @@ int hymo_hyd_integrator_parse(const char *name, hymo_hyd_integrator_kind *out)
 /* ------------------------------------------------------------------ */
 /* Inputs                                                              */
 
-/* U_ref with one-sided limits (side +1 right, -1 left); a time within
- * 1e-6 h of a breakpoint is the breakpoint, so that round-off in t + k h
- * never moves a step change into the wrong step (as the engine does). */
-static double uref_value(const hymo_signal *sig, double t, int side, double h)
-{
-    if (!sig || sig->n_points <= 0) return 0.0;
-    int lo = 0, hi = sig->n_points - 1;
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-        if (sig->t[mid] <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    for (int i = lo; i <= hi; ++i)
-        if (fabs(sig->t[i] - t) <= 1e-6 * h) return hymo_signal_eval(sig, sig->t[i], side);
-    return hymo_signal_eval(sig, t, side);
-}
-
 static const hymo_signal *valve_signal(const hymo_model *model, int v)
 {
     int s = model->valves[v].signal;
     return s >= 0 && s < model->n_signals ? &model->signals[s] : NULL;
 }
 
-/* side: +1 right limit (snapped), -1 left limit (snapped), 0 plain value */
+/* U_ref of the part's valves. side: +1 right limit, -1 left limit, both
+ * snapped to a breakpoint within 1e-6 h (hymo_signal_eval_snapped, as the
+ * monolithic engine does); 0 plain value (stage times inside a step). */
 static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *out)
 {
     for (int i = 0; i < sub->part.n_valves; ++i) {
         const int v = sub->part.valves[i];
         const hymo_signal *sig = valve_signal(sub->model, v);
-        out[v] = side == 0 ? (sig ? hymo_signal_eval(sig, t, +1) : 0.0) : uref_value(sig, t, side, h);
+        out[v] = side == 0 ? hymo_signal_eval(sig, t, +1) : hymo_signal_eval_snapped(sig, t, side, h);
     }
 }
 

@@ -82,15 +82,12 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
     int *parent = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
     int *comp_of_root = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
     comp_key *keys = malloc((size_t)(np > 0 ? np : 1) * sizeof(comp_key));
-    int *vol_node = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
     hymo_status st = HYMO_OK;
-    if (!parent || !comp_of_root || !keys || !vol_node) {
+    if (!parent || !comp_of_root || !keys) {
         st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
         goto done;
     }
     for (int k = 0; k < np; ++k) parent[k] = k;
-    for (int k = 0; k < model->n_nodes; ++k)
-        if (model->nodes[k].kind == HYMO_NODE_VOLUME) vol_node[model->nodes[k].state] = k;
 
     for (int t = 0; t < model->n_throttles; ++t) {
         const hymo_throttle *th = &model->throttles[t];
@@ -212,8 +209,12 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
                 if (j > 0) append_name(pt->name, sizeof pt->name, ",");
                 append_name(pt->name, sizeof pt->name, model->cylinders[pt->cylinders[j]].name);
             }
-        } else {
-            append_name(pt->name, sizeof pt->name, model->nodes[vol_node[pt->volumes[0]]].name);
+        } else { /* named after its first volume */
+            for (int k = 0; k < model->n_nodes; ++k)
+                if (model->nodes[k].kind == HYMO_NODE_VOLUME && model->nodes[k].state == pt->volumes[0]) {
+                    append_name(pt->name, sizeof pt->name, model->nodes[k].name);
+                    break;
+                }
         }
         append_name(pt->name, sizeof pt->name, ")");
     }
@@ -223,6 +224,5 @@ done:
     free(parent);
     free(comp_of_root);
     free(keys);
-    free(vol_node);
     return st;
 }

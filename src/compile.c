@@ -191,8 +191,9 @@ static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, h
         st = hymo_circuit_static_pressures(&cm->circ, model, w.act.s, w.f_static, cm->p0, err);
     if (st != HYMO_OK) goto done;
     /* the circuits of a split (an error here concerns co-simulation only) */
-    hymo_error perr;
-    if (hymo_circuit_partition(model, &cm->parts, &cm->n_parts, &perr) != HYMO_OK) {
+    hymo_error_clear(&cm->parts_err);
+    cm->parts_status = hymo_circuit_partition(model, &cm->parts, &cm->n_parts, &cm->parts_err);
+    if (cm->parts_status != HYMO_OK) {
         cm->parts = NULL;
         cm->n_parts = 0;
     }

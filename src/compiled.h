@@ -25,9 +25,6 @@ struct hymo_compiled {
     /* constants */
     hymo_kin_model kin;
     hymo_constraints con;
-    int *vol_node;             /* n_volumes: node of each pressure state */
-    int n_parts;               /* hydraulic circuits (co-simulation split) */
-    hymo_circuit_part *parts;
     /* initial state (hymo_compiled_initial) */
     pthread_mutex_t lock;
     int initial_done;
@@ -37,6 +34,12 @@ struct hymo_compiled {
     double *z0;        /* nz: assembled joint coordinates (zero velocities) */
     double *p0;        /* np: static-equilibrium (or given) pressures */
     double *u0;        /* nu: spool positions (zero) */
+    /* the hydraulic circuits of a co-simulation split (hymo_circuit_partition);
+     * parts_status/parts_err: why the model cannot be split, if so */
+    int n_parts;
+    hymo_circuit_part *parts;
+    hymo_status parts_status;
+    hymo_error parts_err;
 };
 typedef struct hymo_compiled hymo_compiled;
 

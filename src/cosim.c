@@ -1,12 +1,8 @@
-/* Split-mode co-simulation master (SPEC §7, seed 000 §2.3, seed 004).
- *
- * Subsystem 0 is the mechanics, 1..n the hydraulic circuits.  Each input
- * of a subsystem is wired to one output of another; the master keeps the
- * last four communication points of every output and hands each input over
- * as a polynomial (Lagrange through the latest p+1 points; in Gauss-Seidel
- * the second stage sees the fresh point, i.e. interpolates).  With the
- * interface model the hydraulic stage advances in lockstep micro-steps h_h,
- * its motion coming from sdd = a0 + G F (seed 000 Eqs. 12-15).
+/* Split-mode co-simulation driver (SPEC §7, seed 000 §2.3): the generic
+ * master (hymo/master.h) over the subsystems of hymo_split_create, plus
+ * what a run records after each communication step -- power bonds,
+ * instability checks, output rows -- all read through the subsystem
+ * interface (outputs, the inputs the master set, variables).
  *
  * Power bond a (cylinder a), seed 000 Eqs. 20-24 with the sign chosen so
  * that a positive residual is energy created at the interface:
@@ -21,7 +17,6 @@
 #include <string.h>
 
 #include "cosim_internal.h"
-#include "rows.h"
 
 /* ---------------------------------------------------------------- options */
 
@@ -114,170 +109,86 @@ int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
     PARSE(mech_names, s, out);
 }
 
-/* ------------------------------------------------------------------ master */
+/* ------------------------------------------------------------------ driver */
 
-typedef hymo_cosim_node node;
+/* Per-step datasets of SPEC §8 and the variables they are read from (the
+ * mechanics' variable name; p and u come from the hydraulics). */
+enum {
+    R_TIME, R_Z, R_ZD, R_ZDD, R_S, R_SD, R_FORCE, R_WORK, R_KIN, R_POT, R_DRIFT, R_CPOS, R_CVEL, R_CACC,
+    R_ITER, R_RESIDUAL, R_P, R_U, R_N
+};
+enum { DIM_1, DIM_Z, DIM_A, DIM_C, DIM_P, DIM_U };
+static const struct {
+    const char *var;
+    int dim;
+} row_signal[R_N] = {
+    [R_TIME] = {"time", DIM_1},
+    [R_Z] = {"z", DIM_Z},
+    [R_ZD] = {"zd", DIM_Z},
+    [R_ZDD] = {"zdd", DIM_Z},
+    [R_S] = {"s", DIM_A},
+    [R_SD] = {"sd", DIM_A},
+    [R_FORCE] = {"force", DIM_A},
+    [R_WORK] = {"work", DIM_A},
+    [R_KIN] = {"kinetic_energy", DIM_1},
+    [R_POT] = {"potential_energy", DIM_1},
+    [R_DRIFT] = {"energy_drift", DIM_1},
+    [R_CPOS] = {"constraint_position", DIM_C},
+    [R_CVEL] = {"constraint_velocity", DIM_C},
+    [R_CACC] = {"constraint_acceleration", DIM_C},
+    [R_ITER] = {"newton_iterations", DIM_1},
+    [R_RESIDUAL] = {"residual_norm", DIM_1},
+    [R_P] = {"p", DIM_P},
+    [R_U] = {"u", DIM_U},
+};
+/* Statistics of the mechanics (run summary). */
+enum {
+    S_STEPS, S_ITER_TOTAL, S_ITER_MAX, S_JACOBIANS, S_RESELECTIONS, S_PEAK_DRIFT, S_MAX_WORK, S_MAX_CPOS,
+    S_MAX_CVEL, S_MAX_CACC, S_N
+};
+static const char *const mech_stat[S_N] = {
+    "steps",      "newton_iterations_total", "newton_iterations_max",   "jacobian_evaluations",
+    "reselections", "peak_drift",            "max_work",                "max_constraint_position",
+    "max_constraint_velocity",               "max_constraint_acceleration",
+};
 
 typedef struct {
     const hymo_model *model;
     hymo_cosim_options opt;
-    int nsub, nparts, na;
-    node *nodes;
-    hymo_circuit_part *parts;
-    hymo_sim *mech;
-    int *bond_part, *bond_local; /* per cylinder: hydraulic node (1..) and local index */
-    /* interface model */
-    double *im_s, *im_sd, *im_sdd, *im_F, *cs, *cv;
+    hymo_split *split;
+    hymo_master *m;
+    hymo_subsystem *mech;
+    int na, nsub;
     /* bonds */
+    int *src_sub, *src_out; /* per mechanical input: the hydraulic output driving it */
+    int *sdt_sub, *sdt_vr;  /* per cylinder: the hydraulic variable sd_input[a] */
+    double *sdt;            /* per cylinder: sd~ at the latest communication point */
     double *dP, *dP_prev, *E;
     double E_total, E_max;
-    /* records */
-    hymo_rows rows;
-    long cap;
+    /* rows */
+    long n_rows, cap;
+    int width[R_N];
+    int *vr[R_N];         /* value references (p, u: in the subsystem of p_sub, u_sub) */
+    int *p_sub, *u_sub;   /* per pressure / spool state: the subsystem that has it */
+    double *row[R_N];     /* cap x width */
+    int stat_vr[S_N];     /* the mechanics' statistics */
+    int mech_independent; /* its string variable "independent" */
+    int *hyd_stat_vr;     /* per subsystem: steps, rhs_evaluations (hydraulics) */
     double *rec_dP, *rec_E, *rec_Et, *rec_sdd, *rec_y, *rec_sdt; /* cap x ... */
-} master;
+} driver;
 
-static int input_order(const master *ms, int k)
+static void driver_free(driver *d)
 {
-    switch (ms->opt.approx) {
-    case HYMO_APPROX_QUADRATIC: return 2;
-    case HYMO_APPROX_INTERFACE_MODEL: return k == 0 ? 1 : 0;
-    default: return (int)ms->opt.approx;
+    hymo_master_free(d->m);
+    hymo_split_free(d->split);
+    for (int s = 0; s < R_N; ++s) {
+        free(d->vr[s]);
+        free(d->row[s]);
     }
-}
-
-/* Hydraulic stage with the interface model: lockstep micro-steps h_h. */
-static hymo_status im_stage(master *ms, double t, hymo_error *err)
-{
-    const int na = ms->na;
-    const double h = ms->opt.h_h;
-    const node *mn = &ms->nodes[0];
-    /* the mechanics' newest point is t (Jacobi, hydraulics first) or t + H
-     * (mechanics first); the interface model starts from the point at t */
-    int j0 = mn->hist_t[0] > t + 0.5 * h ? 1 : 0;
-    if (j0 >= mn->n_hist) j0 = 0;
-    const double *y0 = mn->hist_y + j0 * mn->sub->n_outputs;
-    const double *G = y0 + 3 * na, *a0 = G + na * na;
-    for (int a = 0; a < na; ++a) {
-        ms->im_s[a] = y0[a];
-        ms->im_sd[a] = y0[na + a];
-    }
-    long steps = lround(ms->opt.H / h);
-    for (long j = 0; j < steps; ++j) {
-        double tj = t + (double)j * h;
-        /* forces at tj from the current pressures and the model's motion */
-        for (int a = 0; a < na; ++a) {
-            double *cs = &ms->cs[HYMO_POLY_TERMS * a], *cv = &ms->cv[HYMO_POLY_TERMS * a];
-            memset(cs, 0, HYMO_POLY_TERMS * sizeof(double));
-            memset(cv, 0, HYMO_POLY_TERMS * sizeof(double));
-            cs[0] = ms->im_s[a];
-            cs[1] = cv[0] = ms->im_sd[a];
-        }
-        for (int k = 1; k < ms->nsub; ++k) {
-            hymo_hyd_sub *hs = hymo_cosim_hyd_sub(ms->nodes[k].sub);
-            hymo_hyd_sub_set_motion(hs, tj, ms->cs, ms->cv);
-            hymo_hyd_sub_force(hs, tj, ms->im_F);
-        }
-        for (int a = 0; a < na; ++a) {
-            double acc = a0[a];
-            for (int b = 0; b < na; ++b) acc += G[a * na + b] * ms->im_F[b];
-            ms->im_sdd[a] = acc;
-            ms->cs[HYMO_POLY_TERMS * a + 2] = 0.5 * acc;
-            ms->cv[HYMO_POLY_TERMS * a + 1] = acc;
-        }
-        for (int k = 1; k < ms->nsub; ++k) {
-            hymo_hyd_sub *hs = hymo_cosim_hyd_sub(ms->nodes[k].sub);
-            hymo_hyd_sub_set_motion(hs, tj, ms->cs, ms->cv);
-            hymo_status st = hymo_hyd_sub_do_step(hs, tj, h, err);
-            if (st != HYMO_OK) return st;
-        }
-        for (int a = 0; a < na; ++a) {
-            ms->im_s[a] += h * ms->im_sd[a] + 0.5 * h * h * ms->im_sdd[a];
-            ms->im_sd[a] += h * ms->im_sdd[a];
-        }
-    }
-    /* the hydraulic outputs at t + H are evaluated with the model's final
-     * motion: leave a constant polynomial there */
-    for (int a = 0; a < na; ++a) {
-        double *cs = &ms->cs[HYMO_POLY_TERMS * a], *cv = &ms->cv[HYMO_POLY_TERMS * a];
-        memset(cs, 0, HYMO_POLY_TERMS * sizeof(double));
-        memset(cv, 0, HYMO_POLY_TERMS * sizeof(double));
-        cs[0] = ms->im_s[a];
-        cv[0] = ms->im_sd[a];
-    }
-    for (int k = 1; k < ms->nsub; ++k) {
-        hymo_hyd_sub *hs = hymo_cosim_hyd_sub(ms->nodes[k].sub);
-        hymo_hyd_sub_set_motion(hs, t + ms->opt.H, ms->cs, ms->cv);
-        hymo_cosim_hyd_set_clock(ms->nodes[k].sub, t + ms->opt.H);
-    }
-    return HYMO_OK;
-}
-
-/* Runs one stage: subsystems [k0, k1) advance from t to t + H. */
-static hymo_status stage(master *ms, int k0, int k1, double t, hymo_error *err)
-{
-    const double H = ms->opt.H;
-    int im_hyd = ms->opt.approx == HYMO_APPROX_INTERFACE_MODEL && k0 <= 1 && k1 > 1;
-    for (int k = k0; k < k1; ++k)
-        if (!(im_hyd && k >= 1)) hymo_cosim_node_set_inputs(ms->nodes, k, t, input_order(ms, k));
-    for (int k = k0; k < k1; ++k) {
-        if (im_hyd && k >= 1) continue;
-        hymo_status st = ms->nodes[k].sub->ops->do_step(ms->nodes[k].sub, t, H, err);
-        if (st != HYMO_OK) return st;
-    }
-    if (im_hyd) {
-        hymo_status st = im_stage(ms, t, err);
-        if (st != HYMO_OK) return st;
-    }
-    for (int k = k0; k < k1; ++k) hymo_cosim_node_push(&ms->nodes[k], t + H);
-    return HYMO_OK;
-}
-
-/* Residual power of every bond at the communication point t + H. */
-static void bond_powers(master *ms)
-{
-    const hymo_model *model = ms->model;
-    const int na = ms->na;
-    const double H = ms->opt.H;
-    const node *mn = &ms->nodes[0];
-    for (int a = 0; a < na; ++a) {
-        const hymo_cylinder *cy = &model->cylinders[a];
-        const node *hn = &ms->nodes[ms->bond_part[a]];
-        int i = ms->bond_local[a];
-        double sd = mn->hist_y[na + a], F_mech, F_hyd, sd_hyd;
-        if (ms->opt.coupling == HYMO_COUPLING_VELOCITY_FORCE) {
-            F_mech = hymo_poly_eval(&mn->coef[HYMO_POLY_TERMS * a], H);
-            F_hyd = hn->hist_y[i];
-        } else {
-            F_mech = hymo_poly_eval(&mn->coef[HYMO_POLY_TERMS * (2 * a)], H) * cy->piston_area -
-                     hymo_poly_eval(&mn->coef[HYMO_POLY_TERMS * (2 * a + 1)], H) * cy->rod_side_area;
-            F_hyd = hn->hist_y[2 * i] * cy->piston_area - hn->hist_y[2 * i + 1] * cy->rod_side_area;
-        }
-        if (ms->opt.approx == HYMO_APPROX_INTERFACE_MODEL)
-            sd_hyd = ms->im_sd[a];
-        else
-            sd_hyd = hymo_poly_eval(&hn->coef[HYMO_POLY_TERMS * (2 * i + 1)], H);
-        ms->dP[a] = hymo_cosim_residual_power(F_mech, sd, F_hyd, sd_hyd);
-    }
-}
-
-static void master_free(master *ms)
-{
-    if (ms->nodes) {
-        for (int k = 0; k < ms->nsub; ++k) {
-            node *nd = &ms->nodes[k];
-            if (nd->sub) nd->sub->ops->destroy(nd->sub);
-            hymo_cosim_node_free(nd);
-        }
-        free(ms->nodes);
-    }
-    if (ms->parts) hymo_circuit_parts_free(ms->parts, ms->nparts);
-    double *arr[] = {ms->im_s, ms->im_sd, ms->im_sdd, ms->im_F, ms->cs, ms->cv, ms->dP, ms->dP_prev, ms->E,
-                     ms->rec_dP, ms->rec_E, ms->rec_Et, ms->rec_sdd, ms->rec_y, ms->rec_sdt};
+    int *ia[] = {d->src_sub, d->src_out, d->sdt_sub, d->sdt_vr, d->p_sub, d->u_sub, d->hyd_stat_vr};
+    for (size_t i = 0; i < sizeof ia / sizeof ia[0]; ++i) free(ia[i]);
+    double *arr[] = {d->sdt, d->dP, d->dP_prev, d->E, d->rec_dP, d->rec_E, d->rec_Et, d->rec_sdd, d->rec_y, d->rec_sdt};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
-    free(ms->bond_part);
-    free(ms->bond_local);
-    hymo_rows_free(&ms->rows);
 }
 
 #define CALLOC(ptr, n)                                                                              \
@@ -286,153 +197,285 @@ static void master_free(master *ms)
         if (!(ptr)) goto nomem;                                                                     \
     } while (0)
 
-static hymo_status master_create(master *ms, const hymo_model *model, const hymo_cosim_options *opt,
-                                 hymo_error *err)
+/* Value reference of `name` in subsystem k, or an error naming it. */
+static hymo_status find_var(const driver *d, int k, const char *name, int *vr, hymo_error *err)
 {
-    memset(ms, 0, sizeof *ms);
-    ms->model = model;
-    ms->opt = *opt;
-    hymo_status st = hymo_circuit_partition(model, &ms->parts, &ms->nparts, err);
+    *vr = hymo_subsystem_find_variable(d->split->subsystems[k], name);
+    if (*vr < 0)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: subsystem '%s' has no variable '%s'",
+                              d->split->subsystems[k]->name, name);
+    return HYMO_OK;
+}
+
+/* The hydraulic subsystem with variable `name` (value reference *vr). */
+static hymo_status find_hyd_var(const driver *d, const char *name, int *sub, int *vr, hymo_error *err)
+{
+    for (int k = 1; k < d->nsub; ++k)
+        if ((*vr = hymo_subsystem_find_variable(d->split->subsystems[k], name)) >= 0) {
+            *sub = k;
+            return HYMO_OK;
+        }
+    return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: no hydraulic subsystem has variable '%s'", name);
+}
+
+static hymo_status driver_create(driver *d, const hymo_model *model, const hymo_cosim_options *opt, hymo_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->model = model;
+    d->opt = *opt;
+    hymo_status st = hymo_split_create(model, opt, &d->split, err);
+    if (st == HYMO_OK) st = hymo_split_master_create(d->split, opt->H, &d->m, err);
     if (st != HYMO_OK) return st;
-    const int na = ms->na = model->n_cylinders;
-    if (na == 0)
-        return hymo_error_set(err, HYMO_ERR_MODEL, "%s: no cylinders: nothing to split for co-simulation",
-                              model->source_path ? model->source_path : model->name);
-    ms->nsub = 1 + ms->nparts;
-    CALLOC(ms->nodes, ms->nsub);
-    st = hymo_cosim_mech_create(model, opt, &ms->nodes[0].sub, err);
-    if (st != HYMO_OK) return st;
-    ms->mech = hymo_cosim_mech_sim(ms->nodes[0].sub);
-    CALLOC(ms->bond_part, na);
-    CALLOC(ms->bond_local, na);
-    for (int q = 0; q < ms->nparts; ++q) {
-        st = hymo_cosim_hyd_create(model, opt, &ms->mech->cm->circ, &ms->parts[q], ms->mech->cm->p0, ms->mech->cm->u0,
-                                   &ms->nodes[1 + q].sub, err);
-        if (st != HYMO_OK) return st;
-        for (int i = 0; i < ms->parts[q].n_cylinders; ++i) {
-            ms->bond_part[ms->parts[q].cylinders[i]] = 1 + q;
-            ms->bond_local[ms->parts[q].cylinders[i]] = i;
+    const int na = d->na = model->n_cylinders;
+    d->nsub = d->split->n_subsystems;
+    d->mech = d->split->subsystems[0];
+    /* bonds: where the mechanics' inputs come from, where sd~ is read */
+    CALLOC(d->src_sub, d->mech->n_inputs);
+    CALLOC(d->src_out, d->mech->n_inputs);
+    for (int l = 0; l < d->split->n_links; ++l) {
+        const hymo_link *ln = &d->split->links[l];
+        if (ln->to == 0) d->src_sub[ln->input] = ln->from, d->src_out[ln->input] = ln->output;
+    }
+    CALLOC(d->sdt_sub, na);
+    CALLOC(d->sdt_vr, na);
+    char name[64];
+    for (int a = 0; a < na && st == HYMO_OK; ++a) {
+        snprintf(name, sizeof name, "sd_input[%d]", a);
+        st = find_hyd_var(d, name, &d->sdt_sub[a], &d->sdt_vr[a], err);
+    }
+    /* rows: value references of every column */
+    const int dims[] = {[DIM_1] = 1,           [DIM_Z] = model->n_bodies,  [DIM_A] = na,
+                        [DIM_C] = model->n_cuts, [DIM_P] = model->n_volumes, [DIM_U] = model->n_valves};
+    CALLOC(d->p_sub, model->n_volumes);
+    CALLOC(d->u_sub, model->n_valves);
+    for (int s = 0; s < R_N && st == HYMO_OK; ++s) {
+        const int w = d->width[s] = dims[row_signal[s].dim];
+        CALLOC(d->vr[s], w);
+        for (int i = 0; i < w && st == HYMO_OK; ++i) {
+            if (row_signal[s].dim == DIM_1)
+                snprintf(name, sizeof name, "%s", row_signal[s].var);
+            else
+                snprintf(name, sizeof name, "%s[%d]", row_signal[s].var, i);
+            if (s == R_P || s == R_U)
+                st = find_hyd_var(d, name, s == R_P ? &d->p_sub[i] : &d->u_sub[i], &d->vr[s][i], err);
+            else
+                st = find_var(d, 0, name, &d->vr[s][i], err);
         }
     }
-    /* wiring */
-    for (int k = 0; k < ms->nsub; ++k) {
-        if (hymo_cosim_node_alloc(&ms->nodes[k])) goto nomem;
+    for (int k = 0; k < S_N && st == HYMO_OK; ++k) st = find_var(d, 0, mech_stat[k], &d->stat_vr[k], err);
+    if (st == HYMO_OK) st = find_var(d, 0, "independent", &d->mech_independent, err);
+    CALLOC(d->hyd_stat_vr, 2 * d->nsub);
+    for (int k = 1; k < d->nsub && st == HYMO_OK; ++k) {
+        st = find_var(d, k, "steps", &d->hyd_stat_vr[2 * k], err);
+        if (st == HYMO_OK) st = find_var(d, k, "rhs_evaluations", &d->hyd_stat_vr[2 * k + 1], err);
     }
-    const int per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
-    for (int a = 0; a < na; ++a) {
-        int q = ms->bond_part[a], i = ms->bond_local[a];
-        node *mn = &ms->nodes[0], *hn = &ms->nodes[q];
-        for (int r = 0; r < per; ++r) { /* mechanics <- hydraulics: F or (p_pist, p_rod) */
-            mn->src_sub[per * a + r] = q;
-            mn->src_out[per * a + r] = per * i + r;
-        }
-        hn->src_sub[2 * i] = 0; /* hydraulics <- mechanics: s, sd */
-        hn->src_out[2 * i] = a;
-        hn->src_sub[2 * i + 1] = 0;
-        hn->src_out[2 * i + 1] = na + a;
-    }
-    CALLOC(ms->im_s, na);
-    CALLOC(ms->im_sd, na);
-    CALLOC(ms->im_sdd, na);
-    CALLOC(ms->im_F, na);
-    CALLOC(ms->cs, HYMO_POLY_TERMS * na);
-    CALLOC(ms->cv, HYMO_POLY_TERMS * na);
-    CALLOC(ms->dP, na);
-    CALLOC(ms->dP_prev, na);
-    CALLOC(ms->E, na);
-    ms->cap = lround(opt->mech.t_end / opt->H) + 1;
-    if (!hymo_rows_alloc(&ms->rows, ms->mech, ms->cap)) goto nomem;
-    CALLOC(ms->rec_dP, ms->cap * na);
-    CALLOC(ms->rec_E, ms->cap * na);
-    CALLOC(ms->rec_Et, ms->cap);
-    CALLOC(ms->rec_sdd, ms->cap * na);
-    CALLOC(ms->rec_y, ms->cap * 2 * na); /* hydraulic outputs: F, or p_pist and p_rod */
-    CALLOC(ms->rec_sdt, ms->cap * na);   /* sd~ used by the hydraulics */
-    /* initial outputs (t = 0) */
-    for (int k = 0; k < ms->nsub; ++k) hymo_cosim_node_push(&ms->nodes[k], 0.0);
+    if (st != HYMO_OK) return st;
+    CALLOC(d->sdt, na);
+    CALLOC(d->dP, na);
+    CALLOC(d->dP_prev, na);
+    CALLOC(d->E, na);
+    d->cap = lround(opt->mech.t_end / opt->H) + 1;
+    for (int s = 0; s < R_N; ++s) CALLOC(d->row[s], d->cap * d->width[s]);
+    CALLOC(d->rec_dP, d->cap * na);
+    CALLOC(d->rec_E, d->cap * na);
+    CALLOC(d->rec_Et, d->cap);
+    CALLOC(d->rec_sdd, d->cap * na);
+    CALLOC(d->rec_y, d->cap * 2 * na); /* hydraulic outputs: F, or p_pist and p_rod */
+    CALLOC(d->rec_sdt, d->cap * na);   /* sd~ used by the hydraulics */
     return HYMO_OK;
 nomem:
-    return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", ms->cap);
+    return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", d->cap);
 }
 
-/* Row of the communication point just reached (rows, bonds, signals). */
-static void record(master *ms, int sd_tilde_valid)
+static double real_var(const hymo_subsystem *sub, int vr)
 {
-    const int na = ms->na;
-    long r = ms->rows.n;
-    hymo_rows_push(&ms->rows, ms->mech);
-    /* hydraulic states from their owners */
-    double *prow = ms->rows.p + r * ms->rows.np, *urow = ms->rows.u + r * ms->rows.nu;
-    for (int q = 0; q < ms->nparts; ++q) {
-        const hymo_circuit_part *part = &ms->parts[q];
-        hymo_hyd_sub *hs = hymo_cosim_hyd_sub(ms->nodes[1 + q].sub);
-        const double *p = hymo_hyd_sub_p(hs), *u = hymo_hyd_sub_u(hs);
-        for (int i = 0; i < part->n_volumes; ++i) prow[part->volumes[i]] = p[part->volumes[i]];
-        for (int i = 0; i < part->n_valves; ++i) {
-            int st = ms->model->valves[part->valves[i]].state;
-            urow[st] = u[st];
-        }
-    }
-    const node *mn = &ms->nodes[0];
+    double v;
+    sub->ops->get_real(sub, &vr, 1, &v);
+    return v;
+}
+
+/* Residual power of every bond at the communication point t + H. */
+static void bond_powers(driver *d)
+{
+    const int na = d->na, T = HYMO_POLY_TERMS;
+    const double H = d->opt.H;
+    const double *ym = hymo_master_outputs(d->m, 0), *cm = hymo_master_inputs(d->m, 0);
+#define HYD_OUT(j) hymo_master_outputs(d->m, d->src_sub[j])[d->src_out[j]]
     for (int a = 0; a < na; ++a) {
-        const node *hn = &ms->nodes[ms->bond_part[a]];
-        int i = ms->bond_local[a];
-        ms->rec_dP[r * na + a] = ms->dP[a];
-        ms->rec_E[r * na + a] = ms->E[a];
-        ms->rec_sdd[r * na + a] = mn->hist_y[2 * na + a];
-        if (ms->opt.coupling == HYMO_COUPLING_VELOCITY_FORCE) {
-            ms->rec_y[r * 2 * na + a] = hn->hist_y[i];
+        const hymo_cylinder *cy = &d->model->cylinders[a];
+        double F_mech, F_hyd;
+        if (d->opt.coupling == HYMO_COUPLING_VELOCITY_FORCE) {
+            F_mech = hymo_poly_eval(&cm[T * a], H);
+            F_hyd = HYD_OUT(a);
         } else {
-            ms->rec_y[r * 2 * na + a] = hn->hist_y[2 * i];
-            ms->rec_y[r * 2 * na + na + a] = hn->hist_y[2 * i + 1];
+            F_mech = hymo_poly_eval(&cm[T * (2 * a)], H) * cy->piston_area -
+                     hymo_poly_eval(&cm[T * (2 * a + 1)], H) * cy->rod_side_area;
+            F_hyd = HYD_OUT(2 * a) * cy->piston_area - HYD_OUT(2 * a + 1) * cy->rod_side_area;
         }
-        ms->rec_sdt[r * na + a] = sd_tilde_valid ? (ms->opt.approx == HYMO_APPROX_INTERFACE_MODEL
-                                                        ? ms->im_sd[a]
-                                                        : hymo_poly_eval(&hn->coef[HYMO_POLY_TERMS * (2 * i + 1)],
-                                                                    ms->opt.H))
-                                                 : mn->hist_y[na + a];
+        d->sdt[a] = real_var(d->split->subsystems[d->sdt_sub[a]], d->sdt_vr[a]);
+        d->dP[a] = hymo_cosim_residual_power(F_mech, ym[na + a], F_hyd, d->sdt[a]);
     }
-    ms->rec_Et[r] = ms->E_total;
 }
 
-/* First non-finite quantity of the communication point, or NULL. */
-static const char *non_finite(const master *ms)
+/* Reads the row of the current communication point into row n_rows (kept
+ * by record). */
+static void read_row(driver *d)
 {
-    for (int k = 0; k < ms->nsub; ++k) {
-        const node *nd = &ms->nodes[k];
-        for (int i = 0; i < nd->sub->n_outputs; ++i)
-            if (!isfinite(nd->hist_y[i])) return nd->sub->name;
+    const long r = d->n_rows;
+    for (int s = 0; s < R_N; ++s) {
+        const int w = d->width[s];
+        double *dst = d->row[s] + r * w;
+        if (s == R_P || s == R_U) {
+            const int *sub = s == R_P ? d->p_sub : d->u_sub;
+            for (int i = 0; i < w; ++i) {
+                const hymo_subsystem *hs = d->split->subsystems[sub[i]];
+                hs->ops->get_real(hs, &d->vr[s][i], 1, &dst[i]);
+            }
+        } else if (w > 0) {
+            d->mech->ops->get_real(d->mech, d->vr[s], w, dst);
+        }
     }
-    for (int j = 0; j < ms->mech->nz; ++j)
-        if (!isfinite(ms->mech->mb.z[j]) || !isfinite(ms->mech->mb.zd[j])) return "mechanics";
-    for (int a = 0; a < ms->na; ++a)
-        if (!isfinite(ms->dP[a])) return "residual power";
+}
+
+/* Keeps the row read by read_row, with the bonds and exchanged signals. */
+static void record(driver *d, int sd_tilde_valid)
+{
+    const int na = d->na;
+    const long r = d->n_rows++;
+    const double *ym = hymo_master_outputs(d->m, 0);
+    for (int a = 0; a < na; ++a) {
+        d->rec_dP[r * na + a] = d->dP[a];
+        d->rec_E[r * na + a] = d->E[a];
+        d->rec_sdd[r * na + a] = ym[2 * na + a];
+        if (d->opt.coupling == HYMO_COUPLING_VELOCITY_FORCE) {
+            d->rec_y[r * 2 * na + a] = HYD_OUT(a);
+        } else {
+            d->rec_y[r * 2 * na + a] = HYD_OUT(2 * a);
+            d->rec_y[r * 2 * na + na + a] = HYD_OUT(2 * a + 1);
+        }
+        d->rec_sdt[r * na + a] = sd_tilde_valid ? d->sdt[a] : ym[na + a];
+    }
+#undef HYD_OUT
+    d->rec_Et[r] = d->E_total;
+}
+
+/* First non-finite quantity of the communication point (its row read), or
+ * NULL. */
+static const char *non_finite(const driver *d)
+{
+    for (int k = 0; k < d->nsub; ++k) {
+        const hymo_subsystem *sub = d->split->subsystems[k];
+        const double *y = hymo_master_outputs(d->m, k);
+        for (int i = 0; i < sub->n_outputs; ++i)
+            if (!isfinite(y[i])) return sub->name;
+    }
+    const long r = d->n_rows;
+    for (int j = 0; j < d->width[R_Z]; ++j)
+        if (!isfinite(d->row[R_Z][r * d->width[R_Z] + j]) || !isfinite(d->row[R_ZD][r * d->width[R_ZD] + j]))
+            return "mechanics";
+    for (int a = 0; a < d->na; ++a)
+        if (!isfinite(d->dP[a])) return "residual power";
     return NULL;
 }
 
-
-static hymo_status write_output(master *ms, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
+/* Summary attributes of the file: the mechanics' statistics. */
+static void run_summary(const driver *d, const hymo_cosim_summary *sum, hymo_run_summary *rs)
 {
-    const hymo_model *model = ms->model;
-    const int na = ms->na;
+    double v[S_N];
+    d->mech->ops->get_real(d->mech, d->stat_vr, S_N, v);
+    memset(rs, 0, sizeof *rs);
+    snprintf(rs->model_name, sizeof rs->model_name, "%s", d->model->name);
+    snprintf(rs->jacobian, sizeof rs->jacobian, "%s", hymo_jacobian_name(d->opt.mech.jacobian));
+    snprintf(rs->linear_solver, sizeof rs->linear_solver, "%s", hymo_linsol_name(d->opt.mech.linear_solver));
+    snprintf(rs->integrator, sizeof rs->integrator, "cosim");
+    rs->dt = d->opt.H;
+    rs->t_end = d->opt.mech.t_end;
+    rs->t_reached = real_var(d->mech, d->vr[R_TIME][0]);
+    rs->n_steps = sum->n_macro;
+    rs->complete = sum->stable && sum->t_reached >= d->opt.mech.t_end - 0.5 * d->opt.H;
+    rs->peak_drift = v[S_PEAK_DRIFT];
+    rs->max_work = v[S_MAX_WORK];
+    rs->relative_drift = v[S_MAX_WORK] > 0.0 ? v[S_PEAK_DRIFT] / v[S_MAX_WORK] : 0.0;
+    rs->max_constraint_position = v[S_MAX_CPOS];
+    rs->max_constraint_velocity = v[S_MAX_CVEL];
+    rs->max_constraint_acceleration = v[S_MAX_CACC];
+    rs->mean_iterations = v[S_STEPS] > 0.0 ? v[S_ITER_TOTAL] / v[S_STEPS] : 0.0;
+    rs->max_iterations = (int)v[S_ITER_MAX];
+    rs->jacobian_evaluations = (long)v[S_JACOBIANS];
+    const char *indep = d->mech->ops->get_string(d->mech, d->mech_independent);
+    snprintf(rs->independent, sizeof rs->independent, "%s", indep ? indep : "");
+    rs->n_reselections = (int)v[S_RESELECTIONS];
+    rs->wall_time = sum->wall_time;
+}
+
+typedef char name_t[HYMO_REF_TEXT_MAX];
+
+/* Opens the writer: root attributes from the options, dataset names and
+ * units from the variables' descriptions and units. */
+static hymo_status open_writer(const driver *d, const char *path, hymo_ref_writer **w, name_t **names_out,
+                               hymo_error *err)
+{
+    const hymo_model *model = d->model;
+    const hymo_run_options *o = &d->opt.mech;
+    const int nz = d->width[R_Z], np = d->width[R_P], nu = d->width[R_U], na = d->na, nc = d->width[R_CPOS];
+    name_t *names = *names_out = calloc((size_t)(2 * nz + np + nu + na + nc + 1), sizeof *names);
+    if (!names) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    name_t *zn = names, *zu = zn + nz, *pn = zu + nz, *un = pn + np, *an = un + nu, *cn = an + na;
+#define DESCRIBE(dst, sub, vr, field) snprintf(dst, sizeof(name_t), "%s", (sub)->ops->variable((sub), (vr))->field)
+    for (int j = 0; j < nz; ++j) {
+        DESCRIBE(zn[j], d->mech, d->vr[R_Z][j], description);
+        DESCRIBE(zu[j], d->mech, d->vr[R_Z][j], unit);
+    }
+    for (int k = 0; k < np; ++k) DESCRIBE(pn[k], d->split->subsystems[d->p_sub[k]], d->vr[R_P][k], description);
+    for (int k = 0; k < nu; ++k) DESCRIBE(un[k], d->split->subsystems[d->u_sub[k]], d->vr[R_U][k], description);
+    for (int a = 0; a < na; ++a) DESCRIBE(an[a], d->mech, d->vr[R_S][a], description);
+    for (int c = 0; c < nc; ++c) DESCRIBE(cn[c], d->mech, d->vr[R_CPOS][c], description);
+#undef DESCRIBE
+    hymo_ref_dims dims = {nz, np, nu, na, nc, (const name_t *)zn, (const name_t *)zu, (const name_t *)pn,
+                          (const name_t *)un, (const name_t *)an, (const name_t *)cn};
+    const int index1 = d->opt.mech_integrator == HYMO_MECH_INDEX1;
+    hymo_ref_header hdr = {model->name,
+                           model->source_text ? model->source_text : "",
+                           model->sha256,
+                           index1 ? "index1-penalty" : hymo_formulation_name(o->formulation),
+                           "cosim",
+                           hymo_jacobian_name(o->jacobian),
+                           hymo_linsol_name(o->linear_solver),
+                           d->opt.H,
+                           o->t_end,
+                           o->tol_position,
+                           o->tol_pressure,
+                           o->tol_spool,
+                           o->max_iter,
+                           o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
+    return hymo_ref_writer_open(w, path, &hdr, &dims, err);
+}
+
+static hymo_status write_output(driver *d, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
+{
+    const hymo_model *model = d->model;
+    const int na = d->na;
+    const long n = d->n_rows;
     hymo_ref_writer *w = NULL;
-    void *names = NULL;
-    char formulation[HYMO_REF_TEXT_MAX];
-    snprintf(formulation, sizeof formulation, "%s",
-             ms->mech->form.ops->name);
-    hymo_status st = hymo_rows_open_writer(ms->mech, path, formulation, "cosim", ms->opt.H, &w, &names, err);
-    long n = ms->rows.n;
+    name_t *names = NULL;
+    hymo_status st = open_writer(d, path, &w, &names, err);
     const char **bond = calloc((size_t)na * 2, sizeof *bond);
     char (*bn)[HYMO_REF_TEXT_MAX] = calloc((size_t)na * 2, sizeof *bn);
-    if (st == HYMO_OK && (!bond || !bn)) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    int *iterations = calloc((size_t)n, sizeof *iterations);
+    if (st == HYMO_OK && (!bond || !bn || !iterations)) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     if (st == HYMO_OK) {
         for (int a = 0; a < na; ++a) {
             snprintf(bn[a], sizeof bn[a], "%s", model->cylinders[a].name);
             bond[a] = bn[a];
         }
-        st = hymo_rows_flush(&ms->rows, w, err);
+        for (long r = 0; r < n; ++r) iterations[r] = (int)d->row[R_ITER][r];
+        double *const *R = d->row;
+        hymo_ref_block blk = {(int)n,   R[R_TIME], R[R_Z],    R[R_ZD],   R[R_ZDD],   R[R_P],   R[R_U],
+                              R[R_S],   R[R_SD],   R[R_FORCE], R[R_WORK], R[R_KIN],  R[R_POT], R[R_DRIFT],
+                              R[R_CPOS], R[R_CVEL], R[R_CACC], iterations, R[R_RESIDUAL]};
+        st = hymo_ref_writer_append(w, &blk, err);
     }
-    const hymo_cosim_options *o = &ms->opt;
+    const hymo_cosim_options *o = &d->opt;
 #define TRY(call)                                                                                  \
     do {                                                                                           \
         if (st == HYMO_OK) st = (call);                                                            \
@@ -450,31 +493,28 @@ static hymo_status write_output(master *ms, const char *path, const hymo_cosim_s
     TRY(hymo_ref_writer_put_attr_str(w, "cosim", "status_reason", sum->reason, err));
     TRY(hymo_ref_writer_put_attr_int(w, "cosim", "n_bonds", na, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "residual_energy_final", sum->residual_energy_final, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_power", (int)n, na, ms->rec_dP, "W", bond, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy", (int)n, na, ms->rec_E, "J", bond, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy_total", (int)n, 0, ms->rec_Et, "J", NULL, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sdd", (int)n, na, ms->rec_sdd, "m/s^2", bond, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sd_hydraulic_input", (int)n, na, ms->rec_sdt, "m/s", bond, err));
+    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_power", (int)n, na, d->rec_dP, "W", bond, err));
+    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy", (int)n, na, d->rec_E, "J", bond, err));
+    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy_total", (int)n, 0, d->rec_Et, "J", NULL, err));
+    TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sdd", (int)n, na, d->rec_sdd, "m/s^2", bond, err));
+    TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sd_hydraulic_input", (int)n, na, d->rec_sdt, "m/s", bond, err));
     if (o->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
         /* rec_y rows are 2na wide: the forces are the first na columns */
-        for (long r = 0; r < n; ++r) memmove(ms->rec_y + r * na, ms->rec_y + r * 2 * na, (size_t)na * sizeof(double));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/force_hydraulic", (int)n, na, ms->rec_y, "N", bond, err));
+        for (long r = 0; r < n; ++r) memmove(d->rec_y + r * na, d->rec_y + r * 2 * na, (size_t)na * sizeof(double));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/force_hydraulic", (int)n, na, d->rec_y, "N", bond, err));
     } else {
         for (int a = 0; a < na; ++a) {
             snprintf(bn[na + a], sizeof bn[na + a], "%s.rod", model->cylinders[a].name);
             snprintf(bn[a], sizeof bn[a], "%s.piston", model->cylinders[a].name);
             bond[na + a] = bn[na + a];
         }
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_pressure", (int)n, 2 * na, ms->rec_y, "Pa", bond,
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_pressure", (int)n, 2 * na, d->rec_y, "Pa", bond,
                                        err));
     }
 #undef TRY
     if (w) {
         hymo_run_summary rs;
-        hymo_sim_summary(ms->mech, &rs);
-        rs.complete = sum->stable && sum->t_reached >= ms->opt.mech.t_end - 0.5 * ms->opt.H;
-        rs.wall_time = sum->wall_time;
-        rs.n_steps = sum->n_macro;
+        run_summary(d, sum, &rs);
         if (st == HYMO_OK) {
             st = hymo_ref_writer_close(w, &rs, err);
         } else {
@@ -484,6 +524,7 @@ static hymo_status write_output(master *ms, const char *path, const hymo_cosim_s
     free(names);
     free(bond);
     free(bn);
+    free(iterations);
     return st;
 }
 
@@ -498,50 +539,40 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "the reference is of another model ('%s', sha256 %.12s...) than '%s' (%.12s...)",
                               ref->model_name, ref->model_sha256, model->name, model->sha256);
-    master ms;
-    st = master_create(&ms, model, opt, err);
+    driver d;
+    st = driver_create(&d, model, opt, err);
     if (st != HYMO_OK) {
-        master_free(&ms);
+        driver_free(&d);
         return st;
     }
     const double H = opt->H;
-    const long n_macro = ms.cap - 1;
-    const int na = ms.na, trapezoid = opt->approx != HYMO_APPROX_LAGRANGE0;
+    const long n_macro = d.cap - 1;
+    const int na = d.na, trapezoid = opt->approx != HYMO_APPROX_LAGRANGE0;
     sum.stable = 1;
     sum.n_bonds = na;
     snprintf(sum.reason, sizeof sum.reason, "reached t_end");
-    record(&ms, 0);
+    read_row(&d);
+    record(&d, 0);
     double t0 = hymo_now_seconds();
-    long it0 = ms.mech->iterations_total;
+    const double it0 = real_var(d.mech, d.stat_vr[S_ITER_TOTAL]);
     for (long n = 0; n < n_macro; ++n) {
-        double t = (double)n * H;
+        const double t = (double)n * H;
         hymo_error step_err;
-        switch (opt->scheme) {
-        case HYMO_SCHEME_JACOBI: st = stage(&ms, 0, ms.nsub, t, &step_err); break;
-        case HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST:
-            st = stage(&ms, 0, 1, t, &step_err);
-            if (st == HYMO_OK) st = stage(&ms, 1, ms.nsub, t, &step_err);
-            break;
-        default:
-            st = stage(&ms, 1, ms.nsub, t, &step_err);
-            if (st == HYMO_OK) st = stage(&ms, 0, 1, t, &step_err);
-            break;
-        }
-        if (st != HYMO_OK) {
+        if (hymo_master_step(d.m, &step_err) != HYMO_OK) {
             sum.stable = 0;
             snprintf(sum.reason, sizeof sum.reason, "%s", step_err.message);
-            st = HYMO_OK;
             break;
         }
-        bond_powers(&ms);
+        bond_powers(&d);
         for (int a = 0; a < na; ++a) {
-            double dE = hymo_cosim_residual_energy_step(!trapezoid, H, ms.dP_prev[a], ms.dP[a]);
-            ms.E[a] += dE;
-            ms.E_total += dE;
-            ms.dP_prev[a] = ms.dP[a];
+            double dE = hymo_cosim_residual_energy_step(!trapezoid, H, d.dP_prev[a], d.dP[a]);
+            d.E[a] += dE;
+            d.E_total += dE;
+            d.dP_prev[a] = d.dP[a];
         }
-        const char *bad = non_finite(&ms);
-        if (bad || !isfinite(ms.E_total) || fabs(ms.E_total) > opt->unstable_energy) {
+        read_row(&d);
+        const char *bad = non_finite(&d);
+        if (bad || !isfinite(d.E_total) || fabs(d.E_total) > opt->unstable_energy) {
             sum.stable = 0;
             if (bad)
                 snprintf(sum.reason, sizeof sum.reason, "t = %.6g s (step %ld): %s became non-finite", t + H, n + 1,
@@ -549,47 +580,49 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
             else
                 snprintf(sum.reason, sizeof sum.reason,
                          "t = %.6g s (step %ld): |residual energy| %.3g J exceeds the limit %.3g J", t + H, n + 1,
-                         fabs(ms.E_total), opt->unstable_energy);
+                         fabs(d.E_total), opt->unstable_energy);
             break;
         }
-        if (fabs(ms.E_total) > ms.E_max) ms.E_max = fabs(ms.E_total);
-        record(&ms, 1);
+        if (fabs(d.E_total) > d.E_max) d.E_max = fabs(d.E_total);
+        record(&d, 1);
         sum.n_macro = n + 1;
     }
     sum.wall_time = hymo_now_seconds() - t0;
-    long nrow = ms.rows.n;
-    sum.t_reached = ms.rows.time[nrow - 1];
-    sum.residual_energy_final = ms.rec_Et[nrow - 1];
-    sum.residual_energy_max_abs = ms.E_max;
-    sum.peak_drift = ms.mech->peak_drift;
-    sum.max_work = ms.mech->max_work;
-    sum.max_constraint_position = ms.mech->max_cpos;
-    sum.mean_mech_iterations =
-        sum.n_macro > 0 ? (double)(ms.mech->iterations_total - it0) / (double)ms.mech->step : 0.0;
-    for (int k = 1; k < ms.nsub; ++k) {
-        long steps, rhs, newton;
-        hymo_hyd_sub_stats(hymo_cosim_hyd_sub(ms.nodes[k].sub), &steps, &rhs, &newton);
-        sum.hyd_steps += steps;
-        sum.hyd_rhs_evals += rhs;
+    const long nrow = d.n_rows;
+    double v[S_N];
+    d.mech->ops->get_real(d.mech, d.stat_vr, S_N, v);
+    sum.t_reached = d.row[R_TIME][nrow - 1];
+    sum.residual_energy_final = d.rec_Et[nrow - 1];
+    sum.residual_energy_max_abs = d.E_max;
+    sum.peak_drift = v[S_PEAK_DRIFT];
+    sum.max_work = v[S_MAX_WORK];
+    sum.max_constraint_position = v[S_MAX_CPOS];
+    sum.mean_mech_iterations = sum.n_macro > 0 ? (v[S_ITER_TOTAL] - it0) / v[S_STEPS] : 0.0;
+    for (int k = 1; k < d.nsub; ++k) {
+        const hymo_subsystem *hs = d.split->subsystems[k];
+        double hv[2];
+        hs->ops->get_real(hs, &d.hyd_stat_vr[2 * k], 2, hv);
+        sum.hyd_steps += (long)hv[0];
+        sum.hyd_rhs_evals += (long)hv[1];
     }
     if (ref) {
         hymo_reference run;
         memset(&run, 0, sizeof run);
         run.n = (int)nrow;
-        run.nz = ms.rows.nz, run.np = ms.rows.np, run.nu = ms.rows.nu, run.na = ms.rows.na, run.ncut = ms.rows.ncut;
-        run.time = ms.rows.time, run.z = ms.rows.z, run.zd = ms.rows.zd, run.s = ms.rows.s, run.sd = ms.rows.sd;
-        run.p = ms.rows.p, run.u = ms.rows.u, run.force = ms.rows.force;
+        run.nz = d.width[R_Z], run.np = d.width[R_P], run.nu = d.width[R_U], run.na = na, run.ncut = d.width[R_CPOS];
+        run.time = d.row[R_TIME], run.z = d.row[R_Z], run.zd = d.row[R_ZD], run.s = d.row[R_S];
+        run.sd = d.row[R_SD], run.p = d.row[R_P], run.u = d.row[R_U], run.force = d.row[R_FORCE];
         run.has_cosim = 1;
-        run.residual_energy_total = ms.rec_Et;
+        run.residual_energy_total = d.rec_Et;
         st = hymo_compare_trajectories(ref, &run, &sum.errors, err);
         if (st != HYMO_OK) {
-            master_free(&ms);
+            driver_free(&d);
             return st;
         }
         sum.has_errors = 1;
     }
-    if (out_path) st = write_output(&ms, out_path, &sum, err);
-    master_free(&ms);
+    if (out_path) st = write_output(&d, out_path, &sum, err);
+    driver_free(&d);
     if (summary) *summary = sum;
     return st;
 }

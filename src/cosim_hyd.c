@@ -1,38 +1,125 @@
-/* Hydraulic subsystem of split mode: one circuit (hydraulics/hyd_subsystem)
- * behind the subsystem interface.  Inputs: s and sd of each of the part's
- * cylinders as polynomials; outputs: F_s (velocity-force) or the chamber
- * pressures (velocity-pressure) at the end of the step. */
+/* Hydraulic subsystem of split mode (layout in hymo/cosim.h): hydraulic
+ * circuits (hydraulics/hyd_subsystem) behind the subsystem interface.
+ *
+ * One circuit: the inputs s, sd of its cylinders are the motion
+ * polynomials of the step.  Interface model (seed 000 Eqs. 10-15): all
+ * circuits in one subsystem, whose inputs are the mechanics' s, sd, G and
+ * a0 at the step start; it advances the circuits in lockstep micro-steps
+ * h_h, each from the motion of the reduced model sdd = a0 + G F with the
+ * force F of the current pressures, and integrates that motion itself
+ * (this keeps the circuits of crane2 coupled between communication
+ * points). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cosim_internal.h"
+#include "cosim_split.h"
+#include "hyd_subsystem.h"
+
+enum { HV_TIME, HV_P, HV_U, HV_SD_INPUT, HV_STEPS, HV_RHS, HV_NEWTON, HV_JACOBIANS };
 
 typedef struct {
     const hymo_model *model;
-    hymo_hyd_sub *sub;
-    const hymo_circuit_part *part;
     hymo_coupling_kind coupling;
-    double t;
-    double *cs, *cv, *force; /* 4 na, 4 na, na (global cylinder indices) */
+    int interface_model;
+    int n_parts;
+    hymo_hyd_sub **hs; /* per circuit */
+    int nc;            /* cylinders */
+    int *cyl, *owner;  /* per local cylinder: model index, circuit */
+    int *p_owner, *u_owner; /* per pressure / spool state: circuit, or -1 */
+    double h;          /* hydraulic step h_h */
+    double t;          /* time of the outputs */
+    double H_last;     /* last communication step (sd~ of the power bonds) */
+    double *coef;      /* HYMO_POLY_TERMS per input, last set */
+    double *cs, *cv, *force; /* 4 na, 4 na, na: motion polynomials and forces by model index */
+    double *im_s, *im_sd, *im_sdd; /* na: motion of the reduced model */
+    hymo_var_table vars;
 } hyd_impl;
+
+/* Constant motion s, sd of every cylinder (interface model), sdd = 0. */
+static void im_motion(hyd_impl *hi)
+{
+    const int na = hi->model->n_cylinders;
+    for (int a = 0; a < na; ++a) {
+        double *cs = &hi->cs[HYMO_POLY_TERMS * a], *cv = &hi->cv[HYMO_POLY_TERMS * a];
+        memset(cs, 0, HYMO_POLY_TERMS * sizeof(double));
+        memset(cv, 0, HYMO_POLY_TERMS * sizeof(double));
+        cs[0] = hi->im_s[a];
+        cs[1] = cv[0] = hi->im_sd[a];
+    }
+}
 
 static void hyd_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
 {
     hyd_impl *hi = sub->impl;
-    for (int i = 0; i < hi->part->n_cylinders; ++i) {
-        int c = hi->part->cylinders[i];
+    memcpy(hi->coef, coef, (size_t)HYMO_POLY_TERMS * (size_t)sub->n_inputs * sizeof(double));
+    if (hi->interface_model) return; /* initial values of the step: used by do_step */
+    for (int i = 0; i < hi->nc; ++i) {
+        int c = hi->cyl[i];
         memcpy(&hi->cs[HYMO_POLY_TERMS * c], &coef[HYMO_POLY_TERMS * (2 * i)], HYMO_POLY_TERMS * sizeof(double));
         memcpy(&hi->cv[HYMO_POLY_TERMS * c], &coef[HYMO_POLY_TERMS * (2 * i + 1)], HYMO_POLY_TERMS * sizeof(double));
     }
-    hymo_hyd_sub_set_motion(hi->sub, t0, hi->cs, hi->cv);
+    for (int q = 0; q < hi->n_parts; ++q) hymo_hyd_sub_set_motion(hi->hs[q], t0, hi->cs, hi->cv);
+}
+
+/* The interface model's step from t: lockstep micro-steps h_h of all
+ * circuits (seed 000 Eqs. 12-15). */
+static hymo_status im_step(hyd_impl *hi, double t, double H, hymo_error *err)
+{
+    const int na = hi->nc, T = HYMO_POLY_TERMS;
+    const double h = hi->h;
+    const double *G = &hi->coef[T * 2 * na], *a0 = &hi->coef[T * (2 * na + na * na)];
+    for (int a = 0; a < na; ++a) {
+        hi->im_s[a] = hi->coef[T * (2 * a)];
+        hi->im_sd[a] = hi->coef[T * (2 * a + 1)];
+    }
+    const long steps = hymo_steps_per_communication(H, h);
+    for (long j = 0; j < steps; ++j) {
+        const double tj = t + (double)j * h;
+        /* forces at tj from the current pressures and the model's motion */
+        im_motion(hi);
+        for (int q = 0; q < hi->n_parts; ++q) {
+            hymo_hyd_sub_set_motion(hi->hs[q], tj, hi->cs, hi->cv);
+            hymo_hyd_sub_force(hi->hs[q], tj, hi->force);
+        }
+        for (int a = 0; a < na; ++a) {
+            double acc = a0[T * a];
+            for (int b = 0; b < na; ++b) acc += G[T * (a * na + b)] * hi->force[b];
+            hi->im_sdd[a] = acc;
+            hi->cs[T * a + 2] = 0.5 * acc;
+            hi->cv[T * a + 1] = acc;
+        }
+        for (int q = 0; q < hi->n_parts; ++q) {
+            hymo_hyd_sub_set_motion(hi->hs[q], tj, hi->cs, hi->cv);
+            hymo_status st = hymo_hyd_sub_do_step(hi->hs[q], tj, h, err);
+            if (st != HYMO_OK) return st;
+        }
+        for (int a = 0; a < na; ++a) {
+            hi->im_s[a] += h * hi->im_sd[a] + 0.5 * h * h * hi->im_sdd[a];
+            hi->im_sd[a] += h * hi->im_sdd[a];
+        }
+    }
+    /* the outputs at t + H are evaluated with the model's final motion:
+     * leave a constant polynomial there */
+    im_motion(hi);
+    for (int a = 0; a < na; ++a) hi->cs[T * a + 1] = 0.0;
+    for (int q = 0; q < hi->n_parts; ++q) hymo_hyd_sub_set_motion(hi->hs[q], t + H, hi->cs, hi->cv);
+    return HYMO_OK;
 }
 
 static hymo_status hyd_do_step(hymo_subsystem *sub, double t, double H, hymo_error *err)
 {
     hyd_impl *hi = sub->impl;
-    hymo_status st = hymo_hyd_sub_do_step(hi->sub, t, H, err);
-    if (st == HYMO_OK) hi->t = t + H;
+    hymo_status st = HYMO_OK;
+    if (hi->interface_model)
+        st = im_step(hi, t, H, err);
+    else
+        for (int q = 0; q < hi->n_parts && st == HYMO_OK; ++q) st = hymo_hyd_sub_do_step(hi->hs[q], t, H, err);
+    if (st == HYMO_OK) {
+        hi->t = t + H;
+        hi->H_last = H;
+    }
     return st;
 }
 
@@ -40,38 +127,50 @@ static void hyd_get_outputs(const hymo_subsystem *sub, double *y)
 {
     const hyd_impl *hi = sub->impl;
     const hymo_model *model = hi->model;
-    const double *p = hymo_hyd_sub_p(hi->sub);
-    if (hi->coupling == HYMO_COUPLING_VELOCITY_FORCE) hymo_hyd_sub_force(hi->sub, hi->t, hi->force);
-    for (int i = 0; i < hi->part->n_cylinders; ++i) {
-        int c = hi->part->cylinders[i];
+    if (hi->coupling == HYMO_COUPLING_VELOCITY_FORCE)
+        for (int q = 0; q < hi->n_parts; ++q) hymo_hyd_sub_force(hi->hs[q], hi->t, hi->force);
+    for (int i = 0; i < hi->nc; ++i) {
+        const int c = hi->cyl[i];
         const hymo_cylinder *cy = &model->cylinders[c];
         if (hi->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
             y[i] = hi->force[c];
         } else {
+            const double *p = hymo_hyd_sub_p(hi->hs[hi->owner[i]]);
             y[2 * i] = hymo_node_pressure(model, cy->node_piston, p);
             y[2 * i + 1] = hymo_node_pressure(model, cy->node_rod, p);
         }
     }
 }
 
+/* Snapshot: t, H_last, then every circuit's state. */
 static int hyd_state_size(const hymo_subsystem *sub)
 {
     const hyd_impl *hi = sub->impl;
-    return 1 + hymo_hyd_sub_state_size(hi->sub);
+    int n = 2;
+    for (int q = 0; q < hi->n_parts; ++q) n += hymo_hyd_sub_state_size(hi->hs[q]);
+    return n;
 }
 
 static void hyd_get_state(const hymo_subsystem *sub, double *buf)
 {
     const hyd_impl *hi = sub->impl;
-    buf[0] = hi->t;
-    hymo_hyd_sub_get_state(hi->sub, buf + 1);
+    *buf++ = hi->t;
+    *buf++ = hi->H_last;
+    for (int q = 0; q < hi->n_parts; ++q) {
+        hymo_hyd_sub_get_state(hi->hs[q], buf);
+        buf += hymo_hyd_sub_state_size(hi->hs[q]);
+    }
 }
 
 static void hyd_set_state(hymo_subsystem *sub, const double *buf)
 {
     hyd_impl *hi = sub->impl;
-    hi->t = buf[0];
-    hymo_hyd_sub_set_state(hi->sub, buf + 1);
+    hi->t = *buf++;
+    hi->H_last = *buf++;
+    for (int q = 0; q < hi->n_parts; ++q) {
+        hymo_hyd_sub_set_state(hi->hs[q], buf);
+        buf += hymo_hyd_sub_state_size(hi->hs[q]);
+    }
 }
 
 static void hyd_destroy(hymo_subsystem *sub)
@@ -79,56 +178,177 @@ static void hyd_destroy(hymo_subsystem *sub)
     if (!sub) return;
     hyd_impl *hi = sub->impl;
     if (hi) {
-        hymo_hyd_sub_free(hi->sub);
-        free(hi->cs);
-        free(hi->cv);
-        free(hi->force);
+        for (int q = 0; hi->hs && q < hi->n_parts; ++q) hymo_hyd_sub_free(hi->hs[q]);
+        free(hi->hs);
+        free(hi->cyl);
+        free(hi->owner);
+        free(hi->p_owner);
+        free(hi->u_owner);
+        double *arr[] = {hi->coef, hi->cs, hi->cv, hi->force, hi->im_s, hi->im_sd, hi->im_sdd};
+        for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
+        hymo_var_table_free(&hi->vars);
         free(hi);
     }
     free(sub);
 }
 
+/* ---------------------------------------------------------------- variables */
+
+static int hyd_n_variables(const hymo_subsystem *sub) { return ((const hyd_impl *)sub->impl)->vars.n; }
+
+static const hymo_variable *hyd_variable(const hymo_subsystem *sub, int vr)
+{
+    return hymo_var_table_get(&((const hyd_impl *)sub->impl)->vars, vr);
+}
+
+/* Statistics summed over the circuits. */
+static double hyd_stat(const hyd_impl *hi, int kind)
+{
+    long sum = 0;
+    for (int q = 0; q < hi->n_parts; ++q) {
+        long steps, rhs, newton;
+        hymo_hyd_sub_stats(hi->hs[q], &steps, &rhs, &newton);
+        sum += kind == HV_STEPS ? steps : kind == HV_RHS ? rhs : kind == HV_NEWTON ? newton
+                                                                                 : hymo_hyd_sub_jacobians(hi->hs[q]);
+    }
+    return (double)sum;
+}
+
+static double hyd_real(const hyd_impl *hi, int vr)
+{
+    if (vr < 0 || vr >= hi->vars.n) return NAN;
+    const int i = hi->vars.index[vr];
+    switch (hi->vars.kind[vr]) {
+    case HV_TIME: return hi->t;
+    case HV_P: return hymo_hyd_sub_p(hi->hs[hi->p_owner[i]])[i];
+    case HV_U: return hymo_hyd_sub_u(hi->hs[hi->u_owner[i]])[i];
+    case HV_SD_INPUT:
+        return hi->interface_model ? hi->im_sd[i] : hymo_poly_eval(&hi->cv[HYMO_POLY_TERMS * i], hi->H_last);
+    default: return hyd_stat(hi, hi->vars.kind[vr]);
+    }
+}
+
+static void hyd_get_real(const hymo_subsystem *sub, const int *vr, int n, double *values)
+{
+    for (int k = 0; k < n; ++k) values[k] = hyd_real(sub->impl, vr[k]);
+}
+
+static const char *hyd_get_string(const hymo_subsystem *sub, int vr)
+{
+    (void)sub, (void)vr;
+    return NULL; /* no string variables */
+}
+
+static int add_variables(hyd_impl *hi, const hymo_circuit *circ)
+{
+    const hymo_model *model = hi->model;
+    hymo_var_table *t = &hi->vars;
+    int bad = hymo_var_table_add(t, HV_TIME, 0, HYMO_VAR_REAL, "s", "time of the outputs", "time");
+    for (int k = 0; k < model->n_volumes; ++k)
+        if (hi->p_owner[k] >= 0)
+            bad |= hymo_var_table_add(t, HV_P, k, HYMO_VAR_REAL, "Pa", model->nodes[circ->vol_node[k]].name, "p[%d]",
+                                      k);
+    for (int v = 0; v < model->n_valves; ++v) {
+        const int k = model->valves[v].state;
+        if (hi->u_owner[k] >= 0)
+            bad |= hymo_var_table_add(t, HV_U, k, HYMO_VAR_REAL, "V", model->valves[v].name, "u[%d]", k);
+    }
+    for (int i = 0; i < hi->nc; ++i)
+        bad |= hymo_var_table_add(t, HV_SD_INPUT, hi->cyl[i], HYMO_VAR_REAL, "m/s", model->cylinders[hi->cyl[i]].name,
+                                  "sd_input[%d]", hi->cyl[i]);
+    bad |= hymo_var_table_add(t, HV_STEPS, 0, HYMO_VAR_REAL, "1", "internal steps", "steps");
+    bad |= hymo_var_table_add(t, HV_RHS, 0, HYMO_VAR_REAL, "1", "right-hand sides evaluated", "rhs_evaluations");
+    bad |= hymo_var_table_add(t, HV_NEWTON, 0, HYMO_VAR_REAL, "1", "Newton iterations (trapezoidal)",
+                              "newton_iterations");
+    bad |= hymo_var_table_add(t, HV_JACOBIANS, 0, HYMO_VAR_REAL, "1", "Jacobian refreshes (trapezoidal)", "jacobians");
+    return bad;
+}
+
 static const hymo_subsystem_ops hyd_ops = {
-    "hydraulic", hyd_set_inputs, hyd_do_step, hyd_get_outputs, hyd_state_size, hyd_get_state, hyd_set_state,
-    hyd_destroy,
+    "hydraulic",     hyd_set_inputs, hyd_do_step,     hyd_get_outputs, hyd_state_size, hyd_get_state,
+    hyd_set_state,   hyd_destroy,    hyd_n_variables, hyd_variable,    hyd_get_real,   hyd_get_string,
 };
 
-hymo_hyd_sub *hymo_cosim_hyd_sub(hymo_subsystem *sub) { return ((hyd_impl *)sub->impl)->sub; }
-
-void hymo_cosim_hyd_set_clock(hymo_subsystem *sub, double t) { ((hyd_impl *)sub->impl)->t = t; }
+/* Appends src to dst (size cap, NUL-terminated), truncating. */
+static void append_name(char *dst, size_t cap, const char *src)
+{
+    size_t len = strlen(dst);
+    while (*src && len + 1 < cap) dst[len++] = *src++;
+    dst[len] = '\0';
+}
 
 hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_options *opt, const hymo_circuit *circ,
-                                  const hymo_circuit_part *part, const double *p0, const double *u0,
-                                  hymo_subsystem **out, hymo_error *err)
+                                  const hymo_circuit_part *parts, int n_parts, int interface_model, const double *p0,
+                                  const double *u0, hymo_subsystem **out, hymo_error *err)
 {
     *out = NULL;
+    const int na = model->n_cylinders, T = HYMO_POLY_TERMS;
+    int nc = 0;
+    for (int q = 0; q < n_parts; ++q) nc += parts[q].n_cylinders;
+    if (interface_model && nc != na)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "interface model: the hydraulic subsystem must hold all %d cylinders (got %d)", na, nc);
     hymo_subsystem *sub = calloc(1, sizeof *sub);
     hyd_impl *hi = calloc(1, sizeof *hi);
-    size_t na = (size_t)(model->n_cylinders > 0 ? model->n_cylinders : 1);
-    if (hi) {
-        hi->cs = calloc(HYMO_POLY_TERMS * na, sizeof(double));
-        hi->cv = calloc(HYMO_POLY_TERMS * na, sizeof(double));
-        hi->force = calloc(na, sizeof(double));
-    }
-    if (!sub || !hi || !hi->cs || !hi->cv || !hi->force) {
-        if (hi) free(hi->cs), free(hi->cv), free(hi->force);
-        free(hi);
+    if (!sub || !hi) {
         free(sub);
+        free(hi);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
     sub->ops = &hyd_ops;
     sub->impl = hi;
-    snprintf(sub->name, sizeof sub->name, "%s", part->name);
     hi->model = model;
-    hi->part = part;
     hi->coupling = opt->coupling;
-    sub->n_inputs = 2 * part->n_cylinders;
-    sub->n_outputs = (opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2) * part->n_cylinders;
-    hymo_status st = hymo_hyd_sub_create(model, circ, part, opt->hyd_integrator, opt->h_h, opt->mech.tol_pressure,
-                                         opt->mech.tol_spool, opt->mech.max_iter, p0, u0, &hi->sub, err);
-    if (st != HYMO_OK) {
+    hi->interface_model = interface_model;
+    hi->h = opt->h_h;
+    hi->nc = nc;
+    sub->n_inputs = 2 * nc + (interface_model ? nc * nc + nc : 0);
+    sub->n_outputs = (opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2) * nc;
+    const size_t n1 = (size_t)(na > 0 ? na : 1);
+    hi->hs = calloc((size_t)(n_parts > 0 ? n_parts : 1), sizeof *hi->hs);
+    hi->cyl = calloc(n1, sizeof(int));
+    hi->owner = calloc(n1, sizeof(int));
+    hi->p_owner = calloc((size_t)model->n_volumes + 1, sizeof(int));
+    hi->u_owner = calloc((size_t)model->n_valves + 1, sizeof(int));
+    hi->coef = calloc((size_t)T * (size_t)(sub->n_inputs + 1), sizeof(double));
+    hi->cs = calloc(T * n1, sizeof(double));
+    hi->cv = calloc(T * n1, sizeof(double));
+    hi->force = calloc(n1, sizeof(double));
+    hi->im_s = calloc(n1, sizeof(double));
+    hi->im_sd = calloc(n1, sizeof(double));
+    hi->im_sdd = calloc(n1, sizeof(double));
+    if (!hi->hs || !hi->cyl || !hi->owner || !hi->p_owner || !hi->u_owner || !hi->coef || !hi->cs || !hi->cv ||
+        !hi->force || !hi->im_s || !hi->im_sd || !hi->im_sdd) {
         hyd_destroy(sub);
-        return st;
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    }
+    hi->n_parts = n_parts;
+    for (int k = 0; k < model->n_volumes; ++k) hi->p_owner[k] = -1;
+    for (int k = 0; k < model->n_valves; ++k) hi->u_owner[k] = -1;
+    int i = 0;
+    for (int q = 0; q < n_parts; ++q) {
+        const hymo_circuit_part *pt = &parts[q];
+        for (int j = 0; j < pt->n_volumes; ++j) hi->p_owner[pt->volumes[j]] = q;
+        for (int j = 0; j < pt->n_valves; ++j) hi->u_owner[model->valves[pt->valves[j]].state] = q;
+        for (int j = 0; j < pt->n_cylinders; ++j, ++i) {
+            /* interface model: cylinders in model order (local = model index) */
+            const int c = pt->cylinders[j], li = interface_model ? c : i;
+            hi->cyl[li] = c;
+            hi->owner[li] = q;
+        }
+        if (q > 0) append_name(sub->name, sizeof sub->name, "+");
+        append_name(sub->name, sizeof sub->name, pt->name);
+        hymo_status st = hymo_hyd_sub_create(model, circ, pt, opt->hyd_integrator, opt->h_h, opt->mech.tol_pressure,
+                                             opt->mech.tol_spool, opt->mech.max_iter, p0, u0, &hi->hs[q], err);
+        if (st != HYMO_OK) {
+            hyd_destroy(sub);
+            return st;
+        }
+    }
+    for (int a = 0; a < na; ++a) hi->cs[T * a] = circ->s0[a]; /* at rest at s0 until the first input */
+    if (add_variables(hi, circ)) {
+        hyd_destroy(sub);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
     *out = sub;
     return HYMO_OK;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cosim_internal.h"
+#include "cosim_split.h"
 #include "hymo/linalg.h"
 #include "engine.h"
 
@@ -26,6 +26,7 @@ typedef struct {
     /* interface model workspace */
     double *kkt, *rhs, *jrow, *G, *a0;
     int *piv;
+    hymo_var_table vars;
 } mech_impl;
 
 static void mech_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
@@ -158,17 +159,122 @@ static void mech_destroy(hymo_subsystem *sub)
         double *arr[] = {mi->coef, mi->u, mi->sdd, mi->kkt, mi->rhs, mi->jrow, mi->G, mi->a0};
         for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
         free(mi->piv);
+        hymo_var_table_free(&mi->vars);
         free(mi);
     }
     free(sub);
 }
 
-static const hymo_subsystem_ops mech_ops = {
-    "mechanical", mech_set_inputs, mech_do_step, mech_get_outputs, mech_state_size, mech_get_state,
-    mech_set_state, mech_destroy,
+/* ---------------------------------------------------------------- variables
+ * Per-step quantities of SPEC §8 and the statistics of the run summary. */
+enum {
+    MV_TIME, MV_Z, MV_ZD, MV_ZDD, MV_S, MV_SD, MV_FORCE, MV_WORK, MV_KINETIC, MV_POTENTIAL, MV_DRIFT, MV_CPOS,
+    MV_CVEL, MV_CACC, MV_ITERATIONS, MV_RESIDUAL, MV_STEPS, MV_ITER_TOTAL, MV_ITER_MAX, MV_JACOBIANS,
+    MV_RESELECTIONS, MV_PEAK_DRIFT, MV_MAX_WORK, MV_MAX_CPOS, MV_MAX_CVEL, MV_MAX_CACC, MV_INDEPENDENT
 };
 
-hymo_sim *hymo_cosim_mech_sim(hymo_subsystem *sub) { return ((mech_impl *)sub->impl)->sim; }
+static double mech_real(const hymo_sim *sim, int kind, int i)
+{
+    switch (kind) {
+    case MV_TIME: return sim->t;
+    case MV_Z: return sim->mb.z[i];
+    case MV_ZD: return sim->mb.zd[i];
+    case MV_ZDD: return sim->mb.zdd[i];
+    case MV_S: return sim->act.s[i];
+    case MV_SD: return sim->act.sd[i];
+    case MV_FORCE: return sim->force[i];
+    case MV_WORK: return sim->work[i];
+    case MV_KINETIC: return sim->kinetic;
+    case MV_POTENTIAL: return sim->potential;
+    case MV_DRIFT: return sim->drift;
+    case MV_CPOS: return sim->c_pos[i];
+    case MV_CVEL: return sim->c_vel[i];
+    case MV_CACC: return sim->c_acc[i];
+    case MV_ITERATIONS: return (double)sim->last_iterations;
+    case MV_RESIDUAL: return sim->residual_norm;
+    case MV_STEPS: return (double)sim->step;
+    case MV_ITER_TOTAL: return (double)sim->iterations_total;
+    case MV_ITER_MAX: return (double)sim->iterations_max;
+    case MV_JACOBIANS: return (double)sim->jacobian_evaluations;
+    case MV_RESELECTIONS: return (double)sim->form.ops->reselections(&sim->form);
+    case MV_PEAK_DRIFT: return sim->peak_drift;
+    case MV_MAX_WORK: return sim->max_work;
+    case MV_MAX_CPOS: return sim->max_cpos;
+    case MV_MAX_CVEL: return sim->max_cvel;
+    case MV_MAX_CACC: return sim->max_cacc;
+    default: return NAN;
+    }
+}
+
+static int mech_n_variables(const hymo_subsystem *sub) { return ((const mech_impl *)sub->impl)->vars.n; }
+
+static const hymo_variable *mech_variable(const hymo_subsystem *sub, int vr)
+{
+    return hymo_var_table_get(&((const mech_impl *)sub->impl)->vars, vr);
+}
+
+static void mech_get_real(const hymo_subsystem *sub, const int *vr, int n, double *values)
+{
+    const mech_impl *mi = sub->impl;
+    for (int k = 0; k < n; ++k)
+        values[k] = vr[k] >= 0 && vr[k] < mi->vars.n ? mech_real(mi->sim, mi->vars.kind[vr[k]], mi->vars.index[vr[k]])
+                                                     : NAN;
+}
+
+static const char *mech_get_string(const hymo_subsystem *sub, int vr)
+{
+    const mech_impl *mi = sub->impl;
+    return vr >= 0 && vr < mi->vars.n && mi->vars.kind[vr] == MV_INDEPENDENT ? mi->sim->form.ops->log(&mi->sim->form) : NULL;
+}
+
+static int mech_add_variables(mech_impl *mi, const hymo_model *model)
+{
+    hymo_var_table *t = &mi->vars;
+    const hymo_var_type R = HYMO_VAR_REAL;
+    int bad = hymo_var_table_add(t, MV_TIME, 0, R, "s", "time", "time");
+    static const char *const zq[3] = {"z", "zd", "zdd"}, *const zu[2][3] = {{"m", "m/s", "m/s^2"},
+                                                                         {"rad", "rad/s", "rad/s^2"}};
+    for (int q = 0; q < 3; ++q)
+        for (int j = 0; j < model->n_bodies; ++j)
+            bad |= hymo_var_table_add(t, MV_Z + q, j, R, zu[model->bodies[j].joint_type == HYMO_JOINT_REVOLUTE][q],
+                                      model->bodies[j].joint_name, "%s[%d]", zq[q], j);
+    static const char *const aq[4] = {"s", "sd", "force", "work"}, *const au[4] = {"m", "m/s", "N", "J"};
+    for (int q = 0; q < 4; ++q)
+        for (int a = 0; a < model->n_cylinders; ++a)
+            bad |= hymo_var_table_add(t, MV_S + q, a, R, au[q], model->cylinders[a].name, "%s[%d]", aq[q], a);
+    bad |= hymo_var_table_add(t, MV_KINETIC, 0, R, "J", "kinetic energy", "kinetic_energy");
+    bad |= hymo_var_table_add(t, MV_POTENTIAL, 0, R, "J", "potential energy", "potential_energy");
+    bad |= hymo_var_table_add(t, MV_DRIFT, 0, R, "J", "energy balance E - E0 - W_act (SPEC 4)", "energy_drift");
+    static const char *const cq[3] = {"constraint_position", "constraint_velocity", "constraint_acceleration"},
+                             *const cu[3] = {"m or rad", "m/s", "m/s^2"};
+    for (int q = 0; q < 3; ++q)
+        for (int c = 0; c < model->n_cuts; ++c)
+            bad |= hymo_var_table_add(t, MV_CPOS + q, c, R, cu[q], model->cuts[c].name, "%s[%d]", cq[q], c);
+    bad |= hymo_var_table_add(t, MV_ITERATIONS, 0, R, "1", "Newton iterations of the last step", "newton_iterations");
+    bad |= hymo_var_table_add(t, MV_RESIDUAL, 0, R, "1", "final scaled residual norm of the last step",
+                              "residual_norm");
+    bad |= hymo_var_table_add(t, MV_STEPS, 0, R, "1", "steps done", "steps");
+    bad |= hymo_var_table_add(t, MV_ITER_TOTAL, 0, R, "1", "Newton iterations, all steps", "newton_iterations_total");
+    bad |= hymo_var_table_add(t, MV_ITER_MAX, 0, R, "1", "Newton iterations, most in a step", "newton_iterations_max");
+    bad |= hymo_var_table_add(t, MV_JACOBIANS, 0, R, "1", "Jacobian evaluations", "jacobian_evaluations");
+    bad |= hymo_var_table_add(t, MV_RESELECTIONS, 0, R, "1", "re-selections of the independent coordinates",
+                              "reselections");
+    bad |= hymo_var_table_add(t, MV_PEAK_DRIFT, 0, R, "J", "max |energy_drift|", "peak_drift");
+    bad |= hymo_var_table_add(t, MV_MAX_WORK, 0, R, "J", "max |actuator work|", "max_work");
+    bad |= hymo_var_table_add(t, MV_MAX_CPOS, 0, R, "m or rad", "max constraint_position", "max_constraint_position");
+    bad |= hymo_var_table_add(t, MV_MAX_CVEL, 0, R, "m/s", "max constraint_velocity", "max_constraint_velocity");
+    bad |= hymo_var_table_add(t, MV_MAX_CACC, 0, R, "m/s^2", "max constraint_acceleration",
+                              "max_constraint_acceleration");
+    bad |= hymo_var_table_add(t, MV_INDEPENDENT, 0, HYMO_VAR_STRING, "", "independent coordinates used",
+                              "independent");
+    return bad;
+}
+
+static const hymo_subsystem_ops mech_ops = {
+    "mechanical",   mech_set_inputs, mech_do_step,     mech_get_outputs, mech_state_size, mech_get_state,
+    mech_set_state, mech_destroy,    mech_n_variables, mech_variable,    mech_get_real,   mech_get_string,
+};
+
 
 hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_options *opt, hymo_subsystem **out,
                                    hymo_error *err)
@@ -223,6 +329,10 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     if (mi->interface_model && (st = interface_model(mi, err)) != HYMO_OK) {
         mech_destroy(sub);
         return st;
+    }
+    if (mech_add_variables(mi, model)) {
+        mech_destroy(sub);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
     *out = sub;
     return HYMO_OK;

@@ -17,6 +17,7 @@ typedef struct {
     double *x;     /* nx */
     double *coef;  /* HYMO_POLY_TERMS per input */
     double *u, *k, *xs; /* nu, 4 nx, nx scratch */
+    hymo_var_table vars; /* time, x[i] */
 } linear_impl;
 
 static void input_at(const linear_impl *li, double t, double *u)
@@ -108,14 +109,38 @@ static void lin_destroy(hymo_subsystem *sub)
     if (li) {
         double *arr[] = {li->A, li->B, li->C, li->D, li->x, li->coef, li->u, li->k, li->xs};
         for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
+        hymo_var_table_free(&li->vars);
         free(li);
     }
     free(sub);
 }
 
+/* variables: time (kind 0), x[i] (kind 1) */
+static int lin_n_variables(const hymo_subsystem *sub) { return ((const linear_impl *)sub->impl)->vars.n; }
+
+static const hymo_variable *lin_variable(const hymo_subsystem *sub, int vr)
+{
+    return hymo_var_table_get(&((const linear_impl *)sub->impl)->vars, vr);
+}
+
+static void lin_get_real(const hymo_subsystem *sub, const int *vr, int n, double *values)
+{
+    const linear_impl *li = sub->impl;
+    for (int k = 0; k < n; ++k)
+        values[k] = vr[k] < 0 || vr[k] >= li->vars.n ? NAN
+                    : li->vars.kind[vr[k]]            ? li->x[li->vars.index[vr[k]]]
+                                                      : li->t;
+}
+
+static const char *lin_get_string(const hymo_subsystem *sub, int vr)
+{
+    (void)sub, (void)vr;
+    return NULL;
+}
+
 static const hymo_subsystem_ops linear_ops = {
-    "linear",     lin_set_inputs, lin_do_step,   lin_get_outputs,
-    lin_state_size, lin_get_state, lin_set_state, lin_destroy,
+    "linear",       lin_set_inputs, lin_do_step,     lin_get_outputs, lin_state_size, lin_get_state,
+    lin_set_state,  lin_destroy,    lin_n_variables, lin_variable,    lin_get_real,   lin_get_string,
 };
 
 static double *copy_or_zero(const double *src, int n)
@@ -160,7 +185,9 @@ hymo_status hymo_linear_subsystem_create(const hymo_linear_system *sys, const do
     li->u = copy_or_zero(NULL, nu);
     li->k = copy_or_zero(NULL, 4 * nx);
     li->xs = copy_or_zero(NULL, nx);
-    if (!li->A || !li->B || !li->C || !li->D || !li->x || !li->coef || !li->u || !li->k || !li->xs) {
+    int bad = hymo_var_table_add(&li->vars, 0, 0, HYMO_VAR_REAL, "s", "time", "time");
+    for (int i = 0; i < nx; ++i) bad |= hymo_var_table_add(&li->vars, 1, i, HYMO_VAR_REAL, "", "state", "x[%d]", i);
+    if (bad || !li->A || !li->B || !li->C || !li->D || !li->x || !li->coef || !li->u || !li->k || !li->xs) {
         lin_destroy(sub);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (%s)", nm);
     }

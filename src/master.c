@@ -1,4 +1,5 @@
-/* Generic non-iterative co-simulation master (hymo/master.h). */
+/* Generic non-iterative co-simulation master (hymo/master.h); it knows
+ * nothing about what the subsystems compute. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,9 @@ hymo_status hymo_master_create(hymo_subsystem *const *subs, int n_subs, const hy
     hymo_status st = check_wiring(subs, n_subs, links, n_links, opt, err);
     if (st != HYMO_OK) return st;
     hymo_master *m = calloc(1, sizeof *m);
-    if (!m || !(m->nodes = calloc((size_t)n_subs, sizeof *m->nodes))) {
+    if (!m || !(m->nodes = calloc((size_t)n_subs, sizeof *m->nodes)) ||
+        !(m->seq = calloc((size_t)n_subs, sizeof *m->seq))) {
+        if (m) free(m->nodes);
         free(m);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (master)");
     }
@@ -61,7 +64,8 @@ hymo_status hymo_master_create(hymo_subsystem *const *subs, int n_subs, const hy
     m->opt = *opt;
     for (int k = 0; k < n_subs; ++k) {
         m->nodes[k].sub = subs[k];
-        if (hymo_cosim_node_alloc(&m->nodes[k])) {
+        m->nodes[k].stage = opt->scheme == HYMO_MASTER_GAUSS_SEIDEL ? k : 0;
+        if (hymo_cosim_node_alloc(&m->nodes[k], opt->order)) {
             hymo_master_free(m);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (master)");
         }
@@ -76,33 +80,92 @@ hymo_status hymo_master_create(hymo_subsystem *const *subs, int n_subs, const hy
     return HYMO_OK;
 }
 
+hymo_status hymo_master_set_stage(hymo_master *m, int k, int stage, hymo_error *err)
+{
+    if (k < 0 || k >= m->n)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: stage of subsystem %d: index out of 0..%d", k,
+                              m->n - 1);
+    m->nodes[k].stage = stage;
+    m->seq_valid = 0;
+    return HYMO_OK;
+}
+
+hymo_status hymo_master_set_input_approx(hymo_master *m, int k, int input, int order, int at_start,
+                                         hymo_error *err)
+{
+    if (k < 0 || k >= m->n)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: input approximation of subsystem %d: index out of 0..%d",
+                              k, m->n - 1);
+    hymo_cosim_node *nd = &m->nodes[k];
+    if (input < -1 || input >= nd->sub->n_inputs)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: subsystem '%s' has no input %d", nd->sub->name, input);
+    if (order < 0 || order > HYMO_POLY_TERMS - 1)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "master: input %d of '%s': extrapolation order %d is not in 0..%d", input,
+                              nd->sub->name, order, HYMO_POLY_TERMS - 1);
+    for (int i = input < 0 ? 0 : input; i < (input < 0 ? nd->sub->n_inputs : input + 1); ++i) {
+        nd->order[i] = order;
+        nd->at_start[i] = at_start != 0;
+    }
+    return HYMO_OK;
+}
+
+/* m->seq: the subsystems by stage, then index (insertion sort, stable). */
+static void order_stages(hymo_master *m)
+{
+    for (int k = 0; k < m->n; ++k) {
+        int j = k;
+        for (; j > 0 && m->nodes[m->seq[j - 1]].stage > m->nodes[k].stage; --j) m->seq[j] = m->seq[j - 1];
+        m->seq[j] = k;
+    }
+    m->seq_valid = 1;
+}
+
 hymo_status hymo_master_step(hymo_master *m, hymo_error *err)
 {
-    const double H = m->opt.H, t = (double)m->steps * H, t1 = (double)(m->steps + 1) * H;
-    const int gs = m->opt.scheme == HYMO_MASTER_GAUSS_SEIDEL;
-    if (!gs)
-        for (int k = 0; k < m->n; ++k) hymo_cosim_node_set_inputs(m->nodes, k, t, m->opt.order);
-    for (int k = 0; k < m->n; ++k) {
-        hymo_subsystem *sub = m->nodes[k].sub;
-        if (gs) hymo_cosim_node_set_inputs(m->nodes, k, t, m->opt.order);
-        hymo_status st = sub->ops->do_step(sub, t, H, err);
-        if (st != HYMO_OK) return st;
-        if (gs) hymo_cosim_node_push(&m->nodes[k], t1);
+    const double H = m->opt.H, t = (double)m->steps * H, t1 = t + H;
+    if (!m->seq_valid) order_stages(m);
+    hymo_status st = HYMO_OK;
+    for (int i = 0, j; i < m->n && st == HYMO_OK; i = j) {
+        const int stage = m->nodes[m->seq[i]].stage;
+        for (j = i; j < m->n && m->nodes[m->seq[j]].stage == stage; ++j)
+            hymo_cosim_node_set_inputs(m->nodes, m->seq[j], t);
+        for (int q = i; q < j && st == HYMO_OK; ++q) {
+            hymo_subsystem *sub = m->nodes[m->seq[q]].sub;
+            st = sub->ops->do_step(sub, t, H, err);
+        }
+        for (int q = i; q < j && st == HYMO_OK; ++q) {
+            hymo_cosim_node_push(&m->nodes[m->seq[q]], t1);
+            m->nodes[m->seq[q]].advanced = 1;
+        }
     }
-    if (!gs)
-        for (int k = 0; k < m->n; ++k) hymo_cosim_node_push(&m->nodes[k], t1);
-    m->steps++;
-    return HYMO_OK;
+    for (int k = 0; k < m->n; ++k) m->nodes[k].advanced = 0;
+    if (st == HYMO_OK) m->steps++;
+    return st;
 }
 
 double hymo_master_time(const hymo_master *m) { return (double)m->steps * m->opt.H; }
 
 const double *hymo_master_outputs(const hymo_master *m, int k) { return m->nodes[k].hist_y; }
 
+const double *hymo_master_inputs(const hymo_master *m, int k) { return m->nodes[k].coef; }
+
 void hymo_master_free(hymo_master *m)
 {
     if (!m) return;
     for (int k = 0; k < m->n; ++k) hymo_cosim_node_free(&m->nodes[k]);
     free(m->nodes);
+    free(m->seq);
     free(m);
+}
+
+int hymo_subsystem_find_variable(const hymo_subsystem *sub, const char *name)
+{
+    if (!sub || !name || !sub->ops->n_variables || !sub->ops->variable) return -1;
+    const int n = sub->ops->n_variables(sub);
+    for (int vr = 0; vr < n; ++vr) {
+        const hymo_variable *v = sub->ops->variable(sub, vr);
+        if (v && strcmp(v->name, name) == 0) return vr;
+    }
+    return -1;
 }

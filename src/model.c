@@ -122,17 +122,18 @@ double hymo_signal_eval(const hymo_signal *signal, double t, int side)
     }
 }
 
-double hymo_signal_eval_snapped(const hymo_signal *sig, double t, int side, double dt)
+double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt)
 {
-    int lo = 0, hi = sig->n_points - 1;
-    while (hi - lo > 1) { /* nearest breakpoint by bisection */
+    if (!signal) return 0.0;
+    int lo = 0, hi = signal->n_points - 1;
+    while (hi - lo > 1) { /* nearest breakpoints by bisection */
         int mid = (lo + hi) / 2;
-        if (sig->t[mid] <= t)
+        if (signal->t[mid] <= t)
             lo = mid;
         else
             hi = mid;
     }
-    for (int i = lo; i <= hi && i < sig->n_points; ++i)
-        if (fabs(sig->t[i] - t) <= 1e-6 * dt) return hymo_signal_eval(sig, sig->t[i], side);
-    return hymo_signal_eval(sig, t, side);
+    for (int i = lo; i <= hi && i < signal->n_points; ++i)
+        if (fabs(signal->t[i] - t) <= 1e-6 * dt) return hymo_signal_eval(signal, signal->t[i], side);
+    return hymo_signal_eval(signal, t, side);
 }

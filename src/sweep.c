@@ -14,9 +14,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "hymo/cosim.h"
+#include "cosim_internal.h"
 #include "hymo/sim.h"
-#include "rows.h"
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 3

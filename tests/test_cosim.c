@@ -12,7 +12,10 @@
  *   the smallest error measured (~1e-10 m);
  * - residual energy is zero to round-off at rest (valves closed until 1 s);
  * - hand-checked residual power and energy for a force ramp;
- * - unstable configurations end cleanly; bad step ratios are errors. */
+ * - unstable configurations end cleanly; bad step ratios are errors;
+ * - the public split (hymo_split_create): its subsystems, links, master
+ *   configuration and variables, and a master driven by hand reproduces
+ *   hymo_cosim_run bit for bit. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -257,10 +260,115 @@ static void test_crane2_schemes(void **state)
     hymo_model_free(model);
 }
 
+/* The split of crane2 (hymo_split_create): subsystems, links, master
+ * configuration and variables. */
+static void test_split_structure(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane2.yaml");
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    hymo_split *sp = NULL;
+    hymo_error err;
+    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(sp->n_subsystems, 3); /* mechanics, two circuits */
+    assert_int_equal(sp->n_links, 2 * 2 + 2 * 2);
+    assert_int_equal(sp->subsystems[0]->n_inputs, 4); /* p_pist, p_rod per cylinder */
+    assert_int_equal(sp->subsystems[0]->n_outputs, 6); /* s, sd, sdd */
+    for (int k = 0; k < 3; ++k) {
+        assert_int_equal(sp->stage[k], 0);
+        assert_int_equal(sp->order[k], 2);
+        assert_int_equal(sp->at_start[k], 0);
+    }
+    /* every pressure and spool state lives in exactly one circuit */
+    for (int k = 0; k < model->n_volumes + model->n_valves; ++k) {
+        char name[32];
+        const int vol = k < model->n_volumes;
+        snprintf(name, sizeof name, vol ? "p[%d]" : "u[%d]", vol ? k : k - model->n_volumes);
+        int owners = 0;
+        for (int q = 1; q < 3; ++q) owners += hymo_subsystem_find_variable(sp->subsystems[q], name) >= 0;
+        assert_int_equal(owners, 1);
+    }
+    hymo_subsystem *mech = sp->subsystems[0];
+    int vr = hymo_subsystem_find_variable(mech, "z[0]");
+    assert_true(vr >= 0);
+    assert_string_equal(mech->ops->variable(mech, vr)->description, model->bodies[0].joint_name);
+    vr = hymo_subsystem_find_variable(mech, "independent");
+    assert_int_equal(mech->ops->variable(mech, vr)->type, HYMO_VAR_STRING);
+    assert_non_null(mech->ops->get_string(mech, vr));
+    hymo_split_free(sp);
+
+    /* interface model, hydraulics first: one hydraulic subsystem of both
+     * circuits, inputs s, sd, G, a0 at the step start */
+    opt.approx = HYMO_APPROX_INTERFACE_MODEL;
+    opt.scheme = HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST;
+    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(sp->n_subsystems, 2);
+    assert_int_equal(sp->subsystems[1]->n_inputs, 2 * 2 + 4 + 2);
+    assert_int_equal(sp->subsystems[0]->n_outputs, 3 * 2 + 4 + 2);
+    assert_int_equal(sp->stage[0], 1);
+    assert_int_equal(sp->stage[1], 0);
+    assert_int_equal(sp->order[0], 1);
+    assert_int_equal(sp->order[1], 0);
+    assert_int_equal(sp->at_start[1], 1);
+    hymo_split_free(sp);
+    hymo_model_free(model);
+}
+
+/* Driving the split's master by hand (as an FMU host would) reproduces
+ * hymo_cosim_run bit for bit. */
+static void test_split_master_matches_run(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane2.yaml");
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    opt.approx = HYMO_APPROX_INTERFACE_MODEL;
+    opt.scheme = HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST;
+    opt.mech.t_end = 1.5;
+    hymo_cosim_summary sum;
+    run_cosim(model, &opt, NULL, "cosim_split_run.h5", &sum);
+    hymo_reference *r = read_ref("cosim_split_run.h5");
+    hymo_split *sp = NULL;
+    hymo_master *m = NULL;
+    hymo_error err;
+    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK ||
+        hymo_split_master_create(sp, opt.H, &m, &err) != HYMO_OK)
+        fail_msg("%s", err.message);
+    for (int n = 0; n < 1500; ++n)
+        if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    const long last = r->n - 1;
+    assert_int_equal(last, 1500);
+    for (int j = 0; j < r->nz; ++j) {
+        char name[32];
+        snprintf(name, sizeof name, "z[%d]", j);
+        int vr = hymo_subsystem_find_variable(sp->subsystems[0], name);
+        double z;
+        sp->subsystems[0]->ops->get_real(sp->subsystems[0], &vr, 1, &z);
+        assert_true(z == r->z[last * r->nz + j]);
+    }
+    for (int k = 0; k < r->np; ++k) {
+        char name[32];
+        snprintf(name, sizeof name, "p[%d]", k);
+        int vr = hymo_subsystem_find_variable(sp->subsystems[1], name);
+        double p;
+        sp->subsystems[1]->ops->get_real(sp->subsystems[1], &vr, 1, &p);
+        assert_true(p == r->p[last * r->np + k]);
+    }
+    const double *y = hymo_master_outputs(m, 0); /* s of both cylinders */
+    assert_true(y[0] == r->s[last * r->na] && y[1] == r->s[last * r->na + 1]);
+    hymo_master_free(m);
+    hymo_split_free(sp);
+    hymo_ref_free(r);
+    hymo_model_free(model);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_residual_energy_hand_checked),
+        cmocka_unit_test(test_split_structure),
+        cmocka_unit_test(test_split_master_matches_run),
         cmocka_unit_test(test_bad_step_ratio),
         cmocka_unit_test(test_residual_energy_at_rest),
         cmocka_unit_test(test_unstable_ends_cleanly),

@@ -23,7 +23,10 @@
  *   (with stable bands above), Gauss-Seidel only for p = 2, 3 (16.5, 13 ms)
  *   within the grid.
  * - Small H: rho < 1 for every configuration (the co-simulation of a
- *   damped system must be stable for H -> 0). */
+ *   damped system must be stable for H -> 0).
+ * - The master's stages and input approximation: Jacobi with stages 0, 1
+ *   is Gauss-Seidel, Gauss-Seidel whose inputs only use points up to the
+ *   step start is Jacobi (bit for bit); variables of a linear system. */
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -260,6 +263,109 @@ static void test_bad_wiring(void **state)
     assert_non_null(strstr(err.message, "not an integer multiple"));
 }
 
+/* ------------------------------------------------ master configuration */
+
+/* Outputs of both systems after n steps of a master with the given stages
+ * (NULL: the scheme's) and at_start inputs. */
+static void run_master(hymo_master_scheme scheme, const int *stages, int at_start, int n, double y[4])
+{
+    hymo_linear_system sys[2];
+    systems(5e-3, sys);
+    const double x0I[4] = {1e-3, 0, -2e-3, 0}, x0II[2] = {1.5e-3, 0};
+    hymo_subsystem *subs[2];
+    hymo_error err;
+    if (hymo_linear_subsystem_create(&sys[0], x0I, "I", &subs[0], &err) != HYMO_OK ||
+        hymo_linear_subsystem_create(&sys[1], x0II, "II", &subs[1], &err) != HYMO_OK)
+        fail_msg("%s", err.message);
+    hymo_master_options opt = {scheme, 2, 5e-3};
+    hymo_master *m = NULL;
+    if (hymo_master_create(subs, 2, LINKS, 4, &opt, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    for (int k = 0; k < 2; ++k) {
+        if (stages) assert_int_equal(hymo_master_set_stage(m, k, stages[k], &err), HYMO_OK);
+        assert_int_equal(hymo_master_set_input_approx(m, k, -1, 2, at_start, &err), HYMO_OK);
+    }
+    for (int k = 0; k < n; ++k)
+        if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_close(hymo_master_time(m), n * 5e-3, 1e-12);
+    memcpy(y, hymo_master_outputs(m, 0), 2 * sizeof(double));
+    memcpy(y + 2, hymo_master_outputs(m, 1), 2 * sizeof(double));
+    /* the input polynomials of the last step: system II's x2 input at the
+     * end of the step is a polynomial through system I's outputs */
+    const double *c = hymo_master_inputs(m, 1);
+    assert_true(isfinite(hymo_poly_eval(c, 5e-3)));
+    hymo_master_free(m);
+    subs[0]->ops->destroy(subs[0]);
+    subs[1]->ops->destroy(subs[1]);
+}
+
+/* Stages: Jacobi with stages 0, 1 is Gauss-Seidel; stages 1, 0 is a
+ * different (reversed) order; Gauss-Seidel whose inputs only use points up
+ * to the step start is Jacobi again.  All bit for bit. */
+static void test_master_stages(void **state)
+{
+    (void)state;
+    const int seq[2] = {0, 1}, rev[2] = {1, 0}, same[2] = {7, 7};
+    double jac[4], gs[4], staged[4], reversed[4], gs_at_start[4], one_stage[4];
+    run_master(HYMO_MASTER_JACOBI, NULL, 0, 40, jac);
+    run_master(HYMO_MASTER_GAUSS_SEIDEL, NULL, 0, 40, gs);
+    run_master(HYMO_MASTER_JACOBI, seq, 0, 40, staged);
+    run_master(HYMO_MASTER_JACOBI, rev, 0, 40, reversed);
+    run_master(HYMO_MASTER_GAUSS_SEIDEL, NULL, 1, 40, gs_at_start);
+    run_master(HYMO_MASTER_GAUSS_SEIDEL, same, 0, 40, one_stage);
+    assert_memory_equal(gs, staged, sizeof gs);
+    assert_memory_equal(jac, gs_at_start, sizeof jac);
+    assert_memory_equal(jac, one_stage, sizeof jac);
+    assert_memory_not_equal(jac, gs, sizeof jac);
+    assert_memory_not_equal(gs, reversed, sizeof gs);
+    assert_memory_not_equal(jac, reversed, sizeof jac);
+}
+
+/* Variables of a linear system: time and states by name (fmi2GetReal). */
+static void test_linear_variables(void **state)
+{
+    (void)state;
+    hymo_linear_system sys[2];
+    systems(1e-3, sys);
+    const double x0[4] = {1, 2, 3, 4};
+    hymo_subsystem *sub;
+    hymo_error err;
+    if (hymo_linear_subsystem_create(&sys[0], x0, "I", &sub, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(sub->ops->n_variables(sub), 5);
+    int vr[3] = {hymo_subsystem_find_variable(sub, "x[2]"), hymo_subsystem_find_variable(sub, "time"), 99};
+    assert_true(vr[0] >= 0 && vr[1] >= 0);
+    assert_int_equal(hymo_subsystem_find_variable(sub, "x[4]"), -1);
+    assert_string_equal(sub->ops->variable(sub, vr[1])->unit, "s");
+    assert_null(sub->ops->variable(sub, 99));
+    double v[3];
+    sub->ops->get_real(sub, vr, 3, v);
+    assert_true(v[0] == 3.0 && v[1] == 0.0 && isnan(v[2]));
+    assert_null(sub->ops->get_string(sub, vr[0]));
+    sub->ops->destroy(sub);
+}
+
+static void test_bad_approx(void **state)
+{
+    (void)state;
+    hymo_linear_system sys[2];
+    systems(1e-3, sys);
+    hymo_subsystem *subs[2];
+    hymo_error err;
+    if (hymo_linear_subsystem_create(&sys[0], NULL, "I", &subs[0], &err) != HYMO_OK ||
+        hymo_linear_subsystem_create(&sys[1], NULL, "II", &subs[1], &err) != HYMO_OK)
+        fail_msg("%s", err.message);
+    hymo_master_options opt = {HYMO_MASTER_JACOBI, 1, 1e-3};
+    hymo_master *m = NULL;
+    if (hymo_master_create(subs, 2, LINKS, 4, &opt, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(hymo_master_set_input_approx(m, 1, 0, 4, 0, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "order 4"));
+    assert_int_equal(hymo_master_set_input_approx(m, 1, 2, 1, 0, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "'II' has no input 2"));
+    assert_int_equal(hymo_master_set_stage(m, 2, 0, &err), HYMO_ERR_ARGUMENT);
+    hymo_master_free(m);
+    subs[0]->ops->destroy(subs[0]);
+    subs[1]->ops->destroy(subs[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +373,9 @@ int main(void)
         cmocka_unit_test(test_prediction_matches_simulation),
         cmocka_unit_test(test_small_H_is_stable),
         cmocka_unit_test(test_bad_wiring),
+        cmocka_unit_test(test_master_stages),
+        cmocka_unit_test(test_linear_variables),
+        cmocka_unit_test(test_bad_approx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

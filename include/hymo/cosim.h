@@ -1,17 +1,19 @@
 /* hymo — split-mode co-simulation (SPEC §7, seeds 000, 001, 004).
  *
  * The model is split at every cylinder into one mechanical subsystem and
- * one hydraulic subsystem per circuit (connected volumes); a non-iterative
- * Jacobi or Gauss-Seidel master exchanges s, sd (mechanics -> hydraulics)
- * and F_s or the chamber pressures (hydraulics -> mechanics) every
- * communication step H, approximating inputs between communication points
- * by Lagrange extrapolation, seed 001's quadratic or seed 000's reduced
- * interface model.  Accuracy is monitored by the power-bond residual energy
+ * one hydraulic subsystem per circuit (connected volumes), hymo_split; the
+ * generic master (hymo/master.h) with Jacobi or Gauss-Seidel stages
+ * exchanges s, sd (mechanics -> hydraulics) and F_s or the chamber
+ * pressures (hydraulics -> mechanics) every communication step H,
+ * approximating inputs between communication points by Lagrange
+ * extrapolation, seed 001's quadratic or seed 000's reduced interface
+ * model.  Accuracy is monitored by the power-bond residual energy
  * (seed 000 Eqs. 21-24) and, given a reference, by trajectory errors. */
 #ifndef HYMO_COSIM_H
 #define HYMO_COSIM_H
 
 #include "hymo/compare.h"
+#include "hymo/master.h"
 #include "hymo/model.h"
 #include "hymo/reference.h"
 #include "hymo/sim.h"
@@ -74,6 +76,57 @@ int hymo_approx_parse(const char *s, hymo_approx_kind *out);
 int hymo_hyd_integrator_parse(const char *s, hymo_hyd_integrator_kind *out);
 int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out);
 
+/* ---- the split of a model: subsystems and links (also for FMU export) ----
+ *
+ * Subsystem 0, the mechanics (hymo_sim in split mode: trapezoidal
+ * double-step or penalty; or the index-1 formulation), na cylinders:
+ *   inputs   velocity-force F_a (input a); velocity-pressure p_pist,a (2a)
+ *            and p_rod,a (2a+1), from which it evaluates F_s itself;
+ *   outputs  s_a (a), sd_a (na + a), sdd_a (2na + a); with the interface
+ *            model also G = A (I - P_c) M^-1 A^T = M_eff^-1 (3na + a na + b)
+ *            and a0 = sdd at zero cylinder force (3na + na^2 + a), so that
+ *            sdd = a0 + G F (seed 000 Eqs. 12-15);
+ *   variables  per step (SPEC §8): time, z[j], zd[j], zdd[j], s[a], sd[a],
+ *            force[a], work[a], kinetic_energy, potential_energy,
+ *            energy_drift, constraint_position[c], constraint_velocity[c],
+ *            constraint_acceleration[c], newton_iterations, residual_norm;
+ *            statistics: steps, newton_iterations_total,
+ *            newton_iterations_max, jacobian_evaluations, reselections,
+ *            peak_drift, max_work, max_constraint_position,
+ *            max_constraint_velocity, max_constraint_acceleration; the
+ *            string independent.
+ * Subsystems 1.., the hydraulics: one per circuit (connected volumes, in
+ * the order of the circuit partition), its cylinders i in the circuit's
+ * order; with the interface model one subsystem for all circuits (the
+ * reduced model couples them), its cylinders in model order (nc of them):
+ *   inputs   s_i (2i), sd_i (2i+1); interface model also G (2nc + i nc + j)
+ *            and a0 (2nc + nc^2 + i), used as values at the step start;
+ *   outputs  velocity-force F_s,i (i); velocity-pressure p_pist,i (2i),
+ *            p_rod,i (2i+1);
+ *   variables  time, p[k] and u[k] of its volumes and spools (model state
+ *            index), sd_input[a] (cylinder a's rate the hydraulics used at
+ *            the end of its last step: sd~ of the power bond), statistics
+ *            steps, rhs_evaluations, newton_iterations, jacobians.
+ * links: each output above drives the input of the same quantity.
+ * stage, order, at_start: the master configuration for opt (scheme;
+ * Lagrange order of the inputs: p, 2 for quadratic, with the interface
+ * model 1 for the mechanics and 0 at the step start for the hydraulics). */
+typedef struct {
+    int n_subsystems;
+    hymo_subsystem **subsystems; /* owned */
+    int n_links;
+    hymo_link *links;
+    int *stage, *order, *at_start; /* per subsystem */
+} hymo_split;
+
+/* Builds the subsystems of the model's split for opt (checked). */
+hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options *opt, hymo_split **out,
+                              hymo_error *err);
+/* A master over split's subsystems: its links, stages and input
+ * approximation, communication step H. */
+hymo_status hymo_split_master_create(const hymo_split *split, double H, hymo_master **out, hymo_error *err);
+void hymo_split_free(hymo_split *split);
+
 typedef struct {
     int stable;             /* 0: unstable (reason says why); the run ended cleanly */
     char reason[512];
@@ -91,7 +144,10 @@ typedef struct {
     hymo_compare_result errors;
 } hymo_cosim_summary;
 
-/* Runs the co-simulation from 0 to opt->mech.t_end.  ref (may be NULL): a
+/* Runs the co-simulation from 0 to opt->mech.t_end: hymo_split_create,
+ * hymo_split_master_create, then master steps, each followed by the power
+ * bonds, the instability checks and the output row (read through the
+ * subsystems' variables).  ref (may be NULL): a
  * reference of the same model for the error metrics.  out_path (may be
  * NULL): HDF5 output (SPEC §8 layout + /cosim group), written atomically.
  * An unstable configuration is not an error: HYMO_OK with stable = 0 and

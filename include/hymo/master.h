@@ -1,14 +1,17 @@
 /* hymo — generic non-iterative co-simulation master (SPEC §7) over
- * hymo_subsystem instances wired output -> input: linear test systems
- * (hymo/linear.h) today, external FMUs later.  The split-mode driver of a
- * model (hymo/cosim.h) uses the same node and input-extrapolation code.
+ * hymo_subsystem instances wired output -> input: the split of a model
+ * (hymo/cosim.h), linear test systems (hymo/linear.h), external FMUs.  It
+ * knows nothing about what the subsystems compute.
  *
- * Each communication step of size H: every subsystem gets, per input, the
- * Lagrange polynomial of order p through the latest p+1 values of the output
- * it reads (fewer at the start), advances by H and publishes its outputs.
- * Jacobi: all subsystems from the same data.  Gauss-Seidel: in array
- * order, each using the outputs already published in this step (its
- * polynomial then interpolates through the new point). */
+ * Each communication step of size H from t: the stages run in increasing
+ * order.  Within a stage every subsystem gets, per input, a polynomial
+ * built from the latest values of the output it reads, then all of them
+ * advance by H, then all publish their outputs at t + H.  So the
+ * subsystems of one stage advance from the same data (Jacobi), and a later
+ * stage sees the outputs an earlier one published in this step
+ * (Gauss-Seidel; its Lagrange polynomial then interpolates through the new
+ * point).  Default stages: all 0 for Jacobi, k for subsystem k with
+ * Gauss-Seidel (array order).  Nothing is allocated after create. */
 #ifndef HYMO_MASTER_H
 #define HYMO_MASTER_H
 
@@ -27,22 +30,43 @@ typedef struct {
 typedef enum { HYMO_MASTER_JACOBI = 0, HYMO_MASTER_GAUSS_SEIDEL = 1 } hymo_master_scheme;
 
 typedef struct {
-    hymo_master_scheme scheme;
-    int order; /* Lagrange extrapolation order p = 0..3 */
-    double H;  /* communication step, s */
+    hymo_master_scheme scheme; /* default stages */
+    int order;                 /* default input approximation: Lagrange order p = 0..3 */
+    double H;                  /* communication step, s */
 } hymo_master_options;
 
 typedef struct hymo_master hymo_master;
 
 /* The master does not own the subsystems.  Every input of every subsystem
- * must be driven by exactly one link; errors name the link or input. */
+ * must be driven by exactly one link; errors name the link or input.  The
+ * outputs at t = 0 are read here. */
 hymo_status hymo_master_create(hymo_subsystem *const *subs, int n_subs, const hymo_link *links, int n_links,
                                const hymo_master_options *opt, hymo_master **out, hymo_error *err);
-/* One communication step from hymo_master_time() to + H. */
+
+/* Stage of subsystem k (any int; see above).  Before the first step. */
+hymo_status hymo_master_set_stage(hymo_master *m, int k, int stage, hymo_error *err);
+
+/* Approximation of input `input` of subsystem k (-1: all its inputs) over
+ * a step from t: the Lagrange polynomial of order 0..3 through the latest
+ * order+1 values of its source (fewer at the start).  at_start = 1 uses
+ * only values up to t, also when the source has already advanced in this
+ * step: with order 0 the input is the source's value at t, an initial
+ * condition (as the interface model's hydraulics needs). */
+hymo_status hymo_master_set_input_approx(hymo_master *m, int k, int input, int order, int at_start,
+                                         hymo_error *err);
+
+/* One communication step from hymo_master_time() to + H.  A failing
+ * subsystem's status and message are returned (the step is then not
+ * counted; the subsystems that advanced stay advanced). */
 hymo_status hymo_master_step(hymo_master *m, hymo_error *err);
+/* Start of the next step (steps done times H). */
 double hymo_master_time(const hymo_master *m);
 /* Latest published outputs of subsystem k. */
 const double *hymo_master_outputs(const hymo_master *m, int k);
+/* Input polynomials subsystem k got for the last step (HYMO_POLY_TERMS per
+ * input, in tau = t - t_n from the step start t_n): the value input i had
+ * at the end of the step is hymo_poly_eval(c + HYMO_POLY_TERMS * i, H). */
+const double *hymo_master_inputs(const hymo_master *m, int k);
 void hymo_master_free(hymo_master *m);
 
 #ifdef __cplusplus

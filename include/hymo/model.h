@@ -224,10 +224,10 @@ int hymo_model_find_point(const hymo_model *model, const char *name);
 /* Input signal value with one-sided limits at steps:
  * side = +1: right limit (value just after t), side = -1: left limit. */
 double hymo_signal_eval(const hymo_signal *signal, double t, int side);
-/* As hymo_signal_eval at a step time t = k dt: a t within 1e-6 dt of a
- * breakpoint is taken as the breakpoint itself, so that round-off in k dt
- * never moves a step change into the wrong step (which would cost an order
- * of accuracy, SPEC §3). */
+/* The same for a time t of a step grid of size dt: a t within 1e-6 dt of a
+ * breakpoint is taken as the breakpoint (found by bisection), so that
+ * round-off in t = k dt never moves a step change of the input into the
+ * neighbouring step.  NULL or an empty table gives 0. */
 double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt);
 
 /* Turbulent orifice law with laminar region (SPEC §2):

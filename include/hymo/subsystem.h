@@ -4,11 +4,15 @@
  * A subsystem has n_inputs real inputs and n_outputs real outputs.  The
  * master sets each input as a polynomial in tau = t - t0 over the coming
  * communication step (like fmi2SetRealInputDerivatives: value and
- * derivatives at t0), asks for a step of size H (fmi2DoStep), and reads the
- * outputs at the end of the step (fmi2GetReal).  get_state/set_state
- * (fmi2GetFMUstate/SetFMUstate) allow a retried step.  The mechanical and
- * hydraulic subsystems of split mode implement it; a linear test system or
- * an external FMU wrapper plugs into the same master. */
+ * derivatives at t0, the subsystem's current time), asks for a step of
+ * size H (fmi2DoStep), and reads the outputs at the end of the step
+ * (fmi2GetReal).  get_state/set_state (fmi2GetFMUstate/SetFMUstate) allow
+ * a retried step.  Everything else a subsystem offers -- its states,
+ * diagnostics and statistics -- is a list of named variables read by value
+ * reference (fmi2GetReal, fmi2GetString), so that a master or a recorder
+ * never needs the implementation.  The mechanical and hydraulic subsystems
+ * of split mode (hymo/cosim.h) and the linear test systems (hymo/linear.h)
+ * implement it; an external FMU wrapper plugs into the same master. */
 #ifndef HYMO_SUBSYSTEM_H
 #define HYMO_SUBSYSTEM_H
 
@@ -41,6 +45,16 @@ static inline double hymo_poly_eval(const double *coef, double tau)
     return ((coef[3] * tau + coef[2]) * tau + coef[1]) * tau + coef[0];
 }
 
+/* A variable of a subsystem (an FMI 2.0 ScalarVariable); its value
+ * reference is its index 0 .. n_variables - 1. */
+typedef enum { HYMO_VAR_REAL = 0, HYMO_VAR_STRING = 1 } hymo_var_type;
+typedef struct {
+    const char *name;        /* unique in the subsystem; array elements "z[2]" (0-based) */
+    const char *unit;        /* SI unit; "1" for counts and ratios, "" for strings */
+    const char *description; /* e.g. the name of the joint, volume or valve */
+    hymo_var_type type;
+} hymo_variable;
+
 typedef struct {
     const char *kind; /* "mechanical", "hydraulic", ... */
     /* u_i(t) = sum_k coef[HYMO_POLY_TERMS*i + k] (t - t0)^k for t in [t0, t0 + H] */
@@ -55,6 +69,15 @@ typedef struct {
     void (*get_state)(const hymo_subsystem *sub, double *buf);
     void (*set_state)(hymo_subsystem *sub, const double *buf);
     void (*destroy)(hymo_subsystem *sub);
+    /* Variables (all four NULL: none).  variable(vr) is NULL for vr out of
+     * range.  get_real reads the real variables vr[0..n-1] at the current
+     * time (fmi2GetReal) without allocating; NAN for a vr out of range or of
+     * a string.  get_string (fmi2GetString): valid until the next call on
+     * sub; NULL for a vr out of range or of a real. */
+    int (*n_variables)(const hymo_subsystem *sub);
+    const hymo_variable *(*variable)(const hymo_subsystem *sub, int vr);
+    void (*get_real)(const hymo_subsystem *sub, const int *vr, int n, double *values);
+    const char *(*get_string)(const hymo_subsystem *sub, int vr);
 } hymo_subsystem_ops;
 
 struct hymo_subsystem {
@@ -63,6 +86,9 @@ struct hymo_subsystem {
     int n_inputs, n_outputs;
     void *impl;
 };
+
+/* Value reference of sub's variable `name` (exact match), or -1. */
+int hymo_subsystem_find_variable(const hymo_subsystem *sub, const char *name);
 
 #ifdef __cplusplus
 }

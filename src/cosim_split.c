@@ -1,0 +1,133 @@
+/* The split of a model into co-simulation subsystems (hymo_split, layout
+ * in hymo/cosim.h): the mechanics, the hydraulic circuits, the links
+ * between them and the master configuration of the options. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cosim_split.h"
+#include "engine.h"
+
+void hymo_split_free(hymo_split *sp)
+{
+    if (!sp) return;
+    if (sp->subsystems) /* the hydraulics first: they use the mechanics' circuit constants */
+        for (int k = sp->n_subsystems - 1; k >= 0; --k)
+            if (sp->subsystems[k]) sp->subsystems[k]->ops->destroy(sp->subsystems[k]);
+    free(sp->subsystems);
+    free(sp->links);
+    free(sp->stage);
+    free(sp->order);
+    free(sp->at_start);
+    free(sp);
+}
+
+static void add_link(hymo_split *sp, int from, int output, int to, int input)
+{
+    sp->links[sp->n_links++] = (hymo_link){from, output, to, input};
+}
+
+/* Links of hydraulic subsystem k whose local cylinder i is model cylinder
+ * cyl[i] (nc of them). */
+static void link_hydraulics(hymo_split *sp, int k, const int *cyl, int nc, int na, int per, int interface_model)
+{
+    for (int i = 0; i < nc; ++i) {
+        const int c = cyl[i];
+        for (int r = 0; r < per; ++r) add_link(sp, k, per * i + r, 0, per * c + r); /* F or p_pist, p_rod */
+        add_link(sp, 0, c, k, 2 * i);                                                /* s */
+        add_link(sp, 0, na + c, k, 2 * i + 1);                                       /* sd */
+    }
+    if (!interface_model) return;
+    for (int i = 0; i < nc; ++i) {
+        for (int j = 0; j < nc; ++j) add_link(sp, 0, 3 * na + cyl[i] * na + cyl[j], k, 2 * nc + i * nc + j); /* G */
+        add_link(sp, 0, 3 * na + na * na + cyl[i], k, 2 * nc + nc * nc + i);                               /* a0 */
+    }
+}
+
+hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options *opt, hymo_split **out,
+                              hymo_error *err)
+{
+    *out = NULL;
+    hymo_status st = hymo_cosim_options_check(opt, err);
+    if (st != HYMO_OK) return st;
+    /* the compiled model: circuit constants, circuits and initial state, shared */
+    const hymo_compiled *cm;
+    st = hymo_compiled_initial(model, &cm, err);
+    if (st != HYMO_OK) return st;
+    if (cm->parts_status != HYMO_OK) {
+        if (err) *err = cm->parts_err;
+        return cm->parts_status;
+    }
+    const hymo_circuit_part *parts = cm->parts;
+    const int nparts = cm->n_parts;
+    const int na = model->n_cylinders, im = opt->approx == HYMO_APPROX_INTERFACE_MODEL;
+    const int per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
+    if (na == 0) {
+        return hymo_error_set(err, HYMO_ERR_MODEL, "%s: no cylinders: nothing to split for co-simulation",
+                              model->source_path ? model->source_path : model->name);
+    }
+    hymo_split *sp = calloc(1, sizeof *sp);
+    const int nsub = 1 + (im ? 1 : nparts), max_links = per * na + 2 * na + (im ? na * na + na : 0);
+    int *all = calloc((size_t)na, sizeof(int));
+    if (sp) {
+        sp->n_subsystems = nsub;
+        sp->subsystems = calloc((size_t)nsub, sizeof *sp->subsystems);
+        sp->links = calloc((size_t)max_links, sizeof *sp->links);
+        sp->stage = calloc((size_t)nsub, sizeof(int));
+        sp->order = calloc((size_t)nsub, sizeof(int));
+        sp->at_start = calloc((size_t)nsub, sizeof(int));
+    }
+    if (!sp || !all || !sp->subsystems || !sp->links || !sp->stage || !sp->order || !sp->at_start) {
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation subsystems)");
+        goto done;
+    }
+    st = hymo_cosim_mech_create(model, opt, &sp->subsystems[0], err);
+    if (st != HYMO_OK) goto done;
+    const hymo_circuit *circ = &cm->circ;
+    const double *p0 = cm->p0, *u0 = cm->u0;
+
+    if (im) { /* one subsystem: the reduced model couples all circuits */
+        st = hymo_cosim_hyd_create(model, opt, circ, parts, nparts, 1, p0, u0, &sp->subsystems[1], err);
+        if (st != HYMO_OK) goto done;
+        for (int c = 0; c < na; ++c) all[c] = c;
+        link_hydraulics(sp, 1, all, na, na, per, 1);
+    } else {
+        for (int q = 0; q < nparts; ++q) {
+            st = hymo_cosim_hyd_create(model, opt, circ, &parts[q], 1, 0, p0, u0, &sp->subsystems[1 + q], err);
+            if (st != HYMO_OK) goto done;
+            link_hydraulics(sp, 1 + q, parts[q].cylinders, parts[q].n_cylinders, na, per, 0);
+        }
+    }
+    /* master configuration */
+    const int p = opt->approx == HYMO_APPROX_QUADRATIC ? 2 : im ? 1 : (int)opt->approx;
+    for (int k = 0; k < nsub; ++k) {
+        const int hyd = k > 0;
+        sp->stage[k] = opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST  ? hyd
+                       : opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ? !hyd
+                                                                          : 0;
+        sp->order[k] = hyd && im ? 0 : p;
+        sp->at_start[k] = hyd && im;
+    }
+done:
+    free(all);
+    if (st != HYMO_OK) {
+        hymo_split_free(sp);
+        return st;
+    }
+    *out = sp;
+    return HYMO_OK;
+}
+
+hymo_status hymo_split_master_create(const hymo_split *sp, double H, hymo_master **out, hymo_error *err)
+{
+    const hymo_master_options mopt = {HYMO_MASTER_JACOBI, 0, H};
+    hymo_status st = hymo_master_create(sp->subsystems, sp->n_subsystems, sp->links, sp->n_links, &mopt, out, err);
+    for (int k = 0; k < sp->n_subsystems && st == HYMO_OK; ++k) {
+        st = hymo_master_set_stage(*out, k, sp->stage[k], err);
+        if (st == HYMO_OK) st = hymo_master_set_input_approx(*out, k, -1, sp->order[k], sp->at_start[k], err);
+    }
+    if (st != HYMO_OK) {
+        hymo_master_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
