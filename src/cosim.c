@@ -447,7 +447,7 @@ static hymo_status open_writer(const driver *d, const char *path, hymo_ref_write
                            o->tol_pressure,
                            o->tol_spool,
                            o->max_iter,
-                           o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
+                           index1 || o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
     return hymo_ref_writer_open(w, path, &hdr, &dims, err);
 }
 
