@@ -7,44 +7,40 @@
  * (or t_run[j] == t), so the interpolation never divides by zero, also
  * when the run has repeated times. */
 #include "hymo/compare.h"
+#include "signals.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const signal_names[HYMO_CMP_SIGNALS] = {"z", "zd", "s", "sd",
-                                                           "p", "U",  "force"};
+/* The compared signals: index k of the result arrays -> hymo_ref_signals[]
+ * (names, units and data come from that table). */
+static const int compared[HYMO_CMP_SIGNALS] = {
+    [HYMO_CMP_Z] = HYMO_SIG_Z,   [HYMO_CMP_ZD] = HYMO_SIG_ZD, [HYMO_CMP_S] = HYMO_SIG_S,
+    [HYMO_CMP_SD] = HYMO_SIG_SD, [HYMO_CMP_P] = HYMO_SIG_P,   [HYMO_CMP_U] = HYMO_SIG_U,
+    [HYMO_CMP_FORCE] = HYMO_SIG_FORCE,
+};
 
 const char *hymo_compare_signal_name(int k)
 {
-    return k >= 0 && k < HYMO_CMP_SIGNALS ? signal_names[k] : NULL;
+    return k >= 0 && k < HYMO_CMP_SIGNALS ? hymo_ref_signal_name(&hymo_ref_signals[compared[k]]) : NULL;
 }
 
 const char *hymo_compare_signal_unit(const hymo_reference *ref, int k, int component)
 {
-    switch (k) {
-    case HYMO_CMP_Z:
-    case HYMO_CMP_ZD: {
-        if (!ref || !ref->z_units || component < 0 || component >= ref->nz) return "";
-        const char *u = ref->z_units[component];
-        int m = !strcmp(u, "m"), rad = !strcmp(u, "rad");
-        if (k == HYMO_CMP_Z) return m ? "m" : rad ? "rad" : "";
-        return m ? "m/s" : rad ? "rad/s" : "";
-    }
-    case HYMO_CMP_S: return "m";
-    case HYMO_CMP_SD: return "m/s";
-    case HYMO_CMP_P: return "Pa";
-    case HYMO_CMP_U: return "V";
-    case HYMO_CMP_FORCE: return "N";
-    }
-    return "";
+    if (k < 0 || k >= HYMO_CMP_SIGNALS) return "";
+    const hymo_ref_signal *sg = &hymo_ref_signals[compared[k]];
+    if (sg->unit_rule == HYMO_UNITS_FIXED) return sg->units;
+    /* per coordinate: "rad" or "m" (+ "/s", "/s^2") from ref->z_units */
+    if (!ref || !ref->z_units || component < 0 || component >= ref->nz) return "";
+    return hymo_ref_signal_coord_unit_static(sg, ref->z_units[component]);
 }
 
 int hymo_compare_signal_find(const char *name)
 {
     if (!name) return -1;
     for (int k = 0; k < HYMO_CMP_SIGNALS; k++) {
-        if (!strcmp(name, signal_names[k])) return k;
+        if (!strcmp(name, hymo_compare_signal_name(k))) return k;
     }
     if (!strcmp(name, "u")) return HYMO_CMP_U;
     return -1;
@@ -53,17 +49,11 @@ int hymo_compare_signal_find(const char *name)
 /* Data and column count of signal k. */
 static const double *signal_data(const hymo_reference *r, int k, int *cols)
 {
-    switch (k) {
-    case HYMO_CMP_Z: *cols = r->nz; return r->z;
-    case HYMO_CMP_ZD: *cols = r->nz; return r->zd;
-    case HYMO_CMP_S: *cols = r->na; return r->s;
-    case HYMO_CMP_SD: *cols = r->na; return r->sd;
-    case HYMO_CMP_P: *cols = r->np; return r->p;
-    case HYMO_CMP_U: *cols = r->nu; return r->u;
-    case HYMO_CMP_FORCE: *cols = r->na; return r->force;
-    }
-    *cols = 0;
-    return NULL;
+    const hymo_ref_signal *sg = &hymo_ref_signals[compared[k]];
+    int counts[HYMO_COLS_COUNT];
+    hymo_ref_counts_ref(r, counts);
+    *cols = counts[sg->cols];
+    return hymo_ref_signal_get(sg, r, sg->ref);
 }
 
 static hymo_status check_times(const hymo_reference *r, const char *what, hymo_error *err)
@@ -93,7 +83,7 @@ static hymo_status check_times(const hymo_reference *r, const char *what, hymo_e
             return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                                   "compare: the %s has no data for signal '%s' (NULL, %d "
                                   "components)",
-                                  what, signal_names[k], cols);
+                                  what, hymo_compare_signal_name(k), cols);
         }
     }
     return HYMO_OK;

@@ -5,6 +5,7 @@
  * HDF5 library's own error printing is switched off. */
 #include "h5util.h"
 #include "hymo/reference.h"
+#include "signals.h"
 
 #include <errno.h>
 #include <math.h>
@@ -508,70 +509,54 @@ static hymo_status read_datasets(reader *r, hid_t f, hymo_reference *ref)
 {
     hymo_status st = HYMO_OK;
     hsize_t n = 0;
-    hid_t t = open_dataset(r, f, "/time", 1, &n, NULL, &st);
+    const char *time_path = hymo_ref_signals[HYMO_SIG_TIME].path; /* its rows are N */
+    hid_t t = open_dataset(r, f, time_path, 1, &n, NULL, &st);
     if (t < 0) return st;
     H5Dclose(t);
-    if (n > (hsize_t)INT32_MAX) return fail(r, "dataset '/time' has too many rows");
+    if (n > (hsize_t)INT32_MAX) return fail(r, "dataset '%s' has too many rows", time_path);
     ref->n = (int)n;
-    ref->nz = ref->np = ref->nu = ref->na = ref->ncut = -1;
+    /* -1: the column count comes from the first dataset of that dimension */
+    for (int k = HYMO_COLS_ONE + 1; k < HYMO_COLS_COUNT; k++) {
+        *(int *)(void *)((char *)ref + hymo_ref_dimensions[k].ref_count) = -1;
+    }
 
-#define TRY(expr)                                                                                  \
-    if (st == HYMO_OK) st = (expr)
-#define READ(name, rank, cols, is_int, dst)                                                        \
-    do {                                                                                           \
-        void *tmp_ = NULL;                                                                         \
-        TRY(read_dataset(r, f, name, rank, n, cols, is_int, &tmp_));                               \
-        (dst) = tmp_;                                                                              \
-    } while (0)
-#define D1(name, dst) READ(name, 1, NULL, 0, dst)
-#define D2(name, cols, dst) READ(name, 2, &(cols), 0, dst)
-    D1("/time", ref->time);
-    D2("/states/z", ref->nz, ref->z);
-    D2("/states/zd", ref->nz, ref->zd);
-    D2("/states/zdd", ref->nz, ref->zdd);
-    D2("/states/p", ref->np, ref->p);
-    D2("/states/U", ref->nu, ref->u);
-    D2("/actuators/s", ref->na, ref->s);
-    D2("/actuators/sd", ref->na, ref->sd);
-    D2("/actuators/force", ref->na, ref->force);
-    D2("/actuators/work", ref->na, ref->work);
-    D1("/energy/kinetic", ref->kinetic);
-    D1("/energy/potential", ref->potential);
-    D1("/energy/drift", ref->drift);
-    D2("/constraints/position", ref->ncut, ref->c_pos);
-    D2("/constraints/velocity", ref->ncut, ref->c_vel);
-    D2("/constraints/acceleration", ref->ncut, ref->c_acc);
-    READ("/solver/iterations", 1, NULL, 1, ref->iterations);
-    D1("/solver/residual", ref->residual);
-#undef D1
-#undef D2
-#undef READ
+    /* The data of every signal, in table order. */
+    for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
+        const hymo_ref_signal *sg = &hymo_ref_signals[i];
+        const int two_d = sg->cols != HYMO_COLS_ONE;
+        int *cols = two_d ? (int *)(void *)((char *)ref + hymo_ref_dimensions[sg->cols].ref_count)
+                          : NULL;
+        void *data = NULL;
+        st = read_dataset(r, f, sg->path, two_d ? 2 : 1, n, cols, sg->type == HYMO_SIG_I32,
+                          &data);
+        hymo_ref_signal_set(sg, ref, sg->ref, data);
+    }
 
-    /* Column names (and z units) */
-    static const struct {
-        const char *ds;
-        size_t names_off;
-        size_t count_off;
-    } tables[] = {
-        {"/states/z", offsetof(hymo_reference, z_names), offsetof(hymo_reference, nz)},
-        {"/states/p", offsetof(hymo_reference, p_names), offsetof(hymo_reference, np)},
-        {"/states/U", offsetof(hymo_reference, u_names), offsetof(hymo_reference, nu)},
-        {"/actuators/s", offsetof(hymo_reference, actuator_names), offsetof(hymo_reference, na)},
-        {"/constraints/position", offsetof(hymo_reference, cut_names),
-         offsetof(hymo_reference, ncut)},
-    };
-    for (size_t i = 0; st == HYMO_OK && i < sizeof tables / sizeof tables[0]; i++) {
-        hid_t ds = H5Dopen2(f, tables[i].ds, H5P_DEFAULT);
-        if (ds < 0) return fail(r, "cannot open dataset '%s'", tables[i].ds);
-        char(**names)[HYMO_REF_TEXT_MAX] = (void *)((char *)ref + tables[i].names_off);
-        int count = *(int *)((char *)ref + tables[i].count_off);
-        st = attr_name_table(r, ds, tables[i].ds, "names", count, 0, names);
-        if (st == HYMO_OK && i == 0) {
-            st = attr_name_table(r, ds, tables[i].ds, "units", count, 1, &ref->z_units);
+    /* Column names from the first dataset of each dimension; the units of
+     * the joint coordinates (z_units) from the signal whose per-column units
+     * are those units themselves (suffix "": /states/z). */
+    int named[HYMO_COLS_COUNT] = {0};
+    int have_units = 0;
+    for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
+        const hymo_ref_signal *sg = &hymo_ref_signals[i];
+        const int want_units =
+            sg->unit_rule == HYMO_UNITS_PER_COORD && !sg->units[0] && !have_units;
+        if (sg->cols == HYMO_COLS_ONE || (named[sg->cols] && !want_units)) continue;
+        const hymo_ref_dimension *dim = &hymo_ref_dimensions[sg->cols];
+        const int count = *(const int *)(const void *)((const char *)ref + dim->ref_count);
+        hid_t ds = H5Dopen2(f, sg->path, H5P_DEFAULT);
+        if (ds < 0) return fail(r, "cannot open dataset '%s'", sg->path);
+        if (!named[sg->cols]) {
+            char(**names)[HYMO_REF_TEXT_MAX] = (void *)((char *)ref + dim->ref_names);
+            st = attr_name_table(r, ds, sg->path, "names", count, 0, names);
+            named[sg->cols] = 1;
+        }
+        if (st == HYMO_OK && want_units) {
+            st = attr_name_table(r, ds, sg->path, "units", count, 1, &ref->z_units);
+            have_units = 1;
         }
         H5Dclose(ds);
     }
-#undef TRY
     return st;
 }
 
@@ -765,31 +750,15 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
 void hymo_ref_free(hymo_reference *ref)
 {
     if (!ref) return;
-    free(ref->z_names);
-    free(ref->p_names);
-    free(ref->u_names);
-    free(ref->actuator_names);
-    free(ref->cut_names);
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        free(hymo_ref_signal_get(&hymo_ref_signals[i], ref, hymo_ref_signals[i].ref));
+    }
+    for (int k = HYMO_COLS_ONE + 1; k < HYMO_COLS_COUNT; k++) {
+        char(**names)[HYMO_REF_TEXT_MAX] = (void *)((char *)ref + hymo_ref_dimensions[k].ref_names);
+        free(*names);
+    }
     free(ref->z_units);
     free(ref->model_source);
-    free(ref->time);
-    free(ref->z);
-    free(ref->zd);
-    free(ref->zdd);
-    free(ref->p);
-    free(ref->u);
-    free(ref->s);
-    free(ref->sd);
-    free(ref->force);
-    free(ref->work);
-    free(ref->kinetic);
-    free(ref->potential);
-    free(ref->drift);
-    free(ref->c_pos);
-    free(ref->c_vel);
-    free(ref->c_acc);
-    free(ref->iterations);
-    free(ref->residual);
     free_cosim(ref);
     free(ref);
 }

@@ -15,6 +15,7 @@
 
 #include "h5util.h"
 #include "hymo/reference.h"
+#include "signals.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -36,81 +37,17 @@
 #define DEFLATE_LEVEL 4
 
 /* ------------------------------------------------------------------ */
-/* Layout                                                              */
-
-enum { G_STATES, G_ACTUATORS, G_ENERGY, G_CONSTRAINTS, G_SOLVER, G_COUNT };
-
-static const char *const group_names[G_COUNT] = {"states", "actuators", "energy", "constraints",
-                                                 "solver"};
-
-/* Column count of a dataset. */
-enum { C_ONE, C_NZ, C_NP, C_NU, C_NA, C_NCUT };
-
-/* Per-column units of z, zd, zdd are derived from dims->z_units. */
-enum { U_FIXED, U_Z0, U_Z1, U_Z2 };
-
-enum {
-    DS_TIME,
-    DS_Z,
-    DS_ZD,
-    DS_ZDD,
-    DS_P,
-    DS_U,
-    DS_S,
-    DS_SD,
-    DS_FORCE,
-    DS_WORK,
-    DS_KINETIC,
-    DS_POTENTIAL,
-    DS_DRIFT,
-    DS_CPOS,
-    DS_CVEL,
-    DS_CACC,
-    DS_ITER,
-    DS_RESIDUAL,
-    DS_COUNT
-};
-
-typedef struct {
-    int group; /* -1: root */
-    const char *name;
-    int cols;
-    int unit_kind;
-    const char *units; /* U_FIXED */
-    int is_int;
-} ds_spec;
-
-static const ds_spec specs[DS_COUNT] = {
-    [DS_TIME] = {-1, "time", C_ONE, U_FIXED, "s", 0},
-    [DS_Z] = {G_STATES, "z", C_NZ, U_Z0, NULL, 0},
-    [DS_ZD] = {G_STATES, "zd", C_NZ, U_Z1, NULL, 0},
-    [DS_ZDD] = {G_STATES, "zdd", C_NZ, U_Z2, NULL, 0},
-    [DS_P] = {G_STATES, "p", C_NP, U_FIXED, "Pa", 0},
-    [DS_U] = {G_STATES, "U", C_NU, U_FIXED, "V", 0},
-    [DS_S] = {G_ACTUATORS, "s", C_NA, U_FIXED, "m", 0},
-    [DS_SD] = {G_ACTUATORS, "sd", C_NA, U_FIXED, "m/s", 0},
-    [DS_FORCE] = {G_ACTUATORS, "force", C_NA, U_FIXED, "N", 0},
-    [DS_WORK] = {G_ACTUATORS, "work", C_NA, U_FIXED, "J", 0},
-    [DS_KINETIC] = {G_ENERGY, "kinetic", C_ONE, U_FIXED, "J", 0},
-    [DS_POTENTIAL] = {G_ENERGY, "potential", C_ONE, U_FIXED, "J", 0},
-    [DS_DRIFT] = {G_ENERGY, "drift", C_ONE, U_FIXED, "J", 0},
-    [DS_CPOS] = {G_CONSTRAINTS, "position", C_NCUT, U_FIXED,
-                 "m or rad, Euclidean norm per cut joint", 0},
-    [DS_CVEL] = {G_CONSTRAINTS, "velocity", C_NCUT, U_FIXED, "m/s", 0},
-    [DS_CACC] = {G_CONSTRAINTS, "acceleration", C_NCUT, U_FIXED, "m/s^2", 0},
-    [DS_ITER] = {G_SOLVER, "iterations", C_ONE, U_FIXED, "1", 1},
-    [DS_RESIDUAL] = {G_SOLVER, "residual", C_ONE, U_FIXED, "scaled residual norm (see docs)", 0},
-};
+/* Layout: the groups and datasets of hymo_ref_signals[] (signals.c)       */
 
 struct hymo_ref_writer {
     hid_t file;
-    hid_t groups[G_COUNT];
-    hid_t ds[DS_COUNT];
-    int cols[DS_COUNT];
+    hid_t groups[HYMO_GROUP_COUNT];
+    hid_t ds[HYMO_SIGNAL_COUNT]; /* indexed like hymo_ref_signals[] */
+    int cols[HYMO_SIGNAL_COUNT];
     hsize_t written;  /* rows in the file                                */
     int chunk_rows;   /* R: rows per chunk and per staging buffer        */
     int buffered;     /* rows staged, 0 <= buffered < chunk_rows         */
-    unsigned char *stage[DS_COUNT]; /* R x cols elements (NULL if cols 0) */
+    unsigned char *stage[HYMO_SIGNAL_COUNT]; /* R x cols elements (NULL if cols 0) */
     unsigned char *stage_mem;
     hymo_status failed; /* first write failure; later appends return it   */
     char *path;    /* final name */
@@ -239,11 +176,11 @@ static void iso8601_now(char buf[32])
 
 static void close_handles(hymo_ref_writer *w)
 {
-    for (int i = 0; i < DS_COUNT; i++) {
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
         if (w->ds[i] >= 0) H5Dclose(w->ds[i]);
         w->ds[i] = -1;
     }
-    for (int i = 0; i < G_COUNT; i++) {
+    for (int i = 0; i < HYMO_GROUP_COUNT; i++) {
         if (w->groups[i] >= 0) H5Gclose(w->groups[i]);
         w->groups[i] = -1;
     }
@@ -257,49 +194,6 @@ static void free_writer(hymo_ref_writer *w)
     free(w);
 }
 
-static const char (*names_for(const hymo_ref_dims *d, int cols))[HYMO_REF_TEXT_MAX]
-{
-    switch (cols) {
-    case C_NZ: return d->z_names;
-    case C_NP: return d->p_names;
-    case C_NU: return d->u_names;
-    case C_NA: return d->actuator_names;
-    case C_NCUT: return d->cut_names;
-    }
-    return NULL;
-}
-
-static const char *names_field(int cols)
-{
-    switch (cols) {
-    case C_NZ: return "z_names";
-    case C_NP: return "p_names";
-    case C_NU: return "u_names";
-    case C_NA: return "actuator_names";
-    case C_NCUT: return "cut_names";
-    }
-    return "";
-}
-
-static int col_count(const hymo_ref_dims *d, int cols)
-{
-    switch (cols) {
-    case C_NZ: return d->nz;
-    case C_NP: return d->np;
-    case C_NU: return d->nu;
-    case C_NA: return d->na;
-    case C_NCUT: return d->ncut;
-    }
-    return 1;
-}
-
-/* Unit of derivative `order` (0, 1, 2) of a coordinate whose unit is u. */
-static void derived_unit(const char *u, int order, char out[HYMO_REF_TEXT_MAX])
-{
-    static const char *const suffix[3] = {"", "/s", "/s^2"};
-    snprintf(out, HYMO_REF_TEXT_MAX, "%s%s", u, suffix[order]);
-}
-
 /* Copies a possibly unterminated HYMO_REF_TEXT_MAX-wide name. */
 static void copy_name(char dst[HYMO_REF_TEXT_MAX], const char src[HYMO_REF_TEXT_MAX])
 {
@@ -311,16 +205,16 @@ static void copy_name(char dst[HYMO_REF_TEXT_MAX], const char src[HYMO_REF_TEXT_
 
 static size_t elem_size(int i)
 {
-    return specs[i].is_int ? sizeof(int) : sizeof(double);
+    return hymo_ref_signal_elem_size(&hymo_ref_signals[i]);
 }
 
 /* One chunk height for all datasets: 1024 rows, fewer for very wide
  * matrices so that a chunk stays near CHUNK_BYTES_TARGET. */
-static int choose_chunk_rows(const hymo_ref_dims *d)
+static int choose_chunk_rows(const int counts[HYMO_COLS_COUNT])
 {
     int widest = 1;
-    for (int i = 0; i < DS_COUNT; i++) {
-        int c = specs[i].cols == C_ONE ? 1 : col_count(d, specs[i].cols);
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        int c = counts[hymo_ref_signals[i].cols];
         if (c > widest) widest = c;
     }
     long rows = CHUNK_BYTES_TARGET / (8L * widest);
@@ -329,26 +223,32 @@ static int choose_chunk_rows(const hymo_ref_dims *d)
     return (int)rows;
 }
 
+/* Creates dataset i of hymo_ref_signals[] with its `names` and `units`
+ * attributes (counts: column count per hymo_ref_cols). */
 static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims *dims,
-                                  int deflate_ok, hymo_error *err)
+                                  const int counts[HYMO_COLS_COUNT], int deflate_ok,
+                                  hymo_error *err)
 {
-    const ds_spec *sp = &specs[i];
-    const int two_d = sp->cols != C_ONE;
-    const int cols = two_d ? col_count(dims, sp->cols) : 1;
-    const char *gname = sp->group >= 0 ? group_names[sp->group] : "";
-    char dpath[64];
-    snprintf(dpath, sizeof dpath, "%s/%s", gname, sp->name);
+    const hymo_ref_signal *sp = &hymo_ref_signals[i];
+    const int two_d = sp->cols != HYMO_COLS_ONE;
+    const int cols = counts[sp->cols];
+    const int per_column_units = sp->unit_rule != HYMO_UNITS_FIXED;
+    const char *dpath = sp->path;
     w->cols[i] = cols;
 
     /* Names (and per-column units) are copied into pointer arrays for the
      * variable-length string attributes; freed before returning. */
-    const char(*names)[HYMO_REF_TEXT_MAX] = two_d ? names_for(dims, sp->cols) : NULL;
+    const hymo_ref_dimension *dim = &hymo_ref_dimensions[sp->cols];
+    const char(*names)[HYMO_REF_TEXT_MAX] =
+        two_d ? *(const char(*const *)[HYMO_REF_TEXT_MAX])(const void *)((const char *)dims +
+                                                                          dim->dims_names)
+              : NULL;
     if (two_d && cols > 0 && !names) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "cannot create '%s' in '%s': dims.%s is NULL with %d columns",
-                              dpath, w->partial, names_field(sp->cols), cols);
+                              dpath, w->partial, dim->names_field, cols);
     }
-    if (sp->unit_kind != U_FIXED && cols > 0 && !dims->z_units) {
+    if (per_column_units && cols > 0 && !dims->z_units) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "cannot create '%s' in '%s': dims.z_units is NULL", dpath,
                               w->partial);
@@ -365,7 +265,7 @@ static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims
     chunk[1] = width;
     int rank = two_d ? 2 : 1;
 
-    hid_t parent = sp->group >= 0 ? w->groups[sp->group] : w->file;
+    hid_t parent = sp->group != HYMO_GROUP_ROOT ? w->groups[sp->group] : w->file;
     hid_t space = H5Screate_simple(rank, cur, max);
     if (space < 0) return h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating dataspace of '%s'", dpath);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -377,8 +277,9 @@ static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims
         H5Sclose(space);
         return st;
     }
-    hid_t ftype = sp->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
-    w->ds[i] = H5Dcreate2(parent, sp->name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    hid_t ftype = sp->type == HYMO_SIG_I32 ? H5T_STD_I32LE : H5T_IEEE_F64LE;
+    w->ds[i] = H5Dcreate2(parent, hymo_ref_signal_name(sp), ftype, space, H5P_DEFAULT, dcpl,
+                          H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(space);
     if (w->ds[i] < 0) {
@@ -393,7 +294,7 @@ static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims
         return HYMO_OK;
     }
 
-    /* names (always an array), units (array for z/zd/zdd, else scalar) */
+    /* names (always an array), units (array for the COORD rules, else scalar) */
     size_t n = cols > 0 ? (size_t)cols : 1;
     char(*name_buf)[HYMO_REF_TEXT_MAX] = calloc(2 * n, sizeof *name_buf);
     const char **ptrs = calloc(2 * n, sizeof *ptrs);
@@ -406,18 +307,18 @@ static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims
     for (int c = 0; c < cols; c++) {
         copy_name(name_buf[c], names[c]);
         ptrs[c] = name_buf[c];
-        if (sp->unit_kind != U_FIXED) {
+        if (per_column_units) {
             char base[HYMO_REF_TEXT_MAX];
             copy_name(base, dims->z_units[c]);
-            derived_unit(base, sp->unit_kind - U_Z0, name_buf[n + (size_t)c]);
+            hymo_ref_signal_coord_unit(sp, base, name_buf[n + (size_t)c]);
             ptrs[n + (size_t)c] = name_buf[n + (size_t)c];
         }
     }
     hymo_status st = HYMO_OK;
     if (attr_str_array(w->ds[i], "names", ptrs, cols) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute 'names' of '%s'", dpath);
-    } else if (sp->unit_kind != U_FIXED ? attr_str_array(w->ds[i], "units", ptrs + n, cols) < 0
-                                        : attr_str(w->ds[i], "units", sp->units) < 0) {
+    } else if (per_column_units ? attr_str_array(w->ds[i], "units", ptrs + n, cols) < 0
+                                : attr_str(w->ds[i], "units", sp->units) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute 'units' of '%s'", dpath);
     }
     free(name_buf);
@@ -492,8 +393,8 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     size_t len = strlen(path);
     if (w) {
         w->file = -1;
-        for (int i = 0; i < G_COUNT; i++) w->groups[i] = -1;
-        for (int i = 0; i < DS_COUNT; i++) w->ds[i] = -1;
+        for (int i = 0; i < HYMO_GROUP_COUNT; i++) w->groups[i] = -1;
+        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) w->ds[i] = -1;
         w->path = malloc(len + 1);
         w->partial = malloc(len + sizeof PARTIAL_SUFFIX);
     }
@@ -528,22 +429,26 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     H5Pclose(fapl);
 
     hymo_status st = write_header(w, header, err);
-    for (int g = 0; st == HYMO_OK && g < G_COUNT; g++) {
-        w->groups[g] = H5Gcreate2(w->file, group_names[g], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    for (int g = 0; st == HYMO_OK && g < HYMO_GROUP_COUNT; g++) {
+        w->groups[g] =
+            H5Gcreate2(w->file, hymo_ref_groups[g], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         if (w->groups[g] < 0) {
-            st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating group '/%s'", group_names[g]);
+            st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating group '/%s'",
+                         hymo_ref_groups[g]);
         }
     }
-    w->chunk_rows = choose_chunk_rows(dims);
+    int counts[HYMO_COLS_COUNT];
+    hymo_ref_counts_dims(dims, counts);
+    w->chunk_rows = choose_chunk_rows(counts);
     const int deflate_ok = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
                            H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
-    for (int i = 0; st == HYMO_OK && i < DS_COUNT; i++) {
-        st = create_dataset(w, i, dims, deflate_ok, err);
+    for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
+        st = create_dataset(w, i, dims, counts, deflate_ok, err);
     }
     if (st == HYMO_OK) {
         /* staging buffer: chunk_rows x cols for every dataset */
         size_t total = 0;
-        for (int i = 0; i < DS_COUNT; i++) {
+        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
             total += (size_t)w->chunk_rows * (size_t)w->cols[i] * elem_size(i);
         }
         w->stage_mem = malloc(total > 0 ? total : 1);
@@ -551,7 +456,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
             st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", w->partial);
         } else {
             size_t off = 0;
-            for (int i = 0; i < DS_COUNT; i++) {
+            for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
                 w->stage[i] = w->cols[i] > 0 ? w->stage_mem + off : NULL;
                 off += (size_t)w->chunk_rows * (size_t)w->cols[i] * elem_size(i);
             }
@@ -573,35 +478,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
 
 static const void *block_data(const hymo_ref_block *b, int i)
 {
-    switch (i) {
-    case DS_TIME: return b->time;
-    case DS_Z: return b->z;
-    case DS_ZD: return b->zd;
-    case DS_ZDD: return b->zdd;
-    case DS_P: return b->p;
-    case DS_U: return b->u;
-    case DS_S: return b->s;
-    case DS_SD: return b->sd;
-    case DS_FORCE: return b->force;
-    case DS_WORK: return b->work;
-    case DS_KINETIC: return b->kinetic;
-    case DS_POTENTIAL: return b->potential;
-    case DS_DRIFT: return b->drift;
-    case DS_CPOS: return b->c_pos;
-    case DS_CVEL: return b->c_vel;
-    case DS_CACC: return b->c_acc;
-    case DS_ITER: return b->iterations;
-    case DS_RESIDUAL: return b->residual;
-    }
-    return NULL;
-}
-
-static const char *ds_path(int i, char buf[64])
-{
-    const ds_spec *sp = &specs[i];
-    snprintf(buf, 64, "/%s%s%s", sp->group >= 0 ? group_names[sp->group] : "",
-             sp->group >= 0 ? "/" : "", sp->name);
-    return buf;
+    return hymo_ref_signal_block_get(&hymo_ref_signals[i], b);
 }
 
 static herr_t set_rows(hymo_ref_writer *w, int i, hsize_t rows)
@@ -617,13 +494,12 @@ static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
 {
     if (w->buffered == 0) return HYMO_OK;
     const hsize_t old_rows = w->written, new_rows = old_rows + (hsize_t)w->buffered;
-    char dpath[64];
     hymo_status st = HYMO_OK;
-    for (int i = 0; i < DS_COUNT; i++) {
-        const int two_d = specs[i].cols != C_ONE;
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        const int two_d = hymo_ref_signals[i].cols != HYMO_COLS_ONE;
         if (set_rows(w, i, new_rows) < 0) {
             st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "extending dataset '%s'",
-                         ds_path(i, dpath));
+                         hymo_ref_signals[i].path);
             break;
         }
         if (w->cols[i] == 0) continue;
@@ -634,13 +510,14 @@ static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
         herr_t rc = -1;
         if (fspace >= 0 && mspace >= 0 &&
             H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
-            rc = H5Dwrite(w->ds[i], specs[i].is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, mspace,
-                          fspace, H5P_DEFAULT, w->stage[i]);
+            hid_t mtype = hymo_ref_signals[i].type == HYMO_SIG_I32 ? H5T_NATIVE_INT
+                                                                   : H5T_NATIVE_DOUBLE;
+            rc = H5Dwrite(w->ds[i], mtype, mspace, fspace, H5P_DEFAULT, w->stage[i]);
         }
         if (rc < 0) {
             st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing rows %llu..%llu of '%s'",
                          (unsigned long long)old_rows, (unsigned long long)(new_rows - 1),
-                         ds_path(i, dpath));
+                         hymo_ref_signals[i].path);
         }
         if (mspace >= 0) H5Sclose(mspace);
         if (fspace >= 0) H5Sclose(fspace);
@@ -653,7 +530,7 @@ static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
     if (st != HYMO_OK) {
         /* Keep every dataset at the same row count: undo this chunk (a
          * no-op for the datasets not yet extended). */
-        for (int i = 0; i < DS_COUNT; i++) set_rows(w, i, old_rows);
+        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) set_rows(w, i, old_rows);
         w->failed = st;
         return st;
     }
@@ -677,19 +554,18 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': negative row count %d",
                               w->partial, b->n);
     }
-    char dpath[64];
-    for (int i = 0; i < DS_COUNT; i++) {
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
         if (w->cols[i] > 0 && b->n > 0 && !block_data(b, i)) {
             return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                                   "append to '%s': no data for dataset '%s' (NULL pointer)",
-                                  w->partial, ds_path(i, dpath));
+                                  w->partial, hymo_ref_signals[i].path);
         }
     }
     int done = 0;
     while (done < b->n) {
         int k = w->chunk_rows - w->buffered;
         if (k > b->n - done) k = b->n - done;
-        for (int i = 0; i < DS_COUNT; i++) {
+        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
             if (w->cols[i] == 0) continue;
             const size_t row_bytes = (size_t)w->cols[i] * elem_size(i);
             memcpy(w->stage[i] + (size_t)w->buffered * row_bytes,
@@ -714,23 +590,23 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
 #define ATTR(fn, g, name, value)                                                                   \
     if (fn(w->groups[g], name, value) < 0)                                                         \
         return h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute '%s' of '/%s'", name,   \
-                       group_names[g]);
-    ATTR(attr_double, G_SOLVER, "wall_time", s->wall_time)
-    ATTR(attr_double, G_SOLVER, "mean_iterations", s->mean_iterations)
-    ATTR(attr_int, G_SOLVER, "max_iterations", s->max_iterations)
-    ATTR(attr_long, G_SOLVER, "jacobian_evaluations", s->jacobian_evaluations)
+                       hymo_ref_groups[g]);
+    ATTR(attr_double, HYMO_GROUP_SOLVER, "wall_time", s->wall_time)
+    ATTR(attr_double, HYMO_GROUP_SOLVER, "mean_iterations", s->mean_iterations)
+    ATTR(attr_int, HYMO_GROUP_SOLVER, "max_iterations", s->max_iterations)
+    ATTR(attr_long, HYMO_GROUP_SOLVER, "jacobian_evaluations", s->jacobian_evaluations)
     char independent[HYMO_REF_TEXT_MAX];
     copy_name(independent, s->independent);
-    ATTR(attr_str, G_SOLVER, "independent", independent)
-    ATTR(attr_int, G_SOLVER, "n_reselections", s->n_reselections)
-    ATTR(attr_long, G_SOLVER, "n_steps", s->n_steps)
-    ATTR(attr_double, G_SOLVER, "t_reached", s->t_reached)
-    ATTR(attr_double, G_ENERGY, "peak_drift", s->peak_drift)
-    ATTR(attr_double, G_ENERGY, "max_work", s->max_work)
-    ATTR(attr_double, G_ENERGY, "relative_drift", s->relative_drift)
-    ATTR(attr_double, G_CONSTRAINTS, "max_position", s->max_constraint_position)
-    ATTR(attr_double, G_CONSTRAINTS, "max_velocity", s->max_constraint_velocity)
-    ATTR(attr_double, G_CONSTRAINTS, "max_acceleration", s->max_constraint_acceleration)
+    ATTR(attr_str, HYMO_GROUP_SOLVER, "independent", independent)
+    ATTR(attr_int, HYMO_GROUP_SOLVER, "n_reselections", s->n_reselections)
+    ATTR(attr_long, HYMO_GROUP_SOLVER, "n_steps", s->n_steps)
+    ATTR(attr_double, HYMO_GROUP_SOLVER, "t_reached", s->t_reached)
+    ATTR(attr_double, HYMO_GROUP_ENERGY, "peak_drift", s->peak_drift)
+    ATTR(attr_double, HYMO_GROUP_ENERGY, "max_work", s->max_work)
+    ATTR(attr_double, HYMO_GROUP_ENERGY, "relative_drift", s->relative_drift)
+    ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_position", s->max_constraint_position)
+    ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_velocity", s->max_constraint_velocity)
+    ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_acceleration", s->max_constraint_acceleration)
 #undef ATTR
     return HYMO_OK;
 }

@@ -1,5 +1,6 @@
 /* Per-step output rows (the datasets of SPEC §8) buffered for the HDF5
  * writer; shared by the monolithic run and the co-simulation driver. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,44 +8,73 @@
 #include "engine.h"
 #include "rows.h"
 
+/* The buffers are those of hymo_ref_signals[] (reference/signals.c): one per
+ * signal, at the signal's `rows` offset in hymo_rows. */
+
 void hymo_rows_free(hymo_rows *b)
 {
-    double *arr[] = {b->time, b->z, b->zd, b->zdd, b->p, b->u, b->s, b->sd, b->force,
-                     b->work, b->kin, b->pot, b->drift, b->cpos, b->cvel, b->cacc, b->residual};
-    for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
-    free(b->iterations);
+    for (int k = 0; k < HYMO_SIGNAL_COUNT; ++k) {
+        free(hymo_ref_signal_get(&hymo_ref_signals[k], b, hymo_ref_signals[k].rows));
+    }
 }
 
 int hymo_rows_alloc(hymo_rows *b, const hymo_sim *sim, long capacity)
 {
     memset(b, 0, sizeof *b);
     b->nz = sim->nz, b->np = sim->np, b->nu = sim->nu, b->na = sim->na, b->ncut = sim->ncut;
-#define RA(ptr, w) ((ptr) = calloc((size_t)capacity * (size_t)((w) > 0 ? (w) : 1), sizeof *(ptr)))
-    RA(b->time, 1), RA(b->z, b->nz), RA(b->zd, b->nz), RA(b->zdd, b->nz), RA(b->p, b->np), RA(b->u, b->nu);
-    RA(b->s, b->na), RA(b->sd, b->na), RA(b->force, b->na), RA(b->work, b->na);
-    RA(b->kin, 1), RA(b->pot, 1), RA(b->drift, 1), RA(b->cpos, b->ncut), RA(b->cvel, b->ncut);
-    RA(b->cacc, b->ncut), RA(b->residual, 1), RA(b->iterations, 1);
-#undef RA
-    return b->time && b->z && b->zd && b->zdd && b->p && b->u && b->s && b->sd && b->force && b->work &&
-           b->kin && b->pot && b->drift && b->cpos && b->cvel && b->cacc && b->residual && b->iterations;
+    int counts[HYMO_COLS_COUNT];
+    hymo_ref_counts_rows(b, counts);
+    int ok = 1;
+    for (int k = 0; k < HYMO_SIGNAL_COUNT; ++k) {
+        const hymo_ref_signal *sg = &hymo_ref_signals[k];
+        const int w = counts[sg->cols];
+        const size_t elem = hymo_ref_signal_elem_size(sg);
+        b->row_bytes[k] = (size_t)w * elem;
+        void *data = calloc((size_t)capacity * (size_t)(w > 0 ? w : 1), elem);
+        hymo_ref_signal_set(sg, b, sg->rows, data);
+        b->col[k] = data;
+        ok = ok && data;
+    }
+    /* copy order of hymo_rows_push: one double per row first; no columns: no copy */
+    for (int k = 0; k < HYMO_SIGNAL_COUNT; ++k) {
+        if (b->row_bytes[k] == sizeof(double)) b->copy[b->n_copy++] = (unsigned char)k;
+    }
+    b->n_scalar = b->n_copy;
+    for (int k = 0; k < HYMO_SIGNAL_COUNT; ++k) {
+        const size_t bytes = b->row_bytes[k];
+        if (bytes != 0 && bytes != sizeof(double)) b->copy[b->n_copy++] = (unsigned char)k;
+    }
+    return ok;
 }
 
 void hymo_rows_push(hymo_rows *b, const hymo_sim *sim)
 {
-    long i = b->n++;
-#define CP(dst, src, w) memcpy((dst) + (size_t)i * (w), (src), (size_t)(w) * sizeof(double))
-    b->time[i] = sim->t;
-    CP(b->z, sim->mb.z, b->nz), CP(b->zd, sim->mb.zd, b->nz), CP(b->zdd, sim->mb.zdd, b->nz);
-    CP(b->p, sim->p, b->np), CP(b->u, sim->u, b->nu);
-    CP(b->s, sim->act.s, b->na), CP(b->sd, sim->act.sd, b->na), CP(b->force, sim->force, b->na);
-    CP(b->work, sim->work, b->na);
-    CP(b->cpos, sim->c_pos, b->ncut), CP(b->cvel, sim->c_vel, b->ncut), CP(b->cacc, sim->c_acc, b->ncut);
-#undef CP
-    b->kin[i] = sim->kinetic;
-    b->pot[i] = sim->potential;
-    b->drift[i] = sim->drift;
-    b->iterations[i] = sim->last_iterations;
-    b->residual[i] = sim->residual_norm;
+    /* Where each signal's row is in the simulation (row_bytes[k] bytes). */
+    const void *const src[HYMO_SIGNAL_COUNT] = {
+        [HYMO_SIG_TIME] = &sim->t,
+        [HYMO_SIG_Z] = sim->mb.z, [HYMO_SIG_ZD] = sim->mb.zd, [HYMO_SIG_ZDD] = sim->mb.zdd,
+        [HYMO_SIG_P] = sim->p, [HYMO_SIG_U] = sim->u,
+        [HYMO_SIG_S] = sim->act.s, [HYMO_SIG_SD] = sim->act.sd, [HYMO_SIG_FORCE] = sim->force,
+        [HYMO_SIG_WORK] = sim->work,
+        [HYMO_SIG_KINETIC] = &sim->kinetic, [HYMO_SIG_POTENTIAL] = &sim->potential,
+        [HYMO_SIG_DRIFT] = &sim->drift,
+        [HYMO_SIG_C_POS] = sim->c_pos, [HYMO_SIG_C_VEL] = sim->c_vel, [HYMO_SIG_C_ACC] = sim->c_acc,
+        [HYMO_SIG_ITERATIONS] = &sim->last_iterations,
+        [HYMO_SIG_RESIDUAL] = &sim->residual_norm,
+    };
+    const size_t i = (size_t)b->n++;
+    const int n_scalar = b->n_scalar, n_copy = b->n_copy; /* locals: the copies cannot change them */
+    int j = 0;
+    for (; j < n_scalar; ++j) { /* one double per row: a single move, no call */
+        const int k = b->copy[j];
+        assert(src[k] && "hymo_rows_push: a signal of hymo_ref_signals[] has no source");
+        memcpy(b->col[k] + i * sizeof(double), src[k], sizeof(double));
+    }
+    for (; j < n_copy; ++j) {
+        const int k = b->copy[j];
+        assert(src[k] && "hymo_rows_push: a signal of hymo_ref_signals[] has no source");
+        memcpy(b->col[k] + i * b->row_bytes[k], src[k], b->row_bytes[k]);
+    }
 }
 
 hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err)
@@ -53,13 +83,14 @@ hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err)
         b->n = 0;
         return HYMO_OK;
     }
-    hymo_ref_block blk = {(int)b->n,     b->time, b->z,   b->zd,    b->zdd,  b->p,    b->u,
-                          b->s,     b->sd,   b->force, b->work, b->kin,  b->pot,  b->drift,
-                          b->cpos,  b->cvel, b->cacc, b->iterations, b->residual};
+    hymo_ref_block blk = {.n = (int)b->n};
+    for (int k = 0; k < HYMO_SIGNAL_COUNT; ++k) {
+        const hymo_ref_signal *sg = &hymo_ref_signals[k];
+        hymo_ref_signal_block_set(sg, &blk, hymo_ref_signal_get(sg, b, sg->rows));
+    }
     b->n = 0;
     return hymo_ref_writer_append(w, &blk, err);
 }
-
 
 typedef char name_t[HYMO_REF_TEXT_MAX];
 

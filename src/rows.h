@@ -4,14 +4,7 @@
 
 #include "engine.h"
 #include "hymo/reference.h"
-
-typedef struct {
-    long n; /* rows held */
-    int nz, np, nu, na, ncut;
-    double *time, *z, *zd, *zdd, *p, *u, *s, *sd, *force, *work, *kin, *pot, *drift, *cpos, *cvel, *cacc,
-        *residual;
-    int *iterations;
-} hymo_rows;
+#include "signals.h" /* hymo_rows (one field per signal of hymo_ref_signals[]) */
 
 /* Room for `capacity` rows; returns 0 if out of memory (free anyway). */
 int hymo_rows_alloc(hymo_rows *b, const hymo_sim *sim, long capacity);

@@ -21,6 +21,7 @@
 #endif
 
 #include "hymo/reference.h"
+#include "signals.h"
 #include "test_util.h"
 
 /* ------------------------------------------------------------------ */
@@ -592,7 +593,7 @@ static void check_units_everywhere(const char *path)
     assert_true(H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit_cb, &v, H5O_INFO_BASIC) >=
                 0);
     H5Fclose(file);
-    assert_int_equal(v.datasets, 18);
+    assert_int_equal(v.datasets, HYMO_SIGNAL_COUNT);
     if (v.missing) fail_msg("%d datasets without units, e.g. %s", v.missing, v.first_missing);
 }
 
@@ -660,6 +661,179 @@ static void test_summary_print(void **state)
     free(txt);
 }
 
+/* ------------------------------------------------------------------ */
+/* The table of per-step signals (reference/signals.c)                 */
+
+static void test_signal_table(void **state)
+{
+    (void)state;
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        const hymo_ref_signal *s = &hymo_ref_signals[i];
+        assert_non_null(s->path);
+        char want[128];
+        if (s->group == HYMO_GROUP_ROOT) {
+            snprintf(want, sizeof want, "/%s", hymo_ref_signal_name(s));
+        } else {
+            assert_true(s->group >= 0 && s->group < HYMO_GROUP_COUNT);
+            snprintf(want, sizeof want, "/%s/%s", hymo_ref_groups[s->group],
+                     hymo_ref_signal_name(s));
+        }
+        assert_string_equal(s->path, want);
+        assert_true(s->cols >= HYMO_COLS_ONE && s->cols < HYMO_COLS_COUNT);
+        /* one fixed string, or per-coordinate units of an [N x nz] signal */
+        assert_non_null(s->units);
+        if (s->unit_rule != HYMO_UNITS_FIXED) assert_int_equal(s->cols, HYMO_COLS_NZ);
+        for (int j = 0; j < i; j++) {
+            const hymo_ref_signal *o = &hymo_ref_signals[j];
+            if (!strcmp(o->path, s->path)) fail_msg("path %s twice", s->path);
+            if (o->block == s->block || o->ref == s->ref || o->rows == s->rows) {
+                fail_msg("%s and %s share a data field", o->path, s->path);
+            }
+        }
+    }
+    /* the groups appear in creation order */
+    int last = HYMO_GROUP_ROOT;
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        assert_true(hymo_ref_signals[i].group >= last);
+        last = hymo_ref_signals[i].group;
+    }
+}
+
+/* The offsets of the table are the fields of the same name (checked
+ * against the struct fields written out here, independently of the table). */
+static void test_signal_table_fields(void **state)
+{
+    (void)state;
+    static double cell[HYMO_SIGNAL_COUNT];
+    static int icell;
+    double *d[HYMO_SIGNAL_COUNT];
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) d[i] = &cell[i];
+    hymo_ref_block blk = {.time = d[HYMO_SIG_TIME], .z = d[HYMO_SIG_Z], .zd = d[HYMO_SIG_ZD],
+        .zdd = d[HYMO_SIG_ZDD], .p = d[HYMO_SIG_P], .u = d[HYMO_SIG_U], .s = d[HYMO_SIG_S],
+        .sd = d[HYMO_SIG_SD], .force = d[HYMO_SIG_FORCE], .work = d[HYMO_SIG_WORK],
+        .kinetic = d[HYMO_SIG_KINETIC], .potential = d[HYMO_SIG_POTENTIAL],
+        .drift = d[HYMO_SIG_DRIFT], .c_pos = d[HYMO_SIG_C_POS], .c_vel = d[HYMO_SIG_C_VEL],
+        .c_acc = d[HYMO_SIG_C_ACC], .iterations = &icell, .residual = d[HYMO_SIG_RESIDUAL]};
+    hymo_reference ref = {.time = d[HYMO_SIG_TIME], .z = d[HYMO_SIG_Z], .zd = d[HYMO_SIG_ZD],
+        .zdd = d[HYMO_SIG_ZDD], .p = d[HYMO_SIG_P], .u = d[HYMO_SIG_U], .s = d[HYMO_SIG_S],
+        .sd = d[HYMO_SIG_SD], .force = d[HYMO_SIG_FORCE], .work = d[HYMO_SIG_WORK],
+        .kinetic = d[HYMO_SIG_KINETIC], .potential = d[HYMO_SIG_POTENTIAL],
+        .drift = d[HYMO_SIG_DRIFT], .c_pos = d[HYMO_SIG_C_POS], .c_vel = d[HYMO_SIG_C_VEL],
+        .c_acc = d[HYMO_SIG_C_ACC], .iterations = &icell, .residual = d[HYMO_SIG_RESIDUAL]};
+    hymo_rows rows = {.time = d[HYMO_SIG_TIME], .z = d[HYMO_SIG_Z], .zd = d[HYMO_SIG_ZD],
+        .zdd = d[HYMO_SIG_ZDD], .p = d[HYMO_SIG_P], .u = d[HYMO_SIG_U], .s = d[HYMO_SIG_S],
+        .sd = d[HYMO_SIG_SD], .force = d[HYMO_SIG_FORCE], .work = d[HYMO_SIG_WORK],
+        .kin = d[HYMO_SIG_KINETIC], .pot = d[HYMO_SIG_POTENTIAL], .drift = d[HYMO_SIG_DRIFT],
+        .cpos = d[HYMO_SIG_C_POS], .cvel = d[HYMO_SIG_C_VEL], .cacc = d[HYMO_SIG_C_ACC],
+        .iterations = &icell, .residual = d[HYMO_SIG_RESIDUAL]};
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        const hymo_ref_signal *s = &hymo_ref_signals[i];
+        const void *want = s->type == HYMO_SIG_I32 ? (const void *)&icell : (const void *)d[i];
+        assert_int_equal(s->type == HYMO_SIG_I32, i == HYMO_SIG_ITERATIONS);
+        assert_ptr_equal(hymo_ref_signal_block_get(s, &blk), want);
+        assert_ptr_equal(hymo_ref_signal_get(s, &ref, s->ref), want);
+        assert_ptr_equal(hymo_ref_signal_get(s, &rows, s->rows), want);
+    }
+    /* dimensions: counts and names */
+    hymo_ref_dims dims = full_dims();
+    int counts[HYMO_COLS_COUNT];
+    hymo_ref_counts_dims(&dims, counts);
+    const int want[HYMO_COLS_COUNT] = {1, dims.nz, dims.np, dims.nu, dims.na, dims.ncut};
+    assert_memory_equal(counts, want, sizeof want);
+    ref.nz = 3, ref.np = 2, ref.nu = 1, ref.na = 2, ref.ncut = 1;
+    hymo_ref_counts_ref(&ref, counts);
+    assert_memory_equal(counts, want, sizeof want);
+    rows.nz = 3, rows.np = 2, rows.nu = 1, rows.na = 2, rows.ncut = 1;
+    hymo_ref_counts_rows(&rows, counts);
+    assert_memory_equal(counts, want, sizeof want);
+    const void *names[HYMO_COLS_COUNT] = {NULL, dims.z_names, dims.p_names, dims.u_names,
+                                          dims.actuator_names, dims.cut_names};
+    for (int k = HYMO_COLS_ONE + 1; k < HYMO_COLS_COUNT; k++) {
+        const char *at = (const char *)&dims + hymo_ref_dimensions[k].dims_names;
+        assert_ptr_equal(*(const void *const *)(const void *)at, names[k]);
+    }
+}
+
+/* A written file holds exactly the table's datasets, with its rank, type
+ * and kind of units. */
+static void test_signal_table_file(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_table.h5";
+    hymo_ref_dims d = full_dims();
+    const int sizes[] = {5};
+    hymo_run_summary s = make_summary(1);
+    write_file(path, &d, sizes, 1, &s, "m");
+    check_units_everywhere(path); /* HYMO_SIGNAL_COUNT datasets, each with units */
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(file >= 0);
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        const hymo_ref_signal *sg = &hymo_ref_signals[i];
+        hid_t ds = H5Dopen2(file, sg->path, H5P_DEFAULT);
+        if (ds < 0) fail_msg("no dataset %s", sg->path);
+        hid_t sp = H5Dget_space(ds), t = H5Dget_type(ds);
+        assert_int_equal(H5Sget_simple_extent_ndims(sp), sg->cols == HYMO_COLS_ONE ? 1 : 2);
+        assert_true(H5Tequal(t, sg->type == HYMO_SIG_I32 ? H5T_STD_I32LE : H5T_IEEE_F64LE) > 0);
+        hid_t a = H5Aopen(ds, "units", H5P_DEFAULT);
+        hid_t asp = H5Aget_space(a);
+        assert_int_equal(H5Sget_simple_extent_ndims(asp), sg->unit_rule == HYMO_UNITS_FIXED ? 0 : 1);
+        assert_int_equal(H5Aexists(ds, "names") > 0, sg->cols != HYMO_COLS_ONE);
+        H5Sclose(asp);
+        H5Aclose(a);
+        H5Tclose(t);
+        H5Sclose(sp);
+        H5Dclose(ds);
+    }
+    H5Fclose(file);
+    remove(path);
+}
+
+/* docs/hdf5-format.md lists the same datasets, in table order, with the
+ * same shapes and (fixed) units. */
+static void test_signal_table_docs(void **state)
+{
+    (void)state;
+    char doc[512];
+    snprintf(doc, sizeof doc, "%s/../docs/hdf5-format.md", HYMO_TESTS_DIR);
+    FILE *f = fopen(doc, "r");
+    if (!f) fail_msg("cannot open %s", doc);
+    static const char *const shape[HYMO_COLS_COUNT] = {"[N]", "[N × nz]", "[N × np]",
+                                                       "[N × nu]", "[N × na]", "[N × ncut]"};
+    char line[1024];
+    int in_section = 0, i = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "### ", 4)) in_section = !strcmp(line, "### Datasets\n");
+        if (!in_section || strncmp(line, "| `/", 4) != 0) continue;
+        /* | `path` | shape | units ... | names | */
+        char *col[4] = {NULL};
+        char *p = line + 1;
+        for (int c = 0; c < 4 && p; c++) {
+            col[c] = p;
+            p = strchr(p, '|');
+            if (p) *p++ = '\0';
+        }
+        if (i >= HYMO_SIGNAL_COUNT) fail_msg("docs list more datasets than the table: %s", col[0]);
+        const hymo_ref_signal *sg = &hymo_ref_signals[i++];
+        char want[160];
+        snprintf(want, sizeof want, "`%s`", sg->path);
+        if (!strstr(col[0], want)) fail_msg("docs: '%s', table: %s", col[0], sg->path);
+        if (!col[1] || !strstr(col[1], shape[sg->cols])) {
+            fail_msg("docs: shape of %s is '%s', table: %s", sg->path, col[1], shape[sg->cols]);
+        }
+        if (!!strstr(col[1], "int32") != (sg->type == HYMO_SIG_I32)) {
+            fail_msg("docs: type of %s ('%s')", sg->path, col[1]);
+        }
+        if (sg->unit_rule == HYMO_UNITS_FIXED) {
+            snprintf(want, sizeof want, "`%s`", sg->units);
+            if (!col[2] || !strstr(col[2], want)) {
+                fail_msg("docs: units of %s are '%s', table: %s", sg->path, col[2], want);
+            }
+        }
+    }
+    fclose(f);
+    assert_int_equal(i, HYMO_SIGNAL_COUNT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -667,7 +841,9 @@ int main(void)
         cmocka_unit_test(test_incomplete_close), cmocka_unit_test(test_killed_run),
         cmocka_unit_test(test_open_loop_dims),   cmocka_unit_test(test_read_errors),
         cmocka_unit_test(test_writer_errors),    cmocka_unit_test(test_units_attributes),
-        cmocka_unit_test(test_summary_print),
+        cmocka_unit_test(test_summary_print),    cmocka_unit_test(test_signal_table),
+        cmocka_unit_test(test_signal_table_fields), cmocka_unit_test(test_signal_table_file),
+        cmocka_unit_test(test_signal_table_docs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

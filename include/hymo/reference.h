@@ -84,7 +84,9 @@ typedef struct {
     double penalty_alpha; /* 0 if not used */
 } hymo_ref_header;
 
-/* A block of n consecutive rows; row-major matrices [n x dim]. */
+/* A block of n consecutive rows; row-major matrices [n x dim].  One
+ * pointer per dataset (docs/hdf5-format.md; the writer finds them through
+ * the table of signals, reference/signals.c). */
 typedef struct {
     int n;
     const double *time;
@@ -140,7 +142,9 @@ hymo_status hymo_ref_writer_put_attr_double(hymo_ref_writer *w, const char *grou
 hymo_status hymo_ref_writer_put_attr_int(hymo_ref_writer *w, const char *group, const char *name,
                                          int value, hymo_error *err);
 
-/* A whole file in memory. Matrices row-major [n x dim]. */
+/* A whole file in memory. Matrices row-major [n x dim]; the reader fills
+ * and hymo_ref_free frees the per-step data through the table of signals
+ * (reference/signals.c). */
 typedef struct {
     int n; /* rows */
     int nz, np, nu, na, ncut;
