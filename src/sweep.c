@@ -264,6 +264,7 @@ int hymo_cli_sweep(int argc, char **argv)
     hymo_reference *ref = NULL;
     sweep_job *jobs = NULL;
     hymo_error err;
+    const long compilations0 = hymo_model_compilations();
     int r0 = hymo_cli_load_model(argc, argv, usage_sweep, &model_path, &model);
     if (r0 >= 0) return r0;
     hymo_cosim_options base;
@@ -502,6 +503,10 @@ int hymo_cli_sweep(int argc, char **argv)
     }
     printf("%d runs in %.1f s wall time on %d threads; tables %s.csv, %s_achievable.csv, %s.h5\n", n_jobs, wall,
            started > 0 ? started : 1, base_buf, base_buf, base_buf);
+    /* the model's constants (at load) and its initial state (first run) are
+     * compiled once and shared by every run and thread */
+    printf("model compiled %ld times for %d co-simulations (constants at load, initial state on first use)\n",
+           hymo_model_compilations() - compilations0, n_jobs);
     if (failed_runs) fprintf(stderr, "hymo: %d runs failed to start (see the reason column)\n", failed_runs);
     free(cfg_first);
     free(ach);

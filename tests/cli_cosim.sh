@@ -54,4 +54,5 @@ code=$?; [ $code -eq 0 ] || fail "sweep exit $code: $(cat "$OUT/sweep.err")"
 #  velocity-pressure with p = 2 holds it)
 grep -q "^velocity-force  *0 .* 1$" "$OUT/sweep.out" || fail "achievable H, velocity-force p=0: $(cat "$OUT/sweep.out")"
 grep -q "^velocity-pressure  *2 .* 4$" "$OUT/sweep.out" || fail "achievable H, velocity-pressure p=2: $(cat "$OUT/sweep.out")"
+grep -q "^model compiled 2 times for 8 co-simulations" "$OUT/sweep.out" || fail "the model must be compiled once (constants + initial state) for all runs: $(tail -1 "$OUT/sweep.out")"
 echo "cli_cosim: all checks passed"
