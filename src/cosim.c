@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cosim_internal.h"
+#include "signals.h"
 
 /* ---------------------------------------------------------------- options */
 
@@ -111,35 +112,29 @@ int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
 
 /* ------------------------------------------------------------------ driver */
 
-/* Per-step datasets of SPEC §8 and the variables they are read from (the
- * mechanics' variable name; p and u come from the hydraulics). */
-enum {
-    R_TIME, R_Z, R_ZD, R_ZDD, R_S, R_SD, R_FORCE, R_WORK, R_KIN, R_POT, R_DRIFT, R_CPOS, R_CVEL, R_CACC,
-    R_ITER, R_RESIDUAL, R_P, R_U, R_N
-};
-enum { DIM_1, DIM_Z, DIM_A, DIM_C, DIM_P, DIM_U };
-static const struct {
-    const char *var;
-    int dim;
-} row_signal[R_N] = {
-    [R_TIME] = {"time", DIM_1},
-    [R_Z] = {"z", DIM_Z},
-    [R_ZD] = {"zd", DIM_Z},
-    [R_ZDD] = {"zdd", DIM_Z},
-    [R_S] = {"s", DIM_A},
-    [R_SD] = {"sd", DIM_A},
-    [R_FORCE] = {"force", DIM_A},
-    [R_WORK] = {"work", DIM_A},
-    [R_KIN] = {"kinetic_energy", DIM_1},
-    [R_POT] = {"potential_energy", DIM_1},
-    [R_DRIFT] = {"energy_drift", DIM_1},
-    [R_CPOS] = {"constraint_position", DIM_C},
-    [R_CVEL] = {"constraint_velocity", DIM_C},
-    [R_CACC] = {"constraint_acceleration", DIM_C},
-    [R_ITER] = {"newton_iterations", DIM_1},
-    [R_RESIDUAL] = {"residual_norm", DIM_1},
-    [R_P] = {"p", DIM_P},
-    [R_U] = {"u", DIM_U},
+/* The subsystem variable each per-step dataset (reference/signals.h, the
+ * one list of them) is read from: the mechanics' variable, except p and u,
+ * which come from the hydraulics (HYDRAULIC). */
+#define HYDRAULIC(s) ((s) == HYMO_SIG_P || (s) == HYMO_SIG_U)
+static const char *const row_var[HYMO_SIGNAL_COUNT] = {
+    [HYMO_SIG_TIME] = "time",
+    [HYMO_SIG_Z] = "z",
+    [HYMO_SIG_ZD] = "zd",
+    [HYMO_SIG_ZDD] = "zdd",
+    [HYMO_SIG_P] = "p",
+    [HYMO_SIG_U] = "u",
+    [HYMO_SIG_S] = "s",
+    [HYMO_SIG_SD] = "sd",
+    [HYMO_SIG_FORCE] = "force",
+    [HYMO_SIG_WORK] = "work",
+    [HYMO_SIG_KINETIC] = "kinetic_energy",
+    [HYMO_SIG_POTENTIAL] = "potential_energy",
+    [HYMO_SIG_DRIFT] = "energy_drift",
+    [HYMO_SIG_C_POS] = "constraint_position",
+    [HYMO_SIG_C_VEL] = "constraint_velocity",
+    [HYMO_SIG_C_ACC] = "constraint_acceleration",
+    [HYMO_SIG_ITERATIONS] = "newton_iterations",
+    [HYMO_SIG_RESIDUAL] = "residual_norm",
 };
 /* Statistics of the mechanics (run summary). */
 enum {
@@ -167,10 +162,10 @@ typedef struct {
     double E_total, E_max;
     /* rows */
     long n_rows, cap;
-    int width[R_N];
-    int *vr[R_N];         /* value references (p, u: in the subsystem of p_sub, u_sub) */
+    int width[HYMO_SIGNAL_COUNT];
+    int *vr[HYMO_SIGNAL_COUNT];         /* value references (p, u: in the subsystem of p_sub, u_sub) */
     int *p_sub, *u_sub;   /* per pressure / spool state: the subsystem that has it */
-    double *row[R_N];     /* cap x width */
+    double *row[HYMO_SIGNAL_COUNT];     /* cap x width */
     int stat_vr[S_N];     /* the mechanics' statistics */
     int mech_independent; /* its string variable "independent" */
     int *hyd_stat_vr;     /* per subsystem: steps, rhs_evaluations (hydraulics) */
@@ -181,7 +176,7 @@ static void driver_free(driver *d)
 {
     hymo_master_free(d->m);
     hymo_split_free(d->split);
-    for (int s = 0; s < R_N; ++s) {
+    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) {
         free(d->vr[s]);
         free(d->row[s]);
     }
@@ -244,20 +239,21 @@ static hymo_status driver_create(driver *d, const hymo_model *model, const hymo_
         st = find_hyd_var(d, name, &d->sdt_sub[a], &d->sdt_vr[a], err);
     }
     /* rows: value references of every column */
-    const int dims[] = {[DIM_1] = 1,           [DIM_Z] = model->n_bodies,  [DIM_A] = na,
-                        [DIM_C] = model->n_cuts, [DIM_P] = model->n_volumes, [DIM_U] = model->n_valves};
+    const int dims[HYMO_COLS_COUNT] = {[HYMO_COLS_ONE] = 1,           [HYMO_COLS_NZ] = model->n_bodies,
+                                       [HYMO_COLS_NP] = model->n_volumes, [HYMO_COLS_NU] = model->n_valves,
+                                       [HYMO_COLS_NA] = na,               [HYMO_COLS_NCUT] = model->n_cuts};
     CALLOC(d->p_sub, model->n_volumes);
     CALLOC(d->u_sub, model->n_valves);
-    for (int s = 0; s < R_N && st == HYMO_OK; ++s) {
-        const int w = d->width[s] = dims[row_signal[s].dim];
+    for (int s = 0; s < HYMO_SIGNAL_COUNT && st == HYMO_OK; ++s) {
+        const int w = d->width[s] = dims[hymo_ref_signals[s].cols];
         CALLOC(d->vr[s], w);
         for (int i = 0; i < w && st == HYMO_OK; ++i) {
-            if (row_signal[s].dim == DIM_1)
-                snprintf(name, sizeof name, "%s", row_signal[s].var);
+            if (hymo_ref_signals[s].cols == HYMO_COLS_ONE)
+                snprintf(name, sizeof name, "%s", row_var[s]);
             else
-                snprintf(name, sizeof name, "%s[%d]", row_signal[s].var, i);
-            if (s == R_P || s == R_U)
-                st = find_hyd_var(d, name, s == R_P ? &d->p_sub[i] : &d->u_sub[i], &d->vr[s][i], err);
+                snprintf(name, sizeof name, "%s[%d]", row_var[s], i);
+            if (HYDRAULIC(s))
+                st = find_hyd_var(d, name, s == HYMO_SIG_P ? &d->p_sub[i] : &d->u_sub[i], &d->vr[s][i], err);
             else
                 st = find_var(d, 0, name, &d->vr[s][i], err);
         }
@@ -275,7 +271,7 @@ static hymo_status driver_create(driver *d, const hymo_model *model, const hymo_
     CALLOC(d->dP_prev, na);
     CALLOC(d->E, na);
     d->cap = lround(opt->mech.t_end / opt->H) + 1;
-    for (int s = 0; s < R_N; ++s) CALLOC(d->row[s], d->cap * d->width[s]);
+    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) CALLOC(d->row[s], d->cap * d->width[s]);
     CALLOC(d->rec_dP, d->cap * na);
     CALLOC(d->rec_E, d->cap * na);
     CALLOC(d->rec_Et, d->cap);
@@ -322,11 +318,11 @@ static void bond_powers(driver *d)
 static void read_row(driver *d)
 {
     const long r = d->n_rows;
-    for (int s = 0; s < R_N; ++s) {
+    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) {
         const int w = d->width[s];
         double *dst = d->row[s] + r * w;
-        if (s == R_P || s == R_U) {
-            const int *sub = s == R_P ? d->p_sub : d->u_sub;
+        if (HYDRAULIC(s)) {
+            const int *sub = s == HYMO_SIG_P ? d->p_sub : d->u_sub;
             for (int i = 0; i < w; ++i) {
                 const hymo_subsystem *hs = d->split->subsystems[sub[i]];
                 hs->ops->get_real(hs, &d->vr[s][i], 1, &dst[i]);
@@ -370,8 +366,8 @@ static const char *non_finite(const driver *d)
             if (!isfinite(y[i])) return sub->name;
     }
     const long r = d->n_rows;
-    for (int j = 0; j < d->width[R_Z]; ++j)
-        if (!isfinite(d->row[R_Z][r * d->width[R_Z] + j]) || !isfinite(d->row[R_ZD][r * d->width[R_ZD] + j]))
+    for (int j = 0; j < d->width[HYMO_SIG_Z]; ++j)
+        if (!isfinite(d->row[HYMO_SIG_Z][r * d->width[HYMO_SIG_Z] + j]) || !isfinite(d->row[HYMO_SIG_ZD][r * d->width[HYMO_SIG_ZD] + j]))
             return "mechanics";
     for (int a = 0; a < d->na; ++a)
         if (!isfinite(d->dP[a])) return "residual power";
@@ -390,7 +386,7 @@ static void run_summary(const driver *d, const hymo_cosim_summary *sum, hymo_run
     snprintf(rs->integrator, sizeof rs->integrator, "cosim");
     rs->dt = d->opt.H;
     rs->t_end = d->opt.mech.t_end;
-    rs->t_reached = real_var(d->mech, d->vr[R_TIME][0]);
+    rs->t_reached = real_var(d->mech, d->vr[HYMO_SIG_TIME][0]);
     rs->n_steps = sum->n_macro;
     rs->complete = sum->stable && sum->t_reached >= d->opt.mech.t_end - 0.5 * d->opt.H;
     rs->peak_drift = v[S_PEAK_DRIFT];
@@ -417,19 +413,19 @@ static hymo_status open_writer(const driver *d, const char *path, hymo_ref_write
 {
     const hymo_model *model = d->model;
     const hymo_run_options *o = &d->opt.mech;
-    const int nz = d->width[R_Z], np = d->width[R_P], nu = d->width[R_U], na = d->na, nc = d->width[R_CPOS];
+    const int nz = d->width[HYMO_SIG_Z], np = d->width[HYMO_SIG_P], nu = d->width[HYMO_SIG_U], na = d->na, nc = d->width[HYMO_SIG_C_POS];
     name_t *names = *names_out = calloc((size_t)(2 * nz + np + nu + na + nc + 1), sizeof *names);
     if (!names) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     name_t *zn = names, *zu = zn + nz, *pn = zu + nz, *un = pn + np, *an = un + nu, *cn = an + na;
 #define DESCRIBE(dst, sub, vr, field) snprintf(dst, sizeof(name_t), "%s", (sub)->ops->variable((sub), (vr))->field)
     for (int j = 0; j < nz; ++j) {
-        DESCRIBE(zn[j], d->mech, d->vr[R_Z][j], description);
-        DESCRIBE(zu[j], d->mech, d->vr[R_Z][j], unit);
+        DESCRIBE(zn[j], d->mech, d->vr[HYMO_SIG_Z][j], description);
+        DESCRIBE(zu[j], d->mech, d->vr[HYMO_SIG_Z][j], unit);
     }
-    for (int k = 0; k < np; ++k) DESCRIBE(pn[k], d->split->subsystems[d->p_sub[k]], d->vr[R_P][k], description);
-    for (int k = 0; k < nu; ++k) DESCRIBE(un[k], d->split->subsystems[d->u_sub[k]], d->vr[R_U][k], description);
-    for (int a = 0; a < na; ++a) DESCRIBE(an[a], d->mech, d->vr[R_S][a], description);
-    for (int c = 0; c < nc; ++c) DESCRIBE(cn[c], d->mech, d->vr[R_CPOS][c], description);
+    for (int k = 0; k < np; ++k) DESCRIBE(pn[k], d->split->subsystems[d->p_sub[k]], d->vr[HYMO_SIG_P][k], description);
+    for (int k = 0; k < nu; ++k) DESCRIBE(un[k], d->split->subsystems[d->u_sub[k]], d->vr[HYMO_SIG_U][k], description);
+    for (int a = 0; a < na; ++a) DESCRIBE(an[a], d->mech, d->vr[HYMO_SIG_S][a], description);
+    for (int c = 0; c < nc; ++c) DESCRIBE(cn[c], d->mech, d->vr[HYMO_SIG_C_POS][c], description);
 #undef DESCRIBE
     hymo_ref_dims dims = {nz, np, nu, na, nc, (const name_t *)zn, (const name_t *)zu, (const name_t *)pn,
                           (const name_t *)un, (const name_t *)an, (const name_t *)cn};
@@ -468,11 +464,12 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
             snprintf(bn[a], sizeof bn[a], "%s", model->cylinders[a].name);
             bond[a] = bn[a];
         }
-        for (long r = 0; r < n; ++r) iterations[r] = (int)d->row[R_ITER][r];
-        double *const *R = d->row;
-        hymo_ref_block blk = {(int)n,   R[R_TIME], R[R_Z],    R[R_ZD],   R[R_ZDD],   R[R_P],   R[R_U],
-                              R[R_S],   R[R_SD],   R[R_FORCE], R[R_WORK], R[R_KIN],  R[R_POT], R[R_DRIFT],
-                              R[R_CPOS], R[R_CVEL], R[R_CACC], iterations, R[R_RESIDUAL]};
+        for (long r = 0; r < n; ++r) iterations[r] = (int)d->row[HYMO_SIG_ITERATIONS][r];
+        hymo_ref_block blk = {.n = (int)n};
+        for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) { /* each signal's rows at its place in the block */
+            const void *data = hymo_ref_signals[s].type == HYMO_SIG_I32 ? (const void *)iterations : d->row[s];
+            memcpy((char *)&blk + hymo_ref_signals[s].block, &data, sizeof data);
+        }
         st = hymo_ref_writer_append(w, &blk, err);
     }
     const hymo_cosim_options *o = &d->opt;
@@ -591,7 +588,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
     const long nrow = d.n_rows;
     double v[S_N];
     d.mech->ops->get_real(d.mech, d.stat_vr, S_N, v);
-    sum.t_reached = d.row[R_TIME][nrow - 1];
+    sum.t_reached = d.row[HYMO_SIG_TIME][nrow - 1];
     sum.residual_energy_final = d.rec_Et[nrow - 1];
     sum.residual_energy_max_abs = d.E_max;
     sum.peak_drift = v[S_PEAK_DRIFT];
@@ -609,9 +606,9 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
         hymo_reference run;
         memset(&run, 0, sizeof run);
         run.n = (int)nrow;
-        run.nz = d.width[R_Z], run.np = d.width[R_P], run.nu = d.width[R_U], run.na = na, run.ncut = d.width[R_CPOS];
-        run.time = d.row[R_TIME], run.z = d.row[R_Z], run.zd = d.row[R_ZD], run.s = d.row[R_S];
-        run.sd = d.row[R_SD], run.p = d.row[R_P], run.u = d.row[R_U], run.force = d.row[R_FORCE];
+        run.nz = d.width[HYMO_SIG_Z], run.np = d.width[HYMO_SIG_P], run.nu = d.width[HYMO_SIG_U], run.na = na, run.ncut = d.width[HYMO_SIG_C_POS];
+        run.time = d.row[HYMO_SIG_TIME], run.z = d.row[HYMO_SIG_Z], run.zd = d.row[HYMO_SIG_ZD], run.s = d.row[HYMO_SIG_S];
+        run.sd = d.row[HYMO_SIG_SD], run.p = d.row[HYMO_SIG_P], run.u = d.row[HYMO_SIG_U], run.force = d.row[HYMO_SIG_FORCE];
         run.has_cosim = 1;
         run.residual_energy_total = d.rec_Et;
         st = hymo_compare_trajectories(ref, &run, &sum.errors, err);
