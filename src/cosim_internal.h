@@ -6,6 +6,7 @@
 #include "hymo/cosim.h"
 #include "hymo/master.h"
 #include "hymo/subsystem.h"
+#include "rows.h" /* hymo_now_seconds */
 
 /* Polynomial through n <= 4 points (t_i, y_i), as coefficients of
  * (t - t0)^k, k < HYMO_POLY_TERMS (higher ones zero). */
@@ -75,8 +76,6 @@ static inline const hymo_variable *hymo_var_table_get(const hymo_var_table *t, i
     return vr >= 0 && vr < t->n ? &t->var[vr] : NULL;
 }
 
-/* Monotonic clock, s (src/run.c). */
-double hymo_now_seconds(void);
 
 /* Power-bond residual (seed 000 Eq. 21, sign: energy created at the
  * interface is positive): the mechanics receives F_mech_in sd_mech_out,

@@ -37,17 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The test target does not get HDF5's include directory from CMake; the
- * Debian serial headers are also reachable as <hdf5/serial/hdf5.h>. */
-#if defined(__has_include)
-#if __has_include(<hdf5.h>)
-#include <hdf5.h>
-#else
-#include <hdf5/serial/hdf5.h>
-#endif
-#else
-#include <hdf5.h>
-#endif
+#include "test_hdf5.h"
 
 #include "hymo/compare.h"
 #include "hymo/cosim.h"
