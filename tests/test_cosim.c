@@ -2,7 +2,9 @@
  *
  * - consistency: with H = h_h = h_m = 0.1 ms, Jacobi velocity-pressure with
  *   p = 2 on crane1 reproduces the monolithic reference (1 ms) to
- *   max |ds| <= 1e-4 m over 30 s;
+ *   max |ds| <= 5e-7 m, max |dp| <= 2.5 kPa, |E_res| <= 3e-6 J over 30 s
+ *   (measured 2.94e-7 m, 1.55 kPa, 1.66e-6 J, identical in every build;
+ *   bounds ~1.7x measured);
  * - convergence order: with h_m = h_h = 0.1 ms fixed, the coupling error
  *   against a run with H = 0.1 ms falls as H^(p+1) for Lagrange
  *   extrapolation of order p = 0, 1, 2 (the local input error of a p-th
@@ -65,7 +67,9 @@ static void test_consistency_with_monolithic(void **state)
     assert_true(sum.stable);
     assert_close(sum.t_reached, 30.0, 1e-9);
     assert_int_equal(sum.errors.n_samples, 30001);
-    assert_true(sum.errors.max[HYMO_CMP_S] <= 1e-4);
+    assert_true(sum.errors.max[HYMO_CMP_S] <= 5e-7);
+    assert_true(sum.errors.max[HYMO_CMP_P] <= 2.5e3);
+    assert_true(fabs(sum.residual_energy_final) <= 3e-6);
     hymo_ref_free(ref);
     hymo_model_free(model);
 }
@@ -254,7 +258,8 @@ static void test_crane2_schemes(void **state)
                           hymo_approx_name(opt.approx), sum.errors.max[HYMO_CMP_S], sum.residual_energy_final);
             assert_true(sum.stable);
             assert_int_equal(sum.n_bonds, 2);
-            assert_true(sum.errors.max[HYMO_CMP_S] <= 1e-4);
+            /* measured 7.8e-8 ... 4.16e-7 m (interface model the largest) */
+            assert_true(sum.errors.max[HYMO_CMP_S] <= 6e-7);
         }
     hymo_ref_free(ref);
     hymo_model_free(model);
