@@ -1,0 +1,180 @@
+"""hymo against independent solutions (issue 9).
+
+    /usr/bin/python3 -m pytest tests/independent            # from the repository root
+    HYMO_BINARY=path/to/hymo /usr/bin/python3 -m pytest tests/independent
+    HYMO_INDEP_SLOW=1 ...                                   # also the four-bar (about 1 min)
+
+The independent solutions (models.py, lagrange.py) are Lagrange equations in
+minimal coordinates integrated by scipy's solve_ivp at rtol 1e-12; they
+share no code and no formulas with hymo.
+
+Error bounds.  The trapezoidal rule is second order, so hymo's error is
+e(dt) = C dt^2 + o(dt^2).  C was measured with the numeric Jacobian (both
+formulations give identical numbers on these open-loop models) at dt = 1,
+0.25 and 0.0625 ms (the ratios were 16.0 per 4x smaller step):
+
+    model                 max |dz| at 1 / 0.25 / 0.0625 ms       C = e/dt^2
+    double_pendulum       3.06e-5 / 1.91e-6 / 1.19e-7 rad        30.6 rad/s^2
+    triple_pendulum_3d    4.65e-5 / 2.90e-6 / 1.82e-7 rad        46.5 rad/s^2
+    fourbar          z    5.89e-6 / 3.76e-7 / 2.32e-8 rad        5.9  rad/s^2
+                     p    3.69e4  / 2.36e3  / 146 Pa             3.7e10 Pa/s^2
+
+Each test allows BOUND_FACTOR = 2 times C dt^2.  The fast-Jacobian cases
+are expected failures (issue 9): the fast Jacobian is formed once at t = 0
+on these models and never rebuilt, every step stops after one stale-matrix
+increment, and the error does not fall with dt (2.7e-3, 1.3e-3, 4.0e-3 rad
+on the double pendulum).  When issue 9 is fixed they pass, and strict=True
+turns that into a failure so that the marker gets removed.
+"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import compare  # noqa: E402
+import models  # noqa: E402
+
+BOUND_FACTOR = 2.0
+# measured error constants (see the module docstring): max |dz| / dt^2, max |dp| / dt^2
+C_Z = {"double_pendulum": 30.6, "triple_pendulum_3d": 46.5, "fourbar": 5.9}
+C_P = {"fourbar": 3.69e10}
+DT = 2.5e-4
+FAST_XFAIL = pytest.mark.xfail(strict=True, reason="issue 9: fast Jacobian accepts unconverged steps")
+SLOW = pytest.mark.skipif(not os.environ.get("HYMO_INDEP_SLOW"),
+                          reason="four-bar: set HYMO_INDEP_SLOW=1 (about a minute)")
+
+
+@pytest.fixture(scope="session")
+def hymo():
+    path = os.environ.get("HYMO_BINARY", os.path.join(ROOT, "build", "hymo"))
+    if not os.access(path, os.X_OK):
+        pytest.fail("hymo binary not found at %s: build it (cmake --build build) or set HYMO_BINARY" % path)
+    return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def solution_cache(tmp_path_factory):
+    """The independent solution of a model on one grid is computed once per session."""
+    if not os.environ.get("HYMO_INDEP_CACHE"):
+        os.environ["HYMO_INDEP_CACHE"] = str(tmp_path_factory.mktemp("independent"))
+
+
+def run(hymo, tmp_path, model, jacobian, formulation, dt):
+    out = str(tmp_path / ("%s-%s-%s-%g.h5" % (model, formulation, jacobian, dt)))
+    cmd = [hymo, "run", os.path.join(ROOT, "data", model + ".yaml"), "--jacobian", jacobian,
+           "--formulation", formulation, "--dt", repr(dt), "-o", out, "-q"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, "%s: exit %d\n%s" % (" ".join(cmd), r.returncode, r.stderr)
+    return compare.errors(model, out)
+
+
+def check(res, model, dt):
+    bound = BOUND_FACTOR * C_Z[model] * dt**2
+    msg = "%s %s %s dt=%g: max |dz| = %.3e (at t = %g s), bound %.3e" % (
+        model, res["formulation"], res["jacobian"], dt, res["z_max_error"], res["z_max_error_at"], bound)
+    assert res["z_max_error"] <= bound, msg
+    if model in C_P:
+        pbound = BOUND_FACTOR * C_P[model] * dt**2
+        assert res["p_max_error"] <= pbound, "%s: max |dp| = %.3e Pa (at t = %g s), bound %.3e Pa" % (
+            msg, res["p_max_error"], res["p_max_error_at"], pbound)
+
+
+# --- the independent solutions themselves ----------------------------------
+
+def test_double_pendulum_textbook_equals_lagrangian():
+    """The hand-derived closed form and the generic sympy Lagrangian agree."""
+    dp = models.DoublePendulum()
+    lag = dp.lagrangian()
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        z = rng.uniform(-np.pi, np.pi, 2)
+        zd = rng.uniform(-6, 6, 2)
+        a = dp.accel(np.array([z[0], z[0] + z[1]]), np.array([zd[0], zd[0] + zd[1]]))
+        b = lag.accel(z, zd)
+        assert np.abs(np.array([a[0], a[1] - a[0]]) - b).max() < 1e-11
+
+
+@pytest.mark.parametrize("name", ["double_pendulum", "triple_pendulum_3d", "fourbar"])
+def test_symbolic_derivatives(name):
+    m = models.get(name)
+    lag = m.lag if hasattr(m, "lag") else m.lagrangian()
+    rng = np.random.default_rng(3)
+    q = m.y0()[:lag.n] + (rng.uniform(-0.3, 0.3, lag.n) if name != "fourbar" else 0.1)
+    assert lag.check_energy(q) < 1e-7  # central differences, eps = 1e-6: truncation ~1e-8
+
+
+def test_fourbar_static_pressure():
+    """SPEC §5.2: F_s0 = sqrt(2) g (3 m1 + 2 m2 + m3) ~ 11029 N, p2 = p1 ~ 5.024 MPa."""
+    m = models.FourBar()
+    F0, p = m.static_pressures()
+    assert abs(F0 - np.sqrt(2) * models.G * (3 * 225 + 2 * 35 + 50)) < 1e-8 * F0
+    assert abs(p[1] - 5.024e6) < 1e3 and p[0] == p[1]
+
+
+@pytest.mark.parametrize("name", ["double_pendulum", "triple_pendulum_3d"])
+def test_independent_solution_conserves_energy(name):
+    import solve
+
+    m = models.get(name)
+    t = np.linspace(0.0, 3.0, 301)
+    out, _ = solve.solve(m, t)
+    z, zd = out["z"], out["zd"]
+    if name == "double_pendulum":
+        Y = np.column_stack([z[:, 0], z[:, 0] + z[:, 1], zd[:, 0], zd[:, 0] + zd[:, 1]])
+    else:
+        Y = np.column_stack([z, zd])
+    E = np.array([m.energy(y) for y in Y])
+    assert np.abs(E - E[0]).max() < 1e-9
+
+
+# --- hymo against them -------------------------------------------------------
+
+@pytest.mark.parametrize("formulation", ["double-step", "penalty"])
+@pytest.mark.parametrize("model", ["double_pendulum", "triple_pendulum_3d"])
+def test_numeric_jacobian(hymo, tmp_path, model, formulation):
+    check(run(hymo, tmp_path, model, "numeric", formulation, DT), model, DT)
+
+
+@pytest.mark.parametrize("model", ["double_pendulum", "triple_pendulum_3d"])
+def test_numeric_jacobian_second_order(hymo, tmp_path, model):
+    """4x smaller step: the error falls 16x (measured 16.0; accept 13 .. 19)."""
+    e1 = run(hymo, tmp_path, model, "numeric", "double-step", 4 * DT)["z_max_error"]
+    e2 = run(hymo, tmp_path, model, "numeric", "double-step", DT)["z_max_error"]
+    assert 13 < e1 / e2 < 19, "error ratio %.2f (%.3e / %.3e)" % (e1 / e2, e1, e2)
+
+
+@FAST_XFAIL
+@pytest.mark.parametrize("formulation", ["double-step", "penalty"])
+@pytest.mark.parametrize("model", ["double_pendulum", "triple_pendulum_3d"])
+def test_fast_jacobian(hymo, tmp_path, model, formulation):
+    check(run(hymo, tmp_path, model, "fast", formulation, DT), model, DT)
+
+
+@FAST_XFAIL
+@pytest.mark.parametrize("model", ["double_pendulum", "triple_pendulum_3d"])
+def test_fast_jacobian_order_and_equal_to_numeric(hymo, tmp_path, model):
+    """Issue 9's must-show: the fast error falls 14-18x per 4x smaller dt from
+    1 ms to 0.0625 ms and equals the numeric mode's within 1 %."""
+    dts = [1e-3, 2.5e-4, 6.25e-5]
+    fast = [run(hymo, tmp_path, model, "fast", "double-step", dt)["z_max_error"] for dt in dts]
+    num = [run(hymo, tmp_path, model, "numeric", "double-step", dt)["z_max_error"] for dt in dts]
+    for a, b in zip(fast[:-1], fast[1:]):
+        assert 14 <= a / b <= 18, "fast errors %s" % fast
+    for f, n in zip(fast, num):
+        assert abs(f - n) <= 0.01 * n, "fast %s vs numeric %s" % (fast, num)
+
+
+@SLOW
+@pytest.mark.parametrize("jacobian", ["numeric", "fast"])
+@pytest.mark.parametrize("formulation", ["double-step", "penalty"])
+def test_fourbar(hymo, tmp_path, formulation, jacobian):
+    """The hydraulic four-bar: the valve input forces Jacobian rebuilds, so
+    the fast mode converges here (measured equal to numeric)."""
+    check(run(hymo, tmp_path, "fourbar", jacobian, formulation, DT), "fourbar", DT)
