@@ -20,6 +20,11 @@ HYMO_DEPS=(
     hdf5-tools
     libyaml-dev
     libcmocka-dev
+    python3-pytest
+    python3-numpy
+    python3-scipy
+    python3-h5py
+    python3-sympy
 )
 
 hymo_package_installed() {
