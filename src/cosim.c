@@ -57,6 +57,11 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
                               opt->H, opt->mech.dt, opt->H / opt->mech.dt);
     if (opt->H > opt->mech.t_end)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "H = %g is longer than t_end = %g", opt->H, opt->mech.t_end);
+    if (!hymo_steps_per_communication(opt->mech.t_end, opt->H))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
+                              "would not end at t_end",
+                              opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
     if (!(opt->unstable_energy > 0.0))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "unstable energy limit %g must be positive",
                               opt->unstable_energy);

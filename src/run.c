@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "hymo/subsystem.h"
 #include "rows.h"
 
 void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
@@ -34,6 +35,11 @@ hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t_end = %g: the end time must be positive", opt->t_end);
     if (opt->t_end / opt->dt > 1e9)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t_end/dt = %g steps is too many", opt->t_end / opt->dt);
+    if (!hymo_steps_per_communication(opt->t_end, opt->dt)) /* an integer number of steps, to 1e-9 */
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "t_end = %.9g s is not a multiple of dt = %.9g s (t_end/dt = %.9g): the run would "
+                              "not end at t_end; choose t_end = k dt",
+                              opt->t_end, opt->dt, opt->t_end / opt->dt);
     if (!(opt->penalty_alpha > 0.0))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "penalty alpha = %g must be positive", opt->penalty_alpha);
     if (!(opt->tol_position > 0.0) || !(opt->tol_pressure > 0.0) || !(opt->tol_spool > 0.0))
