@@ -187,7 +187,5 @@ hymo_status hymo_engine_dynamics(hymo_sim *sim, double t, hymo_error *err);
 hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err);
 /* Energies, drift and constraint violations of the committed state. */
 void hymo_engine_record_stats(hymo_sim *sim);
-/* Cylinder forces F_s(p, s, sd) at the current actuators into force[na]. */
-void hymo_engine_cylinder_forces(const hymo_sim *sim, const double *p, double *force);
 
 #endif

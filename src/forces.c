@@ -9,7 +9,8 @@
 
 #include "engine.h"
 
-void hymo_engine_cylinder_forces(const hymo_sim *sim, const double *p, double *force)
+/* Cylinder forces F_s(p, s, sd) at the current actuators into force[na]. */
+static void cylinder_forces(const hymo_sim *sim, const double *p, double *force)
 {
     hymo_circuit_eval(&sim->cm->circ, sim->model, sim->act.s, sim->act.sd, p, sim->un, sim->uref_end, NULL, NULL,
                       force);
@@ -89,7 +90,7 @@ static hymo_status mono_forces(hymo_sim *sim, double t, hymo_error *err)
     return HYMO_OK;
 }
 
-static void from_pressures(hymo_sim *sim) { hymo_engine_cylinder_forces(sim, sim->pn, sim->force); }
+static void from_pressures(hymo_sim *sim) { cylinder_forces(sim, sim->pn, sim->force); }
 
 /* f(x) rows of seed 002 Eq. 39 plus the spool rows */
 static void mono_residual(const hymo_sim *sim, double *fh)
