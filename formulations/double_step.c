@@ -81,43 +81,84 @@ static void ds_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
     for (int k = 0; k < pt->ni; ++k) x[k] = mb->zn[pt->indep[k]];
 }
 
-static hymo_status ds_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
+/* zn from the independent coordinates q: a first-order prediction of the
+ * dependent ones with R of the last factorisation, z_d += R_d dz_i (leaves
+ * an O(dz^2) error for the inner Newton, usually removed in one pass), then
+ * the inner Newton; leaves the kinematic positions, phi, phi_z and the
+ * factorisation at zn. */
+static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double *q, double t, hymo_error *err)
 {
-    hymo_partition *pt = &((ds_content *)f->content)->pt;
-    const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
-    const int m = mb->m, ni = pt->ni;
-    double *w = pt->work, *u = pt->work + m; /* m and ni scratch (the partition's factor uses w) */
-    /* first-order prediction of the dependent coordinates with R of the last
-     * factorisation: z_d += R_d dz_i (leaves an O(dz^2) error for the inner
-     * Newton, usually removed in one pass) */
-    for (int k = 0; k < ni; ++k) u[k] = x[k] - mb->zn[pt->indep[k]];
+    const int ni = pt->ni;
+    double *u = pt->work + mb->m; /* ni scratch (the factorisation uses the first m) */
+    for (int k = 0; k < ni; ++k) u[k] = q[k] - mb->zn[pt->indep[k]];
     hymo_partition_add_dependent(pt, u, mb->zn);
-    for (int k = 0; k < ni; ++k) mb->zn[pt->indep[k]] = x[k];
+    for (int k = 0; k < ni; ++k) mb->zn[pt->indep[k]] = q[k];
     if (hymo_partition_solve_positions(pt, &mb->kin, mb->model, mb->con, mb->zn, mb->phi, mb->phi_z,
                                        INNER_MAX_ITER, INNER_TOL))
         return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
                               "t = %.6g s: dependent coordinates did not converge (max |Phi| = %.3g)", t,
-                              hymo_norm_inf(m, mb->phi));
-    for (int k = 0; k < ni; ++k) {
-        int j = pt->indep[k];
-        double dz = mb->zn[j] - mb->z[j];
-        mb->zdn[j] = a1 * dz - mb->zd[j];
-        mb->zddn[j] = a2 * dz - 2.0 * a1 * mb->zd[j] - mb->zdd[j];
-    }
-    /* zd_d = R_d zd_i */
+                              hymo_norm_inf(mb->m, mb->phi));
+    return HYMO_OK;
+}
+
+/* The dependent rates and accelerations from the independent ones (zdn,
+ * zddn at the independent indices): zd_d = R_d zd_i, zdd_d = R_d zdd_i -
+ * Phi_d^{-1} gamma; leaves the kinematic velocities and gamma evaluated. */
+static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
+{
+    const int m = mb->m, ni = pt->ni;
+    double *w = pt->work, *u = pt->work + m;
     for (int c = 0; c < m; ++c) mb->zdn[pt->dep[c]] = 0.0;
     for (int k = 0; k < ni; ++k) u[k] = mb->zdn[pt->indep[k]];
     hymo_partition_add_dependent(pt, u, mb->zdn);
     hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     if (m > 0) {
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
-        /* zdd_d = R_d zdd_i - Phi_d^{-1} gamma */
         memcpy(w, mb->gamma, (size_t)m * sizeof(double));
         hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, w);
         for (int c = 0; c < m; ++c) mb->zddn[pt->dep[c]] = -w[c];
         for (int k = 0; k < ni; ++k) u[k] = mb->zddn[pt->indep[k]];
         hymo_partition_add_dependent(pt, u, mb->zddn);
     }
+}
+
+static hymo_status ds_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
+{
+    hymo_partition *pt = &((ds_content *)f->content)->pt;
+    const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
+    hymo_status st = solve_positions(pt, mb, x, t, err);
+    if (st != HYMO_OK) return st;
+    for (int k = 0; k < pt->ni; ++k) { /* trapezoidal rule in the independent coordinates */
+        int j = pt->indep[k];
+        double dz = mb->zn[j] - mb->z[j];
+        mb->zdn[j] = a1 * dz - mb->zd[j];
+        mb->zddn[j] = a2 * dz - 2.0 * a1 * mb->zd[j] - mb->zdd[j];
+    }
+    dependent_rates(pt, mb);
+    return HYMO_OK;
+}
+
+static void ds_ode_pack(const hymo_formulation *f, const hymo_mb *mb, double *q, double *v, double *a)
+{
+    const hymo_partition *pt = &((const ds_content *)f->content)->pt;
+    for (int k = 0; k < pt->ni; ++k) {
+        q[k] = mb->z[pt->indep[k]];
+        v[k] = mb->zd[pt->indep[k]];
+        a[k] = mb->zdd[pt->indep[k]];
+    }
+}
+
+static hymo_status ds_ode_unpack(hymo_formulation *f, hymo_mb *mb, const double *q, const double *v,
+                                 const double *a, double t, hymo_error *err)
+{
+    hymo_partition *pt = &((ds_content *)f->content)->pt;
+    hymo_status st = solve_positions(pt, mb, q, t, err);
+    if (st != HYMO_OK) return st;
+    for (int k = 0; k < pt->ni; ++k) {
+        mb->zdn[pt->indep[k]] = v[k];
+        mb->zddn[pt->indep[k]] = a[k];
+    }
+    dependent_rates(pt, mb);
     return HYMO_OK;
 }
 
@@ -222,5 +263,7 @@ const hymo_formulation_ops hymo_double_step_ops = {
     .log = ds_log,
     .reselections = ds_reselections,
     .penalty_factor = ds_penalty_factor,
+    .ode_pack = ds_ode_pack,
+    .ode_unpack = ds_ode_unpack,
     .accelerations = NULL,
 };

@@ -169,6 +169,13 @@ typedef struct {
     int (*reselections)(const hymo_formulation *f);
     /* penalty factor used (reference header), 0 if none */
     double (*penalty_factor)(const hymo_formulation *f, const hymo_mb *mb);
+    /* ODE form (variable-step integrators): the independent coordinates q,
+     * their rates v and accelerations a (n_mech each) of the committed
+     * state; and the iterate zn, zdn, zddn (kinematics, phi, phi_z, gamma
+     * evaluated) from q, v, a at time t.  NULL: not an ODE formulation. */
+    void (*ode_pack)(const hymo_formulation *f, const hymo_mb *mb, double *q, double *v, double *a);
+    hymo_status (*ode_unpack)(hymo_formulation *f, hymo_mb *mb, const double *q, const double *v, const double *a,
+                              double t, hymo_error *err);
     /* explicit formulations (index-1): accelerations mb->zdd at the
      * committed state with the forces assembled in mb->kin (M', Q' formed)
      * and phi, phi_z, gamma at it; *iterations: multiplier iterations */

@@ -13,7 +13,7 @@
 
 /* Actuators, the force source and the body forces (gravity, velocity
  * terms, cylinder forces) at the iterate, before M' and Q'. */
-static hymo_status engine_forces(hymo_sim *sim, double t, hymo_error *err)
+hymo_status hymo_engine_forces(hymo_sim *sim, double t, hymo_error *err)
 {
     hymo_actuators_eval(&sim->act, sim->model, &sim->mb.kin);
     hymo_status st = sim->forces->forces(sim, t, err);
@@ -25,7 +25,7 @@ static hymo_status engine_forces(hymo_sim *sim, double t, hymo_error *err)
 
 hymo_status hymo_engine_dynamics(hymo_sim *sim, double t, hymo_error *err)
 {
-    hymo_status st = engine_forces(sim, t, err);
+    hymo_status st = hymo_engine_forces(sim, t, err);
     if (st == HYMO_OK) hymo_kin_mass_and_forces(&sim->mb.kin, sim->model);
     return st;
 }
@@ -41,7 +41,7 @@ hymo_status hymo_engine_unpack(hymo_sim *sim, const double *x, double t, hymo_er
 hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, double t, hymo_error *err)
 {
     hymo_status st = hymo_engine_unpack(sim, x, t, err);
-    if (st == HYMO_OK) st = engine_forces(sim, t, err);
+    if (st == HYMO_OK) st = hymo_engine_forces(sim, t, err);
     if (st != HYMO_OK) return st;
     hymo_kin_inverse_dynamics(&sim->mb.kin, sim->mb.zddn, sim->mb.dyn_res); /* M' zdd - Q', M' not formed */
     sim->form.ops->residual(&sim->form, &sim->mb, f);
@@ -252,8 +252,16 @@ static hymo_status trapezoidal_restart(hymo_sim *sim, hymo_error *err)
     return HYMO_OK;
 }
 
-const hymo_integrator_ops hymo_trapezoidal_ops = {"trapezoidal-newton", trapezoidal_step, trapezoidal_input_time,
-                                                  trapezoidal_restart};
+static hymo_status no_content(hymo_sim *sim, hymo_error *err) { return (void)sim, (void)err, HYMO_OK; }
+static void no_destroy(hymo_sim *sim) { (void)sim; }
+
+const hymo_integrator_ops hymo_trapezoidal_ops = {"trapezoidal-newton", NULL, no_content, no_destroy, trapezoidal_step,
+                                                  trapezoidal_input_time, trapezoidal_restart};
+
+const char *hymo_engine_jacobian_name(const hymo_sim *sim)
+{
+    return sim->integrator->jacobian_name ? sim->integrator->jacobian_name : sim->jacobian->name;
+}
 
 hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err) { return sim->integrator->step(sim, err); }
 

@@ -33,6 +33,11 @@
 
 typedef struct hymo_integrator_ops {
     const char *name; /* as written to reference files */
+    /* the Newton matrix it uses if not the Jacobian table's (NULL) */
+    const char *jacobian_name;
+    /* its content (sim->integrator_content) at the initial state, and its release */
+    hymo_status (*create)(hymo_sim *sim, hymo_error *err);
+    void (*destroy)(hymo_sim *sim);
     /* one step of size opt.dt from (t_k, state) */
     hymo_status (*step)(hymo_sim *sim, hymo_error *err);
     /* time at which the next step samples external inputs (split mode):
@@ -89,6 +94,7 @@ typedef struct hymo_force_source_ops {
 
 extern const hymo_integrator_ops hymo_trapezoidal_ops;
 extern const hymo_integrator_ops hymo_semi_implicit_euler_ops;
+extern const hymo_integrator_ops hymo_ida_ops;
 extern const hymo_jacobian_ops hymo_jacobian_numeric_ops;
 extern const hymo_jacobian_ops hymo_jacobian_fast_ops;
 extern const hymo_force_source_ops hymo_forces_monolithic_ops;
@@ -103,6 +109,7 @@ struct hymo_sim {
     hymo_run_options opt;
     /* runtime choices (hymo_sim_create_with) */
     const hymo_integrator_ops *integrator;
+    void *integrator_content;
     hymo_formulation form;
     const hymo_jacobian_ops *jacobian;
     const hymo_force_source_ops *forces;
@@ -180,6 +187,10 @@ hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err
 /* Actuators, forces (through the force source) and M', Q' at the current
  * kinematics; time t for messages. */
 hymo_status hymo_engine_dynamics(hymo_sim *sim, double t, hymo_error *err);
+/* Name of the Newton matrix in use (the integrator's own, or the Jacobian table's). */
+const char *hymo_engine_jacobian_name(const hymo_sim *sim);
+/* The same without forming M' and Q' (body forces assembled in the kinematics). */
+hymo_status hymo_engine_forces(hymo_sim *sim, double t, hymo_error *err);
 /* Consistent accelerations at the committed state with the current forces:
  * [M' Phi_z^T; Phi_z 0] [zdd; mu] = [Q'; -gamma]; zdd is replaced (and
  * lambda too if set_lambda).  Split mode uses it when the inputs jump at a

@@ -53,5 +53,16 @@ static double euler_input_time(const hymo_sim *sim) { return (double)sim->step *
 
 static hymo_status euler_restart(hymo_sim *sim, hymo_error *err) { return (void)sim, (void)err, HYMO_OK; }
 
-const hymo_integrator_ops hymo_semi_implicit_euler_ops = {"semi-implicit-euler", euler_step, euler_input_time,
-                                                          euler_restart};
+static hymo_status euler_create(hymo_sim *sim, hymo_error *err)
+{
+    if (!sim->form.ops->accelerations)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "the semi-implicit Euler integrator needs an explicit "
+                                                      "formulation (index-1), not %s",
+                              sim->form.ops->name);
+    return HYMO_OK;
+}
+static void euler_destroy(hymo_sim *sim) { (void)sim; }
+
+const hymo_integrator_ops hymo_semi_implicit_euler_ops = {
+    "semi-implicit-euler", "none (explicit)", euler_create, euler_destroy, euler_step, euler_input_time, euler_restart,
+};

@@ -72,7 +72,8 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     sim->opt = *opt;
     static const hymo_formulation_ops *const formulations[] = {&hymo_double_step_ops, &hymo_penalty_ops};
     static const hymo_jacobian_ops *const jacobians[] = {&hymo_jacobian_numeric_ops, &hymo_jacobian_fast_ops};
-    sim->integrator = tables && tables->integrator ? tables->integrator : &hymo_trapezoidal_ops;
+    static const hymo_integrator_ops *const integrators[] = {&hymo_trapezoidal_ops, &hymo_ida_ops};
+    sim->integrator = tables && tables->integrator ? tables->integrator : integrators[opt->integrator];
     sim->form.ops = tables && tables->formulation ? tables->formulation : formulations[opt->formulation];
     sim->jacobian = jacobians[opt->jacobian];
     /* the start is monolithic (static pressures); the force source applies from the first step */
@@ -107,7 +108,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);
     if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, np, nu, na, err)) != HYMO_OK ||
         (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK ||
-        (st = initialize(sim, err)) != HYMO_OK)
+        (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
     sim->forces = forces;
     memcpy(sim->ext_force, sim->force, (size_t)na * sizeof(double));
@@ -123,6 +124,7 @@ fail:
 void hymo_sim_free(hymo_sim *sim)
 {
     if (!sim) return;
+    if (sim->integrator) sim->integrator->destroy(sim);
     if (sim->form.ops) sim->form.ops->destroy(&sim->form);
     hymo_mb_free(&sim->mb);
     hymo_actuators_free(&sim->act);

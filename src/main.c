@@ -44,6 +44,10 @@ static void usage_run(FILE *out)
           "\n"
           "options:\n"
           "  --formulation double-step|penalty   multibody formulation (default double-step)\n"
+          "  --integrator trapezoidal|ida      trapezoidal Newton engine (default) or SUNDIALS IDA\n"
+          "                                    (double-step as an ODE, error control, output on the dt grid)\n"
+          "  --rtol R, --atol A               IDA tolerances (default 1e-8, 1e-10 rad or m; pressures\n"
+          "                                    and spools scaled by the model's tolerance ratios)\n"
           "  --dt S                 time step (default: model file, simulation.dt)\n"
           "  --t-end S              end time (default: model file, simulation.t_end)\n"
           "  --jacobian numeric|fast  numeric: forward differences every iteration (seed 002);\n"
@@ -92,7 +96,8 @@ static int cmd_run(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL;
     const char *formulation = NULL, *jacobian = NULL, *solver = NULL;
-    double dt = NAN, t_end = NAN, alpha = NAN;
+    double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN;
+    const char *integrator = NULL;
     int max_iter = -1, quiet = 0;
     char msg[HYMO_ERROR_MSG_MAX + 64];
     for (int i = 0; i < argc; ++i) {
@@ -112,6 +117,15 @@ static int cmd_run(int argc, char **argv)
         } else if (!strcmp(a, "--formulation")) {
             NEED_VALUE;
             formulation = val;
+        } else if (!strcmp(a, "--integrator")) {
+            NEED_VALUE;
+            integrator = val;
+        } else if (!strcmp(a, "--rtol")) {
+            NEED_VALUE;
+            if (!parse_double(a, val, &rtol, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
+        } else if (!strcmp(a, "--atol")) {
+            NEED_VALUE;
+            if (!parse_double(a, val, &atol, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
         } else if (!strcmp(a, "--jacobian")) {
             NEED_VALUE;
             jacobian = val;
@@ -165,6 +179,14 @@ static int cmd_run(int argc, char **argv)
         else
             bad = snprintf(msg, sizeof msg, "--formulation: '%s' is not double-step or penalty", formulation);
     }
+    if (!bad && integrator) {
+        if (!strcmp(integrator, "trapezoidal"))
+            opt.integrator = HYMO_INTEGRATOR_TRAPEZOIDAL;
+        else if (!strcmp(integrator, "ida"))
+            opt.integrator = HYMO_INTEGRATOR_IDA;
+        else
+            bad = snprintf(msg, sizeof msg, "--integrator: '%s' is not trapezoidal or ida", integrator);
+    }
     if (!bad && jacobian) {
         if (!strcmp(jacobian, "numeric"))
             opt.jacobian = HYMO_JACOBIAN_NUMERIC;
@@ -184,6 +206,8 @@ static int cmd_run(int argc, char **argv)
     if (!isnan(dt)) opt.dt = dt;
     if (!isnan(t_end)) opt.t_end = t_end;
     if (!isnan(alpha)) opt.penalty_alpha = alpha;
+    if (!isnan(rtol)) opt.rtol = rtol;
+    if (!isnan(atol)) opt.atol = atol;
     if (max_iter >= 0) opt.max_iter = max_iter;
     if (!bad && hymo_run_options_check(&opt, &err) != HYMO_OK) bad = snprintf(msg, sizeof msg, "%s", err.message);
     if (bad) {

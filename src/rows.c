@@ -120,7 +120,7 @@ hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, const c
                            model->sha256,
                            formulation ? formulation : sim->form.ops->name,
                            integrator,
-                           sim->jacobian->name,
+                           hymo_engine_jacobian_name(sim),
                            hymo_linsol_name(opt->linear_solver),
                            dt,
                            opt->t_end,

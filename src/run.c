@@ -25,6 +25,9 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->tol_spool = model->defaults.tol_spool;
     opt->max_iter = model->defaults.max_iter;
     opt->reselect_ratio = 0.1;
+    opt->integrator = HYMO_INTEGRATOR_TRAPEZOIDAL;
+    opt->rtol = 1e-8;
+    opt->atol = 1e-10;
 }
 
 hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err)
@@ -44,6 +47,11 @@ hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "penalty alpha = %g must be positive", opt->penalty_alpha);
     if (!(opt->tol_position > 0.0) || !(opt->tol_pressure > 0.0) || !(opt->tol_spool > 0.0))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "Newton tolerances must be positive");
+    if ((unsigned)opt->integrator > HYMO_INTEGRATOR_IDA)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "integrator %d is not trapezoidal or ida", (int)opt->integrator);
+    if (!(opt->rtol > 0.0) || !(opt->atol > 0.0) || !(opt->rtol < 1.0))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "rtol = %g, atol = %g: tolerances must be positive (rtol < 1)",
+                              opt->rtol, opt->atol);
     if (opt->max_iter < 1)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "max_iter = %d must be at least 1", opt->max_iter);
     return HYMO_OK;
@@ -52,6 +60,10 @@ hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err)
 const char *hymo_formulation_name(hymo_formulation_kind kind)
 {
     return kind == HYMO_FORMULATION_PENALTY ? "penalty" : "double-step";
+}
+const char *hymo_integrator_name(hymo_integrator_kind kind)
+{
+    return kind == HYMO_INTEGRATOR_IDA ? "ida" : "trapezoidal-newton";
 }
 const char *hymo_jacobian_name(hymo_jacobian_mode mode) { return mode == HYMO_JACOBIAN_FAST ? "fast" : "numeric"; }
 const char *hymo_linsol_name(hymo_linsol_kind kind) { return kind == HYMO_LINSOL_KLU ? "klu" : "dense"; }
@@ -81,7 +93,7 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     memset(s, 0, sizeof *s);
     snprintf(s->model_name, sizeof s->model_name, "%s", sim->model->name);
     snprintf(s->formulation, sizeof s->formulation, "%s", sim->form.ops->name);
-    snprintf(s->jacobian, sizeof s->jacobian, "%s", sim->jacobian->name);
+    snprintf(s->jacobian, sizeof s->jacobian, "%s", hymo_engine_jacobian_name(sim));
     snprintf(s->linear_solver, sizeof s->linear_solver, "%s", sim->ls->ops->name);
     snprintf(s->integrator, sizeof s->integrator, "%s", sim->integrator->name);
     s->dt = sim->opt.dt;

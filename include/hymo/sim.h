@@ -16,11 +16,17 @@ extern "C" {
 typedef enum { HYMO_FORMULATION_DOUBLE_STEP = 0, HYMO_FORMULATION_PENALTY = 1 } hymo_formulation_kind;
 typedef enum { HYMO_JACOBIAN_NUMERIC = 0, HYMO_JACOBIAN_FAST = 1 } hymo_jacobian_mode;
 typedef enum { HYMO_LINSOL_DENSE = 0, HYMO_LINSOL_KLU = 1 } hymo_linsol_kind;
+/* trapezoidal: the fixed-step trapezoidal Newton engine (seed 002);
+ * ida: SUNDIALS IDA (variable order and step, error control by rtol/atol)
+ * on the double-step formulation as an ODE in the independent coordinates,
+ * sampled on the dt grid. */
+typedef enum { HYMO_INTEGRATOR_TRAPEZOIDAL = 0, HYMO_INTEGRATOR_IDA = 1 } hymo_integrator_kind;
 /* Newton predictor: SPEC §3 as written, or with one more Taylor term
  * extrapolated from the previous step (and lambda extrapolated). */
 typedef enum { HYMO_PREDICTOR_SEED = 0, HYMO_PREDICTOR_EXTRAPOLATE = 1 } hymo_predictor_kind;
 
 typedef struct {
+    hymo_integrator_kind integrator;
     hymo_formulation_kind formulation;
     hymo_jacobian_mode jacobian;
     hymo_linsol_kind linear_solver;
@@ -34,6 +40,10 @@ typedef struct {
      * available one */
     double reselect_ratio;
     int verbose; /* progress/warnings on stderr */
+    /* ida: relative tolerance, and the absolute tolerance of positions (rad
+     * or m); those of the other states are scaled by the model's Newton
+     * tolerance ratios (pressure/position, spool/position) */
+    double rtol, atol;
 } hymo_run_options;
 
 /* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
@@ -41,6 +51,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model);
 hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err);
 
 const char *hymo_formulation_name(hymo_formulation_kind kind);
+const char *hymo_integrator_name(hymo_integrator_kind kind);
 const char *hymo_jacobian_name(hymo_jacobian_mode mode);
 const char *hymo_linsol_name(hymo_linsol_kind kind);
 
