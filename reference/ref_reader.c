@@ -433,6 +433,26 @@ static double max_row_norm(const double *m, int n, int cols)
     return best;
 }
 
+/* The optional /accuracy group (the run's own error estimate). */
+static hymo_status read_accuracy(reader *r, hid_t file, hymo_run_summary *s)
+{
+    s->has_accuracy = 0;
+    htri_t has = H5Lexists(file, "/accuracy", H5P_DEFAULT);
+    if (has < 0) H5Eclear2(H5E_DEFAULT);
+    if (has <= 0) return HYMO_OK;
+    hymo_status st = HYMO_OK;
+    hid_t g = open_group(r, file, "/accuracy", &st);
+    if (g < 0) return st;
+    if (st == HYMO_OK) st = attr_double(r, g, "/accuracy", "z_max_error", &s->z_max_error);
+    if (st == HYMO_OK) st = attr_double(r, g, "/accuracy", "p_max_error", &s->p_max_error);
+    if (st == HYMO_OK) st = attr_double(r, g, "/accuracy", "s_max_error", &s->s_max_error);
+    if (st == HYMO_OK)
+        st = attr_text(r, g, "/accuracy", "method", s->accuracy_method, sizeof s->accuracy_method);
+    H5Gclose(g);
+    s->has_accuracy = st == HYMO_OK;
+    return st;
+}
+
 /* Summary of a killed run (no summary attributes), from the datasets. */
 static void derive_summary(hymo_reference *ref)
 {
@@ -735,6 +755,7 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
         } else {
             ref->has_summary = 1;
             st = read_summary_attrs(&r, f, s);
+            if (st == HYMO_OK) st = read_accuracy(&r, f, s);
         }
     }
     if (st == HYMO_OK) st = read_cosim(&r, f, ref);

@@ -622,6 +622,16 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
     }
     if (st == HYMO_OK) st = write_stage(w, err); /* last, partial chunk */
     if (st == HYMO_OK && summary) st = write_summary(w, summary, err);
+    if (st == HYMO_OK && summary && summary->has_accuracy) { /* the run's own error estimate */
+        static const char *const units[3][2] = {{"z_units", "rad or m"}, {"p_units", "Pa"}, {"s_units", "m"}};
+        const double v[3] = {summary->z_max_error, summary->p_max_error, summary->s_max_error};
+        static const char *const names[3] = {"z_max_error", "p_max_error", "s_max_error"};
+        for (int k = 0; k < 3 && st == HYMO_OK; ++k) {
+            st = hymo_ref_writer_put_attr_double(w, "accuracy", names[k], v[k], err);
+            if (st == HYMO_OK) st = hymo_ref_writer_put_attr_str(w, "accuracy", units[k][0], units[k][1], err);
+        }
+        if (st == HYMO_OK) st = hymo_ref_writer_put_attr_str(w, "accuracy", "method", summary->accuracy_method, err);
+    }
     if (st == HYMO_OK && attr_int(w->file, "complete", summary && summary->complete ? 1 : 0) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'complete'");
     }

@@ -66,6 +66,9 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
     fprintf(out, "%-12s %.*s (%d re-selection%s)\n", "independent", w, text(s->independent, "?"),
             s->n_reselections, s->n_reselections == 1 ? "" : "s");
 
+    if (s->has_accuracy)
+        fprintf(out, "%-12s estimated max error z %.2g rad|m, p %.3g Pa, s %.2g m (%.*s)\n", "accuracy",
+                s->z_max_error, s->p_max_error, s->s_max_error, w, text(s->accuracy_method, "?"));
     if (unknown) {
         fprintf(out, "%-12s unknown\n", "wall time");
     } else {

@@ -335,6 +335,21 @@ int hymo_cli_compare(int argc, char **argv)
     print_table(ref, &res);
     print_cosim(run, ref, &res);
 
+    /* a threshold tighter than the reference's own estimated error cannot
+     * be judged against it: say so (the check itself still runs) */
+    for (int i = 0; i < nchecks && ref->summary.has_accuracy; i++) {
+        const int k = checks[i].signal;
+        const double own = k == HYMO_CMP_Z ? ref->summary.z_max_error
+                           : k == HYMO_CMP_P ? ref->summary.p_max_error
+                           : k == HYMO_CMP_S ? ref->summary.s_max_error
+                                             : -1.0;
+        if (own > 0.0 && checks[i].limit < own)
+            fprintf(stderr,
+                    "hymo: warning: --max-%s %s=%g is tighter than the reference's own estimated max error "
+                    "%.3g %s (%s /accuracy); use a more accurate reference (smaller dt or --integrator ida)\n",
+                    checks[i].kind == CHECK_RMS ? "rms" : "abs", hymo_compare_signal_name(k), checks[i].limit, own,
+                    hymo_compare_signal_unit(ref, k, 0), paths[0]);
+    }
     int failed = 0, total = nchecks + (max_energy > 0.0);
     if (total > 0) printf("\n");
     for (int i = 0; i < nchecks; i++) failed += !report_check(ref, &res, &checks[i]);

@@ -255,8 +255,22 @@ static hymo_status trapezoidal_restart(hymo_sim *sim, hymo_error *err)
 static hymo_status no_content(hymo_sim *sim, hymo_error *err) { return (void)sim, (void)err, HYMO_OK; }
 static void no_destroy(hymo_sim *sim) { (void)sim; }
 
-const hymo_integrator_ops hymo_trapezoidal_ops = {"trapezoidal-newton", NULL, no_content, no_destroy, trapezoidal_step,
-                                                  trapezoidal_input_time, trapezoidal_restart};
+/* Richardson: the trapezoidal rule is of order 2, so the run's error is
+ * (x_dt - x_2dt) / (2^2 - 1). */
+static void trapezoidal_companion(const hymo_run_options *opt, hymo_run_options *co, int *ratio, double *factor,
+                                  const char **method)
+{
+    *co = *opt;
+    co->dt = 2.0 * opt->dt;
+    *ratio = 2;
+    *factor = 1.0 / 3.0;
+    *method = "richardson, companion at 2 dt";
+}
+
+const hymo_integrator_ops hymo_trapezoidal_ops = {
+    "trapezoidal-newton",   NULL, no_content, no_destroy, trapezoidal_step, trapezoidal_input_time,
+    trapezoidal_companion, trapezoidal_restart,
+};
 
 const char *hymo_engine_jacobian_name(const hymo_sim *sim)
 {

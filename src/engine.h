@@ -43,6 +43,11 @@ typedef struct hymo_integrator_ops {
     /* time at which the next step samples external inputs (split mode):
      * t_{k+1} for the implicit rule, t_k for the explicit one */
     double (*input_time)(const hymo_sim *sim);
+    /* the error-estimate companion (NULL: none): its options from the
+     * run's, the main steps per companion step and the factor turning the
+     * main-companion difference into the main run's error */
+    void (*companion)(const hymo_run_options *opt, hymo_run_options *co, int *ratio, double *factor,
+                      const char **method);
     /* the inputs jumped at the current time (a new communication step):
      * restart from the new input (trapezoidal: consistent accelerations
      * and actuator power, else its first step would carry the old input) */

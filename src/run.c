@@ -27,6 +27,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->reselect_ratio = 0.1;
     opt->integrator = HYMO_INTEGRATOR_TRAPEZOIDAL;
     opt->rtol = 1e-8;
+    opt->error_estimate = 1;
     opt->atol = 1e-10;
 }
 
@@ -125,6 +126,65 @@ double hymo_now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The error-estimate companion of a run that writes a file: its
+ * simulation (NULL if none) and the running maxima of the differences. */
+typedef struct {
+    hymo_sim *sim;
+    int ratio;
+    double factor;
+    const char *method;
+    double dz, dp, ds;
+    double wall;
+} companion;
+
+static void companion_start(companion *c, const hymo_sim *sim, long n_steps)
+{
+    memset(c, 0, sizeof *c);
+    const hymo_run_options *opt = &sim->opt;
+    if (!opt->error_estimate || !sim->integrator->companion) return;
+    hymo_run_options co;
+    sim->integrator->companion(opt, &co, &c->ratio, &c->factor, &c->method);
+    hymo_error err;
+    if (n_steps % c->ratio != 0 || hymo_sim_create(sim->model, &co, &c->sim, &err) != HYMO_OK) c->sim = NULL;
+}
+
+static double max_abs_diff(int n, const double *a, const double *b, double m)
+{
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
+    return m;
+}
+
+/* After main step k (1-based): the companion's step(s) and the differences
+ * on the common grid; a companion failure ends the estimate, not the run. */
+static void companion_step(companion *c, const hymo_sim *sim, long k)
+{
+    if (!c->sim || k % c->ratio != 0) return;
+    double t0 = hymo_now_seconds();
+    hymo_error err;
+    if (hymo_sim_step(c->sim, &err) != HYMO_OK) {
+        hymo_sim_free(c->sim);
+        c->sim = NULL;
+        return;
+    }
+    c->dz = max_abs_diff(sim->nz, sim->mb.z, c->sim->mb.z, c->dz);
+    c->dp = max_abs_diff(sim->np, sim->p, c->sim->p, c->dp);
+    c->ds = max_abs_diff(sim->na, sim->act.s, c->sim->act.s, c->ds);
+    c->wall += hymo_now_seconds() - t0;
+}
+
+static void companion_finish(companion *c, hymo_run_summary *sum)
+{
+    if (c->sim && sum->complete) {
+        sum->has_accuracy = 1;
+        snprintf(sum->accuracy_method, sizeof sum->accuracy_method, "%s", c->method);
+        sum->z_max_error = c->factor * c->dz;
+        sum->p_max_error = c->factor * c->dp;
+        sum->s_max_error = c->factor * c->ds;
+    }
+    hymo_sim_free(c->sim);
+    c->sim = NULL;
+}
+
 hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const char *out_path,
                      hymo_run_summary *summary, hymo_error *err)
 {
@@ -134,22 +194,25 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     hymo_rows rows;
     hymo_ref_writer *writer = NULL;
     void *names = NULL;
+    companion comp = {0};
     if (!hymo_rows_alloc(&rows, sim, BLOCK_ROWS)) {
         hymo_rows_free(&rows);
         hymo_sim_free(sim);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (output buffer)");
     }
+    long n_steps = lround(opt->t_end / opt->dt);
     if (out_path) {
         st = hymo_rows_open_writer(sim, out_path, NULL, sim->integrator->name, opt->dt, &writer, &names, err);
         if (st != HYMO_OK) goto done;
+        companion_start(&comp, sim, n_steps);
     }
     hymo_rows_push(&rows, sim);
-    long n_steps = lround(opt->t_end / opt->dt);
     double t0 = hymo_now_seconds();
     for (long k = 0; k < n_steps; ++k) {
         st = hymo_sim_step(sim, err);
         if (st != HYMO_OK) break;
         hymo_rows_push(&rows, sim);
+        companion_step(&comp, sim, k + 1);
         if (rows.n == BLOCK_ROWS) {
             double tw = hymo_now_seconds();
             st = hymo_rows_flush(&rows, writer, err);
@@ -157,7 +220,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
             if (st != HYMO_OK) break;
         }
     }
-    sim->wall_time = hymo_now_seconds() - t0;
+    sim->wall_time = hymo_now_seconds() - t0 - comp.wall; /* and the error-estimate companion */
     hymo_status run_status = st;
     hymo_error flush_err;
     if (hymo_rows_flush(&rows, writer, &flush_err) != HYMO_OK && run_status == HYMO_OK) {
@@ -167,6 +230,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     hymo_run_summary sum;
     hymo_sim_summary(sim, &sum);
     sum.complete = run_status == HYMO_OK;
+    companion_finish(&comp, &sum);
     if (summary) *summary = sum;
     if (writer) {
         hymo_error close_err;
@@ -180,6 +244,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     st = run_status;
 done:
     if (writer) hymo_ref_writer_discard(writer);
+    companion_finish(&comp, &(hymo_run_summary){0});
     free(names);
     hymo_rows_free(&rows);
     hymo_sim_free(sim);

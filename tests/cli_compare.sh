@@ -32,6 +32,10 @@ code=$?; [ $code -eq 1 ] || fail "strict threshold exit $code, expected 1"
 grep -Eq '^FAIL rms s\[cyl\] = [0-9]\.[0-9]{2}e-[0-9]{2} m > 1\.00e-12 m \([0-9.e+]+x\)$' "$OUT/strict.out" ||
     fail "FAIL line: $(grep FAIL "$OUT/strict.out")"
 grep -q "^result: FAIL (1 of 1 checks failed)" "$OUT/strict.out" || fail "result line (strict)"
+# 1e-12 m is far below the reference's own estimated error (its /accuracy): warned
+grep -q "warning: --max-rms s=1e-12 is tighter than the reference's own estimated max error" "$OUT/strict.out" ||
+    fail "no warning for a threshold below the reference's own error: $(cat "$OUT/strict.out")"
+"$HYMO" info "$OUT/ref.h5" | grep -q "^accuracy  *estimated max error z" || fail "info does not print the error estimate"
 # the errors are real numbers: RMS of s between 1e-8 and 1e-4 m, max >= RMS,
 # the largest pressure error after the valve opens at t = 1 s
 awk '$1 == "s" { rms = $2; mx = $5; ok = (rms > 1e-8 && rms < 1e-4 && mx >= rms) }

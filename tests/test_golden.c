@@ -301,6 +301,11 @@ static void add_run_summary(record *r, const char *prefix, const hymo_run_summar
     S_INT(jacobian_evaluations);
     S_STR(independent);
     S_INT(n_reselections);
+    S_INT(has_accuracy); /* the run's own error estimate (/accuracy) */
+    S_STR(accuracy_method);
+    S_REAL(z_max_error);
+    S_REAL(p_max_error);
+    S_REAL(s_max_error);
     /* wall_time skipped */
 #undef S_STR
 #undef S_INT

@@ -48,6 +48,15 @@ typedef struct {
      * `integrator` comes from hymo_ref_header); filled by hymo_ref_read.
      * hymo_run_summary_print shows "trapezoidal Newton-Raphson" when empty. */
     char integrator[HYMO_REF_TEXT_MAX];
+    /* The run's estimate of its own global error (the /accuracy group of a
+     * file): max over t and components of |x - x_exact| for z (rad or m), p
+     * (Pa) and s (m), from a companion run (trapezoidal: step 2 dt,
+     * Richardson for order 2, |x_dt - x_2dt| / 3; ida: tolerances 10x
+     * looser, |x - x_10| / 9).  has_accuracy = 0: not estimated (no file
+     * written, an odd number of steps, or the companion failed). */
+    int has_accuracy;
+    char accuracy_method[HYMO_REF_TEXT_MAX];
+    double z_max_error, p_max_error, s_max_error;
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */

@@ -44,6 +44,9 @@ typedef struct {
      * or m); those of the other states are scaled by the model's Newton
      * tolerance ratios (pressure/position, spool/position) */
     double rtol, atol;
+    /* with an output file: estimate the run's own global error from a
+     * companion run (the file's /accuracy group); default 1 */
+    int error_estimate;
 } hymo_run_options;
 
 /* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
