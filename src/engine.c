@@ -183,8 +183,9 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     predict(sim, x);
     int refresh = jo->refresh_at_start(sim, inputs_change);
     double prev = INFINITY, inc = INFINITY;
-    int iter = 0, index = 0, at_evaluated = 0;
+    int iter = 0, index = 0, at_evaluated = 0, fresh = 0;
     sim->form.ops->begin_step(&sim->form, &sim->mb);
+    sim->newton->begin_step(sim, x);
     for (;;) {
         st = hymo_engine_residual(sim, x, sim->f, t1, err);
         if (st != HYMO_OK) return st;
@@ -192,18 +193,19 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
             st = jo->build(sim, t1, err);
             if (st != HYMO_OK) return st;
             refresh = 0;
+            fresh = 1;
         }
         for (int i = 0; i < sim->nx; ++i) sim->dx[i] = -sim->f[i];
         sim->ls->ops->solve(sim->ls, sim->dx);
         ++iter;
         inc = scaled_increment(sim, sim->dx, &index);
-        if (inc <= jo->negligible) {
+        if (inc <= jo->negligible * sim->newton_tau) {
             at_evaluated = 1;
             break;
         }
         for (int i = 0; i < sim->nx; ++i) x[i] += sim->dx[i];
         sim->form.ops->after_update(&sim->form, &sim->mb);
-        if (inc <= 1.0) break;
+        if (sim->newton->converged(sim, iter, inc, prev, fresh)) break;
         if (iter >= sim->opt.max_iter || !isfinite(inc)) {
             char what[128];
             describe_unknown(sim, index, what, sizeof what);
@@ -216,6 +218,7 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
         refresh = jo->refresh_after(inc, prev);
         prev = inc;
     }
+    sim->newton->end_step(sim, x);
     /* the state at the converged unknowns (for penalty also the last lambda
      * update), projections, forces at the final state */
     st = jo->finish(sim, x, at_evaluated, t1, err);

@@ -71,6 +71,23 @@ typedef struct hymo_jacobian_ops {
     hymo_status (*finish)(hymo_sim *sim, const double *x, int at_evaluated, double t, hymo_error *err);
 } hymo_jacobian_ops;
 
+/* Newton stopping test of the trapezoidal integrator. */
+typedef struct hymo_newton_test_ops {
+    const char *name;
+    /* start of a step at the predicted unknowns x: sets sim->newton_tau,
+     * the step's target in units of the increment tolerances (<= 1) */
+    void (*begin_step)(hymo_sim *sim, const double *x);
+    /* after the update of iteration iter (scaled increments inc, and prev
+     * of the iteration before; fresh: the matrix was built in this step):
+     * converged? */
+    int (*converged)(hymo_sim *sim, int iter, double inc, double prev, int fresh);
+    /* at the converged unknowns */
+    void (*end_step)(hymo_sim *sim, const double *x);
+} hymo_newton_test_ops;
+
+extern const hymo_newton_test_ops hymo_newton_contractive_ops;
+extern const hymo_newton_test_ops hymo_newton_seed_ops;
+
 /* Where the cylinder forces at the iterate come from (SPEC §7 split mode:
  * the hydraulic states leave the unknowns; the forces at t_{k+1} come from
  * outside, directly (velocity-force) or as chamber pressures in pn from
@@ -117,6 +134,7 @@ struct hymo_sim {
     void *integrator_content;
     hymo_formulation form;
     const hymo_jacobian_ops *jacobian;
+    const hymo_newton_test_ops *newton;
     const hymo_force_source_ops *forces;
     hymo_linsol *ls;
     int nz, m, np, nu, na, ncut;
@@ -148,6 +166,10 @@ struct hymo_sim {
     double *jac;             /* nx x nx, column-major (jacobian.build) */
     double *zsave;           /* nz: numeric Jacobian scratch */
     int jac_valid;           /* the factorisation in ls belongs to the current unknowns */
+    double *xpred;           /* nx: the predictor (contractive Newton test) */
+    double newton_tau;       /* the step's Newton target, in tolerance units (<= 1) */
+    double newton_theta;     /* last contraction rate measured */
+    double newton_lte;       /* predictor-corrector distance of the last step, tolerance units */
     hymo_circuit_derivs cderiv;  /* fast Jacobian: circuit partial derivatives */
     double *act_gz, *act_gx;     /* fast Jacobian: na x nz, na x nxm actuator length gradients */
     double *kkt, *kkt_rhs;       /* (nz+m)^2, nz+m: consistent accelerations */

@@ -76,6 +76,10 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     sim->integrator = tables && tables->integrator ? tables->integrator : integrators[opt->integrator];
     sim->form.ops = tables && tables->formulation ? tables->formulation : formulations[opt->formulation];
     sim->jacobian = jacobians[opt->jacobian];
+    static const hymo_newton_test_ops *const tests[] = {&hymo_newton_contractive_ops, &hymo_newton_seed_ops};
+    sim->newton = tests[opt->newton_test];
+    sim->newton_theta = 0.5;
+    sim->newton_lte = INFINITY;
     /* the start is monolithic (static pressures); the force source applies from the first step */
     sim->forces = &hymo_forces_monolithic_ops;
     const hymo_force_source_ops *forces = tables && tables->forces ? tables->forces : &hymo_forces_monolithic_ops;
@@ -100,6 +104,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->zdd_prev, nz); ALLOC(sim->pd_prev, np); ALLOC(sim->pd_prev2, np);
     ALLOC(sim->lambda_prev, m); ALLOC(sim->lambda_prev2, m);
     ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->s_prev, na);
+    ALLOC(sim->xpred, nx);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
     ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, na * nz); ALLOC(sim->act_gx, na * nz);
     ALLOC(sim->kkt, (nz + m) * (nz + m)); ALLOC(sim->kkt_rhs, nz + m); ALLOC(sim->kkt_piv, nz + m);
@@ -136,7 +141,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->force,      sim->ext_force,   sim->s_prev,   sim->x,       sim->dx,       sim->f,
                         sim->fp,         sim->jac,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
                         sim->kkt_rhs,    sim->work,        sim->power,    sim->c_pos,   sim->c_vel,    sim->c_acc,
-                        sim->cv_rows,    sim->ca_rows};
+                        sim->cv_rows,    sim->ca_rows,     sim->xpred};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
     free(sim);

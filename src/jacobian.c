@@ -4,6 +4,7 @@
  *            rebuilt at the first iteration of a step unless the last step
  *            converged in one iteration with steady inputs, and within a
  *            step whenever the contraction is poor */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -99,3 +100,78 @@ static hymo_status fast_finish(hymo_sim *sim, const double *x, int at_evaluated,
 const hymo_jacobian_ops hymo_jacobian_fast_ops = {
     "fast", fast_at_start, fast_after, fast_build, NEGLIGIBLE_INCREMENT, fast_finish,
 };
+
+/* ---------------- Newton stopping tests ---------------- */
+
+/* seed 002 / SPEC §3: every increment within its tolerance */
+static void seed_begin(hymo_sim *sim, const double *x) { (void)x, sim->newton_tau = 1.0; }
+static int seed_converged(hymo_sim *sim, int iter, double inc, double prev, int fresh)
+{
+    (void)sim, (void)iter, (void)prev, (void)fresh;
+    return inc <= 1.0;
+}
+static void seed_end(hymo_sim *sim, const double *x) { (void)sim, (void)x; }
+
+const hymo_newton_test_ops hymo_newton_seed_ops = {"seed", seed_begin, seed_converged, seed_end};
+
+/* contractive (the test IDA and Radau5 use): with theta the contraction rate
+ * of successive increments, the error left after an update is about
+ * theta/(1-theta) |dx|; it must stay below tau, a fraction KAPPA_LTE of the
+ * step's truncation error estimated by the predictor-corrector distance of
+ * the previous step (the extrapolating predictor is one order higher than
+ * the trapezoidal corrector), between TAU_MIN and the increment tolerances.
+ * At the first iteration theta is the last one measured.  Without it a
+ * stale (fast) matrix is accepted after one increment however slowly it
+ * contracts, and the iteration error, amplified by 2/dt into velocities
+ * and 4/dt^2 into accelerations, sets an error floor that does not fall
+ * with dt (issue 9). */
+#define KAPPA_LTE 1e-4
+/* increments below this (in tolerance units: 1e-13 rad, 1e-8 Pa with the
+ * default tolerances) are round-off */
+#define ROUNDOFF 1e-6
+#define TAU_MIN 1e-9
+
+static void contractive_begin(hymo_sim *sim, const double *x)
+{
+    memcpy(sim->xpred, x, (size_t)sim->nx * sizeof(double));
+    const double tau = KAPPA_LTE * sim->newton_lte;
+    sim->newton_tau = !(tau < 1.0) ? 1.0 : tau > TAU_MIN ? tau : TAU_MIN;
+}
+
+/* Every increment at the round-off level of its unknown (or below 1e-6 of
+ * its tolerance): a linear rate cannot be measured, nor is more possible. */
+static int at_roundoff(const hymo_sim *sim)
+{
+    for (int i = 0; i < sim->nx; ++i) {
+        const double tol = i < sim->nxm ? sim->opt.tol_position
+                                        : (i < sim->nxm + sim->np ? sim->opt.tol_pressure : sim->opt.tol_spool);
+        if (fabs(sim->dx[i]) > 64.0 * DBL_EPSILON * fabs(sim->x[i]) + ROUNDOFF * tol) return 0;
+    }
+    return 1;
+}
+
+static int contractive_converged(hymo_sim *sim, int iter, double inc, double prev, int fresh)
+{
+    double theta = sim->newton_theta;
+    if (iter >= 2 && prev > 0.0 && isfinite(prev)) theta = sim->newton_theta = inc / prev;
+    /* a matrix of an earlier step may contract far worse than the rate
+     * last measured: measure it (a second iteration) before accepting */
+    else if (!fresh) return 0;
+    if (at_roundoff(sim)) return 1; /* the rate says nothing there */
+    if (!(theta < 1.0) || inc > 1.0) return 0;
+    return theta / (1.0 - theta) * inc <= sim->newton_tau;
+}
+
+static void contractive_end(hymo_sim *sim, const double *x)
+{
+    double worst = 0.0;
+    for (int i = 0; i < sim->nx; ++i) {
+        const double tol = i < sim->nxm ? sim->opt.tol_position
+                                        : (i < sim->nxm + sim->np ? sim->opt.tol_pressure : sim->opt.tol_spool);
+        worst = fmax(worst, fabs(x[i] - sim->xpred[i]) / tol);
+    }
+    sim->newton_lte = worst;
+}
+
+const hymo_newton_test_ops hymo_newton_contractive_ops = {"contractive", contractive_begin, contractive_converged,
+                                                          contractive_end};

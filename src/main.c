@@ -44,10 +44,12 @@ static void usage_run(FILE *out)
           "\n"
           "options:\n"
           "  --formulation double-step|penalty   multibody formulation (default double-step)\n"
-          "  --integrator trapezoidal|ida      trapezoidal Newton engine (default) or SUNDIALS IDA\n"
-          "                                    (double-step as an ODE, error control, output on the dt grid)\n"
-          "  --rtol R, --atol A               IDA tolerances (default 1e-8, 1e-10 rad or m; pressures\n"
-          "                                    and spools scaled by the model's tolerance ratios)\n"
+          "  --integrator trapezoidal|ida   trapezoidal Newton engine (default) or SUNDIALS IDA\n"
+          "                         (double-step as an ODE, error control, output on the dt grid)\n"
+          "  --newton-test seed|contractive  Newton stopping test: seed (default; increments within\n"
+          "                         the tolerances) or contractive (rate-based; see README)\n"
+          "  --rtol R, --atol A     IDA tolerances (default 1e-8, 1e-10 rad or m; pressures and\n"
+          "                         spools scaled by the model's tolerance ratios)\n"
           "  --dt S                 time step (default: model file, simulation.dt)\n"
           "  --t-end S              end time (default: model file, simulation.t_end)\n"
           "  --jacobian numeric|fast  numeric: forward differences every iteration (seed 002);\n"
@@ -97,7 +99,7 @@ static int cmd_run(int argc, char **argv)
     const char *model_path = NULL, *out_path = NULL;
     const char *formulation = NULL, *jacobian = NULL, *solver = NULL;
     double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN;
-    const char *integrator = NULL;
+    const char *integrator = NULL, *newton_test = NULL;
     int max_iter = -1, quiet = 0;
     char msg[HYMO_ERROR_MSG_MAX + 64];
     for (int i = 0; i < argc; ++i) {
@@ -117,6 +119,9 @@ static int cmd_run(int argc, char **argv)
         } else if (!strcmp(a, "--formulation")) {
             NEED_VALUE;
             formulation = val;
+        } else if (!strcmp(a, "--newton-test")) {
+            NEED_VALUE;
+            newton_test = val;
         } else if (!strcmp(a, "--integrator")) {
             NEED_VALUE;
             integrator = val;
@@ -178,6 +183,14 @@ static int cmd_run(int argc, char **argv)
             opt.formulation = HYMO_FORMULATION_PENALTY;
         else
             bad = snprintf(msg, sizeof msg, "--formulation: '%s' is not double-step or penalty", formulation);
+    }
+    if (!bad && newton_test) {
+        if (!strcmp(newton_test, "seed"))
+            opt.newton_test = HYMO_NEWTON_SEED;
+        else if (!strcmp(newton_test, "contractive"))
+            opt.newton_test = HYMO_NEWTON_CONTRACTIVE;
+        else
+            bad = snprintf(msg, sizeof msg, "--newton-test: '%s' is not seed or contractive", newton_test);
     }
     if (!bad && integrator) {
         if (!strcmp(integrator, "trapezoidal"))

@@ -26,6 +26,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->max_iter = model->defaults.max_iter;
     opt->reselect_ratio = 0.1;
     opt->integrator = HYMO_INTEGRATOR_TRAPEZOIDAL;
+    opt->newton_test = HYMO_NEWTON_SEED; /* contractive: not yet the default (issue 9) */
     opt->rtol = 1e-8;
     opt->error_estimate = 1;
     opt->atol = 1e-10;
@@ -48,6 +49,8 @@ hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "penalty alpha = %g must be positive", opt->penalty_alpha);
     if (!(opt->tol_position > 0.0) || !(opt->tol_pressure > 0.0) || !(opt->tol_spool > 0.0))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "Newton tolerances must be positive");
+    if ((unsigned)opt->newton_test > HYMO_NEWTON_SEED)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "newton test %d is not contractive or seed", (int)opt->newton_test);
     if ((unsigned)opt->integrator > HYMO_INTEGRATOR_IDA)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "integrator %d is not trapezoidal or ida", (int)opt->integrator);
     if (!(opt->rtol > 0.0) || !(opt->atol > 0.0) || !(opt->rtol < 1.0))
@@ -65,6 +68,10 @@ const char *hymo_formulation_name(hymo_formulation_kind kind)
 const char *hymo_integrator_name(hymo_integrator_kind kind)
 {
     return kind == HYMO_INTEGRATOR_IDA ? "ida" : "trapezoidal-newton";
+}
+const char *hymo_newton_test_name(hymo_newton_test_kind kind)
+{
+    return kind == HYMO_NEWTON_SEED ? "seed" : "contractive";
 }
 const char *hymo_jacobian_name(hymo_jacobian_mode mode) { return mode == HYMO_JACOBIAN_FAST ? "fast" : "numeric"; }
 const char *hymo_linsol_name(hymo_linsol_kind kind) { return kind == HYMO_LINSOL_KLU ? "klu" : "dense"; }

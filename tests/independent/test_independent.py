@@ -209,3 +209,29 @@ def test_ida_error_follows_tolerance(hymo, tmp_path):
     loose = run_ida(hymo, tmp_path, "double_pendulum", 1e-6, 1e-8)["z_max_error"]
     tight = run_ida(hymo, tmp_path, "double_pendulum", 1e-9, 1e-11)["z_max_error"]
     assert loose / tight >= 100, "IDA errors %.3e (rtol 1e-6) vs %.3e (rtol 1e-9)" % (loose, tight)
+
+
+# --- the contractive Newton test (--newton-test contractive) -----------------
+
+def run_contractive(hymo, tmp_path, model, jacobian, dt):
+    out = str(tmp_path / ("%s-contractive-%s-%g.h5" % (model, jacobian, dt)))
+    cmd = [hymo, "run", os.path.join(ROOT, "data", model + ".yaml"), "--jacobian", jacobian,
+           "--newton-test", "contractive", "--dt", repr(dt), "-o", out, "-q"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, "%s: exit %d\n%s" % (" ".join(cmd), r.returncode, r.stderr)
+    return compare.errors(model, out)["z_max_error"]
+
+
+# With the rate-based test the fast Jacobian no longer accepts unconverged
+# steps: measured max |dz| fast / numeric at 1 and 0.25 ms: double pendulum
+# 3.058e-5 / 3.061e-5 and 1.910e-6 / 1.913e-6; 3-D triple pendulum
+# 4.675e-5 / 4.645e-5 and 2.906e-6 / 2.903e-6 (ratios 16.0 and 16.1 per 4x
+# smaller dt).  Not yet met, and not asserted: at 0.0625 ms fast is still
+# 5-11 % off numeric (iteration error at the round-off floor of the test).
+@pytest.mark.parametrize("model", ["double_pendulum", "triple_pendulum_3d"])
+def test_fast_contractive_equals_numeric(hymo, tmp_path, model):
+    fast = [run_contractive(hymo, tmp_path, model, "fast", dt) for dt in (1e-3, 2.5e-4)]
+    num = [run_contractive(hymo, tmp_path, model, "numeric", dt) for dt in (1e-3, 2.5e-4)]
+    assert 14 <= fast[0] / fast[1] <= 18, "fast errors %s" % fast
+    for f, n in zip(fast, num):
+        assert abs(f - n) <= 0.01 * n, "fast %s vs numeric %s" % (fast, num)
