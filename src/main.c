@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hymo/version.h"
 #include "hymo/model.h"
 #include "hymo/reference.h"
 #include "hymo/sim.h"
@@ -245,7 +246,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("hymo %s\n", HYMO_VERSION);
+        printf("hymo %s\n", hymo_version());
         return 0;
     }
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
