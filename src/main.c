@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hymo/version.h"
 #include "hymo/model.h"
 #include "hymo/reference.h"
 #include "hymo/sim.h"
@@ -30,7 +31,8 @@ static void usage_main(FILE *out)
           "  sweep MODEL.yaml [--H list] [--configs ...] -o TABLE  grid of co-simulations,\n"
           "                             achievable communication step per configuration\n"
           "\n"
-          "Run 'hymo <command> --help' for the options of a command.\n",
+          "Run 'hymo <command> --help' for the options of a command; every option that\n"
+          "takes a value may also be written --name=value.\n",
           out);
 }
 
@@ -270,6 +272,77 @@ static int cmd_info(int argc, char **argv)
     return 0;
 }
 
+/* getopt_long's "--name=value" form for every option of every command:
+ * the arguments after the command name are rewritten into "--name" "value"
+ * before the command parses them.  An argument that is the value of the
+ * option before it (all options but -h/--help and -q/--quiet take one) is
+ * never split, so `--configs coupling=...` or `--dt -1` keep their meaning;
+ * the flags take no value, so `--quiet=1` is refused like getopt_long does.
+ * Returns the new vector (argv[0..1] unchanged; free() it) or NULL after
+ * printing an error; *store gets the one buffer holding the names. */
+static int takes_no_value(const char *name, size_t len)
+{
+    static const char *const flags[] = {"--help", "--quiet"};
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; ++k)
+        if (strlen(flags[k]) == len && !strncmp(name, flags[k], len)) return 1;
+    return 0;
+}
+
+static char **split_long_options(int argc, char **argv, int *out_argc, char **store)
+{
+    size_t chars = 1;
+    for (int i = 0; i < argc; ++i) chars += strlen(argv[i]) + 1;
+    char **out = malloc(((size_t)argc * 2 + 1) * sizeof *out);
+    char *buf = malloc(chars), *b = buf;
+    if (!out || !buf) {
+        free(out);
+        free(buf);
+        fputs("hymo: error: out of memory\n", stderr);
+        return NULL;
+    }
+    int n = 0, value_next = 0;
+    for (int i = 0; i < argc; ++i) {
+        char *a = argv[i];
+        const char *eq = strchr(a, '=');
+        if (i < 2 || value_next || strncmp(a, "--", 2) || !a[2] || !eq) {
+            out[n++] = a;
+            value_next = i >= 2 && !value_next && a[0] == '-' && a[1] && !takes_no_value(a, strlen(a)) &&
+                         strcmp(a, "-h") && strcmp(a, "-q");
+            continue;
+        }
+        size_t len = (size_t)(eq - a);
+        if (takes_no_value(a, len)) {
+            fprintf(stderr, "hymo: error: option '%.*s' takes no value ('%s')\n", (int)len, a, a);
+            free(out);
+            free(buf);
+            return NULL;
+        }
+        memcpy(b, a, len);
+        b[len] = '\0';
+        out[n++] = b;
+        b += len + 1;
+        out[n++] = (char *)(eq + 1);
+        value_next = 0;
+    }
+    out[n] = NULL;
+    *out_argc = n;
+    *store = buf;
+    return out;
+}
+
+static int run_command(int argc, char **argv)
+{
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+    if (!strcmp(cmd, "compare")) return hymo_cli_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "cosim")) return hymo_cli_cosim(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep")) return hymo_cli_sweep(argc - 1, argv + 1);
+    fprintf(stderr, "hymo: error: unknown command '%s'\n", cmd);
+    usage_main(stderr);
+    return EXIT_BAD_INPUT;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -282,15 +355,15 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("hymo %s\n", HYMO_VERSION);
+        printf("hymo %s\n", hymo_version());
         return 0;
     }
-    if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
-    if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
-    if (!strcmp(cmd, "compare")) return hymo_cli_compare(argc - 1, argv + 1);
-    if (!strcmp(cmd, "cosim")) return hymo_cli_cosim(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sweep")) return hymo_cli_sweep(argc - 1, argv + 1);
-    fprintf(stderr, "hymo: error: unknown command '%s'\n", cmd);
-    usage_main(stderr);
-    return EXIT_BAD_INPUT;
+    int n = 0;
+    char *names = NULL;
+    char **args = split_long_options(argc, argv, &n, &names);
+    if (!args) return EXIT_BAD_INPUT;
+    int status = run_command(n, args);
+    free(args);
+    free(names);
+    return status;
 }

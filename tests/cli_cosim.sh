@@ -55,4 +55,15 @@ code=$?; [ $code -eq 0 ] || fail "sweep exit $code: $(cat "$OUT/sweep.err")"
 grep -q "^velocity-force  *0 .* 1$" "$OUT/sweep.out" || fail "achievable H, velocity-force p=0: $(cat "$OUT/sweep.out")"
 grep -q "^velocity-pressure  *2 .* 4$" "$OUT/sweep.out" || fail "achievable H, velocity-pressure p=2: $(cat "$OUT/sweep.out")"
 grep -q "^model compiled 2 times for 8 co-simulations" "$OUT/sweep.out" || fail "the model must be compiled once (constants + initial state) for all runs: $(tail -1 "$OUT/sweep.out")"
+# 5. getopt_long's --name=value form (issue 13 item 7) for cosim and sweep
+"$HYMO" cosim "$M" --t-end=0.5 --H=1e-3 --hh=1e-4 --coupling=velocity-pressure --extrapolation=2 \
+    --output="$OUT/eq.h5" > "$OUT/eq.out" 2>&1
+code=$?; [ $code -eq 0 ] || fail "cosim --opt=value exit $code: $(cat "$OUT/eq.out")"
+grep -q "^status         stable" "$OUT/eq.out" || fail "cosim --opt=value status: $(cat "$OUT/eq.out")"
+h5dump -A -g /cosim "$OUT/eq.h5" | grep -q '"velocity-pressure"' || fail "cosim --coupling=velocity-pressure not applied"
+"$HYMO" cosim "$M" --t-end=3 --H=1e-3 --hh=3e-4 > "$OUT/eq_bad.out" 2>&1
+code=$?; [ $code -eq 2 ] || fail "cosim --hh=3e-4 exit $code"
+"$HYMO" sweep "$M" --jobs=0 --output="$OUT/eq_sw" > "$OUT/eq_sw.out" 2>&1
+code=$?; [ $code -eq 2 ] || fail "sweep --jobs=0 exit $code"
+grep -q -- "--jobs: '0'" "$OUT/eq_sw.out" || fail "sweep --jobs=0 message: $(cat "$OUT/eq_sw.out")"
 echo "cli_cosim: all checks passed"

@@ -55,4 +55,17 @@ grep -q "not offered with IDA" "$OUT/idap.err" || fail "ida + penalty message: $
 "$HYMO" run "$SRC/data/fourbar.yaml" --integrator ida --linear-solver klu -q 2>/dev/null; [ $? -eq 2 ] || fail "ida + klu"
 "$HYMO" run "$SRC/data/fourbar.yaml" --integrator rk45 2>/dev/null; [ $? -eq 2 ] || fail "bad --integrator"
 "$HYMO" run "$SRC/data/fourbar.yaml" --integrator ida --rtol -1 2>/dev/null; [ $? -eq 2 ] || fail "bad --rtol"
+# 7. getopt_long's --name=value form (issue 13 item 7): the same run as 1.,
+#    the same trajectory; flags take no value; bad values named as before
+"$HYMO" run "$SRC/data/fourbar.yaml" --t-end=0.5 --dt=1e-3 --formulation=double-step --output="$OUT/eq.h5" --quiet \
+    || fail "--opt=value run exited $?"
+"$HYMO" info "$OUT/eq.h5" | grep -q "500 steps, complete" || fail "--opt=value run: not 500 complete steps"
+"$HYMO" compare "$OUT/ok.h5" "$OUT/eq.h5" --max-abs=z=1e-300 --max-abs=p=1e-300 > "$OUT/eq.cmp" \
+    || fail "--opt=value run differs from the --opt value run: $(cat "$OUT/eq.cmp")"
+"$HYMO" run "$SRC/data/fourbar.yaml" --quiet=1 2> "$OUT/eq.err"; code=$?
+[ $code -eq 2 ] || fail "--quiet=1 exit $code"
+grep -q "option '--quiet' takes no value" "$OUT/eq.err" || fail "--quiet=1 message: $(cat "$OUT/eq.err")"
+"$HYMO" run "$SRC/data/fourbar.yaml" --dt=abc 2> "$OUT/eq.err"; [ $? -eq 2 ] || fail "bad --dt=abc"
+grep -q -- "--dt: 'abc' is not a number" "$OUT/eq.err" || fail "--dt=abc message: $(cat "$OUT/eq.err")"
+"$HYMO" run "$SRC/data/fourbar.yaml" --t-end= 2>/dev/null; [ $? -eq 2 ] || fail "empty --t-end="
 echo "cli_run: all checks passed"
