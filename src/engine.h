@@ -168,7 +168,8 @@ struct hymo_sim {
     int jac_valid;           /* the factorisation in ls belongs to the current unknowns */
     double *xpred;           /* nx: the predictor (contractive Newton test) */
     double newton_tau;       /* the step's Newton target, in tolerance units (<= 1) */
-    double newton_theta;     /* last contraction rate measured */
+    double newton_theta;     /* last contraction rate measured (mechanical block) */
+    double newton_prev_m;    /* the mechanical block's previous scaled increment in this step */
     double newton_lte;       /* predictor-corrector distance of the last step, tolerance units */
     hymo_circuit_derivs cderiv;  /* fast Jacobian: circuit partial derivatives */
     double *act_gz, *act_gx;     /* fast Jacobian: na x nz, na x nxm actuator length gradients */
