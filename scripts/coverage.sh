@@ -25,7 +25,9 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc \
     -DCMAKE_C_FLAGS=--coverage -DCMAKE_EXE_LINKER_FLAGS=--coverage </dev/null >/dev/null || exit 1
 cmake --build "$build" -j "$jobs" </dev/null >/dev/null || { echo "coverage.sh: build failed" >&2; exit 1; }
 find "$build" -name '*.gcda' -delete
-if ! (cd "$build" && ctest -j "$jobs" </dev/null >"$build/ctest.log" 2>&1); then
+# cli_install is left out: programs linked against the installed --coverage
+# libhymo.a would need the gcov runtime, which the install test does not add
+if ! (cd "$build" && ctest -j "$jobs" -E cli_install </dev/null >"$build/ctest.log" 2>&1); then
     echo "coverage.sh: some tests failed (see $build/ctest.log):" >&2
     grep -E '\*\*\*Failed|Failed  |Timeout|Exception' "$build/ctest.log" >&2
     status=1
