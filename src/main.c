@@ -50,6 +50,7 @@ static void usage_run(FILE *out)
           "                         (double-step as an ODE, error control, output on the dt grid)\n"
           "  --newton-test seed|contractive  Newton stopping test: seed (default; increments within\n"
           "                         the tolerances) or contractive (rate-based; see README)\n"
+          "  --output-every N       write every N-th step to the file (and the last; default 1)\n"
           "  --rtol R, --atol A     IDA tolerances (default 1e-8, 1e-10 rad or m; pressures and\n"
           "                         spools scaled by the model's tolerance ratios)\n"
           "  --dt S                 time step (default: model file, simulation.dt)\n"
@@ -102,7 +103,7 @@ static int cmd_run(int argc, char **argv)
     const char *formulation = NULL, *jacobian = NULL, *solver = NULL;
     double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN;
     const char *integrator = NULL, *newton_test = NULL;
-    int max_iter = -1, quiet = 0;
+    int max_iter = -1, quiet = 0, output_every = 0;
     char msg[HYMO_ERROR_MSG_MAX + 64];
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
@@ -121,6 +122,15 @@ static int cmd_run(int argc, char **argv)
         } else if (!strcmp(a, "--formulation")) {
             NEED_VALUE;
             formulation = val;
+        } else if (!strcmp(a, "--output-every")) {
+            NEED_VALUE;
+            double v;
+            if (!parse_double(a, val, &v, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
+            if (!(v >= 1.0) || v != floor(v) || v > 1e9) {
+                snprintf(msg, sizeof msg, "--output-every: '%s' is not a whole number of steps >= 1", val);
+                return fail(EXIT_BAD_INPUT, msg);
+            }
+            output_every = (int)v;
         } else if (!strcmp(a, "--newton-test")) {
             NEED_VALUE;
             newton_test = val;
@@ -221,6 +231,7 @@ static int cmd_run(int argc, char **argv)
     if (!isnan(dt)) opt.dt = dt;
     if (!isnan(t_end)) opt.t_end = t_end;
     if (!isnan(alpha)) opt.penalty_alpha = alpha;
+    if (output_every > 0) opt.output_every = output_every;
     if (!isnan(rtol)) opt.rtol = rtol;
     if (!isnan(atol)) opt.atol = atol;
     if (max_iter >= 0) opt.max_iter = max_iter;

@@ -29,6 +29,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->newton_test = HYMO_NEWTON_SEED; /* contractive: not yet the default (issue 9) */
     opt->rtol = 1e-8;
     opt->error_estimate = 1;
+    opt->output_every = 1;
     opt->atol = 1e-10;
 }
 
@@ -49,6 +50,8 @@ hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "penalty alpha = %g must be positive", opt->penalty_alpha);
     if (!(opt->tol_position > 0.0) || !(opt->tol_pressure > 0.0) || !(opt->tol_spool > 0.0))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "Newton tolerances must be positive");
+    if (opt->output_every < 1)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "output_every = %d must be at least 1", opt->output_every);
     if ((unsigned)opt->newton_test > HYMO_NEWTON_SEED)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "newton test %d is not contractive or seed", (int)opt->newton_test);
     if ((unsigned)opt->integrator > HYMO_INTEGRATOR_IDA)
@@ -218,7 +221,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     for (long k = 0; k < n_steps; ++k) {
         st = hymo_sim_step(sim, err);
         if (st != HYMO_OK) break;
-        hymo_rows_push(&rows, sim);
+        if ((k + 1) % opt->output_every == 0 || k + 1 == n_steps) hymo_rows_push(&rows, sim);
         companion_step(&comp, sim, k + 1);
         if (rows.n == BLOCK_ROWS) {
             double tw = hymo_now_seconds();

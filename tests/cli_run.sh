@@ -68,4 +68,12 @@ grep -q "option '--quiet' takes no value" "$OUT/eq.err" || fail "--quiet=1 messa
 "$HYMO" run "$SRC/data/fourbar.yaml" --dt=abc 2> "$OUT/eq.err"; [ $? -eq 2 ] || fail "bad --dt=abc"
 grep -q -- "--dt: 'abc' is not a number" "$OUT/eq.err" || fail "--dt=abc message: $(cat "$OUT/eq.err")"
 "$HYMO" run "$SRC/data/fourbar.yaml" --t-end= 2>/dev/null; [ $? -eq 2 ] || fail "empty --t-end="
+# 8. --output-every N: every N-th step and the last one; the summary is the
+#    whole run's (all steps integrated)
+"$HYMO" run "$SRC/data/fourbar.yaml" --t-end 1.05 --output-every 100 -o "$OUT/every.h5" -q || fail "--output-every exited $?"
+h5dump -H -d /time "$OUT/every.h5" | grep -q "( 12 )" || fail "--output-every 100 over 1050 steps: not 12 rows"
+h5dump -d /time "$OUT/every.h5" | grep -q "1.05" || fail "--output-every: the last step is not written"
+"$HYMO" info "$OUT/every.h5" | grep -q "1050 steps, complete" || fail "--output-every: summary"
+"$HYMO" run "$SRC/data/fourbar.yaml" --output-every 0 2>/dev/null; [ $? -eq 2 ] || fail "--output-every 0 not refused"
+"$HYMO" run "$SRC/data/fourbar.yaml" --output-every 2.5 2>/dev/null; [ $? -eq 2 ] || fail "--output-every 2.5 not refused"
 echo "cli_run: all checks passed"

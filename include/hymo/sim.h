@@ -57,6 +57,9 @@ typedef struct {
     /* with an output file: estimate the run's own global error from a
      * companion run (the file's /accuracy group); default 1 */
     int error_estimate;
+    /* file output: every output_every-th step (and the last) is written;
+     * default 1 (every step) */
+    int output_every;
 } hymo_run_options;
 
 /* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
