@@ -409,47 +409,26 @@ static void run_summary(const driver *d, const hymo_cosim_summary *sum, hymo_run
     rs->wall_time = sum->wall_time;
 }
 
-typedef char name_t[HYMO_REF_TEXT_MAX];
 
 /* Opens the writer: root attributes from the options, dataset names and
  * units from the variables' descriptions and units. */
-static hymo_status open_writer(const driver *d, const char *path, hymo_ref_writer **w, name_t **names_out,
+static hymo_status open_writer(const driver *d, const char *path, hymo_ref_writer **w, void **names,
                                hymo_error *err)
 {
-    const hymo_model *model = d->model;
     const hymo_run_options *o = &d->opt.mech;
-    const int nz = d->width[HYMO_SIG_Z], np = d->width[HYMO_SIG_P], nu = d->width[HYMO_SIG_U], na = d->na, nc = d->width[HYMO_SIG_C_POS];
-    name_t *names = *names_out = calloc((size_t)(2 * nz + np + nu + na + nc + 1), sizeof *names);
-    if (!names) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-    name_t *zn = names, *zu = zn + nz, *pn = zu + nz, *un = pn + np, *an = un + nu, *cn = an + na;
-#define DESCRIBE(dst, sub, vr, field) snprintf(dst, sizeof(name_t), "%s", (sub)->ops->variable((sub), (vr))->field)
-    for (int j = 0; j < nz; ++j) {
-        DESCRIBE(zn[j], d->mech, d->vr[HYMO_SIG_Z][j], description);
-        DESCRIBE(zu[j], d->mech, d->vr[HYMO_SIG_Z][j], unit);
-    }
-    for (int k = 0; k < np; ++k) DESCRIBE(pn[k], d->split->subsystems[d->p_sub[k]], d->vr[HYMO_SIG_P][k], description);
-    for (int k = 0; k < nu; ++k) DESCRIBE(un[k], d->split->subsystems[d->u_sub[k]], d->vr[HYMO_SIG_U][k], description);
-    for (int a = 0; a < na; ++a) DESCRIBE(an[a], d->mech, d->vr[HYMO_SIG_S][a], description);
-    for (int c = 0; c < nc; ++c) DESCRIBE(cn[c], d->mech, d->vr[HYMO_SIG_C_POS][c], description);
-#undef DESCRIBE
-    hymo_ref_dims dims = {nz, np, nu, na, nc, (const name_t *)zn, (const name_t *)zu, (const name_t *)pn,
-                          (const name_t *)un, (const name_t *)an, (const name_t *)cn};
     const int index1 = d->opt.mech_integrator == HYMO_MECH_INDEX1;
-    hymo_ref_header hdr = {model->name,
-                           model->source_text ? model->source_text : "",
-                           model->sha256,
-                           index1 ? "index1-penalty" : hymo_formulation_name(o->formulation),
-                           "cosim",
-                           hymo_jacobian_name(o->jacobian),
-                           hymo_linsol_name(o->linear_solver),
-                           d->opt.H,
-                           o->t_end,
-                           o->tol_position,
-                           o->tol_pressure,
-                           o->tol_spool,
-                           o->max_iter,
-                           index1 || o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
-    return hymo_ref_writer_open(w, path, &hdr, &dims, err);
+    hymo_ref_header hdr = {.formulation = index1 ? "index1-penalty" : hymo_formulation_name(o->formulation),
+                           .integrator = "cosim",
+                           .jacobian = hymo_jacobian_name(o->jacobian),
+                           .linear_solver = hymo_linsol_name(o->linear_solver),
+                           .dt = d->opt.H,
+                           .t_end = o->t_end,
+                           .tol_position = o->tol_position,
+                           .tol_pressure = o->tol_pressure,
+                           .tol_spool = o->tol_spool,
+                           .max_iter = o->max_iter,
+                           .penalty_alpha = index1 || o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
+    return hymo_ref_open_for_model(d->model, &hdr, path, w, names, err);
 }
 
 static hymo_status write_output(driver *d, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
@@ -458,7 +437,7 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     const int na = d->na;
     const long n = d->n_rows;
     hymo_ref_writer *w = NULL;
-    name_t *names = NULL;
+    void *names = NULL;
     hymo_status st = open_writer(d, path, &w, &names, err);
     const char **bond = calloc((size_t)na * 2, sizeof *bond);
     char (*bn)[HYMO_REF_TEXT_MAX] = calloc((size_t)na * 2, sizeof *bn);

@@ -181,7 +181,6 @@ static int restart(hymo_sim *sim, ida_content *c, double t)
     c->t_break = next_breakpoint(sim, t);
     int flag = IDAReInit(c->mem, t, c->y, c->yp);
     if (!flag && isfinite(c->t_break)) flag = IDASetStopTime(c->mem, c->t_break);
-    (void)sim;
     return flag;
 }
 

@@ -94,13 +94,11 @@ hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err)
 
 typedef char name_t[HYMO_REF_TEXT_MAX];
 
-hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, const char *formulation,
-                                  const char *integrator, double dt,
-                                  hymo_ref_writer **writer, void **names_out, hymo_error *err)
+hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hdr, const char *path,
+                                    hymo_ref_writer **writer, void **names_out, hymo_error *err)
 {
-    const hymo_model *model = sim->model;
-    const hymo_run_options *opt = &sim->opt;
-    int nz = sim->nz, np = sim->np, nu = sim->nu, na = sim->na, nc = sim->ncut;
+    const int nz = model->n_bodies, np = model->n_volumes, nu = model->n_valves, na = model->n_cylinders,
+              nc = model->n_cuts;
     name_t *names = calloc((size_t)(2 * nz + np + nu + na + nc + 1), sizeof *names);
     *names_out = names;
     if (!names) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
@@ -109,25 +107,34 @@ hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, const c
         snprintf(zn[j], sizeof zn[j], "%s", model->bodies[j].joint_name);
         snprintf(zu[j], sizeof zu[j], "%s", model->bodies[j].joint_type == HYMO_JOINT_REVOLUTE ? "rad" : "m");
     }
-    for (int k = 0; k < np; ++k) snprintf(pn[k], sizeof pn[k], "%s", model->nodes[sim->cm->circ.vol_node[k]].name);
+    for (int k = 0; k < model->n_nodes; ++k)
+        if (model->nodes[k].kind == HYMO_NODE_VOLUME)
+            snprintf(pn[model->nodes[k].state], sizeof pn[0], "%s", model->nodes[k].name);
     for (int v = 0; v < nu; ++v) snprintf(un[model->valves[v].state], sizeof un[0], "%s", model->valves[v].name);
     for (int a = 0; a < na; ++a) snprintf(an[a], sizeof an[a], "%s", model->cylinders[a].name);
     for (int c = 0; c < nc; ++c) snprintf(cn[c], sizeof cn[c], "%s", model->cuts[c].name);
     hymo_ref_dims dims = {nz, np, nu, na, nc, (const name_t *)zn, (const name_t *)zu, (const name_t *)pn,
                           (const name_t *)un, (const name_t *)an, (const name_t *)cn};
-    hymo_ref_header hdr = {model->name,
-                           model->source_text ? model->source_text : "",
-                           model->sha256,
-                           formulation ? formulation : sim->form.ops->name,
-                           integrator,
-                           hymo_engine_jacobian_name(sim),
-                           hymo_linsol_name(opt->linear_solver),
-                           dt,
-                           opt->t_end,
-                           opt->tol_position,
-                           opt->tol_pressure,
-                           opt->tol_spool,
-                           opt->max_iter,
-                           sim->form.ops->penalty_factor(&sim->form, &sim->mb)};
-    return hymo_ref_writer_open(writer, path, &hdr, &dims, err);
+    hdr->model_name = model->name;
+    hdr->model_source = model->source_text ? model->source_text : "";
+    hdr->model_sha256 = model->sha256;
+    return hymo_ref_writer_open(writer, path, hdr, &dims, err);
+}
+
+hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, hymo_ref_writer **writer, void **names,
+                                  hymo_error *err)
+{
+    const hymo_run_options *opt = &sim->opt;
+    hymo_ref_header hdr = {.formulation = sim->form.ops->name,
+                           .integrator = sim->integrator->name,
+                           .jacobian = hymo_engine_jacobian_name(sim),
+                           .linear_solver = hymo_linsol_name(opt->linear_solver),
+                           .dt = opt->dt,
+                           .t_end = opt->t_end,
+                           .tol_position = opt->tol_position,
+                           .tol_pressure = opt->tol_pressure,
+                           .tol_spool = opt->tol_spool,
+                           .max_iter = opt->max_iter,
+                           .penalty_alpha = sim->form.ops->penalty_factor(&sim->form, &sim->mb)};
+    return hymo_ref_open_for_model(sim->model, &hdr, path, writer, names, err);
 }

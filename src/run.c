@@ -182,17 +182,15 @@ static void companion_step(companion *c, const hymo_sim *sim, long k)
     c->wall += hymo_now_seconds() - t0;
 }
 
-static void companion_finish(companion *c, hymo_run_summary *sum)
+/* The estimate into the summary of a complete run (the companion freed by the caller). */
+static void companion_estimate(const companion *c, hymo_run_summary *sum)
 {
-    if (c->sim && sum->complete) {
-        sum->has_accuracy = 1;
-        snprintf(sum->accuracy_method, sizeof sum->accuracy_method, "%s", c->method);
-        sum->z_max_error = c->factor * c->dz;
-        sum->p_max_error = c->factor * c->dp;
-        sum->s_max_error = c->factor * c->ds;
-    }
-    hymo_sim_free(c->sim);
-    c->sim = NULL;
+    if (!c->sim || !sum->complete) return;
+    sum->has_accuracy = 1;
+    snprintf(sum->accuracy_method, sizeof sum->accuracy_method, "%s", c->method);
+    sum->z_max_error = c->factor * c->dz;
+    sum->p_max_error = c->factor * c->dp;
+    sum->s_max_error = c->factor * c->ds;
 }
 
 hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const char *out_path,
@@ -212,7 +210,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     }
     long n_steps = lround(opt->t_end / opt->dt);
     if (out_path) {
-        st = hymo_rows_open_writer(sim, out_path, NULL, sim->integrator->name, opt->dt, &writer, &names, err);
+        st = hymo_rows_open_writer(sim, out_path, &writer, &names, err);
         if (st != HYMO_OK) goto done;
         companion_start(&comp, sim, n_steps);
     }
@@ -240,7 +238,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     hymo_run_summary sum;
     hymo_sim_summary(sim, &sum);
     sum.complete = run_status == HYMO_OK;
-    companion_finish(&comp, &sum);
+    companion_estimate(&comp, &sum);
     if (summary) *summary = sum;
     if (writer) {
         hymo_error close_err;
@@ -254,7 +252,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     st = run_status;
 done:
     if (writer) hymo_ref_writer_discard(writer);
-    companion_finish(&comp, &(hymo_run_summary){0});
+    hymo_sim_free(comp.sim);
     free(names);
     hymo_rows_free(&rows);
     hymo_sim_free(sim);
