@@ -99,7 +99,18 @@ double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *c
     if (!cy->has_damper) return 0.0;
     double lp, lr, dF_ds, dF_dsd;
     hymo_cylinder_lengths(circ, c, s, &lp, &lr);
-    return hymo_damper_force_d(cy, lp, lr, sd, &dF_ds, &dF_dsd);
+    return hymo_damper_force_d(circ, c, cy, lp, lr, sd, &dF_ds, &dF_dsd);
+}
+
+void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, double *g)
+{
+    for (int c = 0; c < circ->na; ++c) {
+        const hymo_cylinder *cy = &model->cylinders[c];
+        double *gc = g + HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * c, lp, lr;
+        hymo_cylinder_lengths(circ, c, s[c], &lp, &lr);
+        gc[0] = cy->has_damper ? cy->damper_length - lp : -1.0;
+        gc[1] = cy->has_damper ? cy->damper_length - lr : -1.0;
+    }
 }
 
 double hymo_cylinder_force(const hymo_model *model, const hymo_circuit *circ, int c, double s, double sd,

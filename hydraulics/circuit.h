@@ -31,7 +31,19 @@ typedef struct {
     double *l_rod0;
     int *vol_node;          /* np: node index of each pressure state */
     hymo_circuit_part whole; /* the whole model as one part (hymo_circuit_eval) */
+    /* switching states (events): NULL in the compiled model, where each
+     * branch is chosen by the geometry; a run that locates its events
+     * points a copy of the circuit at its own states (hymo_circuit_switching) */
+    const unsigned char *sw;
 } hymo_circuit;
+
+/* Switching functions (events): per cylinder c, g[2c] = l_d - l_pist and
+ * g[2c+1] = l_d - l_rod (>= 0: inside the end damper's zone; -1 without a
+ * damper).  With circ->sw set, a branch follows its switching state
+ * sw[i] (= g_i >= 0 when it was last located) instead of the sign of g_i,
+ * so that each branch is smooth up to the located crossing. */
+#define HYMO_CIRCUIT_SWITCHES_PER_CYLINDER 2
+void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, double *g);
 
 hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const double *s0,
                               hymo_error *err);
@@ -90,19 +102,21 @@ static inline double hymo_subvolume_size(const hymo_circuit *circ, const hymo_mo
     return cy->rod_side_area * lr;
 }
 
-/* End-damper force of cy at chamber lengths lp, lr and rate sd, with its
- * derivatives d/ds (dlp/ds = 1, dlr/ds = -1) and d/dsd on the branch taken
- * (one-sided at the damper entry l = l_d). */
-static inline double hymo_damper_force_d(const hymo_cylinder *cy, double lp, double lr, double sd,
-                                         double *dF_ds, double *dF_dsd)
+/* End-damper force of cylinder c (cy) at chamber lengths lp, lr and rate
+ * sd, with its derivatives d/ds (dlp/ds = 1, dlr/ds = -1) and d/dsd on the
+ * branch taken: the switching state's if circ->sw is set, else the
+ * geometry's (one-sided at the damper entry l = l_d). */
+static inline double hymo_damper_force_d(const hymo_circuit *circ, int c, const hymo_cylinder *cy, double lp,
+                                         double lr, double sd, double *dF_ds, double *dF_dsd)
 {
     if (cy->has_damper) {
-        if (lp <= cy->damper_length) {
+        const unsigned char *sw = circ->sw ? circ->sw + HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * c : NULL;
+        if (sw ? sw[0] : lp <= cy->damper_length) {
             *dF_ds = -cy->damper_stiffness;
             *dF_dsd = -cy->damper_damping;
             return cy->damper_stiffness * (cy->damper_length - lp) - cy->damper_damping * sd;
         }
-        if (lr <= cy->damper_length) {
+        if (sw ? sw[1] : lr <= cy->damper_length) {
             *dF_ds = -cy->damper_stiffness;
             *dF_dsd = -cy->damper_damping;
             return -cy->damper_stiffness * (cy->damper_length - lr) - cy->damper_damping * sd;

@@ -120,7 +120,7 @@ static void force_derivatives(const hymo_circuit *circ, const hymo_model *model,
         if (nro->kind == HYMO_NODE_VOLUME) row[nro->state] -= cy->rod_side_area * dF_dfp;
         double lp, lr, dFd_ds, dFd_dsd;
         hymo_cylinder_lengths(circ, a, s[a], &lp, &lr);
-        hymo_damper_force_d(cy, lp, lr, sd[a], &dFd_ds, &dFd_dsd);
+        hymo_damper_force_d(circ, a, cy, lp, lr, sd[a], &dFd_ds, &dFd_dsd);
         d->dF_ds[a] = dFd_ds;
         d->dF_dsd[a] = -cy->viscous - fr * fabs(fp) * (1.0 - th * th) / cy->friction_velocity + dFd_dsd;
     }

@@ -408,6 +408,11 @@ static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s
     TRY(attr_int(r, solver, "/solver", "n_reselections", &s->n_reselections));
     TRY(attr_long(r, solver, "/solver", "n_steps", &s->n_steps));
     TRY(attr_double(r, solver, "/solver", "t_reached", &s->t_reached));
+    s->n_events = s->event_iterations = 0; /* files before events were located */
+    if (st == HYMO_OK && H5Aexists(solver, "n_events") > 0) {
+        TRY(attr_long(r, solver, "/solver", "n_events", &s->n_events));
+        TRY(attr_long(r, solver, "/solver", "event_iterations", &s->event_iterations));
+    }
     TRY(attr_double(r, energy, "/energy", "peak_drift", &s->peak_drift));
     TRY(attr_double(r, energy, "/energy", "max_work", &s->max_work));
     TRY(attr_double(r, energy, "/energy", "relative_drift", &s->relative_drift));

@@ -601,6 +601,8 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
     ATTR(attr_int, HYMO_GROUP_SOLVER, "n_reselections", s->n_reselections)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "n_steps", s->n_steps)
     ATTR(attr_double, HYMO_GROUP_SOLVER, "t_reached", s->t_reached)
+    ATTR(attr_long, HYMO_GROUP_SOLVER, "n_events", s->n_events)
+    ATTR(attr_long, HYMO_GROUP_SOLVER, "event_iterations", s->event_iterations)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "peak_drift", s->peak_drift)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "max_work", s->max_work)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "relative_drift", s->relative_drift)

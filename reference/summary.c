@@ -63,6 +63,9 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
         fprintf(out, "%ld\n", s->jacobian_evaluations);
     }
 
+    if (s->n_events > 0)
+        fprintf(out, "%-12s %ld located (%ld Newton iterations to locate them)\n", "events", s->n_events,
+                s->event_iterations);
     fprintf(out, "%-12s %.*s (%d re-selection%s)\n", "independent", w, text(s->independent, "?"),
             s->n_reselections, s->n_reselections == 1 ? "" : "s");
 

@@ -59,6 +59,7 @@ hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err
                               "t = %.6g s (step %ld): singular Newton Jacobian (%s solver)", t, sim->step + 1,
                               sim->ls->ops->name);
     sim->jac_valid = 1;
+    sim->jac_h = sim->h;
     return HYMO_OK;
 }
 
@@ -97,7 +98,8 @@ static void describe_unknown(const hymo_sim *sim, int index, char *buf, size_t l
 }
 
 /* Valve references at the step start (right limit) and end (left limit);
- * returns whether a reference jumps at t_k or varies within the step. */
+ * returns whether a reference jumps at the step start or varies within the
+ * step. */
 static int update_inputs(hymo_sim *sim, double t1)
 {
     const hymo_model *model = sim->model;
@@ -115,14 +117,16 @@ static int update_inputs(hymo_sim *sim, double t1)
     return inputs_change;
 }
 
-/* Predictor: SPEC §3 (z + zd dt + zdd dt^2/2, p + pd dt, U + Ud dt); the
+/* Predictor: SPEC §3 (z + zd h + zdd h^2/2, p + pd h, U + Ud h); the
  * extrapolating predictor adds the next Taylor term from the previous
- * step's derivatives (and extrapolates lambda), which saves iterations. */
+ * step's derivatives (and extrapolates lambda), which saves iterations; it
+ * needs two equal steps, so not next to an event. */
 static void predict(hymo_sim *sim, double *x)
 {
     hymo_mb *mb = &sim->mb;
-    const double dt = sim->opt.dt, dt2 = dt * dt;
-    const int extrapolate = sim->opt.predictor == HYMO_PREDICTOR_EXTRAPOLATE && sim->step > 0;
+    const double dt = sim->h, dt2 = dt * dt;
+    const int extrapolate = sim->opt.predictor == HYMO_PREDICTOR_EXTRAPOLATE && sim->step > 0 &&
+                            sim->h == sim->opt.dt && sim->h_prev == sim->opt.dt;
     for (int j = 0; j < sim->nz; ++j) {
         mb->zn[j] = mb->z[j] + mb->zd[j] * dt + 0.5 * mb->zdd[j] * dt2;
         if (extrapolate) mb->zn[j] += (mb->zdd[j] - sim->zdd_prev[j]) * dt2 / 6.0;
@@ -148,8 +152,9 @@ static void predict(hymo_sim *sim, double *x)
     memcpy(sim->pd_prev, sim->pd, (size_t)sim->np * sizeof(double));
 }
 
-/* Commit of the iterate as the state at t_{k+1} = t1 after `iter` iterations. */
-static void commit(hymo_sim *sim, double t1, int iter)
+/* Commit of the iterate as the state at t1 after `iter` iterations; a grid
+ * step (not a sub-step ending at an event) advances the step counter. */
+static void commit(hymo_sim *sim, double t1, int iter, int grid)
 {
     hymo_mb *mb = &sim->mb;
     double *tmp;
@@ -166,18 +171,28 @@ static void commit(hymo_sim *sim, double t1, int iter)
     memcpy(mb->zn, mb->z, (size_t)sim->nz * sizeof(double));
     memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
     memcpy(sim->un, sim->u, (size_t)sim->nu * sizeof(double));
+    /* actuator work: trapezoidal rule on the power F sd */
+    for (int a = 0; a < sim->na; ++a) {
+        double power = sim->force[a] * sim->act.sd[a];
+        sim->work[a] += 0.5 * sim->h * (sim->power[a] + power);
+        sim->power[a] = power;
+    }
     sim->t = t1;
-    sim->step++;
-    sim->last_iterations = iter;
+    sim->h_prev = sim->h;
     sim->iterations_total += iter;
-    if (iter > sim->iterations_max) sim->iterations_max = iter;
+    if (!grid) return;
+    sim->step++;
 }
 
-static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
+/* One trapezoidal Newton solve of size h = sim->h from the committed state
+ * (sim->t) to t1; the result stays in the iterate (zn, ..., pn, ...) with
+ * the actuators and forces at it.  *iter: iterations used. */
+static hymo_status solve(hymo_sim *sim, double t1, int *iter_out, hymo_error *err)
 {
-    const double dt = sim->opt.dt, t1 = (double)(sim->step + 1) * dt;
     const hymo_jacobian_ops *jo = sim->jacobian;
     hymo_status st;
+    sim->mb.dt = sim->h;
+    if (sim->h != sim->jac_h) sim->jac_valid = 0; /* the matrix scales with h */
     const int inputs_change = update_inputs(sim, t1);
     double *x = sim->x;
     predict(sim, x);
@@ -218,6 +233,7 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
         refresh = jo->refresh_after(inc, prev);
         prev = inc;
     }
+    *iter_out = iter;
     sim->newton->end_step(sim, x);
     /* the state at the converged unknowns (for penalty also the last lambda
      * update), projections, forces at the final state */
@@ -228,13 +244,133 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     if (changed) sim->jac_valid = 0; /* other unknowns */
     hymo_actuators_eval(&sim->act, sim->model, &sim->mb.kin); /* s, sd and F_s at the final state */
     sim->forces->refresh(sim);
-    commit(sim, t1, iter);
-    /* actuator work: trapezoidal rule on the power F sd */
-    for (int a = 0; a < sim->na; ++a) {
-        double power = sim->force[a] * sim->act.sd[a];
-        sim->work[a] += 0.5 * dt * (sim->power[a] + power);
-        sim->power[a] = power;
+    return HYMO_OK;
+}
+
+/* Events: the switching function that crossed first in the solved step (by
+ * linear interpolation of g between the step's ends), or -1.  A function
+ * crossed when the sign of its end value disagrees with its state. */
+static int first_crossing(const hymo_sim *sim, double *frac)
+{
+    int first = -1;
+    *frac = INFINITY;
+    for (int i = 0; i < sim->nsw; ++i) {
+        const double g0 = sim->g_start[i], g1 = sim->g_end[i];
+        if ((g1 >= 0.0) == sim->sw[i]) continue;
+        const double f = g0 != g1 ? g0 / (g0 - g1) : 0.0;
+        if (f < *frac) {
+            *frac = f;
+            first = i;
+        }
     }
+    return first;
+}
+
+static hymo_status trapezoidal_restart(hymo_sim *sim, hymo_error *err);
+
+/* Up to this many events in one step; more is chattering, an error. */
+#define MAX_EVENTS_PER_STEP 16
+/* an event is located to this fraction of dt */
+#define EVENT_TIME_TOL 1e-10
+
+/* Locates the crossing of switching function i inside the solved step
+ * (sim->h, ending at t1, where it has crossed) by the Illinois variant of
+ * regula falsi on the step size, each evaluation a Newton solve from the
+ * committed state; leaves the solution of the shortest step found on the
+ * crossed side in the iterate, sim->h its size, *kept the iterations of
+ * that solve (the others count as sim->event_iterations).  lambda is
+ * restored before each solve (penalty updates it within the step). */
+static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
+{
+    const double t0 = sim->t;
+    double lo = 0.0, glo = sim->g_start[i], hi = sim->h, ghi = sim->g_end[i];
+    int side = 0, iter;
+    hymo_status st;
+    const double tol = EVENT_TIME_TOL * sim->opt.dt;
+    for (int k = 0; hi - lo > tol && k < 60; ++k) {
+        double h = (glo * hi - ghi * lo) / (glo - ghi);
+        if (!(h > lo + 0.5 * tol && h < hi - 0.5 * tol)) h = 0.5 * (lo + hi);
+        sim->h = h;
+        memcpy(sim->mb.lambda, sim->lambda_save, (size_t)sim->m * sizeof(double));
+        if ((st = solve(sim, t0 + h, &iter, err)) != HYMO_OK) return st;
+        sim->event_iterations += iter;
+        *kept = iter;
+        sim->forces->switching(sim, sim->g_end);
+        const double g = sim->g_end[i];
+        if ((g >= 0.0) != sim->sw[i]) { /* crossed: the new upper end */
+            hi = h, ghi = g;
+            if (side == +1) glo *= 0.5; /* Illinois: the end kept twice is halved */
+            side = +1;
+        } else {
+            lo = h, glo = g;
+            if (side == -1) ghi *= 0.5;
+            side = -1;
+        }
+    }
+    if (sim->h != hi) { /* the last solve ended on the old side: the crossed end */
+        sim->h = hi;
+        memcpy(sim->mb.lambda, sim->lambda_save, (size_t)sim->m * sizeof(double));
+        if ((st = solve(sim, t0 + hi, &iter, err)) != HYMO_OK) return st;
+        sim->event_iterations += iter;
+        *kept = iter;
+        sim->forces->switching(sim, sim->g_end);
+    }
+    sim->event_iterations -= *kept; /* the kept sub-step counts as the step's */
+    return HYMO_OK;
+}
+
+/* One step of size dt to the grid time t_{k+1}.  Where a switching
+ * function crosses inside it, the step is cut at the crossing (located to
+ * EVENT_TIME_TOL dt), the branch switched, the integration restarted there
+ * (consistent accelerations, the actuator power with the new branch) and
+ * continued to t_{k+1}: each sub-step integrates a smooth branch, so the
+ * rule keeps its order; the output stays on the dt grid. */
+static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
+{
+    const double dt = sim->opt.dt, t1 = (double)(sim->step + 1) * dt;
+    hymo_status st;
+    int iter = 0, total = 0, events = 0;
+    sim->h = dt;
+    for (;;) {
+        if (sim->nsw > 0) {
+            sim->forces->switching(sim, sim->g_start);
+            memcpy(sim->lambda_save, sim->mb.lambda, (size_t)sim->m * sizeof(double));
+        }
+        if ((st = solve(sim, t1, &iter, err)) != HYMO_OK) return st;
+        total += iter;
+        if (sim->nsw == 0) break;
+        sim->forces->switching(sim, sim->g_end);
+        double frac;
+        const int i = first_crossing(sim, &frac);
+        if (i < 0) break;
+        if (++events > MAX_EVENTS_PER_STEP)
+            return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
+                                  "t = %.6g s (step %ld): more than %d events in one step (switching function "
+                                  "%d chatters); reduce dt",
+                                  sim->t, sim->step + 1, MAX_EVENTS_PER_STEP, i);
+        total -= iter; /* the step that crossed is discarded: location work */
+        sim->event_iterations += iter;
+        if ((st = locate(sim, i, &iter, err)) != HYMO_OK) return st;
+        total += iter;
+        /* an event within the location tolerance of t_{k+1} is at t_{k+1} */
+        const int at_end = t1 - (sim->t + sim->h) <= EVENT_TIME_TOL * dt;
+        const double te = at_end ? t1 : sim->t + sim->h;
+        commit(sim, te, 0, at_end);
+        /* every function that has crossed by te takes its new branch */
+        for (int k = 0; k < sim->nsw; ++k) sim->sw[k] = sim->g_end[k] >= 0.0;
+        sim->events++;
+        sim->last_event = te;
+        if ((st = trapezoidal_restart(sim, err)) != HYMO_OK) return st;
+        memcpy(sim->pd, sim->hp, (size_t)sim->np * sizeof(double)); /* rates with the new branch */
+        if (at_end) {
+            sim->iterations_total += total;
+            break;
+        }
+        sim->h = t1 - te;
+    }
+    if (sim->t != t1) commit(sim, t1, total, 1);
+    sim->last_iterations = total;
+    if (total > sim->iterations_max) sim->iterations_max = total;
     hymo_engine_record_stats(sim);
     return HYMO_OK;
 }

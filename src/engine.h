@@ -112,6 +112,11 @@ typedef struct hymo_force_source_ops {
     /* split mode: the coupling inputs for the next evaluation, per cylinder
      * a: F_a (velocity-force) or p_pist,a, p_rod,a (velocity-pressure) */
     void (*set_inputs)(hymo_sim *sim, const double *inputs);
+    /* events: the number of switching functions whose crossings the
+     * integrator locates (0: the branches follow the geometry), and their
+     * values at the actuators of the last evaluation */
+    int (*n_switches)(const hymo_sim *sim);
+    void (*switching)(const hymo_sim *sim, double *g);
 } hymo_force_source_ops;
 
 extern const hymo_integrator_ops hymo_trapezoidal_ops;
@@ -140,9 +145,23 @@ struct hymo_sim {
     int nz, m, np, nu, na, ncut;
     int nxm, nx;
 
-    /* time of the committed state: t = step dt */
+    /* time of the committed state: t = step dt (between the sub-steps of
+     * a step with an event, the event time) */
     double t;
     long step;
+    /* size of the step being solved: opt.dt, or a sub-step to or from an
+     * event; the size of the last one committed */
+    double h, h_prev;
+    /* events (force source's switching functions): their number, the
+     * states sw (the branches in use, = g >= 0 when last located), values
+     * at the step start and end, the circuit as the run sees it (the
+     * compiled one pointed at sw), events located so far, the last time */
+    int nsw;
+    unsigned char *sw;
+    double *g_start, *g_end, *lambda_save;
+    hymo_circuit circ;
+    long events, event_iterations; /* ... and the Newton iterations spent locating them */
+    double last_event;
 
     /* mechanics: joint state, iterate, constraints (formulations/multibody.h) */
     hymo_mb mb;
@@ -166,6 +185,7 @@ struct hymo_sim {
     double *jac;             /* nx x nx, column-major (jacobian.build) */
     double *zsave;           /* nz: numeric Jacobian scratch */
     int jac_valid;           /* the factorisation in ls belongs to the current unknowns */
+    double jac_h;            /* ... and was built for the step size jac_h */
     double *xpred;           /* nx: the predictor (contractive Newton test) */
     double newton_tau;       /* the step's Newton target, in tolerance units (<= 1) */
     double newton_theta;     /* last contraction rate measured (mechanical block) */

@@ -12,7 +12,7 @@
 /* Cylinder forces F_s(p, s, sd) at the current actuators into force[na]. */
 static void cylinder_forces(const hymo_sim *sim, const double *p, double *force)
 {
-    hymo_circuit_eval(&sim->cm->circ, sim->model, sim->act.s, sim->act.sd, p, sim->un, sim->uref_end, NULL, NULL,
+    hymo_circuit_eval(&sim->circ, sim->model, sim->act.s, sim->act.sd, p, sim->un, sim->uref_end, NULL, NULL,
                       force);
 }
 
@@ -29,7 +29,7 @@ static hymo_status volume_error(const hymo_sim *sim, double t, hymo_error *err)
 static void actuator_stiffness(hymo_sim *sim)
 {
     const int nx = sim->nx, nxm = sim->nxm, na = sim->na;
-    const double dt = sim->opt.dt, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     const hymo_circuit_derivs *cd = &sim->cderiv;
     double *J = sim->jac;
     for (int a = 0; a < na; ++a) {
@@ -47,7 +47,7 @@ static int mono_n_unknowns(const hymo_sim *sim) { return sim->np + sim->nu; }
 static void mono_predict(hymo_sim *sim, double *xh, int extrapolate)
 {
     const hymo_model *model = sim->model;
-    const double dt = sim->opt.dt;
+    const double dt = sim->h;
     for (int k = 0; k < sim->np; ++k) {
         xh[k] = sim->p[k] + sim->pd[k] * dt;
         if (extrapolate) {
@@ -70,7 +70,7 @@ static void mono_predict(hymo_sim *sim, double *xh, int extrapolate)
 
 static void mono_unpack(hymo_sim *sim, const double *xh)
 {
-    const double a1 = 2.0 / sim->opt.dt;
+    const double a1 = 2.0 / sim->h;
     const double *xu = xh + sim->np;
     for (int k = 0; k < sim->np; ++k) {
         sim->pn[k] = xh[k];
@@ -84,7 +84,7 @@ static void mono_unpack(hymo_sim *sim, const double *xh)
 
 static hymo_status mono_forces(hymo_sim *sim, double t, hymo_error *err)
 {
-    if (hymo_circuit_eval(&sim->cm->circ, sim->model, sim->act.s, sim->act.sd, sim->pn, sim->un, sim->uref_end,
+    if (hymo_circuit_eval(&sim->circ, sim->model, sim->act.s, sim->act.sd, sim->pn, sim->un, sim->uref_end,
                           sim->hp, sim->hu, sim->force))
         return volume_error(sim, t, err);
     return HYMO_OK;
@@ -95,7 +95,7 @@ static void from_pressures(hymo_sim *sim) { cylinder_forces(sim, sim->pn, sim->f
 /* f(x) rows of seed 002 Eq. 39 plus the spool rows */
 static void mono_residual(const hymo_sim *sim, double *fh)
 {
-    const double c = sim->opt.dt * sim->opt.dt / 4.0;
+    const double c = sim->h * sim->h / 4.0;
     double *fu = fh + sim->np;
     for (int k = 0; k < sim->np; ++k) fh[k] = c * (sim->pdn[k] - sim->hp[k]);
     for (int k = 0; k < sim->nu; ++k) fu[k] = c * (sim->udn[k] - sim->hu[k]);
@@ -106,13 +106,13 @@ static void mono_residual(const hymo_sim *sim, double *fh)
 static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
 {
     const int nx = sim->nx, nxm = sim->nxm, np = sim->np, na = sim->na, nu = sim->nu;
-    const double dt = sim->opt.dt, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     const hymo_model *model = sim->model;
     const hymo_circuit_derivs *cd = &sim->cderiv;
     const double *gx = sim->act_gx;
     double *J = sim->jac;
     if (na > 0) {
-        if (hymo_circuit_derivatives(&sim->cm->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 1,
+        if (hymo_circuit_derivatives(&sim->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 1,
                                      &sim->cderiv))
             return volume_error(sim, t, err);
         actuator_stiffness(sim);
@@ -149,9 +149,17 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
 
 static void mono_set_inputs(hymo_sim *sim, const double *inputs) { (void)sim, (void)inputs; }
 
+/* the circuit's switching functions (end dampers) */
+static int mono_n_switches(const hymo_sim *sim) { return HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * sim->na; }
+static void mono_switching(const hymo_sim *sim, double *g)
+{
+    hymo_circuit_switching(&sim->circ, sim->model, sim->act.s, g);
+}
+
 const hymo_force_source_ops hymo_forces_monolithic_ops = {
-    "monolithic", mono_n_unknowns, mono_predict,  mono_unpack,    mono_forces,
-    from_pressures, mono_residual, mono_tangent, mono_set_inputs,
+    "monolithic",   mono_n_unknowns, mono_predict,    mono_unpack,   mono_forces,
+    from_pressures, mono_residual,   mono_tangent,    mono_set_inputs, mono_n_switches,
+    mono_switching,
 };
 
 /* ---------------- split modes (no hydraulic unknowns) ---------------- */
@@ -160,6 +168,9 @@ static int split_n_unknowns(const hymo_sim *sim) { return (void)sim, 0; }
 static void split_predict(hymo_sim *sim, double *xh, int extrapolate) { (void)sim, (void)xh, (void)extrapolate; }
 static void split_unpack(hymo_sim *sim, const double *xh) { (void)sim, (void)xh; }
 static void split_residual(const hymo_sim *sim, double *fh) { (void)sim, (void)fh; }
+/* co-simulation subsystems do not locate events: branches by the geometry */
+static int split_n_switches(const hymo_sim *sim) { return (void)sim, 0; }
+static void split_switching(const hymo_sim *sim, double *g) { (void)sim, (void)g; }
 
 static void from_input_force(hymo_sim *sim) { memcpy(sim->force, sim->ext_force, (size_t)sim->na * sizeof(double)); }
 
@@ -183,7 +194,7 @@ static void sf_set_inputs(hymo_sim *sim, const double *F)
 
 const hymo_force_source_ops hymo_forces_split_force_ops = {
     "split-force", split_n_unknowns, split_predict, split_unpack, sf_forces, from_input_force, split_residual,
-    sf_tangent,    sf_set_inputs,
+    sf_tangent,    sf_set_inputs, split_n_switches, split_switching,
 };
 
 static hymo_status sp_forces(hymo_sim *sim, double t, hymo_error *err)
@@ -197,7 +208,7 @@ static hymo_status sp_forces(hymo_sim *sim, double t, hymo_error *err)
 static hymo_status sp_tangent(hymo_sim *sim, double t, hymo_error *err)
 {
     if (sim->na == 0) return HYMO_OK;
-    if (hymo_circuit_derivatives(&sim->cm->circ, sim->model, sim->act.s, sim->act.sd, sim->pn, sim->un, 0,
+    if (hymo_circuit_derivatives(&sim->circ, sim->model, sim->act.s, sim->act.sd, sim->pn, sim->un, 0,
                                  &sim->cderiv))
         return volume_error(sim, t, err);
     actuator_stiffness(sim);
@@ -216,5 +227,5 @@ static void sp_set_inputs(hymo_sim *sim, const double *p)
 
 const hymo_force_source_ops hymo_forces_split_pressure_ops = {
     "split-pressure", split_n_unknowns, split_predict, split_unpack, sp_forces, from_pressures, split_residual,
-    sp_tangent,       sp_set_inputs,
+    sp_tangent,       sp_set_inputs, split_n_switches, split_switching,
 };

@@ -15,7 +15,11 @@
  * is the left limit up to a breakpoint and the right limit after it, where
  * IDA restarts (IDAReInit) with the new spool rates.  A re-selection of the
  * independent coordinates (checked on the output grid) also restarts IDA in
- * the new coordinates.  The Jacobian is IDA's dense difference quotient. */
+ * the new coordinates.  The force source's switching functions (end
+ * dampers) are IDA's root functions: at a root the crossed branch is
+ * switched and IDA restarts with rates consistent with it, so each
+ * integration interval is smooth.  The Jacobian is IDA's dense difference
+ * quotient. */
 #include <ida/ida.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
@@ -35,6 +39,7 @@ typedef struct {
     SUNLinearSolver LS;
     int n, ni;
     double t_break;  /* end of the current input interval (next breakpoint or +inf) */
+    int *roots;      /* nsw: IDAGetRootInfo */
     long nni0, nje0; /* IDA counters at the last output */
     hymo_error err;  /* the last failure inside a residual evaluation */
     char ida_msg[256];
@@ -98,6 +103,16 @@ static int residual_fn(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, voi
     return st == HYMO_OK ? 0 : 1; /* recoverable: IDA retries with a smaller step */
 }
 
+/* switching functions (events) at (t, y) */
+static int root_fn(sunrealtype t, N_Vector yy, N_Vector yp, sunrealtype *g, void *user)
+{
+    hymo_sim *sim = user;
+    ida_content *c = sim->integrator_content;
+    if (evaluate(sim, c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), NULL, &c->err) != HYMO_OK) return 1;
+    sim->forces->switching(sim, g);
+    return 0;
+}
+
 static void error_fn(int code, const char *module, const char *function, char *msg, void *user)
 {
     (void)code, (void)module;
@@ -131,6 +146,7 @@ static void ida_destroy(hymo_sim *sim)
     if (c->yp) N_VDestroy(c->yp);
     if (c->atol) N_VDestroy(c->atol);
     if (c->ctx) SUNContext_Free(&c->ctx);
+    free(c->roots);
     free(c);
     sim->integrator_content = NULL;
 }
@@ -145,7 +161,10 @@ static hymo_status ida_create(hymo_sim *sim, hymo_error *err)
     if (sim->opt.linear_solver != HYMO_LINSOL_DENSE)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "--integrator ida uses its dense linear solver (no KLU)");
     ida_content *c = calloc(1, sizeof *c);
-    if (!c) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (IDA)");
+    if (!c || !(c->roots = calloc((size_t)sim->nsw + 1, sizeof(int)))) {
+        free(c);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (IDA)");
+    }
     sim->integrator_content = c;
     const hymo_run_options *o = &sim->opt;
     c->ni = sim->nxm;
@@ -168,10 +187,41 @@ static hymo_status ida_create(hymo_sim *sim, hymo_error *err)
     if (IDAInit(c->mem, residual_fn, 0.0, c->y, c->yp) || IDASVtolerances(c->mem, o->rtol, c->atol) ||
         IDASetUserData(c->mem, sim) || IDASetErrHandlerFn(c->mem, error_fn, sim) ||
         IDASetLinearSolver(c->mem, c->LS, c->A) || IDASetMaxNumSteps(c->mem, 100000) ||
-        (isfinite(c->t_break) && IDASetStopTime(c->mem, c->t_break))) {
+        (isfinite(c->t_break) && IDASetStopTime(c->mem, c->t_break)) ||
+        (sim->nsw > 0 && IDARootInit(c->mem, sim->nsw, root_fn))) {
         ida_destroy(sim);
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "IDA set-up failed");
     }
+    return HYMO_OK;
+}
+
+/* At an event at t (IDA's state in y, y'): the crossed functions take
+ * their new branch, and y' is made consistent with it (accelerations from
+ * the new forces, the actuator power). */
+static hymo_status switch_branches(hymo_sim *sim, ida_content *c, double t, hymo_error *err)
+{
+    const int ni = c->ni, np = sim->np, nu = sim->nu, na = sim->na;
+    double *y = N_VGetArrayPointer(c->y), *yp = N_VGetArrayPointer(c->yp);
+    hymo_mb *mb = &sim->mb;
+    if (IDAGetRootInfo(c->mem, c->roots)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA root information failed");
+    hymo_status st = evaluate(sim, c, t, y, yp, NULL, err);
+    if (st != HYMO_OK) return st;
+    for (int i = 0; i < sim->nsw; ++i)
+        if (c->roots[i]) sim->sw[i] = c->roots[i] > 0; /* rising: g >= 0 from here on */
+    memcpy(mb->z, mb->zn, (size_t)sim->nz * sizeof(double));
+    memcpy(mb->zd, mb->zdn, (size_t)sim->nz * sizeof(double));
+    memcpy(sim->p, y + 2 * ni, (size_t)np * sizeof(double));
+    memcpy(sim->u, y + 2 * ni + np, (size_t)nu * sizeof(double));
+    memcpy(sim->work, y + 2 * ni + np + nu, (size_t)na * sizeof(double));
+    st = hymo_engine_dynamics(sim, t, err);
+    if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
+    if (st != HYMO_OK) return st;
+    memcpy(sim->pd, sim->hp, (size_t)np * sizeof(double));
+    memcpy(sim->ud, sim->hu, (size_t)nu * sizeof(double));
+    for (int a = 0; a < na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
+    pack(sim, c);
+    sim->events++;
+    sim->last_event = t;
     return HYMO_OK;
 }
 
@@ -208,6 +258,10 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
                 double uref = hymo_signal_eval(&model->signals[va->signal], tret, +1);
                 up[va->state] = (uref - u[va->state]) / va->tau;
             }
+            if (restart(sim, c, tret)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA restart failed");
+        } else if (flag == IDA_ROOT_RETURN) { /* an event: the new branch, consistent rates, restart */
+            hymo_status st = switch_branches(sim, c, tret, err);
+            if (st != HYMO_OK) return st;
             if (restart(sim, c, tret)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA restart failed");
         }
     }

@@ -111,11 +111,21 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
     ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);
+    sim->nsw = forces->n_switches(sim);
+    ALLOC(sim->sw, sim->nsw); ALLOC(sim->g_start, sim->nsw); ALLOC(sim->g_end, sim->nsw); ALLOC(sim->lambda_save, m);
+    sim->h = sim->h_prev = opt->dt;
+    sim->last_event = NAN;
+    sim->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
     if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, np, nu, na, err)) != HYMO_OK ||
         (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK ||
         (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
     sim->forces = forces;
+    if (sim->nsw > 0) { /* the branches from here on follow the switching states, set at the start */
+        forces->switching(sim, sim->g_start);
+        for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = sim->g_start[i] >= 0.0;
+        sim->circ.sw = sim->sw;
+    }
     memcpy(sim->ext_force, sim->force, (size_t)na * sizeof(double));
     *out = sim;
     return HYMO_OK;
@@ -141,8 +151,9 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->force,      sim->ext_force,   sim->s_prev,   sim->x,       sim->dx,       sim->f,
                         sim->fp,         sim->jac,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
                         sim->kkt_rhs,    sim->work,        sim->power,    sim->c_pos,   sim->c_vel,    sim->c_acc,
-                        sim->cv_rows,    sim->ca_rows,     sim->xpred};
+                        sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
+    free(sim->sw);
     free(sim);
 }

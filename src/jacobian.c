@@ -133,6 +133,7 @@ const hymo_newton_test_ops hymo_newton_seed_ops = {"seed", seed_begin, seed_conv
 #define TAU_MIN 1e-9
 /* 1e-12 rad with the default tolerance */
 #define STAGNATION 1e-5
+#define STAGNATION_THETA 0.9
 
 static void contractive_begin(hymo_sim *sim, const double *x)
 {
@@ -182,7 +183,7 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     else if (!fresh) return 0;
     /* with a matrix of this step, no contraction at increments this small
      * is the noise of the residual (penalty's multiplier updates): stop */
-    if (fresh && theta >= 0.5 && inc_m <= STAGNATION) return 1;
+    if (fresh && theta >= STAGNATION_THETA && inc_m <= STAGNATION) return 1;
     if (!(theta < 1.0)) return 0;
     return theta / (1.0 - theta) * inc_m <= sim->newton_tau;
 }

@@ -26,7 +26,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->max_iter = model->defaults.max_iter;
     opt->reselect_ratio = 0.1;
     opt->integrator = HYMO_INTEGRATOR_TRAPEZOIDAL;
-    opt->newton_test = HYMO_NEWTON_SEED; /* contractive: not yet the default (issue 9) */
+    opt->newton_test = HYMO_NEWTON_CONTRACTIVE;
     opt->rtol = 1e-8;
     opt->error_estimate = 1;
     opt->output_every = 1;
@@ -122,6 +122,8 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     s->jacobian_evaluations = sim->jacobian_evaluations;
     snprintf(s->independent, sizeof s->independent, "%s", sim->form.ops->log(&sim->form));
     s->n_reselections = sim->form.ops->reselections(&sim->form);
+    s->n_events = sim->events;
+    s->event_iterations = sim->event_iterations;
     s->wall_time = sim->wall_time;
 }
 

@@ -3,10 +3,10 @@
  * 2 ms to 0.25 ms).  The four-bar's U_ref steps (1, 2.5, 5, 8 s) fall on step
  * boundaries for every dt used; inputs are evaluated as one-sided limits.
  *
- * Tolerances: Newton increments are tightened (1e-10 rad, 1e-4 Pa) so that
- * the iteration error stays far below the discretisation error at 0.25 ms
- * (1e-8 rad, 20 Pa); tighter pressure increments stall at round-off with
- * the penalty formulation (alpha = 1e11 in the same Jacobian).
+ * Tolerances: the model file's, with the default (contractive) Newton test,
+ * which keeps the iteration error below the discretisation error at every
+ * dt by itself (issue 9: with the seed's increment test this needed 1e3x
+ * tighter tolerances).
  * The reference's own error biases the last pair: for e ~ C h^2 the measured
  * ratio e(0.5)/e(0.25) is (0.25^2-0.125^2)... = 5.0 (order 2.32), so the
  * pairwise order is asserted for 2/1 and 1/0.5 ms (bias <= 0.07) and the
@@ -23,11 +23,7 @@ static void run_to(const hymo_model *model, hymo_formulation_kind form, double d
     hymo_run_options_default(&opt, model);
     opt.formulation = form;
     opt.jacobian = HYMO_JACOBIAN_FAST;
-    opt.dt = dt;
-    opt.tol_position = 1e-10;
-    opt.tol_pressure = 1e-4;
-    opt.tol_spool = 1e-11;
-    opt.max_iter = 50;
+    opt.dt = dt; /* the model file's tolerances and Newton test: what users run */
     hymo_sim *sim = NULL;
     hymo_error err;
     hymo_error_clear(&err);

@@ -57,6 +57,11 @@ typedef struct {
     int has_accuracy;
     char accuracy_method[HYMO_REF_TEXT_MAX];
     double z_max_error, p_max_error, s_max_error;
+    /* Events located (switching functions crossed, e.g. end-damper entries
+     * and exits) and the extra Newton iterations spent locating them
+     * (trapezoidal; IDA locates its roots itself: 0).  /solver attributes
+     * n_events and event_iterations; a file without them reads as 0. */
+    long n_events, event_iterations;
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */
