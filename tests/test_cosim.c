@@ -83,10 +83,7 @@ static double order_error(const hymo_model *model, hymo_approx_kind approx, doub
     opt.approx = approx;
     opt.H = H;
     opt.mech.dt = opt.h_h = 1e-4;
-    opt.mech.t_end = 3.0;
-    opt.mech.tol_position = 1e-12;
-    opt.mech.tol_pressure = 1e-6;
-    opt.mech.max_iter = 50;
+    opt.mech.t_end = 3.0; /* the model file's tolerances (default Newton test) */
     hymo_cosim_summary sum;
     run_cosim(model, &opt, NULL, "cosim_order_run.h5", &sum);
     assert_true(sum.stable);
@@ -110,9 +107,6 @@ static void test_convergence_order(void **state)
         opt.approx = (hymo_approx_kind)p;
         opt.H = opt.mech.dt = opt.h_h = 1e-4;
         opt.mech.t_end = 3.0;
-        opt.mech.tol_position = 1e-12;
-        opt.mech.tol_pressure = 1e-6;
-        opt.mech.max_iter = 50;
         hymo_cosim_summary sum;
         run_cosim(model, &opt, NULL, "cosim_order_ref.h5", &sum);
         hymo_reference *ref = read_ref("cosim_order_ref.h5");
