@@ -1,6 +1,5 @@
 /* Model compilation: the constants of a model and its initial state
  * (assembly and static equilibrium, SPEC §3), computed once per model. */
-#include <lapacke.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -179,62 +178,112 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
 
 /* ---- static equilibrium: R_z^T (Q' + G F) = 0 for the actuator forces ---- */
 
-/* KINSOL settings of the force balance, relative to the generalized force
- * max |R^T Q'| + 1 (the least-squares route accepts 1e-8 of it): */
+/* KINSOL settings of the force balance A F = b (A = R^T G, b = -R^T Q'),
+ * relative to the generalized force max |b| + 1 (max |A^T b| + 1 for the
+ * normal equations); a balance is consistent if max |A F - b| <= 1e-8 of
+ * it, as with the least-squares solve this replaced. */
 #define STA_FNORM_TOL 1e-13
 #define STA_ACCEPT_TOL 1e-8
 #define STA_MAX_ITER 10
 
+/* The balance has ni rows (degrees of freedom) and na columns (cylinders):
+ *   ni == na: A F = b;
+ *   ni >  na: the normal equations A^T A F = A^T b (then checked: too few
+ *             cylinders must balance exactly);
+ *   ni <  na: redundant cylinders, the minimum-norm forces F = A^T y with
+ *             A A^T y = b. */
 typedef struct {
-    int ni, na;
-    const double *A; /* ni x na row-major: R^T G */
-    const double *b; /* ni: -R^T Q' */
+    int ni, na, n;
+    const double *A; /* ni x na, row-major */
+    const double *b; /* ni */
+    double *r;       /* ni: work */
 } static_data;
 
-static int static_residual(const double *F, double *f, void *user)
+/* r = A F - b */
+static void static_balance(const static_data *d, const double *F, double *r)
 {
-    const static_data *d = user;
     for (int k = 0; k < d->ni; ++k) {
         double s = -d->b[k];
         for (int a = 0; a < d->na; ++a) s += d->A[k * d->na + a] * F[a];
-        f[k] = s;
-        if (!isfinite(s)) return 1;
+        r[k] = s;
     }
+}
+
+/* F = A^T y (minimum-norm form) */
+static void static_min_norm(const static_data *d, const double *y, double *F)
+{
+    for (int a = 0; a < d->na; ++a) {
+        double s = 0.0;
+        for (int k = 0; k < d->ni; ++k) s += d->A[k * d->na + a] * y[k];
+        F[a] = s;
+    }
+}
+
+static int static_residual(const double *x, double *f, void *user)
+{
+    const static_data *d = user;
+    if (d->ni == d->na) {
+        static_balance(d, x, f);
+    } else if (d->ni > d->na) { /* A^T (A F - b) */
+        static_balance(d, x, d->r);
+        for (int a = 0; a < d->na; ++a) {
+            double s = 0.0;
+            for (int k = 0; k < d->ni; ++k) s += d->A[k * d->na + a] * d->r[k];
+            f[a] = s;
+        }
+    } else { /* A A^T y - b */
+        double *F = d->r + d->ni;
+        static_min_norm(d, x, F);
+        static_balance(d, F, f);
+    }
+    for (int i = 0; i < d->n; ++i)
+        if (!isfinite(f[i])) return 1;
     return 0;
 }
 
-static int static_jacobian(const double *F, double *J, void *user)
+/* column-major n x n: A, A^T A or A A^T */
+static int static_jacobian(const double *x, double *J, void *user)
 {
-    (void)F;
+    (void)x;
     const static_data *d = user;
-    for (int a = 0; a < d->na; ++a)
-        for (int k = 0; k < d->ni; ++k) J[a * d->ni + k] = d->A[k * d->na + a];
+    const int ni = d->ni, na = d->na, n = d->n;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            double s = 0.0;
+            if (ni == na)
+                s = d->A[i * na + j];
+            else if (ni > na)
+                for (int k = 0; k < ni; ++k) s += d->A[k * na + i] * d->A[k * na + j];
+            else
+                for (int a = 0; a < na; ++a) s += d->A[i * na + a] * d->A[j * na + a];
+            J[j * n + i] = s;
+        }
     return 0;
 }
 
 /* Actuator forces holding the mechanism at rest: R_z^T (Q' + G F) = 0, with
- * the partition chosen at the assembled configuration.  At the assembled
- * (fixed) configuration the balance is linear in F: friction and viscous
- * forces vanish at rest and the end-damper force depends on s only, so it
- * enters the chamber pressures (hymo_circuit_static_pressures), not F.
- * As many cylinders as degrees of freedom (every shipped model): KINSOL
- * (one Newton step from F = 0, the same solver and messages as the
- * assembly).  Otherwise the problem is a least-squares one, not a root:
- * redundant cylinders get the minimum-norm forces, too few cylinders must
- * balance exactly (LAPACK dgels). */
+ * the partition chosen at the assembled configuration, solved by KINSOL.
+ * At the assembled (fixed) configuration the balance is linear in F:
+ * friction and viscous forces vanish at rest and the end-damper force
+ * depends on s only, so it enters the chamber pressures
+ * (hymo_circuit_static_pressures), not F; KINSOL takes one Newton step from
+ * F = 0 (a second one only as refinement at round-off level). */
 static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error *err)
 {
     const int nz = model->n_bodies, na = model->n_cylinders, ni = w->pt.ni;
     if (na == 0) return HYMO_OK;
     hymo_kin_forces_begin(&w->kin, model);
     hymo_kin_mass_and_forces(&w->kin, model);
-    const int rows = ni > na ? ni : na;
-    double *A = calloc((size_t)rows * na, sizeof(double));
-    double *b = calloc((size_t)rows, sizeof(double));
+    const int n = ni < na ? ni : na;
+    double *A = calloc((size_t)(ni > 0 ? ni : 1) * na, sizeof(double));
+    double *b = calloc((size_t)(ni > 0 ? ni : 1), sizeof(double));
+    double *r = calloc((size_t)ni + na + 1, sizeof(double));
+    double *x = calloc((size_t)na + 1, sizeof(double));
     double *gz = calloc((size_t)na * nz, sizeof(double)), *pcol = calloc((size_t)(ni > 0 ? ni : 1), sizeof(double));
-    if (!A || !b || !gz || !pcol) {
-        free(A), free(b), free(gz), free(pcol);
-        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    hymo_status st = HYMO_OK;
+    if (!A || !b || !r || !x || !gz || !pcol) {
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        goto done;
     }
     hymo_actuators_eval(&w->act, model, &w->kin);
     hymo_actuators_gradients(&w->act, model, &w->kin, gz);
@@ -243,63 +292,68 @@ static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error
         for (int k = 0; k < ni; ++k) A[k * na + a] = pcol[k];
     }
     hymo_partition_project(&w->pt, w->kin.Q, pcol);
-    double bnorm = 0.0;
+    double bnorm = 0.0, fref = 0.0; /* max |b|; max |A^T b| for the normal equations */
     for (int k = 0; k < ni; ++k) {
         b[k] = -pcol[k];
         bnorm = fmax(bnorm, fabs(b[k]));
     }
-    hymo_status st = HYMO_OK;
-    if (ni == na) {
-        static_data d = {.ni = ni, .na = na, .A = A, .b = b};
-        const hymo_kinsol_problem pb = {.n = na,
-                                        .residual = static_residual,
-                                        .jacobian = static_jacobian,
-                                        .user = &d,
-                                        .f_scale = 1.0 / (bnorm + 1.0),
-                                        .x_scale = 1.0,
-                                        .fnorm_tol = STA_FNORM_TOL,
-                                        .step_tol = 1e-15,
-                                        .accept_tol = STA_ACCEPT_TOL,
-                                        .max_step = 1e300, /* linear: the full Newton step */
-                                        .max_iter = STA_MAX_ITER};
-        hymo_kinsol_stats ks;
-        hymo_error kerr;
-        hymo_error_clear(&kerr);
-        for (int a = 0; a < na; ++a) w->f_static[a] = 0.0;
-        st = hymo_kinsol_solve(&pb, w->f_static, &ks, &kerr);
-        if (st == HYMO_ERR_NOMEM) {
-            if (err) *err = kerr;
-        } else if (st == HYMO_ERR_NUMERIC) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: no static equilibrium: the cylinders cannot hold the initial "
-                                "configuration (rank-deficient actuator Jacobian)",
-                                src_name(model));
-        } else if (st != HYMO_OK) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: no static equilibrium: the force balance of the cylinders at the "
-                                "initial configuration was not solved (%s)",
-                                src_name(model), kerr.message);
+    fref = bnorm;
+    if (ni > na)
+        for (int a = 0; a < na; ++a) {
+            double s = 0.0;
+            for (int k = 0; k < ni; ++k) s += A[k * na + a] * b[k];
+            fref = a ? fmax(fref, fabs(s)) : fabs(s);
         }
-        free(A), free(b), free(gz), free(pcol);
-        return st;
+    static_data d = {.ni = ni, .na = na, .n = n, .A = A, .b = b, .r = r};
+    const hymo_kinsol_problem pb = {.n = n,
+                                    .residual = static_residual,
+                                    .jacobian = static_jacobian,
+                                    .user = &d,
+                                    .f_scale = 1.0 / (fref + 1.0),
+                                    .x_scale = 1.0,
+                                    .fnorm_tol = STA_FNORM_TOL,
+                                    .step_tol = 1e-15,
+                                    .accept_tol = STA_ACCEPT_TOL,
+                                    .max_step = 1e300, /* linear: the full Newton step */
+                                    .max_iter = STA_MAX_ITER};
+    hymo_kinsol_stats ks;
+    hymo_error kerr;
+    hymo_error_clear(&kerr);
+    st = n > 0 ? hymo_kinsol_solve(&pb, x, &ks, &kerr) : HYMO_OK; /* x = 0 to start */
+    if (st == HYMO_ERR_NOMEM) {
+        if (err) *err = kerr;
+        goto done;
     }
-    lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', ni, na, 1, A, na, b, 1);
-    if (info != 0) {
+    if (st == HYMO_ERR_NUMERIC) {
         st = hymo_error_set(err, HYMO_ERR_MODEL,
                             "%s: no static equilibrium: the cylinders cannot hold the initial "
                             "configuration (rank-deficient actuator Jacobian)",
                             src_name(model));
-    } else {
-        for (int a = 0; a < na; ++a) w->f_static[a] = b[a];
-        double res = 0.0; /* residual of the force balance */
-        for (int k = na; k < rows && k < ni; ++k) res = fmax(res, fabs(b[k]));
-        if (ni > na && res > STA_ACCEPT_TOL * (bnorm + 1.0))
+        goto done;
+    }
+    if (st != HYMO_OK) {
+        st = hymo_error_set(err, HYMO_ERR_MODEL,
+                            "%s: no static equilibrium: the force balance of the cylinders at the "
+                            "initial configuration was not solved (%s)",
+                            src_name(model), kerr.message);
+        goto done;
+    }
+    if (ni < na)
+        static_min_norm(&d, x, w->f_static);
+    else
+        memcpy(w->f_static, x, (size_t)na * sizeof(double));
+    if (ni > na) { /* too few cylinders: the balance must hold exactly */
+        static_balance(&d, w->f_static, r);
+        double res = 0.0;
+        for (int k = 0; k < ni; ++k) res = fmax(res, fabs(r[k]));
+        if (res > STA_ACCEPT_TOL * (bnorm + 1.0))
             st = hymo_error_set(err, HYMO_ERR_MODEL,
                                 "%s: no static equilibrium: %d cylinder(s) cannot hold %d degrees of "
                                 "freedom at rest (unbalanced generalized force %.3g)",
                                 src_name(model), na, ni, res);
     }
-    free(A), free(b), free(gz), free(pcol);
+done:
+    free(A), free(b), free(r), free(x), free(gz), free(pcol);
     return st;
 }
 
