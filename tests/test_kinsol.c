@@ -7,13 +7,18 @@
  *      z3 and guesses off by up to 20 deg: 1e-12 rad;
  *   3. a loop that cannot be closed fails with HYMO_ERR_ASSEMBLY naming
  *      the violated cut joint (the second of two) and a violation no
- *      smaller than the geometric distance it cannot bridge. */
+ *      smaller than the geometric distance it cannot bridge;
+ *   4. static equilibrium in its three shapes against closed forms: crane1
+ *      (one cylinder, two degrees of freedom, consistent), the four-bar
+ *      with a second, mirrored cylinder (minimum-norm forces), crane1 with
+ *      its load swung out (cannot be held: named error). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compiled.h"
+#include "hymo/sim.h"
 #include "nonlinear_kinsol.h"
 #include "test_util.h"
 
@@ -295,6 +300,82 @@ static void test_unassemblable(void **state)
     free(text), free(swapped), free(far);
 }
 
+/* ---------------- 4. static equilibrium ---------------- */
+
+/* Initial actuator forces of model (fails the test on error). */
+static void initial_forces(const hymo_model *m, double *F, int na)
+{
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, m);
+    hymo_sim *sim = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s: %s", m->name, err.message);
+    assert_int_equal(hymo_sim_na(sim), na);
+    memcpy(F, hymo_sim_actuator_force(sim), (size_t)na * sizeof(double));
+    const double *zdd = hymo_sim_zdd(sim); /* held at rest */
+    for (int j = 0; j < hymo_sim_nz(sim); ++j) assert_close(zdd[j], 0.0, 1e-9);
+    hymo_sim_free(sim);
+}
+
+static void test_static_shapes(void **state)
+{
+    (void)state;
+    const double g = 9.81, Ap = 0.25 * PI * 0.08 * 0.08, Ar = Ap - 0.25 * PI * 0.035 * 0.035;
+    double F[2];
+    /* crane1: two degrees of freedom, one cylinder; the load hangs straight
+     * down, so the balance is consistent. Boom moment about O at 30 deg:
+     * g cos 30 (200 * 0.5 + 250 * 1 + 100 * 1) = g cos 30 * 450 N m; the
+     * cylinder (B = (sqrt3/2, 0) to P = 0.5 (cos 30, sin 30), s = 0.5) has
+     * ds/dz1 = (sqrt3/2) sin 30 / (2 s) = cos 30 / 2: F = 900 g = 8829 N. */
+    hymo_model *m = test_load_model("crane1.yaml");
+    initial_forces(m, F, 1);
+    assert_close(F[0], 900.0 * g, 1e-12 * 900.0 * g);
+    hymo_model_free(m);
+
+    /* four-bar with a second cylinder mirrored about x = 1 (G2 = (2, -2) to
+     * F = (1, -1)): one degree of freedom, two cylinders; the minimum-norm
+     * forces share SPEC 5.2's F_s0 = sqrt 2 g (3 m1 + 2 m2 + m3) equally */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fourbar.yaml", HYMO_DATA_DIR);
+    char *text = read_text(path);
+    char *t1 = replace(text, "    G: [0, -2, 0]     # cylinder base\n",
+                       "    G: [0, -2, 0]     # cylinder base\n    G2: [2, -2, 0]\n");
+    char *t2 = replace(t1, "  # Lumped volumes",
+                       "    - {name: cyl2, base: G2, rod: F, piston_diameter: 0.080, rod_diameter: 0.035, "
+                       "length: 1.1, efficiency: 1}\n  # Lumped volumes");
+    char *t3 = replace(t2, "  throttles:",
+                       "    - {name: V4, parts: [{volume: 3.14e-5, bulk_modulus: 5.5e8}, {chamber: cyl2.piston, "
+                       "bulk_modulus: 3.15e10}], initial_pressure: static}\n"
+                       "    - {name: V5, parts: [{volume: 7.85e-5, bulk_modulus: 5.5e8}, {chamber: cyl2.rod, "
+                       "bulk_modulus: 3.15e10}], initial_pressure: 3.5e6}\n  throttles:");
+    m = load_text(t3, "fourbar_two_cylinders.yaml");
+    const double Fs0 = sqrt(2.0) * g * (3 * 225.0 + 2 * 35.0 + 50.0);
+    initial_forces(m, F, 2);
+    assert_close(F[0], 0.5 * Fs0, 1e-10 * Fs0);
+    assert_close(F[1], 0.5 * Fs0, 1e-10 * Fs0);
+    const hymo_compiled *cm = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    assert_int_equal(hymo_compiled_initial(m, &cm, &err), HYMO_OK);
+    const double p4 = (0.5 * Fs0 + 3.5e6 * Ar) / Ap;
+    assert_close(cm->p0[test_volume_state(m, "V4")], p4, 1e-10 * p4);
+    assert_close(cm->p0[test_volume_state(m, "V2")], p4, 1e-10 * p4);
+    hymo_model_free(m);
+    free(text), free(t1), free(t2), free(t3);
+
+    /* crane1 with the load swung out 40 deg: one cylinder cannot hold it */
+    snprintf(path, sizeof path, "%s/crane1.yaml", HYMO_DATA_DIR);
+    text = read_text(path);
+    t1 = replace(text, "initial: 240 deg}", "initial: 200 deg}");
+    m = load_text(t1, "crane1_swung.yaml");
+    hymo_error_clear(&err);
+    assert_int_equal(hymo_compiled_initial(m, &cm, &err), HYMO_ERR_MODEL);
+    assert_non_null(strstr(err.message, "no static equilibrium: 1 cylinder(s) cannot hold 2 degrees of freedom"));
+    hymo_model_free(m);
+    free(text), free(t1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_fourbar_assembly),
         cmocka_unit_test(test_unassemblable),
+        cmocka_unit_test(test_static_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
