@@ -149,7 +149,7 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
     hymo_status st = hymo_kinsol_solve(&pb, x, &ks, &kerr);
     for (int c = 0; c < m; ++c) z[w->pt.dep[c]] = x[c];
     free(x);
-    if (st == HYMO_ERR_NOMEM) {
+    if (st == HYMO_ERR_NOMEM || st == HYMO_ERR_ARGUMENT) { /* not a failure to converge */
         if (err) *err = kerr;
         return st;
     }
@@ -320,7 +320,7 @@ static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error
     hymo_error kerr;
     hymo_error_clear(&kerr);
     st = n > 0 ? hymo_kinsol_solve(&pb, x, &ks, &kerr) : HYMO_OK; /* x = 0 to start */
-    if (st == HYMO_ERR_NOMEM) {
+    if (st == HYMO_ERR_NOMEM || st == HYMO_ERR_ARGUMENT) {
         if (err) *err = kerr;
         goto done;
     }
