@@ -1,6 +1,5 @@
 /* Model compilation: the constants of a model and its initial state
  * (assembly and static equilibrium, SPEC §3), computed once per model. */
-#include <lapacke.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include "compiled.h"
 #include "hymo/linalg.h"
 #include "multibody.h"
+#include "nonlinear_kinsol.h"
 
 static atomic_long compilations;
 
@@ -54,7 +54,54 @@ typedef struct {
     double *phi, *phi_z, *zd, *f_static;
 } init_ws;
 
-/* Positions: Newton on Phi = 0 holding the hinted joints (SPEC §3). */
+/* ---- assembly: Phi(z) = 0 in the dependent coordinates (KINSOL) ---- */
+
+/* KINSOL settings of the assembly (rad or m, like the hand-written Newton
+ * it replaced, which stopped after an increment <= 1e-13): */
+#define ASM_FNORM_TOL 1e-13  /* converged: max |Phi| <= 1e-13 */
+#define ASM_STEP_TOL 1e-13   /* or a step <= 1e-13 (1 + |z|) ...            */
+#define ASM_ACCEPT_TOL 1e-10 /* ... with max |Phi| <= 1e-10 (round-off)     */
+#define ASM_MAX_STEP 1.0     /* largest Newton step (2-norm, rad or m)      */
+#define ASM_MAX_ITER 100
+
+typedef struct {
+    const hymo_model *model;
+    const hymo_compiled *cm;
+    init_ws *w;
+    double *z; /* nz: the independent entries stay as given */
+} asm_data;
+
+static void asm_set(const asm_data *a, const double *x)
+{
+    for (int c = 0; c < a->w->pt.m; ++c) a->z[a->w->pt.dep[c]] = x[c];
+    hymo_kin_positions(&a->w->kin, a->model, a->z);
+}
+
+static int asm_residual(const double *x, double *f, void *user)
+{
+    const asm_data *a = user;
+    asm_set(a, x);
+    hymo_constraints_eval(&a->cm->con, &a->w->kin, f, NULL, NULL);
+    for (int r = 0; r < a->w->pt.m; ++r)
+        if (!isfinite(f[r])) return 1; /* recoverable: KINSOL shortens the step */
+    return 0;
+}
+
+/* Phi_d: the analytic Phi_z columns of the dependent coordinates. */
+static int asm_jacobian(const double *x, double *J, void *user)
+{
+    const asm_data *a = user;
+    const int m = a->w->pt.m, nz = a->model->n_bodies;
+    asm_set(a, x);
+    hymo_constraints_eval(&a->cm->con, &a->w->kin, a->w->phi, a->w->phi_z, NULL);
+    for (int c = 0; c < m; ++c)
+        for (int r = 0; r < m; ++r) J[c * m + r] = a->w->phi_z[r * nz + a->w->pt.dep[c]];
+    return 0;
+}
+
+/* Positions: Phi = 0 solved by KINSOL (Newton with line search) for the
+ * dependent coordinates, holding the hinted (or selected) independent
+ * joints at their given values (SPEC §3). */
 static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, init_ws *w, double *z,
                             hymo_error *err)
 {
@@ -81,9 +128,34 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
                               "t = 0 s: constraint Jacobian is rank deficient (singular configuration or "
                               "redundant cut-joint equations)");
     }
-    if (hymo_partition_solve_positions(&w->pt, &w->kin, model, &cm->con, z, w->phi, w->phi_z, 100, 1e-13)) {
-        hymo_kin_positions(&w->kin, model, z);
-        hymo_constraints_eval(&cm->con, &w->kin, w->phi, NULL, NULL);
+    double *x = calloc((size_t)m, sizeof(double));
+    if (!x) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (assembly)");
+    for (int c = 0; c < m; ++c) x[c] = z[w->pt.dep[c]];
+    asm_data a = {.model = model, .cm = cm, .w = w, .z = z};
+    const hymo_kinsol_problem pb = {.n = m,
+                                    .residual = asm_residual,
+                                    .jacobian = asm_jacobian,
+                                    .user = &a,
+                                    .f_scale = 1.0,
+                                    .x_scale = 1.0,
+                                    .fnorm_tol = ASM_FNORM_TOL,
+                                    .step_tol = ASM_STEP_TOL,
+                                    .accept_tol = ASM_ACCEPT_TOL,
+                                    .max_step = ASM_MAX_STEP,
+                                    .max_iter = ASM_MAX_ITER};
+    hymo_kinsol_stats ks;
+    hymo_error kerr;
+    hymo_error_clear(&kerr);
+    hymo_status st = hymo_kinsol_solve(&pb, x, &ks, &kerr);
+    for (int c = 0; c < m; ++c) z[w->pt.dep[c]] = x[c];
+    free(x);
+    if (st == HYMO_ERR_NOMEM || st == HYMO_ERR_ARGUMENT) { /* not a failure to converge */
+        if (err) *err = kerr;
+        return st;
+    }
+    hymo_kin_positions(&w->kin, model, z);
+    hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
+    if (st != HYMO_OK) {
         double worst = 0.0;
         int wc = 0;
         for (int c = 0; c < model->n_cuts; ++c) {
@@ -96,30 +168,122 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
         }
         return hymo_error_set(err, HYMO_ERR_ASSEMBLY,
                               "%s: the initial configuration cannot be assembled: cut joint %s is "
-                              "violated by %.3g after 100 Newton iterations (check the initial joint "
-                              "values and the independent joints)",
-                              src_name(model), model->n_cuts ? model->cuts[wc].name : "?", worst);
+                              "violated by %.3g after %ld KINSOL iterations (%s; check the initial "
+                              "joint values and the independent joints)",
+                              src_name(model), model->n_cuts ? model->cuts[wc].name : "?", worst,
+                              ks.iterations, hymo_kinsol_flag_text(ks.flag));
     }
-    hymo_kin_positions(&w->kin, model, z);
-    hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
     return HYMO_OK;
 }
 
+/* ---- static equilibrium: R_z^T (Q' + G F) = 0 for the actuator forces ---- */
+
+/* KINSOL settings of the force balance A F = b (A = R^T G, b = -R^T Q'),
+ * relative to the generalized force max |b| + 1 (max |A^T b| + 1 for the
+ * normal equations); a balance is consistent if max |A F - b| <= 1e-8 of
+ * it, as with the least-squares solve this replaced. */
+#define STA_FNORM_TOL 1e-13
+#define STA_ACCEPT_TOL 1e-8
+#define STA_MAX_ITER 10
+
+/* The balance has ni rows (degrees of freedom) and na columns (cylinders):
+ *   ni == na: A F = b;
+ *   ni >  na: the normal equations A^T A F = A^T b (then checked: too few
+ *             cylinders must balance exactly);
+ *   ni <  na: redundant cylinders, the minimum-norm forces F = A^T y with
+ *             A A^T y = b. */
+typedef struct {
+    int ni, na, n;
+    const double *A; /* ni x na, row-major */
+    const double *b; /* ni */
+    double *r;       /* ni: work */
+} static_data;
+
+/* r = A F - b */
+static void static_balance(const static_data *d, const double *F, double *r)
+{
+    for (int k = 0; k < d->ni; ++k) {
+        double s = -d->b[k];
+        for (int a = 0; a < d->na; ++a) s += d->A[k * d->na + a] * F[a];
+        r[k] = s;
+    }
+}
+
+/* F = A^T y (minimum-norm form) */
+static void static_min_norm(const static_data *d, const double *y, double *F)
+{
+    for (int a = 0; a < d->na; ++a) {
+        double s = 0.0;
+        for (int k = 0; k < d->ni; ++k) s += d->A[k * d->na + a] * y[k];
+        F[a] = s;
+    }
+}
+
+static int static_residual(const double *x, double *f, void *user)
+{
+    const static_data *d = user;
+    if (d->ni == d->na) {
+        static_balance(d, x, f);
+    } else if (d->ni > d->na) { /* A^T (A F - b) */
+        static_balance(d, x, d->r);
+        for (int a = 0; a < d->na; ++a) {
+            double s = 0.0;
+            for (int k = 0; k < d->ni; ++k) s += d->A[k * d->na + a] * d->r[k];
+            f[a] = s;
+        }
+    } else { /* A A^T y - b */
+        double *F = d->r + d->ni;
+        static_min_norm(d, x, F);
+        static_balance(d, F, f);
+    }
+    for (int i = 0; i < d->n; ++i)
+        if (!isfinite(f[i])) return 1;
+    return 0;
+}
+
+/* column-major n x n: A, A^T A or A A^T */
+static int static_jacobian(const double *x, double *J, void *user)
+{
+    (void)x;
+    const static_data *d = user;
+    const int ni = d->ni, na = d->na, n = d->n;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            double s = 0.0;
+            if (ni == na)
+                s = d->A[i * na + j];
+            else if (ni > na)
+                for (int k = 0; k < ni; ++k) s += d->A[k * na + i] * d->A[k * na + j];
+            else
+                for (int a = 0; a < na; ++a) s += d->A[i * na + a] * d->A[j * na + a];
+            J[j * n + i] = s;
+        }
+    return 0;
+}
+
 /* Actuator forces holding the mechanism at rest: R_z^T (Q' + G F) = 0, with
- * the partition chosen at the assembled configuration. */
+ * the partition chosen at the assembled configuration, solved by KINSOL.
+ * At the assembled (fixed) configuration the balance is linear in F:
+ * friction and viscous forces vanish at rest and the end-damper force
+ * depends on s only, so it enters the chamber pressures
+ * (hymo_circuit_static_pressures), not F; KINSOL takes one Newton step from
+ * F = 0 (a second one only as refinement at round-off level). */
 static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error *err)
 {
     const int nz = model->n_bodies, na = model->n_cylinders, ni = w->pt.ni;
     if (na == 0) return HYMO_OK;
     hymo_kin_forces_begin(&w->kin, model);
     hymo_kin_mass_and_forces(&w->kin, model);
-    const int rows = ni > na ? ni : na;
-    double *A = calloc((size_t)rows * na, sizeof(double));
-    double *b = calloc((size_t)rows, sizeof(double));
+    const int n = ni < na ? ni : na;
+    double *A = calloc((size_t)(ni > 0 ? ni : 1) * na, sizeof(double));
+    double *b = calloc((size_t)(ni > 0 ? ni : 1), sizeof(double));
+    double *r = calloc((size_t)ni + na + 1, sizeof(double));
+    double *x = calloc((size_t)na + 1, sizeof(double));
     double *gz = calloc((size_t)na * nz, sizeof(double)), *pcol = calloc((size_t)(ni > 0 ? ni : 1), sizeof(double));
-    if (!A || !b || !gz || !pcol) {
-        free(A), free(b), free(gz), free(pcol);
-        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    hymo_status st = HYMO_OK;
+    if (!A || !b || !r || !x || !gz || !pcol) {
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        goto done;
     }
     hymo_actuators_eval(&w->act, model, &w->kin);
     hymo_actuators_gradients(&w->act, model, &w->kin, gz);
@@ -128,29 +292,68 @@ static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error
         for (int k = 0; k < ni; ++k) A[k * na + a] = pcol[k];
     }
     hymo_partition_project(&w->pt, w->kin.Q, pcol);
-    double bnorm = 0.0;
+    double bnorm = 0.0, fref = 0.0; /* max |b|; max |A^T b| for the normal equations */
     for (int k = 0; k < ni; ++k) {
         b[k] = -pcol[k];
         bnorm = fmax(bnorm, fabs(b[k]));
     }
-    lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', ni, na, 1, A, na, b, 1);
-    hymo_status st = HYMO_OK;
-    if (info != 0) {
+    fref = bnorm;
+    if (ni > na)
+        for (int a = 0; a < na; ++a) {
+            double s = 0.0;
+            for (int k = 0; k < ni; ++k) s += A[k * na + a] * b[k];
+            fref = a ? fmax(fref, fabs(s)) : fabs(s);
+        }
+    static_data d = {.ni = ni, .na = na, .n = n, .A = A, .b = b, .r = r};
+    const hymo_kinsol_problem pb = {.n = n,
+                                    .residual = static_residual,
+                                    .jacobian = static_jacobian,
+                                    .user = &d,
+                                    .f_scale = 1.0 / (fref + 1.0),
+                                    .x_scale = 1.0,
+                                    .fnorm_tol = STA_FNORM_TOL,
+                                    .step_tol = 1e-15,
+                                    .accept_tol = STA_ACCEPT_TOL,
+                                    .max_step = 1e300, /* linear: the full Newton step */
+                                    .max_iter = STA_MAX_ITER};
+    hymo_kinsol_stats ks;
+    hymo_error kerr;
+    hymo_error_clear(&kerr);
+    st = n > 0 ? hymo_kinsol_solve(&pb, x, &ks, &kerr) : HYMO_OK; /* x = 0 to start */
+    if (st == HYMO_ERR_NOMEM || st == HYMO_ERR_ARGUMENT) {
+        if (err) *err = kerr;
+        goto done;
+    }
+    if (st == HYMO_ERR_NUMERIC) {
         st = hymo_error_set(err, HYMO_ERR_MODEL,
                             "%s: no static equilibrium: the cylinders cannot hold the initial "
                             "configuration (rank-deficient actuator Jacobian)",
                             src_name(model));
-    } else {
-        for (int a = 0; a < na; ++a) w->f_static[a] = b[a];
-        double res = 0.0; /* residual of the force balance */
-        for (int k = na; k < rows && k < ni; ++k) res = fmax(res, fabs(b[k]));
-        if (ni > na && res > 1e-8 * (bnorm + 1.0))
+        goto done;
+    }
+    if (st != HYMO_OK) {
+        st = hymo_error_set(err, HYMO_ERR_MODEL,
+                            "%s: no static equilibrium: the force balance of the cylinders at the "
+                            "initial configuration was not solved (%s)",
+                            src_name(model), kerr.message);
+        goto done;
+    }
+    if (ni < na)
+        static_min_norm(&d, x, w->f_static);
+    else
+        memcpy(w->f_static, x, (size_t)na * sizeof(double));
+    if (ni > na) { /* too few cylinders: the balance must hold exactly */
+        static_balance(&d, w->f_static, r);
+        double res = 0.0;
+        for (int k = 0; k < ni; ++k) res = fmax(res, fabs(r[k]));
+        if (res > STA_ACCEPT_TOL * (bnorm + 1.0))
             st = hymo_error_set(err, HYMO_ERR_MODEL,
                                 "%s: no static equilibrium: %d cylinder(s) cannot hold %d degrees of "
                                 "freedom at rest (unbalanced generalized force %.3g)",
                                 src_name(model), na, ni, res);
     }
-    free(A), free(b), free(gz), free(pcol);
+done:
+    free(A), free(b), free(r), free(x), free(gz), free(pcol);
     return st;
 }
 

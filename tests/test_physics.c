@@ -1231,7 +1231,7 @@ static void test_static_start(void **state)
             for (int k = 0; k < np; ++k) CHECK_CLOSE(pd[k], 0.0, 1e-3);
             for (int v = 0; v < hymo_sim_nu(sim); ++v) assert_true(u[v] == 0.0);
 
-            /* constraints closed (assembly Newton to 1e-13; 1e-12 bound) */
+            /* constraints closed (KINSOL assembly to 1e-13; 1e-12 bound) */
             hymo_kin kin;
             hymo_constraints con;
             assert_int_equal(hymo_kin_init(&kin, &m->compiled->kin, &err), HYMO_OK);
@@ -1247,7 +1247,7 @@ static void test_static_start(void **state)
 
             /* pressures: rod sides as given, piston sides from virtual work,
              * throttle-joined volumes equal (1e-7 relative: FD gradients
-             * ~1e-10, margin for the least squares) */
+             * ~1e-10, margin for the static solve) */
             double F[2];
             static_forces_virtual_work(m, z, phi_z, con.m, F);
             for (int a = 0; a < na; ++a) {

@@ -75,7 +75,8 @@ const char *hymo_linsol_name(hymo_linsol_kind kind);
 typedef struct hymo_sim hymo_sim;
 
 /* Creates the simulation and computes the initial state: assembly of the
- * positions (Newton on Phi = 0 holding the model's independent hint),
+ * positions (SUNDIALS KINSOL on Phi = 0 holding the model's independent
+ * hint),
  * zero velocities, U = 0, static-equilibrium pressures, consistent
  * accelerations. */
 hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt, hymo_sim **out,
