@@ -2,7 +2,7 @@
 """Work-precision study (issue 9): max error against an IDA reference at
 rtol 1e-11 versus the integration wall time, for the trapezoidal engine
 (double-step and penalty x numeric and fast Jacobian x dt = 2 ... 0.0625 ms,
-with the default Newton test and with --newton-test contractive) and for
+with --newton-test seed (seed 002) and contractive (the default)) and for
 IDA (rtol 1e-4 ... 1e-10), on four-bar, quick-return, crane1 and the 3-D
 triple pendulum.
 

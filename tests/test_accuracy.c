@@ -2,15 +2,19 @@
  * against the true error, measured against a SUNDIALS IDA run at rtol
  * 1e-11 (itself checked against independent minimal-coordinate solutions
  * in tests/independent), the stored estimate brackets it within a factor 3
- * for z, p and s, on all four models at their default dt = 1 ms and on the
- * mechanisms at 0.25 ms.
+ * for z, p and s, on four-bar, quick-return, crane1 and the 3-D triple
+ * pendulum at dt = 1 ms and 0.25 ms, and on crane2 at 1 ms (default
+ * settings otherwise).
  *
- * Measured est/true (numeric Jacobian, double-step; identical in every build):
- *   four-bar     1 ms: z 1.01 p 1.02 s 1.01   0.25 ms: z 1.00 p 0.99 s 1.00
- *   quick-return 1 ms: z 0.96 p 0.95 s 0.96   0.25 ms: z 1.00 p 1.01 s 1.02
- *   crane1       1 ms: z 0.96 p 0.89 s 0.62
- *   crane2       1 ms: z 1.01 p 0.96 s 1.31
- * (the cranes' end-damper entries make part of their error first order). */
+ * Measured est/true (numeric Jacobian, double-step, contractive Newton
+ * test, end-damper events located):
+ *   four-bar      1 ms: z 1.01 p 1.02 s 1.01   0.25 ms: z 1.00 p 0.99 s 1.00
+ *   quick-return  1 ms: z 0.96 p 0.95 s 0.96   0.25 ms: z 1.00 p 1.01 s 1.02
+ *   crane1        1 ms: z 1.00 p 0.96 s 0.95   0.25 ms: z 1.00 p 0.99 s 0.99
+ *   crane2        1 ms: z 1.00 p 1.00 s 0.99
+ *   triple pend.  1 ms: z 1.00                 0.25 ms: z 1.00  (no hydraulics: 0 and 0)
+ * (before the end-damper entries were located, crane1's s was 0.62 and
+ * crane2's 1.31: the entries made part of the error first order). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +54,7 @@ static void check_model(const char *file, double dt, double t_end)
     print_message("%s IDA rtol 1e-11: peak |D| %.3g J of max |W_act| %.5g J\n", file, s_ida.peak_drift,
                   s_ida.max_work);
     assert_true(s_ida.peak_drift <= 2e-6);
-    assert_true(s_ida.max_work > 100.0);
+    if (m->n_cylinders > 0) assert_true(s_ida.max_work > 100.0);
     opt.dt = dt;
     hymo_reference *run = run_to_file(m, &opt, "acc_run.h5", &s);
     assert_true(s.has_accuracy);
@@ -65,6 +69,7 @@ static void check_model(const char *file, double dt, double t_end)
     const double tru[3] = {res.max[HYMO_CMP_Z], res.max[HYMO_CMP_P], res.max[HYMO_CMP_S]};
     const char *name[3] = {"z", "p", "s"};
     for (int k = 0; k < 3; ++k) {
+        if (est[k] == 0.0 && tru[k] == 0.0) continue; /* no such signal (no hydraulics) */
         print_message("%s dt = %g ms: %s estimated %.3g, true %.3g (vs IDA rtol 1e-11, whose own estimate %.2g), "
                       "ratio %.2f\n",
                       file, dt * 1e3, name[k], est[k], tru[k], k == 0 ? s_ida.z_max_error : k == 1 ? s_ida.p_max_error : s_ida.s_max_error,
@@ -81,7 +86,11 @@ static void test_quickreturn(void **state)
 {
     (void)state, check_model("quickreturn.yaml", 1e-3, 0), check_model("quickreturn.yaml", 2.5e-4, 0);
 }
-static void test_crane1(void **state) { (void)state, check_model("crane1.yaml", 1e-3, 0); }
+static void test_crane1(void **state) { (void)state, check_model("crane1.yaml", 1e-3, 0), check_model("crane1.yaml", 2.5e-4, 0); }
+static void test_triple_pendulum(void **state)
+{
+    (void)state, check_model("triple_pendulum_3d.yaml", 1e-3, 0), check_model("triple_pendulum_3d.yaml", 2.5e-4, 0);
+}
 static void test_crane2(void **state) { (void)state, check_model("crane2.yaml", 1e-3, 0); }
 
 /* Without a file there is no companion, so no estimate; an odd number of
@@ -108,7 +117,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fourbar), cmocka_unit_test(test_quickreturn), cmocka_unit_test(test_crane1),
-        cmocka_unit_test(test_crane2), cmocka_unit_test(test_no_estimate),
+        cmocka_unit_test(test_crane2), cmocka_unit_test(test_triple_pendulum), cmocka_unit_test(test_no_estimate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
