@@ -99,6 +99,12 @@ int hymo_sim_independent(const hymo_sim *sim, const int **indices)
     return sim->form.ops->independent(&sim->form, indices);
 }
 
+long hymo_sim_events(const hymo_sim *sim, double *last)
+{
+    if (last) *last = sim->last_event;
+    return sim->events;
+}
+
 void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
 {
     memset(s, 0, sizeof *s);

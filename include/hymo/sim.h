@@ -104,6 +104,10 @@ const double *hymo_sim_actuator_force(const hymo_sim *sim);
 /* Independent coordinates currently used by the double-step formulation
  * (indices into z); returns their number (nz for penalty, all listed). */
 int hymo_sim_independent(const hymo_sim *sim, const int **indices);
+/* Events located so far (switching functions crossed: end-damper entries
+ * and exits) and, in *last if not NULL, the time of the last one (NaN if
+ * none). */
+long hymo_sim_events(const hymo_sim *sim, double *last);
 /* Running summary (energy drift, violations, iterations so far). */
 void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *summary);
 
