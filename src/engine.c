@@ -327,10 +327,11 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
  * rule keeps its order; the output stays on the dt grid. */
 static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
 {
-    const double dt = sim->opt.dt, t1 = (double)(sim->step + 1) * dt;
+    const double dt = sim->opt.dt, t1 = hymo_engine_step_end(sim);
     hymo_status st;
     int iter = 0, total = 0, events = 0;
-    sim->h = dt;
+    /* dt on the grid; the last step is shortened to land on t_end */
+    sim->h = t1 == (double)(sim->step + 1) * dt && sim->t == (double)sim->step * dt ? dt : t1 - sim->t;
     for (;;) {
         if (sim->nsw > 0) {
             sim->forces->switching(sim, sim->g_start);
@@ -375,7 +376,13 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     return HYMO_OK;
 }
 
-static double trapezoidal_input_time(const hymo_sim *sim) { return (double)(sim->step + 1) * sim->opt.dt; }
+static double trapezoidal_input_time(const hymo_sim *sim) { return hymo_engine_step_end(sim); }
+
+double hymo_engine_step_end(const hymo_sim *sim)
+{
+    const double dt = sim->opt.dt, t1 = (double)(sim->step + 1) * dt, te = sim->opt.t_end;
+    return t1 > te + 1e-9 * dt && sim->t < te - 1e-9 * dt ? te : t1;
+}
 
 static hymo_status trapezoidal_restart(hymo_sim *sim, hymo_error *err)
 {

@@ -244,6 +244,9 @@ hymo_status hymo_engine_forces(hymo_sim *sim, double t, hymo_error *err);
  * lambda too if set_lambda).  Split mode uses it when the inputs jump at a
  * communication point, so that the trapezoidal rule starts from the new input. */
 hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err);
+/* End of the next step: t_{k+1} = (k+1) dt, or t_end if that is nearer (the
+ * last step is shortened to land on t_end exactly). */
+double hymo_engine_step_end(const hymo_sim *sim);
 /* Energies, drift and constraint violations of the committed state. */
 void hymo_engine_record_stats(hymo_sim *sim);
 

@@ -237,7 +237,7 @@ static int restart(hymo_sim *sim, ida_content *c, double t)
 static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
 {
     ida_content *c = sim->integrator_content;
-    const double dt = sim->opt.dt, t1 = (double)(sim->step + 1) * dt;
+    const double dt = sim->opt.dt, t1 = hymo_engine_step_end(sim);
     const int ni = c->ni, np = sim->np, nu = sim->nu;
     double *y = N_VGetArrayPointer(c->y), *yp = N_VGetArrayPointer(c->yp);
     sunrealtype tret = sim->t;
@@ -302,7 +302,7 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
     return HYMO_OK;
 }
 
-static double ida_input_time(const hymo_sim *sim) { return (double)(sim->step + 1) * sim->opt.dt; }
+static double ida_input_time(const hymo_sim *sim) { return hymo_engine_step_end(sim); }
 
 static hymo_status ida_restart_inputs(hymo_sim *sim, hymo_error *err)
 {

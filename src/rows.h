@@ -24,5 +24,8 @@ hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, hymo_re
 
 /* Monotonic clock, s (wall times of runs and sweeps). */
 double hymo_now_seconds(void);
+/* Steps of a run to t_end: t_end/dt, or one more (shortened) if t_end is not a
+ * multiple of dt (to 1e-9). */
+long hymo_run_steps(const hymo_run_options *opt);
 
 #endif

@@ -41,11 +41,6 @@ hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t_end = %g: the end time must be positive", opt->t_end);
     if (opt->t_end / opt->dt > 1e9)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t_end/dt = %g steps is too many", opt->t_end / opt->dt);
-    if (!hymo_steps_per_communication(opt->t_end, opt->dt)) /* an integer number of steps, to 1e-9 */
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "t_end = %.9g s is not a multiple of dt = %.9g s (t_end/dt = %.9g): the run would "
-                              "not end at t_end; choose t_end = k dt",
-                              opt->t_end, opt->dt, opt->t_end / opt->dt);
     if (!(opt->penalty_alpha > 0.0))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "penalty alpha = %g must be positive", opt->penalty_alpha);
     if (!(opt->tol_position > 0.0) || !(opt->tol_pressure > 0.0) || !(opt->tol_spool > 0.0))
@@ -137,6 +132,15 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
 
 #define BLOCK_ROWS 1024
 
+long hymo_run_steps(const hymo_run_options *opt)
+{
+    /* a t_end within 1e-9 dt of a multiple of dt is that multiple; else one
+     * more, shortened step lands on t_end */
+    const double n = opt->t_end / opt->dt;
+    const double r = floor(n + 0.5);
+    return fabs(n - r) <= 1e-9 * fmax(1.0, r) ? (long)r : (long)ceil(n);
+}
+
 double hymo_now_seconds(void)
 {
     struct timespec ts;
@@ -153,6 +157,7 @@ typedef struct {
     const char *method;
     double dz, dp, ds;
     double wall;
+    long n_main; /* the main run's steps: the last one ends at t_end, as the companion's last */
 } companion;
 
 static void companion_start(companion *c, const hymo_sim *sim, long n_steps)
@@ -163,7 +168,8 @@ static void companion_start(companion *c, const hymo_sim *sim, long n_steps)
     hymo_run_options co;
     sim->integrator->companion(opt, &co, &c->ratio, &c->factor, &c->method);
     hymo_error err;
-    if (n_steps % c->ratio != 0 || hymo_sim_create(sim->model, &co, &c->sim, &err) != HYMO_OK) c->sim = NULL;
+    c->n_main = n_steps;
+    if (hymo_sim_create(sim->model, &co, &c->sim, &err) != HYMO_OK) c->sim = NULL;
 }
 
 static double max_abs_diff(int n, const double *a, const double *b, double m)
@@ -176,7 +182,7 @@ static double max_abs_diff(int n, const double *a, const double *b, double m)
  * on the common grid; a companion failure ends the estimate, not the run. */
 static void companion_step(companion *c, const hymo_sim *sim, long k)
 {
-    if (!c->sim || k % c->ratio != 0) return;
+    if (!c->sim || (k % c->ratio != 0 && k != c->n_main)) return;
     double t0 = hymo_now_seconds();
     hymo_error err;
     if (hymo_sim_step(c->sim, &err) != HYMO_OK) {
@@ -216,7 +222,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
         hymo_sim_free(sim);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (output buffer)");
     }
-    long n_steps = lround(opt->t_end / opt->dt);
+    long n_steps = hymo_run_steps(opt);
     if (out_path) {
         st = hymo_rows_open_writer(sim, out_path, &writer, &names, err);
         if (st != HYMO_OK) goto done;

@@ -81,8 +81,7 @@ if [ "$count" -lt 10 ]; then
 fi
 
 check_run "fourbar --dt -1" "" "$HYMO" run "$SRC/data/fourbar.yaml" --dt -1 -o "$OUT"
-check_run "fourbar --t-end 0.0105 (not a multiple of dt)" "" "$HYMO" run "$SRC/data/fourbar.yaml" --t-end 0.0105 -o "$OUT"
-check_run "fourbar --t-end 4e-4 (less than one step)" "" "$HYMO" run "$SRC/data/fourbar.yaml" --t-end 4e-4 -o "$OUT"
+check_run "fourbar --t-end 0" "" "$HYMO" run "$SRC/data/fourbar.yaml" --t-end 0 -o "$OUT"
 
 rm -f "$ERR"
 if [ "$failures" -ne 0 ]; then

@@ -76,4 +76,15 @@ h5dump -d /time "$OUT/every.h5" | grep -q "1.05" || fail "--output-every: the la
 "$HYMO" info "$OUT/every.h5" | grep -q "1050 steps, complete" || fail "--output-every: summary"
 "$HYMO" run "$SRC/data/fourbar.yaml" --output-every 0 2>/dev/null; [ $? -eq 2 ] || fail "--output-every 0 not refused"
 "$HYMO" run "$SRC/data/fourbar.yaml" --output-every 2.5 2>/dev/null; [ $? -eq 2 ] || fail "--output-every 2.5 not refused"
+# 9. exact end time (issue 9): a t_end that is not a multiple of dt ends on
+#    t_end with a shortened last step (trapezoidal and IDA); so does one
+#    shorter than a step
+for integ in trapezoidal ida; do
+    "$HYMO" run "$SRC/data/fourbar.yaml" --integrator $integ --t-end 0.0105 -o "$OUT/te.h5" -q || fail "--t-end 0.0105 ($integ) exited $?"
+    "$HYMO" info "$OUT/te.h5" | grep -q "0 .. 0.0105 s, dt 0.001 s, 11 steps, complete" || fail "--t-end 0.0105 ($integ): summary"
+    h5dump -m %.17g -d /time "$OUT/te.h5" | grep -q "(11): 0.010500000000000001\$" \
+        || fail "--t-end 0.0105 ($integ): the last row (11) is not 0.0105: $(h5dump -m %.17g -d /time "$OUT/te.h5" | grep -A1 '(10)')"
+done
+"$HYMO" run "$SRC/data/fourbar.yaml" --t-end 4e-4 -o "$OUT/te.h5" -q || fail "--t-end 4e-4 exited $?"
+h5dump -m %.17g -d /time "$OUT/te.h5" | grep -q "(1): 0.00040000000000000002\$" || fail "--t-end 4e-4: rows $(h5dump -m %.17g -d /time "$OUT/te.h5" | grep '(1)')"
 echo "cli_run: all checks passed"

@@ -93,22 +93,26 @@ static void test_triple_pendulum(void **state)
 }
 static void test_crane2(void **state) { (void)state, check_model("crane2.yaml", 1e-3, 0); }
 
-/* Without a file there is no companion, so no estimate; an odd number of
- * steps has none either (the companion steps 2 dt). */
+/* Without a file there is no companion, so no estimate.  A t_end that is
+ * not a multiple of dt ends on t_end (shortened last step, as the
+ * companion's), with an estimate. */
 static void test_no_estimate(void **state)
 {
     (void)state;
     hymo_model *m = test_load_model("fourbar.yaml");
     hymo_run_options opt;
     hymo_run_options_default(&opt, m);
-    opt.t_end = 0.101;
+    opt.t_end = 0.1015;
     hymo_run_summary s;
     hymo_error err;
     assert_int_equal(hymo_run(m, &opt, NULL, &s, &err), HYMO_OK);
     assert_false(s.has_accuracy);
+    assert_true(s.t_reached == 0.1015);
     hymo_reference *ref = run_to_file(m, &opt, "acc_odd.h5", &s);
-    assert_false(s.has_accuracy);
-    assert_false(ref->summary.has_accuracy);
+    assert_true(s.has_accuracy);
+    assert_true(ref->summary.has_accuracy);
+    assert_true(ref->time[ref->n - 1] == 0.1015);
+    assert_int_equal(ref->n, 103);
     hymo_ref_free(ref);
     hymo_model_free(m);
 }
