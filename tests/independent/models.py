@@ -529,6 +529,16 @@ class QuickReturn(FourBar):
         self.A_r = math.pi * (self.D_p**2 - self.D_r**2) / 4
         self.Ct = self.Cd * self.At * math.sqrt(2 / self.rho)
         self.tau = 1 / (2 * math.pi * self.f45)
+        if "_built" not in type(self).__dict__:   # the symbolic part once per process (~5 s)
+            type(self)._built = self._build()
+        self.lag, self._s, self._dirs = self._built
+        self.q0 = math.radians(self.z_init_deg[3])   # z4 held; the rest assembled
+        self.s0 = float(self._s(self.q0)[0])
+        self.lp0 = self.s0 - self.l_cyl
+        self.lr0 = self.l_cyl - self.lp0
+        self.atol = np.array([1e-13, 1e-12, 1e-6, 1e-6, 1e-6, 1e-12] + ([1e-9] if track_work else []))
+
+    def _build(self):
         q = sp.Symbol("q")
         r = sp.nsimplify
         K = sp.Matrix([r(self.K[0]), r(self.K[1]), 0])
@@ -550,19 +560,15 @@ class QuickReturn(FourBar):
             dict(m=self.m4, c=N, R=_rz(u4), J=_beam(self.m4, self.L4)),
             dict(m=self.m5, c=L, R=_rz(u1), J=np.eye(3) * J5),
         ]
-        self.lag = Lagrangian([q], comps, [0, -G, 0], symbolic=True)
+        lag = Lagrangian([q], comps, [0, -G, 0], symbolic=True)
         rvec = N - Qp
         s = sp.sqrt(rvec[0] ** 2 + rvec[1] ** 2)
-        self._s = sp.lambdify([q], [s, sp.diff(s, q)], modules="numpy", cse=True)
-        self._dirs = sp.lambdify([q], [u1[0], u1[1], u2[0], u2[1],
-                                       sp.diff(u1[0], q), sp.diff(u1[1], q),
-                                       sp.diff(u2[0], q), sp.diff(u2[1], q), Ipt[0], u2[1]],
-                                 modules="numpy", cse=True)
-        self.q0 = math.radians(self.z_init_deg[3])   # z4 held; the rest assembled
-        self.s0 = float(self._s(self.q0)[0])
-        self.lp0 = self.s0 - self.l_cyl
-        self.lr0 = self.l_cyl - self.lp0
-        self.atol = np.array([1e-13, 1e-12, 1e-6, 1e-6, 1e-6, 1e-12] + ([1e-9] if track_work else []))
+        fs = sp.lambdify([q], [s, sp.diff(s, q)], modules="numpy", cse=True)
+        dirs = sp.lambdify([q], [u1[0], u1[1], u2[0], u2[1],
+                                 sp.diff(u1[0], q), sp.diff(u1[1], q),
+                                 sp.diff(u2[0], q), sp.diff(u2[1], q), Ipt[0], u2[1]],
+                           modules="numpy", cse=True)
+        return lag, fs, dirs
 
     # --- modes and events ------------------------------------------------------
     def mode_at(self, t, y, seg, prev=None):
@@ -694,6 +700,14 @@ class Crane1:
         self.A_r = math.pi * (self.D_p**2 - self.D_r**2) / 4
         self.Ct = self.Cd * self.At * math.sqrt(2 / self.rho)
         self.tau = 1 / (2 * math.pi * self.f45)
+        if "_built" not in type(self).__dict__:
+            type(self)._built = self._build()
+        self.lag, self._s = self._built
+        self.s0 = float(self._s(self.z_init[0])[0])   # 0.5 m
+        self.atol = np.array([1e-13, 1e-13, 1e-12, 1e-12, 1e-6, 1e-6, 1e-6, 1e-12]
+                             + ([1e-9] if track_work else []))
+
+    def _build(self):
         q = sp.symbols("q1 q2")
         u1 = sp.Matrix([sp.cos(q[0]), sp.sin(q[0]), 0])
         u2 = sp.Matrix([sp.cos(q[0] + q[1]), sp.sin(q[0] + q[1]), 0])
@@ -702,14 +716,11 @@ class Crane1:
             dict(m=self.m_tip, c=u1, R=None),
             dict(m=self.m_load, c=u1 + sp.Rational(1, 2) * u2, R=None),
         ]
-        self.lag = Lagrangian(list(q), comps, [0, -G, 0], symbolic=True)
+        lag = Lagrangian(list(q), comps, [0, -G, 0], symbolic=True)
         Bp = sp.Matrix([sp.sqrt(3) / 2, 0, 0])
         rvec = u1 / 2 - Bp
         s = sp.sqrt(rvec[0] ** 2 + rvec[1] ** 2)
-        self._s = sp.lambdify([q[0]], [s, sp.diff(s, q[0])], modules="numpy", cse=True)
-        self.s0 = float(self._s(self.z_init[0])[0])   # 0.5 m
-        self.atol = np.array([1e-13, 1e-13, 1e-12, 1e-12, 1e-6, 1e-6, 1e-6, 1e-12]
-                             + ([1e-9] if track_work else []))
+        return lag, sp.lambdify([q[0]], [s, sp.diff(s, q[0])], modules="numpy", cse=True)
 
     # --- circuit -----------------------------------------------------------------
     def bulk(self, parts):
