@@ -146,6 +146,10 @@ def _solve_events(model, t, method, rtol, atol):
                 events.append((te, evs[k][3]))
                 mode = evs[k][2]
                 ta, y = te, ye
+                if ta >= b:   # an event on the segment's end: nothing left of it
+                    if last:
+                        Y[t >= ta] = ye
+                    break
                 continue
             sel = ((t >= ta) & (t <= b)) if last else ((t >= ta) & (t < b))
             if sel.any():
