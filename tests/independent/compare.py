@@ -90,7 +90,7 @@ def main(argv=None):
     ap.add_argument("model", help="model name or data/NAME.yaml")
     ap.add_argument("ref", help="hymo reference file (HDF5)")
     ap.add_argument("--method", default=None, choices=["DOP853", "Radau", "LSODA", "BDF"],
-                    help="solve_ivp method (default: DOP853 for the pendulums, Radau for the four-bar)")
+                    help="solve_ivp method (default: DOP853 for the pendulums, Radau for the hydraulic models)")
     ap.add_argument("--rtol", type=float, default=solve.RTOL)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     a = ap.parse_args(argv)

@@ -84,7 +84,7 @@ class Lagrangian:
     gravity: the gravity vector (3 numbers), m/s^2.
     """
 
-    def __init__(self, q, components, gravity):
+    def __init__(self, q, components, gravity, symbolic=False):
         self.q = list(q)
         n = self.n = len(self.q)
         self.g = np.asarray(gravity, float)
@@ -120,6 +120,49 @@ class Lagrangian:
         self._nrot = len(Es)
         if Es:
             self._iR1, self._iR2, self._E = np.array(iR1), np.array(iR2), np.array(Es)
+        self._fast = None
+        if symbolic:
+            self._compile_symbolic(components)
+
+    def _compile_symbolic(self, components):
+        """The same M, dM/dq, dV/dq written out symbolically (small n): the
+        sums of mass_and_derivs formed by sympy, differentiated and compiled
+        into one plain-Python function.  Much faster per call than the
+        NumPy sums; `accel_numeric` keeps the NumPy route for cross-checks."""
+        n = self.n
+        q = self.q
+        M = sp.zeros(n, n)
+        V = sp.Integer(0)
+        dV = sp.zeros(n, 1)
+        g = sp.Matrix([sp.nsimplify(x) for x in self.g])
+        for comp in components:
+            m = sp.nsimplify(comp["m"])
+            c = sp.Matrix(comp["c"])
+            c1 = c.jacobian(q)
+            M += m * c1.T * c1
+            V += -m * (g.T * c)[0]
+            dV += -m * (c1.T * g)
+            if comp.get("R") is not None:
+                R = sp.Matrix(comp["R"])
+                E = sp.Matrix(second_moment(comp["J"]))
+                Ri = [R.diff(qi) for qi in q]
+                for i in range(n):
+                    for j in range(i, n):
+                        tr = (Ri[i] * E * Ri[j].T).trace()
+                        M[i, j] += tr
+                        if j != i:
+                            M[j, i] += tr
+        dM = [M.diff(ql) for ql in q]
+        exprs = list(M) + [e for D in dM for e in D] + list(dV) + [V]
+        self._fast = compile_exprs(q, exprs, "lagr")
+
+    def mass_and_derivs_symbolic(self, q):
+        n = self.n
+        v = self._fast(*[float(x) for x in q])
+        M = np.array(v[: n * n]).reshape(n, n)
+        dM = np.array(v[n * n: n * n + n**3]).reshape(n, n, n).transpose(1, 2, 0)  # [i, j, l]
+        dV = np.array(v[n * n + n**3: n * n + n**3 + n])
+        return M, dM, dV, float(v[-1])
 
     def mass_and_derivs(self, q):
         """M [n x n], dM [n x n x n] (dM[:, :, l] = dM/dq_l), dV/dq [n], V."""
@@ -152,6 +195,33 @@ class Lagrangian:
         return -dV - Mdot @ qd + dTdq
 
     def accel(self, q, qd, qext=None):
+        """qdd; through the compiled symbolic sums when available."""
+        if self._fast is None:
+            return self.accel_numeric(q, qd, qext)
+        n = self.n
+        v = self._fast(*[float(x) for x in q])
+        qd = [float(x) for x in qd]
+        nn = n * n
+        # h_i = -V_,i - sum_jl M_ij,l qd_l qd_j + 1/2 sum_jk M_jk,i qd_j qd_k  (plain Python, small n)
+        h = []
+        for i in range(n):
+            hi = -v[nn + n * nn + i]
+            for j in range(n):
+                for k in range(n):
+                    hi -= v[nn + k * nn + i * n + j] * qd[k] * qd[j]
+                    hi += 0.5 * v[nn + i * nn + j * n + k] * qd[j] * qd[k]
+            if qext is not None:
+                hi += float(qext[i])
+            h.append(hi)
+        if n == 1:
+            return np.array([h[0] / v[0]])
+        if n == 2:
+            a, b, c, d = v[0], v[1], v[2], v[3]
+            det = a * d - b * c
+            return np.array([(d * h[0] - b * h[1]) / det, (a * h[1] - c * h[0]) / det])
+        return np.linalg.solve(np.array(v[:nn]).reshape(n, n), np.array(h))
+
+    def accel_numeric(self, q, qd, qext=None):
         qd = np.asarray(qd, float)
         M, dM, dV, _ = self.mass_and_derivs(q)
         h = self._h(dM, dV, qd)

@@ -2,7 +2,7 @@
 
     /usr/bin/python3 -m pytest tests/independent            # from the repository root
     HYMO_BINARY=path/to/hymo /usr/bin/python3 -m pytest tests/independent
-    HYMO_INDEP_SLOW=1 ...                                   # also the four-bar (about 1 min)
+    HYMO_INDEP_SLOW=1 ...                                   # also the four-bar, full quick-return and crane1
 
 The independent solutions (models.py, lagrange.py) are Lagrange equations in
 minimal coordinates integrated by scipy's solve_ivp at rtol 1e-12; they
@@ -47,7 +47,7 @@ C_Z = {"double_pendulum": 30.6, "triple_pendulum_3d": 46.5, "fourbar": 5.9}
 C_P = {"fourbar": 3.69e10}
 DT = 2.5e-4
 SLOW = pytest.mark.skipif(not os.environ.get("HYMO_INDEP_SLOW"),
-                          reason="four-bar: set HYMO_INDEP_SLOW=1 (about a minute)")
+                          reason="slow (independent solution over the whole run): set HYMO_INDEP_SLOW=1")
 
 
 @pytest.fixture(scope="session")
@@ -100,13 +100,115 @@ def test_double_pendulum_textbook_equals_lagrangian():
         assert np.abs(np.array([a[0], a[1] - a[0]]) - b).max() < 1e-11
 
 
-@pytest.mark.parametrize("name", ["double_pendulum", "triple_pendulum_3d", "fourbar"])
+@pytest.mark.parametrize("name", ["double_pendulum", "triple_pendulum_3d", "fourbar", "quickreturn", "crane1"])
 def test_symbolic_derivatives(name):
     m = models.get(name)
     lag = m.lag if hasattr(m, "lag") else m.lagrangian()
     rng = np.random.default_rng(3)
-    q = m.y0()[:lag.n] + (rng.uniform(-0.3, 0.3, lag.n) if name != "fourbar" else 0.1)
+    q = m.y0()[:lag.n] + (rng.uniform(-0.3, 0.3, lag.n) if name not in ("fourbar", "quickreturn") else 0.1)
     assert lag.check_energy(q) < 1e-7  # central differences, eps = 1e-6: truncation ~1e-8
+
+
+@pytest.mark.parametrize("name", ["quickreturn", "crane1"])
+def test_symbolic_sums_equal_numeric(name):
+    """The compiled symbolic M, dM/dq, dV/dq (used for speed) equal the
+    NumPy sums of lagrange.py (measured 4e-15 relative)."""
+    m = models.get(name)
+    rng = np.random.default_rng(5)
+    n = m.lag.n
+    for _ in range(30):
+        q = m.y0()[:n] + rng.uniform(-0.2, 0.2, n)
+        qd = rng.uniform(-2, 2, n)
+        Q = rng.uniform(-1e3, 1e3, n)
+        a = m.lag.accel(q, qd, Q)
+        b = m.lag.accel_numeric(q, qd, Q)
+        assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max())
+
+
+def test_crane1_textbook_equals_lagrangian():
+    """Crane1 by hand, as a double pendulum in absolute angles (phi1 = z1,
+    phi2 = z1 + z2): J_O = 200/3 + 250, M11 = J_O + 100, M22 = 100/4,
+    k = 100 * 1 * 0.5, V = g (450 sin phi1 + 50 sin phi2), and the cylinder
+    force enters the phi1 row only."""
+    m = models.get("crane1")
+    M11, M22, k = 200.0 / 3 + 250 + 100, 25.0, 50.0
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        z = rng.uniform(-np.pi, np.pi, 2)
+        zd = rng.uniform(-5, 5, 2)
+        Q1 = rng.uniform(-1e4, 1e4)
+        phi = np.array([z[0], z[0] + z[1]])
+        phid = np.array([zd[0], zd[0] + zd[1]])
+        c, s = np.cos(phi[0] - phi[1]), np.sin(phi[0] - phi[1])
+        A = np.array([[M11, k * c], [k * c, M22]])
+        rhs = np.array([-k * s * phid[1] ** 2 - models.G * 450 * np.cos(phi[0]) + Q1,
+                        k * s * phid[0] ** 2 - models.G * 50 * np.cos(phi[1])])
+        a = np.linalg.solve(A, rhs)
+        b = m.lag.accel(z, zd, np.array([Q1, 0.0]))
+        assert np.abs(np.array([a[0], a[1] - a[0]]) - b).max() < 1e-11
+
+
+def test_crane1_static_pressure():
+    """SPEC §5.4: the boom (450 kg m of static moment) at 30 deg, s0 = 0.5 m,
+    ds/dz1 = sqrt(3)/4 m: F_s0 = 450 g cos30 / (sqrt(3)/4) = 900 g = 8829 N;
+    p1 = p3 = (F_s0 + 3.5 MPa A_rod)/A_pist; the hanging load needs no torque."""
+    m = models.get("crane1")
+    F0, p, h = m.static_pressures()
+    assert abs(m.s0 - 0.5) < 1e-15
+    assert abs(F0 - 900 * models.G) < 1e-9 * F0
+    assert abs(h[1]) < 1e-9
+    A_p, A_r = np.pi * 0.08**2 / 4, np.pi * (0.08**2 - 0.035**2) / 4
+    assert abs(p[0] - (F0 + 3.5e6 * A_r) / A_p) < 1e-6 and p[2] == p[0] and p[1] == 3.5e6
+
+
+def test_quickreturn_assembly():
+    """z4 = 30.59 deg held, the rest from the closed-form loop closure: the
+    model file's initial angles (rounded to 0.01 deg) and s0 ~ 1.4135 m."""
+    m = models.get("quickreturn")
+    out = m.outputs(m.y0()[None, :])
+    assert np.abs(np.degrees(out["z"][0]) - np.array(m.z_init_deg)).max() < 0.01
+    assert abs(m.s0 - 1.4135) < 1e-4
+    assert np.abs(m.closure(out["z"][0])).max() < 1e-14
+
+
+SHORT = {"quickreturn": 2.0, "crane1": 3.0}  # the first valve step; the first damper entry (2.395 s)
+
+
+def short_solution(name, track_work=False):
+    import solve
+
+    m = models.get(name)
+    if track_work:
+        m = type(m)(track_work=True)
+    t = np.arange(int(round(SHORT[name] / 1e-3)) + 1) * 1e-3
+    out, info = solve.solve(m, t)
+    return m, out, info
+
+
+@pytest.mark.parametrize("name", ["quickreturn", "crane1"])
+def test_independent_energy_balance(name):
+    """T + V - (T + V)(0) = actuator work W (integrated as an extra state):
+    checks the Lagrangian against the generalized cylinder force F ds/dq.
+    Measured 4.8e-11 J (quick-return, 2 s, |W| up to 223 J) and 1.8e-11 J
+    (crane1, 3 s, through the damper entry, |W| up to 444 J)."""
+    m, out, info = short_solution(name, track_work=True)
+    if name == "crane1":
+        E = np.array([m.energy(np.r_[a, b]) for a, b in zip(out["z"], out["zd"])])
+        assert [lab for _, lab in info["events"]] == ["enter piston-end damper"]
+        assert abs(info["events"][0][0] - 2.3952535676) < 1e-9
+    else:
+        E = np.array([m.lag.energy([a], [b]) for a, b in zip(out["z"][:, 3], out["zd"][:, 3])])
+    D = E - E[0] - out["W"]
+    assert np.abs(out["W"]).max() > 100
+    assert np.abs(D).max() < 1e-8, "energy balance %.3e J" % np.abs(D).max()
+
+
+def test_quickreturn_closure_along_solution():
+    """The cut joints J and M (SPEC §1.3), evaluated by forward kinematics from
+    the five relative angles, hold along the solution (measured 1.8e-15)."""
+    m, out, _ = short_solution("quickreturn")
+    cl = np.array([m.closure(z) for z in out["z"]])
+    assert np.abs(cl).max() < 1e-12
 
 
 def test_fourbar_static_pressure():
@@ -240,6 +342,72 @@ def test_ida_error_follows_tolerance(hymo, tmp_path):
     loose = run_ida(hymo, tmp_path, "double_pendulum", 1e-6, 1e-8)["z_max_error"]
     tight = run_ida(hymo, tmp_path, "double_pendulum", 1e-9, 1e-11)["z_max_error"]
     assert loose / tight >= 100, "IDA errors %.3e (rtol 1e-6) vs %.3e (rtol 1e-9)" % (loose, tight)
+
+
+# Quick-return and crane1 (issue 9's must-show on them).  Measured at rtol
+# 1e-10, atol 1e-12 (Release build):
+#   quick-return 10 s: max |dz| 7.6e-10 rad, max |dp| 0.033 Pa;  2 s: 1.2e-11 rad, 0.0086 Pa
+#   crane1 30 s:       max |dz| 3.7e-9 rad,  max |dp| 0.018 Pa;  3 s: 6.4e-11 rad, 0.018 Pa
+# The independent solutions are good to ~1e-11 rad and ~3e-3 Pa (selfcheck.py).
+# Asserted: the issue's 1e-7 rad and 5 Pa, and tighter bounds (3x .. 80x
+# above the measured values) so that a loss of IDA accuracy shows.  A 1 %
+# larger damper damping coefficient (crane1: 1.6e-7 rad, 283 Pa) or a 1e-5
+# relative change of the quick-return's efficiency (1.9e-7 rad, 29 Pa), planted
+# in the model loader, fail the short tests.
+IDA_BOUND = {"short": {"z": 1e-9, "p": 0.2}, "full": {"z": 1e-8, "p": 0.5}}
+
+
+def run_ida_span(hymo, tmp_path, model, rtol, atol, t_end=None):
+    out = str(tmp_path / ("%s-ida-%g-%s.h5" % (model, rtol, t_end)))
+    cmd = [hymo, "run", os.path.join(ROOT, "data", model + ".yaml"), "--integrator", "ida",
+           "--rtol", repr(rtol), "--atol", repr(atol), "-o", out, "-q"]
+    if t_end is not None:
+        cmd += ["--t-end", repr(t_end)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, "%s: exit %d\n%s" % (" ".join(cmd), r.returncode, r.stderr)
+    return compare.errors(model, out)
+
+
+def check_ida(res, model, span):
+    msg = "%s IDA rtol 1e-10 to %g s: max |dz| = %.3e rad (t = %g s), max |dp| = %.3e Pa (t = %g s)" % (
+        model, res["t_end"], res["z_max_error"], res["z_max_error_at"], res["p_max_error"], res["p_max_error_at"])
+    assert res["z_max_error"] <= min(1e-7, IDA_BOUND[span]["z"]), msg
+    assert res["p_max_error"] <= min(5.0, IDA_BOUND[span]["p"]), msg
+
+
+@pytest.mark.parametrize("model", ["quickreturn", "crane1"])
+def test_ida_tight_short(hymo, tmp_path, model):
+    """The first SHORT[model] seconds (quick-return: the valve step at 1 s;
+    crane1: the piston-end damper entry at 2.395 s)."""
+    check_ida(run_ida_span(hymo, tmp_path, model, 1e-10, 1e-12, SHORT[model]), model, "short")
+
+
+@SLOW
+@pytest.mark.parametrize("model", ["quickreturn", "crane1"])
+def test_ida_tight_full(hymo, tmp_path, model):
+    """The whole run (quick-return 10 s; crane1 30 s: both end dampers, entered
+    and left).  About 1 min (quick-return) and 30 s (crane1) of independent
+    solution."""
+    check_ida(run_ida_span(hymo, tmp_path, model, 1e-10, 1e-12), model, "full")
+
+
+@SLOW
+@pytest.mark.parametrize("name", ["quickreturn", "crane1"])
+def test_independent_converges_under_rtol(name):
+    """Radau at rtol 1e-10 and 1e-11 against 1e-12 over SHORT[name]: the
+    differences fall with the tolerance and the 1e-11 one is far below the
+    IDA bounds (the reference's own error is not what the IDA test sees)."""
+    import solve
+
+    m = models.get(name)
+    t = np.arange(int(round(SHORT[name] / 1e-3)) + 1) * 1e-3
+    ref, _ = solve.solve(m, t, rtol=1e-12)
+    d = {}
+    for rtol in (1e-10, 1e-11):
+        out, _ = solve.solve(m, t, rtol=rtol)
+        d[rtol] = (np.abs(out["z"] - ref["z"]).max(), np.abs(out["p"] - ref["p"]).max())
+    assert d[1e-11][0] < d[1e-10][0] or d[1e-10][0] < 1e-12, d
+    assert d[1e-11][0] < 1e-10 and d[1e-11][1] < 1e-2, d
 
 
 # --- the contractive Newton test (--newton-test contractive) -----------------
