@@ -167,15 +167,12 @@ int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_option
         return parse_range(name, value, &o->unstable_balance_ratio, 0) ? -1 : 1;
     if (!strcmp(name, "--unstable-floor")) return parse_range(name, value, &o->unstable_floor, 1) ? -1 : 1;
     if (!strcmp(name, "--unstable-energy")) return parse_range(name, value, &o->unstable_energy, 0) ? -1 : 1;
-    if (!strcmp(name, "--H"))
-        bad = hymo_cli_parse_double(name, value, &o->H);
-    else if (!strcmp(name, "--hh"))
-        bad = hymo_cli_parse_double(name, value, &o->h_h);
-    else if (!strcmp(name, "--hm"))
-        bad = hymo_cli_parse_double(name, value, &o->mech.dt);
-    else if (!strcmp(name, "--t-end"))
-        bad = hymo_cli_parse_double(name, value, &o->mech.t_end);
-    else if (!strcmp(name, "--mech-inputs"))
+    /* steps and end time: positive (multiples are checked with the options) */
+    if (!strcmp(name, "--H")) return parse_range(name, value, &o->H, 0) ? -1 : 1;
+    if (!strcmp(name, "--hh")) return parse_range(name, value, &o->h_h, 0) ? -1 : 1;
+    if (!strcmp(name, "--hm")) return parse_range(name, value, &o->mech.dt, 0) ? -1 : 1;
+    if (!strcmp(name, "--t-end")) return parse_range(name, value, &o->mech.t_end, 0) ? -1 : 1;
+    if (!strcmp(name, "--mech-inputs"))
         bad = hymo_mech_inputs_parse(value, &o->mech_inputs);
     else if (!strcmp(name, "--scheme"))
         bad = hymo_cosim_scheme_parse(value, &o->scheme);

@@ -606,37 +606,47 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
  * given) or stable (none). */
 static void verdict(const hymo_cosim_options *opt, hymo_cosim_summary *sum)
 {
+    char *out = sum->verdict_reason;
+    const size_t cap = sizeof sum->verdict_reason;
+    size_t len = 0;
+    out[0] = '\0';
     if (!sum->stable) {
         sum->verdict = HYMO_VERDICT_UNSTABLE;
-        snprintf(sum->verdict_reason, sizeof sum->verdict_reason, "%s", sum->reason);
+        snprintf(out, cap, "%s", sum->reason);
         return;
     }
-    int any = opt->max_residual_energy > 0.0;
-    sum->verdict_reason[0] = '\0';
-    if (opt->max_residual_energy > 0.0 && !(sum->residual_energy_max_abs <= opt->max_residual_energy))
-        snprintf(sum->verdict_reason, sizeof sum->verdict_reason, "max |residual energy| %.4g J exceeds %g J",
-                 sum->residual_energy_max_abs, opt->max_residual_energy);
+    int any = 0, failed = 0;
+#define NOTE(...)                                                                                  \
+    do {                                                                                           \
+        failed++;                                                                                  \
+        if (len < cap) {                                                                           \
+            len += (size_t)snprintf(out + len, cap - len, "%s", failed > 1 ? "; " : "");           \
+            if (len < cap) len += (size_t)snprintf(out + len, cap - len, __VA_ARGS__);             \
+        }                                                                                          \
+    } while (0)
     for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
         for (int abs_ = 0; abs_ < 2; ++abs_) {
             const double lim = abs_ ? opt->max_abs[k] : opt->max_rms[k];
             if (!(lim > 0.0)) continue;
             any = 1;
             if (!sum->has_errors) {
-                if (!sum->verdict_reason[0])
-                    snprintf(sum->verdict_reason, sizeof sum->verdict_reason,
-                             "a threshold on %s is given but no reference", hymo_compare_signal_name(k));
+                NOTE("a threshold on %s is given but no reference", hymo_compare_signal_name(k));
                 continue;
             }
             const double v = abs_ ? sum->errors.max[k] : sum->errors.rms[k];
-            if (!(v <= lim) && !sum->verdict_reason[0])
-                snprintf(sum->verdict_reason, sizeof sum->verdict_reason, "%s error of %s %.4g exceeds %g %s",
-                         abs_ ? "max |.|" : "RMS", hymo_compare_signal_name(k), v, lim,
-                         hymo_compare_signal_unit(NULL, k, 0));
+            if (!(v <= lim))
+                NOTE("%s error of %s %.4g %s exceeds %g", abs_ ? "max |.|" : "RMS", hymo_compare_signal_name(k), v,
+                     hymo_compare_signal_unit(NULL, k, 0), lim);
         }
-    sum->verdict = sum->verdict_reason[0] ? HYMO_VERDICT_INACCURATE : any ? HYMO_VERDICT_ACCURATE : HYMO_VERDICT_STABLE;
-    if (sum->verdict != HYMO_VERDICT_INACCURATE)
-        snprintf(sum->verdict_reason, sizeof sum->verdict_reason, "%s",
-                 any ? "every accuracy threshold holds" : "bounded; no accuracy threshold given");
+    if (opt->max_residual_energy > 0.0) {
+        any = 1;
+        if (!(sum->residual_energy_max_abs <= opt->max_residual_energy))
+            NOTE("max |residual energy| %.4g J exceeds %g J", sum->residual_energy_max_abs, opt->max_residual_energy);
+    }
+#undef NOTE
+    sum->verdict = failed ? HYMO_VERDICT_INACCURATE : any ? HYMO_VERDICT_ACCURATE : HYMO_VERDICT_STABLE;
+    if (!failed)
+        snprintf(out, cap, "%s", any ? "every accuracy threshold holds" : "bounded; no accuracy threshold given");
 }
 
 hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
