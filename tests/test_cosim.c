@@ -391,8 +391,8 @@ static void test_mech_inputs_and_gs_interface_model(void **state)
     print_message("E_res: IM Jacobi %.6g, IM GS mech-first %.6g, IM held %.6g, p = 2 held %.6g J\n",
                   a.residual_energy_final, b.residual_energy_final, c.residual_energy_final, e.residual_energy_final);
     assert_true(a.stable && b.stable && c.stable && e.stable);
-    assert_true(a.residual_energy_final != b.residual_energy_final);
-    assert_true(a.residual_energy_final != c.residual_energy_final);
+    assert_true(fabs(a.residual_energy_final - b.residual_energy_final) > 1e-4); /* measured 1.2e-3 J */
+    assert_true(fabs(a.residual_energy_final - c.residual_energy_final) > 1e-2); /* measured 0.87 J */
     hymo_model_free(model);
 }
 
