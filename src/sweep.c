@@ -255,6 +255,10 @@ static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const d
     COLUMN("peak_drift", j->sum.peak_drift, "J");
     COLUMN("t_reached", j->sum.t_reached, "s");
     COLUMN("wall_time", j->sum.wall_time, "s");
+    COLUMN("work_abs", j->sum.work_abs, "J");
+    COLUMN("max_residual_ratio", j->sum.max_residual_ratio, "1");
+    COLUMN("max_balance_ratio", j->sum.max_balance_ratio, "1");
+    COLUMN("verdict", (double)j->sum.verdict, "0 stable 1 accurate 2 inaccurate 3 unstable");
 #undef COLUMN
     for (int i = 0; ok && i < n_jobs; ++i) config_label(&jobs[i].opt, labels + (size_t)i * 128, 128);
     hid_t st = H5Tcopy(H5T_C_S1);
