@@ -135,13 +135,12 @@ static int parse_threshold(const char *name, const char *value, double *limit)
     return 0;
 }
 
-/* A positive (or, min_zero, non-negative) finite number: 0, or -1 with a
- * message. */
-static int parse_range(const char *name, const char *value, double *out, int min_zero)
+/* A positive finite number: 0, or -1 with a message. */
+static int parse_range(const char *name, const char *value, double *out)
 {
     if (hymo_cli_parse_double(name, value, out)) return -1;
-    if (min_zero ? !(*out >= 0.0) : !(*out > 0.0)) {
-        fprintf(stderr, "hymo: error: %s: '%s' must be %s\n", name, value, min_zero ? ">= 0" : "positive");
+    if (!(*out > 0.0)) {
+        fprintf(stderr, "hymo: error: %s: '%s' must be positive\n", name, value);
         return -1;
     }
     return 0;
@@ -161,17 +160,17 @@ int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_option
     int bad = 0;
     if (!strcmp(name, "--max-rms")) return parse_threshold(name, value, o->max_rms) ? -1 : 1;
     if (!strcmp(name, "--max-abs")) return parse_threshold(name, value, o->max_abs) ? -1 : 1;
-    if (!strcmp(name, "--max-residual-energy")) return parse_range(name, value, &o->max_residual_energy, 0) ? -1 : 1;
-    if (!strcmp(name, "--unstable-ratio")) return parse_range(name, value, &o->unstable_ratio, 0) ? -1 : 1;
+    if (!strcmp(name, "--max-residual-energy")) return parse_range(name, value, &o->max_residual_energy) ? -1 : 1;
+    if (!strcmp(name, "--unstable-ratio")) return parse_range(name, value, &o->unstable_ratio) ? -1 : 1;
     if (!strcmp(name, "--unstable-balance-ratio"))
-        return parse_range(name, value, &o->unstable_balance_ratio, 0) ? -1 : 1;
-    if (!strcmp(name, "--unstable-floor")) return parse_range(name, value, &o->unstable_floor, 1) ? -1 : 1;
-    if (!strcmp(name, "--unstable-energy")) return parse_range(name, value, &o->unstable_energy, 0) ? -1 : 1;
+        return parse_range(name, value, &o->unstable_balance_ratio) ? -1 : 1;
+    if (!strcmp(name, "--unstable-floor")) return parse_range(name, value, &o->unstable_floor) ? -1 : 1;
+    if (!strcmp(name, "--unstable-energy")) return parse_range(name, value, &o->unstable_energy) ? -1 : 1;
     /* steps and end time: positive (multiples are checked with the options) */
-    if (!strcmp(name, "--H")) return parse_range(name, value, &o->H, 0) ? -1 : 1;
-    if (!strcmp(name, "--hh")) return parse_range(name, value, &o->h_h, 0) ? -1 : 1;
-    if (!strcmp(name, "--hm")) return parse_range(name, value, &o->mech.dt, 0) ? -1 : 1;
-    if (!strcmp(name, "--t-end")) return parse_range(name, value, &o->mech.t_end, 0) ? -1 : 1;
+    if (!strcmp(name, "--H")) return parse_range(name, value, &o->H) ? -1 : 1;
+    if (!strcmp(name, "--hh")) return parse_range(name, value, &o->h_h) ? -1 : 1;
+    if (!strcmp(name, "--hm")) return parse_range(name, value, &o->mech.dt) ? -1 : 1;
+    if (!strcmp(name, "--t-end")) return parse_range(name, value, &o->mech.t_end) ? -1 : 1;
     if (!strcmp(name, "--mech-inputs"))
         bad = hymo_mech_inputs_parse(value, &o->mech_inputs);
     else if (!strcmp(name, "--scheme"))

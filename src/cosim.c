@@ -77,8 +77,9 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "unstable balance ratio %g must be positive and finite (fraction of the actuator work)",
                               opt->unstable_balance_ratio);
-    if (!(opt->unstable_floor >= 0.0) || !isfinite(opt->unstable_floor))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "unstable floor %g J must be finite and >= 0",
+    if (!(opt->unstable_floor > 0.0) || !isfinite(opt->unstable_floor))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable floor %g J must be positive and finite (round-off at rest must not count)",
                               opt->unstable_floor);
     for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
         if (!(opt->max_rms[k] >= 0.0) || !(opt->max_abs[k] >= 0.0) || isnan(opt->max_rms[k] + opt->max_abs[k]))

@@ -466,8 +466,8 @@ int hymo_cli_sweep(int argc, char **argv)
     for (int h = 0, o = 0; h < nH; ++h)
         for (c = 0; c < n_cfg; ++c) order[o++] = cfg_first[c] + h;
     sweep_queue q = {model, ref, jobs, order, n_jobs, 0, 0, PTHREAD_MUTEX_INITIALIZER, hymo_now_seconds(), isatty(2)};
-    fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d threads\n", n_cfg, nH, n_jobs, jobs_n);
     if (jobs_n > n_jobs) jobs_n = n_jobs;
+    fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d threads\n", n_cfg, nH, n_jobs, jobs_n);
     pthread_t *th = calloc((size_t)jobs_n, sizeof *th);
     int started = 0;
     for (int t = 0; th && t < jobs_n; ++t)

@@ -91,7 +91,7 @@ code=$?; [ $code -eq 1 ] || fail "--max-abs s=1e-9 exit $code"
 grep -q "max |.| error of s" "$OUT/abs.out" || fail "--max-abs message: $(cat "$OUT/abs.out")"
 
 # 7. bad values of the verdict and input options: exit 2, no file
-for bad in "--unstable-ratio 0" "--unstable-ratio -1" "--unstable-balance-ratio nan" "--unstable-floor -1" \
+for bad in "--unstable-ratio 0" "--unstable-ratio -1" "--unstable-balance-ratio nan" "--unstable-floor -1" "--unstable-floor 0" \
            "--unstable-energy 0" "--max-rms s=-1" "--max-rms q=1" "--max-rms s" "--max-abs s=abc" \
            "--max-residual-energy 0" "--mech-inputs sometimes" "--H 1e400" "--hh -1e-4"; do
     "$HYMO" cosim "$M" --t-end 1 $bad -o "$OUT/badopt.h5" > "$OUT/badopt.out" 2>&1
@@ -132,7 +132,7 @@ grep -q "HDF5 write failed" "$OUT/sw_h5.out" || fail "HDF5 table message: $(cat 
     --configs "coupling=velocity-force;extrapolation=0,2;inputs=extrapolate,hold" \
     -o "$OUT/sw_to" > "$OUT/sw_to.out" 2> "$OUT/sw_to.err"
 code=$?; [ $code -eq 0 ] || fail "take-off sweep exit $code: $(cat "$OUT/sw_to.err")"
-grep -q "on 12 threads" "$OUT/sw_to.err" && fail "threads beyond the number of runs"
+grep -q "= 12 runs on 12 threads" "$OUT/sw_to.err" || fail "threads not capped at the number of runs: $(cat "$OUT/sw_to.err")"
 grep -q "seed 000's take-off" "$OUT/sw_to.out" || fail "take-off header: $(cat "$OUT/sw_to.out")"
 [ "$(grep -c ",hold," "$OUT/sw_to.csv")" -eq 6 ] || fail "inputs=hold rows: $(cat "$OUT/sw_to.csv")"
 for bad in "--achievable sometimes" "--takeoff-slope 0" "--jobs 0" "--jobs 99999" "--H 1e-3,1e-3" "--configs inputs=x"; do

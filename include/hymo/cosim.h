@@ -93,7 +93,7 @@ typedef struct {
     double unstable_energy; /* J, default 1e6 */
     double unstable_ratio;  /* default 0.1 */
     double unstable_balance_ratio; /* default 0.5 */
-    double unstable_floor;  /* J, default 1 */
+    double unstable_floor;  /* J, > 0, default 1 */
     /* Accuracy thresholds against a reference (0: not checked), as in
      * `hymo compare`: largest per-component RMS / absolute error of each
      * signal HYMO_CMP_*, and max |total residual energy| (J, checked with or
