@@ -43,6 +43,14 @@ void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model
 
 hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *err)
 {
+    /* the end time against H first, so that the message names H (the
+     * mechanics' dt is H unless --hm is given) */
+    if (opt->H > 0.0 && isfinite(opt->H) && opt->mech.t_end >= opt->H && isfinite(opt->mech.t_end) &&
+        !hymo_steps_per_communication(opt->mech.t_end, opt->H))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
+                              "would not end at t_end; choose t_end = k H",
+                              opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
     hymo_status st = hymo_run_options_check(&opt->mech, err);
     if (st != HYMO_OK) return st;
     if (!(opt->H > 0.0) || !isfinite(opt->H))

@@ -102,7 +102,7 @@ done
 # an H that does not divide t_end: exit 2 (no silently moved end time)
 "$HYMO" cosim "$M" --t-end 3 --H 3.5e-3 -o "$OUT/h35.h5" > "$OUT/h35.out" 2>&1
 code=$?; [ $code -eq 2 ] || fail "H = 3.5 ms, t_end = 3 s: exit $code"
-grep -q "not a multiple" "$OUT/h35.out" || fail "H = 3.5 ms message: $(cat "$OUT/h35.out")"
+grep -q "t_end = 3 s is not a multiple of H = 0.0035 s" "$OUT/h35.out" || fail "H = 3.5 ms message: $(cat "$OUT/h35.out")"
 
 # 8. --mech-inputs hold is recorded and changes the run; Gauss-Seidel with
 #    the mechanics first and the interface model differs from Jacobi
