@@ -128,7 +128,7 @@ mkdir -p "$OUT/sw_h5.h5"   # a directory where TABLE.h5 goes: the HDF5 table fai
     -o "$OUT/sw_h5" > "$OUT/sw_h5.out" 2>&1
 code=$?; [ $code -eq 2 ] || fail "sweep whose HDF5 table fails: exit $code: $(cat "$OUT/sw_h5.out")"
 grep -q "HDF5 write failed" "$OUT/sw_h5.out" || fail "HDF5 table message: $(cat "$OUT/sw_h5.out")"
-"$HYMO" sweep "$M" --t-end 3 --reference "$OUT/ref.h5" --H 1e-3,2e-3,4e-3 --jobs 1000 --achievable takeoff \
+"$HYMO" sweep "$M" --t-end 1 --reference "$OUT/ref.h5" --H 1e-3,2e-3,4e-3 --jobs 1000 --achievable takeoff \
     --configs "coupling=velocity-force;extrapolation=0,2;inputs=extrapolate,hold" \
     -o "$OUT/sw_to" > "$OUT/sw_to.out" 2> "$OUT/sw_to.err"
 code=$?; [ $code -eq 0 ] || fail "take-off sweep exit $code: $(cat "$OUT/sw_to.err")"
