@@ -29,4 +29,6 @@ int hymo_cli_parse_double(const char *opt, const char *text, double *out);
 /* Applies one co-simulation option NAME VALUE (shared by cosim and sweep):
  * 1 consumed, 0 not a co-simulation option, -1 bad value (message printed). */
 int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_options *o);
+/* 1 if any accuracy threshold (max_rms, max_abs, max_residual_energy) is set. */
+int hymo_cli_cosim_thresholds_given(const hymo_cosim_options *o);
 #endif

@@ -8,6 +8,10 @@
 #include "cli.h"
 #include "hymo/cosim.h"
 
+/* Exit codes, the same meaning in every command (README "Exit codes"):
+ * 1 a threshold fails (compare; cosim: inaccurate), 2 bad input,
+ * 3 the run stopped (cosim: unstable). */
+#define EXIT_INACCURATE 1
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 3
 
@@ -30,13 +34,32 @@ static void usage_cosim(FILE *out)
           "  --mech-integrator trapezoidal|index1                 (default trapezoidal)\n"
           "  --formulation double-step|penalty  of the trapezoidal mechanics (default double-step)\n"
           "  --jacobian numeric|fast            of the trapezoidal mechanics (default fast)\n"
-          "  --t-end S             end time (default: model file)\n"
-          "  --unstable-energy J   |residual energy| that classifies the run unstable (default 1e6)\n"
+          "  --mech-inputs extrapolate|hold  the mechanics' inputs between communication\n"
+          "                        points: extrapolated like the hydraulics' (default) or held\n"
+          "                        (seed 000)\n"
+          "  --t-end S             end time, a multiple of H (default: model file)\n"
+          "\n"
+          "verdict (docs/cosimulation.md, \"Verdicts\"): W = cumulative |actuator work|\n"
+          "  --unstable-ratio R    unstable when |residual energy| exceeds R W + floor at any\n"
+          "                        time, or residual energy or energy-balance error changed\n"
+          "                        by more than R dW + floor over the last quarter (default 0.1)\n"
+          "  --unstable-balance-ratio R  unstable when |energy-balance error| exceeds\n"
+          "                        R W + floor at any time (default 0.5)\n"
+          "  --unstable-floor J    the floor (default 1)\n"
+          "  --unstable-energy J   unstable at once when |residual energy| exceeds J\n"
+          "                        (default 1e6)\n"
           "  --reference REF.h5    monolithic reference of the same model: print the errors\n"
+          "  --max-rms SIGNAL=V    inaccurate when the RMS error of a component of SIGNAL\n"
+          "                        (z zd s sd p U force) exceeds V (repeatable)\n"
+          "  --max-abs SIGNAL=V    the same for the largest absolute error\n"
+          "  --max-residual-energy J  inaccurate when max |residual energy| exceeds J\n"
+          "                        With --reference and none of these three: the sweep's\n"
+          "                        defaults --max-rms s=1e-3 --max-residual-energy 50.\n"
           "  -o, --output OUT.h5   result (SPEC §8 layout + /cosim group; atomic)\n"
           "  -q, --quiet           no summary on stdout\n"
           "\n"
-          "exit status: 0 stable run, 2 bad input, 3 unstable (file kept, complete = 0)\n",
+          "exit status: 0 stable (or accurate), 1 inaccurate (a threshold fails, as in\n"
+          "hymo compare), 2 bad input, 3 unstable (file kept, complete = 0)\n",
           out);
 }
 
@@ -85,21 +108,71 @@ int hymo_cli_parse_double(const char *opt, const char *text, double *out)
     return 0;
 }
 
+/* SIGNAL=VALUE of --max-rms / --max-abs into limit[signal]: 0, or -1
+ * with a message. */
+static int parse_threshold(const char *name, const char *value, double *limit)
+{
+    const char *eq = strchr(value, '=');
+    char sig[32];
+    if (!eq || eq == value || (size_t)(eq - value) >= sizeof sig) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not SIGNAL=VALUE (signals z zd s sd p U force)\n", name, value);
+        return -1;
+    }
+    memcpy(sig, value, (size_t)(eq - value));
+    sig[eq - value] = '\0';
+    const int k = hymo_compare_signal_find(sig);
+    if (k < 0) {
+        fprintf(stderr, "hymo: error: %s: unknown signal '%s' (z zd s sd p U force)\n", name, sig);
+        return -1;
+    }
+    double v;
+    if (hymo_cli_parse_double(name, eq + 1, &v)) return -1;
+    if (!(v > 0.0)) {
+        fprintf(stderr, "hymo: error: %s: '%s' must be positive\n", name, eq + 1);
+        return -1;
+    }
+    limit[k] = v;
+    return 0;
+}
+
+/* A positive finite number: 0, or -1 with a message. */
+static int parse_range(const char *name, const char *value, double *out)
+{
+    if (hymo_cli_parse_double(name, value, out)) return -1;
+    if (!(*out > 0.0)) {
+        fprintf(stderr, "hymo: error: %s: '%s' must be positive\n", name, value);
+        return -1;
+    }
+    return 0;
+}
+
+int hymo_cli_cosim_thresholds_given(const hymo_cosim_options *o)
+{
+    int any = o->max_residual_energy > 0.0;
+    for (int k = 0; k < HYMO_CMP_SIGNALS; ++k) any = any || o->max_rms[k] > 0.0 || o->max_abs[k] > 0.0;
+    return any;
+}
+
 /* Applies one co-simulation option (shared by cosim and sweep); returns 1
  * if consumed with its value, 0 if not a co-simulation option, -1 on error. */
 int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_options *o)
 {
     int bad = 0;
-    if (!strcmp(name, "--H"))
-        bad = hymo_cli_parse_double(name, value, &o->H);
-    else if (!strcmp(name, "--hh"))
-        bad = hymo_cli_parse_double(name, value, &o->h_h);
-    else if (!strcmp(name, "--hm"))
-        bad = hymo_cli_parse_double(name, value, &o->mech.dt);
-    else if (!strcmp(name, "--t-end"))
-        bad = hymo_cli_parse_double(name, value, &o->mech.t_end);
-    else if (!strcmp(name, "--unstable-energy"))
-        bad = hymo_cli_parse_double(name, value, &o->unstable_energy);
+    if (!strcmp(name, "--max-rms")) return parse_threshold(name, value, o->max_rms) ? -1 : 1;
+    if (!strcmp(name, "--max-abs")) return parse_threshold(name, value, o->max_abs) ? -1 : 1;
+    if (!strcmp(name, "--max-residual-energy")) return parse_range(name, value, &o->max_residual_energy) ? -1 : 1;
+    if (!strcmp(name, "--unstable-ratio")) return parse_range(name, value, &o->unstable_ratio) ? -1 : 1;
+    if (!strcmp(name, "--unstable-balance-ratio"))
+        return parse_range(name, value, &o->unstable_balance_ratio) ? -1 : 1;
+    if (!strcmp(name, "--unstable-floor")) return parse_range(name, value, &o->unstable_floor) ? -1 : 1;
+    if (!strcmp(name, "--unstable-energy")) return parse_range(name, value, &o->unstable_energy) ? -1 : 1;
+    /* steps and end time: positive (multiples are checked with the options) */
+    if (!strcmp(name, "--H")) return parse_range(name, value, &o->H) ? -1 : 1;
+    if (!strcmp(name, "--hh")) return parse_range(name, value, &o->h_h) ? -1 : 1;
+    if (!strcmp(name, "--hm")) return parse_range(name, value, &o->mech.dt) ? -1 : 1;
+    if (!strcmp(name, "--t-end")) return parse_range(name, value, &o->mech.t_end) ? -1 : 1;
+    if (!strcmp(name, "--mech-inputs"))
+        bad = hymo_mech_inputs_parse(value, &o->mech_inputs);
     else if (!strcmp(name, "--scheme"))
         bad = hymo_cosim_scheme_parse(value, &o->scheme);
     else if (!strcmp(name, "--coupling"))
@@ -173,6 +246,10 @@ int hymo_cli_cosim(int argc, char **argv)
         if (!strcmp(a, "--hm")) hm_given = 1;
     }
     if (!hm_given) opt.mech.dt = opt.H;
+    if (ref_path && !hymo_cli_cosim_thresholds_given(&opt)) { /* the sweep's defaults */
+        opt.max_rms[HYMO_CMP_S] = 1e-3;
+        opt.max_residual_energy = 50.0;
+    }
     hymo_reference *ref = NULL;
     if (ref_path && hymo_ref_read(ref_path, &ref, &err) != HYMO_OK) {
         fprintf(stderr, "hymo: error: %s\n", err.message);
@@ -199,7 +276,10 @@ int hymo_cli_cosim(int argc, char **argv)
         if (out_path) printf("written        %s\n", out_path);
     }
     if (!sum.stable) fprintf(stderr, "hymo: unstable: %s\n", sum.reason);
-    status = sum.stable ? 0 : EXIT_RUN_FAILED;
+    if (sum.verdict == HYMO_VERDICT_INACCURATE) fprintf(stderr, "hymo: inaccurate: %s\n", sum.verdict_reason);
+    status = sum.verdict == HYMO_VERDICT_UNSTABLE    ? EXIT_RUN_FAILED
+             : sum.verdict == HYMO_VERDICT_INACCURATE ? EXIT_INACCURATE
+                                                     : 0;
 done:
     hymo_model_free(model);
     return status;

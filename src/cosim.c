@@ -35,10 +35,22 @@ void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model
     opt->mech.dt = opt->H;
     opt->h_h = 1e-4;
     opt->unstable_energy = 1e6;
+    opt->unstable_ratio = 0.1;
+    opt->unstable_balance_ratio = 0.5;
+    opt->unstable_floor = 1.0;
+    opt->mech_inputs = HYMO_MECH_INPUTS_EXTRAPOLATE;
 }
 
 hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *err)
 {
+    /* the end time against H first, so that the message names H (the
+     * mechanics' dt is H unless --hm is given) */
+    if (opt->H > 0.0 && isfinite(opt->H) && opt->mech.t_end >= opt->H && isfinite(opt->mech.t_end) &&
+        !hymo_steps_per_communication(opt->mech.t_end, opt->H))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
+                              "would not end at t_end; choose t_end = k H",
+                              opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
     hymo_status st = hymo_run_options_check(&opt->mech, err);
     if (st != HYMO_OK) return st;
     if (!(opt->H > 0.0) || !isfinite(opt->H))
@@ -62,9 +74,30 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
                               "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
                               "would not end at t_end",
                               opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
-    if (!(opt->unstable_energy > 0.0))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "unstable energy limit %g must be positive",
+    if (!(opt->unstable_energy > 0.0) || isnan(opt->unstable_energy))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "unstable energy limit %g J must be positive",
                               opt->unstable_energy);
+    if (!(opt->unstable_ratio > 0.0) || !isfinite(opt->unstable_ratio))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable ratio %g must be positive and finite (fraction of the actuator work)",
+                              opt->unstable_ratio);
+    if (!(opt->unstable_balance_ratio > 0.0) || !isfinite(opt->unstable_balance_ratio))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable balance ratio %g must be positive and finite (fraction of the actuator work)",
+                              opt->unstable_balance_ratio);
+    if (!(opt->unstable_floor > 0.0) || !isfinite(opt->unstable_floor))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable floor %g J must be positive and finite (round-off at rest must not count)",
+                              opt->unstable_floor);
+    for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
+        if (!(opt->max_rms[k] >= 0.0) || !(opt->max_abs[k] >= 0.0) || isnan(opt->max_rms[k] + opt->max_abs[k]))
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "accuracy threshold of %s must be >= 0 (0: none)",
+                                  hymo_compare_signal_name(k));
+    if (!(opt->max_residual_energy >= 0.0))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "residual energy threshold %g J must be >= 0 (0: none)",
+                              opt->max_residual_energy);
+    if ((unsigned)opt->mech_inputs > HYMO_MECH_INPUTS_HOLD)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
     if ((unsigned)opt->scheme > HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ||
         (unsigned)opt->coupling > HYMO_COUPLING_VELOCITY_PRESSURE ||
         (unsigned)opt->approx > HYMO_APPROX_INTERFACE_MODEL || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL ||
@@ -77,12 +110,16 @@ static const char *const scheme_names[] = {"jacobi", "gauss-seidel-mech-first", 
 static const char *const coupling_names[] = {"velocity-force", "velocity-pressure"};
 static const char *const approx_names[] = {"0", "1", "2", "3", "quadratic", "interface-model"};
 static const char *const mech_names[] = {"trapezoidal", "index1"};
+static const char *const mech_inputs_names[] = {"extrapolate", "hold"};
+static const char *const verdict_names[] = {"stable", "accurate", "inaccurate", "unstable"};
 
 #define NAME_OF(table, k) ((unsigned)(k) < sizeof table / sizeof table[0] ? table[k] : "?")
 const char *hymo_cosim_scheme_name(hymo_cosim_scheme s) { return NAME_OF(scheme_names, s); }
 const char *hymo_coupling_name(hymo_coupling_kind c) { return NAME_OF(coupling_names, c); }
 const char *hymo_approx_name(hymo_approx_kind a) { return NAME_OF(approx_names, a); }
 const char *hymo_mech_integrator_name(hymo_mech_integrator_kind k) { return NAME_OF(mech_names, k); }
+const char *hymo_mech_inputs_name(hymo_mech_inputs_kind k) { return NAME_OF(mech_inputs_names, k); }
+const char *hymo_cosim_verdict_name(hymo_cosim_verdict v) { return NAME_OF(verdict_names, v); }
 
 static int parse_name(const char *s, const char *const *table, int n)
 {
@@ -109,6 +146,7 @@ int hymo_approx_parse(const char *s, hymo_approx_kind *out)
     if (strcmp(s, "im") == 0) s = "interface-model";
     PARSE(approx_names, s, out);
 }
+int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out) { PARSE(mech_inputs_names, s, out); }
 int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
 {
     if (strcmp(s, "index-1") == 0 || strcmp(s, "ali1") == 0) s = "index1";
@@ -165,6 +203,8 @@ typedef struct {
     double *sdt;            /* per cylinder: sd~ at the latest communication point */
     double *dP, *dP_prev, *E;
     double E_total, E_max;
+    double W; /* cumulative |actuator work| sum_a int |F_a sd_a| dt (at the rows), J */
+    double max_ratio_E, max_ratio_D;
     /* rows */
     long n_rows, cap;
     int width[HYMO_SIGNAL_COUNT];
@@ -175,6 +215,7 @@ typedef struct {
     int mech_independent; /* its string variable "independent" */
     int *hyd_stat_vr;     /* per subsystem: steps, rhs_evaluations (hydraulics) */
     double *rec_dP, *rec_E, *rec_Et, *rec_sdd, *rec_y, *rec_sdt; /* cap x ... */
+    double *rec_W; /* cap: W at each row */
 } driver;
 
 static void driver_free(driver *d)
@@ -187,7 +228,8 @@ static void driver_free(driver *d)
     }
     int *ia[] = {d->src_sub, d->src_out, d->sdt_sub, d->sdt_vr, d->p_sub, d->u_sub, d->hyd_stat_vr};
     for (size_t i = 0; i < sizeof ia / sizeof ia[0]; ++i) free(ia[i]);
-    double *arr[] = {d->sdt, d->dP, d->dP_prev, d->E, d->rec_dP, d->rec_E, d->rec_Et, d->rec_sdd, d->rec_y, d->rec_sdt};
+    double *arr[] = {d->sdt,    d->dP,      d->dP_prev, d->E,     d->rec_dP, d->rec_E,
+                     d->rec_Et, d->rec_sdd, d->rec_y,   d->rec_sdt, d->rec_W};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
 }
 
@@ -280,6 +322,7 @@ static hymo_status driver_create(driver *d, const hymo_model *model, const hymo_
     CALLOC(d->rec_dP, d->cap * na);
     CALLOC(d->rec_E, d->cap * na);
     CALLOC(d->rec_Et, d->cap);
+    CALLOC(d->rec_W, d->cap);
     CALLOC(d->rec_sdd, d->cap * na);
     CALLOC(d->rec_y, d->cap * 2 * na); /* hydraulic outputs: F, or p_pist and p_rod */
     CALLOC(d->rec_sdt, d->cap * na);   /* sd~ used by the hydraulics */
@@ -358,6 +401,7 @@ static void record(driver *d, int sd_tilde_valid)
     }
 #undef HYD_OUT
     d->rec_Et[r] = d->E_total;
+    d->rec_W[r] = d->W;
 }
 
 /* First non-finite quantity of the communication point (its row read), or
@@ -377,6 +421,54 @@ static const char *non_finite(const driver *d)
     for (int a = 0; a < d->na; ++a)
         if (!isfinite(d->dP[a])) return "residual power";
     return NULL;
+}
+
+/* The relative instability limits at the communication point whose row
+ * read_row has read (not yet recorded): |E| and |D| against the
+ * cumulative |actuator work| W (hymo_cosim_options, docs/cosimulation.md
+ * "Verdicts").  Updates W and the ratios; writes the reason and returns 1
+ * when the run is unstable. */
+static int relative_limits_exceeded(driver *d, double t, long step, char *reason, size_t len)
+{
+    const hymo_cosim_options *o = &d->opt;
+    const long r = d->n_rows;
+    const int na = d->na;
+    const double *w = d->row[HYMO_SIG_WORK], *D = d->row[HYMO_SIG_DRIFT];
+    for (int a = 0; a < na; ++a) d->W += fabs(w[r * na + a] - w[(r - 1) * na + a]);
+    const double E = d->E_total, scale = d->W + o->unstable_floor;
+    const double rE = fabs(E) / scale, rD = fabs(D[r]) / scale;
+    if (rE > d->max_ratio_E) d->max_ratio_E = rE;
+    if (rD > d->max_ratio_D) d->max_ratio_D = rD;
+    const char *what = NULL;
+    double v = 0.0, ratio = 0.0;
+    if (fabs(E) > o->unstable_ratio * d->W + o->unstable_floor)
+        what = "|residual energy|", v = fabs(E), ratio = o->unstable_ratio;
+    else if (fabs(D[r]) > o->unstable_balance_ratio * d->W + o->unstable_floor)
+        what = "|energy-balance error|", v = fabs(D[r]), ratio = o->unstable_balance_ratio;
+    if (!what) return 0;
+    snprintf(reason, len, "t = %.6g s (step %ld): %s %.4g J exceeds %g x %.4g J of cumulative |actuator work| + %g J",
+             t, step, what, v, ratio, d->W, o->unstable_floor);
+    return 1;
+}
+
+/* Growth over the last quarter of a run that reached t_end: E and D
+ * against the actuator work of that quarter; 1 (reason written) when
+ * either grew by more than unstable_ratio of it + unstable_floor. */
+static int growing_at_end(const driver *d, char *reason, size_t len)
+{
+    const hymo_cosim_options *o = &d->opt;
+    const long r = d->n_rows - 1, j = (3 * r) / 4;
+    if (r < 4) return 0;
+    const double *D = d->row[HYMO_SIG_DRIFT], *time = d->row[HYMO_SIG_TIME];
+    const double dW = d->rec_W[r] - d->rec_W[j], lim = o->unstable_ratio * dW + o->unstable_floor;
+    const double dE = fabs(d->rec_Et[r] - d->rec_Et[j]), dD = fabs(D[r] - D[j]);
+    const char *what = dE > lim ? "residual energy" : dD > lim ? "energy-balance error" : NULL;
+    if (!what) return 0;
+    snprintf(reason, len,
+             "still growing at the end: the %s changed by %.4g J from t = %.6g to %.6g s, more than %g x %.4g J of "
+             "|actuator work| in that time + %g J",
+             what, dE > lim ? dE : dD, time[j], time[r], o->unstable_ratio, dW, o->unstable_floor);
+    return 1;
 }
 
 /* Summary attributes of the file: the mechanics' statistics. */
@@ -472,6 +564,15 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "h_h", o->h_h, err));
     TRY(hymo_ref_writer_put_attr_str(w, "cosim", "status", sum->stable ? "stable" : "unstable", err));
     TRY(hymo_ref_writer_put_attr_str(w, "cosim", "status_reason", sum->reason, err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "verdict", hymo_cosim_verdict_name(sum->verdict), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "verdict_reason", sum->verdict_reason, err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "mech_inputs", hymo_mech_inputs_name(o->mech_inputs), err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "work_abs", sum->work_abs, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_residual_ratio", sum->max_residual_ratio, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_balance_ratio", sum->max_balance_ratio, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_ratio", o->unstable_ratio, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_balance_ratio", o->unstable_balance_ratio, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_floor", o->unstable_floor, err));
     TRY(hymo_ref_writer_put_attr_int(w, "cosim", "n_bonds", na, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "residual_energy_final", sum->residual_energy_final, err));
     TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_power", (int)n, na, d->rec_dP, "W", bond, err));
@@ -507,6 +608,54 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     free(bn);
     free(iterations);
     return st;
+}
+
+/* The verdict (hymo_cosim_verdict) of a finished run: unstable, else the
+ * first accuracy threshold of opt exceeded, else accurate (thresholds
+ * given) or stable (none). */
+static void verdict(const hymo_cosim_options *opt, hymo_cosim_summary *sum)
+{
+    char *out = sum->verdict_reason;
+    const size_t cap = sizeof sum->verdict_reason;
+    size_t len = 0;
+    out[0] = '\0';
+    if (!sum->stable) {
+        sum->verdict = HYMO_VERDICT_UNSTABLE;
+        snprintf(out, cap, "%s", sum->reason);
+        return;
+    }
+    int any = 0, failed = 0;
+#define NOTE(...)                                                                                  \
+    do {                                                                                           \
+        failed++;                                                                                  \
+        if (len < cap) {                                                                           \
+            len += (size_t)snprintf(out + len, cap - len, "%s", failed > 1 ? "; " : "");           \
+            if (len < cap) len += (size_t)snprintf(out + len, cap - len, __VA_ARGS__);             \
+        }                                                                                          \
+    } while (0)
+    for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
+        for (int abs_ = 0; abs_ < 2; ++abs_) {
+            const double lim = abs_ ? opt->max_abs[k] : opt->max_rms[k];
+            if (!(lim > 0.0)) continue;
+            any = 1;
+            if (!sum->has_errors) {
+                NOTE("a threshold on %s is given but no reference", hymo_compare_signal_name(k));
+                continue;
+            }
+            const double v = abs_ ? sum->errors.max[k] : sum->errors.rms[k];
+            if (!(v <= lim))
+                NOTE("%s error of %s %.4g %s exceeds %g", abs_ ? "max |.|" : "RMS", hymo_compare_signal_name(k), v,
+                     hymo_compare_signal_unit(NULL, k, 0), lim);
+        }
+    if (opt->max_residual_energy > 0.0) {
+        any = 1;
+        if (!(sum->residual_energy_max_abs <= opt->max_residual_energy))
+            NOTE("max |residual energy| %.4g J exceeds %g J", sum->residual_energy_max_abs, opt->max_residual_energy);
+    }
+#undef NOTE
+    sum->verdict = failed ? HYMO_VERDICT_INACCURATE : any ? HYMO_VERDICT_ACCURATE : HYMO_VERDICT_STABLE;
+    if (!failed)
+        snprintf(out, cap, "%s", any ? "every accuracy threshold holds" : "bounded; no accuracy threshold given");
 }
 
 hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
@@ -564,10 +713,15 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
                          fabs(d.E_total), opt->unstable_energy);
             break;
         }
+        if (relative_limits_exceeded(&d, t + H, n + 1, sum.reason, sizeof sum.reason)) {
+            sum.stable = 0;
+            break;
+        }
         if (fabs(d.E_total) > d.E_max) d.E_max = fabs(d.E_total);
         record(&d, 1);
         sum.n_macro = n + 1;
     }
+    if (sum.stable && growing_at_end(&d, sum.reason, sizeof sum.reason)) sum.stable = 0;
     sum.wall_time = hymo_now_seconds() - t0;
     const long nrow = d.n_rows;
     double v[S_N];
@@ -575,6 +729,9 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
     sum.t_reached = d.row[HYMO_SIG_TIME][nrow - 1];
     sum.residual_energy_final = d.rec_Et[nrow - 1];
     sum.residual_energy_max_abs = d.E_max;
+    sum.work_abs = d.W;
+    sum.max_residual_ratio = d.max_ratio_E;
+    sum.max_balance_ratio = d.max_ratio_D;
     sum.peak_drift = v[S_PEAK_DRIFT];
     sum.max_work = v[S_MAX_WORK];
     sum.max_constraint_position = v[S_MAX_CPOS];
@@ -602,6 +759,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
         }
         sum.has_errors = 1;
     }
+    verdict(opt, &sum);
     if (out_path) st = write_output(&d, out_path, &sum, err);
     driver_free(&d);
     if (summary) *summary = sum;
@@ -610,8 +768,8 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
 
 void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo_cosim_summary *s)
 {
-    fprintf(out, "co-simulation  %s, %s, extrapolation %s\n", hymo_cosim_scheme_name(o->scheme),
-            hymo_coupling_name(o->coupling), hymo_approx_name(o->approx));
+    fprintf(out, "co-simulation  %s, %s, extrapolation %s, mechanics' inputs %s\n", hymo_cosim_scheme_name(o->scheme),
+            hymo_coupling_name(o->coupling), hymo_approx_name(o->approx), hymo_mech_inputs_name(o->mech_inputs));
     fprintf(out, "integrators    mechanics %s%s%s (h_m = %g s), hydraulics %s (h_h = %g s), H = %g s\n",
             hymo_mech_integrator_name(o->mech_integrator), o->mech_integrator == HYMO_MECH_TRAPEZOIDAL ? " " : "",
             o->mech_integrator == HYMO_MECH_TRAPEZOIDAL ? hymo_formulation_name(o->mech.formulation) : "", o->mech.dt,
@@ -621,6 +779,10 @@ void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo
     fprintf(out, "residual       energy %.6g J at the end, max |E| %.6g J (%d bonds)\n", s->residual_energy_final,
             s->residual_energy_max_abs, s->n_bonds);
     fprintf(out, "energy balance peak |D| %.6g J of max |W_act| %.6g J\n", s->peak_drift, s->max_work);
+    fprintf(out, "vs work        cumulative |actuator work| W %.6g J; max |E|/(W+%g J) %.3g (unstable above %g), "
+                 "max |D|/(W+%g J) %.3g (above %g)\n",
+            s->work_abs, o->unstable_floor, s->max_residual_ratio, o->unstable_ratio, o->unstable_floor,
+            s->max_balance_ratio, o->unstable_balance_ratio);
     fprintf(out, "mechanics      mean Newton iterations %.3g per step, max |Phi| %.3g\n", s->mean_mech_iterations,
             s->max_constraint_position);
     fprintf(out, "hydraulics     %ld internal steps, %ld right-hand sides\n", s->hyd_steps, s->hyd_rhs_evals);
@@ -631,5 +793,6 @@ void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo
             fprintf(out, "  %-6s RMS %.4g  max %.4g %s\n", hymo_compare_signal_name(k), e->rms[k], e->max[k],
                     hymo_compare_signal_unit(NULL, k, 0));
     }
+    fprintf(out, "verdict        %s (%s)\n", hymo_cosim_verdict_name(s->verdict), s->verdict_reason);
     fprintf(out, "wall time      %.3f s\n", s->wall_time);
 }

@@ -84,8 +84,11 @@ static hymo_status im_step(hyd_impl *hi, double t, double H, hymo_error *err)
             hymo_hyd_sub_force(hi->hs[q], tj, hi->force);
         }
         for (int a = 0; a < na; ++a) {
-            double acc = a0[T * a];
-            for (int b = 0; b < na; ++b) acc += G[T * (a * na + b)] * hi->force[b];
+            /* G, a0: constant (Lagrange order 0) unless interpolated in
+             * Gauss-Seidel with the mechanics first (hymo_split) */
+            const double tau = (double)j * h;
+            double acc = hymo_poly_eval(&a0[T * a], tau);
+            for (int b = 0; b < na; ++b) acc += hymo_poly_eval(&G[T * (a * na + b)], tau) * hi->force[b];
             hi->im_sdd[a] = acc;
             hi->cs[T * a + 2] = 0.5 * acc;
             hi->cv[T * a + 1] = acc;

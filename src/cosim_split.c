@@ -104,9 +104,10 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
         sp->stage[k] = opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST  ? hyd
                        : opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ? !hyd
                                                                           : 0;
-        sp->order[k] = hyd && im ? 0 : p;
+        sp->order[k] = hyd && im ? 0 : !hyd && opt->mech_inputs == HYMO_MECH_INPUTS_HOLD ? 0 : p;
         sp->at_start[k] = hyd && im;
     }
+    sp->im_interpolate = im && opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST ? 2 * na : 0;
 done:
     free(all);
     if (st != HYMO_OK) {
@@ -125,6 +126,9 @@ hymo_status hymo_split_master_create(const hymo_split *sp, double H, hymo_master
         st = hymo_master_set_stage(*out, k, sp->stage[k], err);
         if (st == HYMO_OK) st = hymo_master_set_input_approx(*out, k, -1, sp->order[k], sp->at_start[k], err);
     }
+    if (st == HYMO_OK && sp->im_interpolate) /* inputs G, a0 of the one hydraulic subsystem (hymo/cosim.h) */
+        for (int i = sp->im_interpolate; i < sp->subsystems[1]->n_inputs && st == HYMO_OK; ++i)
+            st = hymo_master_set_input_approx(*out, 1, i, 1, 0, err);
     if (st != HYMO_OK) {
         hymo_master_free(*out);
         *out = NULL;

@@ -20,7 +20,7 @@
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 3
 #define MAX_LIST 64
-#define MAX_THRESHOLDS 16
+#define MAX_JOBS 4096 /* threads are allocated for the number asked */
 
 typedef struct {
     hymo_cosim_options opt; /* H set per run */
@@ -78,9 +78,10 @@ static void *worker(void *arg)
 
 /* ---- configuration grid: "coupling=a,b;extrapolation=0,2;hyd=...;mech=...;scheme=..." ---- */
 
+#define GRID_KEYS 6
 typedef struct {
-    int n[5];
-    int v[5][8];
+    int n[GRID_KEYS];
+    int v[GRID_KEYS][8];
 } grid;
 
 static int split_list(char *text, char **items, int max)
@@ -95,7 +96,7 @@ static int split_list(char *text, char **items, int max)
 
 static int parse_grid(const char *spec, grid *g)
 {
-    static const char *const keys[5] = {"coupling", "extrapolation", "hyd", "mech", "scheme"};
+    static const char *const keys[GRID_KEYS] = {"coupling", "extrapolation", "hyd", "mech", "scheme", "inputs"};
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", spec);
     char *save = NULL;
@@ -107,10 +108,11 @@ static int parse_grid(const char *spec, grid *g)
         }
         *eq = '\0';
         int key = -1;
-        for (int k = 0; k < 5; ++k)
+        for (int k = 0; k < GRID_KEYS; ++k)
             if (!strcmp(part, keys[k])) key = k;
         if (key < 0) {
-            fprintf(stderr, "hymo: error: --configs: unknown key '%s' (coupling, extrapolation, hyd, mech, scheme)\n",
+            fprintf(stderr,
+                    "hymo: error: --configs: unknown key '%s' (coupling, extrapolation, hyd, mech, scheme, inputs)\n",
                     part);
             return -1;
         }
@@ -128,7 +130,8 @@ static int parse_grid(const char *spec, grid *g)
             case 1: bad = hymo_approx_parse(items[i], (hymo_approx_kind *)&g->v[1][i]); break;
             case 2: bad = hymo_hyd_integrator_parse(items[i], (hymo_hyd_integrator_kind *)&g->v[2][i]); break;
             case 3: bad = hymo_mech_integrator_parse(items[i], (hymo_mech_integrator_kind *)&g->v[3][i]); break;
-            default: bad = hymo_cosim_scheme_parse(items[i], (hymo_cosim_scheme *)&g->v[4][i]); break;
+            case 4: bad = hymo_cosim_scheme_parse(items[i], (hymo_cosim_scheme *)&g->v[4][i]); break;
+            default: bad = hymo_mech_inputs_parse(items[i], (hymo_mech_inputs_kind *)&g->v[5][i]); break;
             }
             if (bad) {
                 fprintf(stderr, "hymo: error: --configs: %s: unknown value '%s'\n", keys[key], items[i]);
@@ -154,16 +157,47 @@ static void usage_sweep(FILE *out)
           "                        0.5e-3,1e-3,2e-3,3e-3,4e-3,5e-3,6e-3,8e-3,10e-3,15e-3)\n"
           "  --configs SPEC        grid, e.g. 'coupling=velocity-force,velocity-pressure;\n"
           "                        extrapolation=0,2,interface-model;hyd=euler,rk4,trapezoidal;\n"
-          "                        mech=trapezoidal,index1;scheme=jacobi' (that is the default)\n"
+          "                        mech=trapezoidal,index1;scheme=jacobi' (that is the default);\n"
+          "                        also inputs=extrapolate,hold (the mechanics' inputs)\n"
           "  --hh S                hydraulic step (default 1e-4); h_m = H\n"
           "  --reference REF.h5    monolithic reference (default: computed with hymo run\n"
           "                        defaults and kept as TABLE_reference.h5)\n"
-          "  --max-rms SIGNAL=V    RMS error limit against the reference (repeatable;\n"
-          "                        signals z zd s sd p U force; default s=1e-3)\n"
-          "  --max-residual-energy J  limit on max |residual energy| (default 50)\n"
-          "  --jobs N              worker threads (default: all cores)\n"
-          "  --t-end S, --formulation, --jacobian, --unstable-energy  as for hymo cosim\n",
+          "  --max-rms SIGNAL=V, --max-abs SIGNAL=V, --max-residual-energy J\n"
+          "                        accuracy thresholds, as for hymo cosim (default, when\n"
+          "                        none is given: --max-rms s=1e-3 --max-residual-energy 50)\n"
+          "  --achievable limits|takeoff  limits (default): a run passes when its verdict\n"
+          "                        is accurate (stable, every threshold holds); takeoff:\n"
+          "                        seed 000's definition, stable runs up to where the final\n"
+          "                        residual energy against H takes off: a log-log slope\n"
+          "                        above --takeoff-slope (default 6) between neighbouring H,\n"
+          "                        energies below --takeoff-floor J (default 0.01) counted\n"
+          "                        as the floor\n"
+          "  --jobs N              worker threads (default: all cores, at most 4096)\n"
+          "  --t-end S, --mech-inputs, --formulation, --jacobian, --unstable-ratio,\n"
+          "  --unstable-balance-ratio, --unstable-floor, --unstable-energy  as for hymo cosim\n",
           out);
+}
+
+/* Opens PATH.partial for writing; NULL with a message. */
+static FILE *table_open(const char *path, char *tmp, size_t len)
+{
+    snprintf(tmp, len, "%.1100s.partial", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) fprintf(stderr, "hymo: error: %s: cannot write: %s\n", tmp, strerror(errno));
+    return f;
+}
+
+/* Closes f and renames tmp to path; 0, or -1 with a message (tmp removed). */
+static int table_close(FILE *f, const char *tmp, const char *path)
+{
+    const int werr = ferror(f);
+    const int cerr = fclose(f);
+    if (werr || cerr != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "hymo: error: %s: write failed%s%s\n", path, errno ? ": " : "", errno ? strerror(errno) : "");
+        remove(tmp);
+        return -1;
+    }
+    return 0;
 }
 
 static const char *base_name(const char *table, char *buf, size_t len)
@@ -177,9 +211,9 @@ static const char *base_name(const char *table, char *buf, size_t len)
 
 static void config_label(const hymo_cosim_options *o, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s,%s,%s,%s,%s", hymo_coupling_name(o->coupling), hymo_approx_name(o->approx),
+    snprintf(buf, len, "%s,%s,%s,%s,%s,%s", hymo_coupling_name(o->coupling), hymo_approx_name(o->approx),
              hymo_hyd_integrator_name(o->hyd_integrator), hymo_mech_integrator_name(o->mech_integrator),
-             hymo_cosim_scheme_name(o->scheme));
+             hymo_cosim_scheme_name(o->scheme), hymo_mech_inputs_name(o->mech_inputs));
 }
 
 /* HDF5: one 1-D dataset per numeric column, string columns as fixed
@@ -221,6 +255,10 @@ static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const d
     COLUMN("peak_drift", j->sum.peak_drift, "J");
     COLUMN("t_reached", j->sum.t_reached, "s");
     COLUMN("wall_time", j->sum.wall_time, "s");
+    COLUMN("work_abs", j->sum.work_abs, "J");
+    COLUMN("max_residual_ratio", j->sum.max_residual_ratio, "1");
+    COLUMN("max_balance_ratio", j->sum.max_balance_ratio, "1");
+    COLUMN("verdict", (double)j->sum.verdict, "0 stable 1 accurate 2 inaccurate 3 unstable");
 #undef COLUMN
     for (int i = 0; ok && i < n_jobs; ++i) config_label(&jobs[i].opt, labels + (size_t)i * 128, 128);
     hid_t st = H5Tcopy(H5T_C_S1);
@@ -257,9 +295,10 @@ int hymo_cli_sweep(int argc, char **argv)
     const char *model_path = NULL, *table = NULL, *ref_path = NULL, *h_list = NULL;
     const char *configs = "coupling=velocity-force,velocity-pressure;extrapolation=0,2,interface-model;"
                           "hyd=euler,rk4,trapezoidal;mech=trapezoidal,index1;scheme=jacobi";
-    int jobs_n = (int)sysconf(_SC_NPROCESSORS_ONLN), n_thr = 0, status = EXIT_BAD_INPUT;
-    int thr_sig[MAX_THRESHOLDS];
-    double thr_val[MAX_THRESHOLDS], max_eres = 50.0;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs_n = ncpu >= 1 && ncpu <= MAX_JOBS ? (int)ncpu : ncpu > MAX_JOBS ? MAX_JOBS : 1;
+    int status = EXIT_BAD_INPUT, takeoff = 0;
+    double takeoff_slope = 6.0, takeoff_floor = 0.01;
     hymo_model *model = NULL;
     hymo_reference *ref = NULL;
     sweep_job *jobs = NULL;
@@ -287,30 +326,33 @@ int hymo_cli_sweep(int argc, char **argv)
             configs = v;
         else if (!strcmp(a, "--jobs")) {
             char *end;
+            errno = 0;
             long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 256) {
-                fprintf(stderr, "hymo: error: --jobs: '%s' is not a number of threads (1..256)\n", v);
+            errno = 0;
+            if (*end || end == v || errno || n < 1 || n > MAX_JOBS) {
+                fprintf(stderr, "hymo: error: --jobs: '%s' is not a number of threads (1..%d)\n", v, MAX_JOBS);
                 goto done;
             }
             jobs_n = (int)n;
-        } else if (!strcmp(a, "--max-residual-energy")) {
-            if (hymo_cli_parse_double(a, v, &max_eres) || !(max_eres > 0)) goto done;
-        } else if (!strcmp(a, "--max-rms")) {
-            const char *eq = strchr(v, '=');
-            char sig[32];
-            if (!eq || (size_t)(eq - v) >= sizeof sig || n_thr == MAX_THRESHOLDS) {
-                fprintf(stderr, "hymo: error: --max-rms: '%s' is not SIGNAL=VALUE\n", v);
+        } else if (!strcmp(a, "--achievable")) {
+            if (!strcmp(v, "limits"))
+                takeoff = 0;
+            else if (!strcmp(v, "takeoff"))
+                takeoff = 1;
+            else {
+                fprintf(stderr, "hymo: error: --achievable: '%s' is not limits or takeoff\n", v);
                 goto done;
             }
-            memcpy(sig, v, (size_t)(eq - v));
-            sig[eq - v] = '\0';
-            thr_sig[n_thr] = hymo_compare_signal_find(sig);
-            if (thr_sig[n_thr] < 0) {
-                fprintf(stderr, "hymo: error: --max-rms: unknown signal '%s' (z zd s sd p U force)\n", sig);
+        } else if (!strcmp(a, "--takeoff-slope")) {
+            if (hymo_cli_parse_double(a, v, &takeoff_slope) || !(takeoff_slope > 0)) {
+                fprintf(stderr, "hymo: error: --takeoff-slope: '%s' must be a positive number\n", v);
                 goto done;
             }
-            if (hymo_cli_parse_double(a, eq + 1, &thr_val[n_thr]) || !(thr_val[n_thr] > 0)) goto done;
-            n_thr++;
+        } else if (!strcmp(a, "--takeoff-floor")) {
+            if (hymo_cli_parse_double(a, v, &takeoff_floor) || !(takeoff_floor > 0)) {
+                fprintf(stderr, "hymo: error: --takeoff-floor: '%s' must be a positive number\n", v);
+                goto done;
+            }
         } else {
             int r = hymo_cli_cosim_option(a, v, &base);
             if (r < 0) goto done;
@@ -324,10 +366,9 @@ int hymo_cli_sweep(int argc, char **argv)
         fprintf(stderr, "hymo: error: sweep needs -o TABLE\n");
         goto done;
     }
-    if (n_thr == 0) {
-        thr_sig[0] = HYMO_CMP_S;
-        thr_val[0] = 1e-3;
-        n_thr = 1;
+    if (!hymo_cli_cosim_thresholds_given(&base)) { /* defaults: RMS s <= 1 mm, max |E| <= 50 J */
+        base.max_rms[HYMO_CMP_S] = 1e-3;
+        base.max_residual_energy = 50.0;
     }
     double Hs[MAX_LIST];
     int nH = 0;
@@ -347,9 +388,14 @@ int hymo_cli_sweep(int argc, char **argv)
                 Hs[k] = Hs[k - 1];
                 Hs[k - 1] = t;
             }
+        for (int i = 1; i < nH; ++i)
+            if (Hs[i] == Hs[i - 1]) {
+                fprintf(stderr, "hymo: error: --H: %g appears twice\n", Hs[i]);
+                goto done;
+            }
     }
-    grid g = {{1, 1, 1, 1, 1}, {{base.coupling}, {base.approx}, {base.hyd_integrator}, {base.mech_integrator},
-                                {base.scheme}}};
+    grid g = {{1, 1, 1, 1, 1, 1}, {{base.coupling}, {base.approx}, {base.hyd_integrator}, {base.mech_integrator},
+                                   {base.scheme}, {base.mech_inputs}}};
     if (parse_grid(configs, &g)) goto done;
     char base_buf[1024], path[1100];
     base_name(table, base_buf, sizeof base_buf);
@@ -377,7 +423,7 @@ int hymo_cli_sweep(int argc, char **argv)
         fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0)\n", ref_path);
         goto done;
     }
-    int n_cfg = g.n[0] * g.n[1] * g.n[2] * g.n[3] * g.n[4], n_jobs = n_cfg * nH;
+    int n_cfg = g.n[0] * g.n[1] * g.n[2] * g.n[3] * g.n[4] * g.n[5], n_jobs = n_cfg * nH;
     jobs = calloc((size_t)n_jobs, sizeof *jobs);
     int *cfg_first = calloc((size_t)n_cfg, sizeof(int));
     double *ach = calloc((size_t)n_cfg, sizeof(double));
@@ -392,7 +438,8 @@ int hymo_cli_sweep(int argc, char **argv)
         for (int i1 = 0; i1 < g.n[1]; ++i1)
             for (int i2 = 0; i2 < g.n[2]; ++i2)
                 for (int i3 = 0; i3 < g.n[3]; ++i3)
-                    for (int i4 = 0; i4 < g.n[4]; ++i4, ++c) {
+                    for (int i4 = 0; i4 < g.n[4]; ++i4)
+                    for (int i5 = 0; i5 < g.n[5]; ++i5, ++c) {
                         cfg_first[c] = k;
                         for (int h = 0; h < nH; ++h, ++k) {
                             sweep_job *j = &jobs[k];
@@ -402,6 +449,7 @@ int hymo_cli_sweep(int argc, char **argv)
                             j->opt.hyd_integrator = g.v[2][i2];
                             j->opt.mech_integrator = g.v[3][i3];
                             j->opt.scheme = g.v[4][i4];
+                            j->opt.mech_inputs = g.v[5][i5];
                             j->opt.H = j->opt.mech.dt = Hs[h];
                             j->config = c;
                             j->H = Hs[h];
@@ -418,13 +466,15 @@ int hymo_cli_sweep(int argc, char **argv)
     for (int h = 0, o = 0; h < nH; ++h)
         for (c = 0; c < n_cfg; ++c) order[o++] = cfg_first[c] + h;
     sweep_queue q = {model, ref, jobs, order, n_jobs, 0, 0, PTHREAD_MUTEX_INITIALIZER, hymo_now_seconds(), isatty(2)};
+    if (jobs_n > n_jobs) jobs_n = n_jobs;
     fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d threads\n", n_cfg, nH, n_jobs, jobs_n);
-    pthread_t th[256];
+    pthread_t *th = calloc((size_t)jobs_n, sizeof *th);
     int started = 0;
-    for (int t = 0; t < jobs_n; ++t)
-        if (pthread_create(&th[t], NULL, worker, &q) == 0) started++;
+    for (int t = 0; th && t < jobs_n; ++t)
+        if (pthread_create(&th[started], NULL, worker, &q) == 0) started++;
     if (started == 0) worker(&q);
     for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
+    free(th);
     double wall = hymo_now_seconds() - q.t_start;
     free(order);
     /* thresholds and achievable H */
@@ -435,71 +485,86 @@ int hymo_cli_sweep(int argc, char **argv)
             failed_runs++;
             continue;
         }
-        int pass = j->sum.stable && j->sum.residual_energy_max_abs <= max_eres;
-        for (int t = 0; t < n_thr; ++t) pass = pass && j->sum.errors.rms[thr_sig[t]] <= thr_val[t];
-        j->pass = pass;
+        /* limits: the run's verdict (stable and every threshold holds);
+         * takeoff: stable, judged per configuration below */
+        j->pass = takeoff ? j->sum.stable : j->sum.verdict == HYMO_VERDICT_ACCURATE;
     }
     for (c = 0; c < n_cfg; ++c) {
         ach[c] = 0.0;
-        for (int h = 0; h < nH && jobs[cfg_first[c] + h].pass; ++h) ach[c] = Hs[h];
+        for (int h = 0; h < nH && jobs[cfg_first[c] + h].pass; ++h) {
+            if (takeoff && h > 0) { /* seed 000: where |E_final| against H takes off */
+                const double e0 = fmax(fabs(jobs[cfg_first[c] + h - 1].sum.residual_energy_final), takeoff_floor);
+                const double e1 = fmax(fabs(jobs[cfg_first[c] + h].sum.residual_energy_final), takeoff_floor);
+                if (log(e1 / e0) / log(Hs[h] / Hs[h - 1]) > takeoff_slope) {
+                    for (int k2 = h; k2 < nH; ++k2) jobs[cfg_first[c] + k2].pass = 0;
+                    break;
+                }
+            }
+            ach[c] = Hs[h];
+        }
     }
-    /* CSV */
+    /* tables: CSV, achievable CSV, HDF5; any failure exits 2 */
+    int write_failed = 0;
     snprintf(path, sizeof path, "%s.csv", base_buf);
     char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%.1100s.partial", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "hymo: error: %s: cannot write: %s\n", tmp, strerror(errno));
-        free(cfg_first);
-        free(ach);
-        goto done;
-    }
-    fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,H,stable,pass,rms_s,max_s,rms_sd,"
-               "rms_p,rms_z,residual_energy_final,residual_energy_max_abs,peak_drift,t_reached,wall_time,reason\n");
-    for (int i = 0; i < n_jobs; ++i) {
-        const sweep_job *j = &jobs[i];
-        char label[128];
-        config_label(&j->opt, label, sizeof label);
-        const hymo_compare_result *e = &j->sum.errors;
-        fprintf(f, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,\"%s\"\n", label, j->H,
-                j->status == HYMO_OK && j->sum.stable, j->pass, e->rms[HYMO_CMP_S], e->max[HYMO_CMP_S],
-                e->rms[HYMO_CMP_SD], e->rms[HYMO_CMP_P], e->rms[HYMO_CMP_Z], j->sum.residual_energy_final,
-                j->sum.residual_energy_max_abs, j->sum.peak_drift, j->sum.t_reached, j->sum.wall_time,
-                j->status == HYMO_OK ? j->sum.reason : j->message);
-    }
-    int werr = ferror(f);
-    if (fclose(f) != 0 || werr || rename(tmp, path) != 0) {
-        fprintf(stderr, "hymo: error: %s: write failed\n", path);
-        remove(tmp);
-        free(cfg_first);
-        free(ach);
-        goto done;
-    }
-    snprintf(path, sizeof path, "%s_achievable.csv", base_buf);
-    f = fopen(path, "w");
+    FILE *f = table_open(path, tmp, sizeof tmp);
     if (f) {
-        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,achievable_H\n");
+        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,H,stable,pass,rms_s,"
+                   "max_s,rms_sd,rms_p,rms_z,residual_energy_final,residual_energy_max_abs,peak_drift,t_reached,"
+                   "wall_time,reason\n");
+        for (int i = 0; i < n_jobs; ++i) {
+            const sweep_job *j = &jobs[i];
+            char label[128];
+            config_label(&j->opt, label, sizeof label);
+            const hymo_compare_result *e = &j->sum.errors;
+            fprintf(f, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,\"%s\"\n", label, j->H,
+                    j->status == HYMO_OK && j->sum.stable, j->pass, e->rms[HYMO_CMP_S], e->max[HYMO_CMP_S],
+                    e->rms[HYMO_CMP_SD], e->rms[HYMO_CMP_P], e->rms[HYMO_CMP_Z], j->sum.residual_energy_final,
+                    j->sum.residual_energy_max_abs, j->sum.peak_drift, j->sum.t_reached, j->sum.wall_time,
+                    j->status == HYMO_OK ? j->sum.reason : j->message);
+        }
+        write_failed |= table_close(f, tmp, path) != 0;
+    } else
+        write_failed = 1;
+    snprintf(path, sizeof path, "%s_achievable.csv", base_buf);
+    f = table_open(path, tmp, sizeof tmp);
+    if (f) {
+        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,achievable_H\n");
         for (c = 0; c < n_cfg; ++c) {
             char label[128];
             config_label(&jobs[cfg_first[c]].opt, label, sizeof label);
             fprintf(f, "%s,%g\n", label, ach[c]);
         }
-        fclose(f);
-    }
+        write_failed |= table_close(f, tmp, path) != 0;
+    } else
+        write_failed = 1;
     snprintf(path, sizeof path, "%s.h5", base_buf);
-    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name))
+    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name)) {
         fprintf(stderr, "hymo: error: %s: HDF5 write failed\n", path);
+        write_failed = 1;
+    }
     /* report */
-    printf("achievable H (thresholds:");
-    for (int t = 0; t < n_thr; ++t) printf(" RMS %s <= %g", hymo_compare_signal_name(thr_sig[t]), thr_val[t]);
-    printf(", max |residual energy| <= %g J; stable)\n", max_eres);
-    printf("%-18s %-16s %-12s %-12s %-24s %s\n", "coupling", "extrapolation", "hydraulics", "mechanics", "scheme",
-           "achievable H [ms]");
+    if (takeoff) {
+        printf("achievable H (seed 000's take-off: stable, and the log-log slope of |final residual energy|\n"
+               "against H, energies below %g J counted as %g J, at most %g up to it)\n",
+               takeoff_floor, takeoff_floor, takeoff_slope);
+    } else {
+        printf("achievable H (stable, and thresholds:");
+        for (int k2 = 0; k2 < HYMO_CMP_SIGNALS; ++k2) {
+            if (base.max_rms[k2] > 0) printf(" RMS %s <= %g", hymo_compare_signal_name(k2), base.max_rms[k2]);
+            if (base.max_abs[k2] > 0) printf(" max %s <= %g", hymo_compare_signal_name(k2), base.max_abs[k2]);
+        }
+        if (base.max_residual_energy > 0) printf(" max |residual energy| <= %g J", base.max_residual_energy);
+        printf(")\n");
+    }
+    printf("%-18s %-16s %-12s %-12s %-24s %-12s %s\n", "coupling", "extrapolation", "hydraulics", "mechanics",
+           "scheme", "mech_inputs", "achievable H [ms]");
     for (c = 0; c < n_cfg; ++c) {
         const hymo_cosim_options *o = &jobs[cfg_first[c]].opt;
-        printf("%-18s %-16s %-12s %-12s %-24s %g\n", hymo_coupling_name(o->coupling), hymo_approx_name(o->approx),
-               hymo_hyd_integrator_name(o->hyd_integrator), hymo_mech_integrator_name(o->mech_integrator),
-               hymo_cosim_scheme_name(o->scheme), ach[c] * 1e3);
+        printf("%-18s %-16s %-12s %-12s %-24s %-12s %g\n", hymo_coupling_name(o->coupling),
+               hymo_approx_name(o->approx), hymo_hyd_integrator_name(o->hyd_integrator),
+               hymo_mech_integrator_name(o->mech_integrator), hymo_cosim_scheme_name(o->scheme),
+               hymo_mech_inputs_name(o->mech_inputs), ach[c] * 1e3);
     }
     printf("%d runs in %.1f s wall time on %d threads; tables %s.csv, %s_achievable.csv, %s.h5\n", n_jobs, wall,
            started > 0 ? started : 1, base_buf, base_buf, base_buf);
@@ -510,7 +575,7 @@ int hymo_cli_sweep(int argc, char **argv)
     if (failed_runs) fprintf(stderr, "hymo: %d runs failed to start (see the reason column)\n", failed_runs);
     free(cfg_first);
     free(ach);
-    status = failed_runs ? EXIT_RUN_FAILED : 0;
+    status = write_failed ? EXIT_BAD_INPUT : failed_runs ? EXIT_RUN_FAILED : 0;
 done:
     free(jobs);
     hymo_ref_free(ref);

@@ -66,4 +66,77 @@ code=$?; [ $code -eq 2 ] || fail "cosim --hh=3e-4 exit $code"
 "$HYMO" sweep "$M" --jobs=0 --output="$OUT/eq_sw" > "$OUT/eq_sw.out" 2>&1
 code=$?; [ $code -eq 2 ] || fail "sweep --jobs=0 exit $code"
 grep -q -- "--jobs: '0'" "$OUT/eq_sw.out" || fail "sweep --jobs=0 message: $(cat "$OUT/eq_sw.out")"
+# 6. verdicts (docs/cosimulation.md "Verdicts"): crane1 8 s, velocity-force,
+#    p = 0, index-1 mechanics, H = 2 ms -- over 30 s it kept 57 666 J of
+#    residual energy and exited 0 as "stable" -- is unstable (exit 3) by
+#    the relative limit; with the limits loosened it is bounded and, with
+#    3 mm RMS error against its reference, inaccurate (exit 1)
+"$HYMO" run "$M" --t-end 8 -o "$OUT/ref8.h5" -q || fail "8 s reference run exited $?"
+VF0="--t-end 8 --H 2e-3 --coupling velocity-force --extrapolation 0 --mech-integrator index1"
+"$HYMO" cosim "$M" $VF0 --reference "$OUT/ref8.h5" -o "$OUT/vf0.h5" > "$OUT/vf0.out" 2>&1
+code=$?; [ $code -eq 3 ] || fail "57 666 J case: exit $code (expected 3): $(cat "$OUT/vf0.out")"
+grep -q "^verdict        unstable (t = 5.6.* |residual energy| .* exceeds 0.1 x" "$OUT/vf0.out" || fail "verdict line: $(cat "$OUT/vf0.out")"
+h5dump -A -g /cosim "$OUT/vf0.h5" | grep -A10 'ATTRIBUTE "verdict"' | grep -q '"unstable"' || fail "/cosim@verdict unstable"
+"$HYMO" cosim "$M" $VF0 --reference "$OUT/ref8.h5" --unstable-ratio 10 --unstable-balance-ratio 10 \
+    -o "$OUT/vf0_loose.h5" > "$OUT/vf0_loose.out" 2>&1
+code=$?; [ $code -eq 1 ] || fail "bounded mm-error run: exit $code (expected 1): $(cat "$OUT/vf0_loose.out")"
+grep -q "^hymo: inaccurate: RMS error of s 0.00[23].* m exceeds 0.001" "$OUT/vf0_loose.out" || fail "inaccurate line: $(cat "$OUT/vf0_loose.out")"
+h5dump -A -g /cosim "$OUT/vf0_loose.h5" | grep -A10 'ATTRIBUTE "verdict"' | grep -q '"inaccurate"' || fail "/cosim@verdict inaccurate"
+h5dump -A "$OUT/vf0_loose.h5" | grep -A10 'ATTRIBUTE "complete"' | grep -q "(0): 1" || fail "an inaccurate run is complete"
+#    a good run with the default thresholds of --reference: accurate, exit 0
+grep -q "^verdict        accurate" "$OUT/vp.out" || fail "vp verdict: $(cat "$OUT/vp.out")"
+#    explicit thresholds replace the defaults; --max-abs too
+"$HYMO" cosim "$M" --t-end 3 --reference "$OUT/ref.h5" --max-abs s=1e-9 -q > "$OUT/abs.out" 2>&1
+code=$?; [ $code -eq 1 ] || fail "--max-abs s=1e-9 exit $code"
+grep -q "max |.| error of s" "$OUT/abs.out" || fail "--max-abs message: $(cat "$OUT/abs.out")"
+
+# 7. bad values of the verdict and input options: exit 2, no file
+for bad in "--unstable-ratio 0" "--unstable-ratio -1" "--unstable-balance-ratio nan" "--unstable-floor -1" "--unstable-floor 0" \
+           "--unstable-energy 0" "--max-rms s=-1" "--max-rms q=1" "--max-rms s" "--max-abs s=abc" \
+           "--max-residual-energy 0" "--mech-inputs sometimes" "--H 1e400" "--hh -1e-4"; do
+    "$HYMO" cosim "$M" --t-end 1 $bad -o "$OUT/badopt.h5" > "$OUT/badopt.out" 2>&1
+    code=$?; [ $code -eq 2 ] || fail "cosim $bad: exit $code (expected 2): $(cat "$OUT/badopt.out")"
+    [ "$(wc -l < "$OUT/badopt.out")" -eq 1 ] || fail "cosim $bad: not one line: $(cat "$OUT/badopt.out")"
+    [ ! -e "$OUT/badopt.h5" ] || fail "cosim $bad left a file"
+done
+# an H that does not divide t_end: exit 2 (no silently moved end time)
+"$HYMO" cosim "$M" --t-end 3 --H 3.5e-3 -o "$OUT/h35.h5" > "$OUT/h35.out" 2>&1
+code=$?; [ $code -eq 2 ] || fail "H = 3.5 ms, t_end = 3 s: exit $code"
+grep -q "t_end = 3 s is not a multiple of H = 0.0035 s" "$OUT/h35.out" || fail "H = 3.5 ms message: $(cat "$OUT/h35.out")"
+
+# 8. --mech-inputs hold is recorded and changes the run; Gauss-Seidel with
+#    the mechanics first and the interface model differs from Jacobi
+"$HYMO" cosim "$M" --t-end 2 --mech-inputs hold -o "$OUT/hold.h5" -q || fail "hold exit $?"
+h5dump -A -g /cosim "$OUT/hold.h5" | grep -A10 'ATTRIBUTE "mech_inputs"' | grep -q '"hold"' || fail "/cosim@mech_inputs"
+"$HYMO" cosim "$M" --t-end 2 -o "$OUT/ext.h5" -q || fail "extrapolate exit $?"
+"$HYMO" compare "$OUT/ext.h5" "$OUT/hold.h5" --max-abs s=1e-300 > /dev/null 2>&1
+[ $? -eq 1 ] || fail "held and extrapolated mechanics' inputs give the same run"
+"$HYMO" cosim "$M" --t-end 2 --extrapolation interface-model -o "$OUT/im_j.h5" -q || fail "IM Jacobi exit $?"
+"$HYMO" cosim "$M" --t-end 2 --extrapolation interface-model --scheme gauss-seidel-mech-first -o "$OUT/im_gs.h5" -q ||
+    fail "IM GS mech-first exit $?"
+"$HYMO" compare "$OUT/im_j.h5" "$OUT/im_gs.h5" --max-abs s=1e-300 > /dev/null 2>&1
+[ $? -eq 1 ] || fail "interface model: Gauss-Seidel mechanics-first is Jacobi bit for bit"
+
+# 9. sweep: tables that cannot be written exit 2; --jobs beyond the old
+#    fixed array of 256 threads; seed 000's take-off definition; inputs axis
+"$HYMO" sweep "$M" --t-end 1 --reference "$OUT/ref.h5" --H 1e-3 --configs "extrapolation=2" \
+    -o "$OUT/no/such/dir/sw" > "$OUT/sw_nodir.out" 2>&1
+code=$?; [ $code -eq 2 ] || fail "sweep into a missing directory: exit $code"
+grep -q "cannot write" "$OUT/sw_nodir.out" || fail "sweep write message: $(cat "$OUT/sw_nodir.out")"
+mkdir -p "$OUT/sw_h5.h5"   # a directory where TABLE.h5 goes: the HDF5 table fails, the CSV tables succeed
+"$HYMO" sweep "$M" --t-end 1 --reference "$OUT/ref.h5" --H 1e-3 --configs "extrapolation=2" \
+    -o "$OUT/sw_h5" > "$OUT/sw_h5.out" 2>&1
+code=$?; [ $code -eq 2 ] || fail "sweep whose HDF5 table fails: exit $code: $(cat "$OUT/sw_h5.out")"
+grep -q "HDF5 write failed" "$OUT/sw_h5.out" || fail "HDF5 table message: $(cat "$OUT/sw_h5.out")"
+"$HYMO" sweep "$M" --t-end 1 --reference "$OUT/ref.h5" --H 1e-3,2e-3,4e-3 --jobs 1000 --achievable takeoff \
+    --configs "coupling=velocity-force;extrapolation=0,2;inputs=extrapolate,hold" \
+    -o "$OUT/sw_to" > "$OUT/sw_to.out" 2> "$OUT/sw_to.err"
+code=$?; [ $code -eq 0 ] || fail "take-off sweep exit $code: $(cat "$OUT/sw_to.err")"
+grep -q "= 12 runs on 12 threads" "$OUT/sw_to.err" || fail "threads not capped at the number of runs: $(cat "$OUT/sw_to.err")"
+grep -q "seed 000's take-off" "$OUT/sw_to.out" || fail "take-off header: $(cat "$OUT/sw_to.out")"
+[ "$(grep -c ",hold," "$OUT/sw_to.csv")" -eq 6 ] || fail "inputs=hold rows: $(cat "$OUT/sw_to.csv")"
+for bad in "--achievable sometimes" "--takeoff-slope 0" "--jobs 0" "--jobs 99999" "--H 1e-3,1e-3" "--configs inputs=x"; do
+    "$HYMO" sweep "$M" --t-end 1 --reference "$OUT/ref.h5" $bad -o "$OUT/sw_bad" > "$OUT/sw_bad.out" 2>&1
+    code=$?; [ $code -eq 2 ] || fail "sweep $bad: exit $code (expected 2)"
+done
 echo "cli_cosim: all checks passed"

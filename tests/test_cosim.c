@@ -15,6 +15,9 @@
  * - residual energy is zero to round-off at rest (valves closed until 1 s);
  * - hand-checked residual power and energy for a force ramp;
  * - unstable configurations end cleanly; bad step ratios are errors;
+ * - verdicts: the run that kept 57 666 J of residual energy is unstable,
+ *   the same run with loosened limits inaccurate (mm errors), a good one
+ *   accurate; --mech-inputs hold and Gauss-Seidel with the interface model;
  * - the public split (hymo_split_create): its subsystems, links, master
  *   configuration and variables, and a master driven by hand reproduces
  *   hymo_cosim_run bit for bit. */
@@ -259,6 +262,134 @@ static void test_crane2_schemes(void **state)
     hymo_model_free(model);
 }
 
+/* Verdicts (docs/cosimulation.md "Verdicts"): crane1 over 8 s, Jacobi
+ * velocity-force, zero-order hold, index-1 mechanics, H = 2 ms.  Over 30 s
+ * this run ends with 57 666 J of residual energy against 64 680 J of
+ * cumulative |actuator work|, and the old absolute limit (1e6 J) called it
+ * stable.  The relative limit stops it at 5.684 s (|E| = 55.5 J > 0.1 x
+ * 535 J + 1 J).  With the limits loosened it is bounded, and the
+ * thresholds against the reference (RMS s <= 1 mm; measured 3.0 mm over
+ * 8 s) call it inaccurate.  A good configuration is accurate, and stable
+ * without thresholds. */
+static void test_verdicts(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane1.yaml");
+    hymo_run_options ro;
+    hymo_run_options_default(&ro, model);
+    ro.t_end = 8.0;
+    hymo_run_summary rs;
+    hymo_error err;
+    if (hymo_run(model, &ro, "cosim_verdict_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_reference *ref = read_ref("cosim_verdict_ref.h5");
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    opt.coupling = HYMO_COUPLING_VELOCITY_FORCE;
+    opt.approx = HYMO_APPROX_LAGRANGE0;
+    opt.mech_integrator = HYMO_MECH_INDEX1;
+    opt.H = opt.mech.dt = 2e-3;
+    opt.mech.t_end = 8.0;
+    opt.max_rms[HYMO_CMP_S] = 1e-3;
+    hymo_cosim_summary sum;
+    remove("cosim_verdict.h5");
+    run_cosim(model, &opt, ref, "cosim_verdict.h5", &sum);
+    print_message("unstable: %s; W = %.4g J, max |E|/W %.3g\n", sum.reason, sum.work_abs, sum.max_residual_ratio);
+    assert_false(sum.stable);
+    assert_int_equal(sum.verdict, HYMO_VERDICT_UNSTABLE);
+    assert_non_null(strstr(sum.reason, "|residual energy|"));
+    assert_true(sum.t_reached > 5.0 && sum.t_reached < 6.0);
+    hymo_reference *r = read_ref("cosim_verdict.h5");
+    assert_int_equal(r->complete, 0);
+    assert_string_equal(r->cosim_status, "unstable");
+    hymo_ref_free(r);
+
+    /* the same run with the instability limits loosened: bounded, inaccurate */
+    opt.unstable_ratio = opt.unstable_balance_ratio = 10.0;
+    run_cosim(model, &opt, ref, NULL, &sum);
+    print_message("loosened: %s, RMS s %.3g m\n", sum.verdict_reason, sum.errors.rms[HYMO_CMP_S]);
+    assert_true(sum.stable);
+    assert_int_equal(sum.verdict, HYMO_VERDICT_INACCURATE);
+    assert_true(sum.errors.rms[HYMO_CMP_S] > 2e-3); /* millimetres */
+    assert_non_null(strstr(sum.verdict_reason, "RMS error of s"));
+    assert_true(sum.max_residual_ratio > 0.5); /* |E| ~ W: the default limit 0.1 would stop it */
+
+    /* a good configuration: accurate with the threshold, stable without */
+    hymo_cosim_options_default(&opt, model);
+    opt.mech.t_end = 8.0;
+    opt.max_rms[HYMO_CMP_S] = 1e-3;
+    opt.max_residual_energy = 50.0;
+    run_cosim(model, &opt, ref, NULL, &sum);
+    assert_int_equal(sum.verdict, HYMO_VERDICT_ACCURATE);
+    assert_true(sum.max_residual_ratio < 1e-3 && sum.max_balance_ratio < 1e-3);
+    opt.max_rms[HYMO_CMP_S] = 0.0;
+    opt.max_residual_energy = 0.0;
+    run_cosim(model, &opt, NULL, NULL, &sum);
+    assert_int_equal(sum.verdict, HYMO_VERDICT_STABLE);
+    /* a threshold without a reference cannot hold */
+    opt.max_abs[HYMO_CMP_P] = 1e5;
+    run_cosim(model, &opt, NULL, NULL, &sum);
+    assert_int_equal(sum.verdict, HYMO_VERDICT_INACCURATE);
+    assert_non_null(strstr(sum.verdict_reason, "no reference"));
+    /* out-of-range limits are errors */
+    opt.unstable_ratio = 0.0;
+    assert_int_equal(hymo_cosim_run(model, &opt, NULL, NULL, &sum, &err), HYMO_ERR_ARGUMENT);
+    opt.unstable_ratio = 0.1;
+    opt.max_rms[HYMO_CMP_S] = -1.0;
+    assert_int_equal(hymo_cosim_run(model, &opt, NULL, NULL, &sum, &err), HYMO_ERR_ARGUMENT);
+    hymo_ref_free(ref);
+    hymo_model_free(model);
+}
+
+/* --mech-inputs hold (seed 000): the mechanics' inputs get Lagrange order
+ * 0, the hydraulics' keep p (and with the interface model: 0 instead of
+ * 1 for the mechanics); the results differ from extrapolated inputs.
+ * Gauss-Seidel with the mechanics first and the interface model
+ * interpolates G and a0 (order 1 from the fresh point), so it is no longer
+ * Jacobi bit for bit. */
+static void test_mech_inputs_and_gs_interface_model(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane2.yaml");
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    opt.mech_inputs = HYMO_MECH_INPUTS_HOLD;
+    hymo_split *sp = NULL;
+    hymo_error err;
+    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(sp->order[0], 0);
+    assert_int_equal(sp->order[1], 2);
+    assert_int_equal(sp->im_interpolate, 0);
+    hymo_split_free(sp);
+    opt.approx = HYMO_APPROX_INTERFACE_MODEL;
+    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(sp->order[0], 0);
+    assert_int_equal(sp->order[1], 0);
+    hymo_split_free(sp);
+    opt.scheme = HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST;
+    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(sp->im_interpolate, 2 * 2);
+    hymo_split_free(sp);
+
+    hymo_cosim_summary a, b, c, e;
+    hymo_cosim_options_default(&opt, model);
+    opt.mech.t_end = 3.0;
+    opt.approx = HYMO_APPROX_INTERFACE_MODEL;
+    run_cosim(model, &opt, NULL, NULL, &a); /* Jacobi, extrapolated */
+    opt.scheme = HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST;
+    run_cosim(model, &opt, NULL, NULL, &b);
+    opt.scheme = HYMO_SCHEME_JACOBI;
+    opt.mech_inputs = HYMO_MECH_INPUTS_HOLD;
+    run_cosim(model, &opt, NULL, NULL, &c);
+    opt.approx = HYMO_APPROX_LAGRANGE2;
+    run_cosim(model, &opt, NULL, NULL, &e);
+    print_message("E_res: IM Jacobi %.6g, IM GS mech-first %.6g, IM held %.6g, p = 2 held %.6g J\n",
+                  a.residual_energy_final, b.residual_energy_final, c.residual_energy_final, e.residual_energy_final);
+    assert_true(a.stable && b.stable && c.stable && e.stable);
+    assert_true(fabs(a.residual_energy_final - b.residual_energy_final) > 1e-4); /* measured 1.2e-3 J */
+    assert_true(fabs(a.residual_energy_final - c.residual_energy_final) > 1e-2); /* measured 0.87 J */
+    hymo_model_free(model);
+}
+
 /* The split of crane2 (hymo_split_create): subsystems, links, master
  * configuration and variables. */
 static void test_split_structure(void **state)
@@ -371,6 +502,8 @@ int main(void)
         cmocka_unit_test(test_bad_step_ratio),
         cmocka_unit_test(test_residual_energy_at_rest),
         cmocka_unit_test(test_unstable_ends_cleanly),
+        cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_mech_inputs_and_gs_interface_model),
         cmocka_unit_test(test_crane2_schemes),
         cmocka_unit_test(test_convergence_order),
         cmocka_unit_test(test_consistency_with_monolithic),

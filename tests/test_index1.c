@@ -355,13 +355,15 @@ static void test_crane1_unconstrained(void **state)
 
 /* Too large a communication step: the run ends cleanly, classified
  * unstable, with only finite rows in an incomplete file. */
-static void check_unstable(const hymo_model *model, double H, double energy_limit, const char *reason_part)
+static void check_unstable(const hymo_model *model, double H, double energy_limit, double ratio,
+                           const char *reason_part)
 {
     hymo_cosim_options opt;
     index1_options(model, H, &opt);
     opt.coupling = HYMO_COUPLING_VELOCITY_FORCE;
     opt.mech.t_end = 10.0;
     opt.unstable_energy = energy_limit;
+    opt.unstable_ratio = opt.unstable_balance_ratio = ratio;
     hymo_cosim_summary s;
     run_cosim(model, &opt, NULL, "index1_unstable.h5", &s);
     print_message("H = %g ms, limit %g J: %s; t = %g s, %ld steps\n", H * 1e3, energy_limit, s.reason, s.t_reached,
@@ -387,10 +389,13 @@ static void test_unstable_reported(void **state)
 {
     (void)state;
     hymo_model *model = test_load_model("fourbar.yaml");
-    /* measured: |residual energy| passes 1e6 J at t = 3.31 s; without that
-     * limit the piston leaves its stroke at t = 3.31 s */
-    check_unstable(model, 10e-3, 1e6, "residual energy");
-    check_unstable(model, 10e-3, 1e300, "non-positive");
+    /* measured: the relative limit (default 0.1 of the cumulative
+     * |actuator work|) stops it at t = 1.02 s (|E| = 3.67 J, W = 3.74 J);
+     * without it |residual energy| passes 1e6 J at t = 3.31 s; without
+     * both the piston leaves its stroke at t = 3.31 s */
+    check_unstable(model, 10e-3, 1e6, 0.1, "cumulative |actuator work|");
+    check_unstable(model, 10e-3, 1e6, 1e200, "exceeds the limit 1e+06 J");
+    check_unstable(model, 10e-3, 1e300, 1e200, "non-positive");
     hymo_model_free(model);
 }
 

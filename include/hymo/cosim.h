@@ -44,6 +44,28 @@ typedef enum { HYMO_HYD_EULER = 0, HYMO_HYD_RK4 = 1, HYMO_HYD_TRAPEZOIDAL = 2 } 
  * penalty); index1: ALI1 penalty with semi-implicit Euler (seed 000). */
 typedef enum { HYMO_MECH_TRAPEZOIDAL = 0, HYMO_MECH_INDEX1 = 1 } hymo_mech_integrator_kind;
 
+/* The mechanics' inputs (F, or the chamber pressures) between
+ * communication points: extrapolated like the hydraulics' inputs (order p
+ * of the approximation, 1 with the interface model), or held at their
+ * latest value (order 0), as in seed 000, which extrapolates only the
+ * hydraulic inputs. */
+typedef enum { HYMO_MECH_INPUTS_EXTRAPOLATE = 0, HYMO_MECH_INPUTS_HOLD = 1 } hymo_mech_inputs_kind;
+
+/* Verdict of a co-simulation (docs/cosimulation.md, "Verdicts"):
+ *   STABLE      bounded, and no accuracy threshold was given;
+ *   ACCURATE    bounded, and every accuracy threshold holds;
+ *   INACCURATE  bounded, but an accuracy threshold fails (exit 1);
+ *   UNSTABLE    a state blew up, a subsystem failed, or the residual
+ *               energy or the energy-balance error grew beyond the
+ *               relative limits (exit 3). */
+typedef enum {
+    HYMO_VERDICT_STABLE = 0,
+    HYMO_VERDICT_ACCURATE = 1,
+    HYMO_VERDICT_INACCURATE = 2,
+    HYMO_VERDICT_UNSTABLE = 3
+} hymo_cosim_verdict;
+const char *hymo_cosim_verdict_name(hymo_cosim_verdict v); /* "stable", "accurate", "inaccurate", "unstable" */
+
 typedef struct {
     hymo_cosim_scheme scheme;
     hymo_coupling_kind coupling;
@@ -53,14 +75,37 @@ typedef struct {
     hymo_run_options mech; /* formulation, Jacobian, tolerances, t_end; mech.dt is h_m */
     double H;              /* communication step, s */
     double h_h;            /* hydraulic internal step, s (H/h_h integer) */
-    /* a run is classified unstable when a state becomes non-finite, a
-     * subsystem fails, or |total residual energy| exceeds this (J) */
-    double unstable_energy;
+    hymo_mech_inputs_kind mech_inputs; /* default extrapolate */
+    /* Instability (docs/cosimulation.md, "Verdicts").  With W(t) the
+     * cumulative |actuator work| sum_a int |F_a sd_a| dt, E(t) the total
+     * residual energy and D(t) the energy-balance error (SPEC §4), a run is
+     * unstable at the first communication point t where a state or output
+     * is non-finite, a subsystem fails, or
+     *   |E(t)| > unstable_energy                          (absolute cap),
+     *   |E(t)| > unstable_ratio W(t) + unstable_floor,
+     *   |D(t)| > unstable_balance_ratio W(t) + unstable_floor;
+     * and a run that reached t_end is unstable when over its last quarter
+     *   |E(T) - E(3T/4)| or |D(T) - D(3T/4)|
+     *       > unstable_ratio (W(T) - W(3T/4)) + unstable_floor  (growth).
+     * D has the larger ratio: index-1 mechanics loses energy in bursts by
+     * design (seed 000 Fig. 10), bounded losses of up to 19 % of W were
+     * measured on crane2. */
+    double unstable_energy; /* J, default 1e6 */
+    double unstable_ratio;  /* default 0.1 */
+    double unstable_balance_ratio; /* default 0.5 */
+    double unstable_floor;  /* J, > 0, default 1 */
+    /* Accuracy thresholds against a reference (0: not checked), as in
+     * `hymo compare`: largest per-component RMS / absolute error of each
+     * signal HYMO_CMP_*, and max |total residual energy| (J, checked with or
+     * without a reference).  Any exceeded: verdict INACCURATE. */
+    double max_rms[HYMO_CMP_SIGNALS], max_abs[HYMO_CMP_SIGNALS];
+    double max_residual_energy;
     int verbose;
 } hymo_cosim_options;
 
 /* Defaults: Jacobi, velocity-pressure, p = 2, RK4, trapezoidal double-step
- * with the fast Jacobian, H = h_m = 1 ms, h_h = 0.1 ms, model's t_end. */
+ * with the fast Jacobian, H = h_m = 1 ms, h_h = 0.1 ms, model's t_end,
+ * mechanics' inputs extrapolated, no accuracy thresholds. */
 void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model);
 hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *err);
 
@@ -75,6 +120,8 @@ int hymo_coupling_parse(const char *s, hymo_coupling_kind *out);
 int hymo_approx_parse(const char *s, hymo_approx_kind *out);
 int hymo_hyd_integrator_parse(const char *s, hymo_hyd_integrator_kind *out);
 int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out);
+const char *hymo_mech_inputs_name(hymo_mech_inputs_kind k); /* "extrapolate", "hold" */
+int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out);
 
 /* ---- the split of a model: subsystems and links (also for FMU export) ----
  *
@@ -110,13 +157,21 @@ int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out);
  * links: each output above drives the input of the same quantity.
  * stage, order, at_start: the master configuration for opt (scheme;
  * Lagrange order of the inputs: p, 2 for quadratic, with the interface
- * model 1 for the mechanics and 0 at the step start for the hydraulics). */
+ * model 1 for the mechanics and 0 at the step start for the hydraulics;
+ * the mechanics' order is 0 when opt->mech_inputs is hold).
+ * im_interpolate (interface model with gauss-seidel-mech-first: the first
+ * of these inputs, 2 na; else 0): the hydraulics' inputs G and a0 are interpolated linearly between the step
+ * start and the mechanics' fresh values at its end (order 1, not only
+ * points up to the step start), and the reduced model evaluates them at
+ * every micro-step; s and sd stay the values at the step start, the
+ * initial condition of the reduced model. */
 typedef struct {
     int n_subsystems;
     hymo_subsystem **subsystems; /* owned */
     int n_links;
     hymo_link *links;
     int *stage, *order, *at_start; /* per subsystem */
+    int im_interpolate;
 } hymo_split;
 
 /* Builds the subsystems of the model's split for opt (checked). */
@@ -130,6 +185,11 @@ void hymo_split_free(hymo_split *split);
 typedef struct {
     int stable;             /* 0: unstable (reason says why); the run ended cleanly */
     char reason[512];
+    hymo_cosim_verdict verdict;
+    char verdict_reason[512]; /* unstable: = reason; inaccurate: the first threshold exceeded */
+    double work_abs;          /* W(t_reached): cumulative |actuator work|, J */
+    double max_residual_ratio; /* max_t |E(t)| / (W(t) + unstable_floor) */
+    double max_balance_ratio;  /* max_t |D(t)| / (W(t) + unstable_floor) */
     double t_reached;       /* last communication point kept */
     long n_macro;           /* communication steps done */
     int n_bonds;            /* power bonds (one per cylinder) */
@@ -147,7 +207,8 @@ typedef struct {
 /* Runs the co-simulation from 0 to opt->mech.t_end: hymo_split_create,
  * hymo_split_master_create, then master steps, each followed by the power
  * bonds, the instability checks and the output row (read through the
- * subsystems' variables).  ref (may be NULL): a
+ * subsystems' variables); at the end the verdict (errors against ref and
+ * the accuracy thresholds of opt).  ref (may be NULL): a
  * reference of the same model for the error metrics.  out_path (may be
  * NULL): HDF5 output (SPEC §8 layout + /cosim group), written atomically.
  * An unstable configuration is not an error: HYMO_OK with stable = 0 and
