@@ -408,6 +408,19 @@ static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s
     TRY(attr_int(r, solver, "/solver", "n_reselections", &s->n_reselections));
     TRY(attr_long(r, solver, "/solver", "n_steps", &s->n_steps));
     TRY(attr_double(r, solver, "/solver", "t_reached", &s->t_reached));
+    s->has_pressure_range = 0;
+    hid_t states = st == HYMO_OK ? open_group(r, file, "/states", &st) : -1;
+    if (states >= 0 && H5Aexists(states, "p_min") > 0) {
+        TRY(attr_double(r, states, "/states", "p_min", &s->p_min));
+        TRY(attr_double(r, states, "/states", "p_min_time", &s->p_min_time));
+        TRY(attr_text(r, states, "/states", "p_min_volume", s->p_min_volume, sizeof s->p_min_volume));
+        TRY(attr_double(r, states, "/states", "p_max", &s->p_max));
+        TRY(attr_double(r, states, "/states", "p_max_time", &s->p_max_time));
+        TRY(attr_text(r, states, "/states", "p_max_volume", s->p_max_volume, sizeof s->p_max_volume));
+        TRY(attr_int(r, states, "/states", "n_volumes_below_zero", &s->n_volumes_below_zero));
+        s->has_pressure_range = st == HYMO_OK;
+    }
+    if (states >= 0) H5Gclose(states);
     s->n_events = s->event_iterations = 0; /* files before events were located */
     if (st == HYMO_OK && H5Aexists(solver, "n_events") > 0) {
         TRY(attr_long(r, solver, "/solver", "n_events", &s->n_events));

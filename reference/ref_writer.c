@@ -601,6 +601,18 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
     ATTR(attr_int, HYMO_GROUP_SOLVER, "n_reselections", s->n_reselections)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "n_steps", s->n_steps)
     ATTR(attr_double, HYMO_GROUP_SOLVER, "t_reached", s->t_reached)
+    if (s->has_pressure_range) {
+        char vol[HYMO_REF_TEXT_MAX];
+        ATTR(attr_double, HYMO_GROUP_STATES, "p_min", s->p_min)
+        ATTR(attr_double, HYMO_GROUP_STATES, "p_min_time", s->p_min_time)
+        copy_name(vol, s->p_min_volume);
+        ATTR(attr_str, HYMO_GROUP_STATES, "p_min_volume", vol)
+        ATTR(attr_double, HYMO_GROUP_STATES, "p_max", s->p_max)
+        ATTR(attr_double, HYMO_GROUP_STATES, "p_max_time", s->p_max_time)
+        copy_name(vol, s->p_max_volume);
+        ATTR(attr_str, HYMO_GROUP_STATES, "p_max_volume", vol)
+        ATTR(attr_int, HYMO_GROUP_STATES, "n_volumes_below_zero", s->n_volumes_below_zero)
+    }
     ATTR(attr_long, HYMO_GROUP_SOLVER, "n_events", s->n_events)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "event_iterations", s->event_iterations)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "peak_drift", s->peak_drift)

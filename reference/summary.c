@@ -63,6 +63,15 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
         fprintf(out, "%ld\n", s->jacobian_evaluations);
     }
 
+    if (s->has_pressure_range) {
+        fprintf(out, "%-12s min %.4g MPa (%.*s at %.6g s), max %.4g MPa (%.*s at %.6g s)\n", "pressures",
+                1e-6 * s->p_min, w, text(s->p_min_volume, "?"), s->p_min_time, 1e-6 * s->p_max, w,
+                text(s->p_max_volume, "?"), s->p_max_time);
+        if (s->n_volumes_below_zero > 0)
+            fprintf(out, "%-12s NON-PHYSICAL: %d volume%s below 0 Pa absolute (the fluid model has no "
+                         "cavitation limit; results past that point are not physical)\n",
+                    "warning", s->n_volumes_below_zero, s->n_volumes_below_zero == 1 ? "" : "s");
+    }
     if (s->n_events > 0)
         fprintf(out, "%-12s %ld located (%ld Newton iterations to locate them)\n", "events", s->n_events,
                 s->event_iterations);

@@ -210,6 +210,11 @@ struct hymo_sim {
     int iterations_max;
     long jacobian_evaluations;
     double peak_drift, max_work, max_cpos, max_cvel, max_cacc;
+    /* pressure range over the run: extreme values, the volume and time of
+     * each, and the volumes that went below 0 Pa absolute */
+    double p_lo, p_hi, t_lo, t_hi;
+    int v_lo, v_hi, n_negative;
+    unsigned char *p_negative; /* np: went below 0 Pa */
     double wall_time;
 };
 

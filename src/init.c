@@ -112,6 +112,8 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
     ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);
     sim->nsw = forces->n_switches(sim);
+    ALLOC(sim->p_negative, np);
+    sim->p_lo = INFINITY, sim->p_hi = -INFINITY, sim->v_lo = sim->v_hi = -1;
     ALLOC(sim->sw, sim->nsw); ALLOC(sim->g_start, sim->nsw); ALLOC(sim->g_end, sim->nsw); ALLOC(sim->lambda_save, m);
     sim->h = sim->h_prev = opt->dt;
     sim->last_event = NAN;
@@ -155,5 +157,6 @@ void hymo_sim_free(hymo_sim *sim)
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
     free(sim->sw);
+    free(sim->p_negative);
     free(sim);
 }

@@ -123,6 +123,15 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     s->jacobian_evaluations = sim->jacobian_evaluations;
     snprintf(s->independent, sizeof s->independent, "%s", sim->form.ops->log(&sim->form));
     s->n_reselections = sim->form.ops->reselections(&sim->form);
+    if (sim->np > 0 && sim->v_lo >= 0) {
+        const hymo_model *model = sim->model;
+        s->has_pressure_range = 1;
+        s->p_min = sim->p_lo, s->p_min_time = sim->t_lo;
+        s->p_max = sim->p_hi, s->p_max_time = sim->t_hi;
+        snprintf(s->p_min_volume, sizeof s->p_min_volume, "%s", model->nodes[sim->cm->circ.vol_node[sim->v_lo]].name);
+        snprintf(s->p_max_volume, sizeof s->p_max_volume, "%s", model->nodes[sim->cm->circ.vol_node[sim->v_hi]].name);
+        s->n_volumes_below_zero = sim->n_negative;
+    }
     s->n_events = sim->events;
     s->event_iterations = sim->event_iterations;
     s->wall_time = sim->wall_time;

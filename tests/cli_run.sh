@@ -87,4 +87,16 @@ for integ in trapezoidal ida; do
 done
 "$HYMO" run "$SRC/data/fourbar.yaml" --t-end 4e-4 -o "$OUT/te.h5" -q || fail "--t-end 4e-4 exited $?"
 h5dump -m %.17g -d /time "$OUT/te.h5" | grep -q "(1): 0.00040000000000000002\$" || fail "--t-end 4e-4: rows $(h5dump -m %.17g -d /time "$OUT/te.h5" | grep '(1)')"
+# 10. pressure range (issue 12 item 2): min/max per run in the summary and
+#     the file; a volume below 0 Pa absolute is flagged (a crane1 variant
+#     with a 0 Pa tank and a 1 bar rod side draws V1 and V2 below zero)
+"$HYMO" run "$SRC/data/crane1.yaml" --t-end 2 -o "$OUT/pr.h5" > "$OUT/pr.txt" || fail "crane1 pressure range run"
+grep -q "^pressures    min 3.5 MPa (V2 at 0 s), max 4.872 MPa (V1 at 2 s)" "$OUT/pr.txt" || fail "crane1 pressure range: $(grep pressures "$OUT/pr.txt")"
+grep -q "NON-PHYSICAL" "$OUT/pr.txt" && fail "crane1 flagged as non-physical"
+sed -e 's/initial_pressure: 3.5e6/initial_pressure: 1.0e5/' -e 's/{name: tank, pressure: 1.0e5}/{name: tank, pressure: 0.0}/' \
+    "$SRC/data/crane1.yaml" > "$OUT/cav.yaml"
+"$HYMO" run "$OUT/cav.yaml" --t-end 6 -o "$OUT/cav.h5" > "$OUT/cav.txt" || fail "cavitating crane1 run"
+grep -q "NON-PHYSICAL: 2 volumes below 0 Pa absolute" "$OUT/cav.txt" || fail "negative pressures not flagged: $(cat "$OUT/cav.txt")"
+"$HYMO" info "$OUT/cav.h5" | grep -q "NON-PHYSICAL: 2 volumes" || fail "the file does not carry the flag"
+h5dump -a /states/p_min "$OUT/cav.h5" | grep -q "(0): -" || fail "/states@p_min not negative"
 echo "cli_run: all checks passed"

@@ -62,6 +62,15 @@ typedef struct {
      * (trapezoidal; IDA locates its roots itself: 0).  /solver attributes
      * n_events and event_iterations; a file without them reads as 0. */
     long n_events, event_iterations;
+    /* Pressure range over the run (np > 0): the lowest and highest
+     * pressure of any volume, which volume and when, and how many volumes
+     * went below 0 Pa absolute (non-physical without a cavitation model).
+     * /states attributes p_min, p_min_volume, p_min_time, p_max, ...,
+     * n_volumes_below_zero; has_pressure_range = 0 for files without them. */
+    int has_pressure_range;
+    double p_min, p_min_time, p_max, p_max_time;
+    char p_min_volume[HYMO_REF_TEXT_MAX], p_max_volume[HYMO_REF_TEXT_MAX];
+    int n_volumes_below_zero;
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */
