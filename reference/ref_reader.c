@@ -799,6 +799,12 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     hid_t f = -1;
     if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0) {
+        /* A killed run's ".partial" file (latest file format) is still
+         * marked "open for write"; read it anyway, read-only, as h5clear
+         * would (HDF5's property of that tool; ignored if unknown). */
+        hbool_t clear = 1;
+        if (H5Pexist(fapl, "clear_status_flags") > 0) H5Pset(fapl, "clear_status_flags", &clear);
+        H5Eclear2(H5E_DEFAULT);
         f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     }
     if (f < 0) {
