@@ -247,8 +247,13 @@ def main():
         t0 = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
             futs = [ex.submit(job, args, base, work, i, args.seed) for i in range(args.count)]
+            done = 0
             for fu in concurrent.futures.as_completed(futs):
                 i, kind, what, results = fu.result()
+                done += 1
+                if done % 100 == 0:
+                    print("progress %d/%d after %.0f s: %s" % (done, args.count, time.monotonic() - t0,
+                          ", ".join("%s %s %d" % (c, k, n) for (c, k), n in sorted(counts.items()))), flush=True)
                 for cmd, cls, frames, dt, in results:
                     counts[(cmd, cls)] += 1
                     per_kind[kind][cls] += 1
