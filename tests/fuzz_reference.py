@@ -170,7 +170,8 @@ def first_frames(stderr):
         text = line.strip()
         if any(r in text for r in RUNTIME):
             continue
-        out.append(text.split(" in ", 1)[-1] if " in " in text else text)
+        text = re.sub(r"^#\d+ 0x[0-9a-f]+\s+", "", text)  # no addresses: the same place groups
+        out.append(text.split(" in ", 1)[-1] if text.startswith("in ") or " in " in text else text)
         if len(out) >= 3:
             break
     return "|".join(out)
