@@ -171,7 +171,7 @@ def first_frames(stderr):
         if any(r in text for r in RUNTIME):
             continue
         text = re.sub(r"^#\d+ 0x[0-9a-f]+\s+", "", text)  # no addresses: the same place groups
-        out.append(text.split(" in ", 1)[-1] if text.startswith("in ") or " in " in text else text)
+        out.append(text[3:] if text.startswith("in ") else text)
         if len(out) >= 3:
             break
     return "|".join(out)
