@@ -56,7 +56,8 @@ static const double *signal_data(const hymo_reference *r, int k, int *cols)
     return hymo_ref_signal_get(sg, r, sg->ref);
 }
 
-static hymo_status check_times(const hymo_reference *r, const char *what, hymo_error *err)
+static hymo_status check_times(const hymo_reference *r, const char *what,
+                               const unsigned char *present, hymo_error *err)
 {
     if (r->n <= 0) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "compare: the %s has no rows", what);
@@ -76,10 +77,13 @@ static hymo_status check_times(const hymo_reference *r, const char *what, hymo_e
                                   what, i, r->time[i], r->time[i - 1]);
         }
     }
-    for (int k = 0; k < HYMO_CMP_SIGNALS; k++) {
+    for (int k = 0, off = 0; k < HYMO_CMP_SIGNALS; k++) {
         int cols = 0;
         const double *d = signal_data(r, k, &cols);
-        if (cols > 0 && !d) {
+        int used = 0;
+        for (int c = 0; c < cols; c++) used |= !present || present[off + c];
+        off += cols;
+        if (used && !d) {
             return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                                   "compare: the %s has no data for signal '%s' (NULL, %d "
                                   "components)",
@@ -102,8 +106,40 @@ static double abs_error(double e)
     return isfinite(a) ? a : INFINITY;
 }
 
+int hymo_compare_component_offset(const hymo_reference *ref, int k)
+{
+    if (!ref || k < 0) return 0;
+    if (k > HYMO_CMP_SIGNALS) k = HYMO_CMP_SIGNALS;
+    int off = 0;
+    for (int i = 0; i < k; i++) {
+        int cols = 0;
+        signal_data(ref, i, &cols);
+        off += cols;
+    }
+    return off;
+}
+
+static hymo_status compare_core(const hymo_reference *ref, const hymo_reference *run,
+                                const unsigned char *present, hymo_compare_result *out,
+                                double *comp_rms, double *comp_max, double *comp_t, hymo_error *err);
+
 hymo_status hymo_compare_trajectories(const hymo_reference *ref, const hymo_reference *run,
                                       hymo_compare_result *out, hymo_error *err)
+{
+    return compare_core(ref, run, NULL, out, NULL, NULL, NULL, err);
+}
+
+hymo_status hymo_compare_components(const hymo_reference *ref, const hymo_reference *run,
+                                    const unsigned char *present, hymo_compare_result *out,
+                                    double *comp_rms, double *comp_max, double *comp_t_max,
+                                    hymo_error *err)
+{
+    return compare_core(ref, run, present, out, comp_rms, comp_max, comp_t_max, err);
+}
+
+static hymo_status compare_core(const hymo_reference *ref, const hymo_reference *run,
+                                const unsigned char *present, hymo_compare_result *out,
+                                double *comp_rms, double *comp_max, double *comp_t, hymo_error *err)
 {
     if (!ref || !run || !out) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_compare_trajectories: NULL argument");
@@ -125,8 +161,8 @@ hymo_status hymo_compare_trajectories(const hymo_reference *ref, const hymo_refe
                                   dim_names[i], dref[i], drun[i]);
         }
     }
-    hymo_status st = check_times(ref, "reference", err);
-    if (st == HYMO_OK) st = check_times(run, "run", err);
+    hymo_status st = check_times(ref, "reference", present, err);
+    if (st == HYMO_OK) st = check_times(run, "run", present, err);
     if (st != HYMO_OK) return st;
 
     const int n = ref->n, m = run->n;
@@ -153,6 +189,12 @@ hymo_status hymo_compare_trajectories(const hymo_reference *ref, const hymo_refe
     double *sumsq = calloc(ncomp > 0 ? (size_t)ncomp : 1, sizeof *sumsq);
     if (!sumsq) return hymo_error_set(err, HYMO_ERR_NOMEM, "compare: out of memory");
 
+    if (comp_max) {
+        for (int i = 0; i < ncomp; i++) {
+            comp_max[i] = -1.0;
+            comp_t[i] = t_lo;
+        }
+    }
     const double *eref = ref->has_cosim ? ref->residual_energy_total : NULL;
     const double *erun = run->has_cosim ? run->residual_energy_total : NULL;
     double e_sumsq = 0.0;
@@ -181,8 +223,14 @@ hymo_status hymo_compare_trajectories(const hymo_reference *ref, const hymo_refe
             const double *q0 = b[k] + (size_t)j * (size_t)c;
             const double *q1 = b[k] + (size_t)j1 * (size_t)c;
             for (int col = 0; col < c; col++) {
+                const int idx = off[k] + col;
+                if (present && !present[idx]) continue;
                 const double e = abs_error(lerp(q0[col], q1[col], w) - ra[col]);
-                sumsq[off[k] + col] += e * e;
+                sumsq[idx] += e * e;
+                if (comp_max && e > comp_max[idx]) {
+                    comp_max[idx] = e;
+                    comp_t[idx] = t;
+                }
                 if (e > out->max[k]) {
                     out->max[k] = e;
                     out->worst_max[k] = col;
@@ -209,7 +257,13 @@ hymo_status hymo_compare_trajectories(const hymo_reference *ref, const hymo_refe
     for (int k = 0; k < HYMO_CMP_SIGNALS; k++) {
         double best = -1.0;
         for (int col = 0; col < cols[k]; col++) {
-            const double r = sqrt(sumsq[off[k] + col] / samples);
+            const int idx = off[k] + col;
+            if (present && !present[idx]) {
+                if (comp_rms) comp_rms[idx] = comp_max[idx] = comp_t[idx] = NAN;
+                continue;
+            }
+            const double r = sqrt(sumsq[idx] / samples);
+            if (comp_rms) comp_rms[idx] = r;
             if (r > best) {
                 best = r;
                 out->worst_rms[k] = col;

@@ -14,4 +14,8 @@ void hymo_h5_take_error(char detail[HYMO_H5_DETAIL_MAX])
     detail[0] = '\0';
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_innermost, detail);
     H5Eclear2(H5E_DEFAULT);
+    /* one line: HDF5's messages may hold newlines */
+    for (char *p = detail; *p; p++) {
+        if ((unsigned char)*p < 0x20) *p = ' ';
+    }
 }

@@ -11,4 +11,18 @@
  * failing HDF5 call: any later HDF5 call clears the stack. */
 void hymo_h5_take_error(char detail[HYMO_H5_DETAIL_MAX]);
 
+/* Sets the writer's file driver on fapl (reference/h5vfd.c): POSIX I/O
+ * whose first failed write stores its errno in io->failed and makes every
+ * later write of that file a no-op, so the file can still be closed (HDF5
+ * 1.10 crashes at exit after a failed H5Fclose).  With io->quiet set (the
+ * writer sets it right before H5Fclose) no failure is returned to HDF5,
+ * only recorded.  Returns 0, or -1 on an HDF5 error.  hid_t is int64_t in
+ * HDF5 >= 1.10. */
+#include <stdint.h>
+typedef struct {
+    int failed; /* errno of the first failed write, truncate or close; 0 if none */
+    int quiet;
+} hymo_h5_io;
+int hymo_h5_set_writer_driver(int64_t fapl, hymo_h5_io *io);
+
 #endif

@@ -23,6 +23,11 @@ typedef struct {
     hymo_error *err;
 } reader;
 
+/* Dataset size sanity (read_dataset): up to RAW_FREE_BYTES unconditionally,
+ * beyond that at most MAX_COMPRESSION bytes of values per stored byte. */
+#define RAW_FREE_BYTES ((hsize_t)1 << 20)
+#define MAX_COMPRESSION ((hsize_t)2048)
+
 /* "'<file>': <what>[: <innermost HDF5 message>]".  Call right after the
  * failing HDF5 call (any later HDF5 call clears the error stack). */
 static hymo_status fail(reader *r, const char *fmt, ...)
@@ -40,6 +45,9 @@ static hymo_status fail(reader *r, const char *fmt, ...)
     }
     return hymo_error_set(r->err, HYMO_ERR_HDF5, "reference file '%s': %s", r->path, what);
 }
+
+static int attr_present(reader *r, hid_t obj, const char *where, const char *name,
+                        hymo_status *st);
 
 static hymo_status nomem(reader *r)
 {
@@ -134,6 +142,11 @@ static hymo_status attr_strings(reader *r, hid_t obj, const char *where, const c
         st = fail(r, "attribute '%s' of '%s' is not a string", name, where);
         goto done;
     }
+    H5T_cset_t cset = H5Tget_cset(ftype);
+    if (cset != H5T_CSET_ASCII && cset != H5T_CSET_UTF8) {
+        st = fail(r, "attribute '%s' of '%s' has an unknown character set", name, where);
+        goto done;
+    }
     int rank = H5Sget_simple_extent_ndims(space);
     hssize_t n = H5Sget_simple_extent_npoints(space);
     if (count < 0 ? (rank != 0 || n != 1) : (rank != 1 || n != count)) {
@@ -156,6 +169,21 @@ static hymo_status attr_strings(reader *r, hid_t obj, const char *where, const c
         st = fail(r, "cannot inspect attribute '%s' of '%s'", name, where);
         goto done;
     }
+    /* The stored size must match the type and the count before anything
+     * is read (a damaged header can declare any size): fixed-length
+     * strings hold n * size bytes, variable-length ones a 16-byte global
+     * heap reference each. */
+    {
+        const size_t tsize = H5Tget_size(ftype);
+        const hsize_t stored = H5Aget_storage_size(a);
+        const hsize_t want = is_vlen ? (hsize_t)n * 16u : (hsize_t)n * (hsize_t)tsize;
+        if (tsize == 0 || (!is_vlen && tsize > ((size_t)1 << 26)) || stored != want) {
+            st = fail(r, "attribute '%s' of '%s' is damaged (%llu bytes stored for %lld strings of "
+                      "%zu bytes)",
+                      name, where, (unsigned long long)stored, (long long)n, tsize);
+            goto done;
+        }
+    }
     if (is_vlen) {
         char **raw = calloc((size_t)n + 1, sizeof *raw);
         if (!raw) {
@@ -163,7 +191,7 @@ static hymo_status attr_strings(reader *r, hid_t obj, const char *where, const c
             goto done;
         }
         if (H5Tset_size(mtype, H5T_VARIABLE) < 0 ||
-            H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0 || H5Aread(a, mtype, raw) < 0) {
+            H5Tset_cset(mtype, cset) < 0 || H5Aread(a, mtype, raw) < 0) {
             st = fail(r, "cannot read attribute '%s' of '%s'", name, where);
             free(raw);
             goto done;
@@ -188,7 +216,7 @@ static hymo_status attr_strings(reader *r, hid_t obj, const char *where, const c
             goto done;
         }
         if (H5Tset_size(mtype, size) < 0 || H5Tset_strpad(mtype, H5T_STR_NULLPAD) < 0 ||
-            H5Aread(a, mtype, raw) < 0) {
+            H5Tset_cset(mtype, cset) < 0 || H5Aread(a, mtype, raw) < 0) {
             st = fail(r, "cannot read attribute '%s' of '%s'", name, where);
             free(raw);
             goto done;
@@ -360,7 +388,23 @@ static hymo_status read_dataset(reader *r, hid_t file, const char *name, int ran
     size_t elem = is_int ? sizeof(int) : sizeof(double);
     if (c != 0 && n > SIZE_MAX / elem / c) {
         H5Dclose(ds);
-        return nomem(r);
+        return fail(r, "dataset '%s' declares %llu x %llu values: damaged file", name,
+                    (unsigned long long)n, (unsigned long long)c);
+    }
+    /* Before allocating: the values must be stored.  Deflate compresses at
+     * most about 1032:1, so a dataset that declares far more values than
+     * its stored bytes can hold (rows that were never written, or a damaged
+     * dimension) is refused instead of allocating gigabytes of zeros. */
+    const hsize_t raw = n * c * (hsize_t)elem;
+    if (raw > RAW_FREE_BYTES) {
+        const hsize_t stored = H5Dget_storage_size(ds);
+        if (raw - RAW_FREE_BYTES > stored * MAX_COMPRESSION) {
+            H5Dclose(ds);
+            return fail(r, "dataset '%s' declares %llu x %llu values but stores only %llu bytes: "
+                        "damaged or never written",
+                        name, (unsigned long long)n, (unsigned long long)c,
+                        (unsigned long long)stored);
+        }
     }
     size_t count = (size_t)(n * c);
     *out = calloc(count > 0 ? count : 1, elem);
@@ -535,10 +579,27 @@ static hymo_status read_root(reader *r, hid_t f, hymo_reference *ref)
     TRY(attr_int(r, f, "/", "max_iter", &ref->max_iter));
     TRY(attr_double(r, f, "/", "penalty_alpha", &ref->penalty_alpha));
     TRY(attr_int(r, f, "/", "complete", &ref->complete));
+    /* added later: optional */
+    if (st == HYMO_OK && attr_present(r, f, "/", "model_physics_sha256", &st)) {
+        TEXT("model_physics_sha256", ref->model_physics_sha256);
+        if (st == HYMO_OK && strlen(ref->model_physics_sha256) != 64) {
+            return fail(r, "root attribute 'model_physics_sha256' is not a SHA-256 digest");
+        }
+    }
+    if (st == HYMO_OK && attr_present(r, f, "/", "output_every", &st)) {
+        TRY(attr_int(r, f, "/", "output_every", &ref->output_every));
+        if (st == HYMO_OK && ref->output_every < 1) {
+            return fail(r, "root attribute 'output_every' is %d, expected >= 1", ref->output_every);
+        }
+    }
 #undef TEXT
 #undef TRY
     if (st == HYMO_OK && ref->complete != 0 && ref->complete != 1) {
         return fail(r, "root attribute 'complete' is %d, expected 0 or 1", ref->complete);
+    }
+    if (st == HYMO_OK && !(isfinite(ref->dt) && ref->dt > 0.0 && isfinite(ref->t_end))) {
+        return fail(r, "root attributes dt = %g, t_end = %g are not a positive step and a finite end",
+                    ref->dt, ref->t_end);
     }
     return st;
 }
@@ -552,6 +613,25 @@ static hymo_status read_datasets(reader *r, hid_t f, hymo_reference *ref)
     if (t < 0) return st;
     H5Dclose(t);
     if (n > (hsize_t)INT32_MAX) return fail(r, "dataset '%s' has too many rows", time_path);
+    /* Before anything is allocated: a complete file's rows are bounded by
+     * its own step count (row 0 + one per step at most). */
+    if (ref->complete) {
+        htri_t has = H5Aexists_by_name(f, "/solver", "n_steps", H5P_DEFAULT);
+        if (has < 0) H5Eclear2(H5E_DEFAULT);
+        if (has > 0) {
+            hid_t g = H5Gopen2(f, "/solver", H5P_DEFAULT);
+            if (g < 0) return fail(r, "cannot open group '/solver'");
+            long n_steps = 0;
+            st = attr_long(r, g, "/solver", "n_steps", &n_steps);
+            H5Gclose(g);
+            if (st != HYMO_OK) return st;
+            if (n_steps < 0 || n > (hsize_t)n_steps + 1) {
+                return fail(r, "'%s' has %llu rows but the file says n_steps = %ld (at most n_steps + 1 "
+                            "rows): damaged file",
+                            time_path, (unsigned long long)n, n_steps);
+            }
+        }
+    }
     ref->n = (int)n;
     /* -1: the column count comes from the first dataset of that dimension */
     for (int k = HYMO_COLS_ONE + 1; k < HYMO_COLS_COUNT; k++) {
@@ -737,6 +817,12 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     hid_t f = -1;
     if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0) {
+        /* A killed run's ".partial" file (latest file format) is still
+         * marked "open for write"; read it anyway, read-only, as h5clear
+         * would (HDF5's property of that tool; ignored if unknown). */
+        hbool_t clear = 1;
+        if (H5Pexist(fapl, "clear_status_flags") > 0) H5Pset(fapl, "clear_status_flags", &clear);
+        H5Eclear2(H5E_DEFAULT);
         f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     }
     if (f < 0) {
@@ -800,4 +886,74 @@ void hymo_ref_free(hymo_reference *ref)
     free(ref->model_source);
     free_cosim(ref);
     free(ref);
+}
+
+/* ------------------------------------------------------------------ */
+/* Consistency of a file read above (before it is trusted)              */
+
+static int close_to(double a, double b, double tol)
+{
+    return fabs(a - b) <= tol;
+}
+
+hymo_status hymo_ref_validate(const hymo_reference *ref, const char *path, hymo_error *err)
+{
+    if (!ref) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_validate: NULL reference");
+    if (!path) path = "(reference)";
+    const hymo_run_summary *s = &ref->summary;
+#define BAD(...)                                                                                   \
+    do {                                                                                           \
+        char what_[320];                                                                           \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
+        return hymo_error_set(err, HYMO_ERR_HDF5, "reference file '%s': %s: damaged or altered file", \
+                              path, what_);                                                        \
+    } while (0)
+    if (ref->n < 0 || (ref->n > 0 && !ref->time)) BAD("no time vector");
+    for (int i = 0; i < ref->n; i++) {
+        if (!isfinite(ref->time[i])) BAD("/time is not finite in row %d", i);
+        if (i > 0 && ref->time[i] < ref->time[i - 1]) {
+            BAD("/time decreases in row %d (%.17g < %.17g)", i, ref->time[i], ref->time[i - 1]);
+        }
+    }
+    const long n_steps = ref->has_summary ? s->n_steps : -1;
+    if (n_steps >= 0 && ref->n > n_steps + 1) {
+        BAD("%d rows but n_steps = %ld (at most n_steps + 1 rows)", ref->n, n_steps);
+    }
+    if (!ref->complete) return HYMO_OK;
+
+    /* complete = 1: the whole run is there */
+    if (!ref->has_summary || n_steps < 0) BAD("complete = 1 but no step count");
+    if (ref->n < 1) BAD("complete = 1 but no rows");
+    const double t_last = ref->time[ref->n - 1];
+    const double scale = fmax(1.0, fabs(ref->t_end));
+    if (!close_to(t_last, s->t_reached, 1e-9 * scale)) {
+        BAD("the last row is at t = %.17g s but t_reached = %.17g s (%d rows)", t_last, s->t_reached,
+            ref->n);
+    }
+    if (!close_to(t_last, ref->t_end, 0.5 * ref->dt + 1e-9 * scale)) {
+        BAD("complete = 1 but the last row is at t = %.17g s, not t_end = %.17g s (%d rows)", t_last,
+            ref->t_end, ref->n);
+    }
+    if (ref->output_every > 0) {
+        const long k = ref->output_every;
+        const long want = n_steps / k + 1 + (n_steps % k != 0);
+        if (ref->n != want) {
+            BAD("%d rows, but n_steps = %ld with output_every = %ld means %ld rows", ref->n, n_steps, k,
+                want);
+        }
+    } else if (n_steps >= 1 && ref->n < 2) {
+        BAD("%d row for n_steps = %ld", ref->n, n_steps);
+    }
+#undef BAD
+    return HYMO_OK;
+}
+
+int hymo_model_identity(const char *sha256_a, const char *physics_a, const char *sha256_b,
+                        const char *physics_b)
+{
+    if (sha256_a && sha256_b && sha256_a[0] && !strcmp(sha256_a, sha256_b)) return HYMO_MODEL_SAME_TEXT;
+    if (physics_a && physics_b && strlen(physics_a) == 64 && !strcmp(physics_a, physics_b)) {
+        return HYMO_MODEL_SAME_PHYSICS;
+    }
+    return HYMO_MODEL_DIFFERENT;
 }

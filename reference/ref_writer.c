@@ -1,7 +1,11 @@
 /* hymo — HDF5 reference trajectory writer (SPEC §8, docs/hdf5-format.md).
  *
- * The file is created as "PATH.partial"; every dataset is 1-D [N] or 2-D
- * [N x cols], extendible along N, chunked, shuffled and deflated.
+ * The file is created under a temporary name unique to the writer,
+ * "PATH.XXXXXX.partial" (created with O_EXCL in the directory of PATH), in
+ * HDF5's latest file format (checksummed metadata); every dataset is 1-D
+ * [N] or 2-D [N x cols], extendible along N, chunked, shuffled and deflated.
+ * String attributes are fixed-length, so they live in the (checksummed)
+ * object headers, not in the global heap.
  *
  * Rows are staged in a fixed buffer of one chunk (R rows, the same R for
  * every dataset, allocated at open).  Each time it fills, every dataset is
@@ -10,7 +14,8 @@
  * flushed, so a killed run leaves a readable ".partial" file with
  * complete = 0 that holds every row up to the last full chunk.  close()
  * writes the last partial chunk and the summary attributes, sets complete,
- * closes and renames the file. */
+ * closes and renames the file; after any write failure it deletes the file
+ * instead (never a damaged file under the final name). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "h5util.h"
@@ -18,11 +23,14 @@
 #include "signals.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
@@ -50,8 +58,10 @@ struct hymo_ref_writer {
     unsigned char *stage[HYMO_SIGNAL_COUNT]; /* R x cols elements (NULL if cols 0) */
     unsigned char *stage_mem;
     hymo_status failed; /* first write failure; later appends return it   */
+    hymo_h5_io io;      /* I/O failures seen by the file driver (h5vfd.c) */
+    char first_error[HYMO_ERROR_MSG_MAX]; /* message of the first write failure */
     char *path;    /* final name */
-    char *partial; /* PATH.partial */
+    char *partial; /* PATH.XXXXXX.partial, created by this writer */
 };
 
 /* ------------------------------------------------------------------ */
@@ -78,11 +88,13 @@ static hymo_status h5_fail(hymo_error *err, hymo_status code, const char *file, 
 /* ------------------------------------------------------------------ */
 /* Attributes                                                          */
 
-static hid_t vlen_str_type(void)
+/* Fixed-length, NUL-terminated UTF-8 string type of `size` bytes (>= 1). */
+static hid_t fixed_str_type(size_t size)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0) return t;
-    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+    if (H5Tset_size(t, size > 0 ? size : 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+        H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
         H5Tclose(t);
         return -1;
     }
@@ -129,35 +141,42 @@ static herr_t attr_long(hid_t obj, const char *name, long v)
     return attr_write_scalar(obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &ll);
 }
 
+/* Scalar string: fixed length, strlen + 1 bytes (the NUL included). */
 static herr_t attr_str(hid_t obj, const char *name, const char *value)
 {
-    hid_t t = vlen_str_type();
-    if (t < 0) return -1;
     const char *v = value ? value : "";
-    herr_t rc = attr_write_scalar(obj, name, t, t, &v);
+    hid_t t = fixed_str_type(strlen(v) + 1);
+    if (t < 0) return -1;
+    herr_t rc = attr_write_scalar(obj, name, t, t, v);
     H5Tclose(t);
     return rc;
 }
 
-/* 1-D array of n variable-length strings (n may be 0). */
+/* 1-D array of n strings (n may be 0), fixed length: the longest + 1. */
 static herr_t attr_str_array(hid_t obj, const char *name, const char *const *values, int n)
 {
+    size_t width = 1;
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(values[i]) + 1;
+        if (len > width) width = len;
+    }
+    char *buf = calloc(n > 0 ? (size_t)n : 1, width);
+    if (!buf) return -1;
+    for (int i = 0; i < n; i++) memcpy(buf + (size_t)i * width, values[i], strlen(values[i]));
     hsize_t dim = (hsize_t)n;
-    hid_t t = vlen_str_type();
-    if (t < 0) return -1;
-    hid_t space = H5Screate_simple(1, &dim, NULL);
-    if (space < 0) {
-        H5Tclose(t);
-        return -1;
-    }
+    hid_t t = fixed_str_type(width);
+    hid_t space = t >= 0 ? H5Screate_simple(1, &dim, NULL) : -1;
     herr_t rc = -1;
-    hid_t a = attr_open_or_create(obj, name, t, space);
-    if (a >= 0) {
-        rc = n > 0 ? H5Awrite(a, t, values) : 0;
-        if (H5Aclose(a) < 0) rc = -1;
+    if (space >= 0) {
+        hid_t a = attr_open_or_create(obj, name, t, space);
+        if (a >= 0) {
+            rc = n > 0 ? H5Awrite(a, t, buf) : 0;
+            if (H5Aclose(a) < 0) rc = -1;
+        }
+        H5Sclose(space);
     }
-    H5Sclose(space);
-    H5Tclose(t);
+    if (t >= 0) H5Tclose(t);
+    free(buf);
     return rc;
 }
 
@@ -237,7 +256,7 @@ static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims
     w->cols[i] = cols;
 
     /* Names (and per-column units) are copied into pointer arrays for the
-     * variable-length string attributes; freed before returning. */
+     * string-array attributes; freed before returning. */
     const hymo_ref_dimension *dim = &hymo_ref_dimensions[sp->cols];
     const char(*names)[HYMO_REF_TEXT_MAX] =
         two_d ? *(const char(*const *)[HYMO_REF_TEXT_MAX])(const void *)((const char *)dims +
@@ -343,6 +362,9 @@ static hymo_status write_header(hymo_ref_writer *w, const hymo_ref_header *h, hy
     STR("model_name", h->model_name)
     STR("model_source", h->model_source)
     STR("model_sha256", h->model_sha256)
+    if (h->model_physics_sha256 && h->model_physics_sha256[0]) {
+        STR("model_physics_sha256", h->model_physics_sha256)
+    }
     STR("formulation", h->formulation)
     STR("integrator", h->integrator)
     STR("jacobian", h->jacobian)
@@ -354,6 +376,9 @@ static hymo_status write_header(hymo_ref_writer *w, const hymo_ref_header *h, hy
     NUM(attr_double, "tol_spool", h->tol_spool)
     NUM(attr_int, "max_iter", h->max_iter)
     NUM(attr_double, "penalty_alpha", h->penalty_alpha)
+    if (h->output_every > 0) {
+        NUM(attr_int, "output_every", h->output_every)
+    }
     NUM(attr_int, "complete", 0)
 #undef STR
 #undef NUM
@@ -361,13 +386,75 @@ static hymo_status write_header(hymo_ref_writer *w, const hymo_ref_header *h, hy
 }
 
 /* Closes every handle and deletes the partial file (open failure path). */
+static hymo_status close_file(hymo_ref_writer *w, hymo_error *err);
+
 static void abandon(hymo_ref_writer *w)
 {
-    close_handles(w);
-    if (w->file >= 0) H5Fclose(w->file);
-    w->file = -1;
+    hymo_error ignored;
+    close_file(w, &ignored);
     if (w->partial) remove(w->partial);
     free_writer(w);
+}
+
+hymo_status hymo_output_path_check(const char *out, const char *const *inputs, int n_inputs,
+                                   hymo_error *err)
+{
+    if (!out || !out[0]) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "output file name is empty");
+    struct stat so;
+    if (stat(out, &so) != 0) return HYMO_OK; /* does not exist yet: the directory is checked at open */
+    if (S_ISDIR(so.st_mode)) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "output '%s' is a directory; give a file name",
+                              out);
+    }
+    if (!S_ISREG(so.st_mode)) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "output '%s' exists and is not a regular file (it would be replaced)",
+                              out);
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        struct stat si;
+        if (!inputs || !inputs[i] || stat(inputs[i], &si) != 0) continue;
+        if (si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                  "output '%s' is the input file '%s': it would be overwritten; "
+                                  "choose another output name",
+                                  out, inputs[i]);
+        }
+    }
+    return HYMO_OK;
+}
+
+const char *hymo_ref_writer_temp_path(const hymo_ref_writer *w)
+{
+    return w ? w->partial : NULL;
+}
+
+/* Creates "PATH.XXXXXX.partial" exclusively (O_CREAT | O_EXCL, mode 0666
+ * before the umask, like fopen), XXXXXX from the clock, the pid and a
+ * counter; retries on a name that exists.  Returns 0 or an errno. */
+static int create_temp(char *tmpl, size_t x_at)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static unsigned long counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long long v = (unsigned long long)ts.tv_nsec * 2654435761ULL ^
+                           ((unsigned long long)getpid() << 32) ^ (unsigned long long)ts.tv_sec;
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        v += 0x9E3779B97F4A7C15ULL * (++counter);
+        unsigned long long x = v;
+        for (int k = 0; k < 6; k++) {
+            tmpl[x_at + (size_t)k] = letters[x % 62];
+            x /= 62;
+        }
+        int fd = open(tmpl, O_RDWR | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0) {
+            close(fd);
+            return 0;
+        }
+        if (errno != EEXIST) return errno;
+    }
+    return EEXIST;
 }
 
 hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
@@ -387,8 +474,12 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
                               "na %d, ncut %d)",
                               path, dims->nz, dims->np, dims->nu, dims->na, dims->ncut);
     }
+    /* before anything is computed: not a directory, not the model file */
+    hymo_status pst = hymo_output_path_check(path, &header->model_path, 1, err);
+    if (pst != HYMO_OK) return pst;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
+    static const char suffix[] = ".XXXXXX" PARTIAL_SUFFIX;
     hymo_ref_writer *w = calloc(1, sizeof *w);
     size_t len = strlen(path);
     if (w) {
@@ -396,7 +487,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
         for (int i = 0; i < HYMO_GROUP_COUNT; i++) w->groups[i] = -1;
         for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) w->ds[i] = -1;
         w->path = malloc(len + 1);
-        w->partial = malloc(len + sizeof PARTIAL_SUFFIX);
+        w->partial = malloc(len + sizeof suffix);
     }
     if (!w || !w->path || !w->partial) {
         if (w) free_writer(w);
@@ -404,29 +495,39 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     }
     memcpy(w->path, path, len + 1);
     memcpy(w->partial, path, len);
-    memcpy(w->partial + len, PARTIAL_SUFFIX, sizeof PARTIAL_SUFFIX);
+    memcpy(w->partial + len, suffix, sizeof suffix);
 
-    /* Fail early with the OS reason if the directory is not writable. */
-    FILE *probe = fopen(w->partial, "wb");
-    if (!probe) {
-        hymo_status st = hymo_error_set(err, HYMO_ERR_IO, "cannot create '%s': %s", w->partial,
-                                        strerror(errno));
+    /* A name of its own, created exclusively: fails early with the OS
+     * reason if the directory is not writable. */
+    int e = create_temp(w->partial, len + 1);
+    if (e != 0) {
+        hymo_status st = hymo_error_set(err, HYMO_ERR_IO, "cannot create a temporary file for '%s' (%s): %s",
+                                        path, w->partial, strerror(e));
         free_writer(w);
         return st;
     }
-    fclose(probe);
 
+    /* Latest file format: checksums on the superblock, object headers and
+     * chunk indexes, so damage is detected when the file is read.
+     * Attributes stay in the object headers (compact storage) up to the
+     * HDF5 limit of 64 KiB per attribute. */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0) {
-        w->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fapl >= 0 && fcpl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0 &&
+        H5Pset_attr_phase_change(fcpl, 1000, 900) >= 0) {
+        w->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, fcpl, fapl);
     }
     if (w->file < 0) {
         hymo_status st = h5_fail(err, HYMO_ERR_IO, w->partial, "cannot create HDF5 file");
         if (fapl >= 0) H5Pclose(fapl);
+        if (fcpl >= 0) H5Pclose(fcpl);
         abandon(w);
         return st;
     }
     H5Pclose(fapl);
+    H5Pclose(fcpl);
 
     hymo_status st = write_header(w, header, err);
     for (int g = 0; st == HYMO_OK && g < HYMO_GROUP_COUNT; g++) {
@@ -532,6 +633,7 @@ static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
          * no-op for the datasets not yet extended). */
         for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) set_rows(w, i, old_rows);
         w->failed = st;
+        snprintf(w->first_error, sizeof w->first_error, "%s", err ? err->message : "write failed");
         return st;
     }
     w->written = new_rows;
@@ -625,14 +727,35 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
     return HYMO_OK;
 }
 
+/* Flushes, then closes every handle and the file.  HYMO_OK, or the
+ * flush's error in err.  The handles and the file are closed with the
+ * driver's failures recorded, not returned (io.quiet, h5vfd.c): with a
+ * failing close HDF5 1.10 keeps the file's id while freeing the file, and
+ * crashes at exit in H5F__close_cb.  io.failed tells whether anything
+ * failed. */
+static hymo_status close_file(hymo_ref_writer *w, hymo_error *err)
+{
+    hymo_status st = HYMO_OK;
+    if (w->file >= 0 && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
+        st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
+    }
+    w->io.quiet = 1;
+    close_handles(w);
+    if (w->file >= 0 && H5Fclose(w->file) < 0 && st == HYMO_OK) {
+        st = h5_fail(err, HYMO_ERR_IO, w->partial, "closing file");
+    }
+    w->io.quiet = 0;
+    w->file = -1;
+    return st;
+}
+
 hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *summary,
                                   hymo_error *err)
 {
     if (!w) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_close: NULL writer");
     hymo_status st = w->failed;
     if (st != HYMO_OK) {
-        hymo_error_set(err, st, "'%s': an earlier write failed; file kept with complete = 0",
-                       w->path);
+        hymo_error_set(err, st, "%s", w->first_error);
     }
     if (st == HYMO_OK) st = write_stage(w, err); /* last, partial chunk */
     if (st == HYMO_OK && summary) st = write_summary(w, summary, err);
@@ -649,22 +772,34 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
     if (st == HYMO_OK && attr_int(w->file, "complete", summary && summary->complete ? 1 : 0) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'complete'");
     }
-    close_handles(w);
-    if (H5Fclose(w->file) < 0) {
-        /* The file may be damaged: leave it under its temporary name. */
-        hymo_status cst = h5_fail(err, HYMO_ERR_IO, w->partial, "closing file");
-        free_writer(w);
-        return st == HYMO_OK ? cst : st;
+    /* Any write failure: the file may be damaged.  It is closed and
+     * deleted, never renamed (an existing file at the final path stays). */
+    hymo_error cerr;
+    hymo_status cst = close_file(w, &cerr);
+    if (st == HYMO_OK && cst != HYMO_OK) {
+        st = cst;
+        if (err) *err = cerr;
     }
-    w->file = -1;
-    /* The rows written are kept even when the summary could not be
-     * written: the file is then renamed with complete = 0 (set at open). */
+    if (st == HYMO_OK && w->io.failed) { /* a write failed during the close */
+        st = hymo_error_set(err, HYMO_ERR_IO, "writing '%s': %s", w->partial, strerror(w->io.failed));
+    }
+    if (st != HYMO_OK) {
+        remove(w->partial);
+        char msg[HYMO_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err ? err->message : "");
+        hymo_error_set(err, st, "%s; '%s' was not written (the incomplete temporary file was removed)",
+                       msg, w->path);
+        free_writer(w);
+        return st;
+    }
+    /* The rows written are kept when the run failed (complete = 0). */
     if (rename(w->partial, w->path) != 0) {
         int e = errno;
         if (st == HYMO_OK) {
             st = hymo_error_set(err, HYMO_ERR_IO, "cannot rename '%s' to '%s': %s", w->partial,
                                 w->path, strerror(e));
         }
+        remove(w->partial);
     }
     free_writer(w);
     return st;
@@ -673,9 +808,8 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
 void hymo_ref_writer_discard(hymo_ref_writer *w)
 {
     if (!w) return;
-    close_handles(w);
-    if (w->file >= 0) H5Fclose(w->file);
-    w->file = -1;
+    hymo_error ignored;
+    close_file(w, &ignored);
     remove(w->partial);
     free_writer(w);
 }

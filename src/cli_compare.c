@@ -1,7 +1,7 @@
-/* `hymo compare REF.h5 RUN.h5 [thresholds]`: errors of a run against a
- * reference file, checked against thresholds (a regression gate for CI;
- * docs/compare.md).  Exit status: 0 all thresholds hold, 1 some threshold
- * fails, 2 bad input. */
+/* `hymo compare REF.h5 RUN.h5|RUN.csv [thresholds]`: errors of a run
+ * against a reference file, checked against thresholds (a regression gate
+ * for CI; docs/compare.md).  Exit status: 0 all thresholds hold, 1 some
+ * threshold fails, 2 bad input. */
 #include "cli.h"
 
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "foreign.h"
 #include "hymo/compare.h"
 #include "hymo/reference.h"
 
@@ -24,11 +25,14 @@ typedef struct {
     int kind;   /* CHECK_RMS | CHECK_ABS */
     int signal; /* HYMO_CMP_* */
     double limit;
+    char component[HYMO_REF_TEXT_MAX + 16]; /* "z[q_boom]"; "" for the whole signal */
+    int index;  /* component index (hymo_compare_component_offset numbering), -1: whole signal */
+    int column; /* its column in the signal */
 } threshold;
 
 static void usage_compare(FILE *out)
 {
-    fputs("usage: hymo compare REF.h5 RUN.h5 [options]\n"
+    fputs("usage: hymo compare REF.h5 RUN.h5|RUN.csv [options]\n"
           "\n"
           "Compares a run with a reference file of the same model: the run is linearly\n"
           "interpolated onto the reference times in the common time range, and the RMS\n"
@@ -40,13 +44,20 @@ static void usage_compare(FILE *out)
           "                             exceeds VALUE (in the signal's unit)\n"
           "  --max-abs SIGNAL=VALUE     fail if the absolute error of a component of SIGNAL\n"
           "                             exceeds VALUE at any time\n"
+          "                             (SIGNAL[NAME]=VALUE: one component, e.g. z[q_boom],\n"
+          "                             s[cyl1], p[V2])\n"
           "  --max-residual-energy J    fail if max |residual_energy_total| of RUN (a\n"
           "                             co-simulation file with a /cosim group) exceeds J\n"
+          "  --allow-model-mismatch     compare files of different models (same dimensions)\n"
+          "  --map MAP.yaml             RUN.csv: CSV columns -> components, scale factors\n"
           "  -h, --help                 this text\n"
           "\n"
           "SIGNAL is one of z, zd, s, sd, p, U, force; VALUE is a positive number.\n"
-          "Both files must be complete runs (complete = 1) of the same model file\n"
-          "(model_sha256) with the same dimensions.\n"
+          "Both files must be complete, consistent runs (complete = 1, rows, steps and\n"
+          "end time agreeing) of the same model: the same model file, or one that\n"
+          "differs only in comments, formatting, description or the simulation section\n"
+          "(model_physics_sha256).  RUN.csv (another tool's result): a column t or time\n"
+          "(s) and columns named like the components, e.g. z[z1], p[V2], in SI units.\n"
           "\n"
           "exit status: 0 all thresholds hold, 1 a threshold fails, 2 bad input\n",
           out);
@@ -90,12 +101,26 @@ static int parse_threshold(const char *opt, const char *text, int kind, threshol
                 opt, text);
         return 0;
     }
-    char name[64];
+    char name[HYMO_REF_TEXT_MAX + 16];
     size_t len = (size_t)(eq - text);
-    if (len >= sizeof name) len = sizeof name - 1;
+    if (len >= sizeof name) {
+        fprintf(stderr, "hymo: error: %s: '%.*s' is too long\n", opt, (int)len, text);
+        return 0;
+    }
     memcpy(name, text, len);
     name[len] = '\0';
     t->kind = kind;
+    t->index = -1;
+    t->component[0] = '\0';
+    char *br = strchr(name, '[');
+    if (br) { /* SIGNAL[NAME]: resolved against the reference's names later */
+        if (name[len - 1] != ']' || br[1] == ']') {
+            fprintf(stderr, "hymo: error: %s: '%s' is not SIGNAL or SIGNAL[NAME]\n", opt, name);
+            return 0;
+        }
+        memcpy(t->component, name, len + 1);
+        *br = '\0';
+    }
     t->signal = hymo_compare_signal_find(name);
     if (t->signal < 0) {
         fprintf(stderr,
@@ -190,8 +215,9 @@ static void print_table(const hymo_reference *ref, const hymo_compare_result *re
     for (int k = 0; k < HYMO_CMP_SIGNALS; k++) {
         const char *sig = hymo_compare_signal_name(k);
         if (res->worst_max[k] < 0) {
-            printf("%-6s %16s  %-16s %16s  %-16s %10s\n", sig, "-", "(no components)", "-", "",
-                   "-");
+            const int has = hymo_compare_component_offset(ref, k + 1) > hymo_compare_component_offset(ref, k);
+            printf("%-6s %16s  %-16s %16s  %-16s %10s\n", sig, "-", has ? "(not in run)" : "(no components)", "-",
+                   "", "-");
             continue;
         }
         char wr[HYMO_REF_TEXT_MAX + 16], wm[HYMO_REF_TEXT_MAX + 16], vr[48], vm[48];
@@ -226,33 +252,113 @@ static void print_cosim(const hymo_reference *run, const hymo_reference *ref,
 
 /* One PASS/FAIL line; returns 1 if the check passes. */
 static int report_check(const hymo_reference *ref, const hymo_compare_result *res,
-                        const threshold *t)
+                        const double *crms, const double *cmax, const double *ct, const threshold *t)
 {
     const int k = t->signal;
-    const int c = t->kind == CHECK_RMS ? res->worst_rms[k] : res->worst_max[k];
-    const double v = t->kind == CHECK_RMS ? res->rms[k] : res->max[k];
-    const int pass = v <= t->limit;
+    int c = t->kind == CHECK_RMS ? res->worst_rms[k] : res->worst_max[k];
+    double v = t->kind == CHECK_RMS ? res->rms[k] : res->max[k];
+    double t_at = res->t_worst_max[k];
+    if (t->index >= 0) {
+        c = t->column;
+        v = t->kind == CHECK_RMS ? crms[t->index] : cmax[t->index];
+        t_at = ct[t->index];
+    }
+    const int pass = v <= t->limit; /* NaN (no data) fails */
     char comp[HYMO_REF_TEXT_MAX + 16], ratio[32], at[48] = "";
     component_name(ref, k, c, comp, sizeof comp);
     format_ratio(v / t->limit, ratio, sizeof ratio);
     const char *unit = hymo_compare_signal_unit(ref, k, c);
-    if (t->kind == CHECK_ABS && c >= 0) snprintf(at, sizeof at, " at t = %.6g s", res->t_worst_max[k]);
+    if (t->kind == CHECK_ABS && c >= 0) snprintf(at, sizeof at, " at t = %.6g s", t_at);
     printf("%s %s %s = %.2e %s %s %.2e %s (%sx)%s\n", pass ? "PASS" : "FAIL",
            t->kind == CHECK_RMS ? "rms" : "abs", comp, v, unit, pass ? "<=" : ">", t->limit, unit,
            ratio, at);
     return pass;
 }
 
+static int is_csv(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && (!strcmp(path + n - 4, ".csv") || !strcmp(path + n - 4, ".CSV"));
+}
+
+/* Resolves SIGNAL[NAME] thresholds against the reference's names and
+ * checks that the run has the components a threshold needs. */
+static int resolve_checks(const hymo_reference *ref, const char *run_path, const unsigned char *present,
+                          threshold *checks, int nchecks)
+{
+    for (int i = 0; i < nchecks; i++) {
+        threshold *t = &checks[i];
+        const char *opt = t->kind == CHECK_RMS ? "--max-rms" : "--max-abs";
+        if (t->component[0]) {
+            int k = -1, col = -1;
+            t->index = hymo_foreign_component(ref, t->component, &k, &col);
+            if (t->index < 0) {
+                const int off = hymo_compare_component_offset(ref, t->signal);
+                const int cols = hymo_compare_component_offset(ref, t->signal + 1) - off;
+                char known[512] = "";
+                size_t used = 0;
+                for (int c = 0; c < cols && used + 1 < sizeof known; c++) {
+                    char nm[HYMO_REF_TEXT_MAX + 16];
+                    component_name(ref, t->signal, c, nm, sizeof nm);
+                    int n = snprintf(known + used, sizeof known - used, "%s%s", c ? ", " : "", nm);
+                    if (n < 0) break;
+                    used += (size_t)n;
+                }
+                if (used >= sizeof known) used = sizeof known - 1;
+                bad("%s: the reference has no component '%s' (components of %s: %s)", opt, t->component,
+                    hymo_compare_signal_name(t->signal), cols ? known : "none");
+                return 0;
+            }
+            t->column = col;
+            if (present && !present[t->index]) {
+                bad("%s: '%s' has no column %s", opt, run_path, t->component);
+                return 0;
+            }
+        } else if (present) {
+            const int off = hymo_compare_component_offset(ref, t->signal);
+            const int end = hymo_compare_component_offset(ref, t->signal + 1);
+            int any = 0;
+            for (int c = off; c < end; c++) any |= present[c];
+            if (!any && end > off) {
+                bad("%s: '%s' has no column of signal %s (e.g. %s[NAME])", opt, run_path,
+                    hymo_compare_signal_name(t->signal), hymo_compare_signal_name(t->signal));
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Reads and checks one HDF5 file (complete, consistent); 1 if usable. */
+static int read_h5(const char *path, hymo_reference **out)
+{
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_ref_read(path, out, &err) != HYMO_OK) {
+        bad("%s", err.message);
+        return 0;
+    }
+    if (!check_complete(path, *out)) return 0;
+    if (hymo_ref_validate(*out, path, &err) != HYMO_OK) {
+        bad("%s", err.message);
+        return 0;
+    }
+    return 1;
+}
+
 int hymo_cli_compare(int argc, char **argv)
 {
     const char *paths[2] = {NULL, NULL};
-    int npaths = 0;
+    const char *map_path = NULL;
+    int npaths = 0, allow_mismatch = 0;
     threshold *checks = calloc(argc > 0 ? (size_t)argc : 1, sizeof *checks);
     int nchecks = 0;
     double max_energy = -1.0;
     if (!checks) return bad("out of memory");
     int code = EXIT_BAD_INPUT;
     hymo_reference *ref = NULL, *run = NULL;
+    unsigned char *present = NULL;
+    double *crms = NULL, *cmax = NULL, *ct = NULL;
 
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -262,14 +368,18 @@ int hymo_cli_compare(int argc, char **argv)
             code = EXIT_PASS;
             goto out;
         }
-        if (!strcmp(a, "--max-rms") || !strcmp(a, "--max-abs") ||
-            !strcmp(a, "--max-residual-energy")) {
+        if (!strcmp(a, "--allow-model-mismatch")) {
+            allow_mismatch = 1;
+        } else if (!strcmp(a, "--max-rms") || !strcmp(a, "--max-abs") ||
+                   !strcmp(a, "--max-residual-energy") || !strcmp(a, "--map")) {
             if (!val) {
                 bad("%s needs a value (see hymo compare --help)", a);
                 goto out;
             }
             ++i;
-            if (!strcmp(a, "--max-residual-energy")) {
+            if (!strcmp(a, "--map")) {
+                map_path = val;
+            } else if (!strcmp(a, "--max-residual-energy")) {
                 if (!parse_limit(val, &max_energy)) {
                     bad("--max-residual-energy: '%s' is not a positive number", val);
                     goto out;
@@ -293,22 +403,41 @@ int hymo_cli_compare(int argc, char **argv)
             npaths == 0 ? "REF.h5 and RUN.h5" : "RUN.h5");
         goto out;
     }
+    const int csv = is_csv(paths[1]);
+    if (map_path && !csv) {
+        bad("--map applies to a CSV run (RUN.csv), not to '%s'", paths[1]);
+        goto out;
+    }
 
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_ref_read(paths[0], &ref, &err) != HYMO_OK ||
-        hymo_ref_read(paths[1], &run, &err) != HYMO_OK) {
-        bad("%s", err.message);
+    if (!read_h5(paths[0], &ref)) goto out;
+    if (csv) {
+        if (hymo_foreign_read_csv(paths[1], map_path, ref, &run, &present, &err) != HYMO_OK) {
+            bad("%s", err.message);
+            goto out;
+        }
+    } else if (!read_h5(paths[1], &run)) {
         goto out;
     }
-    if (!check_complete(paths[0], ref) || !check_complete(paths[1], run)) goto out;
-    if (strcmp(ref->model_sha256, run->model_sha256) != 0) {
-        fprintf(stderr,
-                "hymo: error: '%s' is a run of another model: '%s' (model_sha256 %.12s...) vs "
-                "reference '%s' (model_sha256 %.12s...)\n",
-                paths[1], run->model_name, run->model_sha256, ref->model_name,
-                ref->model_sha256);
-        goto out;
+    int identity = HYMO_MODEL_SAME_TEXT;
+    if (!csv) {
+        identity = hymo_model_identity(ref->model_sha256, ref->model_physics_sha256, run->model_sha256,
+                                       run->model_physics_sha256);
+        if (identity == HYMO_MODEL_DIFFERENT && !allow_mismatch) {
+            fprintf(stderr,
+                    "hymo: error: '%s' is a run of another model: '%s' (model_sha256 %.12s..., physics %.12s...) vs "
+                    "reference '%s' (model_sha256 %.12s..., physics %.12s...); --allow-model-mismatch compares anyway\n",
+                    paths[1], run->model_name, run->model_sha256,
+                    run->model_physics_sha256[0] ? run->model_physics_sha256 : "unknown", ref->model_name,
+                    ref->model_sha256, ref->model_physics_sha256[0] ? ref->model_physics_sha256 : "unknown");
+            goto out;
+        }
+        if (identity == HYMO_MODEL_DIFFERENT) {
+            fprintf(stderr, "hymo: warning: '%s' ('%s') and '%s' ('%s') are runs of different models; compared as "
+                            "asked (--allow-model-mismatch)\n",
+                    paths[0], ref->model_name, paths[1], run->model_name);
+        }
     }
     if (max_energy > 0.0 && !(run->has_cosim && run->residual_energy_total)) {
         bad("'%s' has no /cosim group (not a co-simulation run), so --max-residual-energy "
@@ -316,14 +445,35 @@ int hymo_cli_compare(int argc, char **argv)
             paths[1]);
         goto out;
     }
+    if (!resolve_checks(ref, paths[1], present, checks, nchecks)) goto out;
+    const int ncomp = hymo_compare_component_offset(ref, HYMO_CMP_SIGNALS);
+    crms = calloc(ncomp > 0 ? (size_t)ncomp : 1, sizeof *crms);
+    cmax = calloc(ncomp > 0 ? (size_t)ncomp : 1, sizeof *cmax);
+    ct = calloc(ncomp > 0 ? (size_t)ncomp : 1, sizeof *ct);
+    if (!crms || !cmax || !ct) {
+        bad("out of memory");
+        goto out;
+    }
     hymo_compare_result res;
-    if (hymo_compare_trajectories(ref, run, &res, &err) != HYMO_OK) {
+    if (hymo_compare_components(ref, run, present, &res, crms, cmax, ct, &err) != HYMO_OK) {
         fprintf(stderr, "hymo: error: '%s' vs '%s': %s\n", paths[0], paths[1], err.message);
         goto out;
     }
 
     print_file_line("reference", paths[0], ref);
-    print_file_line("run", paths[1], run);
+    if (csv) {
+        int have = 0;
+        for (int c = 0; c < ncomp; c++) have += present[c];
+        printf("%-10s %s: CSV, %d of %d components, %d rows, t = %g .. %g s\n", "run", paths[1], have, ncomp,
+               run->n, run->time[0], run->time[run->n - 1]);
+    } else {
+        print_file_line("run", paths[1], run);
+    }
+    if (identity == HYMO_MODEL_SAME_PHYSICS) {
+        printf("%-10s the model files differ only in comments, formatting, description or the simulation "
+               "section (same model_physics_sha256)\n",
+               "model");
+    }
     printf("%-10s %d reference samples, t = %g .. %g s\n", "compared", res.n_samples,
            res.t_start, res.t_end);
     if (res.t_start > ref->time[0] || res.t_end < ref->time[ref->n - 1]) {
@@ -347,12 +497,13 @@ int hymo_cli_compare(int argc, char **argv)
             fprintf(stderr,
                     "hymo: warning: --max-%s %s=%g is tighter than the reference's own estimated max error "
                     "%.3g %s (%s /accuracy); use a more accurate reference (smaller dt or --integrator ida)\n",
-                    checks[i].kind == CHECK_RMS ? "rms" : "abs", hymo_compare_signal_name(k), checks[i].limit, own,
+                    checks[i].kind == CHECK_RMS ? "rms" : "abs",
+                    checks[i].component[0] ? checks[i].component : hymo_compare_signal_name(k), checks[i].limit, own,
                     hymo_compare_signal_unit(ref, k, 0), paths[0]);
     }
     int failed = 0, total = nchecks + (max_energy > 0.0);
     if (total > 0) printf("\n");
-    for (int i = 0; i < nchecks; i++) failed += !report_check(ref, &res, &checks[i]);
+    for (int i = 0; i < nchecks; i++) failed += !report_check(ref, &res, crms, cmax, ct, &checks[i]);
     if (max_energy > 0.0) {
         const double v = res.residual_energy_max_abs;
         const int pass = v <= max_energy;
@@ -374,6 +525,10 @@ int hymo_cli_compare(int argc, char **argv)
 out:
     hymo_ref_free(ref);
     hymo_ref_free(run);
+    free(present);
+    free(crms);
+    free(cmax);
+    free(ct);
     free(checks);
     return code;
 }

@@ -73,8 +73,9 @@ static void usage_info(FILE *out)
 {
     fputs("usage: hymo info OUT.h5\n"
           "\n"
-          "Prints the run summary stored in a hymo reference file.\n"
-          "exit status: 0 ok, 2 unreadable or not a hymo file\n",
+          "Prints the run summary stored in a hymo reference file and checks that its\n"
+          "rows, step count and times agree (docs/hdf5-format.md).\n"
+          "exit status: 0 ok, 2 unreadable, damaged or not a hymo file\n",
           out);
 }
 
@@ -162,6 +163,10 @@ static int cmd_run(int argc, char **argv)
             NEED_VALUE;
             double v;
             if (!parse_double(a, val, &v, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
+            if (!(v >= 1.0) || v != floor(v) || v > 1e6) {
+                snprintf(msg, sizeof msg, "--max-iter: '%s' is not a whole number of iterations in 1 .. 1000000", val);
+                return fail(EXIT_BAD_INPUT, msg);
+            }
             max_iter = (int)v;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             NEED_VALUE;
@@ -279,7 +284,10 @@ static int cmd_info(int argc, char **argv)
     hymo_error_clear(&err);
     if (hymo_ref_read(path, &ref, &err) != HYMO_OK) return fail(EXIT_BAD_INPUT, err.message);
     hymo_run_summary_print(stdout, &ref->summary);
+    /* a file whose rows, steps and times disagree is damaged: said, exit 2 */
+    hymo_status st = hymo_ref_validate(ref, path, &err);
     hymo_ref_free(ref);
+    if (st != HYMO_OK) return fail(EXIT_BAD_INPUT, err.message);
     return 0;
 }
 

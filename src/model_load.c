@@ -1720,6 +1720,134 @@ static hymo_status load_hydraulics(ctx_t *c, yaml_node_t *root, hymo_model *m)
 }
 
 /* ------------------------------------------------------------------ */
+/* Model identity: the canonical form of the document                   */
+
+/* The physics hash (hymo_model.physics_sha256, docs/model-format.md "Model
+ * identity") is the SHA-256 of a canonical serialisation of the parsed
+ * YAML document: mapping keys sorted, numbers as %.17g of their value (so
+ * 1.5e9 and 1500000000 agree), other scalars as length-prefixed bytes,
+ * sequences in order; the top-level `simulation` (step, end time,
+ * tolerances, iteration limit, penalty factor) and `description` are left
+ * out.  Comments, whitespace, flow or block style, quoting and key order
+ * therefore do not change it. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int failed;
+} canon_buf;
+
+static void canon_put(canon_buf *b, const char *s, size_t n)
+{
+    if (b->failed) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (b->len + n + 1 > cap) cap *= 2;
+        char *nb = realloc(b->buf, cap);
+        if (!nb) {
+            b->failed = 1;
+            return;
+        }
+        b->buf = nb;
+        b->cap = cap;
+    }
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
+}
+
+static void canon_str(canon_buf *b, const char *s) { canon_put(b, s, strlen(s)); }
+
+typedef struct {
+    char *text;
+    size_t len;
+} canon_item;
+
+static int canon_item_cmp(const void *a, const void *b)
+{
+    const canon_item *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->text, y->text, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top)
+{
+    char tmp[64];
+    if (!n || depth > 64) {
+        canon_str(b, "!");
+        return;
+    }
+    if (n->type == YAML_SCALAR_NODE) {
+        double v;
+        if (parse_double(sval(n), &v)) {
+            snprintf(tmp, sizeof tmp, "n%.17g;", v == 0.0 ? 0.0 : v);
+            canon_str(b, tmp);
+        } else {
+            snprintf(tmp, sizeof tmp, "s%zu:", n->data.scalar.length);
+            canon_str(b, tmp);
+            canon_put(b, sval(n), n->data.scalar.length);
+        }
+        return;
+    }
+    if (n->type == YAML_SEQUENCE_NODE) {
+        canon_str(b, "[");
+        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+            canon_node(c, node_at(c, *it), b, depth + 1, 0);
+            canon_str(b, ",");
+        }
+        canon_str(b, "]");
+        return;
+    }
+    if (n->type != YAML_MAPPING_NODE) {
+        canon_str(b, "?");
+        return;
+    }
+    const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
+    size_t count = (size_t)(p1 - p0);
+    canon_item *items = calloc(count ? count : 1, sizeof *items);
+    if (!items) {
+        b->failed = 1;
+        return;
+    }
+    size_t k = 0;
+    for (const yaml_node_pair_t *p = p0; p < p1; p++) {
+        const yaml_node_t *key = node_at(c, p->key);
+        if (top && key && key->type == YAML_SCALAR_NODE &&
+            (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description")))
+            continue;
+        canon_buf e = {0};
+        canon_node(c, key, &e, depth + 1, 0);
+        canon_str(&e, "=");
+        canon_node(c, node_at(c, p->value), &e, depth + 1, 0);
+        if (e.failed) b->failed = 1;
+        items[k].text = e.buf;
+        items[k].len = e.len;
+        k++;
+    }
+    qsort(items, k, sizeof *items, canon_item_cmp);
+    canon_str(b, "{");
+    for (size_t i = 0; i < k; i++) {
+        if (items[i].text) canon_put(b, items[i].text, items[i].len);
+        canon_str(b, ";");
+        free(items[i].text);
+    }
+    canon_str(b, "}");
+    free(items);
+}
+
+/* physics_sha256 of the document in c (0 on success, -1 out of memory). */
+static int physics_hash(ctx_t *c, char out[65])
+{
+    canon_buf b = {0};
+    canon_str(&b, "hymo-model-canonical-1\n");
+    canon_node(c, yaml_document_get_root_node(&c->doc), &b, 0, 1);
+    int rc = b.failed ? -1 : 0;
+    if (!rc) hymo_sha256_hex(b.buf, b.len, out);
+    free(b.buf);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* Entry points                                                         */
 
 static hymo_status load_root(ctx_t *c, hymo_model *m)
@@ -1824,6 +1952,9 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     yaml_parser_delete(&parser);
 
     if (!st) st = load_root(&c, m);
+    if (!st && physics_hash(&c, m->physics_sha256) != 0) {
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    }
     if (!st) st = hymo_compile(m, err); /* the model's constants, once */
 
     yaml_document_delete(&c.doc);

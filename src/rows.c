@@ -118,6 +118,8 @@ hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hd
     hdr->model_name = model->name;
     hdr->model_source = model->source_text ? model->source_text : "";
     hdr->model_sha256 = model->sha256;
+    hdr->model_physics_sha256 = model->physics_sha256;
+    hdr->model_path = model->source_path;
     return hymo_ref_writer_open(writer, path, hdr, &dims, err);
 }
 
@@ -135,6 +137,7 @@ hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, hymo_re
                            .tol_pressure = opt->tol_pressure,
                            .tol_spool = opt->tol_spool,
                            .max_iter = opt->max_iter,
-                           .penalty_alpha = sim->form.ops->penalty_factor(&sim->form, &sim->mb)};
+                           .penalty_alpha = sim->form.ops->penalty_factor(&sim->form, &sim->mb),
+                           .output_every = opt->output_every};
     return hymo_ref_open_for_model(sim->model, &hdr, path, writer, names, err);
 }

@@ -267,7 +267,8 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
         hymo_error close_err;
         hymo_status cst = hymo_ref_writer_close(writer, &sum, &close_err);
         writer = NULL;
-        if (cst != HYMO_OK && run_status == HYMO_OK) {
+        /* a failed write: the close's message also says the file was not written */
+        if (cst != HYMO_OK && (run_status == HYMO_OK || run_status == HYMO_ERR_IO || run_status == HYMO_ERR_HDF5)) {
             *err = close_err;
             run_status = cst;
         }

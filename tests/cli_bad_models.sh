@@ -7,7 +7,7 @@
 #   - print exactly one line on stderr, "hymo: error: ...", naming the file
 #     as "NAME.yaml:" (file:line); unassemblable.yaml loads and fails in the
 #     engine's assembly step, so its message need not name the file,
-#   - leave neither OUT.h5 nor OUT.h5.partial behind.
+#   - leave neither OUT.h5 nor a temporary OUT.h5.XXXXXX.partial behind.
 # Also `hymo run data/fourbar.yaml --dt -1` must exit 2 the same way.
 
 HYMO=$1
@@ -33,7 +33,7 @@ check_run() {
     label=$1
     pattern=$2
     shift 2
-    rm -f "$OUT" "$OUT.partial" "$ERR"
+    rm -f "$OUT" "$OUT".*partial "$ERR"
     "$@" >/dev/null 2>"$ERR"
     status=$?
     if [ "$status" -ne 2 ]; then
@@ -56,12 +56,13 @@ check_run() {
         *) fail "$label: stderr line does not name the file ('$pattern'): $line" ;;
         esac
     fi
-    for f in "$OUT" "$OUT.partial"; do
+    # the writer's temporary file is OUT.XXXXXX.partial (a name of its own)
+    for f in "$OUT" "$OUT".*partial; do
         if [ -e "$f" ]; then
             fail "$label: left $f behind"
         fi
     done
-    rm -f "$OUT" "$OUT.partial"
+    rm -f "$OUT" "$OUT".*partial
     echo "ok: $label: $line"
 }
 

@@ -10,7 +10,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # 1. a short complete run: exit 0, file complete = 1, no .partial left
 "$HYMO" run "$SRC/data/fourbar.yaml" --t-end 0.5 -o "$OUT/ok.h5" -q || fail "run exited $?"
 [ -f "$OUT/ok.h5" ] || fail "no output file"
-[ ! -e "$OUT/ok.h5.partial" ] || fail ".partial left behind"
+ls "$OUT"/ok.h5.*partial > /dev/null 2>&1 && fail ".partial left behind"
 h5dump -a /complete "$OUT/ok.h5" | grep -q "(0): 1" || fail "complete != 1"
 "$HYMO" info "$OUT/ok.h5" | grep -q "500 steps, complete" || fail "info does not report 500 complete steps"
 
@@ -99,4 +99,63 @@ sed -e 's/initial_pressure: 3.5e6/initial_pressure: 1.0e5/' -e 's/{name: tank, p
 grep -q "NON-PHYSICAL: 2 volumes below 0 Pa absolute" "$OUT/cav.txt" || fail "negative pressures not flagged: $(cat "$OUT/cav.txt")"
 "$HYMO" info "$OUT/cav.h5" | grep -q "NON-PHYSICAL: 2 volumes" || fail "the file does not carry the flag"
 h5dump -a /states/p_min "$OUT/cav.h5" | grep -q "(0): -" || fail "/states@p_min not negative"
+# 11. output files under faults (issue 10)
+M=$SRC/data/fourbar.yaml
+# 11a. the output path is checked before anything is computed: a directory,
+#     the model file itself -> exit 2, nothing written, the model intact
+mkdir -p "$OUT/adir"
+"$HYMO" run "$M" -o "$OUT/adir" -q 2> "$OUT/path.err"; code=$?
+[ $code -eq 2 ] || fail "-o DIRECTORY: exit $code, expected 2"
+grep -q "output '.*adir' is a directory" "$OUT/path.err" || fail "-o directory message: $(cat "$OUT/path.err")"
+ls "$OUT"/adir.* > /dev/null 2>&1 && fail "-o directory left a file"
+cp "$M" "$OUT/model.yaml"
+"$HYMO" run "$OUT/model.yaml" -o "$OUT/model.yaml" -q 2> "$OUT/path.err"; code=$?
+[ $code -eq 2 ] || fail "-o MODEL: exit $code, expected 2"
+grep -q "is the input file" "$OUT/path.err" || fail "-o model message: $(cat "$OUT/path.err")"
+cmp -s "$M" "$OUT/model.yaml" || fail "-o MODEL changed the model file"
+ln -sf model.yaml "$OUT/link.yaml"
+"$HYMO" run "$OUT/model.yaml" -o "$OUT/link.yaml" -q 2>/dev/null; [ $? -eq 2 ] || fail "-o (symlink to the model) not refused"
+cmp -s "$M" "$OUT/model.yaml" || fail "-o symlink changed the model file"
+"$HYMO" run "$M" -o "$OUT/no_such_dir/x.h5" -q 2> "$OUT/path.err"; [ $? -eq 2 ] || fail "-o in a missing directory"
+grep -q "No such file or directory" "$OUT/path.err" || fail "missing directory message: $(cat "$OUT/path.err")"
+
+# 11b. numeric options are range-checked: exit 2, one line
+for bad in "--max-iter 1e10" "--max-iter -1" "--max-iter 2.7" "--max-iter 0" "--dt -1" "--dt 0" "--t-end -2" \
+           "--alpha 0" "--rtol 2" "--atol -1" "--dt 1e-300" "--output-every -3"; do
+    # shellcheck disable=SC2086
+    "$HYMO" run "$M" $bad -q > /dev/null 2> "$OUT/num.err"; code=$?
+    [ $code -eq 2 ] || fail "'$bad': exit $code, expected 2"
+    [ "$(wc -l < "$OUT/num.err")" -eq 1 ] || fail "'$bad': not one line: $(cat "$OUT/num.err")"
+done
+grep -q "1 .. 1000000" "$OUT/num.err" || true
+
+# 11c. two runs on the same -o at the same time: each writes a temporary file
+#     of its own; both finish, and the file is valid and complete (the later
+#     rename wins)
+for i in 1 2 3; do
+    "$HYMO" run "$M" --t-end 0.6 -o "$OUT/same.h5" -q & p1=$!
+    "$HYMO" run "$M" --t-end 0.6 --dt 2e-3 -o "$OUT/same.h5" -q & p2=$!
+    wait $p1; c1=$?; wait $p2; c2=$?
+    [ $c1 -eq 0 ] && [ $c2 -eq 0 ] || fail "concurrent runs (round $i): exits $c1 $c2"
+    "$HYMO" info "$OUT/same.h5" > "$OUT/same.out" || fail "concurrent runs (round $i): the file is not valid"
+    grep -Eq "(600|300) steps, complete" "$OUT/same.out" || fail "concurrent runs (round $i): $(cat "$OUT/same.out")"
+    ls "$OUT"/same.h5.*partial > /dev/null 2>&1 && fail "concurrent runs (round $i) left a temporary file"
+done
+
+# 11d. disk full (a file-size limit, with SIGXFSZ ignored as Python and many
+#     shells do): exit 2 with the reason, no crash, no file at the final
+#     path, no temporary file; an older file there is left as it was
+echo "previous" > "$OUT/full.h5"
+for kb in 1 16 64 128 256; do
+    ( trap '' XFSZ; ulimit -f $kb; exec "$HYMO" run "$SRC/data/crane1.yaml" --t-end 5 -o "$OUT/full.h5" -q ) 2> "$OUT/full.err"
+    code=$?
+    [ $code -eq 2 ] || fail "file-size limit $kb KiB: exit $code, expected 2: $(cat "$OUT/full.err")"
+    grep -q "File too large" "$OUT/full.err" || fail "file-size limit $kb KiB: message $(cat "$OUT/full.err")"
+    [ "$(cat "$OUT/full.h5")" = "previous" ] || fail "file-size limit $kb KiB: the final path was replaced"
+    ls "$OUT"/full.h5.*partial > /dev/null 2>&1 && fail "file-size limit $kb KiB: temporary file left"
+done
+rm -f "$OUT/full.h5"
+( trap '' XFSZ; ulimit -f 64; exec "$HYMO" run "$SRC/data/crane1.yaml" --t-end 5 -o "$OUT/full.h5" -q ) 2>/dev/null
+[ $? -eq 2 ] || fail "file-size limit without an old file: exit not 2"
+[ ! -e "$OUT/full.h5" ] || fail "file-size limit: a file at the final path"
 echo "cli_run: all checks passed"

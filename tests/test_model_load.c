@@ -821,6 +821,94 @@ static void test_inline_errors(void **state)
     expect_error("", HYMO_ERR_PARSE, "empty model file");
 }
 
+
+/* Model identity by the physics (issue 10): comments, formatting, key
+ * order, number spelling, the description and the simulation section do
+ * not change physics_sha256; a changed mass or name does. */
+static const char *k_pendulum =
+    "format: 1\n"
+    "name: p\n"
+    "description: a pendulum\n"
+    "gravity: [0, -9.81, 0]\n"
+    "simulation: {dt: 1.0e-3, t_end: 5, tolerances: {position: 1.0e-7}}\n"
+    "bodies:\n"
+    "  - name: b1\n"
+    "    joint: {name: z1, type: revolute, parent: ground, location: [0, 0, 0], axis: [0, 0, 1], initial: -45 deg}\n"
+    "    mass: 2\n"
+    "    com: [0.5, 0, 0]\n"
+    "    inertia: [0, 0.16666666666666666, 0.16666666666666666]\n";
+
+static void physics_of(const char *text, char out[65], char text_hash[65])
+{
+    hymo_model *m = NULL;
+    hymo_error err;
+    if (hymo_model_load_string(text, "inline.yaml", &m, &err) != HYMO_OK) fail_msg("load: %s", err.message);
+    snprintf(out, 65, "%s", m->physics_sha256);
+    snprintf(text_hash, 65, "%s", m->sha256);
+    hymo_model_free(m);
+}
+
+static void test_physics_hash(void **state)
+{
+    (void)state;
+    char base[65], base_text[65], h[65], t[65];
+    physics_of(k_pendulum, base, base_text);
+    assert_int_equal(strlen(base), 64);
+    const char *same[] = {
+        /* comments and blank lines */
+        "# a comment\n"
+        "format: 1   # trailing\n\n"
+        "name: p\n"
+        "description: a pendulum\n"
+        "gravity: [0, -9.81, 0]\n"
+        "simulation: {dt: 1.0e-3, t_end: 5, tolerances: {position: 1.0e-7}}\n"
+        "bodies:\n"
+        "  - name: b1   # the body\n"
+        "    joint: {name: z1, type: revolute, parent: ground, location: [0, 0, 0], axis: [0, 0, 1], initial: -45 deg}\n"
+        "    mass: 2\n"
+        "    com: [0.5, 0, 0]\n"
+        "    inertia: [0, 0.16666666666666666, 0.16666666666666666]\n",
+        /* block style, other key order, other number spelling, another
+         * description, another simulation section */
+        "name: p\n"
+        "format: 1\n"
+        "gravity:\n  - 0\n  - -9.81\n  - 0.0\n"
+        "description: changed\n"
+        "simulation:\n  dt: 2.0e-3\n  t_end: 1\n  max_iterations: 7\n  tolerances: {position: 1.0e-10, pressure: 1.0e-5}\n"
+        "bodies:\n"
+        "  - mass: 2.0e0\n"
+        "    name: b1\n"
+        "    com: [5e-1, 0, 0]\n"
+        "    inertia: [0, 0.16666666666666666, 0.16666666666666666]\n"
+        "    joint:\n      axis: [0, 0, 1]\n      name: z1\n      parent: ground\n      type: revolute\n"
+        "      location: [0, 0, 0]\n      initial: -45 deg\n",
+        /* no simulation section, no description */
+        "format: 1\nname: p\ngravity: [0, -9.81, 0]\nbodies:\n"
+        "  - {name: b1, mass: 2, com: [0.5, 0, 0], inertia: [0, 0.16666666666666666, 0.16666666666666666],\n"
+        "     joint: {name: z1, type: revolute, parent: ground, location: [0, 0, 0], axis: [0, 0, 1], initial: -45 deg}}\n",
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        physics_of(same[i], h, t);
+        if (strcmp(h, base)) fail_msg("variant %zu changed the physics hash", i);
+        assert_string_not_equal(t, base_text); /* the text hash does change */
+    }
+    char *text = malloc(strlen(k_pendulum) + 16);
+    const struct {
+        const char *from, *to;
+    } edits[] = {{"mass: 2", "mass: 2.5"}, {"name: p", "name: q"}, {"-45 deg", "-44 deg"}, {"name: z1", "name: zz"}};
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        const char *at = strstr(k_pendulum, edits[i].from);
+        assert_non_null(at);
+        size_t pre = (size_t)(at - k_pendulum);
+        memcpy(text, k_pendulum, pre);
+        strcpy(text + pre, edits[i].to);
+        strcat(text, at + strlen(edits[i].from));
+        physics_of(text, h, t);
+        if (!strcmp(h, base)) fail_msg("'%s' -> '%s' kept the physics hash", edits[i].from, edits[i].to);
+    }
+    free(text);
+}
+
 static void test_sha256_vectors(void **state)
 {
     (void)state;
@@ -867,6 +955,7 @@ int main(void)
         cmocka_unit_test(test_spatial_and_forms),
         cmocka_unit_test(test_inline_errors),
         cmocka_unit_test(test_sha256_vectors),
+        cmocka_unit_test(test_physics_hash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

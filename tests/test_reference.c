@@ -1,9 +1,13 @@
 /* Tests of the HDF5 reference file writer, reader and summary printer. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -160,9 +164,32 @@ static int file_exists(const char *path)
     return access(path, F_OK) == 0;
 }
 
+/* The writer's temporary files of `path`: "PATH.XXXXXX.partial" (a name
+ * of its own per writer).  partial_name gives the glob pattern; the first
+ * match (or "" if none) goes to buf via find_partial. */
 static void partial_name(const char *path, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s.partial", path);
+    snprintf(buf, cap, "%s.??????.partial", path);
+}
+
+static int find_partial(const char *pattern, char *buf, size_t cap)
+{
+    glob_t g;
+    int n = 0;
+    buf[0] = '\0';
+    if (glob(pattern, 0, NULL, &g) == 0) {
+        n = (int)g.gl_pathc;
+        if (n > 0) snprintf(buf, cap, "%s", g.gl_pathv[0]);
+        globfree(&g);
+    }
+    return n;
+}
+
+/* Whether a file matching the pattern exists (file_exists for a pattern). */
+static int partial_exists(const char *pattern)
+{
+    char buf[256];
+    return find_partial(pattern, buf, sizeof buf) > 0;
 }
 
 /* Writes blocks of the given sizes; closes with summary (NULL: discard). */
@@ -296,7 +323,7 @@ static void test_roundtrip(void **state)
     char *source = long_source();
     write_file(path, &d, sizes, 5, &s, source);
     assert_true(file_exists(path));
-    assert_false(file_exists(partial));
+    assert_false(partial_exists(partial));
 
     hymo_reference *r = read_ok(path);
     assert_int_equal(r->format_version, HYMO_REF_FORMAT_VERSION);
@@ -335,7 +362,7 @@ static void test_discard(void **state)
     const int sizes[] = {10, 20};
     write_file(path, &d, sizes, 2, NULL, "model text");
     assert_false(file_exists(path));
-    assert_false(file_exists(partial));
+    assert_false(partial_exists(partial));
 }
 
 static void test_incomplete_close(void **state)
@@ -349,7 +376,7 @@ static void test_incomplete_close(void **state)
     hymo_run_summary s = make_summary(0);
     write_file(path, &d, sizes, 1, &s, "model text");
     assert_true(file_exists(path));
-    assert_false(file_exists(partial));
+    assert_false(partial_exists(partial));
     hymo_reference *r = read_ok(path);
     assert_int_equal(r->complete, 0);
     assert_int_equal(r->summary.complete, 0);
@@ -369,7 +396,8 @@ static void test_killed_run(void **state)
     const char *path = "test_reference_killed.h5";
     char partial[256];
     partial_name(path, partial, sizeof partial);
-    remove(partial);
+    char found[256];
+    while (find_partial(partial, found, sizeof found) > 0) remove(found);
     hymo_ref_dims d = full_dims();
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -388,9 +416,9 @@ static void test_killed_run(void **state)
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_false(file_exists(path));
-    assert_true(file_exists(partial));
+    assert_int_equal(find_partial(partial, found, sizeof found), 1);
 
-    hymo_reference *r = read_ok(partial);
+    hymo_reference *r = read_ok(found);
     assert_int_equal(r->complete, 0);
     assert_int_equal(r->has_summary, 0);
     check_data(r, &d, 1024);
@@ -400,7 +428,7 @@ static void test_killed_run(void **state)
     assert_int_equal(r->summary.max_iterations, 4);
     assert_string_equal(r->summary.model_name, "fourbar");
     hymo_ref_free(r);
-    remove(partial);
+    remove(found);
 }
 
 static void test_open_loop_dims(void **state)
@@ -535,7 +563,7 @@ static void test_writer_errors(void **state)
     assert_int_equal(hymo_ref_writer_open(&w, "test_reference_bad.h5", &h, &d2, &err),
                      HYMO_ERR_ARGUMENT);
     assert_non_null(strstr(err.message, "p_names"));
-    assert_false(file_exists("test_reference_bad.h5.partial"));
+    assert_false(partial_exists("test_reference_bad.h5.??????.partial"));
 
     /* NULL data pointer: rejected, rows unchanged, file still usable */
     const char *path = "test_reference_nullblock.h5";
@@ -824,6 +852,266 @@ static void test_signal_table_docs(void **state)
     assert_int_equal(i, HYMO_SIGNAL_COUNT);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Files under faults and damage (issue 10)                            */
+
+/* Two writers of the same path at once: temporary files of their own; both
+ * closes succeed and the later rename wins. */
+static void test_concurrent_writers(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_concurrent.h5";
+    remove(path);
+    hymo_error err;
+    hymo_ref_dims d = full_dims();
+    hymo_ref_header h = make_header("m");
+    hymo_ref_writer *a = NULL, *b = NULL;
+    assert_int_equal(hymo_ref_writer_open(&a, path, &h, &d, &err), HYMO_OK);
+    assert_int_equal(hymo_ref_writer_open(&b, path, &h, &d, &err), HYMO_OK);
+    assert_string_not_equal(hymo_ref_writer_temp_path(a), hymo_ref_writer_temp_path(b));
+    assert_true(file_exists(hymo_ref_writer_temp_path(a)));
+    block_store sa, sb;
+    hymo_ref_block ba = make_block(&sa, &d, 0, 30), bb = make_block(&sb, &d, 0, 50);
+    assert_int_equal(hymo_ref_writer_append(a, &ba, &err), HYMO_OK);
+    assert_int_equal(hymo_ref_writer_append(b, &bb, &err), HYMO_OK);
+    free_block(&sa);
+    free_block(&sb);
+    hymo_run_summary s = make_summary(1);
+    assert_int_equal(hymo_ref_writer_close(a, &s, &err), HYMO_OK);
+    assert_int_equal(hymo_ref_writer_close(b, &s, &err), HYMO_OK);
+    hymo_reference *r = read_ok(path);
+    check_data(r, &d, 50); /* b closed last */
+    hymo_ref_free(r);
+    char pattern[256];
+    partial_name(path, pattern, sizeof pattern);
+    assert_false(partial_exists(pattern));
+    remove(path);
+}
+
+/* A file-size limit (as a full disk): the writer fails with HYMO_ERR_IO,
+ * removes its temporary file, leaves the old file at the final path alone,
+ * and the process exits normally (HDF5 1.10 used to crash at exit after
+ * the failed close).  In a child: setrlimit and the exit are its own. */
+static void test_write_failure(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_full.h5";
+    FILE *old = fopen(path, "w");
+    assert_non_null(old);
+    fputs("previous result\n", old);
+    fclose(old);
+    hymo_ref_dims d = full_dims();
+    for (int limit_kb = 4; limit_kb <= 128; limit_kb *= 2) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            signal(SIGXFSZ, SIG_IGN);
+            struct rlimit rl = {(rlim_t)limit_kb * 1024, (rlim_t)limit_kb * 1024};
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(10);
+            hymo_error err;
+            hymo_ref_header h = make_header("m");
+            hymo_ref_writer *w = NULL;
+            hymo_status st = hymo_ref_writer_open(&w, path, &h, &d, &err);
+            for (int k = 0; st == HYMO_OK && k < 40; k++) {
+                block_store b;
+                hymo_ref_block blk = make_block(&b, &d, (long)k * 1000, 1000);
+                st = hymo_ref_writer_append(w, &blk, &err);
+                free_block(&b);
+            }
+            hymo_run_summary s = make_summary(1);
+            if (w) {
+                hymo_status cst = hymo_ref_writer_close(w, &s, &err);
+                if (st == HYMO_OK) st = cst;
+            }
+            if (st != HYMO_ERR_IO && st != HYMO_ERR_HDF5) _exit(11);
+            if (!strstr(err.message, path)) _exit(12);
+            exit(0); /* through atexit: HDF5's shutdown */
+        }
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!WIFEXITED(status)) fail_msg("limit %d KiB: the writer's process died of signal %d", limit_kb,
+                                        WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+        if (WEXITSTATUS(status) != 0) fail_msg("limit %d KiB: child exit %d", limit_kb, WEXITSTATUS(status));
+        /* the old file is untouched, no temporary file is left */
+        old = fopen(path, "r");
+        assert_non_null(old);
+        char line[64] = "";
+        assert_non_null(fgets(line, sizeof line, old));
+        fclose(old);
+        assert_string_equal(line, "previous result\n");
+        char pattern[256];
+        partial_name(path, pattern, sizeof pattern);
+        assert_false(partial_exists(pattern));
+    }
+    remove(path);
+}
+
+/* hymo_ref_validate: a complete file whose rows, steps and times agree
+ * passes; the same file cut to 10 rows (still complete = 1) does not. */
+static void test_validate(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_validate.h5";
+    hymo_ref_dims d = full_dims();
+    const int n = 101;
+    hymo_error err;
+    hymo_ref_header h = make_header("m");
+    h.dt = 0.5;
+    h.t_end = val(0, n - 1, 0);
+    h.output_every = 1;
+    hymo_ref_writer *w = NULL;
+    assert_int_equal(hymo_ref_writer_open(&w, path, &h, &d, &err), HYMO_OK);
+    block_store b;
+    hymo_ref_block blk = make_block(&b, &d, 0, n);
+    assert_int_equal(hymo_ref_writer_append(w, &blk, &err), HYMO_OK);
+    free_block(&b);
+    hymo_run_summary s = make_summary(1);
+    s.t_reached = h.t_end;
+    s.n_steps = n - 1;
+    assert_int_equal(hymo_ref_writer_close(w, &s, &err), HYMO_OK);
+    hymo_reference *r = read_ok(path);
+    assert_int_equal(r->output_every, 1);
+    if (hymo_ref_validate(r, path, &err) != HYMO_OK) fail_msg("validate: %s", err.message);
+    /* as written by output_every 3: 34 + 1 rows expected, 101 present */
+    r->output_every = 3;
+    assert_int_equal(hymo_ref_validate(r, path, &err), HYMO_ERR_HDF5);
+    assert_non_null(strstr(err.message, "output_every"));
+    hymo_ref_free(r);
+
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        hid_t ds = H5Dopen2(f, hymo_ref_signals[i].path, H5P_DEFAULT);
+        hsize_t dims[2];
+        hid_t sp = H5Dget_space(ds);
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+        H5Sclose(sp);
+        dims[0] = 10;
+        assert_true(H5Dset_extent(ds, dims) >= 0);
+        H5Dclose(ds);
+    }
+    H5Fclose(f);
+    r = read_ok(path); /* readable, but not consistent */
+    assert_int_equal(r->complete, 1);
+    assert_int_equal(hymo_ref_validate(r, path, &err), HYMO_ERR_HDF5);
+    print_message("expected error: %s\n", err.message);
+    assert_non_null(strstr(err.message, "last row"));
+    assert_non_null(strstr(err.message, path));
+    hymo_ref_free(r);
+
+    /* more rows than the file's own step count: refused before reading */
+    f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t g = H5Gopen2(f, "/solver", H5P_DEFAULT);
+    hid_t a = H5Aopen(g, "n_steps", H5P_DEFAULT);
+    long long three = 3;
+    assert_true(H5Awrite(a, H5T_NATIVE_LLONG, &three) >= 0);
+    H5Aclose(a);
+    H5Gclose(g);
+    H5Fclose(f);
+    expect_read_error(path, HYMO_ERR_HDF5, "n_steps = 3");
+    remove(path);
+}
+
+/* A small file that declares 1e8 rows is refused without allocating them. */
+static void test_declared_rows(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_rows.h5";
+    hymo_ref_dims d = full_dims();
+    const int sizes[] = {20};
+    hymo_run_summary s = make_summary(0);
+    write_file(path, &d, sizes, 1, &s, "m");
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        hid_t ds = H5Dopen2(f, hymo_ref_signals[i].path, H5P_DEFAULT);
+        hsize_t dims[2];
+        hid_t sp = H5Dget_space(ds);
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+        H5Sclose(sp);
+        dims[0] = 100000000;
+        assert_true(H5Dset_extent(ds, dims) >= 0);
+        H5Dclose(ds);
+    }
+    H5Fclose(f);
+    expect_read_error(path, HYMO_ERR_HDF5, "declares 100000000");
+    remove(path);
+}
+
+/* The file format: latest (superblock >= 2, checksummed metadata) and
+ * fixed-length string attributes (not in the unchecksummed global heap). */
+static void test_file_format(void **state)
+{
+    (void)state;
+    const char *path = "test_reference_format.h5";
+    hymo_ref_dims d = full_dims();
+    const int sizes[] = {5};
+    hymo_run_summary s = make_summary(1);
+    write_file(path, &d, sizes, 1, &s, "model text");
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    H5F_info2_t info;
+    assert_true(H5Fget_info2(f, &info) >= 0);
+    assert_true(info.super.version >= 2);
+    const char *attrs[] = {"model_name", "model_source", "model_sha256", "hymo_version"};
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        hid_t a = H5Aopen(f, attrs[i], H5P_DEFAULT);
+        hid_t t = H5Aget_type(a);
+        assert_int_equal(H5Tget_class(t), H5T_STRING);
+        assert_int_equal(H5Tis_variable_str(t), 0);
+        H5Tclose(t);
+        H5Aclose(a);
+    }
+    H5Fclose(f);
+    remove(path);
+}
+
+static void test_output_path_check(void **state)
+{
+    (void)state;
+    hymo_error err;
+    const char *model = "test_reference_model.yaml";
+    FILE *m = fopen(model, "w");
+    assert_non_null(m);
+    fputs("name: x\n", m);
+    fclose(m);
+    const char *inputs[] = {NULL, model};
+    assert_int_equal(hymo_output_path_check("test_reference_new.h5", inputs, 2, &err), HYMO_OK);
+    assert_int_equal(hymo_output_path_check(".", inputs, 2, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "directory"));
+    assert_int_equal(hymo_output_path_check(model, inputs, 2, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "input file"));
+    assert_int_equal(hymo_output_path_check("./test_reference_model.yaml", inputs, 2, &err), HYMO_ERR_ARGUMENT);
+    assert_int_equal(hymo_output_path_check("", inputs, 2, &err), HYMO_ERR_ARGUMENT);
+    /* the writer refuses its model file and a directory before creating anything */
+    hymo_ref_dims d = full_dims();
+    hymo_ref_header h = make_header("m");
+    h.model_path = model;
+    hymo_ref_writer *w = NULL;
+    assert_int_equal(hymo_ref_writer_open(&w, model, &h, &d, &err), HYMO_ERR_ARGUMENT);
+    assert_null(w);
+    assert_int_equal(hymo_ref_writer_open(&w, ".", &h, &d, &err), HYMO_ERR_ARGUMENT);
+    m = fopen(model, "r");
+    char line[32] = "";
+    assert_non_null(fgets(line, sizeof line, m));
+    fclose(m);
+    assert_string_equal(line, "name: x\n");
+    remove(model);
+}
+
+static void test_model_identity(void **state)
+{
+    (void)state;
+    const char *a = "aaaa", *p = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    const char *q = "f123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    assert_int_equal(hymo_model_identity(a, "", a, ""), HYMO_MODEL_SAME_TEXT);
+    assert_int_equal(hymo_model_identity(a, p, "bbbb", p), HYMO_MODEL_SAME_PHYSICS);
+    assert_int_equal(hymo_model_identity(a, p, "bbbb", q), HYMO_MODEL_DIFFERENT);
+    assert_int_equal(hymo_model_identity(a, "", "bbbb", ""), HYMO_MODEL_DIFFERENT); /* old files: text only */
+    assert_int_equal(hymo_model_identity(a, p, "bbbb", ""), HYMO_MODEL_DIFFERENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -834,6 +1122,10 @@ int main(void)
         cmocka_unit_test(test_summary_print),    cmocka_unit_test(test_signal_table),
         cmocka_unit_test(test_signal_table_fields), cmocka_unit_test(test_signal_table_file),
         cmocka_unit_test(test_signal_table_docs),
+        cmocka_unit_test(test_concurrent_writers), cmocka_unit_test(test_write_failure),
+        cmocka_unit_test(test_validate),           cmocka_unit_test(test_declared_rows),
+        cmocka_unit_test(test_file_format),        cmocka_unit_test(test_output_path_check),
+        cmocka_unit_test(test_model_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,6 +64,26 @@ typedef struct {
 hymo_status hymo_compare_trajectories(const hymo_reference *ref, const hymo_reference *run,
                                       hymo_compare_result *out, hymo_error *err);
 
+/* Per-component errors.  Components are numbered signal by signal in the
+ * order HYMO_CMP_Z .. HYMO_CMP_FORCE, columns in file order: component c of
+ * signal k is hymo_compare_component_offset(ref, k) + c, and
+ * hymo_compare_component_offset(ref, HYMO_CMP_SIGNALS) is their count. */
+int hymo_compare_component_offset(const hymo_reference *ref, int k);
+
+/* hymo_compare_trajectories, plus:
+ * - present (may be NULL: all): present[i] = 0 leaves component i out (a
+ *   run that lacks it, e.g. a CSV file with only some columns); its data
+ *   may then be absent (NULL pointer when no component of the signal is
+ *   present).  The per-signal figures in *out cover the present
+ *   components only; a signal without any has worst_rms = worst_max = -1.
+ * - comp_rms, comp_max, comp_t_max (all NULL or all of the component
+ *   count): the RMS error, the max |error| and its time of each component
+ *   (NaN for components left out). */
+hymo_status hymo_compare_components(const hymo_reference *ref, const hymo_reference *run,
+                                    const unsigned char *present, hymo_compare_result *out,
+                                    double *comp_rms, double *comp_max, double *comp_t_max,
+                                    hymo_error *err);
+
 #ifdef __cplusplus
 }
 #endif

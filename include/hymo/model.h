@@ -167,6 +167,11 @@ typedef struct hymo_model {
     char *source_path; /* as given to the loader */
     char *source_text; /* full text of the model file */
     char sha256[65];   /* hex digest of source_text */
+    /* SHA-256 of the canonical form of the parsed document without the
+     * `simulation` section and the `description` (docs/model-format.md,
+     * "Model identity"): comments, formatting, key order and number
+     * spelling do not change it. */
+    char physics_sha256[65];
 
     double gravity[3];
 

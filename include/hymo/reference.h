@@ -105,6 +105,13 @@ typedef struct {
     double tol_position, tol_pressure, tol_spool;
     int max_iter;
     double penalty_alpha; /* 0 if not used */
+    /* Added (optional, NULL/0 when unknown): */
+    const char *model_physics_sha256; /* canonical hash of the parsed model
+                                       * (hymo_model.physics_sha256); root
+                                       * attribute `model_physics_sha256` */
+    const char *model_path; /* the model file: the output must not replace it */
+    int output_every;       /* rows: every N-th step and the last; root
+                             * attribute `output_every` when > 0 */
 } hymo_ref_header;
 
 /* A block of n consecutive rows; row-major matrices [n x dim].  One
@@ -131,12 +138,27 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
 hymo_status hymo_ref_writer_append(hymo_ref_writer *writer, const hymo_ref_block *block,
                                    hymo_error *err);
 /* Writes summary attributes and `complete`, closes, renames to the final
- * path (also when complete == 0: a failed run keeps its steps). Always frees
- * the writer. */
+ * path (also when complete == 0: a failed run keeps its steps).  If any
+ * write or the close failed (disk full, file-size limit, I/O error), the
+ * file may be damaged: it is deleted, never renamed, an existing file at the
+ * final path is left untouched, and the status is HYMO_ERR_IO or
+ * HYMO_ERR_HDF5.  Always frees the writer. */
 hymo_status hymo_ref_writer_close(hymo_ref_writer *writer, const hymo_run_summary *summary,
                                   hymo_error *err);
 /* Closes and deletes the temporary file (nothing is left behind). */
 void hymo_ref_writer_discard(hymo_ref_writer *writer);
+/* The temporary file the writer writes to: "PATH.XXXXXX.partial", a name
+ * unique to this writer, created exclusively (O_EXCL) in the directory of
+ * PATH, so concurrent writers of one PATH never share a file. */
+const char *hymo_ref_writer_temp_path(const hymo_ref_writer *writer);
+
+/* Checks an output path before anything is computed: HYMO_ERR_ARGUMENT if
+ * `out` is empty, an existing directory or other non-regular file, or the
+ * same file (same device and inode, also through links) as one of the
+ * n_inputs paths `inputs` (NULL entries are skipped), e.g. the model file
+ * or a reference read by the same command. */
+hymo_status hymo_output_path_check(const char *out, const char *const *inputs, int n_inputs,
+                                   hymo_error *err);
 
 /* Extra data (e.g. the optional /cosim group, docs/hdf5-format.md), written
  * any time between open and close.
@@ -230,6 +252,10 @@ typedef struct {
     /* Bond names from the `names` attribute of /cosim/residual_energy
      * (n_bonds entries); NULL if that attribute is absent. */
     char (*bond_names)[HYMO_REF_TEXT_MAX];
+    /* Added: root attributes `model_physics_sha256` ("" in files written
+     * before it existed) and `output_every` (0 if absent). */
+    char model_physics_sha256[65];
+    int output_every;
 } hymo_reference;
 
 /* Loads a whole file (also a killed run's "OUT.h5.partial").  Errors name
@@ -238,6 +264,26 @@ typedef struct {
  * content, inconsistent row counts, unsupported format_version). */
 hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *err);
 void hymo_ref_free(hymo_reference *ref);
+
+/* Cross-checks a file read by hymo_ref_read before it is trusted as a
+ * reference or a run (docs/hdf5-format.md, "Consistency"): a complete file
+ * must have its summary, rows = its step count (+1 for t = 0; with
+ * output_every N: every N-th step and the last), a finite, non-decreasing
+ * /time from its first to its last row, and a last time equal to
+ * t_reached and (within half a step) to t_end.  HYMO_ERR_HDF5 naming the
+ * file (`path`) and the mismatch; HYMO_OK for an incomplete file whose rows
+ * are consistent so far. */
+hymo_status hymo_ref_validate(const hymo_reference *ref, const char *path, hymo_error *err);
+
+/* Model identity of two files (or a file and a loaded model) from their
+ * text hashes (model_sha256) and physics hashes (model_physics_sha256, ""
+ * if unknown): HYMO_MODEL_SAME_TEXT if the texts are identical,
+ * HYMO_MODEL_SAME_PHYSICS if the texts differ but both physics hashes are
+ * known and equal (only comments, formatting, the description or the
+ * `simulation` section differ), HYMO_MODEL_DIFFERENT otherwise. */
+enum { HYMO_MODEL_DIFFERENT = 0, HYMO_MODEL_SAME_PHYSICS = 1, HYMO_MODEL_SAME_TEXT = 2 };
+int hymo_model_identity(const char *sha256_a, const char *physics_a, const char *sha256_b,
+                        const char *physics_b);
 
 /* SHA-256 of a buffer as 64 lowercase hex chars + NUL. */
 void hymo_sha256_hex(const void *data, size_t len, char out[65]);

@@ -29,6 +29,12 @@ import models  # noqa: E402
 import solve  # noqa: E402
 
 
+def _str(v):
+    """A string attribute as str: fixed-length strings (hymo's files since
+    issue 10) read as bytes in h5py, variable-length ones as str."""
+    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+
 def read_hymo(path):
     import h5py
 
@@ -36,10 +42,10 @@ def read_hymo(path):
         if int(f.attrs["format_version"]) != 1:
             raise ValueError("%s: unsupported format_version %d" % (path, f.attrs["format_version"]))
         d = {
-            "model_name": f.attrs["model_name"],
+            "model_name": _str(f.attrs["model_name"]),
             "complete": int(f.attrs["complete"]),
-            "jacobian": f.attrs["jacobian"],
-            "formulation": f.attrs["formulation"],
+            "jacobian": _str(f.attrs["jacobian"]),
+            "formulation": _str(f.attrs["formulation"]),
             "dt": float(f.attrs["dt"]),
             "t": f["time"][:],
             "z": f["states/z"][:],
@@ -48,7 +54,7 @@ def read_hymo(path):
             "U": f["states/U"][:],
             "iterations": f["solver/iterations"][:],
         }
-        d["z_names"] = list(f["states/z"].attrs["names"])
+        d["z_names"] = [_str(n) for n in f["states/z"].attrs["names"]]
     return d
 
 
