@@ -83,6 +83,9 @@ typedef struct hymo_newton_test_ops {
     int (*converged)(hymo_sim *sim, int iter, double inc, double prev, int fresh);
     /* at the converged unknowns */
     void (*end_step)(hymo_sim *sim, const double *x);
+    /* after the step: does a reused (fast) matrix converge too slowly to
+     * keep it for the next step? */
+    int (*matrix_stale)(const hymo_sim *sim);
 } hymo_newton_test_ops;
 
 extern const hymo_newton_test_ops hymo_newton_contractive_ops;
