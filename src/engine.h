@@ -211,7 +211,10 @@ struct hymo_sim {
     long jacobian_evaluations;
     double peak_drift, max_work, max_cpos, max_cvel, max_cacc;
     double wall_time;
+    /* controller overrides of inputs and parameters (src/control.c); NULL if none */
+    struct hymo_control *control;
 };
+typedef struct hymo_control hymo_control;
 
 /* The runtime choices of a simulation besides hymo_run_options. */
 typedef struct {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control_internal.h"
 #include "engine.h"
 
 #define ALLOC(ptr, count)                                                                          \
@@ -155,5 +156,6 @@ void hymo_sim_free(hymo_sim *sim)
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
     free(sim->sw);
+    hymo_sim_control_free(sim); /* src/control.c (last: sim->model may be its copy) */
     free(sim);
 }

@@ -111,6 +111,7 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     s->dt = sim->opt.dt;
     s->t_end = sim->opt.t_end;
     s->t_reached = sim->t;
+    s->complete = sim->t >= sim->opt.t_end - 1e-9 * sim->opt.dt; /* hymo_run: the run's status */
     s->n_steps = sim->step;
     s->peak_drift = sim->peak_drift;
     s->max_work = sim->max_work;
