@@ -14,7 +14,9 @@
 
 #include "control_internal.h"
 #include "engine.h"
+#include "hymo/compare.h"
 #include "hymo/control.h"
+#include "hymo/cosim.h"
 
 typedef enum { INPUT_SIGNAL = 0, INPUT_VALUE = 1, INPUT_CALLBACK = 2 } input_mode;
 
@@ -424,4 +426,19 @@ hymo_status hymo_sim_set_parameter(hymo_sim *sim, const char *name, double value
     }
     c->changed = 1;
     return HYMO_OK;
+}
+
+size_t hymo_struct_size(const char *name)
+{
+    static const struct {
+        const char *name;
+        size_t size;
+    } sizes[] = {
+        {"hymo_run_options", sizeof(hymo_run_options)},     {"hymo_run_summary", sizeof(hymo_run_summary)},
+        {"hymo_cosim_options", sizeof(hymo_cosim_options)}, {"hymo_cosim_summary", sizeof(hymo_cosim_summary)},
+        {"hymo_compare_result", sizeof(hymo_compare_result)}, {"hymo_error", sizeof(hymo_error)},
+    };
+    for (size_t i = 0; name && i < sizeof sizes / sizeof sizes[0]; ++i)
+        if (!strcmp(sizes[i].name, name)) return sizes[i].size;
+    return 0;
 }

@@ -46,6 +46,8 @@
 #ifndef HYMO_CONTROL_H
 #define HYMO_CONTROL_H
 
+#include <stddef.h>
+
 #include "hymo/sim.h"
 
 #ifdef __cplusplus
@@ -72,6 +74,12 @@ hymo_status hymo_sim_get_input(const hymo_sim *sim, const char *name, double t, 
 hymo_status hymo_sim_set_parameter(hymo_sim *sim, const char *name, double value, hymo_error *err);
 /* The value in use (the model's, or the last one set). */
 hymo_status hymo_sim_get_parameter(const hymo_sim *sim, const char *name, double *value, hymo_error *err);
+
+/* For language bindings (python/hymo): sizeof of a public struct by its
+ * name ("hymo_run_options", "hymo_run_summary", "hymo_cosim_options",
+ * "hymo_cosim_summary", "hymo_compare_result", "hymo_error"), 0 if
+ * unknown, so that a binding can check its mirror of the layout. */
+size_t hymo_struct_size(const char *name);
 
 #ifdef __cplusplus
 }
