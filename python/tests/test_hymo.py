@@ -3,7 +3,6 @@
 Environment: HYMO_LIB (libhymo.so) and HYMO_BINARY (the CLI); without them
 the build directories of the source tree are searched.
 """
-import glob
 import os
 import re
 import subprocess
@@ -145,3 +144,21 @@ def test_cosim_and_read(crane1, tmp_path):
     assert d["cosim/residual_energy_total"][-1] == pytest.approx(s["residual_energy_final"])
     with pytest.raises(hymo.Error, match="unknown option 'schema'"):
         hymo.cosim(crane1, schema="jacobi")
+
+
+def test_plot_scripts(crane1, tmp_path):
+    """scripts/plot_run.py and plot_compare.py (Debian's matplotlib) write their PNGs."""
+    pytest.importorskip("matplotlib")
+    ref, out = str(tmp_path / "ref.h5"), str(tmp_path / "cosim.h5")
+    crane1.run(t_end=0.5, dt=1e-3, output=ref, error_estimate=0)
+    hymo.cosim(crane1, output=out, t_end=0.5, H=1e-3)
+    py = sys.executable
+    run_png, cmp_png = str(tmp_path / "run.png"), str(tmp_path / "cmp.png")
+    subprocess.run([py, os.path.join(ROOT, "scripts", "plot_run.py"), out, "-o", run_png], check=True)
+    subprocess.run([py, os.path.join(ROOT, "scripts", "plot_compare.py"), ref, out, "-o", cmp_png], check=True)
+    for png in (run_png, cmp_png):
+        with open(png, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    bad = subprocess.run([py, os.path.join(ROOT, "scripts", "plot_run.py"), str(tmp_path / "none.h5")],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "cannot read" in bad.stderr
