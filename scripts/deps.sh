@@ -25,6 +25,7 @@ HYMO_DEPS=(
     python3-scipy
     python3-h5py
     python3-sympy
+    python3-matplotlib
 )
 
 hymo_package_installed() {

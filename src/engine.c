@@ -3,6 +3,8 @@
  * unknowns of the force source].  The stages take the evaluation time
  * explicitly (t_{k+1} inside a step). */
 #include "engine.h"
+#include "control_internal.h"
+#include "rows.h" /* hymo_now_seconds */
 
 #include <math.h>
 #include <stdio.h>
@@ -108,8 +110,8 @@ static int update_inputs(hymo_sim *sim, double t1)
     for (int v = 0; v < sim->nu; ++v) {
         const hymo_valve *va = &model->valves[v];
         const double prev_end = sim->uref_end[v];
-        sim->uref_start[v] = hymo_signal_eval_snapped(&model->signals[va->signal], sim->t, +1, dt);
-        sim->uref_end[v] = hymo_signal_eval_snapped(&model->signals[va->signal], t1, -1, dt);
+        sim->uref_start[v] = hymo_sim_valve_ref(sim, v, sim->t, +1, dt);
+        sim->uref_end[v] = hymo_sim_valve_ref(sim, v, t1, -1, dt);
         inputs_change |= sim->uref_start[v] != prev_end || sim->uref_end[v] != sim->uref_start[v];
         /* one-sided limit at the step start (SPEC §3) */
         sim->ud[va->state] = (sim->uref_start[v] - sim->u[va->state]) / va->tau;
@@ -423,7 +425,14 @@ const char *hymo_engine_jacobian_name(const hymo_sim *sim)
     return sim->integrator->jacobian_name ? sim->integrator->jacobian_name : sim->jacobian->name;
 }
 
-hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err) { return sim->integrator->step(sim, err); }
+hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
+{
+    /* the clock is read once, at the first step (no per-step cost): a
+     * summary after stepping by hand reports the time since then;
+     * hymo_run sets its own figure (the integration loop only) */
+    if (!(sim->clock0 > 0.0)) sim->clock0 = hymo_now_seconds();
+    return sim->integrator->step(sim, err);
+}
 
 hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err)
 {

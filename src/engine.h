@@ -218,8 +218,12 @@ struct hymo_sim {
     double p_lo, p_hi, t_lo, t_hi;
     int v_lo, v_hi, n_negative;
     unsigned char *p_negative; /* np: went below 0 Pa */
-    double wall_time;
+    double wall_time; /* hymo_run: its integration loop */
+    double clock0;    /* hymo_now_seconds() at the first step (0: none yet) */
+    /* controller overrides of inputs and parameters (src/control.c); NULL if none */
+    struct hymo_control *control;
 };
+typedef struct hymo_control hymo_control;
 
 /* The runtime choices of a simulation besides hymo_run_options. */
 typedef struct {

@@ -29,6 +29,7 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include "control_internal.h"
 #include "engine.h"
 
 typedef struct {
@@ -48,11 +49,10 @@ typedef struct {
 /* Next valve-reference breakpoint after t (more than 1e-9 dt later). */
 static double next_breakpoint(const hymo_sim *sim, double t)
 {
-    const hymo_model *model = sim->model;
     double next = INFINITY;
     for (int v = 0; v < sim->nu; ++v) {
-        const hymo_signal *sig = &model->signals[model->valves[v].signal];
-        for (int i = 0; i < sig->n_points; ++i)
+        const hymo_signal *sig = hymo_sim_valve_signal(sim, v); /* NULL: overridden (src/control.c) */
+        for (int i = 0; sig && i < sig->n_points; ++i)
             if (sig->t[i] > t + 1e-9 * sim->opt.dt) {
                 if (sig->t[i] < next) next = sig->t[i];
                 break;
@@ -64,10 +64,8 @@ static double next_breakpoint(const hymo_sim *sim, double t)
 /* Valve references at t: the left limit at the end of the input interval. */
 static void set_inputs(hymo_sim *sim, const ida_content *c, double t)
 {
-    const hymo_model *model = sim->model;
     const int side = t >= c->t_break - 1e-9 * sim->opt.dt ? -1 : +1;
-    for (int v = 0; v < sim->nu; ++v)
-        sim->uref_end[v] = hymo_signal_eval(&model->signals[model->valves[v].signal], t, side);
+    for (int v = 0; v < sim->nu; ++v) sim->uref_end[v] = hymo_sim_valve_ref(sim, v, t, side, 0.0);
 }
 
 /* The engine state at (t, y, y'); f (if not NULL) the residual. */
@@ -241,6 +239,10 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
     const int ni = c->ni, np = sim->np, nu = sim->nu;
     double *y = N_VGetArrayPointer(c->y), *yp = N_VGetArrayPointer(c->yp);
     sunrealtype tret = sim->t;
+    if (hymo_sim_take_changed(sim)) { /* inputs or parameters changed between steps (src/control.c) */
+        pack(sim, c);
+        if (restart(sim, c, sim->t)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA restart failed");
+    }
     while (tret < t1 - 1e-9 * dt) {
         c->ida_msg[0] = '\0';
         hymo_error_clear(&c->err);
@@ -255,7 +257,7 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
             const double *u = y + 2 * ni + np;
             for (int v = 0; v < nu; ++v) {
                 const hymo_valve *va = &model->valves[v];
-                double uref = hymo_signal_eval(&model->signals[va->signal], tret, +1);
+                double uref = hymo_sim_valve_ref(sim, v, tret, +1, 0.0);
                 up[va->state] = (uref - u[va->state]) / va->tau;
             }
             if (restart(sim, c, tret)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA restart failed");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control_internal.h"
 #include "engine.h"
 
 #define ALLOC(ptr, count)                                                                          \
@@ -158,5 +159,6 @@ void hymo_sim_free(hymo_sim *sim)
     free(sim->kkt_piv);
     free(sim->sw);
     free(sim->p_negative);
+    hymo_sim_control_free(sim); /* src/control.c (last: sim->model may be its copy) */
     free(sim);
 }

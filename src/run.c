@@ -111,6 +111,7 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     s->dt = sim->opt.dt;
     s->t_end = sim->opt.t_end;
     s->t_reached = sim->t;
+    s->complete = sim->t >= sim->opt.t_end - 1e-9 * sim->opt.dt; /* hymo_run: the run's status */
     s->n_steps = sim->step;
     s->peak_drift = sim->peak_drift;
     s->max_work = sim->max_work;
@@ -134,7 +135,8 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     }
     s->n_events = sim->events;
     s->event_iterations = sim->event_iterations;
-    s->wall_time = sim->wall_time;
+    /* hymo_run's integration time, or after stepping by hand the time since the first step */
+    s->wall_time = sim->wall_time > 0.0 ? sim->wall_time : sim->clock0 > 0.0 ? hymo_now_seconds() - sim->clock0 : 0.0;
 }
 
 /* ---- per-step rows buffered in blocks for the HDF5 writer ---- */

@@ -1,0 +1,87 @@
+/* hymo — controllers and studies: inputs and parameters of a running
+ * simulation, set between steps.
+ *
+ * A controller that steps a hymo_sim by hand (hymo_sim_step) can replace a
+ * valve's reference signal U_ref by a value it sets before each step, or by
+ * a function of time it supplies, and can change a documented set of
+ * hydraulic parameters.  Nothing here changes the hymo_model: the model is
+ * shared read-only by every run (and every sweep thread), so the overrides
+ * live in the simulation (its private copy of the parameter tables).
+ *
+ * Inputs.  `name` is a signal name of the model file (every valve driven by
+ * that signal is overridden) or a valve name (that valve only).
+ *   - a value holds from the current time on (a step change at the current
+ *     time: the spool rate restarts from it, as at a step of a signal table);
+ *   - a callback u = fn(t, user) is evaluated at the times the integrator
+ *     samples its inputs (trapezoidal: start and end of each step; IDA: at
+ *     every residual evaluation, so it should be continuous within a step);
+ *   - hymo_sim_clear_input returns to the model's signal table.
+ * Both integrators (trapezoidal, IDA) see the override.
+ *
+ * Parameters.  `name` is "kind.item.field"; the accepted ones are those the
+ * hydraulic equations read at every evaluation (changing them needs no
+ * recompilation of the model's constants):
+ *   valve.NAME.tau                  spool time constant, s (> 0)
+ *   valve.NAME.Cv                   flow coefficient, m^3/(s sqrt(Pa) V) (>= 0)
+ *   throttle.NAME.Ct                throttle coefficient, m^3/(s sqrt(Pa)) (>= 0)
+ *   source.NAME.pressure            pressure of a constant-pressure node, Pa
+ *   cylinder.NAME.viscous           viscous friction c, N s/m (>= 0)
+ *   cylinder.NAME.efficiency        seal efficiency eta, (0, 1]
+ *   cylinder.NAME.friction_velocity v_s, m/s (> 0)
+ *   cylinder.NAME.damper_stiffness  end-damper k_d, N/m (>= 0)
+ *   cylinder.NAME.damper_damping    end-damper c_d, N s/m (>= 0)
+ *   fluid.bulk_modulus              oil bulk modulus, Pa (> 0)
+ *   fluid.p_transition              laminar limit of the orifices, Pa (> 0)
+ * Everything else is refused with HYMO_ERR_ARGUMENT and a message saying
+ * why: masses, inertias, geometry, areas, lengths, volumes, gravity and
+ * initial pressures are compiled into the model's constants and initial
+ * state (change them in the model file and load it again).  A change takes
+ * effect from the current time: the rates of the committed state
+ * (accelerations, pressure and spool rates) are recomputed with the new
+ * value and the integrator restarts from them.  The initial state (static
+ * pressures) is not recomputed.
+ *
+ * Summaries.  hymo_sim_summary() reports complete = 1 once the simulation
+ * has reached its t_end, and the wall time spent in hymo_sim_step. */
+#ifndef HYMO_CONTROL_H
+#define HYMO_CONTROL_H
+
+#include <stddef.h>
+
+#include "hymo/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* u = fn(t, user): a valve reference at time t. */
+typedef double (*hymo_input_fn)(double t, void *user);
+
+/* Holds the reference of the valves named by `name` (signal or valve name)
+ * at `value` from the current time on.  Errors: unknown name (the message
+ * lists the model's signals and valves), non-finite value. */
+hymo_status hymo_sim_set_input(hymo_sim *sim, const char *name, double value, hymo_error *err);
+/* Takes the reference from fn(t, user) from the current time on. */
+hymo_status hymo_sim_set_input_callback(hymo_sim *sim, const char *name, hymo_input_fn fn, void *user,
+                                        hymo_error *err);
+/* Returns to the model's signal table. */
+hymo_status hymo_sim_clear_input(hymo_sim *sim, const char *name, hymo_error *err);
+/* The reference valve `name` (or the first valve driven by signal `name`)
+ * sees at time t (right limit): the override, or the signal table. */
+hymo_status hymo_sim_get_input(const hymo_sim *sim, const char *name, double t, double *value, hymo_error *err);
+
+/* Changes a parameter (list above) from the current time on. */
+hymo_status hymo_sim_set_parameter(hymo_sim *sim, const char *name, double value, hymo_error *err);
+/* The value in use (the model's, or the last one set). */
+hymo_status hymo_sim_get_parameter(const hymo_sim *sim, const char *name, double *value, hymo_error *err);
+
+/* For language bindings (python/hymo): sizeof of a public struct by its
+ * name ("hymo_run_options", "hymo_run_summary", "hymo_cosim_options",
+ * "hymo_cosim_summary", "hymo_compare_result", "hymo_error"), 0 if
+ * unknown, so that a binding can check its mirror of the layout. */
+size_t hymo_struct_size(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,201 @@
+"""ctypes declarations of libhymo.so (include/hymo/*.h).
+
+The structs below mirror the C layouts.  Each mirror covers a prefix of the
+C struct: fields appended later on the C side keep their defaults, because
+every buffer handed to the library is allocated with the library's own
+sizeof (hymo_struct_size) and the mirror is checked to be no larger.
+"""
+import ctypes
+import ctypes.util
+import os
+
+TEXT = 128  # HYMO_REF_TEXT_MAX
+NAME = 64  # HYMO_NAME_MAX
+NCMP = 7  # HYMO_CMP_SIGNALS
+c_int, c_long, c_double, c_char_p, c_void_p = ctypes.c_int, ctypes.c_long, ctypes.c_double, ctypes.c_char_p, ctypes.c_void_p
+
+
+class Error_(ctypes.Structure):
+    _fields_ = [("code", c_int), ("message", ctypes.c_char * 512)]
+
+
+class RunOptions(ctypes.Structure):
+    _fields_ = [
+        ("integrator", c_int), ("newton_test", c_int), ("formulation", c_int), ("jacobian", c_int),
+        ("linear_solver", c_int), ("predictor", c_int),
+        ("dt", c_double), ("t_end", c_double), ("penalty_alpha", c_double),
+        ("tol_position", c_double), ("tol_pressure", c_double), ("tol_spool", c_double),
+        ("max_iter", c_int), ("reselect_ratio", c_double), ("verbose", c_int),
+        ("rtol", c_double), ("atol", c_double), ("error_estimate", c_int), ("output_every", c_int),
+    ]
+
+
+class RunSummary(ctypes.Structure):
+    _fields_ = [
+        ("model_name", ctypes.c_char * TEXT), ("formulation", ctypes.c_char * TEXT),
+        ("jacobian", ctypes.c_char * TEXT), ("linear_solver", ctypes.c_char * TEXT),
+        ("dt", c_double), ("t_end", c_double), ("t_reached", c_double), ("n_steps", c_long), ("complete", c_int),
+        ("peak_drift", c_double), ("max_work", c_double), ("relative_drift", c_double),
+        ("max_constraint_position", c_double), ("max_constraint_velocity", c_double),
+        ("max_constraint_acceleration", c_double), ("mean_iterations", c_double), ("max_iterations", c_int),
+        ("jacobian_evaluations", c_long), ("independent", ctypes.c_char * TEXT), ("n_reselections", c_int),
+        ("wall_time", c_double), ("integrator", ctypes.c_char * TEXT), ("has_accuracy", c_int),
+        ("accuracy_method", ctypes.c_char * TEXT), ("z_max_error", c_double), ("p_max_error", c_double),
+        ("s_max_error", c_double), ("n_events", c_long), ("event_iterations", c_long),
+    ]
+
+
+class CompareResult(ctypes.Structure):
+    _fields_ = [
+        ("n_samples", c_int), ("t_start", c_double), ("t_end", c_double),
+        ("rms", c_double * NCMP), ("max", c_double * NCMP),
+        ("worst_rms", c_int * NCMP), ("worst_max", c_int * NCMP), ("t_worst_max", c_double * NCMP),
+        ("has_residual_energy", c_int), ("residual_energy_final", c_double),
+        ("residual_energy_max_abs", c_double), ("residual_energy_rms_diff", c_double),
+    ]
+
+
+class CosimSummary(ctypes.Structure):
+    _fields_ = [
+        ("stable", c_int), ("reason", ctypes.c_char * 512), ("t_reached", c_double), ("n_macro", c_long),
+        ("n_bonds", c_int), ("residual_energy_final", c_double), ("residual_energy_max_abs", c_double),
+        ("peak_drift", c_double), ("max_work", c_double), ("max_constraint_position", c_double),
+        ("mean_mech_iterations", c_double), ("hyd_steps", c_long), ("hyd_rhs_evals", c_long),
+        ("wall_time", c_double), ("has_errors", c_int), ("errors", CompareResult),
+    ]
+
+
+class Body(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char * NAME), ("joint_name", ctypes.c_char * NAME), ("parent", c_int),
+        ("joint_type", c_int), ("joint_location", c_double * 3), ("joint_axis", c_double * 3), ("z0", c_double),
+        ("mass", c_double), ("com", c_double * 3), ("inertia", c_double * 9),
+    ]
+
+
+class Signal(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * NAME), ("n_points", c_int), ("t", ctypes.POINTER(c_double)),
+                ("v", ctypes.POINTER(c_double))]
+
+
+class ModelHead(ctypes.Structure):
+    """The first fields of hymo_model (name, bodies, signals)."""
+    _fields_ = [
+        ("name", ctypes.c_char * NAME), ("source_path", c_char_p), ("source_text", c_char_p),
+        ("sha256", ctypes.c_char * 65), ("gravity", c_double * 3),
+        ("n_bodies", c_int), ("bodies", ctypes.POINTER(Body)), ("n_points", c_int), ("points", c_void_p),
+        ("n_cuts", c_int), ("cuts", c_void_p), ("n_independent_hint", c_int), ("independent_hint", c_void_p),
+        ("n_signals", c_int), ("signals", ctypes.POINTER(Signal)),
+    ]
+
+
+INPUT_FN = ctypes.CFUNCTYPE(c_double, c_double, c_void_p)
+
+
+def _candidates():
+    env = os.environ.get("HYMO_LIB")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "libhymo.so")  # a copy next to the package
+    yield "libhymo.so.0"  # installed (ldconfig, LD_LIBRARY_PATH)
+    found = ctypes.util.find_library("hymo")
+    if found:
+        yield found
+    root = os.path.dirname(os.path.dirname(here))  # source tree: python/hymo -> repo
+    for build in ("build", "build-dbg", "build-ci", "build-release"):
+        yield os.path.join(root, build, "libhymo.so")
+
+
+def load_library():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path + " (missing)")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+            continue
+        _declare(lib)
+        lib._hymo_path = path
+        return lib
+    raise ImportError("hymo: cannot load libhymo.so; set HYMO_LIB to its path (e.g. build/libhymo.so). Tried: "
+                      + "; ".join(tried))
+
+
+def _declare(lib):
+    P = ctypes.POINTER
+    err = P(Error_)
+    sigs = {
+        "hymo_model_load_file": (c_int, [c_char_p, P(c_void_p), err]),
+        "hymo_model_load_string": (c_int, [c_char_p, c_char_p, P(c_void_p), err]),
+        "hymo_model_free": (None, [c_void_p]),
+        "hymo_run_options_default": (None, [c_void_p, c_void_p]),
+        "hymo_run_options_check": (c_int, [c_void_p, err]),
+        "hymo_run": (c_int, [c_void_p, c_void_p, c_char_p, c_void_p, err]),
+        "hymo_sim_create": (c_int, [c_void_p, c_void_p, P(c_void_p), err]),
+        "hymo_sim_free": (None, [c_void_p]),
+        "hymo_sim_step": (c_int, [c_void_p, err]),
+        "hymo_sim_time": (c_double, [c_void_p]),
+        "hymo_sim_steps": (c_long, [c_void_p]),
+        "hymo_sim_summary": (None, [c_void_p, c_void_p]),
+        "hymo_sim_set_input": (c_int, [c_void_p, c_char_p, c_double, err]),
+        "hymo_sim_set_input_callback": (c_int, [c_void_p, c_char_p, INPUT_FN, c_void_p, err]),
+        "hymo_sim_clear_input": (c_int, [c_void_p, c_char_p, err]),
+        "hymo_sim_get_input": (c_int, [c_void_p, c_char_p, c_double, P(c_double), err]),
+        "hymo_sim_set_parameter": (c_int, [c_void_p, c_char_p, c_double, err]),
+        "hymo_sim_get_parameter": (c_int, [c_void_p, c_char_p, P(c_double), err]),
+        "hymo_struct_size": (ctypes.c_size_t, [c_char_p]),
+        "hymo_ref_read": (c_int, [c_char_p, P(c_void_p), err]),
+        "hymo_ref_free": (None, [c_void_p]),
+        "hymo_compare_trajectories": (c_int, [c_void_p, c_void_p, c_void_p, err]),
+        "hymo_compare_signal_name": (c_char_p, [c_int]),
+        "hymo_cosim_options_default": (None, [c_void_p, c_void_p]),
+        "hymo_cosim_options_check": (c_int, [c_void_p, err]),
+        "hymo_cosim_run": (c_int, [c_void_p, c_void_p, c_void_p, c_char_p, c_void_p, err]),
+        "hymo_status_name": (c_char_p, [c_int]),
+    }
+    for n in ("nz", "np", "nu", "na"):
+        sigs["hymo_sim_" + n] = (c_int, [c_void_p])
+    for n in ("z", "zd", "zdd", "p", "pd", "u", "actuator_length", "actuator_force"):
+        sigs["hymo_sim_" + n] = (P(c_double), [c_void_p])
+    for name, (res, args) in sigs.items():
+        f = getattr(lib, name)
+        f.restype = res
+        f.argtypes = args
+    for fn in ("hymo_version", "hymo_formulation_name"):
+        if hasattr(lib, fn):
+            getattr(lib, fn).restype = c_char_p
+    _check_layouts(lib)
+
+
+def _check_layouts(lib):
+    for cname, mirror in (("hymo_run_options", RunOptions), ("hymo_run_summary", RunSummary),
+                          ("hymo_cosim_summary", CosimSummary), ("hymo_compare_result", CompareResult),
+                          ("hymo_error", Error_)):
+        size = lib.hymo_struct_size(cname.encode())
+        exact = cname in ("hymo_compare_result", "hymo_error")  # embedded / fixed
+        if size == 0 or size < ctypes.sizeof(mirror) or (exact and size != ctypes.sizeof(mirror)):
+            raise ImportError("hymo: python/hymo/_ffi.py's mirror of %s (%d bytes) does not match the library's "
+                              "(%d bytes): update the mirror" % (cname, ctypes.sizeof(mirror), size))
+
+
+def cosim_options_type(lib):
+    """hymo_cosim_options, with `mech` as large as the library's hymo_run_options."""
+    pad = lib.hymo_struct_size(b"hymo_run_options") - ctypes.sizeof(RunOptions)
+
+    class CosimOptions(ctypes.Structure):
+        _fields_ = [
+            ("scheme", c_int), ("coupling", c_int), ("approx", c_int), ("hyd_integrator", c_int),
+            ("mech_integrator", c_int), ("mech", RunOptions), ("_mech_tail", ctypes.c_char * pad),
+            ("H", c_double), ("h_h", c_double), ("unstable_energy", c_double), ("verbose", c_int),
+        ]
+
+    size = lib.hymo_struct_size(b"hymo_cosim_options")
+    if size < ctypes.sizeof(CosimOptions):
+        raise ImportError("hymo: python/hymo/_ffi.py's mirror of hymo_cosim_options (%d bytes) is larger than the "
+                          "library's (%d bytes): update the mirror" % (ctypes.sizeof(CosimOptions), size))
+    return CosimOptions

@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""Plots of one hymo run from its HDF5 file (docs/hdf5-format.md,
+docs/plots.md): joint coordinates, actuator strokes, pressures, energy
+drift, constraint violation and, for co-simulation files, the residual
+energy of /cosim.  Needs python3-h5py and python3-matplotlib (Debian).
+
+usage: scripts/plot_run.py OUT.h5 [-o PNG]
+Without -o the PNG is written next to the file (OUT.png).  A killed run's
+OUT.h5.partial can be plotted too."""
+import argparse
+import os
+import sys
+
+import h5py
+import matplotlib
+import numpy as np
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def names(ds, prefix):
+    if "names" in ds.attrs:
+        return [text(n) for n in ds.attrs["names"]]
+    return ["%s%d" % (prefix, j + 1) for j in range(ds.shape[1] if ds.ndim > 1 else 1)]
+
+
+def panel(ax, t, ds, ylabel, prefix, scale=1.0):
+    data = ds[()] * scale
+    if data.ndim == 1:
+        data = data[:, None]
+    for j, name in enumerate(names(ds, prefix)):
+        ax.plot(t, data[:, j], lw=1, label=name)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    if data.shape[1] > 1 or "names" in ds.attrs:
+        ax.legend(fontsize=7, loc="best")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("file")
+    ap.add_argument("-o", "--output", help="PNG to write (default: FILE with .png)")
+    a = ap.parse_args()
+    try:
+        f = h5py.File(a.file, "r")
+    except OSError as e:
+        sys.exit("plot_run.py: cannot read '%s': %s" % (a.file, e))
+    with f:
+        if "time" not in f or "states/z" not in f:
+            sys.exit("plot_run.py: '%s' is not a hymo run file (no /time or /states/z)" % a.file)
+        t = f["time"][()]
+        panels = [("states/z", "joint coordinates\n(rad or m)", "z", 1.0),
+                  ("actuators/s", "actuator stroke s (m)", "s", 1.0),
+                  ("states/p", "pressure (MPa)", "p", 1e-6),
+                  ("energy/drift", "energy drift D (J)", "D", 1.0),
+                  ("constraints/position", "constraint violation\n|Phi| per cut joint", "cut", 1.0),
+                  ("cosim/residual_energy_total", "co-simulation\nresidual energy (J)", "E", 1.0)]
+        panels = [p for p in panels if p[0] in f and f[p[0]].size > 0]
+        fig, axes = plt.subplots(len(panels), 1, figsize=(8, 1.9 * len(panels) + 0.8), sharex=True, squeeze=False)
+        for ax, (path, label, prefix, scale) in zip(axes[:, 0], panels):
+            panel(ax, t, f[path], label, prefix, scale)
+            if path == "constraints/position" and np.all(f[path][()] > 0):
+                ax.set_yscale("log")
+        axes[-1, 0].set_xlabel("t (s)")
+        complete = int(f.attrs.get("complete", 0))
+        title = "%s: %s, %s, dt = %g s%s" % (text(f.attrs.get("model_name", "?")),
+                                              text(f.attrs.get("integrator", "?")),
+                                              text(f.attrs.get("formulation", "?")), float(f.attrs.get("dt", np.nan)),
+                                              "" if complete else " (INCOMPLETE)")
+        if "cosim" in f:
+            c = f["cosim"].attrs
+            title += "\nco-simulation %s, %s, extrapolation %s, H = %g s" % (
+                text(c.get("scheme", "?")), text(c.get("coupling", "?")), text(c.get("extrapolation", "?")),
+                float(c.get("H", np.nan)))
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    out = a.output or os.path.splitext(a.file.replace(".partial", ""))[0] + ".png"
+    fig.savefig(out, dpi=110)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()

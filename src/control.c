@@ -1,0 +1,444 @@
+/* Controllers and studies (include/hymo/control.h): valve-reference
+ * overrides and parameter changes of a running simulation.
+ *
+ * The overrides live in the run data (sim->control), never in the model,
+ * which every run of it shares read-only.  A parameter change gives the
+ * simulation a private shallow copy of the model (sim->model points at it)
+ * whose valve, throttle, node and cylinder tables are the run's own; the
+ * compiled constants and everything else stay shared.  Allocation happens
+ * only in these calls, never inside a step. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control_internal.h"
+#include "engine.h"
+#include "hymo/compare.h"
+#include "hymo/control.h"
+#include "hymo/cosim.h"
+
+typedef enum { INPUT_SIGNAL = 0, INPUT_VALUE = 1, INPUT_CALLBACK = 2 } input_mode;
+
+struct hymo_control {
+    int nv;
+    unsigned char *mode; /* nv: input_mode */
+    double *value;       /* nv */
+    hymo_input_fn *fn;   /* nv */
+    void **user;         /* nv */
+    int changed;         /* since hymo_sim_take_changed */
+    /* parameters: the run's copy of the model (has_copy), its own tables */
+    int has_copy;
+    hymo_model copy;
+};
+
+void hymo_sim_control_free(hymo_sim *sim)
+{
+    hymo_control *c = sim->control;
+    if (!c) return;
+    if (c->has_copy) {
+        free(c->copy.valves);
+        free(c->copy.throttles);
+        free(c->copy.nodes);
+        free(c->copy.cylinders);
+    }
+    free(c->mode);
+    free(c->value);
+    free(c->fn);
+    free(c->user);
+    free(c);
+    sim->control = NULL;
+}
+
+static hymo_status control_get(hymo_sim *sim, hymo_control **out, hymo_error *err)
+{
+    if (!sim->control) {
+        const int nv = sim->model->n_valves;
+        hymo_control *c = calloc(1, sizeof *c);
+        if (!c) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (controller overrides)");
+        sim->control = c;
+        c->nv = nv;
+        const size_t n = (size_t)(nv > 0 ? nv : 1);
+        c->mode = calloc(n, 1);
+        c->value = calloc(n, sizeof *c->value);
+        c->fn = calloc(n, sizeof *c->fn);
+        c->user = calloc(n, sizeof *c->user);
+        if (!c->mode || !c->value || !c->fn || !c->user) {
+            hymo_sim_control_free(sim);
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (controller overrides)");
+        }
+    }
+    *out = sim->control;
+    return HYMO_OK;
+}
+
+double hymo_sim_valve_ref(const hymo_sim *sim, int v, double t, int side, double dt)
+{
+    const hymo_control *c = sim->control;
+    if (c && c->mode[v] == INPUT_VALUE) return c->value[v];
+    if (c && c->mode[v] == INPUT_CALLBACK) return c->fn[v](t, c->user[v]);
+    const hymo_signal *sig = &sim->model->signals[sim->model->valves[v].signal];
+    return dt > 0.0 ? hymo_signal_eval_snapped(sig, t, side, dt) : hymo_signal_eval(sig, t, side);
+}
+
+const hymo_signal *hymo_sim_valve_signal(const hymo_sim *sim, int v)
+{
+    if (sim->control && sim->control->mode[v] != INPUT_SIGNAL) return NULL;
+    return &sim->model->signals[sim->model->valves[v].signal];
+}
+
+int hymo_sim_take_changed(hymo_sim *sim)
+{
+    if (!sim->control || !sim->control->changed) return 0;
+    sim->control->changed = 0;
+    return 1;
+}
+
+/* ---- inputs ---- */
+
+static void list_inputs(const hymo_model *model, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < model->n_signals && used < len; ++i)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", model->signals[i].name);
+    for (int v = 0; v < model->n_valves && used < len; ++v)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s (valve)", used ? ", " : "", model->valves[v].name);
+    if (!used) snprintf(buf, len, "none: the model has no valves");
+}
+
+/* Marks in sel[] the valves `name` selects; returns their number. */
+static int select_valves(const hymo_model *model, const char *name, unsigned char *sel)
+{
+    int n = 0;
+    int signal = -1;
+    for (int i = 0; i < model->n_signals; ++i)
+        if (strcmp(model->signals[i].name, name) == 0) signal = i;
+    for (int v = 0; v < model->n_valves; ++v) {
+        sel[v] = (signal >= 0 && model->valves[v].signal == signal) || strcmp(model->valves[v].name, name) == 0;
+        n += sel[v];
+    }
+    return n;
+}
+
+static hymo_status unknown_input(const hymo_sim *sim, const char *name, hymo_error *err)
+{
+    char names[256];
+    list_inputs(sim->model, names, sizeof names);
+    return hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: no valve reference signal or valve named '%s' (inputs: %s)",
+                          sim->model->name, name ? name : "(null)", names);
+}
+
+/* The spool rates of the committed state from the references in force now
+ * (right limit at sim->t). */
+static void refresh_spool_rates(hymo_sim *sim)
+{
+    const hymo_model *model = sim->model;
+    for (int v = 0; v < sim->nu; ++v) {
+        const hymo_valve *va = &model->valves[v];
+        sim->ud[va->state] = (hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0) - sim->u[va->state]) / va->tau;
+    }
+}
+
+static hymo_status set_input(hymo_sim *sim, const char *name, int mode, double value, hymo_input_fn fn, void *user,
+                             hymo_error *err)
+{
+    if (!sim) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "no simulation");
+    const hymo_model *model = sim->model;
+    hymo_control *c;
+    hymo_status st = control_get(sim, &c, err);
+    if (st != HYMO_OK) return st;
+    /* c->mode doubles as scratch for the selection only after the check */
+    unsigned char *sel = calloc((size_t)(model->n_valves > 0 ? model->n_valves : 1), 1);
+    if (!sel) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (controller overrides)");
+    if (!name || select_valves(model, name, sel) == 0) {
+        free(sel);
+        return unknown_input(sim, name, err);
+    }
+    for (int v = 0; v < model->n_valves; ++v) {
+        if (!sel[v]) continue;
+        const double before = hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0);
+        const int was = c->mode[v];
+        c->mode[v] = (unsigned char)mode;
+        c->value[v] = value;
+        c->fn[v] = fn;
+        c->user[v] = user;
+        if (mode != INPUT_VALUE || was != INPUT_VALUE || hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0) != before)
+            c->changed = 1;
+    }
+    free(sel);
+    refresh_spool_rates(sim);
+    return HYMO_OK;
+}
+
+hymo_status hymo_sim_set_input(hymo_sim *sim, const char *name, double value, hymo_error *err)
+{
+    if (!isfinite(value))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "input '%s': value %g is not finite", name ? name : "(null)",
+                              value);
+    return set_input(sim, name, INPUT_VALUE, value, NULL, NULL, err);
+}
+
+hymo_status hymo_sim_set_input_callback(hymo_sim *sim, const char *name, hymo_input_fn fn, void *user,
+                                        hymo_error *err)
+{
+    if (!fn)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "input '%s': no callback function (NULL)",
+                              name ? name : "(null)");
+    return set_input(sim, name, INPUT_CALLBACK, 0.0, fn, user, err);
+}
+
+hymo_status hymo_sim_clear_input(hymo_sim *sim, const char *name, hymo_error *err)
+{
+    return set_input(sim, name, INPUT_SIGNAL, 0.0, NULL, NULL, err);
+}
+
+hymo_status hymo_sim_get_input(const hymo_sim *sim, const char *name, double t, double *value, hymo_error *err)
+{
+    if (!sim || !value) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "no simulation or no output");
+    const hymo_model *model = sim->model;
+    int signal = -1;
+    for (int i = 0; name && i < model->n_signals; ++i)
+        if (strcmp(model->signals[i].name, name) == 0) signal = i;
+    for (int v = 0; name && v < model->n_valves; ++v)
+        if (model->valves[v].signal == signal || strcmp(model->valves[v].name, name) == 0) {
+            *value = hymo_sim_valve_ref(sim, v, t, +1, 0.0);
+            return HYMO_OK;
+        }
+    return unknown_input(sim, name, err);
+}
+
+/* ---- parameters ---- */
+
+typedef enum { P_POSITIVE, P_NONNEGATIVE, P_FINITE, P_EFFICIENCY } param_check;
+
+typedef struct {
+    const char *kind, *field;
+    param_check check;
+} param_spec;
+
+static const param_spec params[] = {
+    {"valve", "tau", P_POSITIVE},
+    {"valve", "Cv", P_NONNEGATIVE},
+    {"throttle", "Ct", P_NONNEGATIVE},
+    {"source", "pressure", P_FINITE},
+    {"cylinder", "viscous", P_NONNEGATIVE},
+    {"cylinder", "efficiency", P_EFFICIENCY},
+    {"cylinder", "friction_velocity", P_POSITIVE},
+    {"cylinder", "damper_stiffness", P_NONNEGATIVE},
+    {"cylinder", "damper_damping", P_NONNEGATIVE},
+    {"fluid", "bulk_modulus", P_POSITIVE},
+    {"fluid", "p_transition", P_POSITIVE},
+};
+
+#define PARAM_FORMS                                                                                                  \
+    "valve.NAME.{tau,Cv}, throttle.NAME.Ct, source.NAME.pressure, "                                                 \
+    "cylinder.NAME.{viscous,efficiency,friction_velocity,damper_stiffness,damper_damping}, "                        \
+    "fluid.{bulk_modulus,p_transition}"
+
+/* The address of parameter `name` in `model` (a model whose tables may be
+ * written: the run's copy), or NULL with the reason in err. */
+static double *param_address(const hymo_model *model, const char *name, const param_spec **spec, hymo_error *err)
+{
+    if (!name) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "no parameter name (NULL)");
+        return NULL;
+    }
+    const char *dot1 = strchr(name, '.'), *dot2 = strrchr(name, '.');
+    if (!dot1) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "parameter '%s': expected kind.name.field, one of " PARAM_FORMS, name);
+        return NULL;
+    }
+    const size_t klen = (size_t)(dot1 - name);
+    const char *field = dot2 + 1;
+    char item[HYMO_NAME_MAX] = "";
+    if (dot2 > dot1) {
+        size_t ilen = (size_t)(dot2 - dot1 - 1);
+        if (ilen >= sizeof item) ilen = sizeof item - 1;
+        memcpy(item, dot1 + 1, ilen);
+        item[ilen] = '\0';
+    }
+    const char *refused = NULL;
+    if (klen == 4 && strncmp(name, "body", 4) == 0)
+        refused = "masses, inertias and joint geometry are compiled into the model's constants (mass matrices, "
+                  "kinematics)";
+    else if (strncmp(name, "gravity", 7) == 0)
+        refused = "gravity is part of the initial state (static pressures) and of the energy reference";
+    else if (klen == 8 && strncmp(name, "cylinder", 8) == 0 &&
+             (!strcmp(field, "piston_area") || !strcmp(field, "rod_side_area") || !strcmp(field, "length") ||
+              !strcmp(field, "damper_length") || !strcmp(field, "l_pist0") || !strcmp(field, "l_rod0")))
+        refused = "cylinder areas and lengths are compiled into the chamber geometry and the event functions";
+    else if ((klen == 6 && strncmp(name, "volume", 6) == 0) || !strcmp(field, "p0") || !strcmp(field, "volume"))
+        refused = "volumes and initial pressures are part of the compiled circuit and the initial state";
+    if (refused) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "parameter '%s' cannot be changed during a run: %s; change it in the "
+                       "model file and load it again (changeable: " PARAM_FORMS ")", name, refused);
+        return NULL;
+    }
+    *spec = NULL;
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i)
+        if (strlen(params[i].kind) == klen && !strncmp(name, params[i].kind, klen) && !strcmp(field, params[i].field))
+            *spec = &params[i];
+    if (!*spec) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "unknown parameter '%s' (changeable: " PARAM_FORMS ")", name);
+        return NULL;
+    }
+    const int is_fluid = !strcmp((*spec)->kind, "fluid");
+    if (is_fluid ? dot2 != dot1 : dot2 == dot1) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "parameter '%s': expected %s", name,
+                       is_fluid ? "fluid.FIELD" : "kind.NAME.field");
+        return NULL;
+    }
+    hymo_model *m = (hymo_model *)model; /* only the run's copy is written through the result */
+    if (is_fluid) return !strcmp(field, "bulk_modulus") ? &m->fluid.bulk_modulus_oil : &m->fluid.p_transition;
+    if (!strcmp((*spec)->kind, "valve")) {
+        for (int v = 0; v < m->n_valves; ++v)
+            if (!strcmp(m->valves[v].name, item)) return !strcmp(field, "tau") ? &m->valves[v].tau : &m->valves[v].Cv;
+    } else if (!strcmp((*spec)->kind, "throttle")) {
+        for (int k = 0; k < m->n_throttles; ++k)
+            if (!strcmp(m->throttles[k].name, item)) return &m->throttles[k].Ct;
+    } else if (!strcmp((*spec)->kind, "source")) {
+        for (int k = 0; k < m->n_nodes; ++k)
+            if (!strcmp(m->nodes[k].name, item)) {
+                if (m->nodes[k].kind == HYMO_NODE_SOURCE) return &m->nodes[k].pressure;
+                hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                               "parameter '%s': node '%s' is a volume (its pressure is a state), not a source", name,
+                               item);
+                return NULL;
+            }
+    } else {
+        for (int k = 0; k < m->n_cylinders; ++k)
+            if (!strcmp(m->cylinders[k].name, item)) {
+                hymo_cylinder *cy = &m->cylinders[k];
+                if (!strcmp(field, "viscous")) return &cy->viscous;
+                if (!strcmp(field, "efficiency")) return &cy->efficiency;
+                if (!strcmp(field, "friction_velocity")) return &cy->friction_velocity;
+                if (!cy->has_damper) {
+                    hymo_error_set(err, HYMO_ERR_ARGUMENT, "parameter '%s': cylinder '%s' has no end damper", name,
+                                   item);
+                    return NULL;
+                }
+                return !strcmp(field, "damper_stiffness") ? &cy->damper_stiffness : &cy->damper_damping;
+            }
+    }
+    hymo_error_set(err, HYMO_ERR_ARGUMENT, "parameter '%s': the model %s has no %s named '%s'", name, model->name,
+                   (*spec)->kind, item);
+    return NULL;
+}
+
+hymo_status hymo_sim_get_parameter(const hymo_sim *sim, const char *name, double *value, hymo_error *err)
+{
+    if (!sim || !value) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "no simulation or no output");
+    const param_spec *spec;
+    const double *a = param_address(sim->model, name, &spec, err);
+    if (!a) return err ? err->code : HYMO_ERR_ARGUMENT;
+    *value = *a;
+    return HYMO_OK;
+}
+
+/* The run's own copy of the parameter tables (first parameter change). */
+static hymo_status own_copy(hymo_sim *sim, hymo_control *c, hymo_error *err)
+{
+    if (c->has_copy) return HYMO_OK;
+    const hymo_model *m = sim->model;
+    hymo_model *cp = &c->copy;
+    *cp = *m;
+    cp->valves = NULL, cp->throttles = NULL, cp->nodes = NULL, cp->cylinders = NULL;
+#define DUP(field, n)                                                                                                \
+    if ((n) > 0) {                                                                                                   \
+        cp->field = malloc((size_t)(n) * sizeof *m->field);                                                          \
+        if (!cp->field) goto nomem;                                                                                  \
+        memcpy(cp->field, m->field, (size_t)(n) * sizeof *m->field);                                                 \
+    }
+    DUP(valves, m->n_valves)
+    DUP(throttles, m->n_throttles)
+    DUP(nodes, m->n_nodes)
+    DUP(cylinders, m->n_cylinders)
+#undef DUP
+    c->has_copy = 1;
+    sim->model = cp;
+    return HYMO_OK;
+nomem:
+    free(cp->valves), free(cp->throttles), free(cp->nodes), free(cp->cylinders);
+    return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (parameter tables)");
+}
+
+/* The rates of the committed state with the parameters in force now:
+ * forces, pressure and spool rates, consistent accelerations, actuator
+ * power; the Newton matrix is rebuilt at the next step. */
+static hymo_status refresh_rates(hymo_sim *sim, hymo_error *err)
+{
+    hymo_mb *mb = &sim->mb;
+    hymo_kin_positions(&mb->kin, sim->model, mb->z);
+    hymo_kin_velocities(&mb->kin, sim->model, mb->zd);
+    memcpy(mb->zn, mb->z, (size_t)sim->nz * sizeof(double));
+    memcpy(mb->zdn, mb->zd, (size_t)sim->nz * sizeof(double));
+    memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
+    memcpy(sim->un, sim->u, (size_t)sim->nu * sizeof(double));
+    /* the circuit sees the references in force from now on (right limit);
+     * uref_end is restored so that the next step sees the jump too */
+    for (int v = 0; v < sim->nu; ++v) {
+        const double keep = sim->uref_end[v];
+        sim->uref_end[v] = hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0);
+        sim->uref_start[v] = keep; /* scratch: uref_start is recomputed at every step start */
+    }
+    hymo_status st = hymo_engine_dynamics(sim, sim->t, err);
+    if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
+    if (st == HYMO_OK) {
+        memcpy(sim->pd, sim->hp, (size_t)sim->np * sizeof(double));
+        memcpy(sim->ud, sim->hu, (size_t)sim->nu * sizeof(double));
+        for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
+    }
+    for (int v = 0; v < sim->nu; ++v) sim->uref_end[v] = sim->uref_start[v];
+    sim->jac_valid = 0;
+    return st;
+}
+
+hymo_status hymo_sim_set_parameter(hymo_sim *sim, const char *name, double value, hymo_error *err)
+{
+    if (!sim) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "no simulation");
+    const param_spec *spec;
+    /* the name first, on the shared model (nothing is written through it) */
+    if (!param_address(sim->model, name, &spec, err)) return err ? err->code : HYMO_ERR_ARGUMENT;
+    int ok = isfinite(value);
+    const char *want = "a finite number";
+    switch (spec->check) {
+    case P_POSITIVE: ok = ok && value > 0.0, want = "> 0"; break;
+    case P_NONNEGATIVE: ok = ok && value >= 0.0, want = ">= 0"; break;
+    case P_EFFICIENCY: ok = ok && value > 0.0 && value <= 1.0, want = "in (0, 1]"; break;
+    case P_FINITE: break;
+    }
+    if (!ok) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "parameter '%s' = %g: must be %s", name, value, want);
+    hymo_control *c;
+    hymo_status st = control_get(sim, &c, err);
+    if (st == HYMO_OK) st = own_copy(sim, c, err);
+    if (st != HYMO_OK) return st;
+    double *a = param_address(sim->model, name, &spec, err);
+    if (*a == value) return HYMO_OK;
+    const double old = *a;
+    *a = value;
+    st = refresh_rates(sim, err);
+    if (st != HYMO_OK) { /* keep the run as it was */
+        *a = old;
+        hymo_error e2;
+        refresh_rates(sim, &e2);
+        return st;
+    }
+    c->changed = 1;
+    return HYMO_OK;
+}
+
+size_t hymo_struct_size(const char *name)
+{
+    static const struct {
+        const char *name;
+        size_t size;
+    } sizes[] = {
+        {"hymo_run_options", sizeof(hymo_run_options)},     {"hymo_run_summary", sizeof(hymo_run_summary)},
+        {"hymo_cosim_options", sizeof(hymo_cosim_options)}, {"hymo_cosim_summary", sizeof(hymo_cosim_summary)},
+        {"hymo_compare_result", sizeof(hymo_compare_result)}, {"hymo_error", sizeof(hymo_error)},
+    };
+    for (size_t i = 0; name && i < sizeof sizes / sizeof sizes[0]; ++i)
+        if (!strcmp(sizes[i].name, name)) return sizes[i].size;
+    return 0;
+}
