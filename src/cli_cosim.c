@@ -251,8 +251,14 @@ int hymo_cli_cosim(int argc, char **argv)
         opt.max_residual_energy = 50.0;
     }
     hymo_reference *ref = NULL;
-    if (ref_path && hymo_ref_read(ref_path, &ref, &err) != HYMO_OK) {
+    const char *inputs[2] = {model_path, ref_path};
+    if (out_path && hymo_output_path_check(out_path, inputs, 2, &err) != HYMO_OK) {
         fprintf(stderr, "hymo: error: %s\n", err.message);
+        goto done;
+    }
+    if (ref_path && (hymo_ref_read(ref_path, &ref, &err) != HYMO_OK || hymo_ref_validate(ref, ref_path, &err) != HYMO_OK)) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        hymo_ref_free(ref);
         goto done;
     }
     if (ref && !ref->complete) {

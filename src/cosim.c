@@ -665,7 +665,9 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
     memset(&sum, 0, sizeof sum);
     hymo_status st = hymo_cosim_options_check(opt, err);
     if (st != HYMO_OK) return st;
-    if (ref && strcmp(ref->model_sha256, model->sha256) != 0)
+    /* the same physics is enough: a comment, formatting or tolerance edit keeps the reference */
+    if (ref && hymo_model_identity(ref->model_sha256, ref->model_physics_sha256, model->sha256, model->physics_sha256) ==
+                   HYMO_MODEL_DIFFERENT)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "the reference is of another model ('%s', sha256 %.12s...) than '%s' (%.12s...)",
                               ref->model_name, ref->model_sha256, model->name, model->sha256);

@@ -139,4 +139,17 @@ for bad in "--achievable sometimes" "--takeoff-slope 0" "--jobs 0" "--jobs 99999
     "$HYMO" sweep "$M" --t-end 1 --reference "$OUT/ref.h5" $bad -o "$OUT/sw_bad" > "$OUT/sw_bad.out" 2>&1
     code=$?; [ $code -eq 2 ] || fail "sweep $bad: exit $code (expected 2)"
 done
+# the reference: same physics accepted (a comment edit), other physics
+# refused (a mass), -o on the reference refused before computing
+"$HYMO" run "$SRC/data/crane1.yaml" --t-end 1 -o "$OUT/id_ref.h5" -q || fail "identity reference run"
+sed 's/^# /# edited: /' "$SRC/data/crane1.yaml" > "$OUT/id_comment.yaml"
+sed '0,/mass: 200 /s//mass: 999 /' "$SRC/data/crane1.yaml" > "$OUT/id_mass.yaml"
+grep -q "mass: 999" "$OUT/id_mass.yaml" || fail "mass edit not made"
+"$HYMO" cosim "$OUT/id_comment.yaml" --t-end 1 --H 1e-3 --reference "$OUT/id_ref.h5" -q; code=$?
+[ $code -eq 0 ] || fail "comment-edited model against its reference: exit $code"
+"$HYMO" cosim "$OUT/id_mass.yaml" --t-end 1 --H 1e-3 --reference "$OUT/id_ref.h5" -q 2>/dev/null; code=$?
+[ $code -eq 2 ] || fail "other mass against the reference: exit $code (expected 2)"
+"$HYMO" cosim "$SRC/data/crane1.yaml" --t-end 1 --H 1e-3 --reference "$OUT/id_ref.h5" -o "$OUT/id_ref.h5" -q 2>/dev/null; code=$?
+[ $code -eq 2 ] || fail "-o on the reference: exit $code (expected 2)"
+"$HYMO" info "$OUT/id_ref.h5" > /dev/null || fail "-o on the reference damaged it"
 echo "cli_cosim: all checks passed"
