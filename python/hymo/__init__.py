@@ -400,20 +400,27 @@ def read(path):
         f = h5py.File(path, "r")
     except OSError as e:
         raise Error(1, "reference file '%s': %s" % (path, e)) from None
+    def text(v):  # fixed-length string attributes read as bytes (or numpy bytes)
+        if isinstance(v, bytes):
+            return v.decode(errors="replace")
+        return v.decode(errors="replace") if hasattr(v, "decode") else str(v)
+
     with f:
         for k, v in f.attrs.items():
-            out["attrs"][k] = v.decode() if isinstance(v, bytes) else v
+            out["attrs"][k] = text(v) if isinstance(v, bytes) or hasattr(v, "decode") else v
 
         def visit(name, obj):
             if isinstance(obj, h5py.Dataset):
                 out[name] = obj[()]
                 if "names" in obj.attrs:
-                    out["names"][name] = [str(s) for s in obj.attrs["names"]]
+                    out["names"][name] = [text(s) for s in obj.attrs["names"]]
                 if "units" in obj.attrs:
                     u = obj.attrs["units"]
-                    out["units"][name] = str(u) if isinstance(u, (str, bytes)) else [str(s) for s in u]
+                    out["units"][name] = text(u) if isinstance(u, (str, bytes)) or hasattr(u, "decode") \
+                        else [text(s) for s in u]
             elif obj.attrs:
-                out["attrs"][name] = {k: v for k, v in obj.attrs.items()}
+                out["attrs"][name] = {k: text(v) if isinstance(v, bytes) or hasattr(v, "decode") else v
+                                      for k, v in obj.attrs.items()}
 
         f.visititems(visit)
     return out

@@ -42,6 +42,9 @@ class RunSummary(ctypes.Structure):
         ("wall_time", c_double), ("integrator", ctypes.c_char * TEXT), ("has_accuracy", c_int),
         ("accuracy_method", ctypes.c_char * TEXT), ("z_max_error", c_double), ("p_max_error", c_double),
         ("s_max_error", c_double), ("n_events", c_long), ("event_iterations", c_long),
+        ("has_pressure_range", c_int), ("p_min", c_double), ("p_min_time", c_double), ("p_max", c_double),
+        ("p_max_time", c_double), ("p_min_volume", ctypes.c_char * TEXT), ("p_max_volume", ctypes.c_char * TEXT),
+        ("n_volumes_below_zero", c_int),
     ]
 
 
@@ -57,7 +60,9 @@ class CompareResult(ctypes.Structure):
 
 class CosimSummary(ctypes.Structure):
     _fields_ = [
-        ("stable", c_int), ("reason", ctypes.c_char * 512), ("t_reached", c_double), ("n_macro", c_long),
+        ("stable", c_int), ("reason", ctypes.c_char * 512), ("verdict", c_int),
+        ("verdict_reason", ctypes.c_char * 512), ("work_abs", c_double), ("max_residual_ratio", c_double),
+        ("max_balance_ratio", c_double), ("t_reached", c_double), ("n_macro", c_long),
         ("n_bonds", c_int), ("residual_energy_final", c_double), ("residual_energy_max_abs", c_double),
         ("peak_drift", c_double), ("max_work", c_double), ("max_constraint_position", c_double),
         ("mean_mech_iterations", c_double), ("hyd_steps", c_long), ("hyd_rhs_evals", c_long),
@@ -82,7 +87,7 @@ class ModelHead(ctypes.Structure):
     """The first fields of hymo_model (name, bodies, signals)."""
     _fields_ = [
         ("name", ctypes.c_char * NAME), ("source_path", c_char_p), ("source_text", c_char_p),
-        ("sha256", ctypes.c_char * 65), ("gravity", c_double * 3),
+        ("sha256", ctypes.c_char * 65), ("physics_sha256", ctypes.c_char * 65), ("gravity", c_double * 3),
         ("n_bodies", c_int), ("bodies", ctypes.POINTER(Body)), ("n_points", c_int), ("points", c_void_p),
         ("n_cuts", c_int), ("cuts", c_void_p), ("n_independent_hint", c_int), ("independent_hint", c_void_p),
         ("n_signals", c_int), ("signals", ctypes.POINTER(Signal)),
@@ -191,7 +196,10 @@ def cosim_options_type(lib):
         _fields_ = [
             ("scheme", c_int), ("coupling", c_int), ("approx", c_int), ("hyd_integrator", c_int),
             ("mech_integrator", c_int), ("mech", RunOptions), ("_mech_tail", ctypes.c_char * pad),
-            ("H", c_double), ("h_h", c_double), ("unstable_energy", c_double), ("verbose", c_int),
+            ("H", c_double), ("h_h", c_double), ("mech_inputs", c_int), ("unstable_energy", c_double),
+            ("unstable_ratio", c_double), ("unstable_balance_ratio", c_double), ("unstable_floor", c_double),
+            ("max_rms", c_double * NCMP), ("max_abs", c_double * NCMP), ("max_residual_energy", c_double),
+            ("verbose", c_int),
         ]
 
     size = lib.hymo_struct_size(b"hymo_cosim_options")
