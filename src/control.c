@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "control_internal.h"
@@ -437,8 +438,29 @@ size_t hymo_struct_size(const char *name)
         {"hymo_run_options", sizeof(hymo_run_options)},     {"hymo_run_summary", sizeof(hymo_run_summary)},
         {"hymo_cosim_options", sizeof(hymo_cosim_options)}, {"hymo_cosim_summary", sizeof(hymo_cosim_summary)},
         {"hymo_compare_result", sizeof(hymo_compare_result)}, {"hymo_error", sizeof(hymo_error)},
+        {"hymo_body", sizeof(hymo_body)},                   {"hymo_signal", sizeof(hymo_signal)},
     };
     for (size_t i = 0; name && i < sizeof sizes / sizeof sizes[0]; ++i)
         if (!strcmp(sizes[i].name, name)) return sizes[i].size;
     return 0;
+}
+
+size_t hymo_struct_offset(const char *name, const char *field)
+{
+#define F(type, member) {#type, #member, offsetof(type, member)}
+    static const struct {
+        const char *name, *field;
+        size_t offset;
+    } fields[] = {
+        F(hymo_run_options, output_every),   F(hymo_run_summary, event_iterations),
+        F(hymo_run_summary, n_volumes_below_zero), F(hymo_cosim_options, mech),
+        F(hymo_cosim_options, verbose),      F(hymo_cosim_summary, verdict_reason),
+        F(hymo_cosim_summary, errors),       F(hymo_model, gravity),
+        F(hymo_model, bodies),               F(hymo_model, signals),
+        F(hymo_body, inertia),               F(hymo_signal, v),
+    };
+#undef F
+    for (size_t i = 0; name && field && i < sizeof fields / sizeof fields[0]; ++i)
+        if (!strcmp(fields[i].name, name) && !strcmp(fields[i].field, field)) return fields[i].offset;
+    return (size_t)-1;
 }

@@ -80,6 +80,11 @@ hymo_status hymo_sim_get_parameter(const hymo_sim *sim, const char *name, double
  * "hymo_cosim_summary", "hymo_compare_result", "hymo_error"), 0 if
  * unknown, so that a binding can check its mirror of the layout. */
 size_t hymo_struct_size(const char *name);
+/* ... and offsetof of some of their members (the last one a binding
+ * mirrors, "hymo_model" bodies/signals, "hymo_body", "hymo_signal"), so that
+ * a member inserted before them is caught, not read at the wrong place;
+ * (size_t)-1 if not listed. */
+size_t hymo_struct_offset(const char *name, const char *field);
 
 #ifdef __cplusplus
 }

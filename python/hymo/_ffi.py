@@ -154,6 +154,7 @@ def _declare(lib):
         "hymo_sim_set_parameter": (c_int, [c_void_p, c_char_p, c_double, err]),
         "hymo_sim_get_parameter": (c_int, [c_void_p, c_char_p, P(c_double), err]),
         "hymo_struct_size": (ctypes.c_size_t, [c_char_p]),
+        "hymo_struct_offset": (ctypes.c_size_t, [c_char_p, c_char_p]),
         "hymo_ref_read": (c_int, [c_char_p, P(c_void_p), err]),
         "hymo_ref_free": (None, [c_void_p]),
         "hymo_compare_trajectories": (c_int, [c_void_p, c_void_p, c_void_p, err]),
@@ -178,6 +179,21 @@ def _declare(lib):
 
 
 def _check_layouts(lib):
+    # members whose offset the library states: an insertion before them breaks the mirror
+    offsets = (("hymo_run_options", RunOptions, "output_every"), ("hymo_run_summary", RunSummary, "event_iterations"),
+               ("hymo_run_summary", RunSummary, "n_volumes_below_zero"),
+               ("hymo_cosim_summary", CosimSummary, "verdict_reason"), ("hymo_cosim_summary", CosimSummary, "errors"),
+               ("hymo_model", ModelHead, "gravity"), ("hymo_model", ModelHead, "bodies"),
+               ("hymo_model", ModelHead, "signals"), ("hymo_body", Body, "inertia"), ("hymo_signal", Signal, "v"))
+    for cname, mirror, field in offsets:
+        off = lib.hymo_struct_offset(cname.encode(), field.encode())
+        if off != getattr(mirror, field).offset:
+            raise ImportError("hymo: python/hymo/_ffi.py's mirror of %s puts %s at byte %d, the library at %d: "
+                              "update the mirror" % (cname, field, getattr(mirror, field).offset, off))
+    for cname, mirror in (("hymo_body", Body), ("hymo_signal", Signal)):  # array elements: exact
+        if lib.hymo_struct_size(cname.encode()) != ctypes.sizeof(mirror):
+            raise ImportError("hymo: python/hymo/_ffi.py's mirror of %s (%d bytes) is not the library's (%d bytes)"
+                              % (cname, ctypes.sizeof(mirror), lib.hymo_struct_size(cname.encode())))
     for cname, mirror in (("hymo_run_options", RunOptions), ("hymo_run_summary", RunSummary),
                           ("hymo_cosim_summary", CosimSummary), ("hymo_compare_result", CompareResult),
                           ("hymo_error", Error_)):
@@ -202,6 +218,10 @@ def cosim_options_type(lib):
             ("verbose", c_int),
         ]
 
+    off = lib.hymo_struct_offset(b"hymo_cosim_options", b"verbose")
+    if off != CosimOptions.verbose.offset:
+        raise ImportError("hymo: python/hymo/_ffi.py's mirror of hymo_cosim_options puts verbose at byte %d, the "
+                          "library at %d: update the mirror" % (CosimOptions.verbose.offset, off))
     size = lib.hymo_struct_size(b"hymo_cosim_options")
     if size < ctypes.sizeof(CosimOptions):
         raise ImportError("hymo: python/hymo/_ffi.py's mirror of hymo_cosim_options (%d bytes) is larger than the "
