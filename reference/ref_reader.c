@@ -465,6 +465,9 @@ static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s
         s->has_pressure_range = st == HYMO_OK;
     }
     if (states >= 0) H5Gclose(states);
+    s->wall_total = 0.0;
+    if (st == HYMO_OK && H5Aexists(solver, "wall_total") > 0)
+        TRY(attr_double(r, solver, "/solver", "wall_total", &s->wall_total));
     s->n_events = s->event_iterations = 0; /* files before events were located */
     if (st == HYMO_OK && H5Aexists(solver, "n_events") > 0) {
         TRY(attr_long(r, solver, "/solver", "n_events", &s->n_events));

@@ -715,6 +715,7 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
         ATTR(attr_str, HYMO_GROUP_STATES, "p_max_volume", vol)
         ATTR(attr_int, HYMO_GROUP_STATES, "n_volumes_below_zero", s->n_volumes_below_zero)
     }
+    ATTR(attr_double, HYMO_GROUP_SOLVER, "wall_total", s->wall_total)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "n_events", s->n_events)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "event_iterations", s->event_iterations)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "peak_drift", s->peak_drift)

@@ -84,6 +84,10 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
     if (unknown) {
         fprintf(out, "%-12s unknown\n", "wall time");
     } else {
-        fprintf(out, "%-12s %.3g s\n", "wall time", s->wall_time);
+        if (s->wall_total > 0.0)
+            fprintf(out, "%-12s %.3g s integration, %.3g s in all (start, file output, error estimate)\n",
+                    "wall time", s->wall_time, s->wall_total);
+        else
+            fprintf(out, "%-12s %.3g s\n", "wall time", s->wall_time);
     }
 }

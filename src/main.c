@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "hymo/version.h"
@@ -63,6 +64,8 @@ static void usage_run(FILE *out)
           "  --max-iter N           Newton iterations per step before failing (default 20)\n"
           "  -o, --output OUT.h5    reference file (written atomically; default: none)\n"
           "  -q, --quiet            no summary on stdout\n"
+          "  --progress             a progress line on stderr for runs longer than 2 s (default:\n"
+          "                         only when stderr is a terminal)\n"
           "  -h, --help             this text\n"
           "\n"
           "exit status: 0 ok, 2 bad input, 3 the run stopped (file kept, complete = 0)\n",
@@ -104,7 +107,7 @@ static int cmd_run(int argc, char **argv)
     const char *formulation = NULL, *jacobian = NULL, *solver = NULL;
     double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN;
     const char *integrator = NULL, *newton_test = NULL;
-    int max_iter = -1, quiet = 0, output_every = 0;
+    int max_iter = -1, quiet = 0, output_every = 0, progress = -1;
     char msg[HYMO_ERROR_MSG_MAX + 64];
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
@@ -173,6 +176,8 @@ static int cmd_run(int argc, char **argv)
             out_path = val;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--progress")) {
+            progress = 1;
         } else if (a[0] == '-' && a[1]) {
             snprintf(msg, sizeof msg, "unknown option '%s' (see hymo run --help)", a);
             return fail(EXIT_BAD_INPUT, msg);
@@ -237,6 +242,7 @@ static int cmd_run(int argc, char **argv)
     if (!isnan(t_end)) opt.t_end = t_end;
     if (!isnan(alpha)) opt.penalty_alpha = alpha;
     if (output_every > 0) opt.output_every = output_every;
+    opt.progress = progress >= 0 ? progress : isatty(STDERR_FILENO);
     if (!isnan(rtol)) opt.rtol = rtol;
     if (!isnan(atol)) opt.atol = atol;
     if (max_iter >= 0) opt.max_iter = max_iter;
@@ -301,7 +307,7 @@ static int cmd_info(int argc, char **argv)
  * printing an error; *store gets the one buffer holding the names. */
 static int takes_no_value(const char *name, size_t len)
 {
-    static const char *const flags[] = {"--help", "--quiet"};
+    static const char *const flags[] = {"--help", "--quiet", "--progress"};
     for (size_t k = 0; k < sizeof flags / sizeof flags[0]; ++k)
         if (strlen(flags[k]) == len && !strncmp(name, flags[k], len)) return 1;
     return 0;

@@ -218,9 +218,29 @@ static void companion_estimate(const companion *c, hymo_run_summary *sum)
     sum->s_max_error = c->factor * c->ds;
 }
 
+/* The progress line of a long run (opt->progress): after 2 s, at most
+ * twice a second, rewritten in place on stderr. */
+typedef struct {
+    double start, last;
+    int printed;
+} progress;
+
+static void progress_line(progress *p, const hymo_sim *sim, long n_steps, long k)
+{
+    const double now = hymo_now_seconds(), el = now - p->start;
+    if (el < 2.0 || now - p->last < 0.5) return;
+    p->last = now;
+    p->printed = 1;
+    const double frac = (double)k / (double)n_steps;
+    fprintf(stderr, "\rhymo: t = %.6g of %g s (%3.0f %%), %.1f s elapsed, about %.0f s left   ", sim->t,
+            sim->opt.t_end, 100.0 * frac, el, el * (1.0 - frac) / frac);
+    fflush(stderr);
+}
+
 hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const char *out_path,
                      hymo_run_summary *summary, hymo_error *err)
 {
+    const double t_call = hymo_now_seconds();
     hymo_sim *sim = NULL;
     hymo_status st = hymo_sim_create(model, opt, &sim, err);
     if (st != HYMO_OK) return st;
@@ -241,11 +261,13 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     }
     hymo_rows_push(&rows, sim);
     double t0 = hymo_now_seconds();
+    progress prog = {t0, 0.0, 0};
     for (long k = 0; k < n_steps; ++k) {
         st = hymo_sim_step(sim, err);
         if (st != HYMO_OK) break;
         if ((k + 1) % opt->output_every == 0 || k + 1 == n_steps) hymo_rows_push(&rows, sim);
         companion_step(&comp, sim, k + 1);
+        if (opt->progress && (k & 1023) == 1023) progress_line(&prog, sim, n_steps, k + 1);
         if (rows.n == BLOCK_ROWS) {
             double tw = hymo_now_seconds();
             st = hymo_rows_flush(&rows, writer, err);
@@ -254,6 +276,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
         }
     }
     sim->wall_time = hymo_now_seconds() - t0 - comp.wall; /* and the error-estimate companion */
+    if (prog.printed) fputc('\n', stderr);
     hymo_status run_status = st;
     hymo_error flush_err;
     if (hymo_rows_flush(&rows, writer, &flush_err) != HYMO_OK && run_status == HYMO_OK) {
@@ -264,7 +287,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     hymo_sim_summary(sim, &sum);
     sum.complete = run_status == HYMO_OK;
     companion_estimate(&comp, &sum);
-    if (summary) *summary = sum;
+    sum.wall_total = hymo_now_seconds() - t_call; /* up to the file's close */
     if (writer) {
         hymo_error close_err;
         hymo_status cst = hymo_ref_writer_close(writer, &sum, &close_err);
@@ -276,6 +299,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
         }
     }
     st = run_status;
+    if (summary) *summary = sum;
 done:
     if (writer) hymo_ref_writer_discard(writer);
     hymo_sim_free(comp.sim);

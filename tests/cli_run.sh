@@ -158,4 +158,11 @@ rm -f "$OUT/full.h5"
 ( trap '' XFSZ; ulimit -f 64; exec "$HYMO" run "$SRC/data/crane1.yaml" --t-end 5 -o "$OUT/full.h5" -q ) 2>/dev/null
 [ $? -eq 2 ] || fail "file-size limit without an old file: exit not 2"
 [ ! -e "$OUT/full.h5" ] || fail "file-size limit: a file at the final path"
+# 12. --progress: accepted (a run under 2 s prints no line); a flag, so --progress=1 is refused;
+#     the summary states the integration and the whole run's wall time
+"$HYMO" run "$SRC/data/fourbar.yaml" --t-end 0.5 --progress -o "$OUT/pg.h5" > "$OUT/pg.txt" 2> "$OUT/pg.err" || fail "--progress exited $?"
+[ -s "$OUT/pg.err" ] && fail "--progress on a short run printed: $(cat "$OUT/pg.err")"
+grep -q "^wall time    .* s integration, .* s in all" "$OUT/pg.txt" || fail "no total wall time: $(grep wall "$OUT/pg.txt")"
+"$HYMO" info "$OUT/pg.h5" | grep -q "s in all" || fail "the file has no wall_total"
+"$HYMO" run "$SRC/data/fourbar.yaml" --progress=1 2>/dev/null; [ $? -eq 2 ] || fail "--progress=1 not refused"
 echo "cli_run: all checks passed"

@@ -71,6 +71,10 @@ typedef struct {
     double p_min, p_min_time, p_max, p_max_time;
     char p_min_volume[HYMO_REF_TEXT_MAX], p_max_volume[HYMO_REF_TEXT_MAX];
     int n_volumes_below_zero;
+    /* Wall time of the whole hymo_run call (start, integration, file output
+     * and the error-estimate companion), s; /solver attribute wall_total; 0
+     * if unknown.  wall_time is the integration loop alone. */
+    double wall_total;
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */

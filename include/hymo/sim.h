@@ -60,6 +60,10 @@ typedef struct {
     /* file output: every output_every-th step (and the last) is written;
      * default 1 (every step) */
     int output_every;
+    /* hymo_run: a progress line on stderr (rewritten in place) once the run
+     * takes longer than 2 s; default 0 (the CLI turns it on for a terminal
+     * or with --progress) */
+    int progress;
 } hymo_run_options;
 
 /* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
