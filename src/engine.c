@@ -252,16 +252,16 @@ static hymo_status solve(hymo_sim *sim, double t1, int *iter_out, hymo_error *er
 /* Events: the switching function that crossed first in the solved step (by
  * linear interpolation of g between the step's ends), or -1.  A function
  * crossed when the sign of its end value disagrees with its state. */
-static int first_crossing(const hymo_sim *sim, double *frac)
+static int first_crossing(const hymo_sim *sim)
 {
     int first = -1;
-    *frac = INFINITY;
+    double first_frac = INFINITY;
     for (int i = 0; i < sim->nsw; ++i) {
         const double g0 = sim->g_start[i], g1 = sim->g_end[i];
         if ((g1 >= 0.0) == sim->sw[i]) continue;
         const double f = g0 != g1 ? g0 / (g0 - g1) : 0.0;
-        if (f < *frac) {
-            *frac = f;
+        if (f < first_frac) {
+            first_frac = f;
             first = i;
         }
     }
@@ -343,8 +343,7 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
         total += iter;
         if (sim->nsw == 0) break;
         sim->forces->switching(sim, sim->g_end);
-        double frac;
-        const int i = first_crossing(sim, &frac);
+        const int i = first_crossing(sim);
         if (i < 0) break;
         if (++events > MAX_EVENTS_PER_STEP)
             return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
