@@ -262,11 +262,11 @@ static int cmd_run(int argc, char **argv)
     memset(&summary, 0, sizeof summary);
     hymo_status st = hymo_run(model, &opt, out_path, &summary, &err);
     hymo_model_free(model);
-    if (!quiet) hymo_cli_print_overrides(stdout, sets, n_sets);
     if (st != HYMO_OK && summary.n_steps == 0 && st != HYMO_ERR_CONVERGENCE && st != HYMO_ERR_NUMERIC)
         return fail(EXIT_BAD_INPUT, err.message);
     if (!quiet) {
         hymo_run_summary_print(stdout, &summary);
+        hymo_cli_print_overrides(stdout, sets, n_sets);
         if (out_path && (st == HYMO_OK || summary.n_steps > 0)) printf("output       %s\n", out_path);
     }
     if (st != HYMO_OK) {
