@@ -589,6 +589,9 @@ static hymo_status read_root(reader *r, hid_t f, hymo_reference *ref)
             return fail(r, "root attribute 'model_physics_sha256' is not a SHA-256 digest");
         }
     }
+    if (st == HYMO_OK && attr_present(r, f, "/", "overrides", &st)) {
+        TRY(attr_text_alloc(r, f, "/", "overrides", &ref->overrides));
+    }
     if (st == HYMO_OK && attr_present(r, f, "/", "output_every", &st)) {
         TRY(attr_int(r, f, "/", "output_every", &ref->output_every));
         if (st == HYMO_OK && ref->output_every < 1) {
@@ -887,6 +890,7 @@ void hymo_ref_free(hymo_reference *ref)
     }
     free(ref->z_units);
     free(ref->model_source);
+    free(ref->overrides);
     free_cosim(ref);
     free(ref);
 }

@@ -379,6 +379,9 @@ static hymo_status write_header(hymo_ref_writer *w, const hymo_ref_header *h, hy
     if (h->output_every > 0) {
         NUM(attr_int, "output_every", h->output_every)
     }
+    if (h->overrides && h->overrides[0]) {
+        STR("overrides", h->overrides)
+    }
     NUM(attr_int, "complete", 0)
 #undef STR
 #undef NUM

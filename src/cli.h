@@ -23,6 +23,13 @@ int hymo_cli_sweep(int argc, char **argv);
  * value except -q/--quiet) and loads it.  Returns -1 when loaded, else the
  * exit status to return (0 after --help, 2 on errors, messages printed). */
 int hymo_cli_load_model(int argc, char **argv, void (*usage)(FILE *), const char **path, hymo_model **model);
+/* The most --set options one command takes. */
+#define HYMO_SET_MAX 64
+/* The --set PATH=VALUE values among argv[1..argc-1] (at most HYMO_SET_MAX,
+ * more is an error: -1 with a message), in order; returns their count. */
+int hymo_cli_collect_sets(int argc, char **argv, const char **sets);
+/* Prints "overrides    PATH=VALUE" lines (none when n is 0). */
+void hymo_cli_print_overrides(FILE *out, const char *const *sets, int n);
 
 /* Shared option parsing: a finite number (message on stderr, -1 if not). */
 int hymo_cli_parse_double(const char *opt, const char *text, double *out);

@@ -55,12 +55,37 @@ static void usage_cosim(FILE *out)
           "  --max-residual-energy J  inaccurate when max |residual energy| exceeds J\n"
           "                        With --reference and none of these three: the sweep's\n"
           "                        defaults --max-rms s=1e-3 --max-residual-energy 50.\n"
+          "  --set PATH=VALUE      override one value of the model file (repeatable;\n"
+          "                        recorded in the output, docs/overrides.md)\n"
           "  -o, --output OUT.h5   result (SPEC §8 layout + /cosim group; atomic)\n"
           "  -q, --quiet           no summary on stdout\n"
           "\n"
           "exit status: 0 stable (or accurate), 1 inaccurate (a threshold fails, as in\n"
           "hymo compare), 2 bad input, 3 unstable (file kept, complete = 0)\n",
           out);
+}
+
+int hymo_cli_collect_sets(int argc, char **argv, const char **sets)
+{
+    int n = 0;
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) continue;
+        if (argv[i][0] != '-') continue;
+        if (!strcmp(argv[i], "--set")) {
+            if (n == HYMO_SET_MAX) {
+                fprintf(stderr, "hymo: error: --set: more than %d overrides\n", HYMO_SET_MAX);
+                return -1;
+            }
+            sets[n++] = argv[i + 1];
+        }
+        ++i; /* its value */
+    }
+    return n;
+}
+
+void hymo_cli_print_overrides(FILE *out, const char *const *sets, int n)
+{
+    for (int i = 0; i < n; ++i) fprintf(out, "%-12s %s\n", i ? "" : "overrides", sets[i]);
 }
 
 int hymo_cli_load_model(int argc, char **argv, void (*usage)(FILE *), const char **path, hymo_model **model)
@@ -88,7 +113,10 @@ int hymo_cli_load_model(int argc, char **argv, void (*usage)(FILE *), const char
         usage(stderr);
         return EXIT_BAD_INPUT;
     }
-    if (hymo_model_load_file(*path, model, &err) != HYMO_OK) {
+    const char *sets[HYMO_SET_MAX];
+    int n_sets = hymo_cli_collect_sets(argc, argv, sets);
+    if (n_sets < 0) return EXIT_BAD_INPUT;
+    if (hymo_model_load_file_set(*path, sets, n_sets, model, &err) != HYMO_OK) {
         fprintf(stderr, "hymo: error: %s\n", err.message);
         return EXIT_BAD_INPUT;
     }
@@ -237,6 +265,7 @@ int hymo_cli_cosim(int argc, char **argv)
             ref_path = v;
             continue;
         }
+        if (!strcmp(a, "--set")) continue; /* applied at load */
         int r = hymo_cli_cosim_option(a, v, &opt);
         if (r < 0) goto done;
         if (r == 0) {
@@ -279,6 +308,7 @@ int hymo_cli_cosim(int argc, char **argv)
     }
     if (!quiet) {
         hymo_cosim_summary_print(stdout, &opt, &sum);
+        hymo_cli_print_overrides(stdout, (const char *const *)model->overrides, model->n_overrides);
         if (out_path) printf("written        %s\n", out_path);
     }
     if (!sum.stable) fprintf(stderr, "hymo: unstable: %s\n", sum.reason);

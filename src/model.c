@@ -14,6 +14,8 @@ void hymo_model_free(hymo_model *model)
     hymo_compiled_free(model->compiled);
     free(model->source_path);
     free(model->source_text);
+    for (int i = 0; model->overrides && i < model->n_overrides; i++) free(model->overrides[i]);
+    free(model->overrides);
     free(model->bodies);
     free(model->points);
     free(model->cuts);

@@ -68,6 +68,11 @@ typedef struct {
     int *decl_of_sorted;
     /* hydraulics bookkeeping */
     int *chamber_owner; /* [2 * n_cylinders]: volume node index or -1 */
+    /* --set overrides (docs/overrides.md): the overridden value nodes and,
+     * for keys the override added, their key nodes (ids; 0 = none) */
+    const char *const *set;
+    int n_set;
+    int *set_value, *set_key;
 } ctx_t;
 
 /* ------------------------------------------------------------------ */
@@ -107,6 +112,15 @@ static hymo_status fail(ctx_t *c, const yaml_node_t *at, hymo_status code, const
     va_start(ap, fmt);
     hymo_status st = failv(c, line_of(at), code, fmt, ap);
     va_end(ap);
+    /* A value (or key) put there by --set: say so. */
+    for (int i = 0; at && c->err && i < c->n_set; i++) {
+        if ((c->set_value[i] && yaml_document_get_node(&c->doc, c->set_value[i]) == at) ||
+            (c->set_key[i] && yaml_document_get_node(&c->doc, c->set_key[i]) == at)) {
+            size_t len = strlen(c->err->message);
+            snprintf(c->err->message + len, sizeof c->err->message - len, " (from --set %s)", c->set[i]);
+            break;
+        }
+    }
     return st;
 }
 
@@ -1848,6 +1862,187 @@ static int physics_hash(ctx_t *c, char out[65])
 }
 
 /* ------------------------------------------------------------------ */
+/* --set PATH=VALUE overrides (docs/overrides.md)                       */
+
+/* Lists what exists at a mapping (its keys) or a sequence (its items'
+ * names, or its length) into buf, for the message of a failed path. */
+static void list_here(ctx_t *c, const yaml_node_t *n, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    if (n->type == YAML_MAPPING_NODE) {
+        len += (size_t)snprintf(buf, cap, "keys:");
+        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && len < cap; p++) {
+            yaml_node_t *k = node_at(c, p->key);
+            if (k && k->type == YAML_SCALAR_NODE)
+                len += (size_t)snprintf(buf + len, cap - len, " %s", sval(k));
+        }
+    } else if (n->type == YAML_SEQUENCE_NODE) {
+        int count = seq_len(n), named = 0;
+        len += (size_t)snprintf(buf, cap, "%d item%s [0]..[%d]", count, count == 1 ? "" : "s", count - 1);
+        for (int i = 0; i < count && len < cap; i++) {
+            yaml_node_t *it = seq_item(c, n, i);
+            yaml_node_t *nm = it && it->type == YAML_MAPPING_NODE ? map_get(c, it, "name") : NULL;
+            if (nm && nm->type == YAML_SCALAR_NODE) {
+                len += (size_t)snprintf(buf + len, cap - len, "%s%s", named ? " " : ", names: ", sval(nm));
+                named = 1;
+            }
+        }
+        if (count == 0) snprintf(buf, cap, "no items");
+    } else {
+        snprintf(buf, cap, "a single value");
+    }
+    if (len >= cap && cap > 4) memcpy(buf + cap - 4, "...", 4);
+}
+
+static hymo_status set_fail(ctx_t *c, const char *spec, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static hymo_status set_fail(ctx_t *c, const char *spec, const char *fmt, ...)
+{
+    char problem[HYMO_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(problem, sizeof problem, fmt, ap);
+    va_end(ap);
+    hymo_error_set(c->err, HYMO_ERR_ARGUMENT, "%s: --set %s: %s", c->origin, spec, problem);
+    if (c->err) one_line(c->err->message);
+    return HYMO_ERR_ARGUMENT;
+}
+
+/* Applies override i ("PATH=VALUE") to the document. */
+static hymo_status apply_set(ctx_t *c, int i)
+{
+    const char *spec = c->set[i];
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec) return set_fail(c, spec, "expected PATH=VALUE, e.g. hydraulics.valves[dcv1].flow_coefficient=2e-8");
+    char path[384], where[384], here[320];
+    size_t plen = (size_t)(eq - spec);
+    if (plen >= sizeof path) return set_fail(c, spec, "the path is too long");
+    memcpy(path, spec, plen);
+    path[plen] = '\0';
+    const char *value = eq + 1;
+    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+    if (!root) return set_fail(c, spec, "the model is empty");
+    int cur = 1; /* the root node's id */
+    where[0] = '\0';
+    size_t wlen = 0;
+    const char *p = path;
+    while (*p) {
+        /* a key: up to '.', '[' or the end */
+        size_t klen = strcspn(p, ".[");
+        if (klen == 0 && *p != '[') return set_fail(c, spec, "empty name after '%s'", where[0] ? where : "(start)");
+        if (klen > 0) {
+            char key[HYMO_NAME_MAX * 2];
+            if (klen >= sizeof key) return set_fail(c, spec, "name '%.*s' is too long", (int)klen, p);
+            memcpy(key, p, klen);
+            key[klen] = '\0';
+            yaml_node_t *n = node_at(c, cur);
+            if (n->type != YAML_MAPPING_NODE) {
+                list_here(c, n, here, sizeof here);
+                return set_fail(c, spec, "'%s' is not a mapping, so it has no key '%s' (%s has %s)",
+                                where[0] ? where : "the model", key, where[0] ? where : "the model", here);
+            }
+            int found = 0;
+            for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < n->data.mapping.pairs.top; q++) {
+                yaml_node_t *k = node_at(c, q->key);
+                if (k && k->type == YAML_SCALAR_NODE && !strcmp(sval(k), key)) {
+                    found = q->value;
+                    break;
+                }
+            }
+            int last = p[klen] == '\0';
+            if (!found && last) {
+                /* A key the file leaves out (an optional field): add it;
+                 * the loader then checks it like any other key. */
+                int kid = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)key, (int)klen,
+                                                   YAML_PLAIN_SCALAR_STYLE);
+                int vid = kid ? yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)value, (int)strlen(value),
+                                                         YAML_PLAIN_SCALAR_STYLE)
+                              : 0;
+                if (!kid || !vid || !yaml_document_append_mapping_pair(&c->doc, cur, kid, vid))
+                    return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+                c->set_key[i] = kid;
+                c->set_value[i] = vid;
+                return HYMO_OK;
+            }
+            if (!found) {
+                list_here(c, n, here, sizeof here);
+                return set_fail(c, spec, "no key '%s' in %s (%s)", key, where[0] ? where : "the model", here);
+            }
+            cur = found;
+            int w = snprintf(where + wlen, sizeof where - wlen, "%s%s", wlen ? "." : "", key);
+            if (w > 0) wlen = wlen + (size_t)w < sizeof where ? wlen + (size_t)w : sizeof where - 1;
+            p += klen;
+        }
+        /* selectors: [name] or [index] */
+        while (*p == '[') {
+            const char *close = strchr(p, ']');
+            if (!close) return set_fail(c, spec, "'[' without ']'");
+            char sel[HYMO_NAME_MAX * 2];
+            size_t slen = (size_t)(close - p - 1);
+            if (slen == 0 || slen >= sizeof sel) return set_fail(c, spec, "empty or too long selector '[%.*s]'", (int)slen, p + 1);
+            memcpy(sel, p + 1, slen);
+            sel[slen] = '\0';
+            yaml_node_t *n = node_at(c, cur);
+            if (n->type != YAML_SEQUENCE_NODE) {
+                list_here(c, n, here, sizeof here);
+                return set_fail(c, spec, "'%s' is not a list, so [%s] selects nothing (it has %s)",
+                                where[0] ? where : "the model", sel, here);
+            }
+            int digits = strspn(sel, "0123456789") == slen, pick = 0;
+            if (digits) {
+                long idx = strtol(sel, NULL, 10);
+                if (idx < 0 || idx >= seq_len(n)) {
+                    list_here(c, n, here, sizeof here);
+                    return set_fail(c, spec, "no item [%s] in %s (%s)", sel, where, here);
+                }
+                pick = n->data.sequence.items.start[idx];
+            } else {
+                for (int j = 0; j < seq_len(n) && !pick; j++) {
+                    yaml_node_t *it = seq_item(c, n, j);
+                    yaml_node_t *nm = it && it->type == YAML_MAPPING_NODE ? map_get(c, it, "name") : NULL;
+                    if (nm && nm->type == YAML_SCALAR_NODE && !strcmp(sval(nm), sel))
+                        pick = n->data.sequence.items.start[j];
+                }
+                if (!pick) {
+                    list_here(c, n, here, sizeof here);
+                    return set_fail(c, spec, "no item named '%s' in %s (%s)", sel, where, here);
+                }
+            }
+            cur = pick;
+            int w = snprintf(where + wlen, sizeof where - wlen, "[%s]", sel);
+            if (w > 0) wlen = wlen + (size_t)w < sizeof where ? wlen + (size_t)w : sizeof where - 1;
+            p = close + 1;
+        }
+        if (*p == '.') {
+            p++;
+            if (!*p) return set_fail(c, spec, "the path ends with '.'");
+        } else if (*p) {
+            return set_fail(c, spec, "unexpected '%c' after '%s'", *p, where);
+        }
+    }
+    yaml_node_t *n = node_at(c, cur);
+    if (n->type != YAML_SCALAR_NODE) {
+        list_here(c, n, here, sizeof here);
+        return set_fail(c, spec, "'%s' is a %s (%s); --set replaces one value, name a field inside it",
+                        where, n->type == YAML_MAPPING_NODE ? "mapping" : "list", here);
+    }
+    size_t vlen = strlen(value);
+    yaml_char_t *copy = malloc(vlen + 1); /* libyaml frees scalars with free() */
+    if (!copy) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+    memcpy(copy, value, vlen + 1);
+    free(n->data.scalar.value);
+    n->data.scalar.value = copy;
+    n->data.scalar.length = vlen;
+    n->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+    c->set_value[i] = cur;
+    return HYMO_OK;
+}
+
+/* ------------------------------------------------------------------ */
 /* Entry points                                                         */
 
 static hymo_status load_root(ctx_t *c, hymo_model *m)
@@ -1888,8 +2083,8 @@ static int mark_line(const yaml_mark_t *mark, const char *text, size_t len)
     return line > lines ? lines : line;
 }
 
-static hymo_status load_buffer(const char *text, size_t len, const char *origin, hymo_model **out,
-                               hymo_error *err)
+static hymo_status load_buffer(const char *text, size_t len, const char *origin, const char *const *set,
+                               int n_set, hymo_model **out, hymo_error *err)
 {
     hymo_error_clear(err);
     if (out) *out = NULL;
@@ -1904,12 +2099,56 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
         hymo_model_free(m);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
-    hymo_sha256_hex(text, len, m->sha256);
+    if (n_set < 0 || (n_set > 0 && !set)) {
+        hymo_model_free(m);
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load: bad override list");
+    }
+    if (n_set > 0) {
+        /* The text hash of an overridden model: the file's text followed by
+         * one line "#hymo --set PATH=VALUE" per override, in order. */
+        size_t total = len + 1;
+        for (int i = 0; i < n_set; i++) total += strlen(set[i]) + 16;
+        char *joined = malloc(total), *jo = joined;
+        m->overrides = calloc((size_t)n_set, sizeof *m->overrides);
+        if (!joined || !m->overrides) {
+            free(joined);
+            hymo_model_free(m);
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        }
+        m->n_overrides = n_set;
+        memcpy(jo, text, len);
+        jo += len;
+        for (int i = 0; i < n_set; i++) {
+            jo += sprintf(jo, "\n#hymo --set %s", set[i]);
+            m->overrides[i] = dup_bytes(set[i], strlen(set[i]));
+            if (!m->overrides[i]) {
+                free(joined);
+                hymo_model_free(m);
+                return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+            }
+        }
+        hymo_sha256_hex(joined, (size_t)(jo - joined), m->sha256);
+        free(joined);
+    } else {
+        hymo_sha256_hex(text, len, m->sha256);
+    }
 
     ctx_t c;
     memset(&c, 0, sizeof c);
     c.origin = origin;
     c.err = err;
+    c.set = set;
+    c.n_set = n_set;
+    if (n_set > 0) {
+        c.set_value = calloc((size_t)n_set, sizeof *c.set_value);
+        c.set_key = calloc((size_t)n_set, sizeof *c.set_key);
+        if (!c.set_value || !c.set_key) {
+            free(c.set_value);
+            free(c.set_key);
+            hymo_model_free(m);
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        }
+    }
 
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
@@ -1951,6 +2190,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     }
     yaml_parser_delete(&parser);
 
+    for (int i = 0; !st && i < n_set; i++) st = apply_set(&c, i);
     if (!st) st = load_root(&c, m);
     if (!st && physics_hash(&c, m->physics_sha256) != 0) {
         st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
@@ -1961,6 +2201,14 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     free(c.raw);
     free(c.decl_of_sorted);
     free(c.chamber_owner);
+    free(c.set_value);
+    free(c.set_key);
+    if (st && n_set > 0 && err && !strstr(err->message, "--set")) {
+        /* A failure the overrides may have caused (a check across fields). */
+        size_t used = strlen(err->message);
+        snprintf(err->message + used, sizeof err->message - used, " (model changed by --set %s%s)", set[0],
+                 n_set > 1 ? " ..." : "");
+    }
     if (st) {
         hymo_model_free(m);
         return st;
@@ -1976,10 +2224,16 @@ hymo_status hymo_model_load_string(const char *text, const char *origin, hymo_mo
         if (out) *out = NULL;
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load_string: NULL text");
     }
-    return load_buffer(text, strlen(text), origin, out, err);
+    return load_buffer(text, strlen(text), origin, NULL, 0, out, err);
 }
 
 hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error *err)
+{
+    return hymo_model_load_file_set(path, NULL, 0, out, err);
+}
+
+hymo_status hymo_model_load_file_set(const char *path, const char *const *set, int n_set, hymo_model **out,
+                                     hymo_error *err)
 {
     if (out) *out = NULL;
     if (!path) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load_file: NULL path");
@@ -2020,7 +2274,7 @@ hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error 
         free(buf);
         return hymo_error_set(err, HYMO_ERR_IO, "%s: cannot read model file", path);
     }
-    hymo_status st = load_buffer(buf, len, path, out, err);
+    hymo_status st = load_buffer(buf, len, path, set, n_set, out, err);
     free(buf);
     return st;
 }

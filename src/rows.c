@@ -120,7 +120,23 @@ hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hd
     hdr->model_sha256 = model->sha256;
     hdr->model_physics_sha256 = model->physics_sha256;
     hdr->model_path = model->source_path;
-    return hymo_ref_writer_open(writer, path, hdr, &dims, err);
+    char *joined = NULL;
+    if (model->n_overrides > 0) {
+        size_t total = 1;
+        for (int i = 0; i < model->n_overrides; ++i) total += strlen(model->overrides[i]) + 1;
+        joined = malloc(total);
+        if (!joined) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        joined[0] = '\0';
+        for (int i = 0; i < model->n_overrides; ++i) {
+            if (i) strcat(joined, "\n");
+            strcat(joined, model->overrides[i]);
+        }
+        hdr->overrides = joined;
+    }
+    hymo_status st = hymo_ref_writer_open(writer, path, hdr, &dims, err);
+    hdr->overrides = NULL;
+    free(joined);
+    return st;
 }
 
 hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, hymo_ref_writer **writer, void **names,

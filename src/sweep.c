@@ -24,6 +24,7 @@
 
 typedef struct {
     hymo_cosim_options opt; /* H set per run */
+    int point;              /* index into the --set-grid parameter points */
     int config;             /* index into the configuration list */
     double H;
     hymo_cosim_summary sum;
@@ -173,9 +174,78 @@ static void usage_sweep(FILE *out)
           "                        energies below --takeoff-floor J (default 0.01) counted\n"
           "                        as the floor\n"
           "  --jobs N              worker threads (default: all cores, at most 4096)\n"
+          "  --set PATH=VALUE      override one value of the model file (repeatable;\n"
+          "                        docs/overrides.md)\n"
+          "  --set-grid PATH=V1,V2,...  a model parameter to vary (repeatable, at most 4,\n"
+          "                        each 1..16 values): the whole sweep (its reference,\n"
+          "                        TABLE_reference_pN.h5 recording the point's overrides,\n"
+          "                        and every configuration x H) runs at every point of the\n"
+          "                        cross product; the tables get one column per PATH\n"
           "  --t-end S, --mech-inputs, --formulation, --jacobian, --unstable-ratio,\n"
           "  --unstable-balance-ratio, --unstable-floor, --unstable-energy  as for hymo cosim\n",
           out);
+}
+
+/* ---- model parameter grid: --set-grid PATH=V1,V2,... ---- */
+
+#define MAX_PARAMS 4
+#define MAX_PARAM_VALUES 16
+#define MAX_POINTS 256
+typedef struct {
+    int n;
+    char buf[MAX_PARAMS][1024];
+    const char *path[MAX_PARAMS];
+    char *val[MAX_PARAMS][MAX_PARAM_VALUES];
+    int nv[MAX_PARAMS];
+} param_grid;
+
+static int parse_param(const char *spec, param_grid *pg, int k)
+{
+    snprintf(pg->buf[k], sizeof pg->buf[k], "%s", spec);
+    char *eq = strchr(pg->buf[k], '=');
+    if (!eq || eq == pg->buf[k] || !eq[1]) {
+        fprintf(stderr, "hymo: error: --set-grid: '%s' is not PATH=V1,V2,...\n", spec);
+        return -1;
+    }
+    *eq = '\0';
+    pg->path[k] = pg->buf[k];
+    for (int i = 0; i < k; ++i)
+        if (!strcmp(pg->path[i], pg->path[k])) {
+            fprintf(stderr, "hymo: error: --set-grid: '%s' appears twice\n", pg->path[k]);
+            return -1;
+        }
+    pg->nv[k] = split_list(eq + 1, pg->val[k], MAX_PARAM_VALUES);
+    if (pg->nv[k] <= 0) {
+        fprintf(stderr, "hymo: error: --set-grid: %s: between 1 and %d values\n", pg->path[k], MAX_PARAM_VALUES);
+        return -1;
+    }
+    return 0;
+}
+
+/* Value of parameter k at point p (the last parameter varies fastest). */
+static const char *param_value(const param_grid *pg, int p, int k)
+{
+    for (int i = pg->n - 1; i > k; --i) p /= pg->nv[i];
+    return pg->val[k][p % pg->nv[k]];
+}
+
+/* A string column (fixed-length strings of 128 bytes) at `name`. */
+static int write_str_col(hid_t f, const char *name, const param_grid *pg, int k, const int *point, int n)
+{
+    char *s = calloc((size_t)(n > 0 ? n : 1) * 128, 1);
+    if (!s) return 0;
+    for (int i = 0; i < n; ++i) snprintf(s + (size_t)i * 128, 128, "%s", param_value(pg, point[i], k));
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, 128);
+    hsize_t dim = (hsize_t)n;
+    hid_t sp = H5Screate_simple(1, &dim, NULL);
+    hid_t ds = H5Dcreate2(f, name, st, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int ok = ds >= 0 && H5Dwrite(ds, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) >= 0;
+    if (ds >= 0) H5Dclose(ds);
+    H5Sclose(sp);
+    H5Tclose(st);
+    free(s);
+    return ok;
 }
 
 /* Opens PATH.partial for writing; NULL with a message. */
@@ -219,7 +289,7 @@ static void config_label(const hymo_cosim_options *o, char *buf, size_t len)
 /* HDF5: one 1-D dataset per numeric column, string columns as fixed
  * strings; written to a temporary name and renamed. */
 static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const double *ach, const int *cfg_first,
-                    int n_cfg, const char *model_name)
+                    int n_cfg, const char *model_name, const param_grid *pg)
 {
     char tmp[1200];
     snprintf(tmp, sizeof tmp, "%.1100s.partial", path);
@@ -278,6 +348,19 @@ static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const d
     if (ds >= 0) H5Dclose(ds);
     H5Sclose(sp);
     H5Tclose(st);
+    /* one string column per --set-grid parameter, named by its path */
+    int *pts = calloc((size_t)(n_jobs > n_cfg ? n_jobs : n_cfg) + 1, sizeof(int));
+    ok = ok && pts;
+    for (int k = 0; ok && k < pg->n; ++k) {
+        char name[1100];
+        for (int i = 0; i < n_jobs; ++i) pts[i] = jobs[i].point;
+        snprintf(name, sizeof name, "runs/%s", pg->path[k]);
+        ok = write_str_col(f, name, pg, k, pts, n_jobs);
+        for (int c = 0; c < n_cfg; ++c) pts[c] = jobs[cfg_first[c]].point;
+        snprintf(name, sizeof name, "achievable/%s", pg->path[k]);
+        ok = ok && write_str_col(f, name, pg, k, pts, n_cfg);
+    }
+    free(pts);
     ok = ok && H5LTmake_dataset_double(f, "achievable/H", 1, &nc, col) >= 0;
     ok = ok && H5LTset_attribute_string(f, "achievable/H", "units", "s") >= 0;
     free(col);
@@ -303,6 +386,10 @@ int hymo_cli_sweep(int argc, char **argv)
     hymo_reference *ref = NULL;
     sweep_job *jobs = NULL;
     hymo_error err;
+    param_grid pg;
+    memset(&pg, 0, sizeof pg);
+    hymo_model *models[MAX_POINTS] = {0};
+    int n_points = 1;
     const long compilations0 = hymo_model_compilations();
     int r0 = hymo_cli_load_model(argc, argv, usage_sweep, &model_path, &model);
     if (r0 >= 0) return r0;
@@ -324,6 +411,16 @@ int hymo_cli_sweep(int argc, char **argv)
             h_list = v;
         else if (!strcmp(a, "--configs"))
             configs = v;
+        else if (!strcmp(a, "--set"))
+            ; /* applied at load */
+        else if (!strcmp(a, "--set-grid")) {
+            if (pg.n == MAX_PARAMS) {
+                fprintf(stderr, "hymo: error: --set-grid: at most %d parameters\n", MAX_PARAMS);
+                goto done;
+            }
+            if (parse_param(v, &pg, pg.n)) goto done;
+            pg.n++;
+        }
         else if (!strcmp(a, "--jobs")) {
             char *end;
             errno = 0;
@@ -399,41 +496,50 @@ int hymo_cli_sweep(int argc, char **argv)
     if (parse_grid(configs, &g)) goto done;
     char base_buf[1024], path[1100];
     base_name(table, base_buf, sizeof base_buf);
-    /* reference */
-    if (!ref_path) {
-        snprintf(path, sizeof path, "%s_reference.h5", base_buf);
-        hymo_run_options ro;
-        hymo_run_options_default(&ro, model);
-        ro.t_end = base.mech.t_end;
-        hymo_run_summary rs;
-        fprintf(stderr, "sweep: monolithic reference (%s, dt = %g s) -> %s\n", hymo_formulation_name(ro.formulation),
-                ro.dt, path);
-        if (hymo_run(model, &ro, path, &rs, &err) != HYMO_OK) {
-            fprintf(stderr, "hymo: error: reference run: %s\n", err.message);
-            status = EXIT_RUN_FAILED;
+    /* the model at every point of the parameter grid, loaded (and so
+     * checked) before anything runs */
+    const char *sets[HYMO_SET_MAX + MAX_PARAMS];
+    char set_buf[MAX_PARAMS][1200];
+    const int n_base_sets = hymo_cli_collect_sets(argc, argv, sets);
+    if (n_base_sets < 0) goto done;
+    for (int k = 0; k < pg.n; ++k) {
+        n_points *= pg.nv[k];
+        if (n_points > MAX_POINTS) {
+            fprintf(stderr, "hymo: error: --set-grid: more than %d parameter points\n", MAX_POINTS);
             goto done;
         }
-        ref_path = path;
     }
-    if (hymo_ref_read(ref_path, &ref, &err) != HYMO_OK) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
+    if (pg.n > 0 && ref_path) {
+        fprintf(stderr, "hymo: error: --reference cannot be used with --set-grid (every parameter point needs "
+                        "its own reference; the sweep computes them)\n");
         goto done;
     }
-    if (!ref->complete) {
-        fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0)\n", ref_path);
-        goto done;
+    for (int p = 0; p < n_points && pg.n > 0; ++p) {
+        for (int k = 0; k < pg.n; ++k) {
+            snprintf(set_buf[k], sizeof set_buf[k], "%s=%s", pg.path[k], param_value(&pg, p, k));
+            sets[n_base_sets + k] = set_buf[k];
+        }
+        if (hymo_model_load_file_set(model_path, sets, n_base_sets + pg.n, &models[p], &err) != HYMO_OK) {
+            fprintf(stderr, "hymo: error: %s\n", err.message);
+            goto done;
+        }
     }
-    int n_cfg = g.n[0] * g.n[1] * g.n[2] * g.n[3] * g.n[4] * g.n[5], n_jobs = n_cfg * nH;
+    if (pg.n == 0) models[0] = model;
+    int n_cfg1 = g.n[0] * g.n[1] * g.n[2] * g.n[3] * g.n[4] * g.n[5], n_jobs1 = n_cfg1 * nH;
+    int n_cfg = n_cfg1 * n_points, n_jobs = n_jobs1 * n_points;
     jobs = calloc((size_t)n_jobs, sizeof *jobs);
     int *cfg_first = calloc((size_t)n_cfg, sizeof(int));
     double *ach = calloc((size_t)n_cfg, sizeof(double));
-    if (!jobs || !cfg_first || !ach) {
+    int *order = calloc((size_t)n_jobs1, sizeof(int));
+    if (!jobs || !cfg_first || !ach || !order) {
         free(cfg_first);
         free(ach);
+        free(order);
         fprintf(stderr, "hymo: error: out of memory\n");
         goto done;
     }
     int c = 0, k = 0;
+    for (int pt = 0; pt < n_points; ++pt)
     for (int i0 = 0; i0 < g.n[0]; ++i0)
         for (int i1 = 0; i1 < g.n[1]; ++i1)
             for (int i2 = 0; i2 < g.n[2]; ++i2)
@@ -451,31 +557,74 @@ int hymo_cli_sweep(int argc, char **argv)
                             j->opt.scheme = g.v[4][i4];
                             j->opt.mech_inputs = g.v[5][i5];
                             j->opt.H = j->opt.mech.dt = Hs[h];
+                            j->point = pt;
                             j->config = c;
                             j->H = Hs[h];
                         }
                     }
-    /* the slowest runs (small H) first, for a balanced finish */
-    int *order = calloc((size_t)n_jobs, sizeof(int));
-    if (!order) {
-        free(cfg_first);
-        free(ach);
-        fprintf(stderr, "hymo: error: out of memory\n");
-        goto done;
-    }
-    for (int h = 0, o = 0; h < nH; ++h)
-        for (c = 0; c < n_cfg; ++c) order[o++] = cfg_first[c] + h;
-    sweep_queue q = {model, ref, jobs, order, n_jobs, 0, 0, PTHREAD_MUTEX_INITIALIZER, hymo_now_seconds(), isatty(2)};
-    if (jobs_n > n_jobs) jobs_n = n_jobs;
-    fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d threads\n", n_cfg, nH, n_jobs, jobs_n);
-    pthread_t *th = calloc((size_t)jobs_n, sizeof *th);
+    if (jobs_n > n_jobs1) jobs_n = n_jobs1;
+    fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d threads", n_cfg1, nH, n_jobs1, jobs_n);
+    if (pg.n > 0) fprintf(stderr, ", at each of %d parameter points", n_points);
+    fputc('\n', stderr);
     int started = 0;
-    for (int t = 0; th && t < jobs_n; ++t)
-        if (pthread_create(&th[started], NULL, worker, &q) == 0) started++;
-    if (started == 0) worker(&q);
-    for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
-    free(th);
-    double wall = hymo_now_seconds() - q.t_start;
+    double wall = 0.0;
+    for (int pt = 0; pt < n_points; ++pt) {
+        const hymo_model *mp = models[pt];
+        const char *rp = ref_path;
+        /* the point's reference */
+        if (!rp) {
+            if (pg.n > 0)
+                snprintf(path, sizeof path, "%s_reference_p%d.h5", base_buf, pt);
+            else
+                snprintf(path, sizeof path, "%s_reference.h5", base_buf);
+            hymo_run_options ro;
+            hymo_run_options_default(&ro, mp);
+            ro.t_end = base.mech.t_end;
+            hymo_run_summary rs;
+            fprintf(stderr, "sweep: monolithic reference (%s, dt = %g s) -> %s\n", hymo_formulation_name(ro.formulation),
+                    ro.dt, path);
+            for (int k2 = 0; k2 < mp->n_overrides; ++k2) fprintf(stderr, "sweep:   --set %s\n", mp->overrides[k2]);
+            if (hymo_run(mp, &ro, path, &rs, &err) != HYMO_OK) {
+                fprintf(stderr, "hymo: error: reference run: %s\n", err.message);
+                status = EXIT_RUN_FAILED;
+                free(cfg_first);
+                free(ach);
+                free(order);
+                goto done;
+            }
+            rp = path;
+        }
+        if (hymo_ref_read(rp, &ref, &err) != HYMO_OK) {
+            fprintf(stderr, "hymo: error: %s\n", err.message);
+            free(cfg_first);
+            free(ach);
+            free(order);
+            goto done;
+        }
+        if (!ref->complete) {
+            fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0)\n", rp);
+            free(cfg_first);
+            free(ach);
+            free(order);
+            goto done;
+        }
+        /* the slowest runs (small H) first, for a balanced finish */
+        for (int h = 0, o = 0; h < nH; ++h)
+            for (int c1 = 0; c1 < n_cfg1; ++c1) order[o++] = cfg_first[pt * n_cfg1 + c1] - pt * n_jobs1 + h;
+        sweep_queue q = {mp, ref, jobs + (size_t)pt * n_jobs1, order, n_jobs1, 0, 0, PTHREAD_MUTEX_INITIALIZER,
+                         hymo_now_seconds(), isatty(2)};
+        pthread_t *th = calloc((size_t)jobs_n, sizeof *th);
+        started = 0;
+        for (int t = 0; th && t < jobs_n; ++t)
+            if (pthread_create(&th[started], NULL, worker, &q) == 0) started++;
+        if (started == 0) worker(&q);
+        for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
+        free(th);
+        pthread_mutex_destroy(&q.lock);
+        wall += hymo_now_seconds() - q.t_start;
+        hymo_ref_free(ref);
+        ref = NULL;
+    }
     free(order);
     /* thresholds and achievable H */
     int failed_runs = 0;
@@ -509,6 +658,7 @@ int hymo_cli_sweep(int argc, char **argv)
     char tmp[1200];
     FILE *f = table_open(path, tmp, sizeof tmp);
     if (f) {
+        for (int k2 = 0; k2 < pg.n; ++k2) fprintf(f, "%s,", pg.path[k2]);
         fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,H,stable,pass,rms_s,"
                    "max_s,rms_sd,rms_p,rms_z,residual_energy_final,residual_energy_max_abs,peak_drift,t_reached,"
                    "wall_time,reason\n");
@@ -516,6 +666,7 @@ int hymo_cli_sweep(int argc, char **argv)
             const sweep_job *j = &jobs[i];
             char label[128];
             config_label(&j->opt, label, sizeof label);
+            for (int k2 = 0; k2 < pg.n; ++k2) fprintf(f, "%s,", param_value(&pg, j->point, k2));
             const hymo_compare_result *e = &j->sum.errors;
             fprintf(f, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,\"%s\"\n", label, j->H,
                     j->status == HYMO_OK && j->sum.stable, j->pass, e->rms[HYMO_CMP_S], e->max[HYMO_CMP_S],
@@ -529,17 +680,19 @@ int hymo_cli_sweep(int argc, char **argv)
     snprintf(path, sizeof path, "%s_achievable.csv", base_buf);
     f = table_open(path, tmp, sizeof tmp);
     if (f) {
+        for (int k2 = 0; k2 < pg.n; ++k2) fprintf(f, "%s,", pg.path[k2]);
         fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,achievable_H\n");
         for (c = 0; c < n_cfg; ++c) {
             char label[128];
             config_label(&jobs[cfg_first[c]].opt, label, sizeof label);
+            for (int k2 = 0; k2 < pg.n; ++k2) fprintf(f, "%s,", param_value(&pg, jobs[cfg_first[c]].point, k2));
             fprintf(f, "%s,%g\n", label, ach[c]);
         }
         write_failed |= table_close(f, tmp, path) != 0;
     } else
         write_failed = 1;
     snprintf(path, sizeof path, "%s.h5", base_buf);
-    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name)) {
+    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name, &pg)) {
         fprintf(stderr, "hymo: error: %s: HDF5 write failed\n", path);
         write_failed = 1;
     }
@@ -557,11 +710,17 @@ int hymo_cli_sweep(int argc, char **argv)
         if (base.max_residual_energy > 0) printf(" max |residual energy| <= %g J", base.max_residual_energy);
         printf(")\n");
     }
-    printf("%-18s %-16s %-12s %-12s %-24s %-12s %s\n", "coupling", "extrapolation", "hydraulics", "mechanics",
+    for (int k2 = 0; k2 < pg.n; ++k2) printf("%-14s ", pg.path[k2]);
+    if (pg.n) printf("\n");
+    printf("%s%-18s %-16s %-12s %-12s %-24s %-12s %s\n", pg.n ? "  " : "", "coupling", "extrapolation", "hydraulics", "mechanics",
            "scheme", "mech_inputs", "achievable H [ms]");
     for (c = 0; c < n_cfg; ++c) {
         const hymo_cosim_options *o = &jobs[cfg_first[c]].opt;
-        printf("%-18s %-16s %-12s %-12s %-24s %-12s %g\n", hymo_coupling_name(o->coupling),
+        if (pg.n && (c == 0 || jobs[cfg_first[c]].point != jobs[cfg_first[c - 1]].point)) {
+            for (int k2 = 0; k2 < pg.n; ++k2) printf("%-14s ", param_value(&pg, jobs[cfg_first[c]].point, k2));
+            printf("\n");
+        }
+        printf("%s%-18s %-16s %-12s %-12s %-24s %-12s %g\n", pg.n ? "  " : "", hymo_coupling_name(o->coupling),
                hymo_approx_name(o->approx), hymo_hyd_integrator_name(o->hyd_integrator),
                hymo_mech_integrator_name(o->mech_integrator), hymo_cosim_scheme_name(o->scheme),
                hymo_mech_inputs_name(o->mech_inputs), ach[c] * 1e3);
@@ -577,6 +736,8 @@ int hymo_cli_sweep(int argc, char **argv)
     free(ach);
     status = write_failed ? EXIT_BAD_INPUT : failed_runs ? EXIT_RUN_FAILED : 0;
 done:
+    for (int p = 0; p < MAX_POINTS; ++p)
+        if (models[p] != model) hymo_model_free(models[p]);
     free(jobs);
     hymo_ref_free(ref);
     hymo_model_free(model);

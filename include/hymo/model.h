@@ -205,11 +205,28 @@ typedef struct hymo_model {
      * above, shared by every run of the model); set by the loader.  The
      * fields above must not be changed after loading. */
     struct hymo_compiled *compiled;
+    /* Added: the --set overrides applied to the parsed file, "PATH=VALUE"
+     * in order (docs/overrides.md); 0/NULL without.  With overrides,
+     * source_text stays the file's text, sha256 hashes that text followed
+     * by one line "#hymo --set PATH=VALUE" per override, and
+     * physics_sha256 is the hash of the overridden document. */
+    int n_overrides;
+    char **overrides;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
  * Errors name "file:line: field: problem". */
 hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error *err);
+/* Same, with `n_set` overrides "PATH=VALUE" applied to the parsed file
+ * before the model is built (docs/overrides.md): PATH selects mapping
+ * keys separated by '.', and in lists the item whose `name` is given in
+ * brackets or the item at a numeric index, e.g.
+ * "hydraulics.valves[dcv1].flow_coefficient=2e-8".  An unknown path is
+ * HYMO_ERR_ARGUMENT naming the failing component and what exists there; a
+ * value the model refuses is the usual "file:line: field: problem" error
+ * ending "(from --set PATH=VALUE)". */
+hymo_status hymo_model_load_file_set(const char *path, const char *const *set, int n_set, hymo_model **out,
+                                     hymo_error *err);
 /* Same, from text in memory; `origin` is used in messages. */
 hymo_status hymo_model_load_string(const char *text, const char *origin, hymo_model **out,
                                    hymo_error *err);

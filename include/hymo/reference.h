@@ -116,6 +116,10 @@ typedef struct {
     const char *model_path; /* the model file: the output must not replace it */
     int output_every;       /* rows: every N-th step and the last; root
                              * attribute `output_every` when > 0 */
+    /* Added: the --set overrides of the model (hymo_model.overrides), one
+     * "PATH=VALUE" per line; root attribute `overrides`, written only when
+     * non-empty (docs/overrides.md). */
+    const char *overrides;
 } hymo_ref_header;
 
 /* A block of n consecutive rows; row-major matrices [n x dim].  One
@@ -260,6 +264,9 @@ typedef struct {
      * before it existed) and `output_every` (0 if absent). */
     char model_physics_sha256[65];
     int output_every;
+    /* Added: root attribute `overrides` (the run's --set overrides, one
+     * "PATH=VALUE" per line); NULL when the file has none. */
+    char *overrides;
 } hymo_reference;
 
 /* Loads a whole file (also a killed run's "OUT.h5.partial").  Errors name
