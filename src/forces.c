@@ -149,16 +149,12 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
 
 static void mono_set_inputs(hymo_sim *sim, const double *inputs) { (void)sim, (void)inputs; }
 
-/* the circuit's switching functions (end dampers; none without one) */
-static int mono_n_switches(const hymo_sim *sim)
-{
-    for (int a = 0; a < sim->na; ++a)
-        if (sim->model->cylinders[a].has_damper) return HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * sim->na;
-    return 0;
-}
+/* the circuit's switching functions (end dampers, relief and check valves;
+ * none without one) at the iterate (s, pn) */
+static int mono_n_switches(const hymo_sim *sim) { return hymo_circuit_n_switches(sim->model); }
 static void mono_switching(const hymo_sim *sim, double *g)
 {
-    hymo_circuit_switching(&sim->circ, sim->model, sim->act.s, g);
+    hymo_circuit_switching(&sim->circ, sim->model, sim->act.s, sim->pn, g);
 }
 
 const hymo_force_source_ops hymo_forces_monolithic_ops = {
