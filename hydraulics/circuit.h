@@ -138,7 +138,8 @@ static inline double hymo_relief_flow_d(const hymo_circuit *circ, const hymo_mod
 }
 
 /* Flow a -> b of check valve k and, in *G, dQ/dp_a (= -dQ/dp_b) on the
- * branch taken: closed, opening (x = (dp - p_crack)/p_open) or fully open. */
+ * branch taken: closed, opening (x = (dp - p_crack)/p_open) or fully open;
+ * the leakage G_leak dp on every branch. */
 static inline double hymo_check_flow_d(const hymo_circuit *circ, const hymo_model *model, int k,
                                        const double *p, double *G)
 {
@@ -149,17 +150,17 @@ static inline double hymo_check_flow_d(const hymo_circuit *circ, const hymo_mode
     const int full = sw ? sw[1] : y - cv->p_open >= 0.0;
     const int opening = sw ? sw[0] : y >= 0.0;
     if (!full && !opening) {
-        *G = 0.0;
-        return 0.0;
+        *G = cv->leakage;
+        return cv->leakage * dp;
     }
     double dg, g = hymo_orifice_g_d(dp, model->fluid.p_transition, &dg);
     if (full) {
-        *G = cv->Cmax * dg;
-        return cv->Cmax * g;
+        *G = cv->Cmax * dg + cv->leakage;
+        return cv->Cmax * g + cv->leakage * dp;
     }
     const double x = y / cv->p_open;
-    *G = cv->Cmax * (g / cv->p_open + x * dg);
-    return cv->Cmax * x * g;
+    *G = cv->Cmax * (g / cv->p_open + x * dg) + cv->leakage;
+    return cv->Cmax * x * g + cv->leakage * dp;
 }
 
 /* End-damper force of cylinder c (cy) at chamber lengths lp, lr and rate

@@ -1579,7 +1579,7 @@ static hymo_status load_check(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k)
 {
     (void)k; /* equals m->n_check_valves: items are appended as they load */
     static const char *const keys[] = {"name", "from", "to", "cracking_pressure", "opening_pressure",
-                                       "flow_coefficient", "area", "discharge_coefficient", NULL};
+                                       "flow_coefficient", "area", "discharge_coefficient", "leakage", NULL};
     hymo_check_valve *cv = &m->check_valves[m->n_check_valves];
     TRY(check_map(c, cn, keys));
     TRY(f_name(c, cn, "name", cv->name));
@@ -1609,6 +1609,7 @@ static hymo_status load_check(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k)
         if (!has_cd) return missing(c, cn, "discharge_coefficient");
         cv->Cmax = cd * area * sqrt(2.0 / m->fluid.density);
     }
+    TRY(f_number(c, cn, "leakage", 0, 0, R_NONNEGATIVE, &cv->leakage, NULL));
     m->n_check_valves++;
     return HYMO_OK;
 }

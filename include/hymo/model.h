@@ -158,13 +158,15 @@ typedef struct {
 
 /* Check valve between two nodes, flow a -> b only: opening
  * x = (dp - p_crack)/p_open clamped to [0, 1], Q = C_max x g(dp) with the
- * orifice law g of the throttles (docs/model-format.md). */
+ * orifice law g of the throttles, plus an optional linear leakage
+ * G_leak dp (docs/model-format.md). */
 typedef struct {
     char name[HYMO_NAME_MAX];
     int node_a, node_b; /* inlet, outlet */
     double p_crack;     /* cracking pressure, Pa (>= 0) */
     double p_open;      /* pressure rise above p_crack to full opening, Pa (> 0) */
     double Cmax;        /* flow coefficient at full opening, m^3/(s sqrt(Pa)) */
+    double leakage;     /* G_leak, m^3/(s Pa) (0: none) */
 } hymo_check_valve;
 
 typedef struct {
