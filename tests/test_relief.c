@@ -95,6 +95,42 @@ static void test_equations(void **state)
     p[iline] = 5e6 + 2e6;
     assert_close(hymo_check_flow_d(&fx.circ, m, 0, p, &G), cv->Cmax * sqrt(2e6) + gl * 2e6, 1e-15);
     assert_true(ptr < 0.3e6); /* the opening branch above is turbulent */
+    /* with switching states, each valve follows its own state (at
+     * sw_relief + r, sw_check + 2k, + 1), whatever the sign of its g: the
+     * branch's law extended past its switching point */
+    {
+        const int nsw = hymo_circuit_n_switches(m);
+        assert_int_equal(nsw, 2 * m->n_cylinders + 1 + 2);
+        assert_int_equal(fx.circ.sw_relief, 2);
+        assert_int_equal(fx.circ.sw_check, 3);
+        unsigned char sw[5] = {1, 1, 0, 0, 0}; /* both damper states set, valves closed */
+        hymo_circuit cs = fx.circ;
+        cs.sw = sw;
+        p[iline] = pt + 12.5e6; /* relief open by its g, closed by its state */
+        assert_close(hymo_relief_flow_d(&cs, m, 0, p, &G), 0.0, 0.0);
+        sw[0] = sw[1] = 0;
+        sw[2] = 1;
+        p[iline] = pt + 11.5e6; /* closed by g, open by state: k_g (dp - p_crack) < 0 */
+        assert_close(hymo_relief_flow_d(&cs, m, 0, p, &G), 1e-10 * -0.5e6, 1e-18);
+        p[i1] = 5e6;
+        p[iline] = 5e6 + 0.2e6; /* check valve below cracking by g; opening by state */
+        sw[3] = 1;
+        assert_close(hymo_check_flow_d(&cs, m, 0, p, &G),
+                     (-0.1e6 / 0.3e6) * cv->Cmax * sqrt(0.2e6) + gl * 0.2e6, 1e-15);
+        sw[4] = 1; /* fully open by state */
+        assert_close(hymo_check_flow_d(&cs, m, 0, p, &G), cv->Cmax * sqrt(0.2e6) + gl * 0.2e6, 1e-15);
+        sw[3] = sw[4] = 0;
+        sw[0] = sw[1] = sw[2] = 1;
+        p[iline] = 5e6 + 2e6; /* fully open by g; closed by state */
+        assert_close(hymo_check_flow_d(&cs, m, 0, p, &G), gl * 2e6, 1e-21);
+        /* g at this point: Δp - p_crack per valve, after the cylinder's two */
+        double g[5];
+        p[iline] = pt + 12.5e6;
+        hymo_circuit_switching(&fx.circ, m, fx.s0, p, g);
+        assert_close(g[2], 0.5e6, 1e-6);
+        assert_close(g[3], p[iline] - 5e6 - 0.3e6, 1e-6);
+        assert_close(g[4], p[iline] - 5e6 - 0.6e6, 1e-6);
+    }
     /* the circuit sums them: Vline's net inflow = throttle - relief - check */
     hymo_circuit c2 = fx.circ;
     double pdot[3], s[1] = {fx.s0[0]}, sd[1] = {0.0};
