@@ -111,7 +111,7 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
     const hymo_circuit_derivs *cd = &sim->cderiv;
     const double *gx = sim->act_gx;
     double *J = sim->jac;
-    if (na > 0) {
+    if (na > 0 || np > 0) { /* also a circuit without cylinders (e.g. a relief-valve line) */
         if (hymo_circuit_derivatives(&sim->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 1,
                                      &sim->cderiv))
             return volume_error(sim, t, err);
