@@ -33,8 +33,10 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     w->valves = index_array(circ->nv);
     w->throttles = index_array(model->n_throttles);
     w->cylinders = index_array(circ->na);
+    w->reliefs = index_array(model->n_relief_valves);
+    w->checks = index_array(model->n_check_valves);
     if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0 || !circ->vol_node || !w->volumes || !w->valves ||
-        !w->throttles || !w->cylinders) {
+        !w->throttles || !w->cylinders || !w->reliefs || !w->checks) {
         hymo_circuit_free(circ);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit)");
     }
@@ -49,6 +51,10 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     for (int v = 0; v < circ->nv; ++v) w->valves[w->n_valves++] = v;
     for (int t = 0; t < model->n_throttles; ++t) w->throttles[w->n_throttles++] = t;
     for (int c = 0; c < circ->na; ++c) w->cylinders[w->n_cylinders++] = c;
+    for (int r = 0; r < model->n_relief_valves; ++r) w->reliefs[w->n_reliefs++] = r;
+    for (int k = 0; k < model->n_check_valves; ++k) w->checks[w->n_checks++] = k;
+    circ->sw_relief = HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * circ->na;
+    circ->sw_check = circ->sw_relief + HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves;
     for (int c = 0; c < circ->na; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
         circ->s0[c] = s0[c];
@@ -82,6 +88,8 @@ void hymo_circuit_free(hymo_circuit *circ)
     free(circ->whole.valves);
     free(circ->whole.throttles);
     free(circ->whole.cylinders);
+    free(circ->whole.reliefs);
+    free(circ->whole.checks);
     memset(circ, 0, sizeof *circ);
 }
 
@@ -102,7 +110,18 @@ double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *c
     return hymo_damper_force_d(circ, c, cy, lp, lr, sd, &dF_ds, &dF_dsd);
 }
 
-void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, double *g)
+int hymo_circuit_n_switches(const hymo_model *model)
+{
+    int any = model->n_relief_valves > 0 || model->n_check_valves > 0;
+    for (int c = 0; c < model->n_cylinders && !any; ++c) any = model->cylinders[c].has_damper;
+    if (!any) return 0;
+    return HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * model->n_cylinders +
+           HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves +
+           HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
+}
+
+void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, const double *p,
+                            double *g)
 {
     for (int c = 0; c < circ->na; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
@@ -110,6 +129,17 @@ void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, c
         hymo_cylinder_lengths(circ, c, s[c], &lp, &lr);
         gc[0] = cy->has_damper ? cy->damper_length - lp : -1.0;
         gc[1] = cy->has_damper ? cy->damper_length - lr : -1.0;
+    }
+    for (int r = 0; r < model->n_relief_valves; ++r) {
+        const hymo_relief_valve *rv = &model->relief_valves[r];
+        g[circ->sw_relief + r] =
+            hymo_node_pressure(model, rv->node_a, p) - hymo_node_pressure(model, rv->node_b, p) - rv->p_crack;
+    }
+    for (int k = 0; k < model->n_check_valves; ++k) {
+        const hymo_check_valve *cv = &model->check_valves[k];
+        double y = hymo_node_pressure(model, cv->node_a, p) - hymo_node_pressure(model, cv->node_b, p) - cv->p_crack;
+        g[circ->sw_check + 2 * k] = y;
+        g[circ->sw_check + 2 * k + 1] = y - cv->p_open;
     }
 }
 
@@ -169,6 +199,16 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
             FLOW(va->port_A, va->port_T, -va->Cv * U * hymo_orifice_g(pA - pT, p_tr));
             FLOW(va->port_P, va->port_B, -va->Cv * U * hymo_orifice_g(pP - pB, p_tr));
         }
+    }
+    for (int i = 0; i < part->n_reliefs; ++i) {
+        const int r = part->reliefs[i];
+        double G;
+        FLOW(model->relief_valves[r].node_a, model->relief_valves[r].node_b, hymo_relief_flow_d(circ, model, r, p, &G));
+    }
+    for (int i = 0; i < part->n_checks; ++i) {
+        const int k = part->checks[i];
+        double G;
+        FLOW(model->check_valves[k].node_a, model->check_valves[k].node_b, hymo_check_flow_d(circ, model, k, p, &G));
     }
 #undef FLOW
     for (int i = 0; i < part->n_volumes; ++i) {

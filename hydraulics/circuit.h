@@ -21,6 +21,10 @@ typedef struct {
     int n_cylinders;
     int *cylinders; /* cylinder indices */
     char name[64];  /* e.g. "circuit1(cyl1)" */
+    int n_reliefs;
+    int *reliefs; /* relief valve indices */
+    int n_checks;
+    int *checks; /* check valve indices */
 } hymo_circuit_part;
 
 /* Per-run constants resolved from the initial geometry. */
@@ -35,15 +39,29 @@ typedef struct {
      * branch is chosen by the geometry; a run that locates its events
      * points a copy of the circuit at its own states (hymo_circuit_switching) */
     const unsigned char *sw;
+    /* offsets of the relief and check valves' switching functions in g
+     * and sw (after the 2 na of the cylinders) */
+    int sw_relief, sw_check;
 } hymo_circuit;
 
-/* Switching functions (events): per cylinder c, g[2c] = l_d - l_pist and
- * g[2c+1] = l_d - l_rod (>= 0: inside the end damper's zone; -1 without a
- * damper).  With circ->sw set, a branch follows its switching state
- * sw[i] (= g_i >= 0 when it was last located) instead of the sign of g_i,
- * so that each branch is smooth up to the located crossing. */
+/* Switching functions (events), in this order:
+ *   per cylinder c: g[2c] = l_d - l_pist, g[2c+1] = l_d - l_rod (>= 0:
+ *     inside the end damper's zone; -1 without a damper);
+ *   per relief valve r: g[sw_relief + r] = p_a - p_b - p_crack (>= 0: open);
+ *   per check valve k: g[sw_check + 2k] = dp - p_crack (>= 0: opening),
+ *     g[sw_check + 2k + 1] = dp - p_crack - p_open (>= 0: fully open).
+ * With circ->sw set, a branch follows its switching state sw[i] (= g_i >= 0
+ * when it was last located) instead of the sign of g_i, so that each branch
+ * is smooth up to the located crossing. */
 #define HYMO_CIRCUIT_SWITCHES_PER_CYLINDER 2
-void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, double *g);
+#define HYMO_CIRCUIT_SWITCHES_PER_RELIEF 1
+#define HYMO_CIRCUIT_SWITCHES_PER_CHECK 2
+/* Number of switching functions of the model: 0 if it has neither an end
+ * damper nor a relief or check valve (then nothing is located), else
+ * 2 na + n_relief + 2 n_check. */
+int hymo_circuit_n_switches(const hymo_model *model);
+void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, const double *p,
+                            double *g);
 
 hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const double *s0,
                               hymo_error *err);
@@ -100,6 +118,49 @@ static inline double hymo_subvolume_size(const hymo_circuit *circ, const hymo_mo
     }
     *dV_ds = -cy->rod_side_area;
     return cy->rod_side_area * lr;
+}
+
+/* Flow a -> b of relief valve r at pressures p and, in *G, dQ/dp_a
+ * (= -dQ/dp_b) on the branch taken (the switching state's if circ->sw is
+ * set, else open for dp - p_crack >= 0). */
+static inline double hymo_relief_flow_d(const hymo_circuit *circ, const hymo_model *model, int r,
+                                        const double *p, double *G)
+{
+    const hymo_relief_valve *rv = &model->relief_valves[r];
+    const double dp = hymo_node_pressure(model, rv->node_a, p) - hymo_node_pressure(model, rv->node_b, p);
+    double q = rv->leakage * dp;
+    *G = rv->leakage;
+    if (circ->sw ? circ->sw[circ->sw_relief + r] : dp - rv->p_crack >= 0.0) {
+        q += rv->gradient * (dp - rv->p_crack);
+        *G += rv->gradient;
+    }
+    return q;
+}
+
+/* Flow a -> b of check valve k and, in *G, dQ/dp_a (= -dQ/dp_b) on the
+ * branch taken: closed, opening (x = (dp - p_crack)/p_open) or fully open;
+ * the leakage G_leak dp on every branch. */
+static inline double hymo_check_flow_d(const hymo_circuit *circ, const hymo_model *model, int k,
+                                       const double *p, double *G)
+{
+    const hymo_check_valve *cv = &model->check_valves[k];
+    const double dp = hymo_node_pressure(model, cv->node_a, p) - hymo_node_pressure(model, cv->node_b, p);
+    const double y = dp - cv->p_crack;
+    const unsigned char *sw = circ->sw ? circ->sw + circ->sw_check + HYMO_CIRCUIT_SWITCHES_PER_CHECK * k : NULL;
+    const int full = sw ? sw[1] : y - cv->p_open >= 0.0;
+    const int opening = sw ? sw[0] : y >= 0.0;
+    if (!full && !opening) {
+        *G = cv->leakage;
+        return cv->leakage * dp;
+    }
+    double dg, g = hymo_orifice_g_d(dp, model->fluid.p_transition, &dg);
+    if (full) {
+        *G = cv->Cmax * dg + cv->leakage;
+        return cv->Cmax * g + cv->leakage * dp;
+    }
+    const double x = y / cv->p_open;
+    *G = cv->Cmax * (g / cv->p_open + x * dg) + cv->leakage;
+    return cv->Cmax * x * g + cv->leakage * dp;
 }
 
 /* End-damper force of cylinder c (cy) at chamber lengths lp, lr and rate

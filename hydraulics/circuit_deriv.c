@@ -4,7 +4,7 @@
  * Per volume i (node k) hymo_circuit_eval computes
  *   pdot_i = Be/V (Q_i - Vdot_i),  Be = 1 / (1/B_oil + C/V),  C = sum_j V_j / B_j,
  * i.e. pdot_i = W_i (Q_i - Vdot_i) with W_i = Be/V = 1 / D_i, D_i = V/B_oil + C.
- * Q_i (net inflow of throttles and valves) depends on p and u only; V_j and
+ * Q_i (net inflow of throttles, valves, relief and check valves) depends on p and u only; V_j and
  * hence D_i depend on s (a chamber's V_j' = A_pist or -A_rod), Vdot_i on sd:
  *   d pdot_i/d p_k  = W_i dQ_i/dp_k,      d pdot_i/d u_v = W_i dQ_i/du_v,
  *   d pdot_i/d s_a  = -pdot_i W_i dD_i/ds_a,  dD_i/ds_a = sum_j V_j' (1/B_oil + 1/B_j),
@@ -160,6 +160,14 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
             add_valve_edge(&f, p, p_tr, va->port_A, va->port_T, -va->Cv * U, -va->Cv, va->state);
             add_valve_edge(&f, p, p_tr, va->port_P, va->port_B, -va->Cv * U, -va->Cv, va->state);
         }
+    }
+    for (int r = 0; r < model->n_relief_valves; ++r) {
+        double G, q = hymo_relief_flow_d(circ, model, r, p, &G);
+        add_flow(&f, model->relief_valves[r].node_a, model->relief_valves[r].node_b, q, G, -1, 0.0);
+    }
+    for (int k = 0; k < model->n_check_valves; ++k) {
+        double G, q = hymo_check_flow_d(circ, model, k, p, &G);
+        add_flow(&f, model->check_valves[k].node_a, model->check_valves[k].node_b, q, G, -1, 0.0);
     }
 
     /* per volume: W = Be/V, pdot, and the s, sd columns */

@@ -56,6 +56,8 @@ void hymo_circuit_parts_free(hymo_circuit_part *parts, int n_parts)
         free(parts[i].valves);
         free(parts[i].throttles);
         free(parts[i].cylinders);
+        free(parts[i].reliefs);
+        free(parts[i].checks);
     }
     free(parts);
 }
@@ -111,6 +113,28 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             goto done;
         }
     }
+    for (int r = 0; r < model->n_relief_valves; ++r) {
+        const hymo_relief_valve *rv = &model->relief_valves[r];
+        int nodes[2] = {rv->node_a, rv->node_b};
+        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
+            st = hymo_error_set(err, HYMO_ERR_MODEL,
+                                "%s: relief_valves.%s: connects no volume (%s - %s), so it belongs to "
+                                "no hydraulic circuit",
+                                src, rv->name, model->nodes[rv->node_a].name, model->nodes[rv->node_b].name);
+            goto done;
+        }
+    }
+    for (int k = 0; k < model->n_check_valves; ++k) {
+        const hymo_check_valve *cv = &model->check_valves[k];
+        int nodes[2] = {cv->node_a, cv->node_b};
+        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
+            st = hymo_error_set(err, HYMO_ERR_MODEL,
+                                "%s: check_valves.%s: connects no volume (%s - %s), so it belongs to "
+                                "no hydraulic circuit",
+                                src, cv->name, model->nodes[cv->node_a].name, model->nodes[cv->node_b].name);
+            goto done;
+        }
+    }
     for (int c = 0; c < model->n_cylinders; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
         int nodes[2] = {cy->node_piston, cy->node_rod};
@@ -160,13 +184,15 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
                 pt->valves = malloc((size_t)(pt->n_valves > 0 ? pt->n_valves : 1) * sizeof(int));
                 pt->throttles = malloc((size_t)(pt->n_throttles > 0 ? pt->n_throttles : 1) * sizeof(int));
                 pt->cylinders = malloc((size_t)(pt->n_cylinders > 0 ? pt->n_cylinders : 1) * sizeof(int));
-                if (!pt->volumes || !pt->valves || !pt->throttles || !pt->cylinders) {
+                pt->reliefs = malloc((size_t)(pt->n_reliefs > 0 ? pt->n_reliefs : 1) * sizeof(int));
+                pt->checks = malloc((size_t)(pt->n_checks > 0 ? pt->n_checks : 1) * sizeof(int));
+                if (!pt->volumes || !pt->valves || !pt->throttles || !pt->cylinders || !pt->reliefs || !pt->checks) {
                     hymo_circuit_parts_free(out, nc);
                     st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
                     goto done;
                 }
             }
-            pt->n_volumes = pt->n_valves = pt->n_throttles = pt->n_cylinders = 0;
+            pt->n_volumes = pt->n_valves = pt->n_throttles = pt->n_cylinders = pt->n_reliefs = pt->n_checks = 0;
         }
         for (int k = 0; k < np; ++k) {
             hymo_circuit_part *pt = &out[comp_of_root[uf_find(parent, k)]];
@@ -188,6 +214,20 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
             if (pass == 1) pt->throttles[pt->n_throttles] = t;
             ++pt->n_throttles;
+        }
+        for (int r = 0; r < model->n_relief_valves; ++r) {
+            const hymo_relief_valve *rv = &model->relief_valves[r];
+            int node = model->nodes[rv->node_a].kind == HYMO_NODE_VOLUME ? rv->node_a : rv->node_b;
+            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
+            if (pass == 1) pt->reliefs[pt->n_reliefs] = r;
+            ++pt->n_reliefs;
+        }
+        for (int k = 0; k < model->n_check_valves; ++k) {
+            const hymo_check_valve *cv = &model->check_valves[k];
+            int node = model->nodes[cv->node_a].kind == HYMO_NODE_VOLUME ? cv->node_a : cv->node_b;
+            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
+            if (pass == 1) pt->checks[pt->n_checks] = k;
+            ++pt->n_checks;
         }
         for (int c = 0; c < model->n_cylinders; ++c) {
             const hymo_cylinder *cy = &model->cylinders[c];

@@ -111,7 +111,7 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
     const hymo_circuit_derivs *cd = &sim->cderiv;
     const double *gx = sim->act_gx;
     double *J = sim->jac;
-    if (na > 0) {
+    if (na > 0 || np > 0) { /* also a circuit without cylinders (e.g. a relief-valve line) */
         if (hymo_circuit_derivatives(&sim->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 1,
                                      &sim->cderiv))
             return volume_error(sim, t, err);
@@ -149,16 +149,12 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
 
 static void mono_set_inputs(hymo_sim *sim, const double *inputs) { (void)sim, (void)inputs; }
 
-/* the circuit's switching functions (end dampers; none without one) */
-static int mono_n_switches(const hymo_sim *sim)
-{
-    for (int a = 0; a < sim->na; ++a)
-        if (sim->model->cylinders[a].has_damper) return HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * sim->na;
-    return 0;
-}
+/* the circuit's switching functions (end dampers, relief and check valves;
+ * none without one) at the iterate (s, pn) */
+static int mono_n_switches(const hymo_sim *sim) { return hymo_circuit_n_switches(sim->model); }
 static void mono_switching(const hymo_sim *sim, double *g)
 {
-    hymo_circuit_switching(&sim->circ, sim->model, sim->act.s, g);
+    hymo_circuit_switching(&sim->circ, sim->model, sim->act.s, sim->pn, g);
 }
 
 const hymo_force_source_ops hymo_forces_monolithic_ops = {

@@ -30,6 +30,8 @@ void hymo_model_free(hymo_model *model)
     free(model->nodes);
     free(model->subvolumes);
     free(model->throttles);
+    free(model->relief_valves);
+    free(model->check_valves);
     free(model->valves);
     free(model->cylinders);
     free(model);

@@ -1295,6 +1295,10 @@ static int element_exists(const hymo_model *m, const char *name)
         if (strcmp(m->throttles[i].name, name) == 0) return 1;
     for (int i = 0; i < m->n_valves; i++)
         if (strcmp(m->valves[i].name, name) == 0) return 1;
+    for (int i = 0; i < m->n_relief_valves; i++)
+        if (strcmp(m->relief_valves[i].name, name) == 0) return 1;
+    for (int i = 0; i < m->n_check_valves; i++)
+        if (strcmp(m->check_valves[i].name, name) == 0) return 1;
     return 0;
 }
 
@@ -1303,7 +1307,9 @@ static hymo_status check_new_element(ctx_t *c, yaml_node_t *map, const hymo_mode
 {
     if (element_exists(m, name)) {
         return fail_field(c, map, "name", HYMO_ERR_MODEL,
-                          "duplicate name '%s' (cylinders, throttles and valves share names)", name);
+                          "duplicate name '%s' (cylinders, throttles, valves, relief and check valves share "
+                          "names)",
+                          name);
     }
     return HYMO_OK;
 }
@@ -1563,6 +1569,65 @@ static hymo_status load_throttle(ctx_t *c, yaml_node_t *tn, hymo_model *m, int k
     return HYMO_OK;
 }
 
+static hymo_status load_relief(ctx_t *c, yaml_node_t *rn, hymo_model *m, int k)
+{
+    (void)k; /* equals m->n_relief_valves: items are appended as they load */
+    static const char *const keys[] = {"name", "from", "to", "cracking_pressure", "gradient", "leakage", NULL};
+    hymo_relief_valve *rv = &m->relief_valves[m->n_relief_valves];
+    TRY(check_map(c, rn, keys));
+    TRY(f_name(c, rn, "name", rv->name));
+    TRY(check_new_element(c, rn, m, rv->name));
+    TRY(f_node(c, rn, "from", m, &rv->node_a));
+    TRY(f_node(c, rn, "to", m, &rv->node_b));
+    if (rv->node_a == rv->node_b) {
+        return fail_field(c, rn, "to", HYMO_ERR_MODEL, "a relief valve must connect two different nodes");
+    }
+    TRY(f_number(c, rn, "cracking_pressure", 1, 0, R_NONNEGATIVE, &rv->p_crack, NULL));
+    TRY(f_number(c, rn, "gradient", 1, 0, R_POSITIVE, &rv->gradient, NULL));
+    TRY(f_number(c, rn, "leakage", 0, 0, R_NONNEGATIVE, &rv->leakage, NULL));
+    m->n_relief_valves++;
+    return HYMO_OK;
+}
+
+static hymo_status load_check(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k)
+{
+    (void)k; /* equals m->n_check_valves: items are appended as they load */
+    static const char *const keys[] = {"name", "from", "to", "cracking_pressure", "opening_pressure",
+                                       "flow_coefficient", "area", "discharge_coefficient", "leakage", NULL};
+    hymo_check_valve *cv = &m->check_valves[m->n_check_valves];
+    TRY(check_map(c, cn, keys));
+    TRY(f_name(c, cn, "name", cv->name));
+    TRY(check_new_element(c, cn, m, cv->name));
+    TRY(f_node(c, cn, "from", m, &cv->node_a));
+    TRY(f_node(c, cn, "to", m, &cv->node_b));
+    if (cv->node_a == cv->node_b) {
+        return fail_field(c, cn, "to", HYMO_ERR_MODEL, "a check valve must connect two different nodes");
+    }
+    TRY(f_number(c, cn, "cracking_pressure", 1, 0, R_NONNEGATIVE, &cv->p_crack, NULL));
+    TRY(f_number(c, cn, "opening_pressure", 1, 0, R_POSITIVE, &cv->p_open, NULL));
+    int has_ct, has_area, has_cd;
+    double area, cd;
+    TRY(f_number(c, cn, "flow_coefficient", 0, 0, R_POSITIVE, &cv->Cmax, &has_ct));
+    TRY(f_number(c, cn, "area", 0, 0, R_POSITIVE, &area, &has_area));
+    TRY(f_number(c, cn, "discharge_coefficient", 0, 0, R_POSITIVE, &cd, &has_cd));
+    if (has_ct && (has_area || has_cd)) {
+        return fail_field(c, cn, "flow_coefficient", HYMO_ERR_MODEL,
+                          "give either flow_coefficient or area and discharge_coefficient, not both");
+    }
+    if (!has_ct) {
+        if (!has_area && !has_cd) {
+            return fail(c, cn, HYMO_ERR_MODEL,
+                        "missing required field: flow_coefficient, or area and discharge_coefficient");
+        }
+        if (!has_area) return missing(c, cn, "area");
+        if (!has_cd) return missing(c, cn, "discharge_coefficient");
+        cv->Cmax = cd * area * sqrt(2.0 / m->fluid.density);
+    }
+    TRY(f_number(c, cn, "leakage", 0, 0, R_NONNEGATIVE, &cv->leakage, NULL));
+    m->n_check_valves++;
+    return HYMO_OK;
+}
+
 static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
 {
     (void)k; /* equals m->n_valves: items are appended as they load */
@@ -1621,8 +1686,8 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
 /* Runs `fn` on every item of hydraulics[key] with the path set. */
 static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 {
-    static const char *const keys[] = {"fluid", "sources", "cylinders", "volumes", "throttles",
-                                       "valves", NULL};
+    static const char *const keys[] = {"fluid",  "sources",       "cylinders",    "volumes", "throttles",
+                                       "valves", "relief_valves", "check_valves", NULL};
     TRY(check_map(c, hn, keys));
 
     yaml_node_t *fl = map_get(c, hn, "fluid");
@@ -1647,6 +1712,10 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
     TRY(f_seq(c, hn, "volumes", 0, &vol));
     TRY(f_seq(c, hn, "throttles", 0, &thr));
     TRY(f_seq(c, hn, "valves", 0, &val));
+    yaml_node_t *rel, *chk;
+    TRY(f_seq(c, hn, "relief_valves", 0, &rel));
+    TRY(f_seq(c, hn, "check_valves", 0, &chk));
+    const int nrel = rel ? seq_len(rel) : 0, nchk = chk ? seq_len(chk) : 0;
     int ns = src ? seq_len(src) : 0, nc = cyl ? seq_len(cyl) : 0, nv = vol ? seq_len(vol) : 0;
     int nt = thr ? seq_len(thr) : 0, nva = val ? seq_len(val) : 0;
 
@@ -1665,6 +1734,12 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
         return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
     }
     if (nva > 0 && !(m->valves = calloc((size_t)nva, sizeof *m->valves))) {
+        return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+    }
+    if (nrel > 0 && !(m->relief_valves = calloc((size_t)nrel, sizeof *m->relief_valves))) {
+        return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+    }
+    if (nchk > 0 && !(m->check_valves = calloc((size_t)nchk, sizeof *m->check_valves))) {
         return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
     }
 
@@ -1719,6 +1794,8 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 
     TRY(each_item(c, thr, "throttles", load_throttle, m));
     TRY(each_item(c, val, "valves", load_valve, m));
+    TRY(each_item(c, rel, "relief_valves", load_relief, m));
+    TRY(each_item(c, chk, "check_valves", load_check, m));
     return HYMO_OK;
 }
 

@@ -497,6 +497,10 @@ static const bad_case bad_cases[] = {
     {"inertia_triangle.yaml", HYMO_ERR_MODEL, 13, "bodies[0].inertia: moments of inertia violate"},
     {"empty.yaml", HYMO_ERR_PARSE, 1, "empty model file"},
     {"cut_unknown_point.yaml", HYMO_ERR_MODEL, 28, "cut_joints[0].point_b: unknown point 'X' on ground"},
+    {"relief_negative_crack.yaml", HYMO_ERR_MODEL, 22,
+     "hydraulics.relief_valves[0].cracking_pressure: must not be negative"},
+    {"check_missing_opening.yaml", HYMO_ERR_MODEL, 22,
+     "hydraulics.check_valves[0].opening_pressure: missing required field"},
 };
 #define N_BAD_CASES ((int)(sizeof bad_cases / sizeof bad_cases[0]))
 

@@ -144,6 +144,31 @@ typedef struct {
     int node_piston, node_rod; /* volume nodes of the chambers */
 } hymo_cylinder;
 
+/* Pressure-relief valve between two nodes (docs/model-format.md): with
+ * dp = p_a - p_b, Q = k_g (dp - p_crack) for dp >= p_crack, else 0, plus
+ * an optional linear leakage G_leak dp (Simcenter Amesim's simple relief
+ * valve law: cracking pressure and flow-rate pressure gradient). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node_a, node_b; /* inlet (protected side), outlet (tank side) */
+    double p_crack;     /* cracking pressure, Pa (>= 0) */
+    double gradient;    /* k_g, m^3/(s Pa) */
+    double leakage;     /* G_leak, m^3/(s Pa) (0: none) */
+} hymo_relief_valve;
+
+/* Check valve between two nodes, flow a -> b only: opening
+ * x = (dp - p_crack)/p_open clamped to [0, 1], Q = C_max x g(dp) with the
+ * orifice law g of the throttles, plus an optional linear leakage
+ * G_leak dp (docs/model-format.md). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node_a, node_b; /* inlet, outlet */
+    double p_crack;     /* cracking pressure, Pa (>= 0) */
+    double p_open;      /* pressure rise above p_crack to full opening, Pa (> 0) */
+    double Cmax;        /* flow coefficient at full opening, m^3/(s sqrt(Pa)) */
+    double leakage;     /* G_leak, m^3/(s Pa) (0: none) */
+} hymo_check_valve;
+
 typedef struct {
     double bulk_modulus_oil; /* B_oil, Pa        */
     double density;          /* rho, kg/m^3      */
@@ -212,6 +237,13 @@ typedef struct hymo_model {
      * physics_sha256 is the hash of the overridden document. */
     int n_overrides;
     char **overrides;
+
+    /* switching hydraulic components (appended: the fields above keep
+     * their offsets for the Python mirror) */
+    int n_relief_valves;
+    hymo_relief_valve *relief_valves;
+    int n_check_valves;
+    hymo_check_valve *check_valves;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
