@@ -79,21 +79,23 @@ void hymo_lu_solve_transpose(int n, const double *lu, const int *piv, double *b)
     }
 }
 
+/* a row of the work copy that has given its pivot holds NaN */
+static int row_used(const double *w, int n, int i) { return n > 0 && isnan(w[(size_t)i * n]); }
+
 double hymo_full_pivot_columns(int m, int n, const double *a, double *w, const unsigned char *allowed,
                                unsigned char *pivot_col)
 {
     memcpy(w, a, (size_t)m * (size_t)n * sizeof(double));
     memset(pivot_col, 0, (size_t)n);
-    unsigned char row_used[64];
-    unsigned char rows_big = m > 64;
-    if (rows_big) return 0.0;
-    memset(row_used, 0, sizeof row_used);
+    /* a row that has given its pivot is filled with NaN in the work copy:
+     * no search or elimination reads it again (no size limit on m, no
+     * allocation: this runs inside the step loop) */
     double smallest = INFINITY;
     for (int k = 0; k < m; ++k) {
         int pr = -1, pc = -1;
         double best = -1.0;
         for (int i = 0; i < m; ++i) {
-            if (row_used[i]) continue;
+            if (row_used(w, n, i)) continue;
             for (int j = 0; j < n; ++j) {
                 if (pivot_col[j] || (allowed && !allowed[j])) continue;
                 double v = fabs(w[i * n + j]);
@@ -105,14 +107,14 @@ double hymo_full_pivot_columns(int m, int n, const double *a, double *w, const u
             }
         }
         if (pr < 0 || !(best > 0.0)) return 0.0;
-        row_used[pr] = 1;
         pivot_col[pc] = 1;
         if (best < smallest) smallest = best;
         for (int i = 0; i < m; ++i) {
-            if (row_used[i]) continue;
+            if (i == pr || row_used(w, n, i)) continue;
             double l = w[i * n + pc] / w[pr * n + pc];
             for (int j = 0; j < n; ++j) w[i * n + j] -= l * w[pr * n + j];
         }
+        for (int j = 0; j < n; ++j) w[pr * n + j] = NAN; /* used */
     }
     return smallest;
 }

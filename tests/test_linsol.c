@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hymo/linalg.h"
 #include "hymo/sim.h"
 #include "linsol.h"
 #include "test_util.h"
@@ -139,9 +140,42 @@ static void test_klu_matches_dense(void **state)
     hymo_model_free(model);
 }
 
+/* hymo_full_pivot_columns (the independent-coordinate selection) on
+ * constraint Jacobians of more than 64 rows (issue 12: a fixed 64-row limit
+ * reported every larger mechanism as rank deficient): m = 100 rows of a
+ * 100 x 130 matrix whose rows are independent pick 100 columns with a
+ * nonzero smallest pivot; making row 99 = row 3 + row 17 is detected as
+ * rank deficient (0); a block of the identity with known pivot columns
+ * picks exactly them. */
+static void test_full_pivot_many_rows(void **state)
+{
+    (void)state;
+    enum { M = 100, N = 130 };
+    static double a[M * N], w[M * N];
+    unsigned char piv[N];
+    uint64_t seed = 12345;
+    for (int i = 0; i < M * N; ++i) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        a[i] = (double)(seed >> 11) / 9007199254740992.0 - 0.5;
+    }
+    double pmin = hymo_full_pivot_columns(M, N, a, w, NULL, piv);
+    int count = 0;
+    for (int j = 0; j < N; ++j) count += piv[j];
+    assert_true(pmin > 0.0);
+    assert_int_equal(count, M);
+    for (int j = 0; j < N; ++j) a[99 * N + j] = a[3 * N + j] + a[17 * N + j];
+    pmin = hymo_full_pivot_columns(M, N, a, w, NULL, piv);
+    assert_true(pmin < 1e-12);
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < M; ++i) a[i * N + (i * 7) % N] = 1.0 + i; /* distinct columns */
+    assert_true(hymo_full_pivot_columns(M, N, a, w, NULL, piv) == 1.0);
+    for (int i = 0; i < M; ++i) assert_int_equal(piv[(i * 7) % N], 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_pivot_many_rows),
         cmocka_unit_test(test_random_matrices),
         cmocka_unit_test(test_klu_changing_pattern),
         cmocka_unit_test(test_klu_matches_dense),
