@@ -20,27 +20,12 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-static char *read_text(const char *file_name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", HYMO_DATA_DIR, file_name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* crane1 with the text from `from` to the end of `to` replaced by `with` */
 static hymo_model *crane1_edited(const char *from, const char *to, const char *with)
 {
-    char *text = read_text("crane1.yaml");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/crane1.yaml", HYMO_DATA_DIR);
+    char *text = test_read_file(path);
     char *a = strstr(text, from);
     assert_non_null(a);
     char *b = strstr(a, to);

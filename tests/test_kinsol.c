@@ -137,21 +137,6 @@ static void test_failures(void **state)
 
 /* ---------------- 2. four-bar assembly against the closed form ---------------- */
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* text with the first occurrence of `from` replaced by `to` (must exist) */
 static char *replace(const char *text, const char *from, const char *to)
 {
@@ -198,7 +183,7 @@ static void test_fourbar_assembly(void **state)
     (void)state;
     char path[1024];
     snprintf(path, sizeof path, "%s/fourbar.yaml", HYMO_DATA_DIR);
-    char *text = read_text(path);
+    char *text = test_read_file(path);
     const struct {
         double z3, z1_guess, z2_guess; /* deg */
     } cases[] = {{-45, 0, -135}, {-45, 12, -120}, {-60, 0, -135}, {-60, -15, -150},
@@ -275,7 +260,7 @@ static void test_unassemblable(void **state)
     /* quick-return with its cut joints in the order M, J and the ram's guide
      * line J at y = 50, beyond |O I| <= 5 + 1.2: J (the second) is named */
     snprintf(path, sizeof path, "%s/quickreturn.yaml", HYMO_DATA_DIR);
-    char *text = read_text(path);
+    char *text = test_read_file(path);
     const char *j0 = strstr(text, "  - name: J\n"), *m0 = strstr(text, "  - name: M\n");
     assert_non_null(j0);
     assert_non_null(m0);
@@ -338,7 +323,7 @@ static void test_static_shapes(void **state)
      * forces share SPEC 5.2's F_s0 = sqrt 2 g (3 m1 + 2 m2 + m3) equally */
     char path[1024];
     snprintf(path, sizeof path, "%s/fourbar.yaml", HYMO_DATA_DIR);
-    char *text = read_text(path);
+    char *text = test_read_file(path);
     char *t1 = replace(text, "    G: [0, -2, 0]     # cylinder base\n",
                        "    G: [0, -2, 0]     # cylinder base\n    G2: [2, -2, 0]\n");
     char *t2 = replace(t1, "  # Lumped volumes",
@@ -366,7 +351,7 @@ static void test_static_shapes(void **state)
 
     /* crane1 with the load swung out 40 deg: one cylinder cannot hold it */
     snprintf(path, sizeof path, "%s/crane1.yaml", HYMO_DATA_DIR);
-    text = read_text(path);
+    text = test_read_file(path);
     t1 = replace(text, "initial: 240 deg}", "initial: 200 deg}");
     m = load_text(t1, "crane1_swung.yaml");
     hymo_error_clear(&err);

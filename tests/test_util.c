@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 hymo_model *test_load_model(const char *file_name)
@@ -15,6 +16,21 @@ hymo_model *test_load_model(const char *file_name)
         fail_msg("loading %s: %s", path, err.message);
     }
     return model;
+}
+
+char *test_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
 }
 
 void test_assert_close(double a, double b, double tol, const char *sa, const char *sb,

@@ -12,6 +12,9 @@
 
 /* Loads data/<name> or fails the test with the loader's message. */
 hymo_model *test_load_model(const char *file_name);
+/* The whole text of a file (NUL-terminated, free() it); fails the test if it
+ * cannot be read. */
+char *test_read_file(const char *path);
 
 /* Pressure-state index of the volume and node index of the hydraulic node
  * called name (fails the test if there is none). */

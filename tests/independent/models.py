@@ -204,6 +204,15 @@ class TriplePendulum3D(OpenChain):
 # ---------------------------------------------------------------------------
 # Hydraulically actuated four-bar (SPEC §5.1, §5.2, §2): one DOF + circuit.
 # ---------------------------------------------------------------------------
+def _circuit_constants(m):
+    """Piston and rod-side areas, throttle coefficient and spool time
+    constant from a model's diameters, throttle area and valve bandwidth."""
+    m.A_p = math.pi * m.D_p**2 / 4
+    m.A_r = math.pi * (m.D_p**2 - m.D_r**2) / 4
+    m.Ct = m.Cd * m.At * math.sqrt(2 / m.rho)
+    m.tau = 1 / (2 * math.pi * m.f45)
+
+
 def orifice(dp, p_tr):
     """g(dp) of SPEC §2: turbulent, laminar below p_tr (continuous)."""
     if abs(dp) >= p_tr:
@@ -259,10 +268,7 @@ class FourBar:
     breakpoints = (1.0, 2.5, 5.0, 8.0)
 
     def __init__(self):
-        self.A_p = math.pi * self.D_p**2 / 4
-        self.A_r = math.pi * (self.D_p**2 - self.D_r**2) / 4
-        self.Ct = self.Cd * self.At * math.sqrt(2 / self.rho)
-        self.tau = 1 / (2 * math.pi * self.f45)
+        _circuit_constants(self)
 
         q = sp.Symbol("q")
         E = sp.Matrix([sp.nsimplify(self.E[0]), sp.nsimplify(self.E[1]), 0])
@@ -525,10 +531,7 @@ class QuickReturn(FourBar):
 
     def __init__(self, track_work=False):
         self.track_work = track_work
-        self.A_p = math.pi * self.D_p**2 / 4
-        self.A_r = math.pi * (self.D_p**2 - self.D_r**2) / 4
-        self.Ct = self.Cd * self.At * math.sqrt(2 / self.rho)
-        self.tau = 1 / (2 * math.pi * self.f45)
+        _circuit_constants(self)
         if "_built" not in type(self).__dict__:   # the symbolic part once per process (~5 s)
             type(self)._built = self._build()
         self.lag, self._s, self._dirs = self._built
@@ -696,10 +699,7 @@ class Crane1:
 
     def __init__(self, track_work=False):
         self.track_work = track_work
-        self.A_p = math.pi * self.D_p**2 / 4
-        self.A_r = math.pi * (self.D_p**2 - self.D_r**2) / 4
-        self.Ct = self.Cd * self.At * math.sqrt(2 / self.rho)
-        self.tau = 1 / (2 * math.pi * self.f45)
+        _circuit_constants(self)
         if "_built" not in type(self).__dict__:
             type(self)._built = self._build()
         self.lag, self._s = self._built
