@@ -140,8 +140,12 @@ static int vfd_cmp(const H5FD_t *a, const H5FD_t *b)
 static herr_t vfd_query(const H5FD_t *file, unsigned long *flags)
 {
     (void)file;
+    /* SUPPORTS_SWMR_IO: every write goes straight to the file with
+     * pwrite(2), in the order HDF5 issues them, nothing is cached or
+     * reordered here, so HDF5's SWMR ordering of metadata writes holds
+     * (the same I/O as the sec2 driver, which sets this flag too). */
     *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_ACCUMULATE_METADATA | H5FD_FEAT_DATA_SIEVE |
-             H5FD_FEAT_AGGREGATE_SMALLDATA;
+             H5FD_FEAT_AGGREGATE_SMALLDATA | H5FD_FEAT_SUPPORTS_SWMR_IO;
     return 0;
 }
 

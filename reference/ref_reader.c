@@ -3,11 +3,13 @@
  * Loads a whole file into a hymo_reference.  Every failure becomes a
  * hymo_error naming the file and the dataset or attribute concerned; the
  * HDF5 library's own error printing is switched off. */
+#define _GNU_SOURCE /* F_OFD_GETLK */
 #include "h5util.h"
 #include "hymo/reference.h"
 #include "signals.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,12 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
 typedef struct {
     const char *path;
     hymo_error *err;
+    /* a file still being written in SWMR mode (and not complete): the
+     * datasets may hold more rows than /time; the first N are read */
+    int prefix_ok;
 } reader;
 
 /* Dataset size sanity (read_dataset): up to RAW_FREE_BYTES unconditionally,
@@ -368,7 +374,7 @@ static hymo_status read_dataset(reader *r, hid_t file, const char *name, int ran
     hsize_t rows = 0, c = 1;
     hid_t ds = open_dataset(r, file, name, rank, &rows, &c, &st);
     if (ds < 0) return st;
-    if (rows != n) {
+    if (rows != n && !(r->prefix_ok && rows > n)) {
         H5Dclose(ds);
         return fail(r, "inconsistent row counts: '%s' has %llu rows, '/time' has %llu", name,
                     (unsigned long long)rows, (unsigned long long)n);
@@ -412,10 +418,22 @@ static hymo_status read_dataset(reader *r, hid_t file, const char *name, int ran
         H5Dclose(ds);
         return nomem(r);
     }
-    if (count > 0 && H5Dread(ds, is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
-                             H5P_DEFAULT, *out) < 0) {
+    hid_t fspace = H5S_ALL, mspace = H5S_ALL;
+    if (count > 0 && rows > n) { /* the first n rows of a file being written */
+        hsize_t start[2] = {0, 0}, cnt[2] = {n, c};
+        fspace = H5Dget_space(ds);
+        mspace = H5Screate_simple(rank, cnt, NULL);
+        if (fspace < 0 || mspace < 0 ||
+            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0) {
+            st = fail(r, "cannot select the first %llu rows of '%s'", (unsigned long long)n, name);
+        }
+    }
+    if (st == HYMO_OK && count > 0 &&
+        H5Dread(ds, is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, *out) < 0) {
         st = fail(r, "cannot read dataset '%s'", name);
     }
+    if (mspace != H5S_ALL && mspace >= 0) H5Sclose(mspace);
+    if (fspace != H5S_ALL && fspace >= 0) H5Sclose(fspace);
     H5Dclose(ds);
     return st;
 }
@@ -800,18 +818,47 @@ static void free_cosim(hymo_reference *ref)
     ref->has_cosim = 0;
 }
 
+/* 1 if a writer holds the advisory lock of a file it is writing
+ * (ref_writer.c, lock_partial): the file is being written right now. */
+static int writer_holds(const char *path)
+{
+#ifdef F_OFD_GETLK
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_RDLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = 0;
+    fl.l_len = 1;
+    const int held = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    close(fd);
+    return held;
+#else
+    (void)path;
+    return 0;
+#endif
+}
+
 hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *err)
 {
     if (out) *out = NULL;
     if (!path || !out) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_read: NULL argument");
-    reader r = {path, err};
+    reader r = {path, err, 0};
 
     FILE *probe = fopen(path, "rb");
     if (!probe) {
         return hymo_error_set(err, HYMO_ERR_IO, "cannot open reference file '%s': %s", path,
                               strerror(errno));
     }
+    /* Superblock version 2 or 3 at offset 0 (hymo's files): byte 11 holds
+     * the file consistency flags; 0x04 = open in SWMR-write mode (a file
+     * being written, or whose writer was killed). */
+    unsigned char sb[12];
+    const int swmr = fread(sb, 1, sizeof sb, probe) == sizeof sb && !memcmp(sb, "\211HDF\r\n\032\n", 8) &&
+                     sb[8] >= 3 && (sb[11] & 0x04);
     fclose(probe);
+    const int live = writer_holds(path);
 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     htri_t is_h5 = H5Fis_hdf5(path);
@@ -828,8 +875,20 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
          * would (HDF5's property of that tool; ignored if unknown). */
         hbool_t clear = 1;
         if (H5Pexist(fapl, "clear_status_flags") > 0) H5Pset(fapl, "clear_status_flags", &clear);
+#if H5_VERSION_GE(1, 10, 7)
+        H5Pset_file_locking(fapl, 0, 1); /* read-only: no lock needed (also on NFS) */
+#endif
         H5Eclear2(H5E_DEFAULT);
-        f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+        /* A file in SWMR-write mode is read as HDF5's SWMR reader, which
+         * sees a consistent file while the writer appends; otherwise (or
+         * if that fails) as an ordinary read-only file. */
+        if (swmr) f = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+        if (f < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+        } else {
+            r.prefix_ok = 1;
+        }
     }
     if (f < 0) {
         hymo_status st = fail(&r, "cannot open HDF5 file");
@@ -843,7 +902,10 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
         H5Fclose(f);
         return nomem(&r);
     }
+    ref->swmr = r.prefix_ok;
+    ref->live = live;
     hymo_status st = read_root(&r, f, ref);
+    if (ref->complete) r.prefix_ok = 0; /* a complete file: every row count is N */
     if (st == HYMO_OK) st = read_datasets(&r, f, ref);
     if (st == HYMO_OK) {
         hymo_run_summary *s = &ref->summary;

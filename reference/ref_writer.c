@@ -16,6 +16,7 @@
  * writes the last partial chunk and the summary attributes, sets complete,
  * closes and renames the file; after any write failure it deletes the file
  * instead (never a damaged file under the final name). */
+#define _GNU_SOURCE /* F_OFD_SETLK */
 #define _POSIX_C_SOURCE 200809L
 
 #include "h5util.h"
@@ -42,7 +43,14 @@
 #define CHUNK_ROWS_MAX 1024
 #define CHUNK_ROWS_MIN 16
 #define CHUNK_BYTES_TARGET (256 * 1024)
-#define DEFLATE_LEVEL 4
+/* The staging buffer holds up to STAGE_CHUNKS_MAX chunks of every dataset
+ * and about STAGE_BYTES_TARGET bytes; it is written when it is full, when
+ * its first chunk fills before anything was written, or at a chunk
+ * boundary STAGE_SECONDS of wall time after the last write (the live
+ * file, docs/hdf5-format.md). */
+#define STAGE_BYTES_TARGET (4 * 1024 * 1024)
+#define STAGE_CHUNKS_MAX 64
+#define STAGE_SECONDS 1.0
 
 /* ------------------------------------------------------------------ */
 /* Layout: the groups and datasets of hymo_ref_signals[] (signals.c)       */
@@ -53,10 +61,15 @@ struct hymo_ref_writer {
     hid_t ds[HYMO_SIGNAL_COUNT]; /* indexed like hymo_ref_signals[] */
     int cols[HYMO_SIGNAL_COUNT];
     hsize_t written;  /* rows in the file                                */
-    int chunk_rows;   /* R: rows per chunk and per staging buffer        */
-    int buffered;     /* rows staged, 0 <= buffered < chunk_rows         */
-    unsigned char *stage[HYMO_SIGNAL_COUNT]; /* R x cols elements (NULL if cols 0) */
+    int chunk_rows;   /* R: rows per chunk                               */
+    int stage_rows;   /* S: rows of the staging buffer, a multiple of R  */
+    int buffered;     /* rows staged, 0 <= buffered < stage_rows         */
+    unsigned char *stage[HYMO_SIGNAL_COUNT]; /* S x cols elements (NULL if cols 0) */
     unsigned char *stage_mem;
+    double last_write; /* monotonic clock of the last stage write, s    */
+    int deflate_level; /* 0: no filters; 1..9: shuffle + deflate        */
+    int swmr;          /* 1 while the file is in SWMR-write mode         */
+    int lock_fd;       /* holds an OFD write lock on the temporary file  */
     hymo_status failed; /* first write failure; later appends return it   */
     hymo_h5_io io;      /* I/O failures seen by the file driver (h5vfd.c) */
     char first_error[HYMO_ERROR_MSG_MAX]; /* message of the first write failure */
@@ -207,6 +220,7 @@ static void close_handles(hymo_ref_writer *w)
 
 static void free_writer(hymo_ref_writer *w)
 {
+    if (w->lock_fd >= 0) close(w->lock_fd); /* releases the "being written" lock */
     free(w->stage_mem);
     free(w->path);
     free(w->partial);
@@ -289,7 +303,7 @@ static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims
     if (space < 0) return h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating dataspace of '%s'", dpath);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
-        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0))) {
+        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)w->deflate_level) < 0))) {
         hymo_status st =
             h5_fail(err, HYMO_ERR_HDF5, w->partial, "setting chunking/compression of '%s'", dpath);
         if (dcpl >= 0) H5Pclose(dcpl);
@@ -378,6 +392,7 @@ static hymo_status write_header(hymo_ref_writer *w, const hymo_ref_header *h, hy
     NUM(attr_double, "penalty_alpha", h->penalty_alpha)
     if (h->output_every > 0) {
         NUM(attr_int, "output_every", h->output_every)
+        NUM(attr_double, "output_interval", h->output_every * h->dt)
     }
     if (h->overrides && h->overrides[0]) {
         STR("overrides", h->overrides)
@@ -460,6 +475,115 @@ static int create_temp(char *tmpl, size_t x_at)
     return EEXIST;
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Live file: SWMR mode and the writer's lock                          */
+
+/* Monotonic clock, s. */
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* HDF5's single-writer/multiple-reader mode: from here on the library
+ * orders its metadata writes so that a reader opening the file with
+ * H5F_ACC_SWMR_READ always sees a consistent file, and the rows appear as
+ * they are flushed.  Only appends are allowed in this mode (no new objects
+ * or attributes): leave_swmr() ends it.  A library that refuses it leaves
+ * the file in the ordinary mode (readable between flushes, as before). */
+static void start_swmr(hymo_ref_writer *w)
+{
+    if (H5Fstart_swmr_write(w->file) >= 0) {
+        w->swmr = 1;
+    } else {
+        H5Eclear2(H5E_DEFAULT);
+    }
+}
+
+/* An advisory write lock on byte 0 of the temporary file, held by a file
+ * description of its own (Linux open-file-description lock: closing the
+ * HDF5 driver's descriptor does not release it), until the writer is
+ * freed or the process ends.  hymo_ref_read reports a file whose lock is
+ * held as being written (hymo_reference.live).  Best effort: no lock, no
+ * error. */
+static void lock_partial(hymo_ref_writer *w)
+{
+#ifdef F_OFD_SETLK
+    int fd = open(w->partial, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = 0;
+    fl.l_len = 1;
+    if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+        close(fd);
+        return;
+    }
+    w->lock_fd = fd;
+#else
+    (void)w;
+#endif
+}
+
+/* Opens the group and dataset handles of an open file (after a reopen). */
+static hymo_status open_handles(hymo_ref_writer *w, hymo_error *err)
+{
+    for (int g = 0; g < HYMO_GROUP_COUNT; g++) {
+        w->groups[g] = H5Gopen2(w->file, hymo_ref_groups[g], H5P_DEFAULT);
+        if (w->groups[g] < 0) {
+            return h5_fail(err, HYMO_ERR_HDF5, w->partial, "reopening group '/%s'", hymo_ref_groups[g]);
+        }
+    }
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        w->ds[i] = H5Dopen2(w->file, hymo_ref_signals[i].path, H5P_DEFAULT);
+        if (w->ds[i] < 0) {
+            return h5_fail(err, HYMO_ERR_HDF5, w->partial, "reopening dataset '%s'", hymo_ref_signals[i].path);
+        }
+    }
+    return HYMO_OK;
+}
+
+/* Marks the writer failed with the message in err (later appends and the
+ * close report it; the close deletes the file). */
+static hymo_status writer_failed(hymo_ref_writer *w, hymo_status st, hymo_error *err)
+{
+    w->failed = st;
+    snprintf(w->first_error, sizeof w->first_error, "%s", err ? err->message : "write failed");
+    return st;
+}
+
+/* Ends SWMR mode before anything other than appends (the summary
+ * attributes, /cosim, ...): HDF5 1.10 ends it only by closing the file, so
+ * the file is flushed, closed and opened again, read-write, in the
+ * ordinary mode (still under its temporary name, with the same driver). */
+static hymo_status leave_swmr(hymo_ref_writer *w, hymo_error *err)
+{
+    if (!w->swmr) return HYMO_OK;
+    if (w->failed != HYMO_OK) return hymo_error_set(err, w->failed, "%s", w->first_error);
+    w->swmr = 0;
+    hymo_status st = close_file(w, err);
+    if (st == HYMO_OK && w->io.failed) {
+        st = hymo_error_set(err, HYMO_ERR_IO, "writing '%s': %s", w->partial, strerror(w->io.failed));
+    }
+    if (st == HYMO_OK) {
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        if (fapl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
+            H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
+            H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0) {
+            w->file = H5Fopen(w->partial, H5F_ACC_RDWR, fapl);
+        }
+        if (w->file < 0) st = h5_fail(err, HYMO_ERR_IO, w->partial, "reopening the file after its rows");
+        if (fapl >= 0) H5Pclose(fapl);
+    }
+    if (st == HYMO_OK) st = open_handles(w, err);
+    if (st != HYMO_OK) return writer_failed(w, st, err);
+    return HYMO_OK;
+}
+
 hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
                                  const hymo_ref_header *header, const hymo_ref_dims *dims,
                                  hymo_error *err)
@@ -487,6 +611,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     size_t len = strlen(path);
     if (w) {
         w->file = -1;
+        w->lock_fd = -1;
         for (int i = 0; i < HYMO_GROUP_COUNT; i++) w->groups[i] = -1;
         for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) w->ds[i] = -1;
         w->path = malloc(len + 1);
@@ -544,17 +669,22 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     int counts[HYMO_COLS_COUNT];
     hymo_ref_counts_dims(dims, counts);
     w->chunk_rows = choose_chunk_rows(counts);
-    const int deflate_ok = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+    w->deflate_level = header->deflate_level < 0 ? 0 : header->deflate_level > 9 ? 9 : header->deflate_level;
+    const int deflate_ok = w->deflate_level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
                            H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
     for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
         st = create_dataset(w, i, dims, counts, deflate_ok, err);
     }
     if (st == HYMO_OK) {
-        /* staging buffer: chunk_rows x cols for every dataset */
-        size_t total = 0;
-        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
-            total += (size_t)w->chunk_rows * (size_t)w->cols[i] * elem_size(i);
-        }
+        /* staging buffer: stage_rows x cols for every dataset, a whole
+         * number of chunks, about STAGE_BYTES_TARGET in all */
+        size_t row_bytes = 0;
+        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) row_bytes += (size_t)w->cols[i] * elem_size(i);
+        size_t chunks = STAGE_BYTES_TARGET / ((size_t)w->chunk_rows * (row_bytes > 0 ? row_bytes : 1));
+        if (chunks < 1) chunks = 1;
+        if (chunks > STAGE_CHUNKS_MAX) chunks = STAGE_CHUNKS_MAX;
+        w->stage_rows = (int)chunks * w->chunk_rows;
+        size_t total = (size_t)w->stage_rows * row_bytes;
         w->stage_mem = malloc(total > 0 ? total : 1);
         if (!w->stage_mem) {
             st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", w->partial);
@@ -562,12 +692,19 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
             size_t off = 0;
             for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
                 w->stage[i] = w->cols[i] > 0 ? w->stage_mem + off : NULL;
-                off += (size_t)w->chunk_rows * (size_t)w->cols[i] * elem_size(i);
+                off += (size_t)w->stage_rows * (size_t)w->cols[i] * elem_size(i);
             }
         }
     }
     if (st == HYMO_OK && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
         st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
+    }
+    /* Readable while it is written: HDF5's single-writer/multiple-reader
+     * mode (the file driver supports it, h5vfd.c), and an advisory lock
+     * that tells readers a live writer has the file. */
+    if (st == HYMO_OK) {
+        start_swmr(w);
+        lock_partial(w);
     }
     if (st != HYMO_OK) {
         abandon(w);
@@ -591,56 +728,71 @@ static herr_t set_rows(hymo_ref_writer *w, int i, hsize_t rows)
     return H5Dset_extent(w->ds[i], dims);
 }
 
+/* Extends dataset i to new_rows and writes the staged rows into its new
+ * rows (one H5Dwrite of whole chunks, except the last write of a run). */
+static hymo_status write_dataset_rows(hymo_ref_writer *w, int i, hsize_t old_rows, hsize_t new_rows,
+                                      hymo_error *err)
+{
+    if (set_rows(w, i, new_rows) < 0) {
+        return h5_fail(err, HYMO_ERR_HDF5, w->partial, "extending dataset '%s'", hymo_ref_signals[i].path);
+    }
+    if (w->cols[i] == 0) return HYMO_OK;
+    const int two_d = hymo_ref_signals[i].cols != HYMO_COLS_ONE;
+    hsize_t start[2] = {old_rows, 0};
+    hsize_t count[2] = {new_rows - old_rows, (hsize_t)w->cols[i]};
+    hid_t fspace = H5Dget_space(w->ds[i]);
+    hid_t mspace = H5Screate_simple(two_d ? 2 : 1, count, NULL);
+    herr_t rc = -1;
+    if (fspace >= 0 && mspace >= 0 &&
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
+        hid_t mtype = hymo_ref_signals[i].type == HYMO_SIG_I32 ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+        rc = H5Dwrite(w->ds[i], mtype, mspace, fspace, H5P_DEFAULT, w->stage[i]);
+    }
+    hymo_status st = HYMO_OK;
+    if (rc < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing rows %llu..%llu of '%s'",
+                     (unsigned long long)old_rows, (unsigned long long)(new_rows - 1),
+                     hymo_ref_signals[i].path);
+    }
+    if (mspace >= 0) H5Sclose(mspace);
+    if (fspace >= 0) H5Sclose(fspace);
+    return st;
+}
+
 /* Writes the staged rows to the file (extending every dataset) and
- * flushes it.  On failure the datasets are shrunk back, the writer is
- * marked failed and keeps refusing rows. */
+ * flushes it, in two phases: every dataset but /time, flush, then /time,
+ * flush.  /time therefore never has rows on disk that another dataset
+ * lacks, and a reader of a file being written (or killed) takes the rows
+ * of /time as N (hymo_ref_read).  On failure the datasets are shrunk back
+ * (outside SWMR mode, which cannot shrink; the file is deleted at the
+ * close anyway), the writer is marked failed and keeps refusing rows. */
 static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
 {
     if (w->buffered == 0) return HYMO_OK;
     const hsize_t old_rows = w->written, new_rows = old_rows + (hsize_t)w->buffered;
     hymo_status st = HYMO_OK;
-    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
-        const int two_d = hymo_ref_signals[i].cols != HYMO_COLS_ONE;
-        if (set_rows(w, i, new_rows) < 0) {
-            st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "extending dataset '%s'",
-                         hymo_ref_signals[i].path);
-            break;
-        }
-        if (w->cols[i] == 0) continue;
-        hsize_t start[2] = {old_rows, 0};
-        hsize_t count[2] = {(hsize_t)w->buffered, (hsize_t)w->cols[i]};
-        hid_t fspace = H5Dget_space(w->ds[i]);
-        hid_t mspace = H5Screate_simple(two_d ? 2 : 1, count, NULL);
-        herr_t rc = -1;
-        if (fspace >= 0 && mspace >= 0 &&
-            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
-            hid_t mtype = hymo_ref_signals[i].type == HYMO_SIG_I32 ? H5T_NATIVE_INT
-                                                                   : H5T_NATIVE_DOUBLE;
-            rc = H5Dwrite(w->ds[i], mtype, mspace, fspace, H5P_DEFAULT, w->stage[i]);
-        }
-        if (rc < 0) {
-            st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing rows %llu..%llu of '%s'",
-                         (unsigned long long)old_rows, (unsigned long long)(new_rows - 1),
-                         hymo_ref_signals[i].path);
-        }
-        if (mspace >= 0) H5Sclose(mspace);
-        if (fspace >= 0) H5Sclose(fspace);
-        if (st != HYMO_OK) break;
+    for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
+        if (i != HYMO_SIG_TIME) st = write_dataset_rows(w, i, old_rows, new_rows, err);
     }
+    if (st == HYMO_OK && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
+        st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
+    }
+    if (st == HYMO_OK) st = write_dataset_rows(w, HYMO_SIG_TIME, old_rows, new_rows, err);
     /* Make the rows durable so a killed run leaves a readable .partial. */
     if (st == HYMO_OK && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
         st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
     }
     if (st != HYMO_OK) {
-        /* Keep every dataset at the same row count: undo this chunk (a
+        /* Keep every dataset at the same row count: undo this write (a
          * no-op for the datasets not yet extended). */
-        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) set_rows(w, i, old_rows);
-        w->failed = st;
-        snprintf(w->first_error, sizeof w->first_error, "%s", err ? err->message : "write failed");
-        return st;
+        if (!w->swmr) {
+            for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) set_rows(w, i, old_rows);
+        }
+        return writer_failed(w, st, err);
     }
     w->written = new_rows;
     w->buffered = 0;
+    w->last_write = now_seconds();
     return HYMO_OK;
 }
 
@@ -668,7 +820,8 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
     }
     int done = 0;
     while (done < b->n) {
-        int k = w->chunk_rows - w->buffered;
+        /* up to the next chunk boundary */
+        int k = w->chunk_rows - w->buffered % w->chunk_rows;
         if (k > b->n - done) k = b->n - done;
         for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
             if (w->cols[i] == 0) continue;
@@ -679,7 +832,13 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
         }
         w->buffered += k;
         done += k;
-        if (w->buffered == w->chunk_rows) {
+        /* At a chunk boundary: written when the buffer is full, for the
+         * first chunk of the file, or STAGE_SECONDS after the last write
+         * (the live file and a killed run's file stay at most about that
+         * far behind the run). */
+        if (w->buffered % w->chunk_rows == 0 &&
+            (w->buffered == w->stage_rows || w->written == 0 ||
+             now_seconds() - w->last_write >= STAGE_SECONDS)) {
             hymo_status st = write_stage(w, err);
             if (st != HYMO_OK) return st;
         }
@@ -762,6 +921,7 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
         hymo_error_set(err, st, "%s", w->first_error);
     }
     if (st == HYMO_OK) st = write_stage(w, err); /* last, partial chunk */
+    if (st == HYMO_OK) st = leave_swmr(w, err);  /* attributes: not in SWMR mode */
     if (st == HYMO_OK && summary) st = write_summary(w, summary, err);
     if (st == HYMO_OK && summary && summary->has_accuracy) { /* the run's own error estimate */
         static const char *const units[3][2] = {{"z_units", "rad or m"}, {"p_units", "Pa"}, {"s_units", "m"}};
@@ -921,15 +1081,16 @@ hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int
     if (chunk_rows > w->chunk_rows) chunk_rows = w->chunk_rows;
     if (chunk_rows < CHUNK_ROWS_MIN) chunk_rows = CHUNK_ROWS_MIN;
     hsize_t chunk[2] = {(hsize_t)chunk_rows, (hsize_t)(cols > 0 ? cols : 1)};
-    const int deflate_ok = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+    const int deflate_ok = w->deflate_level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
                            H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
 
-    hymo_status st = HYMO_OK;
+    hymo_status st = leave_swmr(w, err); /* new objects: not in SWMR mode */
+    if (st != HYMO_OK) return st;
     hid_t space = H5Screate_simple(rank, cur, max);
     hid_t dcpl = space >= 0 ? H5Pcreate(H5P_DATASET_CREATE) : -1;
     hid_t lcpl = dcpl >= 0 ? intermediate_lcpl() : -1;
     if (lcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
-        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0))) {
+        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)w->deflate_level) < 0))) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "preparing dataset '/%s'", rel);
     }
     hid_t ds = -1;
@@ -982,6 +1143,8 @@ static hymo_status open_attr_target(hymo_ref_writer *w, const char *group, const
                               "attribute '%s' in '%s': invalid group path '%s'", name,
                               w->partial, group);
     }
+    hymo_status st = leave_swmr(w, err); /* new attributes: not in SWMR mode */
+    if (st != HYMO_OK) return st;
     int exists = path_exists(w->file, rel);
     if (exists < 0) {
         return h5_fail(err, HYMO_ERR_HDF5, w->partial, "checking group path '/%s'", rel);

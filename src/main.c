@@ -52,6 +52,7 @@ static void usage_run(FILE *out)
           "  --newton-test contractive|seed  Newton stopping test: contractive (default; rate-based,\n"
           "                         see README) or seed (increments within the tolerances, seed 002)\n"
           "  --output-every N       write every N-th step to the file (and the last; default 1)\n"
+          "  --output-interval S    the same as a time: every S seconds (a multiple of dt to 1e-9)\n"
           "  --rtol R, --atol A     IDA tolerances (default 1e-8, 1e-10 rad or m; pressures and\n"
           "                         spools scaled by the model's tolerance ratios)\n"
           "  --dt S                 time step (default: model file, simulation.dt)\n"
@@ -111,6 +112,7 @@ static int cmd_run(int argc, char **argv)
     double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN;
     const char *integrator = NULL, *newton_test = NULL;
     int max_iter = -1, quiet = 0, output_every = 0, progress = -1;
+    double output_interval = NAN;
     char msg[HYMO_ERROR_MSG_MAX + 64];
     const char *sets[HYMO_SET_MAX];
     int n_sets = 0;
@@ -140,6 +142,9 @@ static int cmd_run(int argc, char **argv)
                 return fail(EXIT_BAD_INPUT, msg);
             }
             output_every = (int)v;
+        } else if (!strcmp(a, "--output-interval")) {
+            NEED_VALUE;
+            if (!parse_double(a, val, &output_interval, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
         } else if (!strcmp(a, "--newton-test")) {
             NEED_VALUE;
             newton_test = val;
@@ -255,6 +260,12 @@ static int cmd_run(int argc, char **argv)
     if (!isnan(t_end)) opt.t_end = t_end;
     if (!isnan(alpha)) opt.penalty_alpha = alpha;
     if (output_every > 0) opt.output_every = output_every;
+    if (!bad && !isnan(output_interval)) {
+        if (output_every > 0)
+            bad = snprintf(msg, sizeof msg, "--output-every and --output-interval: give one of them, not both");
+        else if (hymo_output_every_from_interval(output_interval, opt.dt, &opt.output_every, &err) != HYMO_OK)
+            bad = snprintf(msg, sizeof msg, "--output-interval: %s", err.message);
+    }
     opt.progress = progress >= 0 ? progress : isatty(STDERR_FILENO);
     if (!isnan(rtol)) opt.rtol = rtol;
     if (!isnan(atol)) opt.atol = atol;
@@ -273,7 +284,12 @@ static int cmd_run(int argc, char **argv)
     if (!quiet) {
         hymo_run_summary_print(stdout, &summary);
         hymo_cli_print_overrides(stdout, sets, n_sets);
-        if (out_path && (st == HYMO_OK || summary.n_steps > 0)) printf("output       %s\n", out_path);
+        if (out_path && (st == HYMO_OK || summary.n_steps > 0)) {
+            const long k = opt.output_every, n = summary.n_steps;
+            printf("output       %s (%ld rows", out_path, n / k + 1 + (n % k != 0));
+            if (k > 1) printf(": every %ld steps = %.6g s, and the last", k, k * opt.dt);
+            printf(")\n");
+        }
     }
     if (st != HYMO_OK) {
         int code = (st == HYMO_ERR_CONVERGENCE || st == HYMO_ERR_NUMERIC) ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
@@ -304,6 +320,15 @@ static int cmd_info(int argc, char **argv)
     hymo_error_clear(&err);
     if (hymo_ref_read(path, &ref, &err) != HYMO_OK) return fail(EXIT_BAD_INPUT, err.message);
     hymo_run_summary_print(stdout, &ref->summary);
+    printf("%-12s %d", "rows", ref->n);
+    if (ref->output_every > 1)
+        printf(" (every %d steps = %.6g s, and the last)", ref->output_every, ref->output_every * ref->dt);
+    printf("\n");
+    if (!ref->complete && (ref->live || ref->swmr)) /* a file being written, or whose writer was killed */
+        printf("%-12s %s: t = %.6g s of %g s so far, %d rows\n", "status",
+               ref->live ? "RUNNING (being written by a live hymo)"
+                         : "INTERRUPTED (its writer stopped without closing it)",
+               ref->n > 0 ? ref->time[ref->n - 1] : 0.0, ref->t_end, ref->n);
     if (ref->overrides) {
         /* one line per override */
         for (const char *o = ref->overrides, *e; *o; o = *e ? e + 1 : e) {

@@ -59,6 +59,22 @@ hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err)
     return HYMO_OK;
 }
 
+hymo_status hymo_output_every_from_interval(double interval, double dt, int *every, hymo_error *err)
+{
+    if (!(interval > 0.0) || !isfinite(interval))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "the output interval %g s must be positive", interval);
+    if (!(dt > 0.0) || !isfinite(dt))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "dt = %g: the time step must be positive", dt);
+    const double n = interval / dt, r = floor(n + 0.5);
+    if (r < 1.0 || r > 1e9 || fabs(n - r) > 1e-9 * r)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "the output interval %.17g s is not a whole multiple of dt = %.17g s "
+                              "(%.12g steps; to 1e-9)",
+                              interval, dt, n);
+    *every = (int)r;
+    return HYMO_OK;
+}
+
 const char *hymo_formulation_name(hymo_formulation_kind kind)
 {
     return kind == HYMO_FORMULATION_PENALTY ? "penalty" : "double-step";

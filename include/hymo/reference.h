@@ -120,6 +120,10 @@ typedef struct {
      * "PATH=VALUE" per line; root attribute `overrides`, written only when
      * non-empty (docs/overrides.md). */
     const char *overrides;
+    /* Added: compression of the per-step datasets: 0 (the default) none,
+     * 1..9 shuffle + deflate at that level (docs/hdf5-format.md, Storage:
+     * level 1 costs crane1 at dt 1e-5 about 1.5 s per 10^5 rows written). */
+    int deflate_level;
 } hymo_ref_header;
 
 /* A block of n consecutive rows; row-major matrices [n x dim].  One
@@ -267,6 +271,13 @@ typedef struct {
     /* Added: root attribute `overrides` (the run's --set overrides, one
      * "PATH=VALUE" per line); NULL when the file has none. */
     char *overrides;
+    /* Added: the file is being written (docs/hdf5-format.md, "Reading a
+     * file while it is written").  live = 1: a writer process holds the
+     * file now (its advisory lock); swmr = 1: the file is still in HDF5's
+     * single-writer/multiple-reader mode (a live writer, or one that was
+     * killed), read with H5F_ACC_SWMR_READ; its rows are those of /time
+     * (the other datasets may already hold more, which are not read). */
+    int live, swmr;
 } hymo_reference;
 
 /* Loads a whole file (also a killed run's "OUT.h5.partial").  Errors name

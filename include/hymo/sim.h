@@ -69,6 +69,10 @@ typedef struct {
 /* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
 void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model);
 hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err);
+/* output_every from a time interval (`hymo run --output-interval S`): the
+ * number of steps of size dt in `interval`, which must be a whole number
+ * >= 1 to 1e-9 (relative); else HYMO_ERR_ARGUMENT naming both. */
+hymo_status hymo_output_every_from_interval(double interval, double dt, int *every, hymo_error *err);
 
 const char *hymo_formulation_name(hymo_formulation_kind kind);
 const char *hymo_integrator_name(hymo_integrator_kind kind);
