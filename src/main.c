@@ -324,7 +324,7 @@ static int cmd_info(int argc, char **argv)
     if (ref->output_every > 1)
         printf(" (every %d steps = %.6g s, and the last)", ref->output_every, ref->output_every * ref->dt);
     printf("\n");
-    if (!ref->complete && (ref->live || ref->swmr)) /* a file being written, or whose writer was killed */
+    if (!ref->complete && (ref->live || !ref->has_summary)) /* being written, or its writer was killed */
         printf("%-12s %s: t = %.6g s of %g s so far, %d rows\n", "status",
                ref->live ? "RUNNING (being written by a live hymo)"
                          : "INTERRUPTED (its writer stopped without closing it)",

@@ -98,7 +98,7 @@ live_run() { # $1 t_end; sets seen (1 if RUNNING was read), leaves $OUT/live.h5
     rm -f "$OUT"/live.h5*
     "$HYMO" run "$CR" -q --dt 1e-5 --t-end "$1" -o "$OUT/live.h5" > "$OUT/live.out" 2>&1 &
     pid=$!
-    seen=0; last_t=0
+    seen=0; last_t=0; swmr_seen=0
     while kill -0 $pid 2>/dev/null; do
         for p in "$OUT"/live.h5.*.partial; do
             [ -f "$p" ] || continue
@@ -111,6 +111,10 @@ live_run() { # $1 t_end; sets seen (1 if RUNNING was read), leaves $OUT/live.h5
                 || fail "running file: t = $t s with $n rows: $line"
             awk -v t="$t" -v l="$last_t" 'BEGIN { exit !(t >= l) }' || fail "time went back: $last_t -> $t"
             last_t=$t; seen=$((seen + 1))
+            # written in HDF5's SWMR mode: superblock (v3) byte 11, flag 0x04
+            # (not in the last moments: the close leaves that mode)
+            flags=$(od -An -tu1 -j11 -N1 "$p" 2>/dev/null | tr -d ' ')
+            [ -n "$flags" ] && [ $((flags & 4)) -eq 4 ] && swmr_seen=$((swmr_seen + 1))
         done
         sleep 0.1
     done
@@ -119,11 +123,12 @@ live_run() { # $1 t_end; sets seen (1 if RUNNING was read), leaves $OUT/live.h5
 tries=0; t_end=2
 while :; do
     live_run $t_end
-    [ $seen -ge 1 ] && break
-    tries=$((tries + 1)); [ $tries -ge 3 ] && fail "never saw the running file (t_end up to $t_end s)"
+    [ $swmr_seen -ge 1 ] && break
+    tries=$((tries + 1))
+    [ $tries -ge 3 ] && fail "the running file: seen $seen times, $swmr_seen of them in SWMR-write mode (t_end up to $t_end s)"
     t_end=$((t_end * 4))
 done
-echo "saw the running file $seen times (last t = $last_t s)"
+echo "saw the running file $seen times (last t = $last_t s), $swmr_seen in SWMR-write mode"
 ls "$OUT"/live.h5.*.partial > /dev/null 2>&1 && fail "a .partial file is left after the run"
 "$HYMO" info "$OUT/live.h5" > "$OUT/info_done.out" 2>&1 || fail "info of the finished file: $(cat "$OUT/info_done.out")"
 grep -q "steps, complete" "$OUT/info_done.out" || fail "finished file: $(cat "$OUT/info_done.out")"
