@@ -120,9 +120,9 @@ typedef struct {
      * "PATH=VALUE" per line; root attribute `overrides`, written only when
      * non-empty (docs/overrides.md). */
     const char *overrides;
-    /* Added: compression of the per-step datasets: 0 (the default) none,
-     * 1..9 shuffle + deflate at that level (docs/hdf5-format.md, Storage:
-     * level 1 costs crane1 at dt 1e-5 about 1.5 s per 10^5 rows written). */
+    /* Added: compression of the datasets: 0 (the default) none, 1..9
+     * shuffle + deflate at that level (docs/hdf5-format.md, "Storage": it
+     * costs more than the integration itself at small dt). */
     int deflate_level;
 } hymo_ref_header;
 
