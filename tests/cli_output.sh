@@ -120,7 +120,7 @@ live_run() { # $1 t_end; sets seen (1 if RUNNING was read), leaves $OUT/live.h5
     done
     wait $pid || fail "the live run exited $?: $(cat "$OUT/live.out")"
 }
-tries=0; t_end=2
+tries=0; t_end=1
 while :; do
     live_run $t_end
     [ $swmr_seen -ge 1 ] && break
