@@ -3,19 +3,25 @@
  * The file is created under a temporary name unique to the writer,
  * "PATH.XXXXXX.partial" (created with O_EXCL in the directory of PATH), in
  * HDF5's latest file format (checksummed metadata); every dataset is 1-D
- * [N] or 2-D [N x cols], extendible along N, chunked, shuffled and deflated.
- * String attributes are fixed-length, so they live in the (checksummed)
- * object headers, not in the global heap.
+ * [N] or 2-D [N x cols], extendible along N, chunked, uncompressed (or
+ * shuffled and deflated with hymo_ref_header.deflate_level > 0).  String
+ * attributes are fixed-length, so they live in the (checksummed) object
+ * headers, not in the global heap.
  *
- * Rows are staged in a fixed buffer of one chunk (R rows, the same R for
- * every dataset, allocated at open).  Each time it fills, every dataset is
- * extended by R rows, the chunk is written exactly once (no partially
- * filled chunk is ever compressed, evicted and re-read) and the file is
+ * After the open the file is in HDF5's single-writer/multiple-reader mode
+ * (readers see a consistent file while rows are appended) and the writer
+ * holds an advisory lock on it (readers tell a running file from a killed
+ * one).  Rows are staged in a fixed buffer of whole chunks (R rows, the
+ * same R for every dataset; about 4 MiB, allocated at open), written at a
+ * chunk boundary when the buffer is full, for the first chunk, or a second
+ * after the last write: every dataset is extended once, its rows written
+ * with one H5Dwrite (no chunk is written twice), /time last, and the file
  * flushed, so a killed run leaves a readable ".partial" file with
- * complete = 0 that holds every row up to the last full chunk.  close()
- * writes the last partial chunk and the summary attributes, sets complete,
- * closes and renames the file; after any write failure it deletes the file
- * instead (never a damaged file under the final name). */
+ * complete = 0 that holds every row up to the last write.  close() writes
+ * the last partial chunk, leaves SWMR mode (close and reopen), writes the
+ * summary attributes, sets complete, closes and renames the file; after any
+ * write failure it deletes the file instead (never a damaged file under
+ * the final name). */
 #define _GNU_SOURCE /* F_OFD_SETLK */
 #define _POSIX_C_SOURCE 200809L
 

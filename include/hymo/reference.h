@@ -1,7 +1,8 @@
 /* hymo — HDF5 reference trajectories (SPEC §8, docs/hdf5-format.md).
  *
- * Writer: streams blocks of rows into chunked, compressed, extendible
- * datasets of a file opened under a temporary name ("OUT.h5.partial");
+ * Writer: streams blocks of rows into chunked, extendible datasets of a
+ * file opened under a temporary name ("OUT.h5.XXXXXX.partial", readable
+ * while it is written: HDF5 SWMR mode);
  * hymo_ref_writer_close() writes the summary attributes and `complete`,
  * then renames the file to its final name.  A crashed run leaves only the
  * ".partial" file, whose `complete` attribute is 0.
@@ -177,7 +178,7 @@ hymo_status hymo_output_path_check(const char *out, const char *const *inputs, i
  *
  * hymo_ref_writer_put_matrix writes a whole [rows x cols] row-major double
  * matrix at `path` (e.g. "cosim/residual_energy"; a leading '/' is optional,
- * missing intermediate groups are created), chunked and compressed like the
+ * missing intermediate groups are created), chunked (and compressed) like the
  * per-step datasets and extendible along the rows.  cols == 0 means a 1-D
  * dataset [rows].  `units` (required) becomes the scalar `units` attribute;
  * if col_names != NULL and cols > 0, col_names[0..cols-1] become the `names`
