@@ -182,7 +182,14 @@ static void usage_sweep(FILE *out)
           "                        and every configuration x H) runs at every point of the\n"
           "                        cross product; the tables get one column per PATH\n"
           "  --t-end S, --mech-inputs, --formulation, --jacobian, --unstable-ratio,\n"
-          "  --unstable-balance-ratio, --unstable-floor, --unstable-energy  as for hymo cosim\n",
+          "  --unstable-balance-ratio, --unstable-floor, --unstable-energy  as for hymo cosim\n"
+          "  --scheme, --coupling, --extrapolation, --hyd-integrator, --mech-integrator\n"
+          "                        as for hymo cosim: the value of a key that --configs omits\n"
+          "  -o, --output TABLE    the tables' base name (needed)\n"
+          "\n"
+          "Under mpirun (a build with -DHYMO_MPI=ON), the runs are spread over the ranks,\n"
+          "--jobs threads each (default: the node's cores shared among its ranks), and\n"
+          "rank 0 writes the same tables (README, \"Sweeps across machines\").\n",
           out);
 }
 
@@ -373,14 +380,52 @@ static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const d
     return 0;
 }
 
+/* --set-grid PATH=V1,V2,...: one more parameter of the grid. */
+static int set_grid_option(const char *name, const char *value, void *dest)
+{
+    param_grid *pg = dest;
+    if (pg->n == MAX_PARAMS) {
+        fprintf(stderr, "hymo: error: %s: at most %d parameters\n", name, MAX_PARAMS);
+        return -1;
+    }
+    if (parse_param(value, pg, pg->n)) return -1;
+    pg->n++;
+    return 0;
+}
+
+/* --jobs N: threads (per MPI rank). */
+static int jobs_option(const char *name, const char *value, void *dest)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(value, &end, 10);
+    if (*end || end == value || errno || n < 1 || n > MAX_JOBS) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not a number of threads (1..%d)\n", name, value, MAX_JOBS);
+        return -1;
+    }
+    *(int *)dest = (int)n;
+    return 0;
+}
+
+/* --achievable limits|takeoff: *dest = 0 or 1. */
+static int achievable_option(const char *name, const char *value, void *dest)
+{
+    if (strcmp(value, "limits") && strcmp(value, "takeoff")) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not limits or takeoff\n", name, value);
+        return -1;
+    }
+    *(int *)dest = !strcmp(value, "takeoff");
+    return 0;
+}
+
 int hymo_cli_sweep(int argc, char **argv)
 {
     const char *model_path = NULL, *table = NULL, *ref_path = NULL, *h_list = NULL;
     const char *configs = "coupling=velocity-force,velocity-pressure;extrapolation=0,2,interface-model;"
                           "hyd=euler,rk4,trapezoidal;mech=trapezoidal,index1;scheme=jacobi";
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int jobs_n = ncpu >= 1 && ncpu <= MAX_JOBS ? (int)ncpu : ncpu > MAX_JOBS ? MAX_JOBS : 1;
-    int status = EXIT_BAD_INPUT, takeoff = 0;
+    int jobs_n = 0; /* 0: all cores */
+    int status = EXIT_BAD_INPUT, takeoff = 0, n_pos = 0;
     double takeoff_slope = 6.0, takeoff_floor = 0.01;
     hymo_model *model = NULL;
     hymo_reference *ref = NULL;
@@ -391,74 +436,29 @@ int hymo_cli_sweep(int argc, char **argv)
     hymo_model *models[MAX_POINTS] = {0};
     int n_points = 1;
     const long compilations0 = hymo_model_compilations();
-    int r0 = hymo_cli_load_model(argc, argv, usage_sweep, &model_path, &model);
+    hymo_cli_list set_opts = {0}, cosim_opts = {0};
+    const hymo_cli_option opts[] = {
+        {"--H", 0, hymo_cli_str, &h_list},
+        {"--configs", 0, hymo_cli_str, &configs},
+        HYMO_CLI_COSIM_OPTIONS(&cosim_opts),
+        {"--reference", 0, hymo_cli_str, &ref_path},
+        {"--achievable", 0, achievable_option, &takeoff},
+        {"--takeoff-slope", 0, hymo_cli_positive, &takeoff_slope},
+        {"--takeoff-floor", 0, hymo_cli_positive, &takeoff_floor},
+        {"--jobs", 0, jobs_option, &jobs_n},
+        {"--set", 0, hymo_cli_append, &set_opts},
+        {"--set-grid", 0, set_grid_option, &pg},
+        {"--output", 'o', hymo_cli_str, &table},
+        {NULL, 0, NULL, NULL},
+    };
+    int r0 = hymo_cli_parse(argc, argv, opts, usage_sweep, &model_path, 1, &n_pos);
+    if (r0 >= 0) return r0;
+    if (jobs_n == 0) jobs_n = ncpu >= 1 && ncpu <= MAX_JOBS ? (int)ncpu : ncpu > MAX_JOBS ? MAX_JOBS : 1;
+    r0 = hymo_cli_load("sweep", model_path, &set_opts, &model);
     if (r0 >= 0) return r0;
     hymo_cosim_options base;
     hymo_cosim_options_default(&base, model);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (a == model_path) continue;
-        if (i + 1 >= argc) {
-            fprintf(stderr, "hymo: error: %s needs a value (or is unknown; see hymo sweep --help)\n", a);
-            goto done;
-        }
-        const char *v = argv[++i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-            table = v;
-        else if (!strcmp(a, "--reference"))
-            ref_path = v;
-        else if (!strcmp(a, "--H"))
-            h_list = v;
-        else if (!strcmp(a, "--configs"))
-            configs = v;
-        else if (!strcmp(a, "--set"))
-            ; /* applied at load */
-        else if (!strcmp(a, "--set-grid")) {
-            if (pg.n == MAX_PARAMS) {
-                fprintf(stderr, "hymo: error: --set-grid: at most %d parameters\n", MAX_PARAMS);
-                goto done;
-            }
-            if (parse_param(v, &pg, pg.n)) goto done;
-            pg.n++;
-        }
-        else if (!strcmp(a, "--jobs")) {
-            char *end;
-            errno = 0;
-            long n = strtol(v, &end, 10);
-            errno = 0;
-            if (*end || end == v || errno || n < 1 || n > MAX_JOBS) {
-                fprintf(stderr, "hymo: error: --jobs: '%s' is not a number of threads (1..%d)\n", v, MAX_JOBS);
-                goto done;
-            }
-            jobs_n = (int)n;
-        } else if (!strcmp(a, "--achievable")) {
-            if (!strcmp(v, "limits"))
-                takeoff = 0;
-            else if (!strcmp(v, "takeoff"))
-                takeoff = 1;
-            else {
-                fprintf(stderr, "hymo: error: --achievable: '%s' is not limits or takeoff\n", v);
-                goto done;
-            }
-        } else if (!strcmp(a, "--takeoff-slope")) {
-            if (hymo_cli_parse_double(a, v, &takeoff_slope) || !(takeoff_slope > 0)) {
-                fprintf(stderr, "hymo: error: --takeoff-slope: '%s' must be a positive number\n", v);
-                goto done;
-            }
-        } else if (!strcmp(a, "--takeoff-floor")) {
-            if (hymo_cli_parse_double(a, v, &takeoff_floor) || !(takeoff_floor > 0)) {
-                fprintf(stderr, "hymo: error: --takeoff-floor: '%s' must be a positive number\n", v);
-                goto done;
-            }
-        } else {
-            int r = hymo_cli_cosim_option(a, v, &base);
-            if (r < 0) goto done;
-            if (r == 0 || !strcmp(a, "--H") || !strcmp(a, "--hm")) {
-                fprintf(stderr, "hymo: error: unknown option '%s' (see hymo sweep --help)\n", a);
-                goto done;
-            }
-        }
-    }
+    if (hymo_cli_cosim_apply(&cosim_opts, &base)) goto done;
     if (!table) {
         fprintf(stderr, "hymo: error: sweep needs -o TABLE\n");
         goto done;
@@ -500,8 +500,8 @@ int hymo_cli_sweep(int argc, char **argv)
      * checked) before anything runs */
     const char *sets[HYMO_SET_MAX + MAX_PARAMS];
     char set_buf[MAX_PARAMS][1200];
-    const int n_base_sets = hymo_cli_collect_sets(argc, argv, sets);
-    if (n_base_sets < 0) goto done;
+    const int n_base_sets = set_opts.n;
+    for (int k = 0; k < n_base_sets; ++k) sets[k] = set_opts.value[k];
     for (int k = 0; k < pg.n; ++k) {
         n_points *= pg.nv[k];
         if (n_points > MAX_POINTS) {
