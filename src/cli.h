@@ -16,8 +16,41 @@ int hymo_cli_compare(int argc, char **argv);
 /* `hymo cosim MODEL --H S --hh S [options]` (docs/cosimulation.md).
  * Exit status: 0 stable run, 2 bad input, 3 unstable or failed run. */
 int hymo_cli_cosim(int argc, char **argv);
-/* `hymo sweep MODEL [--H list] [--configs ...] -o TABLE`. */
+/* `hymo sweep MODEL [--H list] [--configs ...] -o TABLE`, on the threads
+ * of this process. */
 int hymo_cli_sweep(int argc, char **argv);
+
+/* How a sweep spreads its runs over processes: one process (threads only;
+ * hymo_cli_sweep), or the ranks of an MPI job (src/cli_mpi.c, built with
+ * -DHYMO_MPI=ON).  Every rank runs the same sweep over its share of the
+ * runs; rank 0 computes the references, sends them to the others, gathers
+ * the results and writes the tables.  The calls other than layout are
+ * collective: every rank makes them, in the same order. */
+typedef struct {
+    /* this rank, the number of ranks, the ranks on this node */
+    void (*layout)(void *content, int *rank, int *size, int *local_size);
+    /* the largest v over the ranks */
+    int (*max)(void *content, int v);
+    /* the sum of v over the ranks */
+    long (*sum)(void *content, long v);
+    /* rank 0's *n bytes at *data on every rank (the others get a malloc'd
+     * copy, free()d by the caller): 0, or -1 with a message */
+    int (*bcast)(void *content, void **data, size_t *n);
+    /* every rank's n bytes at mine, concatenated in rank order into a
+     * malloc'd *all of *n_all bytes on rank 0: 0, or -1 with a message */
+    int (*gather)(void *content, const void *mine, size_t n, void **all, size_t *n_all);
+} hymo_sweep_comm_ops;
+typedef struct {
+    void *content;
+    const hymo_sweep_comm_ops *ops;
+} hymo_sweep_comm;
+
+/* The sweep over comm's ranks (NULL: this process only). */
+int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm);
+/* `hymo sweep` as the command runs it (src/cli_mpi.c, linked into the hymo
+ * executable only): under mpirun with an MPI build, over the job's ranks
+ * (MPI initialised and finalised here); otherwise hymo_cli_sweep. */
+int hymo_cli_sweep_main(int argc, char **argv);
 
 /* ---- option parsing (src/cli_args.c): one parser for every command ----
  * A command lists its options in a table ended by {NULL}; each entry is one

@@ -265,7 +265,7 @@ static int run_command(int argc, char **argv)
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare")) return hymo_cli_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "cosim")) return hymo_cli_cosim(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sweep")) return hymo_cli_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep")) return hymo_cli_sweep_main(argc - 1, argv + 1);
     fprintf(stderr, "hymo: error: unknown command '%s'\n", cmd);
     usage_main(stderr);
     return EXIT_BAD_INPUT;
