@@ -193,7 +193,8 @@ static void usage_sweep(FILE *out)
           "\n"
           "Under mpirun (a build with -DHYMO_MPI=ON), the runs are spread over the ranks,\n"
           "--jobs threads each (default: the node's cores shared among its ranks), and\n"
-          "rank 0 writes the same tables (README, \"Sweeps across machines\").\n",
+          "rank 0 writes the same tables (docs/cosimulation.md, \"Sweeps across\n"
+          "machines\").\n",
           out);
 }
 
