@@ -4,6 +4,7 @@
 # scripts/bench.sh; not meant to be executed.
 #
 #   hymo_install_deps            installs HYMO_DEPS
+#   hymo_install_optional_deps   tries HYMO_DEPS_OPTIONAL (never fails)
 #   hymo_ensure_packages PKG...  installs the given packages if missing
 #
 # Non-interactive (DEBIAN_FRONTEND=noninteractive, apt-get -y, sudo -n), so
@@ -26,6 +27,17 @@ HYMO_DEPS=(
     python3-h5py
     python3-sympy
     python3-matplotlib
+)
+
+# Optional: hymo builds and tests without them.
+#   libopenmpi-dev openmpi-bin  `mpirun -n K hymo sweep` (cmake -DHYMO_MPI=ON;
+#                               scripts/test.sh builds build-ci with MPI when
+#                               they are there, so tests/cli_mpi.sh runs)
+#   doxygen                     API reference: cmake --build BUILD --target hymo_docs
+HYMO_DEPS_OPTIONAL=(
+    libopenmpi-dev
+    openmpi-bin
+    doxygen
 )
 
 hymo_package_installed() {
@@ -62,4 +74,10 @@ hymo_ensure_packages() {
 
 hymo_install_deps() {
     hymo_ensure_packages "${HYMO_DEPS[@]}"
+}
+
+hymo_install_optional_deps() {
+    hymo_ensure_packages "${HYMO_DEPS_OPTIONAL[@]}" ||
+        echo "deps: optional packages not installed (${HYMO_DEPS_OPTIONAL[*]}): building without them" >&2
+    return 0
 }

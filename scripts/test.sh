@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run):
 #   1. installs the missing Debian packages (scripts/deps.sh);
-#   2. build-ci:   -DHYMO_WERROR=ON, Debug; ctest;
+#   2. build-ci:   -DHYMO_WERROR=ON, Debug, and -DHYMO_MPI=ON when OpenMPI
+#                  is installed (optional packages: tests/cli_mpi.sh then
+#                  runs `mpirun -n 2 hymo sweep`); ctest;
 #   3. build-asan: -DHYMO_WERROR=ON -DHYMO_SANITIZE=ON, Debug; ctest under
 #                  ASan (leak detection) + UBSan, aborting on the first error.
 # Both stages run even if the first fails; the exit status is non-zero if
@@ -23,6 +25,13 @@ stage "dependencies"
 if ! hymo_install_deps </dev/null; then
     echo "test.sh: installing dependencies failed" >&2
     exit 1
+fi
+hymo_install_optional_deps </dev/null
+mpi=(-DHYMO_MPI=OFF)
+if command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; then
+    mpi=(-DHYMO_MPI=ON)
+else
+    echo "test.sh: OpenMPI not installed: build-ci without MPI (cli_mpi skipped)"
 fi
 
 # build_and_test NAME CTEST-ENV... -- CMAKE-ARGS...
@@ -48,7 +57,7 @@ build_and_test() {
 }
 
 build_and_test build-ci -- \
-    -DHYMO_WERROR=ON -DCMAKE_BUILD_TYPE=Debug
+    -DHYMO_WERROR=ON -DCMAKE_BUILD_TYPE=Debug "${mpi[@]}"
 
 build_and_test build-asan \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

@@ -346,6 +346,27 @@ static int read_h5(const char *path, hymo_reference **out)
     return 1;
 }
 
+/* The thresholds of --max-rms / --max-abs in command-line order. */
+typedef struct {
+    threshold *checks;
+    int n;
+} check_list;
+
+static int add_check(const char *name, const char *value, void *dest)
+{
+    check_list *cl = dest;
+    return parse_threshold(name, value, !strcmp(name, "--max-rms") ? CHECK_RMS : CHECK_ABS, &cl->checks[cl->n++])
+               ? 0
+               : -1;
+}
+
+static int energy_option(const char *name, const char *value, void *dest)
+{
+    if (parse_limit(value, dest)) return 0;
+    bad("%s: '%s' is not a positive number", name, value);
+    return -1;
+}
+
 int hymo_cli_compare(int argc, char **argv)
 {
     const char *paths[2] = {NULL, NULL};
@@ -360,44 +381,21 @@ int hymo_cli_compare(int argc, char **argv)
     unsigned char *present = NULL;
     double *crms = NULL, *cmax = NULL, *ct = NULL;
 
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage_compare(stdout);
-            code = EXIT_PASS;
-            goto out;
-        }
-        if (!strcmp(a, "--allow-model-mismatch")) {
-            allow_mismatch = 1;
-        } else if (!strcmp(a, "--max-rms") || !strcmp(a, "--max-abs") ||
-                   !strcmp(a, "--max-residual-energy") || !strcmp(a, "--map")) {
-            if (!val) {
-                bad("%s needs a value (see hymo compare --help)", a);
-                goto out;
-            }
-            ++i;
-            if (!strcmp(a, "--map")) {
-                map_path = val;
-            } else if (!strcmp(a, "--max-residual-energy")) {
-                if (!parse_limit(val, &max_energy)) {
-                    bad("--max-residual-energy: '%s' is not a positive number", val);
-                    goto out;
-                }
-            } else if (!parse_threshold(a, val, !strcmp(a, "--max-rms") ? CHECK_RMS : CHECK_ABS,
-                                        &checks[nchecks++])) {
-                goto out;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            bad("unknown option '%s' (see hymo compare --help)", a);
-            goto out;
-        } else if (npaths < 2) {
-            paths[npaths++] = a;
-        } else {
-            bad("unexpected argument '%s': compare takes two files, REF.h5 and RUN.h5", a);
-            goto out;
-        }
+    check_list cl = {checks, 0};
+    const hymo_cli_option opts[] = {
+        {"--max-rms", 0, add_check, &cl},
+        {"--max-abs", 0, add_check, &cl},
+        {"--max-residual-energy", 0, energy_option, &max_energy},
+        {"--map", 0, hymo_cli_str, &map_path},
+        {"--allow-model-mismatch", 0, NULL, &allow_mismatch},
+        {NULL, 0, NULL, NULL},
+    };
+    const int r0 = hymo_cli_parse(argc, argv, opts, usage_compare, paths, 2, &npaths);
+    if (r0 >= 0) {
+        code = r0;
+        goto out;
     }
+    nchecks = cl.n;
     if (npaths < 2) {
         bad("compare: missing %s (see hymo compare --help)",
             npaths == 0 ? "REF.h5 and RUN.h5" : "RUN.h5");

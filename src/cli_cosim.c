@@ -65,77 +65,6 @@ static void usage_cosim(FILE *out)
           out);
 }
 
-int hymo_cli_collect_sets(int argc, char **argv, const char **sets)
-{
-    int n = 0;
-    for (int i = 1; i + 1 < argc; ++i) {
-        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) continue;
-        if (argv[i][0] != '-') continue;
-        if (!strcmp(argv[i], "--set")) {
-            if (n == HYMO_SET_MAX) {
-                fprintf(stderr, "hymo: error: --set: more than %d overrides\n", HYMO_SET_MAX);
-                return -1;
-            }
-            sets[n++] = argv[i + 1];
-        }
-        ++i; /* its value */
-    }
-    return n;
-}
-
-void hymo_cli_print_overrides(FILE *out, const char *const *sets, int n)
-{
-    for (int i = 0; i < n; ++i) fprintf(out, "%-12s %s\n", i ? "" : "overrides", sets[i]);
-}
-
-int hymo_cli_load_model(int argc, char **argv, void (*usage)(FILE *), const char **path, hymo_model **model)
-{
-    hymo_error err;
-    *path = NULL;
-    *model = NULL;
-    for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) continue;
-        if (argv[i][0] == '-') {
-            ++i; /* its value */
-            continue;
-        }
-        if (*path) {
-            fprintf(stderr, "hymo: error: more than one model file ('%s', '%s')\n", *path, argv[i]);
-            return EXIT_BAD_INPUT;
-        }
-        *path = argv[i];
-    }
-    if (!*path) {
-        usage(stderr);
-        return EXIT_BAD_INPUT;
-    }
-    const char *sets[HYMO_SET_MAX];
-    int n_sets = hymo_cli_collect_sets(argc, argv, sets);
-    if (n_sets < 0) return EXIT_BAD_INPUT;
-    if (hymo_model_load_file_set(*path, sets, n_sets, model, &err) != HYMO_OK) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        return EXIT_BAD_INPUT;
-    }
-    return -1;
-}
-
-int hymo_cli_parse_double(const char *opt, const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end != '\0' || !isfinite(v)) {
-        fprintf(stderr, "hymo: error: %s: '%s' is not a number\n", opt, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 /* SIGNAL=VALUE of --max-rms / --max-abs into limit[signal]: 0, or -1
  * with a message. */
 static int parse_threshold(const char *name, const char *value, double *limit)
@@ -154,23 +83,12 @@ static int parse_threshold(const char *name, const char *value, double *limit)
         return -1;
     }
     double v;
-    if (hymo_cli_parse_double(name, eq + 1, &v)) return -1;
+    if (hymo_cli_num(name, eq + 1, &v)) return -1;
     if (!(v > 0.0)) {
         fprintf(stderr, "hymo: error: %s: '%s' must be positive\n", name, eq + 1);
         return -1;
     }
     limit[k] = v;
-    return 0;
-}
-
-/* A positive finite number: 0, or -1 with a message. */
-static int parse_range(const char *name, const char *value, double *out)
-{
-    if (hymo_cli_parse_double(name, value, out)) return -1;
-    if (!(*out > 0.0)) {
-        fprintf(stderr, "hymo: error: %s: '%s' must be positive\n", name, value);
-        return -1;
-    }
     return 0;
 }
 
@@ -188,17 +106,17 @@ int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_option
     int bad = 0;
     if (!strcmp(name, "--max-rms")) return parse_threshold(name, value, o->max_rms) ? -1 : 1;
     if (!strcmp(name, "--max-abs")) return parse_threshold(name, value, o->max_abs) ? -1 : 1;
-    if (!strcmp(name, "--max-residual-energy")) return parse_range(name, value, &o->max_residual_energy) ? -1 : 1;
-    if (!strcmp(name, "--unstable-ratio")) return parse_range(name, value, &o->unstable_ratio) ? -1 : 1;
+    if (!strcmp(name, "--max-residual-energy")) return hymo_cli_positive(name, value, &o->max_residual_energy) ? -1 : 1;
+    if (!strcmp(name, "--unstable-ratio")) return hymo_cli_positive(name, value, &o->unstable_ratio) ? -1 : 1;
     if (!strcmp(name, "--unstable-balance-ratio"))
-        return parse_range(name, value, &o->unstable_balance_ratio) ? -1 : 1;
-    if (!strcmp(name, "--unstable-floor")) return parse_range(name, value, &o->unstable_floor) ? -1 : 1;
-    if (!strcmp(name, "--unstable-energy")) return parse_range(name, value, &o->unstable_energy) ? -1 : 1;
+        return hymo_cli_positive(name, value, &o->unstable_balance_ratio) ? -1 : 1;
+    if (!strcmp(name, "--unstable-floor")) return hymo_cli_positive(name, value, &o->unstable_floor) ? -1 : 1;
+    if (!strcmp(name, "--unstable-energy")) return hymo_cli_positive(name, value, &o->unstable_energy) ? -1 : 1;
     /* steps and end time: positive (multiples are checked with the options) */
-    if (!strcmp(name, "--H")) return parse_range(name, value, &o->H) ? -1 : 1;
-    if (!strcmp(name, "--hh")) return parse_range(name, value, &o->h_h) ? -1 : 1;
-    if (!strcmp(name, "--hm")) return parse_range(name, value, &o->mech.dt) ? -1 : 1;
-    if (!strcmp(name, "--t-end")) return parse_range(name, value, &o->mech.t_end) ? -1 : 1;
+    if (!strcmp(name, "--H")) return hymo_cli_positive(name, value, &o->H) ? -1 : 1;
+    if (!strcmp(name, "--hh")) return hymo_cli_positive(name, value, &o->h_h) ? -1 : 1;
+    if (!strcmp(name, "--hm")) return hymo_cli_positive(name, value, &o->mech.dt) ? -1 : 1;
+    if (!strcmp(name, "--t-end")) return hymo_cli_positive(name, value, &o->mech.t_end) ? -1 : 1;
     if (!strcmp(name, "--mech-inputs"))
         bad = hymo_mech_inputs_parse(value, &o->mech_inputs);
     else if (!strcmp(name, "--scheme"))
@@ -234,46 +152,45 @@ int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_option
     return 1;
 }
 
+int hymo_cli_cosim_apply(const hymo_cli_list *list, hymo_cosim_options *o)
+{
+    for (int k = 0; k < list->n; ++k) {
+        const int r = hymo_cli_cosim_option(list->name[k], list->value[k], o);
+        if (r < 0) return -1;
+        if (r == 0) { /* a table entry without a case in hymo_cli_cosim_option */
+            fprintf(stderr, "hymo: error: %s: not a co-simulation option\n", list->name[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int hymo_cli_cosim(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL, *ref_path = NULL;
-    int quiet = 0;
+    int quiet = 0, n_pos = 0;
+    hymo_cli_list sets = {0}, cosim_opts = {0};
+    const hymo_cli_option opts[] = {
+        {"--H", 0, hymo_cli_append, &cosim_opts},
+        {"--hm", 0, hymo_cli_append, &cosim_opts},
+        HYMO_CLI_COSIM_OPTIONS(&cosim_opts),
+        {"--reference", 0, hymo_cli_str, &ref_path},
+        {"--set", 0, hymo_cli_append, &sets},
+        {"--output", 'o', hymo_cli_str, &out_path},
+        {"--quiet", 'q', NULL, &quiet},
+        {NULL, 0, NULL, NULL},
+    };
+    int r0 = hymo_cli_parse(argc, argv, opts, usage_cosim, &model_path, 1, &n_pos);
+    if (r0 >= 0) return r0;
     hymo_model *model = NULL;
     hymo_error err;
-    int r0 = hymo_cli_load_model(argc, argv, usage_cosim, &model_path, &model);
+    r0 = hymo_cli_load("cosim", model_path, &sets, &model);
     if (r0 >= 0) return r0;
     hymo_cosim_options opt;
     hymo_cosim_options_default(&opt, model);
     int hm_given = 0, status = EXIT_BAD_INPUT;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (a == model_path) continue;
-        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "hymo: error: %s needs a value (or is unknown; see hymo cosim --help)\n", a);
-            goto done;
-        }
-        const char *v = argv[++i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            out_path = v;
-            continue;
-        }
-        if (!strcmp(a, "--reference")) {
-            ref_path = v;
-            continue;
-        }
-        if (!strcmp(a, "--set")) continue; /* applied at load */
-        int r = hymo_cli_cosim_option(a, v, &opt);
-        if (r < 0) goto done;
-        if (r == 0) {
-            fprintf(stderr, "hymo: error: unknown option '%s' (see hymo cosim --help)\n", a);
-            goto done;
-        }
-        if (!strcmp(a, "--hm")) hm_given = 1;
-    }
+    if (hymo_cli_cosim_apply(&cosim_opts, &opt)) goto done;
+    for (int k = 0; k < cosim_opts.n; ++k) hm_given |= !strcmp(cosim_opts.name[k], "--hm");
     if (!hm_given) opt.mech.dt = opt.H;
     if (ref_path && !hymo_cli_cosim_thresholds_given(&opt)) { /* the sweep's defaults */
         opt.max_rms[HYMO_CMP_S] = 1e-3;

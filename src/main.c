@@ -33,7 +33,7 @@ static void usage_main(FILE *out)
           "                             achievable communication step per configuration\n"
           "\n"
           "Run 'hymo <command> --help' for the options of a command; every option that\n"
-          "takes a value may also be written --name=value.\n",
+          "takes a value may also be written --name=value; -- ends the options.\n",
           out);
 }
 
@@ -92,17 +92,30 @@ static int fail(int status, const char *msg)
     return status;
 }
 
-static int parse_double(const char *opt, const char *text, double *out, char *msg, size_t len)
+/* --output-every N: a whole number of steps >= 1 (int *). */
+static int output_every_option(const char *name, const char *value, void *dest)
 {
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (!text[0] || *end || errno || !isfinite(v)) {
-        snprintf(msg, len, "%s: '%s' is not a number", opt, text);
-        return 0;
+    double v;
+    if (hymo_cli_num(name, value, &v)) return -1;
+    if (!(v >= 1.0) || v != floor(v) || v > 1e9) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not a whole number of steps >= 1\n", name, value);
+        return -1;
     }
-    *out = v;
-    return 1;
+    *(int *)dest = (int)v;
+    return 0;
+}
+
+/* --max-iter N: 1 .. 1000000 (int *). */
+static int max_iter_option(const char *name, const char *value, void *dest)
+{
+    double v;
+    if (hymo_cli_num(name, value, &v)) return -1;
+    if (!(v >= 1.0) || v != floor(v) || v > 1e6) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not a whole number of iterations in 1 .. 1000000\n", name, value);
+        return -1;
+    }
+    *(int *)dest = (int)v;
+    return 0;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -111,101 +124,34 @@ static int cmd_run(int argc, char **argv)
     const char *formulation = NULL, *jacobian = NULL, *solver = NULL;
     double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN;
     const char *integrator = NULL, *newton_test = NULL;
-    int max_iter = -1, quiet = 0, output_every = 0, progress = -1;
+    int max_iter = -1, quiet = 0, output_every = 0, progress = -1, n_pos = 0;
     double output_interval = NAN;
     char msg[HYMO_ERROR_MSG_MAX + 64];
-    const char *sets[HYMO_SET_MAX];
-    int n_sets = 0;
-    for (int i = 0; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE                                                                                 \
-    do {                                                                                           \
-        if (!val) {                                                                                \
-            snprintf(msg, sizeof msg, "%s needs a value (see hymo run --help)", a);                \
-            return fail(EXIT_BAD_INPUT, msg);                                                      \
-        }                                                                                          \
-        ++i;                                                                                       \
-    } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage_run(stdout);
-            return 0;
-        } else if (!strcmp(a, "--formulation")) {
-            NEED_VALUE;
-            formulation = val;
-        } else if (!strcmp(a, "--output-every")) {
-            NEED_VALUE;
-            double v;
-            if (!parse_double(a, val, &v, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
-            if (!(v >= 1.0) || v != floor(v) || v > 1e9) {
-                snprintf(msg, sizeof msg, "--output-every: '%s' is not a whole number of steps >= 1", val);
-                return fail(EXIT_BAD_INPUT, msg);
-            }
-            output_every = (int)v;
-        } else if (!strcmp(a, "--output-interval")) {
-            NEED_VALUE;
-            if (!parse_double(a, val, &output_interval, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
-        } else if (!strcmp(a, "--newton-test")) {
-            NEED_VALUE;
-            newton_test = val;
-        } else if (!strcmp(a, "--integrator")) {
-            NEED_VALUE;
-            integrator = val;
-        } else if (!strcmp(a, "--rtol")) {
-            NEED_VALUE;
-            if (!parse_double(a, val, &rtol, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
-        } else if (!strcmp(a, "--atol")) {
-            NEED_VALUE;
-            if (!parse_double(a, val, &atol, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
-        } else if (!strcmp(a, "--jacobian")) {
-            NEED_VALUE;
-            jacobian = val;
-        } else if (!strcmp(a, "--linear-solver")) {
-            NEED_VALUE;
-            solver = val;
-        } else if (!strcmp(a, "--dt")) {
-            NEED_VALUE;
-            if (!parse_double(a, val, &dt, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
-        } else if (!strcmp(a, "--t-end")) {
-            NEED_VALUE;
-            if (!parse_double(a, val, &t_end, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
-        } else if (!strcmp(a, "--alpha")) {
-            NEED_VALUE;
-            if (!parse_double(a, val, &alpha, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
-        } else if (!strcmp(a, "--max-iter")) {
-            NEED_VALUE;
-            double v;
-            if (!parse_double(a, val, &v, msg, sizeof msg)) return fail(EXIT_BAD_INPUT, msg);
-            if (!(v >= 1.0) || v != floor(v) || v > 1e6) {
-                snprintf(msg, sizeof msg, "--max-iter: '%s' is not a whole number of iterations in 1 .. 1000000", val);
-                return fail(EXIT_BAD_INPUT, msg);
-            }
-            max_iter = (int)v;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            NEED_VALUE;
-            out_path = val;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--progress")) {
-            progress = 1;
-        } else if (!strcmp(a, "--set")) {
-            NEED_VALUE;
-            if (n_sets == HYMO_SET_MAX) {
-                snprintf(msg, sizeof msg, "--set: more than %d overrides", HYMO_SET_MAX);
-                return fail(EXIT_BAD_INPUT, msg);
-            }
-            sets[n_sets++] = val;
-        } else if (a[0] == '-' && a[1]) {
-            snprintf(msg, sizeof msg, "unknown option '%s' (see hymo run --help)", a);
-            return fail(EXIT_BAD_INPUT, msg);
-        } else if (!model_path) {
-            model_path = a;
-        } else {
-            snprintf(msg, sizeof msg, "unexpected argument '%s' (see hymo run --help)", a);
-            return fail(EXIT_BAD_INPUT, msg);
-        }
-#undef NEED_VALUE
-    }
+    hymo_cli_list set_opts = {0};
+    const hymo_cli_option opts[] = {
+        {"--formulation", 0, hymo_cli_str, &formulation},
+        {"--integrator", 0, hymo_cli_str, &integrator},
+        {"--newton-test", 0, hymo_cli_str, &newton_test},
+        {"--jacobian", 0, hymo_cli_str, &jacobian},
+        {"--linear-solver", 0, hymo_cli_str, &solver},
+        {"--dt", 0, hymo_cli_num, &dt},
+        {"--t-end", 0, hymo_cli_num, &t_end},
+        {"--rtol", 0, hymo_cli_num, &rtol},
+        {"--atol", 0, hymo_cli_num, &atol},
+        {"--alpha", 0, hymo_cli_num, &alpha},
+        {"--max-iter", 0, max_iter_option, &max_iter},
+        {"--output-every", 0, output_every_option, &output_every},
+        {"--output-interval", 0, hymo_cli_num, &output_interval},
+        {"--set", 0, hymo_cli_append, &set_opts},
+        {"--output", 'o', hymo_cli_str, &out_path},
+        {"--quiet", 'q', NULL, &quiet},
+        {"--progress", 0, NULL, &progress},
+        {NULL, 0, NULL, NULL},
+    };
+    int r0 = hymo_cli_parse(argc, argv, opts, usage_run, &model_path, 1, &n_pos);
+    if (r0 >= 0) return r0;
+    const char *const *sets = set_opts.value;
+    const int n_sets = set_opts.n;
     if (!model_path) return fail(EXIT_BAD_INPUT, "run: missing MODEL file (see hymo run --help)");
 
     hymo_error err;
@@ -301,19 +247,10 @@ static int cmd_run(int argc, char **argv)
 static int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
-    for (int i = 0; i < argc; ++i) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage_info(stdout);
-            return 0;
-        }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "unknown option '%s' (see hymo info --help)", argv[i]);
-            return fail(EXIT_BAD_INPUT, msg);
-        }
-        if (path) return fail(EXIT_BAD_INPUT, "info takes exactly one file");
-        path = argv[i];
-    }
+    int n_pos = 0;
+    const hymo_cli_option opts[] = {{NULL, 0, NULL, NULL}};
+    int r0 = hymo_cli_parse(argc, argv, opts, usage_info, &path, 1, &n_pos);
+    if (r0 >= 0) return r0;
     if (!path) return fail(EXIT_BAD_INPUT, "info: missing OUT.h5 (see hymo info --help)");
     hymo_reference *ref = NULL;
     hymo_error err;
@@ -344,72 +281,14 @@ static int cmd_info(int argc, char **argv)
     return 0;
 }
 
-/* getopt_long's "--name=value" form for every option of every command:
- * the arguments after the command name are rewritten into "--name" "value"
- * before the command parses them.  An argument that is the value of the
- * option before it (all options but -h/--help and -q/--quiet take one) is
- * never split, so `--configs coupling=...` or `--dt -1` keep their meaning;
- * the flags take no value, so `--quiet=1` is refused like getopt_long does.
- * Returns the new vector (argv[0..1] unchanged; free() it) or NULL after
- * printing an error; *store gets the one buffer holding the names. */
-static int takes_no_value(const char *name, size_t len)
-{
-    static const char *const flags[] = {"--help", "--quiet", "--progress"};
-    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; ++k)
-        if (strlen(flags[k]) == len && !strncmp(name, flags[k], len)) return 1;
-    return 0;
-}
-
-static char **split_long_options(int argc, char **argv, int *out_argc, char **store)
-{
-    size_t chars = 1;
-    for (int i = 0; i < argc; ++i) chars += strlen(argv[i]) + 1;
-    char **out = malloc(((size_t)argc * 2 + 1) * sizeof *out);
-    char *buf = malloc(chars), *b = buf;
-    if (!out || !buf) {
-        free(out);
-        free(buf);
-        fputs("hymo: error: out of memory\n", stderr);
-        return NULL;
-    }
-    int n = 0, value_next = 0;
-    for (int i = 0; i < argc; ++i) {
-        char *a = argv[i];
-        const char *eq = strchr(a, '=');
-        if (i < 2 || value_next || strncmp(a, "--", 2) || !a[2] || !eq) {
-            out[n++] = a;
-            value_next = i >= 2 && !value_next && a[0] == '-' && a[1] && !takes_no_value(a, strlen(a)) &&
-                         strcmp(a, "-h") && strcmp(a, "-q");
-            continue;
-        }
-        size_t len = (size_t)(eq - a);
-        if (takes_no_value(a, len)) {
-            fprintf(stderr, "hymo: error: option '%.*s' takes no value ('%s')\n", (int)len, a, a);
-            free(out);
-            free(buf);
-            return NULL;
-        }
-        memcpy(b, a, len);
-        b[len] = '\0';
-        out[n++] = b;
-        b += len + 1;
-        out[n++] = (char *)(eq + 1);
-        value_next = 0;
-    }
-    out[n] = NULL;
-    *out_argc = n;
-    *store = buf;
-    return out;
-}
-
 static int run_command(int argc, char **argv)
 {
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
-    if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare")) return hymo_cli_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "cosim")) return hymo_cli_cosim(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sweep")) return hymo_cli_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep")) return hymo_cli_sweep_main(argc - 1, argv + 1);
     fprintf(stderr, "hymo: error: unknown command '%s'\n", cmd);
     usage_main(stderr);
     return EXIT_BAD_INPUT;
@@ -430,12 +309,5 @@ int main(int argc, char **argv)
         printf("hymo %s\n", hymo_version());
         return 0;
     }
-    int n = 0;
-    char *names = NULL;
-    char **args = split_long_options(argc, argv, &n, &names);
-    if (!args) return EXIT_BAD_INPUT;
-    int status = run_command(n, args);
-    free(args);
-    free(names);
-    return status;
+    return run_command(argc, argv);
 }

@@ -42,17 +42,21 @@ typedef struct {
     pthread_mutex_t lock;
     double t_start;
     int tty;
+    int quiet;          /* no progress lines (MPI ranks other than 0) */
+    const char *label;  /* "sweep" or "sweep: rank 0" */
 } sweep_queue;
 
 static void progress(sweep_queue *q)
 {
+    if (q->quiet) return;
     double el = hymo_now_seconds() - q->t_start;
     double eta = q->done > 0 ? el / q->done * (q->n_jobs - q->done) : 0.0;
     int tenth = q->n_jobs >= 10 ? q->n_jobs / 10 : 1;
     if (q->tty)
-        fprintf(stderr, "\rsweep: %d/%d runs, %.1f s elapsed, about %.0f s left   ", q->done, q->n_jobs, el, eta);
+        fprintf(stderr, "\r%s: %d/%d runs, %.1f s elapsed, about %.0f s left   ", q->label, q->done, q->n_jobs, el,
+                eta);
     else if (q->done % tenth == 0 || q->done == q->n_jobs)
-        fprintf(stderr, "sweep: %d/%d runs, %.1f s elapsed, about %.0f s left\n", q->done, q->n_jobs, el, eta);
+        fprintf(stderr, "%s: %d/%d runs, %.1f s elapsed, about %.0f s left\n", q->label, q->done, q->n_jobs, el, eta);
     if (q->tty && q->done == q->n_jobs) fputc('\n', stderr);
     fflush(stderr);
 }
@@ -182,7 +186,15 @@ static void usage_sweep(FILE *out)
           "                        and every configuration x H) runs at every point of the\n"
           "                        cross product; the tables get one column per PATH\n"
           "  --t-end S, --mech-inputs, --formulation, --jacobian, --unstable-ratio,\n"
-          "  --unstable-balance-ratio, --unstable-floor, --unstable-energy  as for hymo cosim\n",
+          "  --unstable-balance-ratio, --unstable-floor, --unstable-energy  as for hymo cosim\n"
+          "  --scheme, --coupling, --extrapolation, --hyd-integrator, --mech-integrator\n"
+          "                        as for hymo cosim: the value of a key that --configs omits\n"
+          "  -o, --output TABLE    the tables' base name (needed)\n"
+          "\n"
+          "Under mpirun (a build with -DHYMO_MPI=ON), the runs are spread over the ranks,\n"
+          "--jobs threads each (default: the node's cores shared among its ranks), and\n"
+          "rank 0 writes the same tables (docs/cosimulation.md, \"Sweeps across\n"
+          "machines\").\n",
           out);
 }
 
@@ -373,95 +385,244 @@ static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const d
     return 0;
 }
 
+/* --set-grid PATH=V1,V2,...: one more parameter of the grid. */
+static int set_grid_option(const char *name, const char *value, void *dest)
+{
+    param_grid *pg = dest;
+    if (pg->n == MAX_PARAMS) {
+        fprintf(stderr, "hymo: error: %s: at most %d parameters\n", name, MAX_PARAMS);
+        return -1;
+    }
+    if (parse_param(value, pg, pg->n)) return -1;
+    pg->n++;
+    return 0;
+}
+
+/* --jobs N: threads (per MPI rank). */
+static int jobs_option(const char *name, const char *value, void *dest)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(value, &end, 10);
+    if (*end || end == value || errno || n < 1 || n > MAX_JOBS) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not a number of threads (1..%d)\n", name, value, MAX_JOBS);
+        return -1;
+    }
+    *(int *)dest = (int)n;
+    return 0;
+}
+
+/* --achievable limits|takeoff: *dest = 0 or 1. */
+static int achievable_option(const char *name, const char *value, void *dest)
+{
+    if (strcmp(value, "limits") && strcmp(value, "takeoff")) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not limits or takeoff\n", name, value);
+        return -1;
+    }
+    *(int *)dest = !strcmp(value, "takeoff");
+    return 0;
+}
+
+/* ---- one process or the ranks of an MPI job (hymo_sweep_comm) ---- */
+
+static void local_layout(void *content, int *rank, int *size, int *local_size)
+{
+    (void)content;
+    *rank = 0;
+    *size = *local_size = 1;
+}
+static int local_max(void *content, int v)
+{
+    (void)content;
+    return v;
+}
+static long local_sum(void *content, long v)
+{
+    (void)content;
+    return v;
+}
+static int local_bcast(void *content, void **data, size_t *n)
+{
+    (void)content, (void)data, (void)n;
+    return 0;
+}
+static int local_gather(void *content, const void *mine, size_t n, void **all, size_t *n_all)
+{
+    (void)content;
+    *all = malloc(n ? n : 1);
+    if (!*all) {
+        fprintf(stderr, "hymo: error: out of memory\n");
+        return -1;
+    }
+    if (n) memcpy(*all, mine, n);
+    *n_all = n;
+    return 0;
+}
+static const hymo_sweep_comm_ops local_ops = {local_layout, local_max, local_sum, local_bcast, local_gather};
+
+/* One run's result as the ranks send it to rank 0 (the same binary on
+ * every rank: the bytes as they are). */
+typedef struct {
+    int index; /* into the job list */
+    hymo_status status;
+    char message[512];
+    hymo_cosim_summary sum;
+} job_record;
+
+/* Ranks other than 0 print the same setup messages as rank 0: they go to
+ * a temporary file, shown only when rank 0 did not fail the same way. */
+static int capture_begin(FILE **file)
+{
+    fflush(stderr);
+    *file = tmpfile();
+    const int saved = *file ? dup(STDERR_FILENO) : -1;
+    if (saved < 0 || dup2(fileno(*file), STDERR_FILENO) < 0) {
+        if (saved >= 0) close(saved);
+        if (*file) fclose(*file);
+        *file = NULL;
+        return -1;
+    }
+    return saved;
+}
+
+static void capture_end(int saved, FILE *file, int show, int rank)
+{
+    if (saved < 0) return;
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    char line[1024];
+    rewind(file);
+    while (show && fgets(line, sizeof line, file)) fprintf(stderr, "rank %d: %s", rank, line);
+    fclose(file);
+}
+
+/* The reference at rp, read on every rank: over several ranks rank 0
+ * reads the file and sends its bytes; the others read them from a
+ * temporary file (so rp need not be on their file system).  Collective;
+ * returns -1 when every rank holds it, else the exit status (the same on
+ * every rank; messages printed where the failure happened). */
+static int ref_share(const hymo_sweep_comm *comm, int rank, int size, const char *rp, hymo_reference **ref)
+{
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (size == 1) {
+        if (hymo_ref_read(rp, ref, &err) == HYMO_OK) return -1;
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        return EXIT_BAD_INPUT;
+    }
+    int st = -1;
+    void *data = NULL;
+    size_t n = 0;
+    if (rank == 0) {
+        errno = 0;
+        FILE *f = fopen(rp, "rb");
+        long len = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+            (data = malloc((size_t)len)) && fread(data, 1, (size_t)len, f) == (size_t)len)
+            n = (size_t)len;
+        else {
+            fprintf(stderr, "hymo: error: %s: cannot read%s%s\n", rp, errno ? ": " : "", errno ? strerror(errno) : "");
+            st = EXIT_BAD_INPUT;
+        }
+        if (f) fclose(f);
+    }
+    st = comm->ops->max(comm->content, st);
+    if (st < 0 && comm->ops->bcast(comm->content, &data, &n)) st = EXIT_BAD_INPUT;
+    if (st < 0) {
+        const char *path = rp;
+        char tmp[1100] = "";
+        if (rank != 0) {
+            const char *dir = getenv("TMPDIR");
+            snprintf(tmp, sizeof tmp, "%s/hymo-sweep-reference-XXXXXX", dir && dir[0] ? dir : "/tmp");
+            int fd = mkstemp(tmp);
+            FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+            int ok = f && fwrite(data, 1, n, f) == n;
+            if (f) ok = fclose(f) == 0 && ok;
+            else if (fd >= 0) close(fd);
+            if (!ok) {
+                fprintf(stderr, "hymo: error: rank %d: %s: cannot write the reference: %s\n", rank, tmp, strerror(errno));
+                st = EXIT_BAD_INPUT;
+            }
+            path = tmp;
+        }
+        if (st < 0 && hymo_ref_read(path, ref, &err) != HYMO_OK) {
+            fprintf(stderr, "hymo: error: rank %d: %s\n", rank, err.message);
+            st = EXIT_BAD_INPUT;
+        }
+        if (tmp[0]) remove(tmp);
+    }
+    free(data);
+    return comm->ops->max(comm->content, st);
+}
+
 int hymo_cli_sweep(int argc, char **argv)
 {
+    return hymo_cli_sweep_with(argc, argv, NULL);
+}
+
+int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
+{
+    const hymo_sweep_comm local = {NULL, &local_ops};
+    if (!comm) comm = &local;
+    int rank = 0, size = 1, local_size = 1;
+    comm->ops->layout(comm->content, &rank, &size, &local_size);
     const char *model_path = NULL, *table = NULL, *ref_path = NULL, *h_list = NULL;
     const char *configs = "coupling=velocity-force,velocity-pressure;extrapolation=0,2,interface-model;"
                           "hyd=euler,rk4,trapezoidal;mech=trapezoidal,index1;scheme=jacobi";
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int jobs_n = ncpu >= 1 && ncpu <= MAX_JOBS ? (int)ncpu : ncpu > MAX_JOBS ? MAX_JOBS : 1;
-    int status = EXIT_BAD_INPUT, takeoff = 0;
+    int jobs_n = 0; /* 0: all cores (of the node, shared among its ranks) */
+    int status = EXIT_BAD_INPUT, takeoff = 0, n_pos = 0, setup_ok = 0;
     double takeoff_slope = 6.0, takeoff_floor = 0.01;
     hymo_model *model = NULL;
     hymo_reference *ref = NULL;
     sweep_job *jobs = NULL;
+    int *cfg_first = NULL, *order = NULL, *mine = NULL;
+    double *ach = NULL;
+    job_record *records = NULL, *all_records = NULL;
     hymo_error err;
     param_grid pg;
     memset(&pg, 0, sizeof pg);
     hymo_model *models[MAX_POINTS] = {0};
     int n_points = 1;
     const long compilations0 = hymo_model_compilations();
-    int r0 = hymo_cli_load_model(argc, argv, usage_sweep, &model_path, &model);
-    if (r0 >= 0) return r0;
+    hymo_cli_list set_opts = {0}, cosim_opts = {0};
+    const hymo_cli_option opts[] = {
+        {"--H", 0, hymo_cli_str, &h_list},
+        {"--configs", 0, hymo_cli_str, &configs},
+        HYMO_CLI_COSIM_OPTIONS(&cosim_opts),
+        {"--reference", 0, hymo_cli_str, &ref_path},
+        {"--achievable", 0, achievable_option, &takeoff},
+        {"--takeoff-slope", 0, hymo_cli_positive, &takeoff_slope},
+        {"--takeoff-floor", 0, hymo_cli_positive, &takeoff_floor},
+        {"--jobs", 0, jobs_option, &jobs_n},
+        {"--set", 0, hymo_cli_append, &set_opts},
+        {"--set-grid", 0, set_grid_option, &pg},
+        {"--output", 'o', hymo_cli_str, &table},
+        {NULL, 0, NULL, NULL},
+    };
+    /* setup: the same on every rank (ranks other than 0 keep its messages) */
+    FILE *captured = NULL;
+    const int saved_stderr = rank != 0 ? capture_begin(&captured) : -1;
+    if (rank != 0 && !freopen("/dev/null", "w", stdout)) /* --help and the report: rank 0's */
+        fclose(stdout);
+    int r0 = hymo_cli_parse(argc, argv, opts, usage_sweep, &model_path, 1, &n_pos);
+    if (r0 >= 0) {
+        status = r0;
+        goto setup_end;
+    }
+    if (jobs_n == 0) {
+        const long n = ncpu >= 1 ? (ncpu + local_size - 1) / local_size : 1;
+        jobs_n = n <= MAX_JOBS ? (int)n : MAX_JOBS;
+    }
+    r0 = hymo_cli_load("sweep", model_path, &set_opts, &model);
+    if (r0 >= 0) goto setup_end;
     hymo_cosim_options base;
     hymo_cosim_options_default(&base, model);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (a == model_path) continue;
-        if (i + 1 >= argc) {
-            fprintf(stderr, "hymo: error: %s needs a value (or is unknown; see hymo sweep --help)\n", a);
-            goto done;
-        }
-        const char *v = argv[++i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-            table = v;
-        else if (!strcmp(a, "--reference"))
-            ref_path = v;
-        else if (!strcmp(a, "--H"))
-            h_list = v;
-        else if (!strcmp(a, "--configs"))
-            configs = v;
-        else if (!strcmp(a, "--set"))
-            ; /* applied at load */
-        else if (!strcmp(a, "--set-grid")) {
-            if (pg.n == MAX_PARAMS) {
-                fprintf(stderr, "hymo: error: --set-grid: at most %d parameters\n", MAX_PARAMS);
-                goto done;
-            }
-            if (parse_param(v, &pg, pg.n)) goto done;
-            pg.n++;
-        }
-        else if (!strcmp(a, "--jobs")) {
-            char *end;
-            errno = 0;
-            long n = strtol(v, &end, 10);
-            errno = 0;
-            if (*end || end == v || errno || n < 1 || n > MAX_JOBS) {
-                fprintf(stderr, "hymo: error: --jobs: '%s' is not a number of threads (1..%d)\n", v, MAX_JOBS);
-                goto done;
-            }
-            jobs_n = (int)n;
-        } else if (!strcmp(a, "--achievable")) {
-            if (!strcmp(v, "limits"))
-                takeoff = 0;
-            else if (!strcmp(v, "takeoff"))
-                takeoff = 1;
-            else {
-                fprintf(stderr, "hymo: error: --achievable: '%s' is not limits or takeoff\n", v);
-                goto done;
-            }
-        } else if (!strcmp(a, "--takeoff-slope")) {
-            if (hymo_cli_parse_double(a, v, &takeoff_slope) || !(takeoff_slope > 0)) {
-                fprintf(stderr, "hymo: error: --takeoff-slope: '%s' must be a positive number\n", v);
-                goto done;
-            }
-        } else if (!strcmp(a, "--takeoff-floor")) {
-            if (hymo_cli_parse_double(a, v, &takeoff_floor) || !(takeoff_floor > 0)) {
-                fprintf(stderr, "hymo: error: --takeoff-floor: '%s' must be a positive number\n", v);
-                goto done;
-            }
-        } else {
-            int r = hymo_cli_cosim_option(a, v, &base);
-            if (r < 0) goto done;
-            if (r == 0 || !strcmp(a, "--H") || !strcmp(a, "--hm")) {
-                fprintf(stderr, "hymo: error: unknown option '%s' (see hymo sweep --help)\n", a);
-                goto done;
-            }
-        }
-    }
+    if (hymo_cli_cosim_apply(&cosim_opts, &base)) goto setup_end;
     if (!table) {
         fprintf(stderr, "hymo: error: sweep needs -o TABLE\n");
-        goto done;
+        goto setup_end;
     }
     if (!hymo_cli_cosim_thresholds_given(&base)) { /* defaults: RMS s <= 1 mm, max |E| <= 50 J */
         base.max_rms[HYMO_CMP_S] = 1e-3;
@@ -475,10 +636,10 @@ int hymo_cli_sweep(int argc, char **argv)
         nH = split_list(buf, items, MAX_LIST);
         if (nH <= 0) {
             fprintf(stderr, "hymo: error: --H: between 1 and %d values\n", MAX_LIST);
-            goto done;
+            goto setup_end;
         }
         for (int i = 0; i < nH; ++i)
-            if (hymo_cli_parse_double("--H", items[i], &Hs[i]) || !(Hs[i] > 0)) goto done;
+            if (hymo_cli_positive("--H", items[i], &Hs[i])) goto setup_end;
         for (int i = 1; i < nH; ++i) /* ascending */
             for (int k = i; k > 0 && Hs[k] < Hs[k - 1]; --k) {
                 double t = Hs[k];
@@ -488,31 +649,31 @@ int hymo_cli_sweep(int argc, char **argv)
         for (int i = 1; i < nH; ++i)
             if (Hs[i] == Hs[i - 1]) {
                 fprintf(stderr, "hymo: error: --H: %g appears twice\n", Hs[i]);
-                goto done;
+                goto setup_end;
             }
     }
     grid g = {{1, 1, 1, 1, 1, 1}, {{base.coupling}, {base.approx}, {base.hyd_integrator}, {base.mech_integrator},
                                    {base.scheme}, {base.mech_inputs}}};
-    if (parse_grid(configs, &g)) goto done;
+    if (parse_grid(configs, &g)) goto setup_end;
     char base_buf[1024], path[1100];
     base_name(table, base_buf, sizeof base_buf);
     /* the model at every point of the parameter grid, loaded (and so
      * checked) before anything runs */
     const char *sets[HYMO_SET_MAX + MAX_PARAMS];
     char set_buf[MAX_PARAMS][1200];
-    const int n_base_sets = hymo_cli_collect_sets(argc, argv, sets);
-    if (n_base_sets < 0) goto done;
+    const int n_base_sets = set_opts.n;
+    for (int k = 0; k < n_base_sets; ++k) sets[k] = set_opts.value[k];
     for (int k = 0; k < pg.n; ++k) {
         n_points *= pg.nv[k];
         if (n_points > MAX_POINTS) {
             fprintf(stderr, "hymo: error: --set-grid: more than %d parameter points\n", MAX_POINTS);
-            goto done;
+            goto setup_end;
         }
     }
     if (pg.n > 0 && ref_path) {
         fprintf(stderr, "hymo: error: --reference cannot be used with --set-grid (every parameter point needs "
                         "its own reference; the sweep computes them)\n");
-        goto done;
+        goto setup_end;
     }
     for (int p = 0; p < n_points && pg.n > 0; ++p) {
         for (int k = 0; k < pg.n; ++k) {
@@ -521,22 +682,21 @@ int hymo_cli_sweep(int argc, char **argv)
         }
         if (hymo_model_load_file_set(model_path, sets, n_base_sets + pg.n, &models[p], &err) != HYMO_OK) {
             fprintf(stderr, "hymo: error: %s\n", err.message);
-            goto done;
+            goto setup_end;
         }
     }
     if (pg.n == 0) models[0] = model;
     int n_cfg1 = g.n[0] * g.n[1] * g.n[2] * g.n[3] * g.n[4] * g.n[5], n_jobs1 = n_cfg1 * nH;
     int n_cfg = n_cfg1 * n_points, n_jobs = n_jobs1 * n_points;
     jobs = calloc((size_t)n_jobs, sizeof *jobs);
-    int *cfg_first = calloc((size_t)n_cfg, sizeof(int));
-    double *ach = calloc((size_t)n_cfg, sizeof(double));
-    int *order = calloc((size_t)n_jobs1, sizeof(int));
-    if (!jobs || !cfg_first || !ach || !order) {
-        free(cfg_first);
-        free(ach);
-        free(order);
+    cfg_first = calloc((size_t)n_cfg, sizeof(int));
+    ach = calloc((size_t)n_cfg, sizeof(double));
+    order = calloc((size_t)n_jobs1, sizeof(int));
+    mine = calloc((size_t)n_jobs1, sizeof(int));
+    records = calloc((size_t)(n_jobs / size + n_points + 1), sizeof *records);
+    if (!jobs || !cfg_first || !ach || !order || !mine || !records) {
         fprintf(stderr, "hymo: error: out of memory\n");
-        goto done;
+        goto setup_end;
     }
     int c = 0, k = 0;
     for (int pt = 0; pt < n_points; ++pt)
@@ -562,57 +722,85 @@ int hymo_cli_sweep(int argc, char **argv)
                             j->H = Hs[h];
                         }
                     }
-    if (jobs_n > n_jobs1) jobs_n = n_jobs1;
-    fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d threads", n_cfg1, nH, n_jobs1, jobs_n);
-    if (pg.n > 0) fprintf(stderr, ", at each of %d parameter points", n_points);
-    fputc('\n', stderr);
-    int started = 0;
+    /* this rank's share of each point's runs: every size-th of the runs
+     * ordered slowest (smallest H) first */
+    const int n_mine = (n_jobs1 - rank + size - 1) / size;
+    if (jobs_n > n_mine) jobs_n = n_mine > 0 ? n_mine : 1;
+    setup_ok = 1;
+setup_end:
+    {
+        const int agreed = comm->ops->max(comm->content, setup_ok ? -1 : status);
+        const int rank0_failed = comm->ops->max(comm->content, rank == 0 && !setup_ok);
+        /* a rank's own failure is shown; one that rank 0 shares, once */
+        capture_end(saved_stderr, captured, !setup_ok && !rank0_failed, rank);
+        if (agreed >= 0) {
+            if (rank == 0 && setup_ok) fprintf(stderr, "hymo: error: sweep: another rank could not set up (see its message)\n");
+            status = agreed;
+            goto done;
+        }
+    }
+    if (size > 1 && rank == 0)
+        fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d ranks x %d threads", n_cfg1, nH,
+                n_jobs1, size, jobs_n);
+    else if (rank == 0)
+        fprintf(stderr, "sweep: %d configurations x %d values of H = %d runs on %d threads", n_cfg1, nH, n_jobs1,
+                jobs_n);
+    if (rank == 0 && pg.n > 0) fprintf(stderr, ", at each of %d parameter points", n_points);
+    if (rank == 0) fputc('\n', stderr);
+    int started = 0, n_records = 0;
     double wall = 0.0;
     for (int pt = 0; pt < n_points; ++pt) {
         const hymo_model *mp = models[pt];
         const char *rp = ref_path;
-        /* the point's reference */
+        /* the point's reference: computed by rank 0 */
         if (!rp) {
             if (pg.n > 0)
                 snprintf(path, sizeof path, "%s_reference_p%d.h5", base_buf, pt);
             else
                 snprintf(path, sizeof path, "%s_reference.h5", base_buf);
-            hymo_run_options ro;
-            hymo_run_options_default(&ro, mp);
-            ro.t_end = base.mech.t_end;
-            hymo_run_summary rs;
-            fprintf(stderr, "sweep: monolithic reference (%s, dt = %g s) -> %s\n", hymo_formulation_name(ro.formulation),
-                    ro.dt, path);
-            for (int k2 = 0; k2 < mp->n_overrides; ++k2) fprintf(stderr, "sweep:   --set %s\n", mp->overrides[k2]);
-            if (hymo_run(mp, &ro, path, &rs, &err) != HYMO_OK) {
-                fprintf(stderr, "hymo: error: reference run: %s\n", err.message);
-                status = EXIT_RUN_FAILED;
-                free(cfg_first);
-                free(ach);
-                free(order);
+            int st = -1;
+            if (rank == 0) {
+                hymo_run_options ro;
+                hymo_run_options_default(&ro, mp);
+                ro.t_end = base.mech.t_end;
+                hymo_run_summary rs;
+                fprintf(stderr, "sweep: monolithic reference (%s, dt = %g s) -> %s\n",
+                        hymo_formulation_name(ro.formulation), ro.dt, path);
+                for (int k2 = 0; k2 < mp->n_overrides; ++k2) fprintf(stderr, "sweep:   --set %s\n", mp->overrides[k2]);
+                if (hymo_run(mp, &ro, path, &rs, &err) != HYMO_OK) {
+                    fprintf(stderr, "hymo: error: reference run: %s\n", err.message);
+                    st = EXIT_RUN_FAILED;
+                }
+            }
+            st = comm->ops->max(comm->content, st);
+            if (st >= 0) {
+                status = st;
                 goto done;
             }
             rp = path;
         }
-        if (hymo_ref_read(rp, &ref, &err) != HYMO_OK) {
-            fprintf(stderr, "hymo: error: %s\n", err.message);
-            free(cfg_first);
-            free(ach);
-            free(order);
+        const int st = ref_share(comm, rank, size, rp, &ref);
+        if (st >= 0) {
+            status = st;
             goto done;
         }
-        if (!ref->complete) {
-            fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0)\n", rp);
-            free(cfg_first);
-            free(ach);
-            free(order);
+        if (!ref->complete) { /* the same on every rank */
+            if (rank == 0) fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0)\n", rp);
             goto done;
         }
-        /* the slowest runs (small H) first, for a balanced finish */
+        /* the slowest runs (small H) first, for a balanced finish; this
+         * rank runs every size-th of them */
         for (int h = 0, o = 0; h < nH; ++h)
             for (int c1 = 0; c1 < n_cfg1; ++c1) order[o++] = cfg_first[pt * n_cfg1 + c1] - pt * n_jobs1 + h;
-        sweep_queue q = {mp, ref, jobs + (size_t)pt * n_jobs1, order, n_jobs1, 0, 0, PTHREAD_MUTEX_INITIALIZER,
-                         hymo_now_seconds(), isatty(2)};
+        int n_here = 0;
+        for (int o = rank; o < n_jobs1; o += size) mine[n_here++] = order[o];
+        char label[64];
+        if (size > 1)
+            snprintf(label, sizeof label, "sweep: rank %d", rank);
+        else
+            snprintf(label, sizeof label, "sweep");
+        sweep_queue q = {mp,  ref, jobs + (size_t)pt * n_jobs1, mine, n_here, 0, 0, PTHREAD_MUTEX_INITIALIZER,
+                         hymo_now_seconds(), isatty(2), rank != 0, label};
         pthread_t *th = calloc((size_t)jobs_n, sizeof *th);
         started = 0;
         for (int t = 0; th && t < jobs_n; ++t)
@@ -624,8 +812,40 @@ int hymo_cli_sweep(int argc, char **argv)
         wall += hymo_now_seconds() - q.t_start;
         hymo_ref_free(ref);
         ref = NULL;
+        for (int i = 0; i < n_here; ++i) { /* the results rank 0 gathers */
+            const int idx = pt * n_jobs1 + mine[i];
+            job_record *r = &records[n_records++];
+            memset(r, 0, sizeof *r);
+            r->index = idx;
+            r->status = jobs[idx].status;
+            memcpy(r->message, jobs[idx].message, sizeof r->message);
+            r->sum = jobs[idx].sum;
+        }
     }
-    free(order);
+    /* rank 0 gathers every rank's results (one process: its own) */
+    {
+        void *all = NULL;
+        size_t n_all = 0;
+        if (comm->ops->gather(comm->content, records, (size_t)n_records * sizeof *records, &all, &n_all)) goto done;
+        all_records = all;
+        if (rank == 0 && n_all != (size_t)n_jobs * sizeof *records) {
+            fprintf(stderr, "hymo: error: sweep: %zu results gathered, %d expected\n", n_all / sizeof *records, n_jobs);
+            status = comm->ops->max(comm->content, EXIT_RUN_FAILED);
+            goto done;
+        }
+        for (size_t i = 0; rank == 0 && i < n_all / sizeof *records; ++i) {
+            const job_record *r = &all_records[i];
+            sweep_job *j = &jobs[r->index];
+            j->status = r->status;
+            memcpy(j->message, r->message, sizeof j->message);
+            j->sum = r->sum;
+        }
+    }
+    const long compilations = comm->ops->sum(comm->content, hymo_model_compilations() - compilations0);
+    if (rank != 0) {
+        status = comm->ops->max(comm->content, -1); /* rank 0's */
+        goto done;
+    }
     /* thresholds and achievable H */
     int failed_runs = 0;
     for (int i = 0; i < n_jobs; ++i) {
@@ -725,20 +945,29 @@ int hymo_cli_sweep(int argc, char **argv)
                hymo_mech_integrator_name(o->mech_integrator), hymo_cosim_scheme_name(o->scheme),
                hymo_mech_inputs_name(o->mech_inputs), ach[c] * 1e3);
     }
-    printf("%d runs in %.1f s wall time on %d threads; tables %s.csv, %s_achievable.csv, %s.h5\n", n_jobs, wall,
-           started > 0 ? started : 1, base_buf, base_buf, base_buf);
+    if (size > 1)
+        printf("%d runs in %.1f s wall time on %d ranks x %d threads; tables %s.csv, %s_achievable.csv, %s.h5\n",
+               n_jobs, wall, size, started > 0 ? started : 1, base_buf, base_buf, base_buf);
+    else
+        printf("%d runs in %.1f s wall time on %d threads; tables %s.csv, %s_achievable.csv, %s.h5\n", n_jobs, wall,
+               started > 0 ? started : 1, base_buf, base_buf, base_buf);
     /* the model's constants (at load) and its initial state (first run) are
-     * compiled once and shared by every run and thread */
-    printf("model compiled %ld times for %d co-simulations (constants at load, initial state on first use)\n",
-           hymo_model_compilations() - compilations0, n_jobs);
+     * compiled once (per rank) and shared by every run and thread */
+    printf("model compiled %ld times for %d co-simulations (constants at load, initial state on first use%s)\n",
+           compilations, n_jobs, size > 1 ? "; on every rank" : "");
     if (failed_runs) fprintf(stderr, "hymo: %d runs failed to start (see the reason column)\n", failed_runs);
-    free(cfg_first);
-    free(ach);
     status = write_failed ? EXIT_BAD_INPUT : failed_runs ? EXIT_RUN_FAILED : 0;
+    status = comm->ops->max(comm->content, status); /* to the other ranks */
 done:
     for (int p = 0; p < MAX_POINTS; ++p)
         if (models[p] != model) hymo_model_free(models[p]);
     free(jobs);
+    free(cfg_first);
+    free(ach);
+    free(order);
+    free(mine);
+    free(records);
+    free(all_records);
     hymo_ref_free(ref);
     hymo_model_free(model);
     return status;

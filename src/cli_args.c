@@ -1,0 +1,186 @@
+/* The one option parser of every hymo command (getopt_long conventions):
+ * a command lists its options in a table of hymo_cli_option, each entry
+ * naming the option, its short letter, the function that converts and
+ * stores its value and where.  Adding an option is adding one entry. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define EXIT_BAD_INPUT 2
+
+static const hymo_cli_option *find_long(const hymo_cli_option *opts, const char *name, size_t len)
+{
+    for (const hymo_cli_option *o = opts; o->name; ++o)
+        if (strlen(o->name) == len && !strncmp(o->name, name, len)) return o;
+    return NULL;
+}
+
+static const hymo_cli_option *find_short(const hymo_cli_option *opts, char letter)
+{
+    for (const hymo_cli_option *o = opts; o->name; ++o)
+        if (o->letter && o->letter == letter) return o;
+    return NULL;
+}
+
+/* Stores one occurrence: a flag sets *(int *)dest = 1; an option with a
+ * value calls its setter.  Returns 0, or -1 (message printed). */
+static int store(const hymo_cli_option *o, const char *value)
+{
+    if (!o->set) {
+        *(int *)o->dest = 1;
+        return 0;
+    }
+    return o->set(o->name, value, o->dest) ? -1 : 0;
+}
+
+int hymo_cli_parse(int argc, char **argv, const hymo_cli_option *opts, void (*usage)(FILE *), const char **pos,
+                   int max_pos, int *n_pos)
+{
+    const char *cmd = argc > 0 ? argv[0] : "hymo";
+    int only_positional = 0;
+    *n_pos = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const hymo_cli_option *o = NULL;
+        const char *value = NULL; /* attached: --name=value, -Lvalue */
+        if (only_positional || a[0] != '-' || !a[1]) {
+            if (*n_pos == max_pos) {
+                fprintf(stderr, "hymo: error: unexpected argument '%s' (see hymo %s --help)\n", a, cmd);
+                return EXIT_BAD_INPUT;
+            }
+            pos[(*n_pos)++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_positional = 1;
+            continue;
+        }
+        if (a[1] == '-') { /* --name, --name=value */
+            const char *eq = strchr(a, '=');
+            size_t len = eq ? (size_t)(eq - a) : strlen(a);
+            if (len == 6 && !strncmp(a, "--help", 6)) {
+                if (eq) {
+                    fprintf(stderr, "hymo: error: option '--help' takes no value ('%s')\n", a);
+                    return EXIT_BAD_INPUT;
+                }
+                usage(stdout);
+                return 0;
+            }
+            o = find_long(opts, a, len);
+            if (!o) {
+                fprintf(stderr, "hymo: error: unknown option '%.*s' (see hymo %s --help)\n", (int)len, a, cmd);
+                return EXIT_BAD_INPUT;
+            }
+            if (eq && !o->set) {
+                fprintf(stderr, "hymo: error: option '%s' takes no value ('%s')\n", o->name, a);
+                return EXIT_BAD_INPUT;
+            }
+            if (eq) value = eq + 1;
+        } else { /* -L, -Lvalue, or flags grouped: -qL value */
+            for (const char *c = a + 1; *c; ++c) {
+                if (*c == 'h') {
+                    usage(stdout);
+                    return 0;
+                }
+                o = find_short(opts, *c);
+                if (!o) {
+                    fprintf(stderr, "hymo: error: unknown option '-%c'%s%s%s (see hymo %s --help)\n", *c,
+                            a[2] ? " in '" : "", a[2] ? a : "", a[2] ? "'" : "", cmd);
+                    return EXIT_BAD_INPUT;
+                }
+                if (o->set) { /* takes the rest of the word, or the next */
+                    if (c[1]) value = c + 1;
+                    break;
+                }
+                if (store(o, NULL)) return EXIT_BAD_INPUT;
+                o = NULL;
+            }
+            if (!o) continue;
+        }
+        if (o->set && !value) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "hymo: error: option '%s' needs a value (see hymo %s --help)\n", o->name, cmd);
+                return EXIT_BAD_INPUT;
+            }
+            value = argv[++i]; /* taken as it is, even if it starts with '-' */
+        }
+        if (store(o, value)) return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+/* ---- setters ---- */
+
+int hymo_cli_str(const char *name, const char *value, void *dest)
+{
+    (void)name;
+    *(const char **)dest = value;
+    return 0;
+}
+
+int hymo_cli_num(const char *name, const char *value, void *dest)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno || end == value || *end != '\0' || !isfinite(v)) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not a number\n", name, value);
+        return -1;
+    }
+    *(double *)dest = v;
+    return 0;
+}
+
+int hymo_cli_positive(const char *name, const char *value, void *dest)
+{
+    double v;
+    if (hymo_cli_num(name, value, &v)) return -1;
+    if (!(v > 0.0)) {
+        fprintf(stderr, "hymo: error: %s: '%s' must be positive\n", name, value);
+        return -1;
+    }
+    *(double *)dest = v;
+    return 0;
+}
+
+int hymo_cli_append(const char *name, const char *value, void *dest)
+{
+    hymo_cli_list *l = dest;
+    if (l->n == HYMO_CLI_LIST_MAX) {
+        fprintf(stderr, "hymo: error: %s: more than %d values\n", name, HYMO_CLI_LIST_MAX);
+        return -1;
+    }
+    l->name[l->n] = name;
+    l->value[l->n++] = value;
+    return 0;
+}
+
+int hymo_cli_parse_double(const char *opt, const char *text, double *out)
+{
+    return hymo_cli_num(opt, text, out);
+}
+
+int hymo_cli_load(const char *cmd, const char *path, const hymo_cli_list *sets, hymo_model **model)
+{
+    *model = NULL;
+    if (!path) {
+        fprintf(stderr, "hymo: error: %s: missing MODEL file (see hymo %s --help)\n", cmd, cmd);
+        return EXIT_BAD_INPUT;
+    }
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_model_load_file_set(path, sets->value, sets->n, model, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+void hymo_cli_print_overrides(FILE *out, const char *const *sets, int n)
+{
+    for (int i = 0; i < n; ++i) fprintf(out, "%-12s %s\n", i ? "" : "overrides", sets[i]);
+}
