@@ -584,7 +584,7 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
     param_grid pg;
     memset(&pg, 0, sizeof pg);
     hymo_model *models[MAX_POINTS] = {0};
-    int n_points = 1;
+    int n_points = 1, n_cfg1 = 0, n_jobs1 = 0, n_cfg = 0, n_jobs = 0;
     const long compilations0 = hymo_model_compilations();
     hymo_cli_list set_opts = {0}, cosim_opts = {0};
     const hymo_cli_option opts[] = {
@@ -686,8 +686,10 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
         }
     }
     if (pg.n == 0) models[0] = model;
-    int n_cfg1 = g.n[0] * g.n[1] * g.n[2] * g.n[3] * g.n[4] * g.n[5], n_jobs1 = n_cfg1 * nH;
-    int n_cfg = n_cfg1 * n_points, n_jobs = n_jobs1 * n_points;
+    n_cfg1 = g.n[0] * g.n[1] * g.n[2] * g.n[3] * g.n[4] * g.n[5];
+    n_jobs1 = n_cfg1 * nH;
+    n_cfg = n_cfg1 * n_points;
+    n_jobs = n_jobs1 * n_points;
     jobs = calloc((size_t)n_jobs, sizeof *jobs);
     cfg_first = calloc((size_t)n_cfg, sizeof(int));
     ach = calloc((size_t)n_cfg, sizeof(double));
