@@ -59,7 +59,7 @@ struct hymo_hyd_sub {
     int n_tlm;
     int *tlm_y, *tlm_state;
     double *tlm_zc, *tlm_C, *tlm_coef, *tlm_p, *tlm_q;
-    double *tlm_x, *tlm_r, *tlm_J;
+    double *tlm_x, *tlm_r, *tlm_J, *tlm_dx, *tlm_xt, *tlm_rt;
     int *tlm_piv;
     double tlm_t0, tlm_T;
 };
@@ -125,40 +125,68 @@ static int tlm_eval(hymo_hyd_sub *sub, const double *uref)
                                        sub->pdot, sub->udot, NULL);
 }
 
+/* r = x - c - Z_c Q(x) at x (pw, pdot, udot, tlm_p, tlm_q then belong to
+ * x); *big = max |r_l| / 1e5 Pa (a merit that does not depend on x).  -1,
+ * or a node as rhs. */
+static int tlm_residual(hymo_hyd_sub *sub, const double *uref, double tau, const double *x, double *r, double *big)
+{
+    const int nl = sub->n_tlm;
+    for (int l = 0; l < nl; ++l) sub->pw[sub->tlm_state[l]] = x[l];
+    int bad = tlm_eval(sub, uref);
+    if (bad >= 0) return bad;
+    *big = 0.0;
+    for (int l = 0; l < nl; ++l) {
+        sub->tlm_q[l] = sub->pdot[sub->tlm_state[l]] * sub->tlm_C[l];
+        sub->tlm_p[l] = x[l];
+        r[l] = x[l] - hymo_poly_eval(&sub->tlm_coef[HYMO_POLY_TERMS * l], tau) - sub->tlm_zc[l] * sub->tlm_q[l];
+        *big = fmax(*big, fabs(r[l]) / HYD_FD_SCALE_PRESSURE);
+    }
+    if (!isfinite(*big)) *big = HUGE_VAL;
+    return -1;
+}
+
+/* Newton with a forward-difference Jacobian and step halving (the
+ * residual is monotone in each pressure but has kinks: the orifices'
+ * laminar transition, valve and relief branches). */
 static int tlm_solve(hymo_hyd_sub *sub, double t, const double *uref, const double *y)
 {
     const int nl = sub->n_tlm;
-    double *x = sub->tlm_x, *r = sub->tlm_r, *J = sub->tlm_J;
+    double *x = sub->tlm_x, *r = sub->tlm_r, *J = sub->tlm_J, *dx = sub->tlm_dx, *xt = sub->tlm_xt,
+           *rt = sub->tlm_rt;
     const double tau = t - sub->tlm_t0 - sub->tlm_T;
     for (int l = 0; l < nl; ++l) x[l] = y[sub->tlm_y[l]];
-    int bad = -1;
-    for (int it = 0; it < TLM_MAX_ITER; ++it) {
-        for (int l = 0; l < nl; ++l) sub->pw[sub->tlm_state[l]] = x[l];
-        if ((bad = tlm_eval(sub, uref)) >= 0) return bad;
-        for (int l = 0; l < nl; ++l) {
-            sub->tlm_q[l] = sub->pdot[sub->tlm_state[l]] * sub->tlm_C[l];
-            sub->tlm_p[l] = x[l];
-            r[l] = x[l] - hymo_poly_eval(&sub->tlm_coef[HYMO_POLY_TERMS * l], tau) - sub->tlm_zc[l] * sub->tlm_q[l];
-        }
-        double big = 0.0;
-        for (int l = 0; l < nl; ++l) big = fmax(big, fabs(r[l]) / fmax(fabs(x[l]), HYD_FD_SCALE_PRESSURE));
-        if (big <= 1e-13) return -1; /* pw, pdot, udot are those of x */
-        if (!isfinite(big)) break;
-        for (int m = 0; m < nl; ++m) { /* J[i, m] = d r_i / d x_m, column by column */
+    double big, bigt;
+    int bad = tlm_residual(sub, uref, tau, x, r, &big);
+    if (bad >= 0) return bad;
+    for (int it = 0; it < TLM_MAX_ITER && big < HUGE_VAL; ++it) {
+        double xmax = 1.0; /* converged: |r| <= 1e-13 max(|x|, 1e5 Pa) */
+        for (int l = 0; l < nl; ++l) xmax = fmax(xmax, fabs(x[l]) / HYD_FD_SCALE_PRESSURE);
+        if (big <= 1e-13 * xmax) return -1; /* pw, pdot, udot are those of x */
+        for (int m = 0; m < nl; ++m) { /* J[l, m] = d r_l / d x_m */
             const double xm = x[m], e = HYD_FD_REL * fmax(fabs(xm), HYD_FD_SCALE_PRESSURE);
-            sub->pw[sub->tlm_state[m]] = xm + e;
-            if ((bad = tlm_eval(sub, uref)) >= 0) return bad;
-            sub->pw[sub->tlm_state[m]] = xm;
-            for (int l = 0; l < nl; ++l) {
-                const double rl = x[l] + (l == m ? e : 0.0) -
-                                  hymo_poly_eval(&sub->tlm_coef[HYMO_POLY_TERMS * l], tau) -
-                                  sub->tlm_zc[l] * sub->pdot[sub->tlm_state[l]] * sub->tlm_C[l];
-                J[l * nl + m] = (rl - r[l]) / e;
-            }
+            for (int l = 0; l < nl; ++l) xt[l] = x[l];
+            xt[m] = xm + e;
+            if ((bad = tlm_residual(sub, uref, tau, xt, rt, &bigt)) >= 0) return bad;
+            for (int l = 0; l < nl; ++l) J[l * nl + m] = (rt[l] - r[l]) / e;
         }
         if (hymo_lu_factor(nl, J, sub->tlm_piv)) break;
-        hymo_lu_solve(nl, J, sub->tlm_piv, r);
-        for (int l = 0; l < nl; ++l) x[l] -= r[l];
+        for (int l = 0; l < nl; ++l) dx[l] = r[l];
+        hymo_lu_solve(nl, J, sub->tlm_piv, dx);
+        int accepted = 0;
+        for (double lambda = 1.0; lambda > 1e-6 && !accepted; lambda *= 0.5) {
+            for (int l = 0; l < nl; ++l) xt[l] = x[l] - lambda * dx[l];
+            if ((bad = tlm_residual(sub, uref, tau, xt, rt, &bigt)) >= 0) return bad;
+            accepted = bigt < (1.0 - 1e-4 * lambda) * big;
+        }
+        if (!accepted) { /* round-off: accept a converged-enough x */
+            if (big <= 1e-10 * xmax && tlm_residual(sub, uref, tau, x, r, &big) < 0) return -1;
+            break;
+        }
+        for (int l = 0; l < nl; ++l) {
+            x[l] = xt[l];
+            r[l] = rt[l];
+        }
+        big = bigt;
     }
     r[0] = NAN;
     return sub->circ->vol_node[sub->tlm_state[0]];
@@ -409,7 +437,8 @@ void hymo_hyd_sub_free(hymo_hyd_sub *sub)
                         sub->dy, sub->f1, sub->fd};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sub->piv);
-    double *tlm[] = {sub->tlm_zc, sub->tlm_C, sub->tlm_coef, sub->tlm_p, sub->tlm_q, sub->tlm_x, sub->tlm_r, sub->tlm_J};
+    double *tlm[] = {sub->tlm_zc, sub->tlm_C, sub->tlm_coef, sub->tlm_p, sub->tlm_q, sub->tlm_x, sub->tlm_r, sub->tlm_J,
+                     sub->tlm_dx, sub->tlm_xt, sub->tlm_rt};
     for (size_t i = 0; i < sizeof tlm / sizeof tlm[0]; ++i) free(tlm[i]);
     free(sub->tlm_y);
     free(sub->tlm_state);
@@ -608,6 +637,9 @@ hymo_status hymo_hyd_sub_tlm_add(hymo_hyd_sub *sub, int node, hymo_error *err)
     GROW(sub->tlm_x, n);
     GROW(sub->tlm_r, n);
     GROW(sub->tlm_J, n * n);
+    GROW(sub->tlm_dx, n);
+    GROW(sub->tlm_xt, n);
+    GROW(sub->tlm_rt, n);
 #undef GROW
     const int l = sub->n_tlm;
     sub->tlm_y[l] = iy;
