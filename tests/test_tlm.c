@@ -200,6 +200,7 @@ static void test_gauss_seidel_is_jacobi(void **state)
     run_cosim(model, &opt, NULL, NULL, &c);
     print_message("crane2 3 s: E_res %.17g %.17g %.17g J, W %.6g J\n", a.residual_energy_final,
                   b.residual_energy_final, c.residual_energy_final, a.work_abs);
+    assert_true(a.stable && b.stable && c.stable);
     assert_int_equal(a.n_tlm, 4);
     assert_true(a.residual_energy_final == b.residual_energy_final);
     assert_true(a.residual_energy_final == c.residual_energy_final);
