@@ -176,7 +176,7 @@ static int tlm_solve(hymo_hyd_sub *sub, double t, const double *uref, const doub
         for (double lambda = 1.0; lambda > 1e-6 && !accepted; lambda *= 0.5) {
             for (int l = 0; l < nl; ++l) xt[l] = x[l] - lambda * dx[l];
             if ((bad = tlm_residual(sub, uref, tau, xt, rt, &bigt)) >= 0) return bad;
-            accepted = bigt < (1.0 - 1e-4 * lambda) * big;
+            accepted = bigt < (1.0 - 0.25 * lambda) * big; /* a sufficient decrease: no cycling across a kink */
         }
         if (!accepted) { /* round-off: accept a converged-enough x */
             if (big <= 1e-10 * xmax && tlm_residual(sub, uref, tau, x, r, &big) < 0) return -1;
