@@ -1,10 +1,11 @@
-/* hymo — split-mode co-simulation (SPEC §7, seeds 000, 001, 004).
+/* hymo — split-mode co-simulation (SPEC §7, seeds 000, 001, 003, 004).
  *
  * The model is split at every cylinder into one mechanical subsystem and
  * one hydraulic subsystem per circuit (connected volumes), hymo_split; the
  * generic master (hymo/master.h) with Jacobi or Gauss-Seidel stages
  * exchanges s, sd (mechanics -> hydraulics) and F_s or the chamber
- * pressures (hydraulics -> mechanics) every communication step H,
+ * pressures (hydraulics -> mechanics), or with TLM (seed 003) the wave
+ * variables of delay lines at the chambers, every communication step H,
  * approximating inputs between communication points by Lagrange
  * extrapolation, seed 001's quadratic or seed 000's reduced interface
  * model.  Accuracy is monitored by the power-bond residual energy
