@@ -53,6 +53,15 @@ struct hymo_hyd_sub {
     /* work */
     double *k1, *k2, *k3, *k4, *yt, *y1, *yp, *dy, *f1, *fd;
     long steps, rhs_evals, newton_iters, jacobians;
+    /* TLM lines (hymo_hyd_sub_tlm_add): per line the entry of y, the
+     * pressure state, Z_c, the compliance C at the step start, the wave
+     * polynomial, and p_h, Q_h at the current time; Newton work */
+    int n_tlm;
+    int *tlm_y, *tlm_state;
+    double *tlm_zc, *tlm_C, *tlm_coef, *tlm_p, *tlm_q;
+    double *tlm_x, *tlm_r, *tlm_J, *tlm_dx, *tlm_xt, *tlm_rt;
+    int *tlm_piv;
+    double tlm_t0, tlm_T;
 };
 
 /* ------------------------------------------------------------------ */
@@ -101,6 +110,88 @@ static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *o
     }
 }
 
+/* TLM boundaries (hymo_hyd_sub_tlm_add): with s, sd and pw, uw set from y,
+ * solves p_l - c_l(t - T) - Z_c,l Q_l(p) = 0 for the lines' pressures by
+ * Newton with a forward-difference Jacobian (warm start: y), Q_l = pdot_l C_l
+ * the net inflow the circuit gives the node (its cylinder's rate is zero).
+ * Leaves pw, pdot, udot at the solution and tlm_p, tlm_q set; -1, or the
+ * node of a non-positive volume (or of a line that did not converge,
+ * tlm_r[0] = NAN then). */
+#define TLM_MAX_ITER 50
+static int tlm_eval(hymo_hyd_sub *sub, const double *uref)
+{
+    ++sub->rhs_evals;
+    return hymo_circuit_eval_part_node(sub->circ, sub->model, &sub->part, sub->s, sub->sd, sub->pw, sub->uw, uref,
+                                       sub->pdot, sub->udot, NULL);
+}
+
+/* r = x - c - Z_c Q(x) at x (pw, pdot, udot, tlm_p, tlm_q then belong to
+ * x); *big = max |r_l| / 1e5 Pa (a merit that does not depend on x).  -1,
+ * or a node as rhs. */
+static int tlm_residual(hymo_hyd_sub *sub, const double *uref, double tau, const double *x, double *r, double *big)
+{
+    const int nl = sub->n_tlm;
+    for (int l = 0; l < nl; ++l) sub->pw[sub->tlm_state[l]] = x[l];
+    int bad = tlm_eval(sub, uref);
+    if (bad >= 0) return bad;
+    *big = 0.0;
+    for (int l = 0; l < nl; ++l) {
+        sub->tlm_q[l] = sub->pdot[sub->tlm_state[l]] * sub->tlm_C[l];
+        sub->tlm_p[l] = x[l];
+        r[l] = x[l] - hymo_poly_eval(&sub->tlm_coef[HYMO_POLY_TERMS * l], tau) - sub->tlm_zc[l] * sub->tlm_q[l];
+        *big = fmax(*big, fabs(r[l]) / HYD_FD_SCALE_PRESSURE);
+    }
+    if (!isfinite(*big)) *big = HUGE_VAL;
+    return -1;
+}
+
+/* Newton with a forward-difference Jacobian and step halving (the
+ * residual is monotone in each pressure but has kinks: the orifices'
+ * laminar transition, valve and relief branches). */
+static int tlm_solve(hymo_hyd_sub *sub, double t, const double *uref, const double *y)
+{
+    const int nl = sub->n_tlm;
+    double *x = sub->tlm_x, *r = sub->tlm_r, *J = sub->tlm_J, *dx = sub->tlm_dx, *xt = sub->tlm_xt,
+           *rt = sub->tlm_rt;
+    const double tau = t - sub->tlm_t0 - sub->tlm_T;
+    for (int l = 0; l < nl; ++l) x[l] = y[sub->tlm_y[l]];
+    double big, bigt;
+    int bad = tlm_residual(sub, uref, tau, x, r, &big);
+    if (bad >= 0) return bad;
+    for (int it = 0; it < TLM_MAX_ITER && big < HUGE_VAL; ++it) {
+        double xmax = 1.0; /* converged: |r| <= 1e-13 max(|x|, 1e5 Pa) */
+        for (int l = 0; l < nl; ++l) xmax = fmax(xmax, fabs(x[l]) / HYD_FD_SCALE_PRESSURE);
+        if (big <= 1e-13 * xmax) return -1; /* pw, pdot, udot are those of x */
+        for (int m = 0; m < nl; ++m) { /* J[l, m] = d r_l / d x_m */
+            const double xm = x[m], e = HYD_FD_REL * fmax(fabs(xm), HYD_FD_SCALE_PRESSURE);
+            for (int l = 0; l < nl; ++l) xt[l] = x[l];
+            xt[m] = xm + e;
+            if ((bad = tlm_residual(sub, uref, tau, xt, rt, &bigt)) >= 0) return bad;
+            for (int l = 0; l < nl; ++l) J[l * nl + m] = (rt[l] - r[l]) / e;
+        }
+        if (hymo_lu_factor(nl, J, sub->tlm_piv)) break;
+        for (int l = 0; l < nl; ++l) dx[l] = r[l];
+        hymo_lu_solve(nl, J, sub->tlm_piv, dx);
+        int accepted = 0;
+        for (double lambda = 1.0; lambda > 1e-6 && !accepted; lambda *= 0.5) {
+            for (int l = 0; l < nl; ++l) xt[l] = x[l] - lambda * dx[l];
+            if ((bad = tlm_residual(sub, uref, tau, xt, rt, &bigt)) >= 0) return bad;
+            accepted = bigt < (1.0 - 0.25 * lambda) * big; /* a sufficient decrease: no cycling across a kink */
+        }
+        if (!accepted) { /* round-off: accept a converged-enough x */
+            if (big <= 1e-10 * xmax && tlm_residual(sub, uref, tau, x, r, &big) < 0) return -1;
+            break;
+        }
+        for (int l = 0; l < nl; ++l) {
+            x[l] = xt[l];
+            r[l] = rt[l];
+        }
+        big = bigt;
+    }
+    r[0] = NAN;
+    return sub->circ->vol_node[sub->tlm_state[0]];
+}
+
 /* f(t, y) of the part; returns -1, or the node index of a non-positive volume. */
 static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y, double *f)
 {
@@ -113,17 +204,24 @@ static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y,
     }
     for (int i = 0; i < sub->nvol; ++i) sub->pw[pt->volumes[i]] = y[i];
     for (int j = 0; j < sub->nsp; ++j) sub->uw[sub->spool[j]] = y[sub->nvol + j];
-    ++sub->rhs_evals;
-    int bad = hymo_circuit_eval_part_node(sub->circ, sub->model, pt, sub->s, sub->sd, sub->pw, sub->uw, uref,
-                                          sub->pdot, sub->udot, NULL);
+    int bad = sub->n_tlm > 0 ? tlm_solve(sub, t, uref, y)
+                             : (++sub->rhs_evals, hymo_circuit_eval_part_node(sub->circ, sub->model, pt, sub->s, sub->sd,
+                                                                             sub->pw, sub->uw, uref, sub->pdot,
+                                                                             sub->udot, NULL));
     if (bad >= 0) return bad;
     for (int i = 0; i < sub->nvol; ++i) f[i] = sub->pdot[pt->volumes[i]];
     for (int j = 0; j < sub->nsp; ++j) f[sub->nvol + j] = sub->udot[sub->spool[j]];
+    for (int l = 0; l < sub->n_tlm; ++l) f[sub->tlm_y[l]] = 0.0; /* algebraic: no rate */
     return -1;
 }
 
 static hymo_status volume_error(const hymo_hyd_sub *sub, double t, int node, hymo_error *err)
 {
+    if (sub->n_tlm > 0 && isnan(sub->tlm_r[0]))
+        return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
+                              "t = %.9g s: %s: TLM boundary pressure of volume %s did not converge in %d Newton "
+                              "iterations",
+                              t, sub->part.name, sub->model->nodes[node].name, TLM_MAX_ITER);
     return hymo_error_set(err, HYMO_ERR_NUMERIC,
                           "t = %.9g s: %s: volume %s became non-positive (piston beyond its stroke?)", t,
                           sub->part.name, sub->model->nodes[node].name);
@@ -339,6 +437,12 @@ void hymo_hyd_sub_free(hymo_hyd_sub *sub)
                         sub->dy, sub->f1, sub->fd};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sub->piv);
+    double *tlm[] = {sub->tlm_zc, sub->tlm_C, sub->tlm_coef, sub->tlm_p, sub->tlm_q, sub->tlm_x, sub->tlm_r, sub->tlm_J,
+                     sub->tlm_dx, sub->tlm_xt, sub->tlm_rt};
+    for (size_t i = 0; i < sizeof tlm / sizeof tlm[0]; ++i) free(tlm[i]);
+    free(sub->tlm_y);
+    free(sub->tlm_state);
+    free(sub->tlm_piv);
     free(sub);
 }
 
@@ -477,7 +581,101 @@ hymo_status hymo_hyd_sub_do_step(hymo_hyd_sub *sub, double t, double H, hymo_err
         if (st != HYMO_OK) return st;
         ++sub->steps;
     }
+    if (sub->n_tlm > 0) { /* the lines' p_h, Q_h at t + H, kept in y as the next warm start */
+        eval_uref(sub, t + H, -1, hh, sub->uref_b);
+        int bad = rhs(sub, t + H, sub->uref_b, sub->y, sub->fd);
+        if (bad >= 0) return volume_error(sub, t + H, bad, err);
+        for (int l = 0; l < sub->n_tlm; ++l) sub->y[sub->tlm_y[l]] = sub->tlm_p[l];
+        commit(sub, sub->y);
+    }
     return HYMO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* TLM lines                                                           */
+
+double hymo_tlm_compliance(const hymo_circuit *circ, const hymo_model *model, int node, const double *s)
+{
+    const hymo_node *nd = &model->nodes[node];
+    if (nd->kind != HYMO_NODE_VOLUME) return 0.0;
+    double V = 0.0, compl_sum = 0.0;
+    for (int q = 0; q < nd->n_parts; ++q) {
+        const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
+        double dV_ds, Vs = hymo_subvolume_size(circ, model, sv, s, &dV_ds);
+        V += Vs;
+        compl_sum += Vs / sv->bulk_modulus;
+    }
+    return V / model->fluid.bulk_modulus_oil + compl_sum;
+}
+
+int hymo_hyd_sub_tlm_count(const hymo_hyd_sub *sub) { return sub->n_tlm; }
+
+hymo_status hymo_hyd_sub_tlm_add(hymo_hyd_sub *sub, int node, hymo_error *err)
+{
+    const hymo_node *nd = &sub->model->nodes[node];
+    int iy = -1;
+    for (int i = 0; nd->kind == HYMO_NODE_VOLUME && i < sub->nvol; ++i)
+        if (sub->part.volumes[i] == nd->state) iy = i;
+    if (iy < 0)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: TLM line at node %s, which is not a volume of the circuit",
+                              sub->part.name, nd->name);
+    const int n = sub->n_tlm + 1;
+#define GROW(ptr, count)                                                                            \
+    do {                                                                                            \
+        void *q_ = realloc((ptr), (size_t)(count) * sizeof *(ptr));                                 \
+        if (!q_) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (TLM line)");             \
+        (ptr) = q_;                                                                                 \
+    } while (0)
+    GROW(sub->tlm_y, n);
+    GROW(sub->tlm_state, n);
+    GROW(sub->tlm_piv, n);
+    GROW(sub->tlm_zc, n);
+    GROW(sub->tlm_C, n);
+    GROW(sub->tlm_coef, HYMO_POLY_TERMS * n);
+    GROW(sub->tlm_p, n);
+    GROW(sub->tlm_q, n);
+    GROW(sub->tlm_x, n);
+    GROW(sub->tlm_r, n);
+    GROW(sub->tlm_J, n * n);
+    GROW(sub->tlm_dx, n);
+    GROW(sub->tlm_xt, n);
+    GROW(sub->tlm_rt, n);
+#undef GROW
+    const int l = sub->n_tlm;
+    sub->tlm_y[l] = iy;
+    sub->tlm_state[l] = nd->state;
+    sub->tlm_zc[l] = 0.0;
+    sub->tlm_C[l] = hymo_tlm_compliance(sub->circ, sub->model, node, sub->s);
+    memset(&sub->tlm_coef[HYMO_POLY_TERMS * l], 0, HYMO_POLY_TERMS * sizeof(double));
+    sub->tlm_coef[HYMO_POLY_TERMS * l] = sub->y[iy]; /* at rest: the wave is the initial pressure */
+    sub->tlm_p[l] = sub->y[iy];
+    sub->tlm_q[l] = 0.0;
+    sub->tlm_r[l] = 0.0;
+    sub->n_tlm = n;
+    return HYMO_OK;
+}
+
+void hymo_hyd_sub_tlm_set(hymo_hyd_sub *sub, double t0, double T, const double *zc, const double *c_coef)
+{
+    sub->tlm_t0 = t0;
+    sub->tlm_T = T;
+    sub->f0_stale = 1;
+    for (int i = 0; i < sub->part.n_cylinders; ++i) { /* the motion's s at its t0 */
+        const int c = sub->part.cylinders[i];
+        sub->s[c] = sub->cs[HYMO_POLY_TERMS * c];
+    }
+    for (int l = 0; l < sub->n_tlm; ++l) {
+        sub->tlm_zc[l] = zc[l];
+        /* the cylinders stand still in the hydraulics (set_motion): s at the step start */
+        sub->tlm_C[l] = hymo_tlm_compliance(sub->circ, sub->model, sub->circ->vol_node[sub->tlm_state[l]], sub->s);
+    }
+    memcpy(sub->tlm_coef, c_coef, (size_t)(HYMO_POLY_TERMS * sub->n_tlm) * sizeof(double));
+}
+
+void hymo_hyd_sub_tlm_end(const hymo_hyd_sub *sub, int line, double *p, double *q)
+{
+    *p = sub->tlm_p[line];
+    *q = sub->tlm_q[line];
 }
 
 const double *hymo_hyd_sub_p(const hymo_hyd_sub *sub) { return sub->p; }

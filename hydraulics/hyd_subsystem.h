@@ -72,4 +72,38 @@ hymo_hyd_integrator_kind hymo_hyd_sub_kind(const hymo_hyd_sub *sub);
 /* Number of Jacobian refreshes (trapezoidal). */
 long hymo_hyd_sub_jacobians(const hymo_hyd_sub *sub);
 
+/* ---- TLM coupling (seed 003 §3.1, SPEC §7) ----
+ *
+ * A volume node of the part that holds a cylinder chamber becomes the
+ * hydraulic end of a loss-less, purely capacitive TLM line (the line *is*
+ * the node's compliance): its pressure is no longer a state but the
+ * algebraic boundary value
+ *     p_h = c_m(t - T) + Z_c Q_h,
+ * with Q_h the net flow into the node from the part's other elements
+ * (valves, throttles, relief and check valves), c_m the wave the other
+ * (mechanical) end sent, T the delay and Z_c the line's impedance.  The
+ * lines' pressures are solved by Newton inside every right-hand side; their
+ * entries of y keep the latest solution (the next warm start) and have zero
+ * rate.  The cylinders of a TLM line must be given a constant motion
+ * (s at the step start, sd = 0): the chamber's volume rate is the
+ * mechanics' flow at the other end of the line. */
+
+/* Compliance C = V / B_e (m^3/Pa) of volume node `node` at actuator lengths
+ * s[na]: sum over its parts of V_part / B_part plus V / B_oil, as
+ * hymo_circuit_eval combines them.  TLM: Z_c = T / C, parasitic inductance
+ * L = T^2 / C (seed 003 Eqs. 5, 7).  0 for a node that is not a volume. */
+double hymo_tlm_compliance(const hymo_circuit *circ, const hymo_model *model, int node, const double *s);
+
+/* Makes volume node `node` (of the part) the hydraulic end of TLM line
+ * number hymo_hyd_sub_tlm_count() (before the first step; allocates). */
+hymo_status hymo_hyd_sub_tlm_add(hymo_hyd_sub *sub, int node, hymo_error *err);
+int hymo_hyd_sub_tlm_count(const hymo_hyd_sub *sub);
+/* For the coming step: delay T, Z_c[line] and the wave polynomials
+ * c_coef[HYMO_POLY_TERMS line + k] in tau = t - t0, evaluated at
+ * tau - T (the wave arrives T after it left). */
+void hymo_hyd_sub_tlm_set(hymo_hyd_sub *sub, double t0, double T, const double *zc, const double *c_coef);
+/* Pressure p_h and flow Q_h into the line of `line` at the current time
+ * (solved at the end of every do_step and at create from p0). */
+void hymo_hyd_sub_tlm_end(const hymo_hyd_sub *sub, int line, double *p, double *q);
+
 #endif

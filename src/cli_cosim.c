@@ -28,7 +28,7 @@ static void usage_cosim(FILE *out)
           "  --hh S                hydraulic internal step; H/hh must be an integer (default 1e-4)\n"
           "  --hm S                mechanical step; H/hm must be an integer (default H)\n"
           "  --scheme jacobi|gauss-seidel|gauss-seidel-mech-first|gauss-seidel-hyd-first\n"
-          "  --coupling velocity-force|velocity-pressure          (default velocity-pressure)\n"
+          "  --coupling velocity-force|velocity-pressure|tlm      (default velocity-pressure)\n"
           "  --extrapolation 0|1|2|3|quadratic|interface-model     (default 2)\n"
           "  --hyd-integrator euler|rk4|trapezoidal               (default rk4)\n"
           "  --mech-integrator trapezoidal|index1                 (default trapezoidal)\n"

@@ -99,15 +99,19 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
     if ((unsigned)opt->mech_inputs > HYMO_MECH_INPUTS_HOLD)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
     if ((unsigned)opt->scheme > HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ||
-        (unsigned)opt->coupling > HYMO_COUPLING_VELOCITY_PRESSURE ||
+        (unsigned)opt->coupling > HYMO_COUPLING_TLM ||
         (unsigned)opt->approx > HYMO_APPROX_INTERFACE_MODEL || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL ||
         (unsigned)opt->mech_integrator > HYMO_MECH_INDEX1)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range");
+    if (opt->coupling == HYMO_COUPLING_TLM && opt->approx == HYMO_APPROX_INTERFACE_MODEL)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "TLM coupling with the interface model: not supported (the delay lines decouple the "
+                              "subsystems; use --extrapolation 0..3 or quadratic for the waves)");
     return HYMO_OK;
 }
 
 static const char *const scheme_names[] = {"jacobi", "gauss-seidel-mech-first", "gauss-seidel-hyd-first"};
-static const char *const coupling_names[] = {"velocity-force", "velocity-pressure"};
+static const char *const coupling_names[] = {"velocity-force", "velocity-pressure", "tlm"};
 static const char *const approx_names[] = {"0", "1", "2", "3", "quadratic", "interface-model"};
 static const char *const mech_names[] = {"trapezoidal", "index1"};
 static const char *const mech_inputs_names[] = {"extrapolate", "hold"};
@@ -216,6 +220,13 @@ typedef struct {
     int *hyd_stat_vr;     /* per subsystem: steps, rhs_evaluations (hydraulics) */
     double *rec_dP, *rec_E, *rec_Et, *rec_sdd, *rec_y, *rec_sdt; /* cap x ... */
     double *rec_W; /* cap: W at each row */
+    /* TLM coupling (tlm = 1): value references of the line powers
+     * (mechanics; hydraulic subsystem and vr), Z_c and L A^2 per chamber
+     * (mechanics); line energy per cylinder at the latest point; records */
+    int tlm;
+    int *tlm_pm_vr, *tlm_ph_sub, *tlm_ph_vr, *tlm_zc_vr, *tlm_mass_vr;
+    double *tlm_eline, *tlm_deline, *tlm_b2; /* na, na, 2na (sum of the squared waves of a chamber) */
+    double *rec_zc, *rec_mass, *rec_eline; /* cap x 2na, cap x 2na, cap x na */
 } driver;
 
 static void driver_free(driver *d)
@@ -226,7 +237,10 @@ static void driver_free(driver *d)
         free(d->vr[s]);
         free(d->row[s]);
     }
-    int *ia[] = {d->src_sub, d->src_out, d->sdt_sub, d->sdt_vr, d->p_sub, d->u_sub, d->hyd_stat_vr};
+    int *ia[] = {d->src_sub, d->src_out, d->sdt_sub, d->sdt_vr, d->p_sub, d->u_sub, d->hyd_stat_vr,
+                 d->tlm_pm_vr, d->tlm_ph_sub, d->tlm_ph_vr, d->tlm_zc_vr, d->tlm_mass_vr};
+    double *tlm[] = {d->tlm_eline, d->tlm_deline, d->tlm_b2, d->rec_zc, d->rec_mass, d->rec_eline};
+    for (size_t i = 0; i < sizeof tlm / sizeof tlm[0]; ++i) free(tlm[i]);
     for (size_t i = 0; i < sizeof ia / sizeof ia[0]; ++i) free(ia[i]);
     double *arr[] = {d->sdt,    d->dP,      d->dP_prev, d->E,     d->rec_dP, d->rec_E,
                      d->rec_Et, d->rec_sdd, d->rec_y,   d->rec_sdt, d->rec_W};
@@ -312,6 +326,25 @@ static hymo_status driver_create(driver *d, const hymo_model *model, const hymo_
         st = find_var(d, k, "steps", &d->hyd_stat_vr[2 * k], err);
         if (st == HYMO_OK) st = find_var(d, k, "rhs_evaluations", &d->hyd_stat_vr[2 * k + 1], err);
     }
+    d->tlm = opt->coupling == HYMO_COUPLING_TLM;
+    if (d->tlm) { /* TLM bonds: line powers at both ends, Z_c and parasitic mass per chamber */
+        CALLOC(d->tlm_pm_vr, na);
+        CALLOC(d->tlm_ph_sub, na);
+        CALLOC(d->tlm_ph_vr, na);
+        CALLOC(d->tlm_zc_vr, 2 * na);
+        CALLOC(d->tlm_mass_vr, 2 * na);
+        for (int a = 0; a < na && st == HYMO_OK; ++a) {
+            snprintf(name, sizeof name, "line_power[%d]", a);
+            st = find_var(d, 0, name, &d->tlm_pm_vr[a], err);
+            if (st == HYMO_OK) st = find_hyd_var(d, name, &d->tlm_ph_sub[a], &d->tlm_ph_vr[a], err);
+        }
+        for (int j = 0; j < 2 * na && st == HYMO_OK; ++j) {
+            snprintf(name, sizeof name, "tlm_impedance[%d]", j);
+            st = find_var(d, 0, name, &d->tlm_zc_vr[j], err);
+            snprintf(name, sizeof name, "tlm_mass[%d]", j);
+            if (st == HYMO_OK) st = find_var(d, 0, name, &d->tlm_mass_vr[j], err);
+        }
+    }
     if (st != HYMO_OK) return st;
     CALLOC(d->sdt, na);
     CALLOC(d->dP, na);
@@ -326,6 +359,14 @@ static hymo_status driver_create(driver *d, const hymo_model *model, const hymo_
     CALLOC(d->rec_sdd, d->cap * na);
     CALLOC(d->rec_y, d->cap * 2 * na); /* hydraulic outputs: F, or p_pist and p_rod */
     CALLOC(d->rec_sdt, d->cap * na);   /* sd~ used by the hydraulics */
+    if (d->tlm) {
+        CALLOC(d->tlm_eline, na);
+        CALLOC(d->tlm_deline, na);
+        CALLOC(d->tlm_b2, 2 * na);
+        CALLOC(d->rec_zc, d->cap * 2 * na);
+        CALLOC(d->rec_mass, d->cap * 2 * na);
+        CALLOC(d->rec_eline, d->cap * na);
+    }
     return HYMO_OK;
 nomem:
     return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", d->cap);
@@ -338,6 +379,27 @@ static double real_var(const hymo_subsystem *sub, int vr)
     return v;
 }
 
+/* TLM: energy in transit in cylinder a's two lines at the latest
+ * communication point, sum over both ends of H c^2 / (4 Z_c) (the waves
+ * that left in the last step; p^2 C / 2 at rest), with Z_c of the step just
+ * done; tlm_deline[a] its change over that step at this Z_c (so the jump
+ * of H c^2 / (4 Z_c) when Z_c is re-evaluated for the next step, the
+ * lumped model's own p^2 dC / 2, is not counted as residual energy). */
+static void tlm_line_energy(driver *d, int a)
+{
+    const int na = d->na;
+    const double *ym = hymo_master_outputs(d->m, 0);
+    d->tlm_eline[a] = d->tlm_deline[a] = 0.0;
+    for (int r = 0; r < 2; ++r) {
+        const int j = 2 * a + r;
+        const double ch = hymo_master_outputs(d->m, d->src_sub[j])[d->src_out[j]], cm = ym[3 * na + j];
+        const double b2 = cm * cm + ch * ch, k = d->opt.H / (4.0 * real_var(d->mech, d->tlm_zc_vr[j]));
+        d->tlm_eline[a] += k * b2;
+        d->tlm_deline[a] += k * (b2 - d->tlm_b2[j]);
+        d->tlm_b2[j] = b2;
+    }
+}
+
 /* Residual power of every bond at the communication point t + H. */
 static void bond_powers(driver *d)
 {
@@ -348,6 +410,13 @@ static void bond_powers(driver *d)
     for (int a = 0; a < na; ++a) {
         const hymo_cylinder *cy = &d->model->cylinders[a];
         double F_mech, F_hyd;
+        if (d->tlm) { /* power the lines deliver to the piston minus what the circuit pushes into them */
+            d->sdt[a] = real_var(d->split->subsystems[d->sdt_sub[a]], d->sdt_vr[a]);
+            d->dP[a] = real_var(d->mech, d->tlm_pm_vr[a]) -
+                       real_var(d->split->subsystems[d->tlm_ph_sub[a]], d->tlm_ph_vr[a]);
+            tlm_line_energy(d, a);
+            continue;
+        }
         if (d->opt.coupling == HYMO_COUPLING_VELOCITY_FORCE) {
             F_mech = hymo_poly_eval(&cm[T * a], H);
             F_hyd = HYD_OUT(a);
@@ -402,6 +471,11 @@ static void record(driver *d, int sd_tilde_valid)
 #undef HYD_OUT
     d->rec_Et[r] = d->E_total;
     d->rec_W[r] = d->W;
+    for (int j = 0; d->tlm && j < 2 * na; ++j) {
+        d->rec_zc[r * 2 * na + j] = real_var(d->mech, d->tlm_zc_vr[j]);
+        d->rec_mass[r * 2 * na + j] = real_var(d->mech, d->tlm_mass_vr[j]);
+    }
+    for (int a = 0; d->tlm && a < na; ++a) d->rec_eline[r * na + a] = d->tlm_eline[a];
 }
 
 /* First non-finite quantity of the communication point (its row read), or
@@ -580,7 +654,35 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy_total", (int)n, 0, d->rec_Et, "J", NULL, err));
     TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sdd", (int)n, na, d->rec_sdd, "m/s^2", bond, err));
     TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sd_hydraulic_input", (int)n, na, d->rec_sdt, "m/s", bond, err));
-    if (o->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
+    if (d->tlm) { /* per chamber: Z_c, L = T Z_c, L A^2 of every row; line energy per cylinder */
+        double *L = calloc((size_t)(n > 0 ? n : 1) * 2 * (size_t)na, sizeof *L);
+        char (*cn)[HYMO_REF_TEXT_MAX] = calloc((size_t)(2 * na > 0 ? 2 * na : 1), sizeof *cn);
+        const char **chamber = calloc((size_t)(2 * na > 0 ? 2 * na : 1), sizeof *chamber);
+        if (!L || !cn || !chamber) TRY(hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory"));
+        for (int j = 0; st == HYMO_OK && j < 2 * na; ++j) {
+            snprintf(cn[j], sizeof cn[j], "%s.%s", model->cylinders[j / 2].name, j % 2 ? "rod" : "piston");
+            chamber[j] = cn[j];
+        }
+        for (long r = 0; st == HYMO_OK && r < n * 2 * na; ++r) L[r] = o->H * d->rec_zc[r];
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_delay", o->H, err));
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_mass_initial_max", sum->tlm_mass_initial_max,
+                                            err));
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_mass_max", sum->tlm_mass_max, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/impedance", (int)n, 2 * na, d->rec_zc, "Pa s/m^3", chamber, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/inductance", (int)n, 2 * na, L, "Pa s^2/m^3", chamber, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/parasitic_mass", (int)n, 2 * na, d->rec_mass, "kg", chamber,
+                                       err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/line_energy", (int)n, na, d->rec_eline, "J", bond, err));
+        for (int a = 0; a < na; ++a) { /* rec_y: the pistons' waves, then the rods' */
+            snprintf(bn[na + a], sizeof bn[na + a], "%s.rod", model->cylinders[a].name);
+            snprintf(bn[a], sizeof bn[a], "%s.piston", model->cylinders[a].name);
+            bond[na + a] = bn[na + a];
+        }
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_wave", (int)n, 2 * na, d->rec_y, "Pa", bond, err));
+        free(L);
+        free(cn);
+        free(chamber);
+    } else if (o->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
         /* rec_y rows are 2na wide: the forces are the first na columns */
         for (long r = 0; r < n; ++r) memmove(d->rec_y + r * na, d->rec_y + r * 2 * na, (size_t)na * sizeof(double));
         TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/force_hydraulic", (int)n, na, d->rec_y, "N", bond, err));
@@ -608,6 +710,33 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     free(bn);
     free(iterations);
     return st;
+}
+
+/* TLM: the parasitic masses L A^2 (seed 003 Eq. 8) at t = 0 and their
+ * largest values over the rows kept, per chamber and overall. */
+static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
+{
+    const int na = d->na, w = 2 * na;
+    size_t len = 0;
+    sum->n_tlm = w;
+    sum->tlm_report[0] = '\0';
+    for (int j = 0; j < w; ++j) {
+        const hymo_cylinder *cy = &d->model->cylinders[j / 2];
+        double mmax = d->rec_mass[j];
+        long rmax = 0;
+        for (long r = 1; r < d->n_rows; ++r)
+            if (d->rec_mass[r * w + j] > mmax) mmax = d->rec_mass[r * w + j], rmax = r;
+        if (d->rec_mass[j] > sum->tlm_mass_initial_max) sum->tlm_mass_initial_max = d->rec_mass[j];
+        if (mmax > sum->tlm_mass_max) sum->tlm_mass_max = mmax;
+        const double zc = d->rec_zc[j];
+        if (len < sizeof sum->tlm_report)
+            len += (size_t)snprintf(sum->tlm_report + len, sizeof sum->tlm_report - len,
+                                    "tlm %s.%-6s (%s): t = 0: Z_c %.4g Pa s/m^3, L %.4g Pa s^2/m^3, mass %.4g kg; "
+                                    "max mass %.4g kg at t = %g s\n",
+                                    cy->name, j % 2 ? "rod" : "piston",
+                                    d->model->nodes[j % 2 ? cy->node_rod : cy->node_piston].name, zc, d->opt.H * zc,
+                                    d->rec_mass[j], mmax, d->row[HYMO_SIG_TIME][rmax]);
+    }
 }
 
 /* The verdict (hymo_cosim_verdict) of a finished run: unstable, else the
@@ -683,6 +812,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
     sum.stable = 1;
     sum.n_bonds = na;
     snprintf(sum.reason, sizeof sum.reason, "reached t_end");
+    for (int a = 0; d.tlm && a < na; ++a) tlm_line_energy(&d, a);
     read_row(&d);
     record(&d, 0);
     double t0 = hymo_now_seconds();
@@ -698,6 +828,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
         bond_powers(&d);
         for (int a = 0; a < na; ++a) {
             double dE = hymo_cosim_residual_energy_step(!trapezoid, H, d.dP_prev[a], d.dP[a]);
+            if (d.tlm) dE += d.tlm_deline[a]; /* plus the change of the energy stored in the lines */
             d.E[a] += dE;
             d.E_total += dE;
             d.dP_prev[a] = d.dP[a];
@@ -761,6 +892,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
         }
         sum.has_errors = 1;
     }
+    if (d.tlm) tlm_summary(&d, &sum);
     verdict(opt, &sum);
     if (out_path) st = write_output(&d, out_path, &sum, err);
     driver_free(&d);
@@ -788,6 +920,10 @@ void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo
     fprintf(out, "mechanics      mean Newton iterations %.3g per step, max |Phi| %.3g\n", s->mean_mech_iterations,
             s->max_constraint_position);
     fprintf(out, "hydraulics     %ld internal steps, %ld right-hand sides\n", s->hyd_steps, s->hyd_rhs_evals);
+    if (s->n_tlm > 0)
+        fprintf(out, "tlm            delay T = H = %g s, %d lines; parasitic mass L A^2 (seed 003 Eq. 8) at most %.4g kg "
+                     "at t = 0, %.4g kg over the run\n%s",
+                o->H, s->n_tlm, s->tlm_mass_initial_max, s->tlm_mass_max, s->tlm_report);
     if (s->has_errors) {
         const hymo_compare_result *e = &s->errors;
         fprintf(out, "vs reference   %d samples, t in [%g, %g] s\n", e->n_samples, e->t_start, e->t_end);

@@ -17,7 +17,7 @@
 #include "cosim_split.h"
 #include "hyd_subsystem.h"
 
-enum { HV_TIME, HV_P, HV_U, HV_SD_INPUT, HV_STEPS, HV_RHS, HV_NEWTON, HV_JACOBIANS };
+enum { HV_TIME, HV_P, HV_U, HV_SD_INPUT, HV_STEPS, HV_RHS, HV_NEWTON, HV_JACOBIANS, HV_LINE_POWER };
 
 typedef struct {
     const hymo_model *model;
@@ -33,7 +33,14 @@ typedef struct {
     double H_last;     /* last communication step (sd~ of the power bonds) */
     double *coef;      /* HYMO_POLY_TERMS per input, last set */
     double *cs, *cv, *force; /* 4 na, 4 na, na: motion polynomials and forces by model index */
-    double *im_s, *im_sd, *im_sdd; /* na: motion of the reduced model */
+    double *im_s, *im_sd, *im_sdd; /* na: motion of the reduced model; TLM: s at the step start in im_s */
+    /* TLM: per local cylinder i, lines 2i (piston) and 2i+1 (rod); line l
+     * is line tlm_line[l] of circuit owner[l / 2] */
+    int tlm;
+    const hymo_circuit *circ;
+    int *tlm_line;
+    double *tlm_zc, *tlm_coef; /* per circuit (its lines in order), scratch */
+    double *tlm_zc_out;        /* per local line: Z_c of the last step */
     hymo_var_table vars;
 } hyd_impl;
 
@@ -55,6 +62,16 @@ static void hyd_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
     hyd_impl *hi = sub->impl;
     memcpy(hi->coef, coef, (size_t)HYMO_POLY_TERMS * (size_t)sub->n_inputs * sizeof(double));
     if (hi->interface_model) return; /* initial values of the step: used by do_step */
+    if (hi->tlm) { /* the chamber nodes are the lines: the cylinders stand at s(t0) */
+        for (int i = 0; i < hi->nc; ++i) {
+            const int c = hi->cyl[i];
+            memset(&hi->cs[HYMO_POLY_TERMS * c], 0, HYMO_POLY_TERMS * sizeof(double));
+            memset(&hi->cv[HYMO_POLY_TERMS * c], 0, HYMO_POLY_TERMS * sizeof(double));
+            hi->cs[HYMO_POLY_TERMS * c] = hi->im_s[c] = coef[HYMO_POLY_TERMS * (2 * i)];
+        }
+        for (int q = 0; q < hi->n_parts; ++q) hymo_hyd_sub_set_motion(hi->hs[q], t0, hi->cs, hi->cv);
+        return;
+    }
     for (int i = 0; i < hi->nc; ++i) {
         int c = hi->cyl[i];
         memcpy(&hi->cs[HYMO_POLY_TERMS * c], &coef[HYMO_POLY_TERMS * (2 * i)], HYMO_POLY_TERMS * sizeof(double));
@@ -111,10 +128,33 @@ static hymo_status im_step(hyd_impl *hi, double t, double H, hymo_error *err)
     return HYMO_OK;
 }
 
+/* TLM: Z_c = T / C of every line at s(t0) with T = H (the mechanics
+ * computes the same from the same s), and the mechanical waves, handed to
+ * the circuits (lines in local-cylinder order per circuit). */
+static void tlm_inputs(hyd_impl *hi, double t, double H)
+{
+    const hymo_model *model = hi->model;
+    for (int q = 0; q < hi->n_parts; ++q) {
+        int n = 0;
+        for (int i = 0; i < hi->nc; ++i) {
+            if (hi->owner[i] != q) continue;
+            const hymo_cylinder *cy = &model->cylinders[hi->cyl[i]];
+            for (int r = 0; r < 2; ++r, ++n) {
+                const int node = r ? cy->node_rod : cy->node_piston;
+                hi->tlm_zc[n] = hi->tlm_zc_out[2 * i + r] = H / hymo_tlm_compliance(hi->circ, model, node, hi->im_s);
+                memcpy(&hi->tlm_coef[HYMO_POLY_TERMS * n], &hi->coef[HYMO_POLY_TERMS * (2 * hi->nc + 2 * i + r)],
+                       HYMO_POLY_TERMS * sizeof(double));
+            }
+        }
+        hymo_hyd_sub_tlm_set(hi->hs[q], t, H, hi->tlm_zc, hi->tlm_coef);
+    }
+}
+
 static hymo_status hyd_do_step(hymo_subsystem *sub, double t, double H, hymo_error *err)
 {
     hyd_impl *hi = sub->impl;
     hymo_status st = HYMO_OK;
+    if (hi->tlm) tlm_inputs(hi, t, H);
     if (hi->interface_model)
         st = im_step(hi, t, H, err);
     else
@@ -137,6 +177,12 @@ static void hyd_get_outputs(const hymo_subsystem *sub, double *y)
         const hymo_cylinder *cy = &model->cylinders[c];
         if (hi->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
             y[i] = hi->force[c];
+        } else if (hi->tlm) { /* c = p_h + Z_c Q_h */
+            for (int r = 0; r < 2; ++r) {
+                double p, Q;
+                hymo_hyd_sub_tlm_end(hi->hs[hi->owner[i]], hi->tlm_line[2 * i + r], &p, &Q);
+                y[2 * i + r] = p + hi->tlm_zc_out[2 * i + r] * Q;
+            }
         } else {
             const double *p = hymo_hyd_sub_p(hi->hs[hi->owner[i]]);
             y[2 * i] = hymo_node_pressure(model, cy->node_piston, p);
@@ -187,6 +233,10 @@ static void hyd_destroy(hymo_subsystem *sub)
         free(hi->owner);
         free(hi->p_owner);
         free(hi->u_owner);
+        free(hi->tlm_line);
+        free(hi->tlm_zc);
+        free(hi->tlm_coef);
+        free(hi->tlm_zc_out);
         double *arr[] = {hi->coef, hi->cs, hi->cv, hi->force, hi->im_s, hi->im_sd, hi->im_sdd};
         for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
         hymo_var_table_free(&hi->vars);
@@ -225,6 +275,17 @@ static double hyd_real(const hyd_impl *hi, int vr)
     case HV_TIME: return hi->t;
     case HV_P: return hymo_hyd_sub_p(hi->hs[hi->p_owner[i]])[i];
     case HV_U: return hymo_hyd_sub_u(hi->hs[hi->u_owner[i]])[i];
+    case HV_LINE_POWER: { /* sum over the two lines of p_h Q_h */
+        double P = 0.0;
+        for (int l = 0; l < hi->nc; ++l)
+            if (hi->cyl[l] == i)
+                for (int r = 0; r < 2; ++r) {
+                    double p, Q;
+                    hymo_hyd_sub_tlm_end(hi->hs[hi->owner[l]], hi->tlm_line[2 * l + r], &p, &Q);
+                    P += p * Q;
+                }
+        return P;
+    }
     case HV_SD_INPUT:
         return hi->interface_model ? hi->im_sd[i] : hymo_poly_eval(&hi->cv[HYMO_POLY_TERMS * i], hi->H_last);
     default: return hyd_stat(hi, hi->vars.kind[vr]);
@@ -259,6 +320,10 @@ static int add_variables(hyd_impl *hi, const hymo_circuit *circ)
     for (int i = 0; i < hi->nc; ++i)
         bad |= hymo_var_table_add(t, HV_SD_INPUT, hi->cyl[i], HYMO_VAR_REAL, "m/s", model->cylinders[hi->cyl[i]].name,
                                   "sd_input[%d]", hi->cyl[i]);
+    for (int i = 0; hi->tlm && i < hi->nc; ++i)
+        bad |= hymo_var_table_add(t, HV_LINE_POWER, hi->cyl[i], HYMO_VAR_REAL, "W",
+                                  "power the circuit delivers into the cylinder's TLM lines", "line_power[%d]",
+                                  hi->cyl[i]);
     bad |= hymo_var_table_add(t, HV_STEPS, 0, HYMO_VAR_REAL, "1", "internal steps", "steps");
     bad |= hymo_var_table_add(t, HV_RHS, 0, HYMO_VAR_REAL, "1", "right-hand sides evaluated", "rhs_evaluations");
     bad |= hymo_var_table_add(t, HV_NEWTON, 0, HYMO_VAR_REAL, "1", "Newton iterations (trapezoidal)",
@@ -302,10 +367,12 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
     sub->impl = hi;
     hi->model = model;
     hi->coupling = opt->coupling;
+    hi->tlm = opt->coupling == HYMO_COUPLING_TLM && !interface_model;
+    hi->circ = circ;
     hi->interface_model = interface_model;
     hi->h = opt->h_h;
     hi->nc = nc;
-    sub->n_inputs = 2 * nc + (interface_model ? nc * nc + nc : 0);
+    sub->n_inputs = 2 * nc + (interface_model ? nc * nc + nc : 0) + (hi->tlm ? 2 * nc : 0);
     sub->n_outputs = (opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2) * nc;
     const size_t n1 = (size_t)(na > 0 ? na : 1);
     hi->hs = calloc((size_t)(n_parts > 0 ? n_parts : 1), sizeof *hi->hs);
@@ -320,8 +387,13 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
     hi->im_s = calloc(n1, sizeof(double));
     hi->im_sd = calloc(n1, sizeof(double));
     hi->im_sdd = calloc(n1, sizeof(double));
+    hi->tlm_line = calloc(2 * n1, sizeof(int));
+    hi->tlm_zc = calloc(2 * n1, sizeof(double));
+    hi->tlm_zc_out = calloc(2 * n1, sizeof(double));
+    hi->tlm_coef = calloc(T * 2 * n1, sizeof(double));
     if (!hi->hs || !hi->cyl || !hi->owner || !hi->p_owner || !hi->u_owner || !hi->coef || !hi->cs || !hi->cv ||
-        !hi->force || !hi->im_s || !hi->im_sd || !hi->im_sdd) {
+        !hi->force || !hi->im_s || !hi->im_sd || !hi->im_sdd || !hi->tlm_line || !hi->tlm_zc || !hi->tlm_zc_out ||
+        !hi->tlm_coef) {
         hyd_destroy(sub);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
@@ -348,7 +420,20 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
             return st;
         }
     }
-    for (int a = 0; a < na; ++a) hi->cs[T * a] = circ->s0[a]; /* at rest at s0 until the first input */
+    for (int a = 0; a < na; ++a) hi->cs[T * a] = hi->im_s[a] = circ->s0[a]; /* at rest at s0 until the first input */
+    for (int q = 0; hi->tlm && q < n_parts; ++q) /* TLM lines: the chamber nodes, in tlm_inputs' order */
+        for (int j = 0; j < nc; ++j) {
+            if (hi->owner[j] != q) continue;
+            const hymo_cylinder *cy = &model->cylinders[hi->cyl[j]];
+            for (int r = 0; r < 2; ++r) {
+                hi->tlm_line[2 * j + r] = hymo_hyd_sub_tlm_count(hi->hs[q]);
+                hymo_status st = hymo_hyd_sub_tlm_add(hi->hs[q], r ? cy->node_rod : cy->node_piston, err);
+                if (st != HYMO_OK) {
+                    hyd_destroy(sub);
+                    return st;
+                }
+            }
+        }
     if (add_variables(hi, circ)) {
         hyd_destroy(sub);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");

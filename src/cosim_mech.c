@@ -14,6 +14,98 @@
 #include "cosim_split.h"
 #include "hymo/linalg.h"
 #include "engine.h"
+#include "hyd_subsystem.h" /* hymo_tlm_compliance */
+
+/* ---------------------------------------------------------------- TLM
+ * Force source of the TLM coupling (seed 003 §3.1 Eq. 1): the chamber
+ * pressures the piston feels are p = c + Z_c Q, with c the wave the
+ * hydraulic end sent T earlier and Q = -dV/ds sd the flow the piston
+ * pushes into the line (piston chamber -A_pist sd, rod chamber
+ * +A_rod sd).  The algebraic loop (p depends on the iterate's sd) is part
+ * of the mechanics' Newton: the fast Jacobian adds dF/dp dp/dsd, the
+ * damping -Z_c (A_pist^2 + A_rod^2) of seed 003's Eq. 1.
+ * Storage (the engine has no slot for it): per chamber pressure state k,
+ * the wave in pdn[k] and Z_c in hp[k] (both unused by split force sources;
+ * pdn is rewritten by set_inputs before every step), the pressure p in
+ * pn[k] (so the committed p holds the applied pressures).
+ * set_inputs: c_pist,a (2a), c_rod,a (2a+1), then Z_c in the same layout
+ * (2na + 2a, 2na + 2a + 1). */
+static void tlm_pressures(hymo_sim *sim)
+{
+    const hymo_model *model = sim->model;
+    for (int a = 0; a < sim->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
+        const double sd = sim->act.sd[a];
+        sim->pn[kp] = sim->pdn[kp] + sim->hp[kp] * (-cy->piston_area * sd);
+        sim->pn[kr] = sim->pdn[kr] + sim->hp[kr] * (cy->rod_side_area * sd);
+    }
+}
+
+static void tlm_refresh(hymo_sim *sim)
+{
+    tlm_pressures(sim);
+    hymo_circuit_eval(&sim->circ, sim->model, sim->act.s, sim->act.sd, sim->pn, sim->un, sim->uref_end, NULL, NULL,
+                      sim->force);
+}
+
+static hymo_status tlm_forces(hymo_sim *sim, double t, hymo_error *err)
+{
+    (void)t, (void)err;
+    tlm_refresh(sim);
+    return HYMO_OK;
+}
+
+/* dt^2/4 (dF/ds + 2/dt dF/dsd) g g^T with dF/dsd including the line's
+ * damping through p = c + Z_c Q(sd). */
+static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
+{
+    const hymo_model *model = sim->model;
+    const int nx = sim->nx, nxm = sim->nxm, na = sim->na, np = sim->np;
+    if (na == 0) return HYMO_OK;
+    hymo_circuit_derivs *cd = &sim->cderiv;
+    if (hymo_circuit_derivatives(&sim->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 0, cd))
+        return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): a hydraulic volume became non-positive",
+                              t, sim->step + 1);
+    const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    double *J = sim->jac;
+    for (int a = 0; a < na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
+        const double dF_dsd = cd->dF_dsd[a] + cd->dF_dp[a * np + kp] * sim->hp[kp] * (-cy->piston_area) +
+                              cd->dF_dp[a * np + kr] * sim->hp[kr] * cy->rod_side_area;
+        const double k = c * (cd->dF_ds[a] + a1 * dF_dsd);
+        const double *g = &sim->act_gx[a * nxm];
+        for (int l = 0; l < nxm; ++l)
+            for (int i = 0; i < nxm; ++i) J[l * nx + i] -= k * g[i] * g[l];
+    }
+    return HYMO_OK;
+}
+
+static void tlm_set_inputs(hymo_sim *sim, const double *in)
+{
+    const hymo_model *model = sim->model;
+    const int na = sim->na;
+    for (int a = 0; a < na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
+        sim->pdn[kp] = in[2 * a];
+        sim->pdn[kr] = in[2 * a + 1];
+        sim->hp[kp] = in[2 * na + 2 * a];
+        sim->hp[kr] = in[2 * na + 2 * a + 1];
+    }
+}
+
+static int tlm_zero(const hymo_sim *sim) { return (void)sim, 0; }
+static void tlm_predict(hymo_sim *sim, double *xh, int extrapolate) { (void)sim, (void)xh, (void)extrapolate; }
+static void tlm_unpack(hymo_sim *sim, const double *xh) { (void)sim, (void)xh; }
+static void tlm_residual(const hymo_sim *sim, double *fh) { (void)sim, (void)fh; }
+static void tlm_switching(const hymo_sim *sim, double *g) { (void)sim, (void)g; }
+
+static const hymo_force_source_ops tlm_force_ops = {
+    "split-tlm", tlm_zero,    tlm_predict,    tlm_unpack, tlm_forces,    tlm_refresh,
+    tlm_residual, tlm_tangent, tlm_set_inputs, tlm_zero,   tlm_switching,
+};
 
 typedef struct {
     hymo_sim *sim;
@@ -27,6 +119,11 @@ typedef struct {
     double *kkt, *rhs, *jrow, *G, *a0;
     int *piv;
     hymo_var_table vars;
+    /* TLM: T (= H), per chamber j = 2a, 2a + 1: Z_c of the step, the
+     * mechanical end's wave at the current time */
+    int tlm;
+    double tlm_T;
+    double *zc, *wave;
 } mech_impl;
 
 static void mech_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
@@ -41,8 +138,9 @@ static void mech_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
 static void apply_inputs(mech_impl *mi, double t)
 {
     hymo_sim *sim = mi->sim;
-    const double tau = t - mi->t0;
+    const double tau = t - mi->t0 - mi->tlm_T; /* TLM: the waves left T earlier */
     for (int i = 0; i < mi->n_inputs; ++i) mi->u[i] = hymo_poly_eval(&mi->coef[HYMO_POLY_TERMS * i], tau);
+    if (mi->tlm) memcpy(mi->u + mi->n_inputs, mi->zc, (size_t)mi->n_inputs * sizeof(double));
     sim->forces->set_inputs(sim, mi->u);
 }
 
@@ -79,12 +177,44 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
     return HYMO_OK;
 }
 
+/* Z_c = T / C of every chamber at the actuator lengths of the step start,
+ * T = H (the hydraulics computes the same from the s it receives). */
+static void tlm_impedances(mech_impl *mi, double H)
+{
+    hymo_sim *sim = mi->sim;
+    const hymo_model *model = sim->model;
+    hymo_kin_positions(&sim->mb.kin, model, sim->mb.z);
+    hymo_kin_velocities(&sim->mb.kin, model, sim->mb.zd);
+    hymo_actuators_eval(&sim->act, model, &sim->mb.kin);
+    mi->tlm_T = H;
+    for (int a = 0; a < mi->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        mi->zc[2 * a] = H / hymo_tlm_compliance(&sim->circ, model, cy->node_piston, sim->act.s);
+        mi->zc[2 * a + 1] = H / hymo_tlm_compliance(&sim->circ, model, cy->node_rod, sim->act.s);
+    }
+}
+
+/* The mechanical ends' waves at the current time (actuators evaluated):
+ * c = p + Z_c Q = c_hyd + 2 Z_c Q, the wave received at the end of the step
+ * being the polynomial at tau - T = 0. */
+static void tlm_waves(mech_impl *mi)
+{
+    const hymo_model *model = mi->sim->model;
+    for (int a = 0; a < mi->na; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        const double sd = mi->sim->act.sd[a], Q[2] = {-cy->piston_area * sd, cy->rod_side_area * sd};
+        for (int r = 0; r < 2; ++r)
+            mi->wave[2 * a + r] = mi->coef[HYMO_POLY_TERMS * (2 * a + r)] + 2.0 * mi->zc[2 * a + r] * Q[r];
+    }
+}
+
 static hymo_status mech_do_step(hymo_subsystem *sub, double t, double H, hymo_error *err)
 {
     mech_impl *mi = sub->impl;
     hymo_sim *sim = mi->sim;
     const long k = hymo_steps_per_communication(H, sim->opt.dt); /* checked by hymo_cosim_options_check */
     (void)t;
+    if (mi->tlm) tlm_impedances(mi, H);
     /* the inputs jump at the communication point (a new polynomial) */
     apply_inputs(mi, sim->t);
     hymo_status st = sim->integrator->restart(sim, err);
@@ -98,6 +228,7 @@ static hymo_status mech_do_step(hymo_subsystem *sub, double t, double H, hymo_er
     hymo_kin_velocities(&sim->mb.kin, sim->model, sim->mb.zd);
     hymo_actuators_eval(&sim->act, sim->model, &sim->mb.kin);
     hymo_actuators_accel(&sim->act, sim->model, &sim->mb.kin, sim->mb.zdd, mi->sdd);
+    if (mi->tlm) tlm_waves(mi);
     return mi->interface_model ? interface_model(mi, err) : HYMO_OK;
 }
 
@@ -112,6 +243,7 @@ static void mech_get_outputs(const hymo_subsystem *sub, double *y)
         memcpy(y + 3 * na, mi->G, (size_t)na * na * sizeof(double));
         memcpy(y + 3 * na + na * na, mi->a0, (size_t)na * sizeof(double));
     }
+    if (mi->tlm) memcpy(y + 3 * na, mi->wave, (size_t)(2 * na) * sizeof(double));
 }
 
 /* Snapshot: t, step, z, zd, zdd, lambda, work, power, chamber pressures. */
@@ -156,7 +288,7 @@ static void mech_destroy(hymo_subsystem *sub)
     mech_impl *mi = sub->impl;
     if (mi) {
         hymo_sim_free(mi->sim);
-        double *arr[] = {mi->coef, mi->u, mi->sdd, mi->kkt, mi->rhs, mi->jrow, mi->G, mi->a0};
+        double *arr[] = {mi->coef, mi->u, mi->sdd, mi->kkt, mi->rhs, mi->jrow, mi->G, mi->a0, mi->zc, mi->wave};
         for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
         free(mi->piv);
         hymo_var_table_free(&mi->vars);
@@ -170,8 +302,38 @@ static void mech_destroy(hymo_subsystem *sub)
 enum {
     MV_TIME, MV_Z, MV_ZD, MV_ZDD, MV_S, MV_SD, MV_FORCE, MV_WORK, MV_KINETIC, MV_POTENTIAL, MV_DRIFT, MV_CPOS,
     MV_CVEL, MV_CACC, MV_ITERATIONS, MV_RESIDUAL, MV_STEPS, MV_ITER_TOTAL, MV_ITER_MAX, MV_JACOBIANS,
-    MV_RESELECTIONS, MV_PEAK_DRIFT, MV_MAX_WORK, MV_MAX_CPOS, MV_MAX_CVEL, MV_MAX_CACC, MV_INDEPENDENT
+    MV_RESELECTIONS, MV_PEAK_DRIFT, MV_MAX_WORK, MV_MAX_CPOS, MV_MAX_CVEL, MV_MAX_CACC, MV_INDEPENDENT,
+    MV_LINE_POWER, MV_TLM_ZC, MV_TLM_L, MV_TLM_MASS
 };
+
+/* TLM: the chamber pressure the piston feels (p = c + Z_c Q) and the
+ * piston area of chamber j = 2a + r. */
+static double tlm_area(const hymo_model *model, int j)
+{
+    const hymo_cylinder *cy = &model->cylinders[j / 2];
+    return j % 2 ? cy->rod_side_area : cy->piston_area;
+}
+
+static double tlm_real(const mech_impl *mi, int kind, int i)
+{
+    const hymo_sim *sim = mi->sim;
+    const double T = mi->tlm_T;
+    switch (kind) {
+    case MV_LINE_POWER: { /* (p_pist A_pist - p_rod A_rod) sd, p = (c_mech + c_hyd) / 2 at the current time */
+        double P = 0.0;
+        for (int r = 0; r < 2; ++r) {
+            const int j = 2 * i + r;
+            const double p = 0.5 * (mi->wave[j] + mi->coef[HYMO_POLY_TERMS * j]);
+            P += (r ? -1.0 : 1.0) * p * tlm_area(sim->model, j) * sim->act.sd[i];
+        }
+        return P;
+    }
+    case MV_TLM_ZC: return mi->zc[i];
+    case MV_TLM_L: return T * mi->zc[i];
+    case MV_TLM_MASS: return T * mi->zc[i] * tlm_area(sim->model, i) * tlm_area(sim->model, i);
+    default: return NAN;
+    }
+}
 
 static double mech_real(const hymo_sim *sim, int kind, int i)
 {
@@ -217,8 +379,10 @@ static void mech_get_real(const hymo_subsystem *sub, const int *vr, int n, doubl
 {
     const mech_impl *mi = sub->impl;
     for (int k = 0; k < n; ++k)
-        values[k] = vr[k] >= 0 && vr[k] < mi->vars.n ? mech_real(mi->sim, mi->vars.kind[vr[k]], mi->vars.index[vr[k]])
-                                                     : NAN;
+        values[k] = !(vr[k] >= 0 && vr[k] < mi->vars.n) ? NAN
+                    : mi->vars.kind[vr[k]] >= MV_LINE_POWER ? tlm_real(mi, mi->vars.kind[vr[k]], mi->vars.index[vr[k]])
+                                                            : mech_real(mi->sim, mi->vars.kind[vr[k]],
+                                                                        mi->vars.index[vr[k]]);
 }
 
 static const char *mech_get_string(const hymo_subsystem *sub, int vr)
@@ -267,6 +431,14 @@ static int mech_add_variables(mech_impl *mi, const hymo_model *model)
                               "max_constraint_acceleration");
     bad |= hymo_var_table_add(t, MV_INDEPENDENT, 0, HYMO_VAR_STRING, "", "independent coordinates used",
                               "independent");
+    for (int a = 0; mi->tlm && a < model->n_cylinders; ++a)
+        bad |= hymo_var_table_add(t, MV_LINE_POWER, a, R, "W", model->cylinders[a].name, "line_power[%d]", a);
+    static const char *const tq[3] = {"tlm_impedance", "tlm_inductance", "tlm_mass"},
+                             *const tu[3] = {"Pa s/m^3", "Pa s^2/m^3", "kg"};
+    for (int q = 0; mi->tlm && q < 3; ++q)
+        for (int j = 0; j < 2 * model->n_cylinders; ++j)
+            bad |= hymo_var_table_add(t, MV_TLM_ZC + q, j, R, tu[q], j % 2 ? "rod chamber" : "piston chamber",
+                                      "%s[%d]", tq[q], j);
     return bad;
 }
 
@@ -293,7 +465,7 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     mi->interface_model = opt->approx == HYMO_APPROX_INTERFACE_MODEL;
     /* the engine with the hydraulic states replaced by the coupling inputs */
     static const hymo_force_source_ops *const sources[] = {&hymo_forces_split_force_ops,
-                                                           &hymo_forces_split_pressure_ops};
+                                                           &hymo_forces_split_pressure_ops, &tlm_force_ops};
     static const hymo_sim_tables integrators[] = {{&hymo_trapezoidal_ops, NULL, NULL},
                                                   {&hymo_semi_implicit_euler_ops, &hymo_index1_ops, NULL}};
     hymo_sim_tables tables = integrators[opt->mech_integrator];
@@ -305,10 +477,13 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     }
     int na = mi->na = mi->sim->na, nz = mi->nz = mi->sim->nz, m = mi->m = mi->sim->m, n = nz + m;
     sub->n_inputs = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? na : 2 * na;
-    sub->n_outputs = 3 * na + (mi->interface_model ? na * na + na : 0);
+    mi->tlm = opt->coupling == HYMO_COUPLING_TLM;
+    sub->n_outputs = 3 * na + (mi->interface_model ? na * na + na : 0) + (mi->tlm ? 2 * na : 0);
     mi->n_inputs = sub->n_inputs;
     mi->coef = calloc((size_t)HYMO_POLY_TERMS * (size_t)(sub->n_inputs + 1), sizeof(double));
-    mi->u = calloc((size_t)sub->n_inputs + 1, sizeof(double));
+    mi->u = calloc(2 * (size_t)sub->n_inputs + 1, sizeof(double)); /* TLM: then Z_c */
+    mi->zc = calloc(2 * (size_t)na + 1, sizeof(double));
+    mi->wave = calloc(2 * (size_t)na + 1, sizeof(double));
     mi->sdd = calloc((size_t)na + 1, sizeof(double));
     mi->kkt = calloc((size_t)n * n + 1, sizeof(double));
     mi->rhs = calloc((size_t)n + 1, sizeof(double));
@@ -316,7 +491,8 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     mi->G = calloc((size_t)na * na + 1, sizeof(double));
     mi->a0 = calloc((size_t)na + 1, sizeof(double));
     mi->piv = calloc((size_t)n + 1, sizeof(int));
-    if (!mi->coef || !mi->u || !mi->sdd || !mi->kkt || !mi->rhs || !mi->jrow || !mi->G || !mi->a0 || !mi->piv) {
+    if (!mi->coef || !mi->u || !mi->sdd || !mi->kkt || !mi->rhs || !mi->jrow || !mi->G || !mi->a0 || !mi->piv ||
+        !mi->zc || !mi->wave) {
         mech_destroy(sub);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
@@ -326,6 +502,15 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     hymo_kin_velocities(&sim->mb.kin, model, sim->mb.zd);
     hymo_actuators_eval(&sim->act, model, &sim->mb.kin);
     hymo_actuators_accel(&sim->act, model, &sim->mb.kin, sim->mb.zdd, mi->sdd);
+    if (mi->tlm) { /* at rest: the waves are the initial pressures */
+        tlm_impedances(mi, opt->H);
+        for (int a = 0; a < na; ++a) {
+            const hymo_cylinder *cy = &model->cylinders[a];
+            mi->coef[HYMO_POLY_TERMS * (2 * a)] = sim->p[model->nodes[cy->node_piston].state];
+            mi->coef[HYMO_POLY_TERMS * (2 * a + 1)] = sim->p[model->nodes[cy->node_rod].state];
+        }
+        tlm_waves(mi);
+    }
     if (mi->interface_model && (st = interface_model(mi, err)) != HYMO_OK) {
         mech_destroy(sub);
         return st;

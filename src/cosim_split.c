@@ -28,7 +28,8 @@ static void add_link(hymo_split *sp, int from, int output, int to, int input)
 
 /* Links of hydraulic subsystem k whose local cylinder i is model cylinder
  * cyl[i] (nc of them). */
-static void link_hydraulics(hymo_split *sp, int k, const int *cyl, int nc, int na, int per, int interface_model)
+static void link_hydraulics(hymo_split *sp, int k, const int *cyl, int nc, int na, int per, int interface_model,
+                            int tlm)
 {
     for (int i = 0; i < nc; ++i) {
         const int c = cyl[i];
@@ -36,11 +37,36 @@ static void link_hydraulics(hymo_split *sp, int k, const int *cyl, int nc, int n
         add_link(sp, 0, c, k, 2 * i);                                                /* s */
         add_link(sp, 0, na + c, k, 2 * i + 1);                                       /* sd */
     }
+    if (tlm) /* the mechanical ends' waves */
+        for (int i = 0; i < nc; ++i)
+            for (int r = 0; r < 2; ++r) add_link(sp, 0, 3 * na + 2 * cyl[i] + r, k, 2 * nc + 2 * i + r);
     if (!interface_model) return;
     for (int i = 0; i < nc; ++i) {
         for (int j = 0; j < nc; ++j) add_link(sp, 0, 3 * na + cyl[i] * na + cyl[j], k, 2 * nc + i * nc + j); /* G */
         add_link(sp, 0, 3 * na + na * na + cyl[i], k, 2 * nc + nc * nc + i);                               /* a0 */
     }
+}
+
+/* TLM: every chamber's node must be a volume holding that chamber and no
+ * other (each line's mechanical end is one piston face). */
+static hymo_status tlm_check(const hymo_model *model, hymo_error *err)
+{
+    const char *src = model->source_path ? model->source_path : model->name;
+    for (int a = 0; a < model->n_cylinders; ++a)
+        for (int r = 0; r < 2; ++r) {
+            const hymo_cylinder *cy = &model->cylinders[a];
+            const hymo_node *nd = &model->nodes[r ? cy->node_rod : cy->node_piston];
+            int chambers = 0;
+            for (int q = 0; nd->kind == HYMO_NODE_VOLUME && q < nd->n_parts; ++q)
+                chambers += model->subvolumes[nd->first_part + q].cylinder >= 0;
+            if (nd->kind != HYMO_NODE_VOLUME || chambers != 1)
+                return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                      "%s: TLM coupling: the %s chamber of cylinder %s is at node %s, which %s; a TLM "
+                                      "line needs a volume holding exactly this one chamber",
+                                      src, r ? "rod" : "piston", cy->name, nd->name,
+                                      nd->kind != HYMO_NODE_VOLUME ? "is not a volume" : "holds several chambers");
+        }
+    return HYMO_OK;
 }
 
 hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options *opt, hymo_split **out,
@@ -66,7 +92,10 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
                               model->source_path ? model->source_path : model->name);
     }
     hymo_split *sp = calloc(1, sizeof *sp);
-    const int nsub = 1 + (im ? 1 : nparts), max_links = per * na + 2 * na + (im ? na * na + na : 0);
+    const int tlm = opt->coupling == HYMO_COUPLING_TLM;
+    if (tlm && (st = tlm_check(model, err)) != HYMO_OK) return st;
+    const int nsub = 1 + (im ? 1 : nparts),
+              max_links = per * na + 2 * na + (im ? na * na + na : 0) + (tlm ? 2 * na : 0);
     int *all = calloc((size_t)na, sizeof(int));
     if (sp) {
         sp->n_subsystems = nsub;
@@ -89,12 +118,12 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
         st = hymo_cosim_hyd_create(model, opt, circ, parts, nparts, 1, p0, u0, &sp->subsystems[1], err);
         if (st != HYMO_OK) goto done;
         for (int c = 0; c < na; ++c) all[c] = c;
-        link_hydraulics(sp, 1, all, na, na, per, 1);
+        link_hydraulics(sp, 1, all, na, na, per, 1, 0);
     } else {
         for (int q = 0; q < nparts; ++q) {
             st = hymo_cosim_hyd_create(model, opt, circ, &parts[q], 1, 0, p0, u0, &sp->subsystems[1 + q], err);
             if (st != HYMO_OK) goto done;
-            link_hydraulics(sp, 1 + q, parts[q].cylinders, parts[q].n_cylinders, na, per, 0);
+            link_hydraulics(sp, 1 + q, parts[q].cylinders, parts[q].n_cylinders, na, per, 0, tlm);
         }
     }
     /* master configuration */
@@ -105,7 +134,7 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
                        : opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ? !hyd
                                                                           : 0;
         sp->order[k] = hyd && im ? 0 : !hyd && opt->mech_inputs == HYMO_MECH_INPUTS_HOLD ? 0 : p;
-        sp->at_start[k] = hyd && im;
+        sp->at_start[k] = (hyd && im) || tlm; /* TLM: the waves of t - H, sent up to t */
     }
     sp->im_interpolate = im && opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST ? 2 * na : 0;
 done:

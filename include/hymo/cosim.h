@@ -1,10 +1,11 @@
-/* hymo — split-mode co-simulation (SPEC §7, seeds 000, 001, 004).
+/* hymo — split-mode co-simulation (SPEC §7, seeds 000, 001, 003, 004).
  *
  * The model is split at every cylinder into one mechanical subsystem and
  * one hydraulic subsystem per circuit (connected volumes), hymo_split; the
  * generic master (hymo/master.h) with Jacobi or Gauss-Seidel stages
  * exchanges s, sd (mechanics -> hydraulics) and F_s or the chamber
- * pressures (hydraulics -> mechanics) every communication step H,
+ * pressures (hydraulics -> mechanics), or with TLM (seed 003) the wave
+ * variables of delay lines at the chambers, every communication step H,
  * approximating inputs between communication points by Lagrange
  * extrapolation, seed 001's quadratic or seed 000's reduced interface
  * model.  Accuracy is monitored by the power-bond residual energy
@@ -27,7 +28,16 @@ typedef enum {
     HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST = 1, /* mechanics, then hydraulics with fresh s, sd */
     HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST = 2   /* hydraulics, then mechanics with fresh F / p */
 } hymo_cosim_scheme;
-typedef enum { HYMO_COUPLING_VELOCITY_FORCE = 0, HYMO_COUPLING_VELOCITY_PRESSURE = 1 } hymo_coupling_kind;
+/* TLM (seed 003 §3.1): each cylinder chamber's volume node becomes a
+ * loss-less, purely capacitive bilateral delay line of delay T = H and
+ * impedance Z_c = B_e T / V (= T / C, C = V / B_e the node's compliance at
+ * the actuator length of the step start); wave variables c cross it
+ * (docs/cosimulation.md, "TLM coupling"). */
+typedef enum {
+    HYMO_COUPLING_VELOCITY_FORCE = 0,
+    HYMO_COUPLING_VELOCITY_PRESSURE = 1,
+    HYMO_COUPLING_TLM = 2
+} hymo_coupling_kind;
 /* Input approximation: Lagrange extrapolation of order 0..3 over the last
  * p+1 communication points; seed 001's quadratic; seed 000's interface
  * model (hydraulic inputs from M_eff, Q_eff; mechanical inputs linear). */
@@ -128,11 +138,21 @@ int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out);
  * Subsystem 0, the mechanics (hymo_sim in split mode: trapezoidal
  * double-step or penalty; or the index-1 formulation), na cylinders:
  *   inputs   velocity-force F_a (input a); velocity-pressure p_pist,a (2a)
- *            and p_rod,a (2a+1), from which it evaluates F_s itself;
+ *            and p_rod,a (2a+1), from which it evaluates F_s itself; TLM
+ *            the waves c_pist,a (2a), c_rod,a (2a+1) the hydraulic ends
+ *            sent, evaluated T = H late (at tau - H);
  *   outputs  s_a (a), sd_a (na + a), sdd_a (2na + a); with the interface
  *            model also G = A (I - P_c) M^-1 A^T = M_eff^-1 (3na + a na + b)
  *            and a0 = sdd at zero cylinder force (3na + na^2 + a), so that
- *            sdd = a0 + G F (seed 000 Eqs. 12-15);
+ *            sdd = a0 + G F (seed 000 Eqs. 12-15); TLM also the waves
+ *            c_pist,a (3na + 2a), c_rod,a (3na + 2a + 1) of the
+ *            mechanical ends, c = p + Z_c Q with p = c_hyd + Z_c Q the
+ *            chamber pressure it applies and Q = -dV/ds sd its flow into
+ *            the line;
+ *   TLM variables  line_power[a] (power the two lines deliver to the
+ *            piston), tlm_impedance[j], tlm_inductance[j] (L = T Z_c),
+ *            tlm_mass[j] (L A^2, seed 003 Eq. 8) per chamber j = 2a
+ *            (piston), 2a + 1 (rod), of the current step;
  *   variables  per step (SPEC §8): time, z[j], zd[j], zdd[j], s[a], sd[a],
  *            force[a], work[a], kinetic_energy, potential_energy,
  *            energy_drift, constraint_position[c], constraint_velocity[c],
@@ -148,8 +168,15 @@ int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out);
  * reduced model couples them), its cylinders in model order (nc of them):
  *   inputs   s_i (2i), sd_i (2i+1); interface model also G (2nc + i nc + j)
  *            and a0 (2nc + nc^2 + i), used as values at the step start;
+ *            TLM also the mechanical waves c_pist,i (2nc + 2i), c_rod,i
+ *            (2nc + 2i + 1), evaluated at tau - H; s at the step start
+ *            gives Z_c, sd is not used (the chamber nodes are the lines);
  *   outputs  velocity-force F_s,i (i); velocity-pressure p_pist,i (2i),
- *            p_rod,i (2i+1);
+ *            p_rod,i (2i+1); TLM the waves c_pist,i (2i), c_rod,i (2i+1)
+ *            of the hydraulic ends, c = p_h + Z_c Q_h (p_h the chamber
+ *            node's pressure, Q_h the circuit's flow into the line);
+ *            variable line_power[a] (power the circuit delivers into
+ *            cylinder a's two lines);
  *   variables  time, p[k] and u[k] of its volumes and spools (model state
  *            index), sd_input[a] (cylinder a's rate the hydraulics used at
  *            the end of its last step: sd~ of the power bond), statistics
@@ -202,6 +229,12 @@ typedef struct {
     double wall_time; /* s */
     int has_errors;   /* a reference was given */
     hymo_compare_result errors;
+    /* TLM coupling (0 otherwise): the chambers' parasitic mass L A^2
+     * (seed 003 Eq. 8), largest over the chambers, at t = 0 and over the
+     * run; per chamber lines for the printed summary */
+    int n_tlm;
+    double tlm_mass_initial_max, tlm_mass_max;
+    char tlm_report[1024];
 } hymo_cosim_summary;
 
 /* Runs the co-simulation from 0 to opt->mech.t_end: hymo_split_create,
