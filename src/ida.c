@@ -227,6 +227,12 @@ static hymo_status switch_branches(hymo_sim *sim, ida_content *c, double t, hymo
 static int restart(hymo_sim *sim, ida_content *c, double t)
 {
     c->t_break = next_breakpoint(sim, t);
+    /* IDAReInit zeroes IDA's counters: carry the ones of this step over */
+    long nni = 0, nje = 0;
+    IDAGetNumNonlinSolvIters(c->mem, &nni);
+    IDAGetNumJacEvals(c->mem, &nje);
+    c->nni0 -= nni;
+    c->nje0 -= nje;
     int flag = IDAReInit(c->mem, t, c->y, c->yp);
     if (!flag && isfinite(c->t_break)) flag = IDASetStopTime(c->mem, c->t_break);
     return flag;

@@ -48,6 +48,10 @@ grep -q "junk.h5" "$OUT/junk.err" || fail "info error does not name the file"
 "$HYMO" run "$SRC/data/fourbar.yaml" --integrator ida --t-end 2 -o "$OUT/ida.h5" -q || fail "ida run exited $?"
 h5dump -a /integrator "$OUT/ida.h5" | grep -q '"ida"' || fail "ida file does not name its integrator"
 "$HYMO" info "$OUT/ida.h5" | grep -q "2000 steps, complete" || fail "ida info"
+# per-step IDA iterations stay >= 0 across restarts at input breakpoints and
+# events (IDAReInit zeroes IDA's counters; crane1's valve steps restart it)
+"$HYMO" run "$SRC/data/crane1.yaml" --integrator ida --t-end 5 -o "$OUT/ida_c1.h5" -q || fail "crane1 ida run"
+/usr/bin/python3 -c "import h5py, sys; it = h5py.File(sys.argv[1], 'r')['/solver/iterations'][:]; sys.exit(0 if it.min() >= 0 and it.sum() > 2000 else 1)" "$OUT/ida_c1.h5" || fail "crane1 ida: negative or lost per-step iterations"
 "$HYMO" run "$SRC/data/fourbar.yaml" --integrator ida --formulation penalty -o "$OUT/idap.h5" 2> "$OUT/idap.err"
 [ $? -eq 2 ] || fail "ida + penalty not refused"
 grep -q "not offered with IDA" "$OUT/idap.err" || fail "ida + penalty message: $(cat "$OUT/idap.err")"
