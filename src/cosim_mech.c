@@ -24,21 +24,19 @@
  * +A_rod sd).  The algebraic loop (p depends on the iterate's sd) is part
  * of the mechanics' Newton: the fast Jacobian adds dF/dp dp/dsd, the
  * damping -Z_c (A_pist^2 + A_rod^2) of seed 003's Eq. 1.
- * Storage (the engine has no slot for it): per chamber pressure state k,
- * the wave in pdn[k] and Z_c in hp[k] (both unused by split force sources;
- * pdn is rewritten by set_inputs before every step), the pressure p in
- * pn[k] (so the committed p holds the applied pressures).
- * set_inputs: c_pist,a (2a), c_rod,a (2a+1), then Z_c in the same layout
- * (2na + 2a, 2na + 2a + 1). */
+ * Storage: the inputs in sim->tlm_in as set_inputs gets them, c_pist,a
+ * (2a), c_rod,a (2a+1), then Z_c in the same layout (2na + 2a,
+ * 2na + 2a + 1); the pressure p in pn[k] of the chamber's state k (so the
+ * committed p holds the applied pressures). */
 static void tlm_pressures(hymo_sim *sim)
 {
     const hymo_model *model = sim->model;
     for (int a = 0; a < sim->na; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
-        const double sd = sim->act.sd[a];
-        sim->pn[kp] = sim->pdn[kp] + sim->hp[kp] * (-cy->piston_area * sd);
-        sim->pn[kr] = sim->pdn[kr] + sim->hp[kr] * (cy->rod_side_area * sd);
+        const double sd = sim->act.sd[a], *c = sim->tlm_in + 2 * a, *zc = c + 2 * sim->na;
+        sim->pn[kp] = c[0] + zc[0] * (-cy->piston_area * sd);
+        sim->pn[kr] = c[1] + zc[1] * (cy->rod_side_area * sd);
     }
 }
 
@@ -72,8 +70,9 @@ static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
     for (int a = 0; a < na; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
-        const double dF_dsd = cd->dF_dsd[a] + cd->dF_dp[a * np + kp] * sim->hp[kp] * (-cy->piston_area) +
-                              cd->dF_dp[a * np + kr] * sim->hp[kr] * cy->rod_side_area;
+        const double *zc = sim->tlm_in + 2 * na + 2 * a;
+        const double dF_dsd = cd->dF_dsd[a] + cd->dF_dp[a * np + kp] * zc[0] * (-cy->piston_area) +
+                              cd->dF_dp[a * np + kr] * zc[1] * cy->rod_side_area;
         const double k = c * (cd->dF_ds[a] + a1 * dF_dsd);
         const double *g = &sim->act_gx[a * nxm];
         for (int l = 0; l < nxm; ++l)
@@ -84,16 +83,7 @@ static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
 
 static void tlm_set_inputs(hymo_sim *sim, const double *in)
 {
-    const hymo_model *model = sim->model;
-    const int na = sim->na;
-    for (int a = 0; a < na; ++a) {
-        const hymo_cylinder *cy = &model->cylinders[a];
-        const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
-        sim->pdn[kp] = in[2 * a];
-        sim->pdn[kr] = in[2 * a + 1];
-        sim->hp[kp] = in[2 * na + 2 * a];
-        sim->hp[kr] = in[2 * na + 2 * a + 1];
-    }
+    memcpy(sim->tlm_in, in, (size_t)(4 * sim->na) * sizeof(double));
 }
 
 static int tlm_zero(const hymo_sim *sim) { return (void)sim, 0; }

@@ -182,6 +182,7 @@ struct hymo_sim {
     double *force;     /* na: cylinder forces F_s */
     double *hp, *hu;   /* np, nu: pressure and spool rates of the circuit */
     double *ext_force; /* na: split velocity-force input, F_s at t_{k+1} */
+    double *tlm_in;    /* 4 na: split TLM input, waves c then impedances Z_c (piston 2a, rod 2a+1) */
 
     /* Newton (integrator) */
     double *x, *dx, *f, *fp; /* nx: unknowns, correction, residual, perturbed residual */

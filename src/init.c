@@ -104,7 +104,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->uref_start, nu); ALLOC(sim->uref_end, nu);
     ALLOC(sim->zdd_prev, nz); ALLOC(sim->pd_prev, np); ALLOC(sim->pd_prev2, np);
     ALLOC(sim->lambda_prev, m); ALLOC(sim->lambda_prev2, m);
-    ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->s_prev, na);
+    ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->tlm_in, 4 * na); ALLOC(sim->s_prev, na);
     ALLOC(sim->xpred, nx);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
     ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, na * nz); ALLOC(sim->act_gx, na * nz);
@@ -151,7 +151,7 @@ void hymo_sim_free(hymo_sim *sim)
     double *arrays[] = {sim->p,          sim->pd,          sim->pn,       sim->pdn,     sim->hp,       sim->u,
                         sim->ud,         sim->un,          sim->udn,      sim->hu,      sim->uref_start, sim->uref_end,
                         sim->zdd_prev,   sim->pd_prev,     sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,
-                        sim->force,      sim->ext_force,   sim->s_prev,   sim->x,       sim->dx,       sim->f,
+                        sim->force,      sim->ext_force,   sim->tlm_in,   sim->s_prev,   sim->x,       sim->dx,       sim->f,
                         sim->fp,         sim->jac,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
                         sim->kkt_rhs,    sim->work,        sim->power,    sim->c_pos,   sim->c_vel,    sim->c_acc,
                         sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
