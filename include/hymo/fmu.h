@@ -68,6 +68,10 @@ const char *hymo_fmu_directory(const hymo_subsystem *sub);
 
 typedef struct hymo_cosim_system hymo_cosim_system;
 
+/* 1 when path is a YAML file whose top level has `subsystems` or
+ * `connections` (a system file rather than a model file), else 0. */
+int hymo_cosim_system_file(const char *path);
+
 /* Loads and checks a system file: every FMU is loaded and instantiated,
  * every connection resolved by variable names, the master created.
  * Errors name FILE:LINE: FIELD. */
