@@ -19,6 +19,7 @@ HYMO_DEPS=(
     libhdf5-dev
     hdf5-tools
     libyaml-dev
+    libzip-dev
     libcmocka-dev
     python3-pytest
     python3-numpy
