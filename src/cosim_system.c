@@ -35,6 +35,7 @@ struct hymo_cosim_system {
     hymo_master *m;
     hymo_cosim_bond *bonds;
     int n_bonds, mech, ran;
+    char model_sha256[65], model_physics_sha256[65], model_name[128]; /* model: (empty: none) */
 };
 
 typedef struct {
@@ -343,11 +344,23 @@ static hymo_status load_stages(ctx_t *c, yaml_node_t *order)
     return st;
 }
 
-/* Power bonds (docs/fmi.md "Power bonds"): for every variable sd_input[K]
- * of a subsystem Y, the subsystem M != Y with an output sd[K]; its inputs
- * F[K] (weight 1), or p_piston[K] and p_rod[K] weighted by its variables
- * A_piston[K] and -A_rod[K], driven by outputs of Y. */
-static hymo_status find_bonds(ctx_t *c)
+/* Output / input of sub whose variable is `name`: its index, or -1. */
+static int io_index(const hymo_subsystem *sub, const char *name, int input)
+{
+    const int v = hymo_subsystem_find_variable(sub, name);
+    for (int i = 0; v >= 0 && i < (input ? sub->n_inputs : sub->n_outputs); ++i)
+        if ((input ? hymo_fmu_input_variable(sub, i) : hymo_fmu_output_variable(sub, i)) == v) return i;
+    return -1;
+}
+
+/* Power bonds (docs/fmi.md "Power bonds"), one per variable of a
+ * subsystem Y that is the flow it used, sd~: named K.sd_input, or
+ * sd_input[i] with description K (as hymo's hydraulic subsystems publish
+ * it).  The mechanical side M != Y has an output K.sd (the flow), maybe
+ * K.sdd, and inputs K.F (weight 1) or K.p_piston and K.p_rod weighted by
+ * the areas: M's variables K.A_piston and K.A_rod, else cylinder K of the
+ * system file's model. */
+static hymo_status find_bonds(ctx_t *c, const hymo_model *model, const yaml_node_t *model_node)
 {
     hymo_cosim_system *sys = c->sys;
     int cap = 0;
@@ -359,64 +372,74 @@ static hymo_status find_bonds(ctx_t *c)
         const hymo_subsystem *Y = sys->subs[y];
         const int nv = Y->ops->n_variables(Y);
         for (int vr = 0; vr < nv; ++vr) {
-            const char *vn = Y->ops->variable(Y, vr)->name;
+            const hymo_variable *var = Y->ops->variable(Y, vr);
+            const char *vn = var->name;
             const size_t len = strlen(vn);
-            if (strncmp(vn, "sd_input[", 9) != 0 || vn[len - 1] != ']' || len - 10 >= 100) continue;
             char key[HYMO_REF_TEXT_MAX];
-            snprintf(key, sizeof key, "%.*s", (int)(len - 10), vn + 9);
+            if (len > 9 && len < 100 && strcmp(vn + len - 9, ".sd_input") == 0)
+                snprintf(key, sizeof key, "%.*s", (int)(len - 9), vn);
+            else if (strncmp(vn, "sd_input[", 9) == 0 && var->description && *var->description &&
+                     strlen(var->description) < 100)
+                snprintf(key, sizeof key, "%s", var->description);
+            else
+                continue;
             hymo_cosim_bond *b = &sys->bonds[sys->n_bonds];
             memset(b, 0, sizeof *b);
             b->sub = -1;
-            for (int m = 0; m < sys->n && b->sub < 0; ++m) {
-                if (m == y) continue;
-                snprintf(nm, sizeof nm, "sd[%s]", key);
-                const int v = hymo_subsystem_find_variable(sys->subs[m], nm);
-                for (int i = 0; v >= 0 && i < sys->subs[m]->n_outputs; ++i)
-                    if (hymo_fmu_output_variable(sys->subs[m], i) == v) b->sub = m, b->flow_out = i;
-            }
-            if (b->sub < 0)
+            snprintf(nm, sizeof nm, "%s.sd", key);
+            for (int m = 0; m < sys->n && b->sub < 0; ++m)
+                if (m != y && (b->flow_out = io_index(sys->subs[m], nm, 0)) >= 0) b->sub = m;
+            if (b->sub < 0) {
+                if (var->name[0] == 's') continue; /* sd_input[i] of a subsystem no FMU output pairs with */
                 return hymo_error_set(c->err, HYMO_ERR_MODEL,
-                                      "%s: power bond '%s': subsystem '%s' has sd_input[%s] but no other subsystem "
-                                      "has an output sd[%s] (docs/fmi.md \"Power bonds\")",
-                                      c->origin, key, sys->sub_name[y], key, key);
+                                      "%s: power bond '%s': subsystem '%s' has %s but no other subsystem has an "
+                                      "output %s.sd (docs/fmi.md \"Power bonds\")",
+                                      c->origin, key, sys->sub_name[y], vn, key);
+            }
             const hymo_subsystem *M = sys->subs[b->sub];
             snprintf(b->name, sizeof b->name, "%s", key);
             snprintf(b->eff_name[0], sizeof b->eff_name[0], "%.100s.piston", key);
             snprintf(b->eff_name[1], sizeof b->eff_name[1], "%.100s.rod", key);
             b->sdt_sub = y, b->sdt_vr = vr;
-            b->sdd_out = -1;
-            snprintf(nm, sizeof nm, "sdd[%s]", key);
-            const int vs = hymo_subsystem_find_variable(M, nm);
-            for (int i = 0; vs >= 0 && i < M->n_outputs; ++i)
-                if (hymo_fmu_output_variable(M, i) == vs) b->sdd_out = i;
+            snprintf(nm, sizeof nm, "%s.sdd", key);
+            b->sdd_out = io_index(M, nm, 0);
             static const char *const eff[3] = {"F", "p_piston", "p_rod"}, *const area[3] = {NULL, "A_piston", "A_rod"};
-            int in[3] = {-1, -1, -1};
+            int in[3];
             for (int e = 0; e < 3; ++e) {
-                snprintf(nm, sizeof nm, "%s[%s]", eff[e], key);
-                const int v = hymo_subsystem_find_variable(M, nm);
-                for (int i = 0; v >= 0 && i < M->n_inputs; ++i)
-                    if (hymo_fmu_input_variable(M, i) == v) in[e] = i;
+                snprintf(nm, sizeof nm, "%s.%s", key, eff[e]);
+                in[e] = io_index(M, nm, 1);
             }
             b->n_eff = in[0] >= 0 ? 1 : 2;
             for (int e = 0; e < b->n_eff; ++e) {
                 const int which = in[0] >= 0 ? 0 : 1 + e;
                 if (in[which] < 0)
                     return hymo_error_set(c->err, HYMO_ERR_MODEL,
-                                          "%s: power bond '%s': subsystem '%s' has neither an input F[%s] nor inputs "
-                                          "p_piston[%s] and p_rod[%s]",
+                                          "%s: power bond '%s': subsystem '%s' has neither an input %s.F nor inputs "
+                                          "%s.p_piston and %s.p_rod",
                                           c->origin, key, sys->sub_name[b->sub], key, key, key);
                 b->eff_in[e] = in[which];
                 b->eff_w[e] = 1.0;
                 if (area[which]) {
-                    snprintf(nm, sizeof nm, "%s[%s]", area[which], key);
+                    snprintf(nm, sizeof nm, "%s.%s", key, area[which]);
                     int va = hymo_subsystem_find_variable(M, nm);
                     double A = NAN;
-                    if (va >= 0) M->ops->get_real(M, &va, 1, &A);
+                    if (va >= 0) {
+                        M->ops->get_real(M, &va, 1, &A);
+                    } else if (model) {
+                        for (int a = 0; a < model->n_cylinders; ++a)
+                            if (strcmp(model->cylinders[a].name, key) == 0)
+                                A = which == 1 ? model->cylinders[a].piston_area : model->cylinders[a].rod_side_area;
+                        if (isnan(A))
+                            return fail(c, model_node, "model", HYMO_ERR_MODEL,
+                                        "power bond '%s': the model has no cylinder '%s' (its areas weight the "
+                                        "pressures)", key, key);
+                    }
                     if (!(A > 0.0) || !isfinite(A))
                         return hymo_error_set(c->err, HYMO_ERR_MODEL,
-                                              "%s: power bond '%s': subsystem '%s' needs a positive variable %s",
-                                              c->origin, key, sys->sub_name[b->sub], nm);
-                    b->eff_w[e] = e == 0 ? A : -A;
+                                              "%s: power bond '%s': the pressures need the areas: a positive variable "
+                                              "%s of subsystem '%s', or model: (the hymo model file with cylinder "
+                                              "'%s')", c->origin, key, nm, sys->sub_name[b->sub], key);
+                    b->eff_w[e] = which == 1 ? A : -A;
                 }
                 int found = 0;
                 for (int l = 0; l < sys->n_links; ++l)
@@ -462,7 +485,7 @@ static char *read_text(const char *path, hymo_error *err)
 static hymo_status load(ctx_t *c, const char *path)
 {
     static const char *const keys[] = {"name",      "H",      "t_end",    "scheme",      "order",
-                                       "extrapolation", "reference", "output", "subsystems", "connections", NULL};
+                                       "extrapolation", "reference", "output", "model",     "subsystems", "connections", NULL};
     hymo_cosim_system *sys = c->sys;
     if (!(sys->text = read_text(path, c->err))) return c->err ? c->err->code : HYMO_ERR_IO;
     hymo_sha256_hex(sys->text, strlen(sys->text), sys->sha256);
@@ -537,7 +560,20 @@ static hymo_status load(ctx_t *c, const char *path)
         return fail(c, root, "connections", HYMO_ERR_MODEL, "missing (a list of {from: SUB.OUTPUT, to: SUB.INPUT})");
     if ((st = load_connections(c, n)) != HYMO_OK) return st;
     if ((st = load_stages(c, map_get(c, root, "order"))) != HYMO_OK) return st;
-    if ((st = find_bonds(c)) != HYMO_OK) return st;
+    hymo_model *model = NULL;
+    yaml_node_t *mn = map_get(c, root, "model");
+    if (mn) {
+        if ((st = rd_string(c, mn, "model", &s)) != HYMO_OK) return st;
+        resolve(sys, s, p, sizeof p);
+        hymo_error e;
+        if (hymo_model_load_file(p, &model, &e) != HYMO_OK) return fail(c, mn, "model", HYMO_ERR_MODEL, "%s", e.message);
+        snprintf(sys->model_sha256, sizeof sys->model_sha256, "%s", model->sha256);
+        snprintf(sys->model_physics_sha256, sizeof sys->model_physics_sha256, "%s", model->physics_sha256);
+        snprintf(sys->model_name, sizeof sys->model_name, "%s", model->name);
+    }
+    st = find_bonds(c, model, mn);
+    hymo_model_free(model);
+    if (st != HYMO_OK) return st;
     /* the mechanics: the subsystem whose variables fill the rows */
     sys->mech = -1;
     for (int k = 0; k < sys->n && sys->mech < 0; ++k)
@@ -621,6 +657,13 @@ hymo_status hymo_cosim_system_run(hymo_cosim_system *sys, const hymo_reference *
     if (sys->ran) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: a loaded system runs once", sys->path);
     hymo_status st = hymo_cosim_verdict_options_check(&sys->opt, err);
     if (st != HYMO_OK) return st;
+    if (ref && sys->model_sha256[0] &&
+        hymo_model_identity(ref->model_sha256, ref->model_physics_sha256, sys->model_sha256,
+                            sys->model_physics_sha256) == HYMO_MODEL_DIFFERENT)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: the reference is of another model ('%s', sha256 %.12s...) than model: '%s' "
+                              "(%.12s...)", sys->path, ref->model_name, ref->model_sha256, sys->model_name,
+                              sys->model_sha256);
     sys->ran = 1;
     const hymo_cosim_source src = {sys->name, sys->text, sys->sha256, sys->path};
     int rectangle = 1; /* the rectangle rule only when every input is held (order 0) */
