@@ -191,7 +191,7 @@ static hymo_status rd_order(ctx_t *c, const yaml_node_t *n, const char *field, i
 
 static hymo_status load_subsystems(ctx_t *c, yaml_node_t *subs)
 {
-    static const char *const keys[] = {"fmu", "parameters", "extrapolation", NULL};
+    static const char *const keys[] = {"fmu", "parameters", "extrapolation", "free_inputs", NULL};
     hymo_cosim_system *sys = c->sys;
     hymo_status st = check_map(c, subs, "subsystems", NULL);
     if (st != HYMO_OK) return st;
@@ -248,6 +248,28 @@ static hymo_status load_subsystems(ctx_t *c, yaml_node_t *subs)
         st = hymo_fmu_subsystem_create(sys->fmu[k], name, 0.0, par, np, &sys->subs[k], &e);
         if (st != HYMO_OK) return fail(c, f, field, st == HYMO_ERR_NOMEM ? st : HYMO_ERR_MODEL, "%s", e.message);
         sys->n = k + 1;
+        yaml_node_t *fr = map_get(c, val, "free_inputs");
+        if (fr) { /* inputs the master does not set: all, or a list of names */
+            snprintf(field, sizeof field, "subsystems.%s.free_inputs", name);
+            hymo_subsystem *sb = sys->subs[k];
+            if (is_scalar(fr) && strcmp(sval(fr), "all") == 0) {
+                while (sb->n_inputs > 0) hymo_fmu_free_input(sb, sb->n_inputs - 1);
+            } else if (fr->type == YAML_SEQUENCE_NODE) {
+                for (yaml_node_item_t *it = fr->data.sequence.items.start; it < fr->data.sequence.items.top; ++it) {
+                    yaml_node_t *in = node(c, *it);
+                    const char *inm;
+                    if ((st = rd_string(c, in, field, &inm)) != HYMO_OK) return st;
+                    const int vr = hymo_subsystem_find_variable(sb, inm);
+                    int i = 0;
+                    while (i < sb->n_inputs && hymo_fmu_input_variable(sb, i) != vr) ++i;
+                    if (vr < 0 || i == sb->n_inputs)
+                        return fail(c, in, field, HYMO_ERR_MODEL, "FMU '%s' has no input '%s'", sys->fmu[k], inm);
+                    hymo_fmu_free_input(sb, i);
+                }
+            } else {
+                return fail(c, fr, field, HYMO_ERR_PARSE, "must be all or a list of input names");
+            }
+        }
     }
     return HYMO_OK;
 }

@@ -682,6 +682,18 @@ int hymo_fmu_output_variable(const hymo_subsystem *sub, int i)
     return ((const fmu_impl *)sub->impl)->out[i];
 }
 
+int hymo_fmu_free_input(hymo_subsystem *sub, int i)
+{
+    if (!sub || sub->ops->destroy != fmu_destroy || i < 0 || i >= sub->n_inputs) return -1;
+    fmu_impl *fi = sub->impl;
+    for (int j = i; j + 1 < fi->n_in; ++j) {
+        fi->in[j] = fi->in[j + 1];
+        fi->in_vr[j] = fi->in_vr[j + 1];
+    }
+    sub->n_inputs = --fi->n_in;
+    return 0;
+}
+
 const char *hymo_fmu_directory(const hymo_subsystem *sub)
 {
     if (!sub || sub->ops->destroy != fmu_destroy) return NULL;

@@ -61,6 +61,11 @@ hymo_status hymo_fmu_subsystem_create(const char *path, const char *name, double
  * has no names for inputs and outputs). */
 int hymo_fmu_input_variable(const hymo_subsystem *sub, int i);
 int hymo_fmu_output_variable(const hymo_subsystem *sub, int i);
+/* Removes input i from the subsystem's inputs (before it joins a master):
+ * the master never sets it, the FMU keeps its own value (its start value,
+ * or whatever the FMU does with an input nobody sets).  0, or -1 for a bad
+ * i or not an FMU subsystem. */
+int hymo_fmu_free_input(hymo_subsystem *sub, int i);
 /* The temporary directory the FMU was unpacked into (for tests). */
 const char *hymo_fmu_directory(const hymo_subsystem *sub);
 
