@@ -140,9 +140,9 @@ static int find_sub(const hymo_cosim_system *sys, const char *name)
 static const char *causality_of(const hymo_subsystem *sub, int vr)
 {
     for (int i = 0; i < sub->n_inputs; ++i)
-        if (hymo_fmu_input_variable(sub, i) == vr) return "input";
+        if (hymo_fmu_input_variable(sub, i) == vr) return "an input";
     for (int i = 0; i < sub->n_outputs; ++i)
-        if (hymo_fmu_output_variable(sub, i) == vr) return "output";
+        if (hymo_fmu_output_variable(sub, i) == vr) return "an output";
     return "neither input nor output";
 }
 
@@ -174,8 +174,8 @@ static hymo_status rd_end(ctx_t *c, const yaml_node_t *n, const char *field, int
             *sub = k, *index = i;
             return HYMO_OK;
         }
-    return fail(c, n, field, HYMO_ERR_MODEL, "variable '%s' of FMU '%s' (subsystem '%s') is %s, not an %s", dot + 1,
-                sys->fmu[k], name, causality_of(sb, vr), want_input ? "input" : "output");
+    return fail(c, n, field, HYMO_ERR_MODEL, "variable '%s' of FMU '%s' (subsystem '%s') is not an %s (it is %s)", dot + 1,
+                sys->fmu[k], name, want_input ? "input" : "output", causality_of(sb, vr));
 }
 
 static hymo_status rd_order(ctx_t *c, const yaml_node_t *n, const char *field, int *out)
