@@ -632,11 +632,14 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_floor", o->unstable_floor, err));
     TRY(hymo_ref_writer_put_attr_int(w, "cosim", "n_bonds", nb, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "residual_energy_final", sum->residual_energy_final, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_power", (int)n, nb, d->rec_dP, "W", bond, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy", (int)n, nb, d->rec_E, "J", bond, err));
+    if (nb > 0) /* (cols = 0 would be a 1-D dataset) */
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_power", (int)n, nb, d->rec_dP, "W", bond, err));
+    if (nb > 0) TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy", (int)n, nb, d->rec_E, "J", bond, err));
     TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy_total", (int)n, 0, d->rec_Et, "J", NULL, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sdd", (int)n, nb, d->rec_sdd, "m/s^2", bond, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sd_hydraulic_input", (int)n, nb, d->rec_sdt, "m/s", bond, err));
+    if (nb > 0) TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sdd", (int)n, nb, d->rec_sdd, "m/s^2", bond, err));
+    if (nb > 0)
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sd_hydraulic_input", (int)n, nb, d->rec_sdt, "m/s", bond,
+                                       err));
     int n1 = 0;
     for (int a = 0; a < nb; ++a) n1 += d->s.bonds[a].n_eff == 1;
     if (nb > 0 && n1 == nb) {
