@@ -73,7 +73,7 @@ static void logf_(const fmu *f, fmi2Status status, const char *fmt, ...)
     f->logger(f->env, f->instance, status, status == fmi2OK ? "logAll" : "logStatusError", esc);
 }
 
-#define FMU_NAME(f) ((f)->part ? (f)->part->identifier : "hymo")
+#define FMU_NAME(f) ((f)->part ? (f)->part->identifier : (f)->instance)
 
 static fmi2Status fail(fmu *f, const char *fn, const char *what)
 {
