@@ -73,7 +73,7 @@ static void logf_(const fmu *f, fmi2Status status, const char *fmt, ...)
     f->logger(f->env, f->instance, status, status == fmi2OK ? "logAll" : "logStatusError", esc);
 }
 
-#define FMU_NAME(f) ((f)->part ? (f)->part->identifier : "hymo")
+#define FMU_NAME(f) ((f)->part ? (f)->part->identifier : (f)->instance)
 
 static fmi2Status fail(fmu *f, const char *fn, const char *what)
 {
@@ -589,10 +589,6 @@ EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
     memcpy(s->data, f->coef, (size_t)s->n_coef * sizeof(double));
     memcpy(s->data + s->n_coef, f->y, (size_t)s->n_y * sizeof(double));
     p->sub->ops->get_state(p->sub, s->data + s->n_coef + s->n_y);
-    /* the instance continues from the snapshot as restored, so that a step
-     * retried after fmi2SetFMUstate is bit-identical to the first attempt
-     * (the Newton matrix is rebuilt, the integrator restarts) */
-    p->sub->ops->set_state(p->sub, s->data + s->n_coef + s->n_y);
     *FMUstate = s;
     return fmi2OK;
 }

@@ -35,6 +35,10 @@ struct whole_impl {
     double prev_t0;    /* the previous step's polynomials, for jumps */
     double *prev_coef; /* HYMO_POLY_TERMS * ni */
     unsigned char *driven; /* ni: the valves follow the input (else the signal table) */
+    /* a snapshot was taken or restored here: the next step re-applies every
+     * input first, so that an integrator with a history of its own (IDA)
+     * restarts from the snapshot's state in both cases */
+    int restart_pending;
     input_slot *slots;
     hymo_var_table vars;
 };
@@ -56,7 +60,8 @@ static void whole_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
 }
 
 /* The valves' reference mode from the input polynomials at the current
- * time; force: re-apply every one (the state was restored). */
+ * time; force: re-apply every one (a snapshot was taken or restored: the
+ * integrator restarts; without inputs, the same parameter value again). */
 static hymo_status apply_inputs(whole_impl *w, int force, hymo_error *err)
 {
     hymo_sim *sim = w->sim;
@@ -75,6 +80,11 @@ static hymo_status apply_inputs(whole_impl *w, int force, hymo_error *err)
         if (jump || force) st = hymo_sim_set_input_callback(sim, name, whole_input, &w->slots[i], err);
         w->driven[i] = 1;
     }
+    if (force && w->ni == 0 && st == HYMO_OK) {
+        double beta;
+        st = hymo_sim_get_parameter(sim, "fluid.bulk_modulus", &beta, err);
+        if (st == HYMO_OK) st = hymo_sim_set_parameter(sim, "fluid.bulk_modulus", beta, err);
+    }
     return st;
 }
 
@@ -91,7 +101,8 @@ static hymo_status whole_do_step(hymo_subsystem *sub, double t, double H, hymo_e
     if (fabs(t - sim->t) > 1e-9 * dt)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "communication point %.9g s is not the FMU's time %.9g s", t,
                               sim->t);
-    hymo_status st = apply_inputs(w, 0, err);
+    hymo_status st = apply_inputs(w, w->restart_pending, err);
+    w->restart_pending = 0;
     for (long j = 0; j < k && st == HYMO_OK; ++j) st = hymo_sim_step(sim, err);
     return st;
 }
@@ -191,8 +202,10 @@ static int whole_state_size(const hymo_subsystem *sub)
 
 static void whole_get_state(const hymo_subsystem *sub, double *buf)
 {
+    whole_impl *w = sub->impl;
     snap s = {buf, 0, 0};
-    whole_snap(sub->impl, &s);
+    whole_snap(w, &s);
+    w->restart_pending = 1;
 }
 
 static void whole_set_state(hymo_subsystem *sub, const double *buf)
@@ -206,15 +219,7 @@ static void whole_set_state(hymo_subsystem *sub, const double *buf)
     memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
     memcpy(sim->un, sim->u, (size_t)sim->nu * sizeof(double));
     sim->jac_valid = 0;
-    /* every valve's reference mode again: the integrator restarts from the
-     * restored state (IDA re-initialises) */
-    hymo_error err;
-    (void)apply_inputs(w, 1, &err);
-    if (w->ni == 0) { /* no inputs to re-apply: the same parameter again restarts the integrator */
-        double beta;
-        if (hymo_sim_get_parameter(sim, "fluid.bulk_modulus", &beta, &err) == HYMO_OK)
-            (void)hymo_sim_set_parameter(sim, "fluid.bulk_modulus", beta, &err);
-    }
+    w->restart_pending = 1;
 }
 
 static void whole_destroy(hymo_subsystem *sub)
