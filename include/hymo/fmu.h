@@ -56,15 +56,18 @@ hymo_status hymo_fmu_subsystem_create(const char *path, const char *name, double
                                       const hymo_fmu_parameter *params, int n_params, hymo_subsystem **out,
                                       hymo_error *err);
 
-/* Input / output i of an FMU subsystem as its variable's value reference
- * (-1 out of range or not an FMU subsystem: the subsystem interface itself
- * has no names for inputs and outputs). */
+/* The functions below take a subsystem made by hymo_fmu_subsystem_create
+ * (they do not ask a subsystem which implementation it is).
+ *
+ * Input / output i as its variable's value reference, -1 for i out of
+ * range (the subsystem interface itself has no names for inputs and
+ * outputs). */
 int hymo_fmu_input_variable(const hymo_subsystem *sub, int i);
 int hymo_fmu_output_variable(const hymo_subsystem *sub, int i);
 /* Removes input i from the subsystem's inputs (before it joins a master):
  * the master never sets it, the FMU keeps its own value (its start value,
  * or whatever the FMU does with an input nobody sets).  0, or -1 for a bad
- * i or not an FMU subsystem. */
+ * i. */
 int hymo_fmu_free_input(hymo_subsystem *sub, int i);
 /* The temporary directory the FMU was unpacked into (for tests). */
 const char *hymo_fmu_directory(const hymo_subsystem *sub);
