@@ -7,6 +7,9 @@
  *   hymo's linear test subsystems (hymo/linear.h) of the same matrices:
  *   Jacobi and Gauss-Seidel, Lagrange orders 0..3 (the FMU receives the
  *   input polynomial through fmi2SetRealInputDerivatives, k! coef[k]).
+ * - The same two lags wired by a system file (hymo_cosim_system_load,
+ *   hymo_cosim_system_run): /cosim/outputs of the file bit-identical to the
+ *   linear subsystems, Gauss-Seidel p = 2.
  * - get_state / set_state: a retried step is bit-identical, serialized
  *   (lin.fmu) and with FMUstate handles (lin_noser.fmu).
  * - Broken FMUs: one-line errors naming the FMU, nothing left in TMPDIR:
@@ -25,6 +28,7 @@
 
 #include "hymo/fmu.h"
 #include "hymo/linear.h"
+#include "test_hdf5.h"
 #include "test_util.h"
 
 #ifndef HYMO_TEST_FMU_DIR
@@ -181,6 +185,59 @@ static void test_pair_matches_linear(void **state)
         }
 }
 
+static void read_outputs(hid_t f, const char *path, int n, double *y)
+{
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    assert_true(d >= 0);
+    hid_t sp = H5Dget_space(d);
+    hsize_t dims[2] = {0, 0};
+    assert_int_equal(H5Sget_simple_extent_ndims(sp), 2);
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    assert_int_equal((int)dims[0], n + 1);
+    assert_int_equal((int)dims[1], 1);
+    assert_true(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, y) >= 0);
+    H5Sclose(sp);
+    H5Dclose(d);
+}
+
+static void test_system_file_matches_linear(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    const double tau[2] = {0.3, 0.7}, k[2] = {-1.5, 0.8}, x0[2] = {1.0, -0.5};
+    FILE *f = fopen("fmu_import_lags.yaml", "w");
+    assert_non_null(f);
+    fprintf(f, "H: 0.01\nt_end: 3\nscheme: gauss-seidel\nextrapolation: 2\nsubsystems:\n");
+    for (int i = 0; i < 2; ++i)
+        fprintf(f, "  lag%d:\n    fmu: %s\n    parameters: {a11: %.17g, a22: -1, b1: %.17g, c1: 1, x1_0: %.17g, h: 0.0025}\n",
+                i + 1, fmu("lin.fmu"), -1.0 / tau[i], k[i] / tau[i], x0[i]);
+    fprintf(f, "connections:\n  - {from: lag1.y, to: lag2.u}\n  - {from: lag2.y, to: lag1.u}\n");
+    fclose(f);
+    hymo_cosim_system *sys;
+    hymo_error err;
+    if (hymo_cosim_system_load("fmu_import_lags.yaml", &sys, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_cosim_summary sum;
+    remove("fmu_import_lags.h5");
+    if (hymo_cosim_system_run(sys, NULL, "fmu_import_lags.h5", &sum, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(sum.stable, 1);
+    assert_int_equal(sum.n_macro, N);
+    assert_int_equal(sum.n_bonds, 0);
+    assert_int_equal(hymo_cosim_system_run(sys, NULL, NULL, &sum, &err), HYMO_ERR_ARGUMENT); /* runs once */
+    hymo_cosim_system_free(sys);
+    double y1[N + 1], y2[N + 1], ref[2 * N];
+    hid_t h = H5Fopen("fmu_import_lags.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(h >= 0);
+    read_outputs(h, "/cosim/outputs/lag1", N, y1);
+    read_outputs(h, "/cosim/outputs/lag2", N, y2);
+    H5Fclose(h);
+    run_pair(0, HYMO_MASTER_GAUSS_SEIDEL, 2, 0.01, N, ref);
+    assert_true(y1[0] == 1.0 && y2[0] == -0.5);
+    for (int s = 0; s < N; ++s)
+        if (y1[s + 1] != ref[2 * s] || y2[s + 1] != ref[2 * s + 1])
+            fail_msg("step %d: system file %.17g %.17g, linear %.17g %.17g", s + 1, y1[s + 1], y2[s + 1], ref[2 * s],
+                     ref[2 * s + 1]);
+}
+
 static void retry(const char *file)
 {
     hymo_subsystem *s = lag(file, 0.4, 1.0, 0.3, 1e-3, "lag");
@@ -282,6 +339,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_pair_matches_linear),
+        cmocka_unit_test(test_system_file_matches_linear),
         cmocka_unit_test(test_state_round_trip),
         cmocka_unit_test(test_bad_fmus),
         cmocka_unit_test(test_do_step_faults),
