@@ -313,7 +313,6 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
             st = find_row_var(d, HYDRAULIC(s), name, &d->vsub[s][i], &d->vr[s][i], err);
         }
     }
-    const hymo_subsystem *mech = d->s.mech >= 0 ? d->subs[d->s.mech] : NULL;
     for (int k = 0; k < S_N && st == HYMO_OK; ++k) st = find_row_var(d, 0, mech_stat[k], &(int){0}, &d->stat_vr[k], err);
     if (st == HYMO_OK) st = find_row_var(d, 0, "independent", &(int){0}, &d->mech_independent, err);
     CALLOC(d->hyd_stat_vr, 2 * d->nsub);
@@ -326,7 +325,6 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
             st = hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: subsystem '%s' has no variable '%s'",
                                 d->subs[k]->name, d->hyd_stat_vr[2 * k] < 0 ? "steps" : "rhs_evaluations");
     }
-    (void)mech;
     if (st != HYMO_OK) return st;
     CALLOC(d->sdt, nb);
     CALLOC(d->dP, nb);
