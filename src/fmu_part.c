@@ -419,9 +419,10 @@ hymo_status hymo_fmu_part_create(const char *model_path, int argc, char **argv, 
     } else {
         hymo_cosim_options co;
         hymo_cosim_options_default(&co, p->model);
-        int hm_given = 0;
+        int hm_given = 0, t_end_given = 0;
         for (int i = 0; i < argc && st == HYMO_OK; i += 2) {
             if (!strcmp(argv[i], "--part") || !strcmp(argv[i], "--set")) continue;
+            if (!strcmp(argv[i], "--t-end")) t_end_given = 1;
             int r = hymo_cli_cosim_option(argv[i], argv[i + 1], &co);
             if (r < 0) { /* the message is on stderr already */
                 st = HYMO_ERR_ARGUMENT;
@@ -436,6 +437,12 @@ hymo_status hymo_fmu_part_create(const char *model_path, int argc, char **argv, 
             if (!strcmp(argv[i], "--hm")) hm_given = 1;
         }
         if (!hm_given) co.mech.dt = co.H;
+        /* the master decides when to stop: the model's t_end only has to be a
+         * multiple of H for the options' check (and of h_m for the mechanics'
+         * last step), so it is rounded up to one unless given */
+        if (!t_end_given && co.H > 0.0 && isfinite(co.H) && co.mech.t_end > 0.0 &&
+            !hymo_steps_per_communication(co.mech.t_end, co.H))
+            co.mech.t_end = ceil(co.mech.t_end / co.H - 1e-9) * co.H;
         if (st == HYMO_OK)
             st = split_part(p, &co, p->kind == HYMO_FMU_CIRCUIT ? part + 8 : NULL, err);
         p->t_end = co.mech.t_end;
