@@ -1,6 +1,7 @@
 /* FMU export: the part of a model an FMU holds and its FMI variables
  * (src/fmu_internal.h, docs/fmi.md "Variables"). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,6 @@ static hymo_fmu_var *add_var(hymo_fmu_part *p, hymo_fmu_causality causality, int
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-
-#include <stdarg.h>
 static hymo_fmu_var *add_var(hymo_fmu_part *p, hymo_fmu_causality causality, int index, const char *unit,
                              const char *description, const char *fmt, ...)
 {
@@ -276,6 +275,16 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
     }
     p->n_inputs = sub->n_inputs;
     p->n_outputs = sub->n_outputs;
+    int ni = 0, no = 0;
+    for (int v = 0; v < p->n_vars; ++v) {
+        ni += p->vars[v].causality == HYMO_FMU_INPUT;
+        no += p->vars[v].causality == HYMO_FMU_OUTPUT;
+    }
+    if (ni != sub->n_inputs || no != sub->n_outputs) {
+        free(y0);
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "internal error: %s FMU names %d of %d inputs, %d of %d outputs",
+                              p->part_name, ni, sub->n_inputs, no, sub->n_outputs);
+    }
     free(y0);
     return HYMO_OK;
 }
