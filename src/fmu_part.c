@@ -1,6 +1,7 @@
 /* FMU export: the part of a model an FMU holds and its FMI variables
  * (src/fmu_internal.h, docs/fmi.md "Variables"). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,6 @@ static hymo_fmu_var *add_var(hymo_fmu_part *p, hymo_fmu_causality causality, int
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-
-#include <stdarg.h>
 static hymo_fmu_var *add_var(hymo_fmu_part *p, hymo_fmu_causality causality, int index, const char *unit,
                              const char *description, const char *fmt, ...)
 {
@@ -276,6 +275,16 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
     }
     p->n_inputs = sub->n_inputs;
     p->n_outputs = sub->n_outputs;
+    int ni = 0, no = 0;
+    for (int v = 0; v < p->n_vars; ++v) {
+        ni += p->vars[v].causality == HYMO_FMU_INPUT;
+        no += p->vars[v].causality == HYMO_FMU_OUTPUT;
+    }
+    if (ni != sub->n_inputs || no != sub->n_outputs) {
+        free(y0);
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "internal error: %s FMU names %d of %d inputs, %d of %d outputs",
+                              p->part_name, ni, sub->n_inputs, no, sub->n_outputs);
+    }
     free(y0);
     return HYMO_OK;
 }
@@ -419,9 +428,10 @@ hymo_status hymo_fmu_part_create(const char *model_path, int argc, char **argv, 
     } else {
         hymo_cosim_options co;
         hymo_cosim_options_default(&co, p->model);
-        int hm_given = 0;
+        int hm_given = 0, t_end_given = 0;
         for (int i = 0; i < argc && st == HYMO_OK; i += 2) {
             if (!strcmp(argv[i], "--part") || !strcmp(argv[i], "--set")) continue;
+            if (!strcmp(argv[i], "--t-end")) t_end_given = 1;
             int r = hymo_cli_cosim_option(argv[i], argv[i + 1], &co);
             if (r < 0) { /* the message is on stderr already */
                 st = HYMO_ERR_ARGUMENT;
@@ -436,6 +446,12 @@ hymo_status hymo_fmu_part_create(const char *model_path, int argc, char **argv, 
             if (!strcmp(argv[i], "--hm")) hm_given = 1;
         }
         if (!hm_given) co.mech.dt = co.H;
+        /* the master decides when to stop: the model's t_end only has to be a
+         * multiple of H for the options' check (and of h_m for the mechanics'
+         * last step), so it is rounded up to one unless given */
+        if (!t_end_given && co.H > 0.0 && isfinite(co.H) && co.mech.t_end > 0.0 &&
+            !hymo_steps_per_communication(co.mech.t_end, co.H))
+            co.mech.t_end = ceil(co.mech.t_end / co.H - 1e-9) * co.H;
         if (st == HYMO_OK)
             st = split_part(p, &co, p->kind == HYMO_FMU_CIRCUIT ? part + 8 : NULL, err);
         p->t_end = co.mech.t_end;

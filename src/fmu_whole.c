@@ -81,9 +81,14 @@ static hymo_status apply_inputs(whole_impl *w, int force, hymo_error *err)
         w->driven[i] = 1;
     }
     if (force && w->ni == 0 && st == HYMO_OK) {
-        double beta;
-        st = hymo_sim_get_parameter(sim, "fluid.bulk_modulus", &beta, err);
-        if (st == HYMO_OK) st = hymo_sim_set_parameter(sim, "fluid.bulk_modulus", beta, err);
+        double beta = 0.0;
+        hymo_error e2;
+        if (hymo_sim_get_parameter(sim, "fluid.bulk_modulus", &beta, &e2) != HYMO_OK || !(beta > 0.0) ||
+            hymo_sim_set_parameter(sim, "fluid.bulk_modulus", beta, &e2) != HYMO_OK)
+            st = hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                "%s has neither valves nor hydraulics: its integrator cannot be restarted from "
+                                "an FMU state (fmi2GetFMUstate/SetFMUstate are not supported for it)",
+                                sim->model->name);
     }
     return st;
 }

@@ -114,6 +114,7 @@ class FMU:
             "fmi2EnterInitializationMode": (C.c_int, [C.c_void_p]),
             "fmi2ExitInitializationMode": (C.c_int, [C.c_void_p]),
             "fmi2Terminate": (C.c_int, [C.c_void_p]),
+            "fmi2Reset": (C.c_int, [C.c_void_p]),
             "fmi2FreeInstance": (None, [C.c_void_p]),
             "fmi2GetReal": (C.c_int, [C.c_void_p, vr_p, sz, real_p]),
             "fmi2SetReal": (C.c_int, [C.c_void_p, vr_p, sz, real_p]),
