@@ -20,6 +20,8 @@ HYMO_DEPS=(
     libhdf5-dev
     hdf5-tools
     libyaml-dev
+    libzip-dev
+    libexpat1-dev
     libcmocka-dev
     python3-pytest
     python3-numpy

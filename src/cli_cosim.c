@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "hymo/cosim.h"
+#include "hymo/fmu.h"
 
 /* Exit codes, the same meaning in every command (README "Exit codes"):
  * 1 a threshold fails (compare; cosim: inaccurate), 2 bad input,
@@ -18,6 +19,12 @@
 static void usage_cosim(FILE *out)
 {
     fputs("usage: hymo cosim MODEL.yaml --H S --hh S [options] [-o OUT.h5]\n"
+          "       hymo cosim SYSTEM.yaml [-o OUT.h5] [--reference REF.h5] [--t-end S] [verdict options]\n"
+          "\n"
+          "A SYSTEM.yaml (top-level subsystems: and connections:) couples FMI 2.0\n"
+          "co-simulation FMUs wired by variable names (docs/cosimulation.md, \"System\n"
+          "files\"; docs/fmi.md); H, scheme and extrapolation come from the file, and\n"
+          "only -o, --reference, --t-end, -q and the verdict options below apply.\n"
           "\n"
           "Split-mode co-simulation: the model is split at every cylinder into one\n"
           "mechanical subsystem and one hydraulic subsystem per circuit, coupled by a\n"
@@ -165,6 +172,88 @@ int hymo_cli_cosim_apply(const hymo_cli_list *list, hymo_cosim_options *o)
     return 0;
 }
 
+/* `hymo cosim SYSTEM.yaml`: a system file of FMUs (hymo/fmu.h). */
+static int cosim_system(const char *sys_path, const hymo_cli_list *cosim_opts, const hymo_cli_list *sets,
+                        const char *out_path, const char *ref_path, int quiet)
+{
+    int status = EXIT_BAD_INPUT;
+    hymo_error err;
+    hymo_cosim_system *sys = NULL;
+    hymo_reference *ref = NULL;
+    if (hymo_cosim_system_load(sys_path, &sys, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        return EXIT_BAD_INPUT;
+    }
+    hymo_cosim_options *opt = hymo_cosim_system_options(sys);
+    static const char *const split_only[] = {"--H", "--hh", "--hm", "--scheme", "--coupling", "--extrapolation",
+                                             "--hyd-integrator", "--mech-integrator", "--formulation", "--jacobian",
+                                             "--mech-inputs", "--set", NULL};
+    if (sets->n > 0) {
+        fprintf(stderr, "hymo: error: --set applies to model files; %s is a system file (set it there)\n", sys_path);
+        goto done;
+    }
+    for (int i = 0; i < cosim_opts->n; ++i) {
+        const char *a = cosim_opts->name[i], *v = cosim_opts->value[i];
+        for (int k = 0; split_only[k]; ++k)
+            if (!strcmp(a, split_only[k])) {
+                fprintf(stderr, "hymo: error: %s applies to model files; %s is a system file (set it there)\n", a,
+                        sys_path);
+                goto done;
+            }
+        const double t_end = opt->mech.t_end;
+        const int r = hymo_cli_cosim_option(a, v, opt);
+        if (r == 0) fprintf(stderr, "hymo: error: %s: not a co-simulation option\n", a);
+        if (r <= 0) goto done;
+        if (!strcmp(a, "--t-end") && !hymo_steps_per_communication(opt->mech.t_end, opt->H)) {
+            fprintf(stderr, "hymo: error: --t-end %s is not a multiple of H = %g s (from %s)\n", v, opt->H, sys_path);
+            opt->mech.t_end = t_end;
+            goto done;
+        }
+    }
+    if (!out_path) out_path = hymo_cosim_system_output(sys);
+    if (!ref_path) ref_path = hymo_cosim_system_reference(sys);
+    if (ref_path && !hymo_cli_cosim_thresholds_given(opt)) { /* the sweep's defaults */
+        opt->max_rms[HYMO_CMP_S] = 1e-3;
+        opt->max_residual_energy = 50.0;
+    }
+    const char *inputs[2] = {sys_path, ref_path};
+    if (out_path && hymo_output_path_check(out_path, inputs, 2, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        goto done;
+    }
+    if (ref_path && (hymo_ref_read(ref_path, &ref, &err) != HYMO_OK || hymo_ref_validate(ref, ref_path, &err) != HYMO_OK)) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        goto done;
+    }
+    if (ref && !ref->complete) {
+        fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0, reached t = %g of %g s)\n", ref_path,
+                ref->summary.t_reached, ref->t_end);
+        goto done;
+    }
+    hymo_cosim_summary sum;
+    hymo_status st = hymo_cosim_system_run(sys, ref, out_path, &sum, &err);
+    if (st != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        status = st == HYMO_ERR_IO || st == HYMO_ERR_HDF5 || st == HYMO_ERR_ARGUMENT || st == HYMO_ERR_MODEL
+                     ? EXIT_BAD_INPUT
+                     : EXIT_RUN_FAILED;
+        goto done;
+    }
+    if (!quiet) {
+        hymo_cosim_system_summary_print(stdout, sys, &sum);
+        if (out_path) printf("written        %s\n", out_path);
+    }
+    if (!sum.stable) fprintf(stderr, "hymo: unstable: %s\n", sum.reason);
+    if (sum.verdict == HYMO_VERDICT_INACCURATE) fprintf(stderr, "hymo: inaccurate: %s\n", sum.verdict_reason);
+    status = sum.verdict == HYMO_VERDICT_UNSTABLE    ? EXIT_RUN_FAILED
+             : sum.verdict == HYMO_VERDICT_INACCURATE ? EXIT_INACCURATE
+                                                     : 0;
+done:
+    hymo_ref_free(ref);
+    hymo_cosim_system_free(sys);
+    return status;
+}
+
 int hymo_cli_cosim(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL, *ref_path = NULL;
@@ -182,6 +271,8 @@ int hymo_cli_cosim(int argc, char **argv)
     };
     int r0 = hymo_cli_parse(argc, argv, opts, usage_cosim, &model_path, 1, &n_pos);
     if (r0 >= 0) return r0;
+    if (model_path && hymo_cosim_system_file(model_path)) /* a system file of FMUs */
+        return cosim_system(model_path, &cosim_opts, &sets, out_path, ref_path, quiet);
     hymo_model *model = NULL;
     hymo_error err;
     r0 = hymo_cli_load("cosim", model_path, &sets, &model);

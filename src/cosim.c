@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cosim_internal.h"
+#include "cosim_driver.h"
 #include "signals.h"
 
 /* ---------------------------------------------------------------- options */
@@ -39,6 +39,33 @@ void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model
     opt->unstable_balance_ratio = 0.5;
     opt->unstable_floor = 1.0;
     opt->mech_inputs = HYMO_MECH_INPUTS_EXTRAPOLATE;
+}
+
+hymo_status hymo_cosim_verdict_options_check(const hymo_cosim_options *opt, hymo_error *err)
+{
+    if (!(opt->unstable_energy > 0.0) || isnan(opt->unstable_energy))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "unstable energy limit %g J must be positive",
+                              opt->unstable_energy);
+    if (!(opt->unstable_ratio > 0.0) || !isfinite(opt->unstable_ratio))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable ratio %g must be positive and finite (fraction of the actuator work)",
+                              opt->unstable_ratio);
+    if (!(opt->unstable_balance_ratio > 0.0) || !isfinite(opt->unstable_balance_ratio))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable balance ratio %g must be positive and finite (fraction of the actuator work)",
+                              opt->unstable_balance_ratio);
+    if (!(opt->unstable_floor > 0.0) || !isfinite(opt->unstable_floor))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable floor %g J must be positive and finite (round-off at rest must not count)",
+                              opt->unstable_floor);
+    for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
+        if (!(opt->max_rms[k] >= 0.0) || !(opt->max_abs[k] >= 0.0) || isnan(opt->max_rms[k] + opt->max_abs[k]))
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "accuracy threshold of %s must be >= 0 (0: none)",
+                                  hymo_compare_signal_name(k));
+    if (!(opt->max_residual_energy >= 0.0))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "residual energy threshold %g J must be >= 0 (0: none)",
+                              opt->max_residual_energy);
+    return HYMO_OK;
 }
 
 hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *err)
@@ -74,28 +101,8 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
                               "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
                               "would not end at t_end",
                               opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
-    if (!(opt->unstable_energy > 0.0) || isnan(opt->unstable_energy))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "unstable energy limit %g J must be positive",
-                              opt->unstable_energy);
-    if (!(opt->unstable_ratio > 0.0) || !isfinite(opt->unstable_ratio))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "unstable ratio %g must be positive and finite (fraction of the actuator work)",
-                              opt->unstable_ratio);
-    if (!(opt->unstable_balance_ratio > 0.0) || !isfinite(opt->unstable_balance_ratio))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "unstable balance ratio %g must be positive and finite (fraction of the actuator work)",
-                              opt->unstable_balance_ratio);
-    if (!(opt->unstable_floor > 0.0) || !isfinite(opt->unstable_floor))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "unstable floor %g J must be positive and finite (round-off at rest must not count)",
-                              opt->unstable_floor);
-    for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
-        if (!(opt->max_rms[k] >= 0.0) || !(opt->max_abs[k] >= 0.0) || isnan(opt->max_rms[k] + opt->max_abs[k]))
-            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "accuracy threshold of %s must be >= 0 (0: none)",
-                                  hymo_compare_signal_name(k));
-    if (!(opt->max_residual_energy >= 0.0))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "residual energy threshold %g J must be >= 0 (0: none)",
-                              opt->max_residual_energy);
+    st = hymo_cosim_verdict_options_check(opt, err);
+    if (st != HYMO_OK) return st;
     if ((unsigned)opt->mech_inputs > HYMO_MECH_INPUTS_HOLD)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
     if ((unsigned)opt->scheme > HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ||
@@ -157,11 +164,13 @@ int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
     PARSE(mech_names, s, out);
 }
 
-/* ------------------------------------------------------------------ driver */
+/* ------------------------------------------------------------------ driver
+ * One loop for every co-simulation (src/cosim_driver.h): split mode
+ * (hymo_cosim_run below) and system files (src/cosim_system.c) set it up. */
 
 /* The subsystem variable each per-step dataset (reference/signals.h, the
  * one list of them) is read from: the mechanics' variable, except p and u,
- * which come from the hydraulics (HYDRAULIC). */
+ * which come from the other subsystems (HYDRAULIC). */
 #define HYDRAULIC(s) ((s) == HYMO_SIG_P || (s) == HYMO_SIG_U)
 static const char *const row_var[HYMO_SIGNAL_COUNT] = {
     [HYMO_SIG_TIME] = "time",
@@ -195,16 +204,13 @@ static const char *const mech_stat[S_N] = {
 };
 
 typedef struct {
-    const hymo_model *model;
-    hymo_cosim_options opt;
-    hymo_split *split;
+    hymo_cosim_setup s;
+    const hymo_cosim_options *o;
     hymo_master *m;
-    hymo_subsystem *mech;
-    int na, nsub;
+    hymo_subsystem *const *subs;
+    int nsub, nb; /* subsystems, bonds */
     /* bonds */
-    int *src_sub, *src_out; /* per mechanical input: the hydraulic output driving it */
-    int *sdt_sub, *sdt_vr;  /* per cylinder: the hydraulic variable sd_input[a] */
-    double *sdt;            /* per cylinder: sd~ at the latest communication point */
+    double *sdt; /* per bond: sd~ at the latest communication point */
     double *dP, *dP_prev, *E;
     double E_total, E_max;
     double W; /* cumulative |actuator work| sum_a int |F_a sd_a| dt (at the rows), J */
@@ -212,38 +218,35 @@ typedef struct {
     /* rows */
     long n_rows, cap;
     int width[HYMO_SIGNAL_COUNT];
-    int *vr[HYMO_SIGNAL_COUNT];         /* value references (p, u: in the subsystem of p_sub, u_sub) */
-    int *p_sub, *u_sub;   /* per pressure / spool state: the subsystem that has it */
-    double *row[HYMO_SIGNAL_COUNT];     /* cap x width */
-    int stat_vr[S_N];     /* the mechanics' statistics */
-    int mech_independent; /* its string variable "independent" */
-    int *hyd_stat_vr;     /* per subsystem: steps, rhs_evaluations (hydraulics) */
+    int *vr[HYMO_SIGNAL_COUNT];   /* value references (-1: not published, 0 is written) */
+    int *vsub[HYMO_SIGNAL_COUNT]; /* per column: the subsystem that has it */
+    double *row[HYMO_SIGNAL_COUNT]; /* cap x width */
+    int stat_vr[S_N];     /* the mechanics' statistics (-1: none) */
+    int mech_independent; /* its string variable "independent" (-1: none) */
+    int *hyd_stat_vr;     /* per subsystem: steps, rhs_evaluations (-1: none) */
+    int ny;               /* sum of the outputs of all subsystems (record_outputs) */
     double *rec_dP, *rec_E, *rec_Et, *rec_sdd, *rec_y, *rec_sdt; /* cap x ... */
-    double *rec_W; /* cap: W at each row */
-    /* TLM coupling (tlm = 1): value references of the line powers
-     * (mechanics; hydraulic subsystem and vr), Z_c and L A^2 per chamber
-     * (mechanics); line energy per cylinder at the latest point; records */
+    double *rec_W;   /* cap: W at each row */
+    double *rec_out; /* cap x ny (record_outputs) */
+    /* TLM bonds (tlm = 1: every bond is one): line energy per bond at the
+     * latest point and its change over the last step at the step's Z_c;
+     * the sum of the squared waves per line end (2 per bond); records */
     int tlm;
-    int *tlm_pm_vr, *tlm_ph_sub, *tlm_ph_vr, *tlm_zc_vr, *tlm_mass_vr;
-    double *tlm_eline, *tlm_deline, *tlm_b2; /* na, na, 2na (sum of the squared waves of a chamber) */
-    double *rec_zc, *rec_mass, *rec_eline; /* cap x 2na, cap x 2na, cap x na */
+    double *tlm_eline, *tlm_deline, *tlm_b2;  /* nb, nb, 2 nb */
+    double *rec_zc, *rec_mass, *rec_eline;    /* cap x 2 nb, cap x 2 nb, cap x nb */
 } driver;
 
 static void driver_free(driver *d)
 {
-    hymo_master_free(d->m);
-    hymo_split_free(d->split);
     for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) {
         free(d->vr[s]);
+        free(d->vsub[s]);
         free(d->row[s]);
     }
-    int *ia[] = {d->src_sub, d->src_out, d->sdt_sub, d->sdt_vr, d->p_sub, d->u_sub, d->hyd_stat_vr,
-                 d->tlm_pm_vr, d->tlm_ph_sub, d->tlm_ph_vr, d->tlm_zc_vr, d->tlm_mass_vr};
-    double *tlm[] = {d->tlm_eline, d->tlm_deline, d->tlm_b2, d->rec_zc, d->rec_mass, d->rec_eline};
-    for (size_t i = 0; i < sizeof tlm / sizeof tlm[0]; ++i) free(tlm[i]);
-    for (size_t i = 0; i < sizeof ia / sizeof ia[0]; ++i) free(ia[i]);
-    double *arr[] = {d->sdt,    d->dP,      d->dP_prev, d->E,     d->rec_dP, d->rec_E,
-                     d->rec_Et, d->rec_sdd, d->rec_y,   d->rec_sdt, d->rec_W};
+    free(d->hyd_stat_vr);
+    double *arr[] = {d->sdt,    d->dP,      d->dP_prev, d->E,         d->rec_dP,    d->rec_E,
+                     d->rec_Et, d->rec_sdd, d->rec_y,   d->rec_sdt,   d->rec_W,     d->rec_out,
+                     d->tlm_eline, d->tlm_deline, d->tlm_b2, d->rec_zc, d->rec_mass, d->rec_eline};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
 }
 
@@ -253,119 +256,113 @@ static void driver_free(driver *d)
         if (!(ptr)) goto nomem;                                                                     \
     } while (0)
 
-/* Value reference of `name` in subsystem k, or an error naming it. */
-static hymo_status find_var(const driver *d, int k, const char *name, int *vr, hymo_error *err)
+/* Where variable `name` is read: the mechanics' (hyd = 0) or the first
+ * other subsystem that has it (hyd = 1).  -1 when none has it; with a
+ * model that is an error naming it. */
+static hymo_status find_row_var(const driver *d, int hyd, const char *name, int *sub, int *vr, hymo_error *err)
 {
-    *vr = hymo_subsystem_find_variable(d->split->subsystems[k], name);
-    if (*vr < 0)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: subsystem '%s' has no variable '%s'",
-                              d->split->subsystems[k]->name, name);
-    return HYMO_OK;
-}
-
-/* The hydraulic subsystem with variable `name` (value reference *vr). */
-static hymo_status find_hyd_var(const driver *d, const char *name, int *sub, int *vr, hymo_error *err)
-{
-    for (int k = 1; k < d->nsub; ++k)
-        if ((*vr = hymo_subsystem_find_variable(d->split->subsystems[k], name)) >= 0) {
+    *sub = -1, *vr = -1;
+    for (int k = 0; k < d->nsub; ++k) {
+        if ((k == d->s.mech) == hyd) continue;
+        if ((*vr = hymo_subsystem_find_variable(d->subs[k], name)) >= 0) {
             *sub = k;
             return HYMO_OK;
         }
-    return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: no hydraulic subsystem has variable '%s'", name);
+    }
+    if (!d->s.model) return HYMO_OK;
+    if (hyd) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: no hydraulic subsystem has variable '%s'", name);
+    return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: subsystem '%s' has no variable '%s'",
+                          d->s.mech >= 0 ? d->subs[d->s.mech]->name : "(none)", name);
 }
 
-static hymo_status driver_create(driver *d, const hymo_model *model, const hymo_cosim_options *opt, hymo_error *err)
+/* Columns of an array signal without a model: name[0], name[1], ... as
+ * long as a subsystem has them. */
+static int count_columns(const driver *d, int hyd, const char *name)
+{
+    char v[64];
+    int n = 0, sub, vr;
+    for (;; ++n) {
+        snprintf(v, sizeof v, "%s[%d]", name, n);
+        find_row_var(d, hyd, v, &sub, &vr, NULL);
+        if (vr < 0) return n;
+    }
+}
+
+static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_error *err)
 {
     memset(d, 0, sizeof *d);
-    d->model = model;
-    d->opt = *opt;
-    hymo_status st = hymo_split_create(model, opt, &d->split, err);
-    if (st == HYMO_OK) st = hymo_split_master_create(d->split, opt->H, &d->m, err);
-    if (st != HYMO_OK) return st;
-    const int na = d->na = model->n_cylinders;
-    d->nsub = d->split->n_subsystems;
-    d->mech = d->split->subsystems[0];
-    /* bonds: where the mechanics' inputs come from, where sd~ is read */
-    CALLOC(d->src_sub, d->mech->n_inputs);
-    CALLOC(d->src_out, d->mech->n_inputs);
-    for (int l = 0; l < d->split->n_links; ++l) {
-        const hymo_link *ln = &d->split->links[l];
-        if (ln->to == 0) d->src_sub[ln->input] = ln->from, d->src_out[ln->input] = ln->output;
-    }
-    CALLOC(d->sdt_sub, na);
-    CALLOC(d->sdt_vr, na);
+    d->s = *setup;
+    d->o = setup->opt;
+    d->m = setup->m;
+    d->subs = setup->subs;
+    d->nsub = setup->nsub;
+    d->nb = setup->n_bonds;
+    hymo_status st = HYMO_OK;
+    const hymo_model *model = setup->model;
+    const int nb = d->nb;
     char name[64];
-    for (int a = 0; a < na && st == HYMO_OK; ++a) {
-        snprintf(name, sizeof name, "sd_input[%d]", a);
-        st = find_hyd_var(d, name, &d->sdt_sub[a], &d->sdt_vr[a], err);
-    }
     /* rows: value references of every column */
-    const int dims[HYMO_COLS_COUNT] = {[HYMO_COLS_ONE] = 1,           [HYMO_COLS_NZ] = model->n_bodies,
-                                       [HYMO_COLS_NP] = model->n_volumes, [HYMO_COLS_NU] = model->n_valves,
-                                       [HYMO_COLS_NA] = na,               [HYMO_COLS_NCUT] = model->n_cuts};
-    CALLOC(d->p_sub, model->n_volumes);
-    CALLOC(d->u_sub, model->n_valves);
+    int dims[HYMO_COLS_COUNT] = {[HYMO_COLS_ONE] = 1};
+    if (model) {
+        dims[HYMO_COLS_NZ] = model->n_bodies, dims[HYMO_COLS_NP] = model->n_volumes;
+        dims[HYMO_COLS_NU] = model->n_valves, dims[HYMO_COLS_NA] = model->n_cylinders;
+        dims[HYMO_COLS_NCUT] = model->n_cuts;
+    } else {
+        dims[HYMO_COLS_NZ] = count_columns(d, 0, "z"), dims[HYMO_COLS_NP] = count_columns(d, 1, "p");
+        dims[HYMO_COLS_NU] = count_columns(d, 1, "u"), dims[HYMO_COLS_NA] = count_columns(d, 0, "s");
+        dims[HYMO_COLS_NCUT] = count_columns(d, 0, "constraint_position");
+    }
     for (int s = 0; s < HYMO_SIGNAL_COUNT && st == HYMO_OK; ++s) {
         const int w = d->width[s] = dims[hymo_ref_signals[s].cols];
         CALLOC(d->vr[s], w);
+        CALLOC(d->vsub[s], w);
         for (int i = 0; i < w && st == HYMO_OK; ++i) {
             if (hymo_ref_signals[s].cols == HYMO_COLS_ONE)
                 snprintf(name, sizeof name, "%s", row_var[s]);
             else
                 snprintf(name, sizeof name, "%s[%d]", row_var[s], i);
-            if (HYDRAULIC(s))
-                st = find_hyd_var(d, name, s == HYMO_SIG_P ? &d->p_sub[i] : &d->u_sub[i], &d->vr[s][i], err);
-            else
-                st = find_var(d, 0, name, &d->vr[s][i], err);
+            st = find_row_var(d, HYDRAULIC(s), name, &d->vsub[s][i], &d->vr[s][i], err);
         }
     }
-    for (int k = 0; k < S_N && st == HYMO_OK; ++k) st = find_var(d, 0, mech_stat[k], &d->stat_vr[k], err);
-    if (st == HYMO_OK) st = find_var(d, 0, "independent", &d->mech_independent, err);
+    for (int k = 0; k < S_N && st == HYMO_OK; ++k) st = find_row_var(d, 0, mech_stat[k], &(int){0}, &d->stat_vr[k], err);
+    if (st == HYMO_OK) st = find_row_var(d, 0, "independent", &(int){0}, &d->mech_independent, err);
     CALLOC(d->hyd_stat_vr, 2 * d->nsub);
-    for (int k = 1; k < d->nsub && st == HYMO_OK; ++k) {
-        st = find_var(d, k, "steps", &d->hyd_stat_vr[2 * k], err);
-        if (st == HYMO_OK) st = find_var(d, k, "rhs_evaluations", &d->hyd_stat_vr[2 * k + 1], err);
+    for (int k = 0; k < d->nsub && st == HYMO_OK; ++k) {
+        d->hyd_stat_vr[2 * k] = d->hyd_stat_vr[2 * k + 1] = -1;
+        if (k == d->s.mech) continue;
+        d->hyd_stat_vr[2 * k] = hymo_subsystem_find_variable(d->subs[k], "steps");
+        d->hyd_stat_vr[2 * k + 1] = hymo_subsystem_find_variable(d->subs[k], "rhs_evaluations");
+        if (model && (d->hyd_stat_vr[2 * k] < 0 || d->hyd_stat_vr[2 * k + 1] < 0))
+            st = hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: subsystem '%s' has no variable '%s'",
+                                d->subs[k]->name, d->hyd_stat_vr[2 * k] < 0 ? "steps" : "rhs_evaluations");
     }
-    d->tlm = opt->coupling == HYMO_COUPLING_TLM;
-    if (d->tlm) { /* TLM bonds: line powers at both ends, Z_c and parasitic mass per chamber */
-        CALLOC(d->tlm_pm_vr, na);
-        CALLOC(d->tlm_ph_sub, na);
-        CALLOC(d->tlm_ph_vr, na);
-        CALLOC(d->tlm_zc_vr, 2 * na);
-        CALLOC(d->tlm_mass_vr, 2 * na);
-        for (int a = 0; a < na && st == HYMO_OK; ++a) {
-            snprintf(name, sizeof name, "line_power[%d]", a);
-            st = find_var(d, 0, name, &d->tlm_pm_vr[a], err);
-            if (st == HYMO_OK) st = find_hyd_var(d, name, &d->tlm_ph_sub[a], &d->tlm_ph_vr[a], err);
-        }
-        for (int j = 0; j < 2 * na && st == HYMO_OK; ++j) {
-            snprintf(name, sizeof name, "tlm_impedance[%d]", j);
-            st = find_var(d, 0, name, &d->tlm_zc_vr[j], err);
-            snprintf(name, sizeof name, "tlm_mass[%d]", j);
-            if (st == HYMO_OK) st = find_var(d, 0, name, &d->tlm_mass_vr[j], err);
-        }
-    }
+    d->tlm = nb > 0;
+    for (int a = 0; a < nb; ++a) d->tlm &= setup->bonds[a].tlm;
     if (st != HYMO_OK) return st;
-    CALLOC(d->sdt, na);
-    CALLOC(d->dP, na);
-    CALLOC(d->dP_prev, na);
-    CALLOC(d->E, na);
-    d->cap = lround(opt->mech.t_end / opt->H) + 1;
+    CALLOC(d->sdt, nb);
+    CALLOC(d->dP, nb);
+    CALLOC(d->dP_prev, nb);
+    CALLOC(d->E, nb);
+    d->cap = lround(d->o->mech.t_end / d->o->H) + 1;
     for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) CALLOC(d->row[s], d->cap * d->width[s]);
-    CALLOC(d->rec_dP, d->cap * na);
-    CALLOC(d->rec_E, d->cap * na);
+    CALLOC(d->rec_dP, d->cap * nb);
+    CALLOC(d->rec_E, d->cap * nb);
     CALLOC(d->rec_Et, d->cap);
     CALLOC(d->rec_W, d->cap);
-    CALLOC(d->rec_sdd, d->cap * na);
-    CALLOC(d->rec_y, d->cap * 2 * na); /* hydraulic outputs: F, or p_pist and p_rod */
-    CALLOC(d->rec_sdt, d->cap * na);   /* sd~ used by the hydraulics */
+    CALLOC(d->rec_sdd, d->cap * nb);
+    CALLOC(d->rec_y, d->cap * 2 * nb); /* the other side's outputs: F, or p_pist and p_rod */
+    CALLOC(d->rec_sdt, d->cap * nb);   /* sd~ used by the other side */
+    if (d->s.record_outputs) {
+        for (int k = 0; k < d->nsub; ++k) d->ny += d->subs[k]->n_outputs;
+        CALLOC(d->rec_out, d->cap * d->ny);
+    }
     if (d->tlm) {
-        CALLOC(d->tlm_eline, na);
-        CALLOC(d->tlm_deline, na);
-        CALLOC(d->tlm_b2, 2 * na);
-        CALLOC(d->rec_zc, d->cap * 2 * na);
-        CALLOC(d->rec_mass, d->cap * 2 * na);
-        CALLOC(d->rec_eline, d->cap * na);
+        CALLOC(d->tlm_eline, nb);
+        CALLOC(d->tlm_deline, nb);
+        CALLOC(d->tlm_b2, 2 * nb);
+        CALLOC(d->rec_zc, d->cap * 2 * nb);
+        CALLOC(d->rec_mass, d->cap * 2 * nb);
+        CALLOC(d->rec_eline, d->cap * nb);
     }
     return HYMO_OK;
 nomem:
@@ -379,7 +376,10 @@ static double real_var(const hymo_subsystem *sub, int vr)
     return v;
 }
 
-/* TLM: energy in transit in cylinder a's two lines at the latest
+/* The other side's effort k of bond b (its output). */
+#define EFF_OUT(b, k) hymo_master_outputs(d->m, (b)->eff_src_sub[k])[(b)->eff_src_out[k]]
+
+/* TLM: energy in transit in bond a's two lines at the latest
  * communication point, sum over both ends of H c^2 / (4 Z_c) (the waves
  * that left in the last step; p^2 C / 2 at rest), with Z_c of the step just
  * done; tlm_deline[a] its change over that step at this Z_c (so the jump
@@ -387,13 +387,13 @@ static double real_var(const hymo_subsystem *sub, int vr)
  * lumped model's own p^2 dC / 2, is not counted as residual energy). */
 static void tlm_line_energy(driver *d, int a)
 {
-    const int na = d->na;
-    const double *ym = hymo_master_outputs(d->m, 0);
+    const hymo_cosim_bond *b = &d->s.bonds[a];
+    const double *ym = hymo_master_outputs(d->m, b->sub);
     d->tlm_eline[a] = d->tlm_deline[a] = 0.0;
     for (int r = 0; r < 2; ++r) {
         const int j = 2 * a + r;
-        const double ch = hymo_master_outputs(d->m, d->src_sub[j])[d->src_out[j]], cm = ym[3 * na + j];
-        const double b2 = cm * cm + ch * ch, k = d->opt.H / (4.0 * real_var(d->mech, d->tlm_zc_vr[j]));
+        const double ch = EFF_OUT(b, r), cm = ym[b->wave_out[r]];
+        const double b2 = cm * cm + ch * ch, k = d->o->H / (4.0 * real_var(d->subs[b->sub], b->zc_vr[r]));
         d->tlm_eline[a] += k * b2;
         d->tlm_deline[a] += k * (b2 - d->tlm_b2[j]);
         d->tlm_b2[j] = b2;
@@ -403,30 +403,24 @@ static void tlm_line_energy(driver *d, int a)
 /* Residual power of every bond at the communication point t + H. */
 static void bond_powers(driver *d)
 {
-    const int na = d->na, T = HYMO_POLY_TERMS;
-    const double H = d->opt.H;
-    const double *ym = hymo_master_outputs(d->m, 0), *cm = hymo_master_inputs(d->m, 0);
-#define HYD_OUT(j) hymo_master_outputs(d->m, d->src_sub[j])[d->src_out[j]]
-    for (int a = 0; a < na; ++a) {
-        const hymo_cylinder *cy = &d->model->cylinders[a];
-        double F_mech, F_hyd;
-        if (d->tlm) { /* power the lines deliver to the piston minus what the circuit pushes into them */
-            d->sdt[a] = real_var(d->split->subsystems[d->sdt_sub[a]], d->sdt_vr[a]);
-            d->dP[a] = real_var(d->mech, d->tlm_pm_vr[a]) -
-                       real_var(d->split->subsystems[d->tlm_ph_sub[a]], d->tlm_ph_vr[a]);
+    const int T = HYMO_POLY_TERMS;
+    const double H = d->o->H;
+    for (int a = 0; a < d->nb; ++a) {
+        const hymo_cosim_bond *b = &d->s.bonds[a];
+        const double *ym = hymo_master_outputs(d->m, b->sub), *cm = hymo_master_inputs(d->m, b->sub);
+        if (b->tlm) { /* power the lines deliver to the piston minus what the other side pushes into them */
+            d->sdt[a] = real_var(d->subs[b->sdt_sub], b->sdt_vr);
+            d->dP[a] = real_var(d->subs[b->sub], b->line_vr) - real_var(d->subs[b->line_other_sub], b->line_other_vr);
             tlm_line_energy(d, a);
             continue;
         }
-        if (d->opt.coupling == HYMO_COUPLING_VELOCITY_FORCE) {
-            F_mech = hymo_poly_eval(&cm[T * a], H);
-            F_hyd = HYD_OUT(a);
-        } else {
-            F_mech = hymo_poly_eval(&cm[T * (2 * a)], H) * cy->piston_area -
-                     hymo_poly_eval(&cm[T * (2 * a + 1)], H) * cy->rod_side_area;
-            F_hyd = HYD_OUT(2 * a) * cy->piston_area - HYD_OUT(2 * a + 1) * cy->rod_side_area;
+        double F_mech = hymo_poly_eval(&cm[T * b->eff_in[0]], H) * b->eff_w[0], F_hyd = EFF_OUT(b, 0) * b->eff_w[0];
+        if (b->n_eff == 2) {
+            F_mech += hymo_poly_eval(&cm[T * b->eff_in[1]], H) * b->eff_w[1];
+            F_hyd += EFF_OUT(b, 1) * b->eff_w[1];
         }
-        d->sdt[a] = real_var(d->split->subsystems[d->sdt_sub[a]], d->sdt_vr[a]);
-        d->dP[a] = hymo_cosim_residual_power(F_mech, ym[na + a], F_hyd, d->sdt[a]);
+        d->sdt[a] = real_var(d->subs[b->sdt_sub], b->sdt_vr);
+        d->dP[a] = hymo_cosim_residual_power(F_mech, ym[b->flow_out], F_hyd, d->sdt[a]);
     }
 }
 
@@ -438,14 +432,13 @@ static void read_row(driver *d)
     for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) {
         const int w = d->width[s];
         double *dst = d->row[s] + r * w;
-        if (HYDRAULIC(s)) {
-            const int *sub = s == HYMO_SIG_P ? d->p_sub : d->u_sub;
-            for (int i = 0; i < w; ++i) {
-                const hymo_subsystem *hs = d->split->subsystems[sub[i]];
-                hs->ops->get_real(hs, &d->vr[s][i], 1, &dst[i]);
+        for (int i = 0; i < w; ++i) {
+            if (d->vr[s][i] < 0) { /* not published (no model): the master's time, else 0 */
+                dst[i] = s == HYMO_SIG_TIME ? hymo_master_time(d->m) : 0.0;
+                continue;
             }
-        } else if (w > 0) {
-            d->mech->ops->get_real(d->mech, d->vr[s], w, dst);
+            const hymo_subsystem *hs = d->subs[d->vsub[s][i]];
+            hs->ops->get_real(hs, &d->vr[s][i], 1, &dst[i]);
         }
     }
 }
@@ -453,37 +446,41 @@ static void read_row(driver *d)
 /* Keeps the row read by read_row, with the bonds and exchanged signals. */
 static void record(driver *d, int sd_tilde_valid)
 {
-    const int na = d->na;
+    const int nb = d->nb;
     const long r = d->n_rows++;
-    const double *ym = hymo_master_outputs(d->m, 0);
-    for (int a = 0; a < na; ++a) {
-        d->rec_dP[r * na + a] = d->dP[a];
-        d->rec_E[r * na + a] = d->E[a];
-        d->rec_sdd[r * na + a] = ym[2 * na + a];
-        if (d->opt.coupling == HYMO_COUPLING_VELOCITY_FORCE) {
-            d->rec_y[r * 2 * na + a] = HYD_OUT(a);
-        } else {
-            d->rec_y[r * 2 * na + a] = HYD_OUT(2 * a);
-            d->rec_y[r * 2 * na + na + a] = HYD_OUT(2 * a + 1);
-        }
-        d->rec_sdt[r * na + a] = sd_tilde_valid ? d->sdt[a] : ym[na + a];
+    for (int a = 0; a < nb; ++a) {
+        const hymo_cosim_bond *b = &d->s.bonds[a];
+        const double *ym = hymo_master_outputs(d->m, b->sub);
+        d->rec_dP[r * nb + a] = d->dP[a];
+        d->rec_E[r * nb + a] = d->E[a];
+        d->rec_sdd[r * nb + a] = b->sdd_out >= 0 ? ym[b->sdd_out] : 0.0;
+        d->rec_y[r * 2 * nb + a] = EFF_OUT(b, 0);
+        if (b->n_eff == 2) d->rec_y[r * 2 * nb + nb + a] = EFF_OUT(b, 1);
+        d->rec_sdt[r * nb + a] = sd_tilde_valid ? d->sdt[a] : ym[b->flow_out];
     }
-#undef HYD_OUT
     d->rec_Et[r] = d->E_total;
     d->rec_W[r] = d->W;
-    for (int j = 0; d->tlm && j < 2 * na; ++j) {
-        d->rec_zc[r * 2 * na + j] = real_var(d->mech, d->tlm_zc_vr[j]);
-        d->rec_mass[r * 2 * na + j] = real_var(d->mech, d->tlm_mass_vr[j]);
+    for (int a = 0; d->tlm && a < nb; ++a) {
+        const hymo_cosim_bond *b = &d->s.bonds[a];
+        for (int k = 0; k < 2; ++k) {
+            d->rec_zc[r * 2 * nb + 2 * a + k] = real_var(d->subs[b->sub], b->zc_vr[k]);
+            d->rec_mass[r * 2 * nb + 2 * a + k] = real_var(d->subs[b->sub], b->mass_vr[k]);
+        }
+        d->rec_eline[r * nb + a] = d->tlm_eline[a];
     }
-    for (int a = 0; d->tlm && a < na; ++a) d->rec_eline[r * na + a] = d->tlm_eline[a];
+    if (d->rec_out)
+        for (int k = 0, j = 0; k < d->nsub; j += d->subs[k++]->n_outputs)
+            memcpy(d->rec_out + r * d->ny + j, hymo_master_outputs(d->m, k),
+                   (size_t)d->subs[k]->n_outputs * sizeof(double));
 }
+#undef EFF_OUT
 
 /* First non-finite quantity of the communication point (its row read), or
  * NULL. */
 static const char *non_finite(const driver *d)
 {
     for (int k = 0; k < d->nsub; ++k) {
-        const hymo_subsystem *sub = d->split->subsystems[k];
+        const hymo_subsystem *sub = d->subs[k];
         const double *y = hymo_master_outputs(d->m, k);
         for (int i = 0; i < sub->n_outputs; ++i)
             if (!isfinite(y[i])) return sub->name;
@@ -492,7 +489,7 @@ static const char *non_finite(const driver *d)
     for (int j = 0; j < d->width[HYMO_SIG_Z]; ++j)
         if (!isfinite(d->row[HYMO_SIG_Z][r * d->width[HYMO_SIG_Z] + j]) || !isfinite(d->row[HYMO_SIG_ZD][r * d->width[HYMO_SIG_ZD] + j]))
             return "mechanics";
-    for (int a = 0; a < d->na; ++a)
+    for (int a = 0; a < d->nb; ++a)
         if (!isfinite(d->dP[a])) return "residual power";
     return NULL;
 }
@@ -504,9 +501,9 @@ static const char *non_finite(const driver *d)
  * when the run is unstable. */
 static int relative_limits_exceeded(driver *d, double t, long step, char *reason, size_t len)
 {
-    const hymo_cosim_options *o = &d->opt;
+    const hymo_cosim_options *o = d->o;
     const long r = d->n_rows;
-    const int na = d->na;
+    const int na = d->width[HYMO_SIG_WORK];
     const double *w = d->row[HYMO_SIG_WORK], *D = d->row[HYMO_SIG_DRIFT];
     for (int a = 0; a < na; ++a) d->W += fabs(w[r * na + a] - w[(r - 1) * na + a]);
     const double E = d->E_total, scale = d->W + o->unstable_floor;
@@ -530,7 +527,7 @@ static int relative_limits_exceeded(driver *d, double t, long step, char *reason
  * either grew by more than unstable_ratio of it + unstable_floor. */
 static int growing_at_end(const driver *d, char *reason, size_t len)
 {
-    const hymo_cosim_options *o = &d->opt;
+    const hymo_cosim_options *o = d->o;
     const long r = d->n_rows - 1, j = (3 * r) / 4;
     if (r < 4) return 0;
     const double *D = d->row[HYMO_SIG_DRIFT], *time = d->row[HYMO_SIG_TIME];
@@ -545,21 +542,33 @@ static int growing_at_end(const driver *d, char *reason, size_t len)
     return 1;
 }
 
+/* The mechanics' statistics (0 for those it does not publish). */
+static void mech_stats(const driver *d, double *v)
+{
+    for (int k = 0; k < S_N; ++k) v[k] = 0.0;
+    if (d->s.mech < 0) return;
+    const hymo_subsystem *mech = d->subs[d->s.mech];
+    for (int k = 0; k < S_N; ++k)
+        if (d->stat_vr[k] >= 0) mech->ops->get_real(mech, &d->stat_vr[k], 1, &v[k]);
+}
+
 /* Summary attributes of the file: the mechanics' statistics. */
 static void run_summary(const driver *d, const hymo_cosim_summary *sum, hymo_run_summary *rs)
 {
     double v[S_N];
-    d->mech->ops->get_real(d->mech, d->stat_vr, S_N, v);
+    mech_stats(d, v);
     memset(rs, 0, sizeof *rs);
-    snprintf(rs->model_name, sizeof rs->model_name, "%s", d->model->name);
-    snprintf(rs->jacobian, sizeof rs->jacobian, "%s", hymo_jacobian_name(d->opt.mech.jacobian));
-    snprintf(rs->linear_solver, sizeof rs->linear_solver, "%s", hymo_linsol_name(d->opt.mech.linear_solver));
+    snprintf(rs->model_name, sizeof rs->model_name, "%s", d->s.model ? d->s.model->name : d->s.src->name);
+    snprintf(rs->jacobian, sizeof rs->jacobian, "%s", d->s.model ? hymo_jacobian_name(d->o->mech.jacobian) : "");
+    snprintf(rs->linear_solver, sizeof rs->linear_solver, "%s",
+             d->s.model ? hymo_linsol_name(d->o->mech.linear_solver) : "");
     snprintf(rs->integrator, sizeof rs->integrator, "cosim");
-    rs->dt = d->opt.H;
-    rs->t_end = d->opt.mech.t_end;
-    rs->t_reached = real_var(d->mech, d->vr[HYMO_SIG_TIME][0]);
+    rs->dt = d->o->H;
+    rs->t_end = d->o->mech.t_end;
+    rs->t_reached = d->row[HYMO_SIG_TIME][d->n_rows - 1];
+    if (d->vr[HYMO_SIG_TIME][0] >= 0) rs->t_reached = real_var(d->subs[d->vsub[HYMO_SIG_TIME][0]], d->vr[HYMO_SIG_TIME][0]);
     rs->n_steps = sum->n_macro;
-    rs->complete = sum->stable && sum->t_reached >= d->opt.mech.t_end - 0.5 * d->opt.H;
+    rs->complete = sum->stable && sum->t_reached >= d->o->mech.t_end - 0.5 * d->o->H;
     rs->peak_drift = v[S_PEAK_DRIFT];
     rs->max_work = v[S_MAX_WORK];
     rs->relative_drift = v[S_MAX_WORK] > 0.0 ? v[S_PEAK_DRIFT] / v[S_MAX_WORK] : 0.0;
@@ -569,51 +578,88 @@ static void run_summary(const driver *d, const hymo_cosim_summary *sum, hymo_run
     rs->mean_iterations = v[S_STEPS] > 0.0 ? v[S_ITER_TOTAL] / v[S_STEPS] : 0.0;
     rs->max_iterations = (int)v[S_ITER_MAX];
     rs->jacobian_evaluations = (long)v[S_JACOBIANS];
-    const char *indep = d->mech->ops->get_string(d->mech, d->mech_independent);
+    const char *indep = d->mech_independent >= 0
+                            ? d->subs[d->s.mech]->ops->get_string(d->subs[d->s.mech], d->mech_independent)
+                            : NULL;
     snprintf(rs->independent, sizeof rs->independent, "%s", indep ? indep : "");
     rs->n_reselections = (int)v[S_RESELECTIONS];
     rs->wall_time = sum->wall_time;
 }
 
+typedef char name_t[HYMO_REF_TEXT_MAX];
+
+/* Without a model: the dimensions and names of the rows from the
+ * variables (name = the variable's description, else its name). */
+static hymo_status open_from_variables(const driver *d, hymo_ref_header *hdr, const char *path, hymo_ref_writer **w,
+                                       void **names_out, hymo_error *err)
+{
+    static const int sig[HYMO_COLS_COUNT] = {[HYMO_COLS_NZ] = HYMO_SIG_Z, [HYMO_COLS_NP] = HYMO_SIG_P,
+                                             [HYMO_COLS_NU] = HYMO_SIG_U, [HYMO_COLS_NA] = HYMO_SIG_S,
+                                             [HYMO_COLS_NCUT] = HYMO_SIG_C_POS};
+    const int nz = d->width[HYMO_SIG_Z], np = d->width[HYMO_SIG_P], nu = d->width[HYMO_SIG_U],
+              na = d->width[HYMO_SIG_S], nc = d->width[HYMO_SIG_C_POS];
+    name_t *names = calloc((size_t)(2 * nz + np + nu + na + nc + 1), sizeof *names);
+    *names_out = names;
+    if (!names) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    name_t *zn = names, *zu = zn + nz, *pn = zu + nz, *un = pn + np, *an = un + nu, *cn = an + na;
+    name_t *dst[HYMO_COLS_COUNT] = {[HYMO_COLS_NZ] = zn, [HYMO_COLS_NP] = pn, [HYMO_COLS_NU] = un,
+                                    [HYMO_COLS_NA] = an, [HYMO_COLS_NCUT] = cn};
+    for (int c = HYMO_COLS_NZ; c < HYMO_COLS_COUNT; ++c)
+        for (int i = 0; i < d->width[sig[c]]; ++i) {
+            const hymo_subsystem *s = d->subs[d->vsub[sig[c]][i]];
+            const hymo_variable *v = s->ops->variable(s, d->vr[sig[c]][i]);
+            snprintf(dst[c][i], sizeof dst[c][i], "%s", v->description && *v->description ? v->description : v->name);
+            if (c == HYMO_COLS_NZ) snprintf(zu[i], sizeof zu[i], "%s", strcmp(v->unit, "rad") == 0 ? "rad" : "m");
+        }
+    hymo_ref_dims dims = {nz, np, nu, na, nc, (const name_t *)zn, (const name_t *)zu, (const name_t *)pn,
+                          (const name_t *)un, (const name_t *)an, (const name_t *)cn};
+    hdr->model_name = d->s.src->name;
+    hdr->model_source = d->s.src->source_text;
+    hdr->model_sha256 = d->s.src->sha256;
+    hdr->model_path = d->s.src->path;
+    return hymo_ref_writer_open(w, path, hdr, &dims, err);
+}
 
 /* Opens the writer: root attributes from the options, dataset names and
- * units from the variables' descriptions and units. */
+ * units from the model, or the variables' descriptions and units. */
 static hymo_status open_writer(const driver *d, const char *path, hymo_ref_writer **w, void **names,
                                hymo_error *err)
 {
-    const hymo_run_options *o = &d->opt.mech;
-    const int index1 = d->opt.mech_integrator == HYMO_MECH_INDEX1;
+    const hymo_run_options *o = &d->o->mech;
+    if (!d->s.model) {
+        hymo_ref_header hdr = {.formulation = "", .integrator = "cosim", .jacobian = "", .linear_solver = "",
+                               .dt = d->o->H, .t_end = o->t_end};
+        return open_from_variables(d, &hdr, path, w, names, err);
+    }
+    const int index1 = d->o->mech_integrator == HYMO_MECH_INDEX1;
     hymo_ref_header hdr = {.formulation = index1 ? "index1-penalty" : hymo_formulation_name(o->formulation),
                            .integrator = "cosim",
                            .jacobian = hymo_jacobian_name(o->jacobian),
                            .linear_solver = hymo_linsol_name(o->linear_solver),
-                           .dt = d->opt.H,
+                           .dt = d->o->H,
                            .t_end = o->t_end,
                            .tol_position = o->tol_position,
                            .tol_pressure = o->tol_pressure,
                            .tol_spool = o->tol_spool,
                            .max_iter = o->max_iter,
                            .penalty_alpha = index1 || o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
-    return hymo_ref_open_for_model(d->model, &hdr, path, w, names, err);
+    return hymo_ref_open_for_model(d->s.model, &hdr, path, w, names, err);
 }
 
 static hymo_status write_output(driver *d, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
 {
-    const hymo_model *model = d->model;
-    const int na = d->na;
+    const int nb = d->nb;
     const long n = d->n_rows;
     hymo_ref_writer *w = NULL;
     void *names = NULL;
     hymo_status st = open_writer(d, path, &w, &names, err);
-    const char **bond = calloc((size_t)na * 2, sizeof *bond);
-    char (*bn)[HYMO_REF_TEXT_MAX] = calloc((size_t)na * 2, sizeof *bn);
+    int maxw = 2 * nb;
+    for (int k = 0; k < d->nsub; ++k) maxw = d->subs[k]->n_outputs > maxw ? d->subs[k]->n_outputs : maxw;
+    const char **bond = calloc((size_t)maxw + 1, sizeof *bond);
     int *iterations = calloc((size_t)n, sizeof *iterations);
-    if (st == HYMO_OK && (!bond || !bn || !iterations)) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    if (st == HYMO_OK && (!bond || !iterations)) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     if (st == HYMO_OK) {
-        for (int a = 0; a < na; ++a) {
-            snprintf(bn[a], sizeof bn[a], "%s", model->cylinders[a].name);
-            bond[a] = bn[a];
-        }
+        for (int a = 0; a < nb; ++a) bond[a] = d->s.bonds[a].name;
         for (long r = 0; r < n; ++r) iterations[r] = (int)d->row[HYMO_SIG_ITERATIONS][r];
         hymo_ref_block blk = {.n = (int)n};
         for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) { /* each signal's rows at its place in the block */
@@ -622,78 +668,84 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
         }
         st = hymo_ref_writer_append(w, &blk, err);
     }
-    const hymo_cosim_options *o = &d->opt;
 #define TRY(call)                                                                                  \
     do {                                                                                           \
         if (st == HYMO_OK) st = (call);                                                            \
     } while (0)
-    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "scheme", hymo_cosim_scheme_name(o->scheme), err));
-    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "coupling", hymo_coupling_name(o->coupling), err));
-    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "extrapolation", hymo_approx_name(o->approx), err));
-    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "hyd_integrator", hymo_hyd_integrator_name(o->hyd_integrator), err));
-    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "mech_integrator", hymo_mech_integrator_name(o->mech_integrator),
-                                     err));
-    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "H", o->H, err));
-    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "h_m", o->mech.dt, err));
-    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "h_h", o->h_h, err));
+    const hymo_cosim_options *o = d->o;
+    if (d->s.attrs) TRY(d->s.attrs(d->s.attrs_ctx, w, err));
     TRY(hymo_ref_writer_put_attr_str(w, "cosim", "status", sum->stable ? "stable" : "unstable", err));
     TRY(hymo_ref_writer_put_attr_str(w, "cosim", "status_reason", sum->reason, err));
     TRY(hymo_ref_writer_put_attr_str(w, "cosim", "verdict", hymo_cosim_verdict_name(sum->verdict), err));
     TRY(hymo_ref_writer_put_attr_str(w, "cosim", "verdict_reason", sum->verdict_reason, err));
-    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "mech_inputs", hymo_mech_inputs_name(o->mech_inputs), err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "work_abs", sum->work_abs, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_residual_ratio", sum->max_residual_ratio, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_balance_ratio", sum->max_balance_ratio, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_ratio", o->unstable_ratio, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_balance_ratio", o->unstable_balance_ratio, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_floor", o->unstable_floor, err));
-    TRY(hymo_ref_writer_put_attr_int(w, "cosim", "n_bonds", na, err));
+    TRY(hymo_ref_writer_put_attr_int(w, "cosim", "n_bonds", nb, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "residual_energy_final", sum->residual_energy_final, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_power", (int)n, na, d->rec_dP, "W", bond, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy", (int)n, na, d->rec_E, "J", bond, err));
+    if (nb > 0) /* (cols = 0 would be a 1-D dataset) */
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_power", (int)n, nb, d->rec_dP, "W", bond, err));
+    if (nb > 0) TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy", (int)n, nb, d->rec_E, "J", bond, err));
     TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy_total", (int)n, 0, d->rec_Et, "J", NULL, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sdd", (int)n, na, d->rec_sdd, "m/s^2", bond, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sd_hydraulic_input", (int)n, na, d->rec_sdt, "m/s", bond, err));
-    if (d->tlm) { /* per chamber: Z_c, L = T Z_c, L A^2 of every row; line energy per cylinder */
-        double *L = calloc((size_t)(n > 0 ? n : 1) * 2 * (size_t)na, sizeof *L);
-        char (*cn)[HYMO_REF_TEXT_MAX] = calloc((size_t)(2 * na > 0 ? 2 * na : 1), sizeof *cn);
-        const char **chamber = calloc((size_t)(2 * na > 0 ? 2 * na : 1), sizeof *chamber);
-        if (!L || !cn || !chamber) TRY(hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory"));
-        for (int j = 0; st == HYMO_OK && j < 2 * na; ++j) {
-            snprintf(cn[j], sizeof cn[j], "%s.%s", model->cylinders[j / 2].name, j % 2 ? "rod" : "piston");
-            chamber[j] = cn[j];
-        }
-        for (long r = 0; st == HYMO_OK && r < n * 2 * na; ++r) L[r] = o->H * d->rec_zc[r];
+    if (nb > 0) TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sdd", (int)n, nb, d->rec_sdd, "m/s^2", bond, err));
+    if (nb > 0)
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sd_hydraulic_input", (int)n, nb, d->rec_sdt, "m/s", bond,
+                                       err));
+    int n1 = 0;
+    for (int a = 0; a < nb; ++a) n1 += d->s.bonds[a].n_eff == 1;
+    if (d->tlm) { /* per line end: Z_c, L = T Z_c, L A^2 of every row; line energy per bond */
+        double *L = calloc((size_t)(n > 0 ? n : 1) * 2 * (size_t)nb, sizeof *L);
+        const char **chamber = calloc((size_t)(2 * nb), sizeof *chamber);
+        if (!L || !chamber) TRY(hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory"));
+        for (int j = 0; st == HYMO_OK && j < 2 * nb; ++j) chamber[j] = d->s.bonds[j / 2].eff_name[j % 2];
+        for (long r = 0; st == HYMO_OK && r < n * 2 * nb; ++r) L[r] = o->H * d->rec_zc[r];
         TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_delay", o->H, err));
         TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_mass_initial_max", sum->tlm_mass_initial_max,
                                             err));
         TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_mass_max", sum->tlm_mass_max, err));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/impedance", (int)n, 2 * na, d->rec_zc, "Pa s/m^3", chamber, err));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/inductance", (int)n, 2 * na, L, "Pa s^2/m^3", chamber, err));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/parasitic_mass", (int)n, 2 * na, d->rec_mass, "kg", chamber,
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/impedance", (int)n, 2 * nb, d->rec_zc, "Pa s/m^3", chamber, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/inductance", (int)n, 2 * nb, L, "Pa s^2/m^3", chamber, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/parasitic_mass", (int)n, 2 * nb, d->rec_mass, "kg", chamber,
                                        err));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/line_energy", (int)n, na, d->rec_eline, "J", bond, err));
-        for (int a = 0; a < na; ++a) { /* rec_y: the pistons' waves, then the rods' */
-            snprintf(bn[na + a], sizeof bn[na + a], "%s.rod", model->cylinders[a].name);
-            snprintf(bn[a], sizeof bn[a], "%s.piston", model->cylinders[a].name);
-            bond[na + a] = bn[na + a];
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/line_energy", (int)n, nb, d->rec_eline, "J", bond, err));
+        for (int a = 0; a < nb; ++a) { /* rec_y: the pistons' waves, then the rods' */
+            bond[a] = d->s.bonds[a].eff_name[0];
+            bond[nb + a] = d->s.bonds[a].eff_name[1];
         }
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_wave", (int)n, 2 * na, d->rec_y, "Pa", bond, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_wave", (int)n, 2 * nb, d->rec_y, "Pa", bond, err));
         free(L);
-        free(cn);
         free(chamber);
-    } else if (o->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
-        /* rec_y rows are 2na wide: the forces are the first na columns */
-        for (long r = 0; r < n; ++r) memmove(d->rec_y + r * na, d->rec_y + r * 2 * na, (size_t)na * sizeof(double));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/force_hydraulic", (int)n, na, d->rec_y, "N", bond, err));
-    } else {
-        for (int a = 0; a < na; ++a) {
-            snprintf(bn[na + a], sizeof bn[na + a], "%s.rod", model->cylinders[a].name);
-            snprintf(bn[a], sizeof bn[a], "%s.piston", model->cylinders[a].name);
-            bond[na + a] = bn[na + a];
+    } else if (nb > 0 && n1 == nb) {
+        /* rec_y rows are 2 nb wide: the forces are the first nb columns */
+        for (long r = 0; r < n; ++r) memmove(d->rec_y + r * nb, d->rec_y + r * 2 * nb, (size_t)nb * sizeof(double));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/force_hydraulic", (int)n, nb, d->rec_y, "N", bond, err));
+    } else if (nb > 0 && n1 == 0) {
+        for (int a = 0; a < nb; ++a) {
+            bond[a] = d->s.bonds[a].eff_name[0];
+            bond[nb + a] = d->s.bonds[a].eff_name[1];
         }
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_pressure", (int)n, 2 * na, d->rec_y, "Pa", bond,
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_pressure", (int)n, 2 * nb, d->rec_y, "Pa", bond,
                                        err));
+    }
+    if (d->rec_out) { /* every subsystem's outputs at the communication points */
+        double *col = malloc(((size_t)n + 1) * (size_t)maxw * sizeof *col);
+        if (!col && st == HYMO_OK) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        for (int k = 0, j = 0; k < d->nsub && st == HYMO_OK; j += d->subs[k++]->n_outputs) {
+            const hymo_subsystem *s = d->subs[k];
+            const int no = s->n_outputs;
+            for (int i = 0; i < no; ++i) {
+                const char *nm = d->s.output_name ? d->s.output_name(s, i) : NULL;
+                bond[i] = nm ? nm : "";
+            }
+            for (long r = 0; r < n; ++r) memcpy(col + r * no, d->rec_out + r * d->ny + j, (size_t)no * sizeof *col);
+            char path_k[160];
+            snprintf(path_k, sizeof path_k, "cosim/outputs/%s", s->name);
+            if (no > 0) TRY(hymo_ref_writer_put_matrix(w, path_k, (int)n, no, col, "", bond, err));
+        }
+        free(col);
     }
 #undef TRY
     if (w) {
@@ -707,21 +759,20 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     }
     free(names);
     free(bond);
-    free(bn);
     free(iterations);
     return st;
 }
 
 /* TLM: the parasitic masses L A^2 (seed 003 Eq. 8) at t = 0 and their
- * largest values over the rows kept, per chamber and overall. */
+ * largest values over the rows kept, per line end and overall. */
 static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
 {
-    const int na = d->na, w = 2 * na;
+    const int w = 2 * d->nb;
+    const hymo_model *model = d->s.model;
     size_t len = 0;
     sum->n_tlm = w;
     sum->tlm_report[0] = '\0';
     for (int j = 0; j < w; ++j) {
-        const hymo_cylinder *cy = &d->model->cylinders[j / 2];
         double mmax = d->rec_mass[j];
         long rmax = 0;
         for (long r = 1; r < d->n_rows; ++r)
@@ -729,13 +780,15 @@ static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
         if (d->rec_mass[j] > sum->tlm_mass_initial_max) sum->tlm_mass_initial_max = d->rec_mass[j];
         if (mmax > sum->tlm_mass_max) sum->tlm_mass_max = mmax;
         const double zc = d->rec_zc[j];
+        /* with a model, the volume node of the chamber (bond j / 2 is cylinder j / 2) */
+        const hymo_cylinder *cy = model ? &model->cylinders[j / 2] : NULL;
+        const char *node = cy ? model->nodes[j % 2 ? cy->node_rod : cy->node_piston].name : "";
         if (len < sizeof sum->tlm_report)
             len += (size_t)snprintf(sum->tlm_report + len, sizeof sum->tlm_report - len,
-                                    "tlm %s.%-6s (%s): t = 0: Z_c %.4g Pa s/m^3, L %.4g Pa s^2/m^3, mass %.4g kg; "
+                                    "tlm %-11s%s%s%s: t = 0: Z_c %.4g Pa s/m^3, L %.4g Pa s^2/m^3, mass %.4g kg; "
                                     "max mass %.4g kg at t = %g s\n",
-                                    cy->name, j % 2 ? "rod" : "piston",
-                                    d->model->nodes[j % 2 ? cy->node_rod : cy->node_piston].name, zc, d->opt.H * zc,
-                                    d->rec_mass[j], mmax, d->row[HYMO_SIG_TIME][rmax]);
+                                    d->s.bonds[j / 2].eff_name[j % 2], cy ? " (" : "", node, cy ? ")" : "", zc,
+                                    d->o->H * zc, d->rec_mass[j], mmax, d->row[HYMO_SIG_TIME][rmax]);
     }
 }
 
@@ -787,47 +840,47 @@ static void verdict(const hymo_cosim_options *opt, hymo_cosim_summary *sum)
         snprintf(out, cap, "%s", any ? "every accuracy threshold holds" : "bounded; no accuracy threshold given");
 }
 
-hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
-                           const char *out_path, hymo_cosim_summary *summary, hymo_error *err)
+hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference *ref, const char *out_path,
+                             hymo_cosim_summary *summary, hymo_error *err)
 {
     hymo_cosim_summary sum;
     memset(&sum, 0, sizeof sum);
-    hymo_status st = hymo_cosim_options_check(opt, err);
-    if (st != HYMO_OK) return st;
-    /* the same physics is enough: a comment, formatting or tolerance edit keeps the reference */
-    if (ref && hymo_model_identity(ref->model_sha256, ref->model_physics_sha256, model->sha256, model->physics_sha256) ==
-                   HYMO_MODEL_DIFFERENT)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "the reference is of another model ('%s', sha256 %.12s...) than '%s' (%.12s...)",
-                              ref->model_name, ref->model_sha256, model->name, model->sha256);
     driver d;
-    st = driver_create(&d, model, opt, err);
+    hymo_status st = driver_create(&d, setup, err);
     if (st != HYMO_OK) {
         driver_free(&d);
         return st;
     }
+    const hymo_cosim_options *opt = setup->opt;
     const double H = opt->H;
     const long n_macro = d.cap - 1;
-    const int na = d.na, trapezoid = opt->approx != HYMO_APPROX_LAGRANGE0;
+    const int nb = d.nb;
     sum.stable = 1;
-    sum.n_bonds = na;
+    sum.n_bonds = nb;
     snprintf(sum.reason, sizeof sum.reason, "reached t_end");
-    for (int a = 0; d.tlm && a < na; ++a) tlm_line_energy(&d, a);
+    for (int a = 0; d.tlm && a < nb; ++a) tlm_line_energy(&d, a);
     read_row(&d);
     record(&d, 0);
-    double t0 = hymo_now_seconds();
-    const double it0 = real_var(d.mech, d.stat_vr[S_ITER_TOTAL]);
+    double t0 = hymo_now_seconds(), v[S_N];
+    mech_stats(&d, v);
+    const double it0 = v[S_ITER_TOTAL];
     for (long n = 0; n < n_macro; ++n) {
         const double t = (double)n * H;
         hymo_error step_err;
-        if (hymo_master_step(d.m, &step_err) != HYMO_OK) {
+        if ((st = hymo_master_step(d.m, &step_err)) != HYMO_OK) {
+            if (setup->abort_status != HYMO_OK && st == setup->abort_status) { /* a broken subsystem */
+                if (err) *err = step_err;
+                driver_free(&d);
+                return st;
+            }
+            st = HYMO_OK;
             sum.stable = 0;
             snprintf(sum.reason, sizeof sum.reason, "%s", step_err.message);
             break;
         }
         bond_powers(&d);
-        for (int a = 0; a < na; ++a) {
-            double dE = hymo_cosim_residual_energy_step(!trapezoid, H, d.dP_prev[a], d.dP[a]);
+        for (int a = 0; a < nb; ++a) {
+            double dE = hymo_cosim_residual_energy_step(setup->rectangle, H, d.dP_prev[a], d.dP[a]);
             if (d.tlm) dE += d.tlm_deline[a]; /* plus the change of the energy stored in the lines */
             d.E[a] += dE;
             d.E_total += dE;
@@ -857,8 +910,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
     if (sum.stable && growing_at_end(&d, sum.reason, sizeof sum.reason)) sum.stable = 0;
     sum.wall_time = hymo_now_seconds() - t0;
     const long nrow = d.n_rows;
-    double v[S_N];
-    d.mech->ops->get_real(d.mech, d.stat_vr, S_N, v);
+    mech_stats(&d, v);
     sum.t_reached = d.row[HYMO_SIG_TIME][nrow - 1];
     sum.residual_energy_final = d.rec_Et[nrow - 1];
     sum.residual_energy_max_abs = d.E_max;
@@ -868,9 +920,10 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
     sum.peak_drift = v[S_PEAK_DRIFT];
     sum.max_work = v[S_MAX_WORK];
     sum.max_constraint_position = v[S_MAX_CPOS];
-    sum.mean_mech_iterations = sum.n_macro > 0 ? (v[S_ITER_TOTAL] - it0) / v[S_STEPS] : 0.0;
-    for (int k = 1; k < d.nsub; ++k) {
-        const hymo_subsystem *hs = d.split->subsystems[k];
+    sum.mean_mech_iterations = sum.n_macro > 0 && v[S_STEPS] > 0.0 ? (v[S_ITER_TOTAL] - it0) / v[S_STEPS] : 0.0;
+    for (int k = 0; k < d.nsub; ++k) {
+        const hymo_subsystem *hs = d.subs[k];
+        if (d.hyd_stat_vr[2 * k] < 0 || d.hyd_stat_vr[2 * k + 1] < 0) continue;
         double hv[2];
         hs->ops->get_real(hs, &d.hyd_stat_vr[2 * k], 2, hv);
         sum.hyd_steps += (long)hv[0];
@@ -880,7 +933,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
         hymo_reference run;
         memset(&run, 0, sizeof run);
         run.n = (int)nrow;
-        run.nz = d.width[HYMO_SIG_Z], run.np = d.width[HYMO_SIG_P], run.nu = d.width[HYMO_SIG_U], run.na = na, run.ncut = d.width[HYMO_SIG_C_POS];
+        run.nz = d.width[HYMO_SIG_Z], run.np = d.width[HYMO_SIG_P], run.nu = d.width[HYMO_SIG_U], run.na = d.width[HYMO_SIG_S], run.ncut = d.width[HYMO_SIG_C_POS];
         run.time = d.row[HYMO_SIG_TIME], run.z = d.row[HYMO_SIG_Z], run.zd = d.row[HYMO_SIG_ZD], run.s = d.row[HYMO_SIG_S];
         run.sd = d.row[HYMO_SIG_SD], run.p = d.row[HYMO_SIG_P], run.u = d.row[HYMO_SIG_U], run.force = d.row[HYMO_SIG_FORCE];
         run.has_cosim = 1;
@@ -900,6 +953,129 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
     return st;
 }
 
+/* ---------------------------------------------- split mode: the front end */
+
+/* /cosim attributes of a split-mode run. */
+static hymo_status split_attrs(const void *ctx, hymo_ref_writer *w, hymo_error *err)
+{
+    const hymo_cosim_options *o = ctx;
+    hymo_status st = HYMO_OK;
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if (st == HYMO_OK) st = (call);                                                            \
+    } while (0)
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "scheme", hymo_cosim_scheme_name(o->scheme), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "coupling", hymo_coupling_name(o->coupling), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "extrapolation", hymo_approx_name(o->approx), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "hyd_integrator", hymo_hyd_integrator_name(o->hyd_integrator), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "mech_integrator", hymo_mech_integrator_name(o->mech_integrator),
+                                     err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "H", o->H, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "h_m", o->mech.dt, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "h_h", o->h_h, err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "mech_inputs", hymo_mech_inputs_name(o->mech_inputs), err));
+#undef TRY
+    return st;
+}
+
+/* The split's power bonds, one per cylinder a (hymo/cosim.h layouts): the
+ * mechanics' inputs F_a (velocity-force) or p_pist,a and p_rod,a weighted
+ * by the areas, its outputs sd_a and sdd_a, the hydraulics' sd_input[a]. */
+static hymo_status split_bonds(const hymo_model *model, const hymo_cosim_options *opt, const hymo_split *sp,
+                               hymo_cosim_bond *bonds, hymo_error *err)
+{
+    const int na = model->n_cylinders, per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
+    for (int a = 0; a < na; ++a) {
+        hymo_cosim_bond *b = &bonds[a];
+        const hymo_cylinder *cy = &model->cylinders[a];
+        snprintf(b->name, sizeof b->name, "%s", cy->name);
+        snprintf(b->eff_name[0], sizeof b->eff_name[0], "%s.piston", cy->name);
+        snprintf(b->eff_name[1], sizeof b->eff_name[1], "%s.rod", cy->name);
+        b->sub = 0;
+        b->n_eff = per;
+        b->eff_in[0] = per * a, b->eff_in[1] = per * a + 1;
+        b->eff_w[0] = per == 1 ? 1.0 : cy->piston_area;
+        b->eff_w[1] = -cy->rod_side_area;
+        for (int l = 0; l < sp->n_links; ++l)
+            for (int k = 0; k < per; ++k)
+                if (sp->links[l].to == 0 && sp->links[l].input == b->eff_in[k])
+                    b->eff_src_sub[k] = sp->links[l].from, b->eff_src_out[k] = sp->links[l].output;
+        b->flow_out = na + a;
+        b->sdd_out = 2 * na + a;
+        char name[64];
+        snprintf(name, sizeof name, "sd_input[%d]", a);
+        b->sdt_sub = -1;
+        for (int k = 1; k < sp->n_subsystems && b->sdt_sub < 0; ++k)
+            if ((b->sdt_vr = hymo_subsystem_find_variable(sp->subsystems[k], name)) >= 0) b->sdt_sub = k;
+        if (b->sdt_sub < 0)
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: no hydraulic subsystem has variable '%s'",
+                                  name);
+        if (opt->coupling != HYMO_COUPLING_TLM) continue;
+        /* TLM: the line powers at both ends, the mechanics' waves (outputs
+         * 3na + 2a, 3na + 2a + 1), Z_c and L A^2 per chamber */
+        b->tlm = 1;
+        snprintf(name, sizeof name, "line_power[%d]", a);
+        b->line_vr = hymo_subsystem_find_variable(sp->subsystems[0], name);
+        b->line_other_sub = -1;
+        for (int k = 1; k < sp->n_subsystems && b->line_other_sub < 0; ++k)
+            if ((b->line_other_vr = hymo_subsystem_find_variable(sp->subsystems[k], name)) >= 0) b->line_other_sub = k;
+        if (b->line_vr < 0 || b->line_other_sub < 0)
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: '%s' missing on a side of the TLM lines",
+                                  name);
+        for (int k = 0; k < 2; ++k) {
+            b->wave_out[k] = 3 * na + 2 * a + k;
+            snprintf(name, sizeof name, "tlm_impedance[%d]", 2 * a + k);
+            b->zc_vr[k] = hymo_subsystem_find_variable(sp->subsystems[0], name);
+            snprintf(name, sizeof name, "tlm_mass[%d]", 2 * a + k);
+            b->mass_vr[k] = hymo_subsystem_find_variable(sp->subsystems[0], name);
+            if (b->zc_vr[k] < 0 || b->mass_vr[k] < 0)
+                return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: the mechanics have no TLM variable '%s'",
+                                      name);
+        }
+    }
+    return HYMO_OK;
+}
+
+hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
+                           const char *out_path, hymo_cosim_summary *summary, hymo_error *err)
+{
+    hymo_status st = hymo_cosim_options_check(opt, err);
+    if (st != HYMO_OK) return st;
+    /* the same physics is enough: a comment, formatting or tolerance edit keeps the reference */
+    if (ref && hymo_model_identity(ref->model_sha256, ref->model_physics_sha256, model->sha256, model->physics_sha256) ==
+                   HYMO_MODEL_DIFFERENT)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "the reference is of another model ('%s', sha256 %.12s...) than '%s' (%.12s...)",
+                              ref->model_name, ref->model_sha256, model->name, model->sha256);
+    hymo_split *sp = NULL;
+    hymo_master *m = NULL;
+    hymo_cosim_bond *bonds = calloc((size_t)model->n_cylinders + 1, sizeof *bonds);
+    if (!bonds) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    st = hymo_split_create(model, opt, &sp, err);
+    if (st == HYMO_OK) st = hymo_split_master_create(sp, opt->H, &m, err);
+    if (st == HYMO_OK) st = split_bonds(model, opt, sp, bonds, err);
+    if (st == HYMO_OK) {
+        const hymo_cosim_setup setup = {.subs = sp->subsystems,
+                                        .nsub = sp->n_subsystems,
+                                        .m = m,
+                                        .links = sp->links,
+                                        .n_links = sp->n_links,
+                                        .bonds = bonds,
+                                        .n_bonds = model->n_cylinders,
+                                        .opt = opt,
+                                        .rectangle = opt->approx == HYMO_APPROX_LAGRANGE0,
+                                        .mech = 0,
+                                        .model = model,
+                                        .attrs = split_attrs,
+                                        .attrs_ctx = opt};
+        st = hymo_cosim_drive(&setup, ref, out_path, summary, err);
+    }
+    hymo_master_free(m);
+    hymo_split_free(sp);
+    free(bonds);
+    return st;
+}
+
 void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo_cosim_summary *s)
 {
     fprintf(out, "co-simulation  %s, %s, extrapolation %s, mechanics' inputs %s\n", hymo_cosim_scheme_name(o->scheme),
@@ -908,6 +1084,11 @@ void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo
             hymo_mech_integrator_name(o->mech_integrator), o->mech_integrator == HYMO_MECH_TRAPEZOIDAL ? " " : "",
             o->mech_integrator == HYMO_MECH_TRAPEZOIDAL ? hymo_formulation_name(o->mech.formulation) : "", o->mech.dt,
             hymo_hyd_integrator_name(o->hyd_integrator), o->h_h, o->H);
+    hymo_cosim_summary_print_results(out, o, s);
+}
+
+void hymo_cosim_summary_print_results(FILE *out, const hymo_cosim_options *o, const hymo_cosim_summary *s)
+{
     fprintf(out, "status         %s (%s)\n", s->stable ? "stable" : "UNSTABLE", s->reason);
     fprintf(out, "reached        t = %g s, %ld communication steps\n", s->t_reached, s->n_macro);
     fprintf(out, "residual       energy %.6g J at the end, max |E| %.6g J (%d bonds)\n", s->residual_energy_final,

@@ -15,6 +15,7 @@
 #include "hymo/sim.h"
 
 #define EXIT_BAD_INPUT 2
+int hymo_cli_fmu(int argc, char **argv); /* src/fmu_cli.c */
 #define EXIT_RUN_FAILED 3
 
 static void usage_main(FILE *out)
@@ -31,6 +32,8 @@ static void usage_main(FILE *out)
           "  cosim MODEL.yaml --H S --hh S [options]  split-mode co-simulation\n"
           "  sweep MODEL.yaml [--H list] [--configs ...] -o TABLE  grid of co-simulations,\n"
           "                             achievable communication step per configuration\n"
+          "  fmu MODEL.yaml --part P -o OUT.fmu  FMI 2.0 co-simulation FMU of a part\n"
+          "                             (mechanics, circuit:NAME, whole; docs/fmi.md)\n"
           "\n"
           "Run 'hymo <command> --help' for the options of a command; every option that\n"
           "takes a value may also be written --name=value; -- ends the options.\n",
@@ -289,6 +292,7 @@ static int run_command(int argc, char **argv)
     if (!strcmp(cmd, "compare")) return hymo_cli_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "cosim")) return hymo_cli_cosim(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep")) return hymo_cli_sweep_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "fmu")) return hymo_cli_fmu(argc - 1, argv + 1);
     fprintf(stderr, "hymo: error: unknown command '%s'\n", cmd);
     usage_main(stderr);
     return EXIT_BAD_INPUT;

@@ -1,0 +1,268 @@
+/* `hymo fmu MODEL.yaml --part mechanics|circuit:NAME|whole [options] -o
+ * OUT.fmu` (docs/fmi.md): writes an FMI 2.0 co-simulation FMU, a zip of
+ * modelDescription.xml, binaries/linux64/<modelIdentifier>.so (a copy of
+ * the FMU binary libhymo_fmu.so) and resources/model.yaml +
+ * resources/options.txt.  Linked into the hymo executable only (libzip). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include "fmu_internal.h"
+#include "hymo/reference.h"
+
+#define EXIT_BAD_INPUT 2
+
+#ifndef HYMO_FMU_LIBDIR_REL
+#define HYMO_FMU_LIBDIR_REL "lib/hymo"
+#endif
+#define HYMO_FMU_BINARY_NAME "libhymo_fmu.so"
+
+int hymo_cli_fmu(int argc, char **argv);
+
+static void usage_fmu(FILE *out)
+{
+    fputs("usage: hymo fmu MODEL.yaml --part mechanics|circuit:NAME|whole [options] -o OUT.fmu\n"
+          "\n"
+          "Writes an FMI 2.0 co-simulation FMU of one part of the model (docs/fmi.md):\n"
+          "  mechanics       the mechanical subsystem of split mode (inputs: cylinder pressures\n"
+          "                  or forces; outputs: cylinder lengths, rates, accelerations)\n"
+          "  circuit:NAME    one hydraulic circuit of split mode (NAME: circuit1, the full name\n"
+          "                  as hymo cosim prints it, or a cylinder of the circuit; all with the\n"
+          "                  interface model)\n"
+          "  whole           the monolithic engine (inputs: the valve reference signals;\n"
+          "                  outputs: joints, cylinders, pressures, spools)\n"
+          "\n"
+          "options stored in the FMU (resources/options.txt):\n"
+          "  mechanics, circuit: the co-simulation options of hymo cosim: --coupling,\n"
+          "    --extrapolation (interface-model changes the variables), --hyd-integrator,\n"
+          "    --mech-integrator, --formulation, --jacobian, --H, --hm, --hh, ...\n"
+          "  whole: the options of hymo run: --integrator trapezoidal|ida, --dt, --formulation,\n"
+          "    --jacobian, --linear-solver, --newton-test, --rtol, --atol, --alpha, --max-iter\n"
+          "  --set PATH=VALUE       override one value of the model file (repeatable)\n"
+          "  -o, --output OUT.fmu   the FMU (written atomically)\n"
+          "  -q, --quiet            no summary on stdout\n"
+          "\n"
+          "The FMU binary is libhymo_fmu.so next to the hymo executable (build tree) or in\n"
+          "PREFIX/" HYMO_FMU_LIBDIR_REL " (installed); HYMO_FMU_BINARY overrides.\n"
+          "exit status: 0 written, 2 bad input\n",
+          out);
+}
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "hymo: error: %s\n", msg);
+    return EXIT_BAD_INPUT;
+}
+
+/* The FMU binary: $HYMO_FMU_BINARY, next to the executable, or in the
+ * install prefix; 0 and path set, or -1. */
+static int find_binary(char *path, size_t cap)
+{
+    const char *env = getenv("HYMO_FMU_BINARY");
+    if (env && env[0]) {
+        snprintf(path, cap, "%s", env);
+        return access(path, R_OK) == 0 ? 0 : -1;
+    }
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return -1;
+    exe[n] = '\0';
+    const char *dir = dirname(exe);
+    snprintf(path, cap, "%s/%s", dir, HYMO_FMU_BINARY_NAME);
+    if (access(path, R_OK) == 0) return 0;
+    snprintf(path, cap, "%s/../%s/%s", dir, HYMO_FMU_LIBDIR_REL, HYMO_FMU_BINARY_NAME);
+    if (access(path, R_OK) == 0) return 0;
+    return -1;
+}
+
+static int add_buffer(zip_t *z, const char *name, const char *data, char *msg, size_t len)
+{
+    zip_source_t *src = zip_source_buffer(z, data, strlen(data), 0);
+    if (!src || zip_file_add(z, name, src, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8) < 0) {
+        if (src) zip_source_free(src);
+        snprintf(msg, len, "zip: cannot add %s: %s", name, zip_strerror(z));
+        return -1;
+    }
+    return 0;
+}
+
+int hymo_cli_fmu(int argc, char **argv)
+{
+    const char *model_path = NULL, *out_path = NULL;
+    int quiet = 0;
+    char msg[HYMO_ERROR_MSG_MAX + 512];
+    /* the options go on to hymo_fmu_part_create as name, value pairs;
+     * --name=value is split into names[] (getopt_long's form, as every
+     * command accepts it) */
+    char **opts = calloc(2 * (size_t)argc + 1, sizeof *opts), **names = calloc((size_t)argc + 1, sizeof *names);
+    int n_opts = 0, n_names = 0;
+    if (!opts || !names) {
+        free(opts);
+        free(names);
+        return fail("out of memory");
+    }
+    int status = EXIT_BAD_INPUT;
+    hymo_fmu_part *part = NULL;
+    char *xml = NULL, *tmp = NULL;
+    zip_t *z = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage_fmu(stdout);
+            status = 0;
+            goto done;
+        }
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+            continue;
+        }
+        if (!strcmp(a, "--")) { /* ends the options */
+            for (++i; i < argc && !model_path; ++i) model_path = argv[i];
+            if (i < argc) {
+                snprintf(msg, sizeof msg, "unexpected argument '%s' (see hymo fmu --help)", argv[i]);
+                fail(msg);
+                goto done;
+            }
+            break;
+        }
+        const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;
+        if (eq) {
+            char *name = strndup(a, (size_t)(eq - a));
+            if (!name) {
+                fail("out of memory");
+                goto done;
+            }
+            names[n_names++] = name;
+            if (!strcmp(name, "--output"))
+                out_path = eq + 1;
+            else {
+                opts[n_opts++] = name;
+                opts[n_opts++] = (char *)(eq + 1);
+            }
+            continue;
+        }
+        if (a[0] == '-' && a[1]) {
+            if (i + 1 >= argc) {
+                snprintf(msg, sizeof msg, "%s needs a value (see hymo fmu --help)", a);
+                fail(msg);
+                goto done;
+            }
+            if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+                out_path = argv[++i];
+            else {
+                opts[n_opts++] = argv[i];
+                opts[n_opts++] = argv[++i];
+            }
+            continue;
+        }
+        if (model_path) {
+            snprintf(msg, sizeof msg, "unexpected argument '%s' (see hymo fmu --help)", a);
+            fail(msg);
+            goto done;
+        }
+        model_path = a;
+    }
+    if (!model_path) {
+        fail("fmu: missing MODEL file (see hymo fmu --help)");
+        goto done;
+    }
+    if (!out_path) {
+        fail("fmu: missing -o OUT.fmu (see hymo fmu --help)");
+        goto done;
+    }
+    hymo_error err;
+    hymo_error_clear(&err);
+    const char *inputs[1] = {model_path};
+    if (hymo_output_path_check(out_path, inputs, 1, &err) != HYMO_OK) {
+        fail(err.message);
+        goto done;
+    }
+    char bin[4200];
+    if (find_binary(bin, sizeof bin)) {
+        fail("the FMU binary libhymo_fmu.so was not found next to hymo or in PREFIX/" HYMO_FMU_LIBDIR_REL
+             " (build the hymo_fmu target, or set HYMO_FMU_BINARY)");
+        goto done;
+    }
+    if (hymo_fmu_part_create(model_path, n_opts, opts, &part, &err) != HYMO_OK) {
+        if (err.message[0]) fail(err.message); /* (empty: hymo_cli_cosim_option printed it) */
+        goto done;
+    }
+    xml = hymo_fmu_model_description(part);
+    if (!xml) {
+        fail("out of memory (modelDescription.xml)");
+        goto done;
+    }
+    /* written to a temporary file in the output's directory, then renamed */
+    size_t tl = strlen(out_path) + 32;
+    tmp = malloc(tl);
+    if (!tmp) {
+        fail("out of memory");
+        goto done;
+    }
+    snprintf(tmp, tl, "%s.%ld.partial", out_path, (long)getpid());
+    int zerr = 0;
+    z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    if (!z) {
+        zip_error_t ze;
+        zip_error_init_with_code(&ze, zerr);
+        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        fail(msg);
+        goto done;
+    }
+    char so_name[128];
+    snprintf(so_name, sizeof so_name, "binaries/linux64/%s.so", part->identifier);
+    if (add_buffer(z, "modelDescription.xml", xml, msg, sizeof msg) ||
+        add_buffer(z, "resources/" HYMO_FMU_MODEL_FILE, part->model->source_text, msg, sizeof msg) ||
+        add_buffer(z, "resources/" HYMO_FMU_OPTIONS_FILE, part->options_text, msg, sizeof msg)) {
+        fail(msg);
+        goto done;
+    }
+    zip_source_t *src = zip_source_file(z, bin, 0, -1);
+    if (!src || zip_file_add(z, so_name, src, ZIP_FL_OVERWRITE) < 0) {
+        if (src) zip_source_free(src);
+        snprintf(msg, sizeof msg, "zip: cannot add %.300s: %s", bin, zip_strerror(z));
+        fail(msg);
+        goto done;
+    }
+    if (zip_close(z) < 0) {
+        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, zip_strerror(z));
+        zip_discard(z);
+        z = NULL;
+        fail(msg);
+        goto done;
+    }
+    z = NULL;
+    if (rename(tmp, out_path)) {
+        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, strerror(errno));
+        fail(msg);
+        goto done;
+    }
+    free(tmp);
+    tmp = NULL;
+    if (!quiet) {
+        int nl = part->n_vars - part->n_inputs - part->n_outputs;
+        printf("fmu          %s\npart         %s\nidentifier   %s\nguid         %s\n"
+               "variables    %d inputs, %d outputs, %d locals\noutput       %s\n",
+               part->model->name, part->part_name, part->identifier, part->guid, part->n_inputs, part->n_outputs, nl,
+               out_path);
+    }
+    status = 0;
+done:
+    if (z) zip_discard(z);
+    if (tmp) {
+        remove(tmp);
+        free(tmp);
+    }
+    free(xml);
+    hymo_fmu_part_free(part);
+    for (int k = 0; k < n_names; ++k) free(names[k]);
+    free(names);
+    free(opts);
+    return status;
+}
