@@ -1,6 +1,7 @@
 /* Penalty-based semirecursive formulation (index-3 augmented Lagrangian with
- * projections, ALI3-P; SPEC §1.5, seed 002 §2.3).  Newton unknowns are all
- * joint coordinates; lambda is updated after every Newton update.
+ * projections, ALI3-P; SPEC §1.5, seed 002 §2.3).  Newton unknowns are the
+ * step's increments of all joint coordinates; lambda is updated after every
+ * Newton update.
  * Content: the LU of the projection matrix (the mechanical block of the
  * Newton matrix) and scratch. */
 #include <stdlib.h>
@@ -64,10 +65,11 @@ static void pb_begin_step(hymo_formulation *f, hymo_mb *mb)
     ((pb_content *)f->content)->lambda_frozen = 1;
 }
 
+/* the increments zn - z (see ds_pack) */
 static void pb_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
 {
     (void)f;
-    memcpy(x, mb->zn, (size_t)mb->nz * sizeof(double));
+    for (int j = 0; j < mb->nz; ++j) x[j] = mb->zn[j] - mb->z[j];
 }
 
 static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
@@ -75,9 +77,9 @@ static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
     (void)err, (void)t;
     pb_content *c = f->content;
     const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
-    for (int j = 0; j < mb->nz; ++j) {
-        double dz = x[j] - mb->z[j];
-        mb->zn[j] = x[j];
+    for (int j = 0; j < mb->nz; ++j) { /* the rates from the unknown dz, not from the rounded zn */
+        const double dz = x[j];
+        mb->zn[j] = mb->z[j] + dz;
         mb->zdn[j] = a1 * dz - mb->zd[j];
         mb->zddn[j] = a2 * dz - 2.0 * a1 * mb->zd[j] - mb->zdd[j];
     }

@@ -16,14 +16,19 @@
 static int always_at_start(const hymo_sim *sim, int inputs_change) { return (void)sim, (void)inputs_change, 1; }
 static int always_after(double inc, double prev) { return (void)inc, (void)prev, 1; }
 
+/* The mechanical unknowns are position increments: their difference
+ * steps scale with the position (as when the positions were the unknowns),
+ * the others with the unknown. */
 static hymo_status numeric_build(hymo_sim *sim, double t, hymo_error *err)
 {
-    const int nx = sim->nx, nz = sim->nz;
+    const int nx = sim->nx, nz = sim->nz, nxm = sim->nxm;
+    const int *indep;
+    sim->form.ops->independent(&sim->form, &indep);
     double *x = sim->x, *zsave = sim->zsave;
     memcpy(zsave, sim->mb.zn, (size_t)nz * sizeof(double));
     for (int j = 0; j < nx; ++j) {
         double xj = x[j];
-        double eps = 1e-8 * fmax(1e-2, fabs(xj));
+        double eps = 1e-8 * fmax(1e-2, fabs(j < nxm ? sim->mb.z[indep[j]] + xj : xj));
         x[j] = xj + eps;
         eps = x[j] - xj; /* exactly representable increment */
         hymo_status st = hymo_engine_residual(sim, x, sim->fp, t, err);
@@ -152,12 +157,15 @@ static void contractive_begin(hymo_sim *sim, const double *x)
 static double mechanical_increment(const hymo_sim *sim, int *at_roundoff)
 {
     const double tol = sim->opt.tol_position;
+    const int *indep;
+    sim->form.ops->independent(&sim->form, &indep);
     double worst = 0.0;
     *at_roundoff = 1;
     for (int i = 0; i < sim->nxm; ++i) {
         const double d = fabs(sim->dx[i]);
         worst = fmax(worst, d / tol);
-        if (d > ROUNDOFF_REL * DBL_EPSILON * fabs(sim->x[i]) + ROUNDOFF * tol) *at_roundoff = 0;
+        if (d > ROUNDOFF_REL * DBL_EPSILON * fabs(sim->mb.z[indep[i]] + sim->x[i]) + ROUNDOFF * tol)
+            *at_roundoff = 0;
     }
     return worst;
 }
