@@ -124,20 +124,24 @@ const hymo_newton_test_ops hymo_newton_seed_ops = {"seed", seed_begin, seed_conv
 /* contractive (the test IDA and Radau5 use): with theta the contraction rate
  * of successive increments, the error left after an update is about
  * theta/(1-theta) |dx|; it must stay below tau, a fraction KAPPA_LTE of the
- * step's truncation error estimated by the predictor-corrector distance of
- * the previous step (the extrapolating predictor is one order higher than
- * the trapezoidal corrector), between TAU_MIN and the increment tolerances.
- * At the first iteration theta is the last one measured.  Without it a
- * stale (fast) matrix is accepted after one increment however slowly it
- * contracts, and the iteration error, amplified by 2/dt into velocities
- * and 4/dt^2 into accelerations, sets an error floor that does not fall
- * with dt (issue 9). */
+ * step's truncation error estimated from the predictor-corrector distance of
+ * the previous step (contractive_end), between TAU_MIN_RATE h and the
+ * increment tolerances.  At the first iteration theta is the last one
+ * measured.  Without it a stale (fast) matrix is accepted after one
+ * increment however slowly it contracts, and the iteration error, amplified
+ * by 2/dt into velocities and 4/dt^2 into accelerations, sets an error floor
+ * that does not fall with dt (issue 9). */
 #define KAPPA_LTE 1e-4
 /* mechanical increments below ROUNDOFF of the tolerance (1e-15 rad with the
- * default) plus ROUNDOFF_REL rounding units of the unknown are round-off */
+ * default) plus ROUNDOFF_REL rounding units of what the unknown is formed
+ * from are round-off */
 #define ROUNDOFF 1e-8
 #define ROUNDOFF_REL 64.0
-#define TAU_MIN 1e-9
+/* the smallest target, per second of step size: the velocity change
+ * 2 tau tol / h that an iteration error of tau leaves stays below
+ * 2e-6 tol/s (2e-13 rad/s with the default tolerance; tau >= 1e-9 at
+ * h = 1 ms, as the fixed floor was before the unknowns became increments) */
+#define TAU_MIN_RATE 1e-6
 /* 1e-12 rad with the default tolerance */
 #define STAGNATION 1e-5
 #define STAGNATION_THETA 0.9
@@ -146,26 +150,35 @@ static void contractive_begin(hymo_sim *sim, const double *x)
 {
     sim->newton_prev_m = INFINITY;
     memcpy(sim->xpred, x, (size_t)sim->nx * sizeof(double));
-    const double tau = KAPPA_LTE * sim->newton_lte;
-    sim->newton_tau = !(tau < 1.0) ? 1.0 : tau > TAU_MIN ? tau : TAU_MIN;
+    const double tau = KAPPA_LTE * sim->newton_lte, tau_min = TAU_MIN_RATE * sim->h;
+    sim->newton_tau = !(tau < 1.0) ? 1.0 : tau > tau_min ? tau : tau_min;
 }
 
 /* Largest increment of the mechanical block in units of its tolerance, and
- * whether all of them are at the round-off level of their unknown (or below
- * ROUNDOFF of the tolerance): there a linear rate cannot be measured, nor
- * is more possible. */
+ * whether all of them are at the round-off level (or below ROUNDOFF of the
+ * tolerance): there a linear rate cannot be measured, nor is more possible.
+ * The unknown is the position increment dq, and the residual combines it
+ * with h zd and h^2 zdd (the trapezoidal rates), so its round-off is that of
+ * those terms, far below the position's own rounding unit.  A penalty term
+ * alpha Phi(z + dq) moves with the rounding of the position, so there the
+ * increment is resolved only to that in the constrained directions (and the
+ * velocity projections remove what it leaves there). */
 static double mechanical_increment(const hymo_sim *sim, int *at_roundoff)
 {
-    const double tol = sim->opt.tol_position;
+    const double tol = sim->opt.tol_position, h = sim->h;
+    const hymo_mb *mb = &sim->mb;
     const int *indep;
     sim->form.ops->independent(&sim->form, &indep);
+    const int penalty = sim->m > 0 && sim->form.ops->penalty_factor(&sim->form, mb) > 0.0;
     double worst = 0.0;
     *at_roundoff = 1;
     for (int i = 0; i < sim->nxm; ++i) {
-        const double d = fabs(sim->dx[i]);
+        const int j = indep[i];
+        const double d = fabs(sim->dx[i]), dq = sim->x[i];
         worst = fmax(worst, d / tol);
-        if (d > ROUNDOFF_REL * DBL_EPSILON * fabs(sim->mb.z[indep[i]] + sim->x[i]) + ROUNDOFF * tol)
-            *at_roundoff = 0;
+        double scale = fabs(dq) + h * fabs(mb->zd[j]) + h * h * fabs(mb->zdd[j]);
+        if (penalty) scale += fabs(mb->z[j] + dq);
+        if (d > ROUNDOFF_REL * DBL_EPSILON * scale + ROUNDOFF * tol) *at_roundoff = 0;
     }
     return worst;
 }
@@ -198,12 +211,32 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     return theta / (1.0 - theta) * inc_m <= sim->newton_tau;
 }
 
-/* the mechanical predictor-corrector distance, tolerance units */
+/* The truncation error estimate, tolerance units: the largest position
+ * predictor-corrector distance e = dq - dq_pred (h^3 q'''/12 per step with
+ * the extrapolating predictor) or, if smaller, the position equivalent
+ * h/2 e_v of the velocity's truncation error e_v = h^3 q''''/12.  An
+ * iteration error delta of dq enters the velocity as 2 delta/h, while the
+ * truncation errors of q and zd are both O(h^3); at small h (or on a slow
+ * mechanism) h/2 e_v is the smaller, and delta must be small against it, or
+ * the steps' iteration errors, of one sign with the fast matrix, add up
+ * (measured on the 3-D triple pendulum at 0.0625 ms: fast - numeric
+ * 8.5e-9 rad = 4.7 % of the error with e alone, 8e-11 rad with both).  From
+ * the rule's terms, h/2 e_v = |e/4 - h^2 (zdd_{k+1} - zdd_k)/48| (the h^3
+ * terms cancel). */
 static void contractive_end(hymo_sim *sim, const double *x)
 {
-    double worst = 0.0;
-    for (int i = 0; i < sim->nxm; ++i) worst = fmax(worst, fabs(x[i] - sim->xpred[i]));
-    sim->newton_lte = worst / sim->opt.tol_position;
+    const hymo_mb *mb = &sim->mb;
+    const int *indep;
+    sim->form.ops->independent(&sim->form, &indep);
+    const double c = sim->h * sim->h / 48.0;
+    double worst_q = 0.0, worst_v = 0.0;
+    for (int i = 0; i < sim->nxm; ++i) {
+        const int j = indep[i];
+        const double e = x[i] - sim->xpred[i];
+        worst_q = fmax(worst_q, fabs(e));
+        worst_v = fmax(worst_v, fabs(0.25 * e - c * (mb->zddn[j] - mb->zdd[j])));
+    }
+    sim->newton_lte = fmin(worst_q, worst_v) / sim->opt.tol_position;
 }
 
 /* A matrix of an earlier step is kept only after a step that converged in
