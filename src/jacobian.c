@@ -190,6 +190,23 @@ static double mechanical_increment(const hymo_sim *sim, int *at_roundoff)
  * pressure rate by 2e-2/dt Pa/s, far below their truncation errors), where
  * penalty's multiplier updates would otherwise stall the rate near
  * round-off. */
+/* The verdict for an accepted update: 2 (the engine keeps the evaluated
+ * iterate, as after a negligible increment, and saves re-evaluating the
+ * state at the updated one) where the iterate before the update meets the
+ * target too, its error |dx|/(1-theta) <= tau with theta <= 1/2, and the
+ * hydraulic increments are negligible (NEGLIGIBLE_INCREMENT of their
+ * tolerances); else 1. */
+#define KEEP_FRACTION 0.5
+static int accepted(const hymo_sim *sim, double inc_m)
+{
+    if (!(inc_m <= KEEP_FRACTION * sim->newton_tau)) return 1;
+    for (int i = sim->nxm; i < sim->nx; ++i) {
+        const double tol = i < sim->nxm + sim->np ? sim->opt.tol_pressure : sim->opt.tol_spool;
+        if (!(fabs(sim->dx[i]) <= NEGLIGIBLE_INCREMENT * tol)) return 1;
+    }
+    return 2;
+}
+
 static int contractive_converged(hymo_sim *sim, int iter, double inc, double prev, int fresh)
 {
     (void)prev;
@@ -198,7 +215,7 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     const double prev_m = sim->newton_prev_m;
     sim->newton_prev_m = inc_m;
     if (inc > 1.0) return 0; /* some increment beyond its tolerance */
-    if (roundoff) return 1;
+    if (roundoff) return accepted(sim, inc_m);
     double theta = sim->newton_theta;
     if (iter >= 2 && prev_m > 0.0 && isfinite(prev_m)) theta = sim->newton_theta = inc_m / prev_m;
     /* a matrix of an earlier step may contract far worse than the rate
@@ -206,9 +223,10 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     else if (!fresh) return 0;
     /* with a matrix of this step, no contraction at increments this small
      * is the noise of the residual (penalty's multiplier updates): stop */
-    if (fresh && theta >= STAGNATION_THETA && inc_m <= STAGNATION) return 1;
+    if (fresh && theta >= STAGNATION_THETA && inc_m <= STAGNATION) return accepted(sim, inc_m);
     if (!(theta < 1.0)) return 0;
-    return theta / (1.0 - theta) * inc_m <= sim->newton_tau;
+    if (!(theta / (1.0 - theta) * inc_m <= sim->newton_tau)) return 0;
+    return theta <= 1.0 - KEEP_FRACTION ? accepted(sim, inc_m) : 1;
 }
 
 /* The truncation error estimate, tolerance units: the largest position
