@@ -36,6 +36,10 @@ typedef struct {
     /* evaluation (formulation: unpack / finish_step) */
     double *phi, *phi_z, *gamma; /* m, m x nz (row-major), m                   */
     double *dyn_res;             /* nz: M' zdd - Q' at the iterate (engine)    */
+    /* engine: set for the unpack of the converged unknowns that only
+     * finish_step follows (no forces, no residual): the formulation may
+     * leave out what its finish_step evaluates again */
+    int final_unpack;
 } hymo_mb;
 
 hymo_status hymo_mb_alloc(hymo_mb *mb, const hymo_model *model, const hymo_kin_model *km,

@@ -84,7 +84,8 @@ static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
         mb->zddn[j] = a2 * dz - 2.0 * a1 * mb->zd[j] - mb->zdd[j];
     }
     hymo_kin_positions(&mb->kin, mb->model, mb->zn);
-    hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
+    /* with constraints, pb_finish_step evaluates them at the projected rates */
+    if (!(mb->final_unpack && mb->m > 0)) hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     if (mb->m > 0) {
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, NULL);
         if (!c->lambda_frozen) { /* lambda^(h+1) = lambda^(h) + alpha Phi^(h+1) */
@@ -171,10 +172,11 @@ static void pb_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
     const int nz = mb->nz, m = mb->m;
     const double ca = mb->dt * mb->dt / 4.0 * mb->alpha;
     for (int j = 0; j < nz; ++j)
-        for (int i = 0; i < nz; ++i) {
+        for (int i = 0; i <= j; ++i) { /* Phi_z^T Phi_z is symmetric: each sum once */
             double s = 0.0;
             for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * mb->phi_z[r * nz + j];
             jac[j * nx + i] = mb->kin.M[i * nz + j] + ca * s;
+            jac[i * nx + j] = mb->kin.M[j * nz + i] + ca * s;
         }
     memcpy(gx, gz, (size_t)na * (size_t)nz * sizeof(double));
 }

@@ -90,7 +90,11 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
 static hymo_status fast_finish(hymo_sim *sim, const double *x, int at_evaluated, double t, hymo_error *err)
 {
     sim->residual_norm = hymo_norm_inf(sim->nx, sim->f);
-    return at_evaluated ? HYMO_OK : hymo_engine_unpack(sim, x, t, err);
+    if (at_evaluated) return HYMO_OK;
+    sim->mb.final_unpack = 1;
+    hymo_status st = hymo_engine_unpack(sim, x, t, err);
+    sim->mb.final_unpack = 0;
+    return st;
 }
 
 /* Fast mode: a Newton correction below this fraction of the increment
@@ -175,12 +179,12 @@ static double mechanical_increment(const hymo_sim *sim, int *at_roundoff)
     for (int i = 0; i < sim->nxm; ++i) {
         const int j = indep[i];
         const double d = fabs(sim->dx[i]), dq = sim->x[i];
-        worst = fmax(worst, d / tol);
+        if (d > worst) worst = d; /* not fmax: a library call here */
         double scale = fabs(dq) + h * fabs(mb->zd[j]) + h * h * fabs(mb->zdd[j]);
         if (penalty) scale += fabs(mb->z[j] + dq);
         if (d > ROUNDOFF_REL * DBL_EPSILON * scale + ROUNDOFF * tol) *at_roundoff = 0;
     }
-    return worst;
+    return worst / tol;
 }
 
 /* The target applies to the mechanical unknowns, whose iteration error the
@@ -214,7 +218,7 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     const double inc_m = mechanical_increment(sim, &roundoff);
     const double prev_m = sim->newton_prev_m;
     sim->newton_prev_m = inc_m;
-    if (inc > 1.0) return 0; /* some increment beyond its tolerance */
+    if (!(inc <= 1.0)) return 0; /* some increment beyond its tolerance, or not a number */
     if (roundoff) return accepted(sim, inc_m);
     double theta = sim->newton_theta;
     if (iter >= 2 && prev_m > 0.0 && isfinite(prev_m)) theta = sim->newton_theta = inc_m / prev_m;
@@ -251,10 +255,11 @@ static void contractive_end(hymo_sim *sim, const double *x)
     for (int i = 0; i < sim->nxm; ++i) {
         const int j = indep[i];
         const double e = x[i] - sim->xpred[i];
-        worst_q = fmax(worst_q, fabs(e));
-        worst_v = fmax(worst_v, fabs(0.25 * e - c * (mb->zddn[j] - mb->zdd[j])));
+        const double ev = fabs(0.25 * e - c * (mb->zddn[j] - mb->zdd[j]));
+        if (fabs(e) > worst_q) worst_q = fabs(e);
+        if (ev > worst_v) worst_v = ev;
     }
-    sim->newton_lte = fmin(worst_q, worst_v) / sim->opt.tol_position;
+    sim->newton_lte = (worst_v < worst_q ? worst_v : worst_q) / sim->opt.tol_position;
 }
 
 /* A matrix of an earlier step is kept only after a step that converged in
