@@ -98,12 +98,13 @@ static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
 
 static void pb_residual(const hymo_formulation *f, const hymo_mb *mb, double *fm)
 {
-    (void)f;
     const double c = mb->dt * mb->dt / 4.0, alpha = mb->alpha;
     int nz = mb->nz, m = mb->m;
+    double *w = ((pb_content *)f->content)->w; /* m scratch: the multipliers with the penalty term */
+    for (int r = 0; r < m; ++r) w[r] = alpha * mb->phi[r] + mb->lambda[r];
     for (int i = 0; i < nz; ++i) {
         double s = mb->dyn_res[i];
-        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * (alpha * mb->phi[r] + mb->lambda[r]);
+        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * w[r];
         fm[i] = c * s;
     }
 }
