@@ -20,11 +20,10 @@ formulations give identical numbers on these open-loop models) at dt = 1,
                      p    3.69e4  / 2.36e3  / 146 Pa             3.7e10 Pa/s^2
 
 Each test allows BOUND_FACTOR = 2 times C dt^2.  The fast-Jacobian cases
-are expected failures (issue 9): the fast Jacobian is formed once at t = 0
-on these models and never rebuilt, every step stops after one stale-matrix
-increment, and the error does not fall with dt (2.7e-3, 1.3e-3, 4.0e-3 rad
-on the double pendulum).  When issue 9 is fixed they pass, and strict=True
-turns that into a failure so that the marker gets removed.
+were expected failures before issue 9's Newton test (with the seed's test
+the fast matrix is formed once at t = 0 on these models, every step stops
+after one stale-matrix increment, and the error does not fall with dt:
+2.7e-3, 1.3e-3, 4.0e-3 rad on the double pendulum); they pass now.
 """
 
 import os
