@@ -76,7 +76,7 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
 {
     const int nx = sim->nx;
     memset(sim->jac, 0, (size_t)nx * (size_t)nx * sizeof(double));
-    hymo_kin_mass_and_forces(&sim->mb.kin, sim->model); /* M' at the current evaluation */
+    hymo_kin_mass(&sim->mb.kin); /* M' at the current evaluation (Q' is not needed) */
     hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
     sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na, sim->act_gx, sim->jac, nx);
     hymo_status st = sim->forces->tangent(sim, t, err);
