@@ -1,6 +1,7 @@
 /* Double-step semirecursive formulation (coordinate partitioning, SPEC §1.4,
- * seed 002 §2.2): Newton unknowns are the independent coordinates z^i; the
- * dependent ones follow from Phi(z) = 0 by an inner Newton iteration.
+ * seed 002 §2.2): Newton unknowns are the step's increments of the
+ * independent coordinates z^i; the dependent ones follow from Phi(z) = 0 by
+ * an inner Newton iteration.
  * Content: the coordinate partition (hymo_partition), the run log of
  * independent sets and scratch. */
 #include <math.h>
@@ -75,24 +76,34 @@ static void ds_begin_step(hymo_formulation *f, hymo_mb *mb) { (void)f, (void)mb;
 
 static int ds_n_mech(const hymo_formulation *f) { return ((const ds_content *)f->content)->pt.ni; }
 
+/* the increments of the independent coordinates (the predicted zn - z,
+ * rounded: only a start) */
 static void ds_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
 {
     const hymo_partition *pt = &((const ds_content *)f->content)->pt;
-    for (int k = 0; k < pt->ni; ++k) x[k] = mb->zn[pt->indep[k]];
+    for (int k = 0; k < pt->ni; ++k) x[k] = mb->zn[pt->indep[k]] - mb->z[pt->indep[k]];
 }
 
-/* zn from the independent coordinates q: a first-order prediction of the
- * dependent ones with R of the last factorisation, z_d += R_d dz_i (leaves
- * an O(dz^2) error for the inner Newton, usually removed in one pass), then
- * the inner Newton; leaves the kinematic positions, phi, phi_z and the
- * factorisation at zn. */
-static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double *q, double t, hymo_error *err)
+/* zn from the independent coordinates q (base == NULL) or base + q (the
+ * increments q from base = z): a first-order prediction of the dependent
+ * ones with R of the last factorisation, z_d += R_d dz_i (leaves an O(dz^2)
+ * error for the inner Newton, usually removed in one pass), then the inner
+ * Newton; leaves the kinematic positions, phi, phi_z and the factorisation
+ * at zn. */
+static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double *base, const double *q, double t,
+                                   hymo_error *err)
 {
     const int ni = pt->ni;
     double *u = pt->work + mb->m; /* ni scratch (the factorisation uses the first m) */
-    for (int k = 0; k < ni; ++k) u[k] = q[k] - mb->zn[pt->indep[k]];
+    for (int k = 0; k < ni; ++k) {
+        const int j = pt->indep[k];
+        u[k] = (base ? base[j] + q[k] : q[k]) - mb->zn[j];
+    }
     hymo_partition_add_dependent(pt, u, mb->zn);
-    for (int k = 0; k < ni; ++k) mb->zn[pt->indep[k]] = q[k];
+    for (int k = 0; k < ni; ++k) {
+        const int j = pt->indep[k];
+        mb->zn[j] = base ? base[j] + q[k] : q[k];
+    }
     if (hymo_partition_solve_positions(pt, &mb->kin, mb->model, mb->con, mb->zn, mb->phi, mb->phi_z,
                                        INNER_MAX_ITER, INNER_TOL))
         return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
@@ -126,11 +137,11 @@ static hymo_status ds_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
 {
     hymo_partition *pt = &((ds_content *)f->content)->pt;
     const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
-    hymo_status st = solve_positions(pt, mb, x, t, err);
+    hymo_status st = solve_positions(pt, mb, mb->z, x, t, err);
     if (st != HYMO_OK) return st;
     for (int k = 0; k < pt->ni; ++k) { /* trapezoidal rule in the independent coordinates */
-        int j = pt->indep[k];
-        double dz = mb->zn[j] - mb->z[j];
+        const int j = pt->indep[k];
+        const double dz = x[k]; /* the unknown itself, not zn - z (zn is rounded) */
         mb->zdn[j] = a1 * dz - mb->zd[j];
         mb->zddn[j] = a2 * dz - 2.0 * a1 * mb->zd[j] - mb->zdd[j];
     }
@@ -152,7 +163,7 @@ static hymo_status ds_ode_unpack(hymo_formulation *f, hymo_mb *mb, const double 
                                  const double *a, double t, hymo_error *err)
 {
     hymo_partition *pt = &((ds_content *)f->content)->pt;
-    hymo_status st = solve_positions(pt, mb, q, t, err);
+    hymo_status st = solve_positions(pt, mb, NULL, q, t, err);
     if (st != HYMO_OK) return st;
     for (int k = 0; k < pt->ni; ++k) {
         mb->zdn[pt->indep[k]] = v[k];

@@ -530,11 +530,10 @@ void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const 
  * (Qbar_k - Mbar_k A0_k) below j: for i on the path root..j,
  * M'_ij = b_i^T Mhat_j b_j and Q'_j = b_j^T Phat_j.  M' depends on the
  * positions only; a column is recomputed when its inputs changed. */
-void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model)
+void hymo_kin_mass(hymo_kin *kin)
 {
-    (void)model;
     const int nb = kin->nb;
-    double *M = kin->M, *Q = kin->Q;
+    double *M = kin->M;
     /* column k of M' (rows on the path root..k) changes with b_k, with b of
      * its ancestors (then b_k changed too) and with Iown in the subtree of k:
      * m_stale is set for a changed body and all its ancestors (mark_m_stale).
@@ -558,6 +557,14 @@ void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model)
             M[k * nb + i] = s;
         }
     }
+}
+
+void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model)
+{
+    (void)model;
+    const int nb = kin->nb;
+    double *Q = kin->Q;
+    hymo_kin_mass(kin);
     for (int k = nb - 1; k >= 0; --k) {
         const double *Qb = &kin->Qbar[6 * k];
         double *P = &kin->Phat[6 * k];

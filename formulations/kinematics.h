@@ -121,6 +121,8 @@ void hymo_kin_forces_begin(hymo_kin *kin, const hymo_model *model);
 void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const double f[3]);
 /* M' and Q' from the forces assembled so far (leaves-to-root accumulation). */
 void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model);
+/* M' alone (the fast Newton matrix): as hymo_kin_mass_and_forces without Q'. */
+void hymo_kin_mass(hymo_kin *kin);
 
 /* r = M' zdd - Q' (nb) from the forces assembled so far, without forming
  * M' (after hymo_kin_forces_begin and the point forces). */

@@ -36,6 +36,10 @@ typedef struct {
     /* evaluation (formulation: unpack / finish_step) */
     double *phi, *phi_z, *gamma; /* m, m x nz (row-major), m                   */
     double *dyn_res;             /* nz: M' zdd - Q' at the iterate (engine)    */
+    /* engine: set for the unpack of the converged unknowns that only
+     * finish_step follows (no forces, no residual): the formulation may
+     * leave out what its finish_step evaluates again */
+    int final_unpack;
 } hymo_mb;
 
 hymo_status hymo_mb_alloc(hymo_mb *mb, const hymo_model *model, const hymo_kin_model *km,
@@ -139,10 +143,14 @@ typedef struct {
     hymo_status (*start)(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err);
     /* start of a step, before the predictor */
     void (*begin_step)(hymo_formulation *f, hymo_mb *mb);
-    /* x_mech from the predicted mb->zn */
+    /* x_mech from the predicted mb->zn: the mechanical Newton unknowns are
+     * the position increments zn - z of the step (of the independent
+     * coordinates), not the positions */
     void (*pack)(const hymo_formulation *f, const hymo_mb *mb, double *x);
-    /* zn, zdn, zddn from x_mech (trapezoidal rule); leaves the kinematic
-     * positions and velocities evaluated, phi and phi_z filled; t = t_{k+1} */
+    /* zn = z + x_mech, and zdn, zddn from the increment x_mech itself (the
+     * trapezoidal rule), so that the rounding of zn does not enter the
+     * rates; leaves the kinematic positions and velocities evaluated, phi
+     * and phi_z filled; t = t_{k+1} */
     hymo_status (*unpack)(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err);
     /* mechanical residual rows from mb->dyn_res */
     void (*residual)(const hymo_formulation *f, const hymo_mb *mb, double *fm);

@@ -1,6 +1,7 @@
 /* Penalty-based semirecursive formulation (index-3 augmented Lagrangian with
- * projections, ALI3-P; SPEC §1.5, seed 002 §2.3).  Newton unknowns are all
- * joint coordinates; lambda is updated after every Newton update.
+ * projections, ALI3-P; SPEC §1.5, seed 002 §2.3).  Newton unknowns are the
+ * step's increments of all joint coordinates; lambda is updated after every
+ * Newton update.
  * Content: the LU of the projection matrix (the mechanical block of the
  * Newton matrix) and scratch. */
 #include <stdlib.h>
@@ -64,10 +65,11 @@ static void pb_begin_step(hymo_formulation *f, hymo_mb *mb)
     ((pb_content *)f->content)->lambda_frozen = 1;
 }
 
+/* the increments zn - z (see ds_pack) */
 static void pb_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
 {
     (void)f;
-    memcpy(x, mb->zn, (size_t)mb->nz * sizeof(double));
+    for (int j = 0; j < mb->nz; ++j) x[j] = mb->zn[j] - mb->z[j];
 }
 
 static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
@@ -75,14 +77,15 @@ static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
     (void)err, (void)t;
     pb_content *c = f->content;
     const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
-    for (int j = 0; j < mb->nz; ++j) {
-        double dz = x[j] - mb->z[j];
-        mb->zn[j] = x[j];
+    for (int j = 0; j < mb->nz; ++j) { /* the rates from the unknown dz, not from the rounded zn */
+        const double dz = x[j];
+        mb->zn[j] = mb->z[j] + dz;
         mb->zdn[j] = a1 * dz - mb->zd[j];
         mb->zddn[j] = a2 * dz - 2.0 * a1 * mb->zd[j] - mb->zdd[j];
     }
     hymo_kin_positions(&mb->kin, mb->model, mb->zn);
-    hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
+    /* with constraints, pb_finish_step evaluates them at the projected rates */
+    if (!(mb->final_unpack && mb->m > 0)) hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     if (mb->m > 0) {
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, NULL);
         if (!c->lambda_frozen) { /* lambda^(h+1) = lambda^(h) + alpha Phi^(h+1) */
@@ -95,12 +98,13 @@ static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
 
 static void pb_residual(const hymo_formulation *f, const hymo_mb *mb, double *fm)
 {
-    (void)f;
     const double c = mb->dt * mb->dt / 4.0, alpha = mb->alpha;
     int nz = mb->nz, m = mb->m;
+    double *w = ((pb_content *)f->content)->w; /* m scratch: the multipliers with the penalty term */
+    for (int r = 0; r < m; ++r) w[r] = alpha * mb->phi[r] + mb->lambda[r];
     for (int i = 0; i < nz; ++i) {
         double s = mb->dyn_res[i];
-        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * (alpha * mb->phi[r] + mb->lambda[r]);
+        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * w[r];
         fm[i] = c * s;
     }
 }
@@ -169,10 +173,11 @@ static void pb_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
     const int nz = mb->nz, m = mb->m;
     const double ca = mb->dt * mb->dt / 4.0 * mb->alpha;
     for (int j = 0; j < nz; ++j)
-        for (int i = 0; i < nz; ++i) {
+        for (int i = 0; i <= j; ++i) { /* Phi_z^T Phi_z is symmetric: each sum once */
             double s = 0.0;
             for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * mb->phi_z[r * nz + j];
             jac[j * nx + i] = mb->kin.M[i * nz + j] + ca * s;
+            jac[i * nx + j] = mb->kin.M[j * nz + i] + ca * s;
         }
     memcpy(gx, gz, (size_t)na * (size_t)nz * sizeof(double));
 }

@@ -16,14 +16,19 @@
 static int always_at_start(const hymo_sim *sim, int inputs_change) { return (void)sim, (void)inputs_change, 1; }
 static int always_after(double inc, double prev) { return (void)inc, (void)prev, 1; }
 
+/* The mechanical unknowns are position increments: their difference
+ * steps scale with the position (as when the positions were the unknowns),
+ * the others with the unknown. */
 static hymo_status numeric_build(hymo_sim *sim, double t, hymo_error *err)
 {
-    const int nx = sim->nx, nz = sim->nz;
+    const int nx = sim->nx, nz = sim->nz, nxm = sim->nxm;
+    const int *indep;
+    sim->form.ops->independent(&sim->form, &indep);
     double *x = sim->x, *zsave = sim->zsave;
     memcpy(zsave, sim->mb.zn, (size_t)nz * sizeof(double));
     for (int j = 0; j < nx; ++j) {
         double xj = x[j];
-        double eps = 1e-8 * fmax(1e-2, fabs(xj));
+        double eps = 1e-8 * fmax(1e-2, fabs(j < nxm ? sim->mb.z[indep[j]] + xj : xj));
         x[j] = xj + eps;
         eps = x[j] - xj; /* exactly representable increment */
         hymo_status st = hymo_engine_residual(sim, x, sim->fp, t, err);
@@ -71,7 +76,7 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
 {
     const int nx = sim->nx;
     memset(sim->jac, 0, (size_t)nx * (size_t)nx * sizeof(double));
-    hymo_kin_mass_and_forces(&sim->mb.kin, sim->model); /* M' at the current evaluation */
+    hymo_kin_mass(&sim->mb.kin); /* M' at the current evaluation (Q' is not needed) */
     hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
     sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na, sim->act_gx, sim->jac, nx);
     hymo_status st = sim->forces->tangent(sim, t, err);
@@ -85,7 +90,11 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
 static hymo_status fast_finish(hymo_sim *sim, const double *x, int at_evaluated, double t, hymo_error *err)
 {
     sim->residual_norm = hymo_norm_inf(sim->nx, sim->f);
-    return at_evaluated ? HYMO_OK : hymo_engine_unpack(sim, x, t, err);
+    if (at_evaluated) return HYMO_OK;
+    sim->mb.final_unpack = 1;
+    hymo_status st = hymo_engine_unpack(sim, x, t, err);
+    sim->mb.final_unpack = 0;
+    return st;
 }
 
 /* Fast mode: a Newton correction below this fraction of the increment
@@ -119,20 +128,24 @@ const hymo_newton_test_ops hymo_newton_seed_ops = {"seed", seed_begin, seed_conv
 /* contractive (the test IDA and Radau5 use): with theta the contraction rate
  * of successive increments, the error left after an update is about
  * theta/(1-theta) |dx|; it must stay below tau, a fraction KAPPA_LTE of the
- * step's truncation error estimated by the predictor-corrector distance of
- * the previous step (the extrapolating predictor is one order higher than
- * the trapezoidal corrector), between TAU_MIN and the increment tolerances.
- * At the first iteration theta is the last one measured.  Without it a
- * stale (fast) matrix is accepted after one increment however slowly it
- * contracts, and the iteration error, amplified by 2/dt into velocities
- * and 4/dt^2 into accelerations, sets an error floor that does not fall
- * with dt (issue 9). */
+ * step's truncation error estimated from the predictor-corrector distance of
+ * the previous step (contractive_end), between TAU_MIN_RATE h and the
+ * increment tolerances.  At the first iteration theta is the last one
+ * measured.  Without it a stale (fast) matrix is accepted after one
+ * increment however slowly it contracts, and the iteration error, amplified
+ * by 2/dt into velocities and 4/dt^2 into accelerations, sets an error floor
+ * that does not fall with dt (issue 9). */
 #define KAPPA_LTE 1e-4
 /* mechanical increments below ROUNDOFF of the tolerance (1e-15 rad with the
- * default) plus ROUNDOFF_REL rounding units of the unknown are round-off */
+ * default) plus ROUNDOFF_REL rounding units of what the unknown is formed
+ * from are round-off */
 #define ROUNDOFF 1e-8
 #define ROUNDOFF_REL 64.0
-#define TAU_MIN 1e-9
+/* the smallest target, per second of step size: the velocity change
+ * 2 tau tol / h that an iteration error of tau leaves stays below
+ * 2e-6 tol/s (2e-13 rad/s with the default tolerance; tau >= 1e-9 at
+ * h = 1 ms, as the fixed floor was before the unknowns became increments) */
+#define TAU_MIN_RATE 1e-6
 /* 1e-12 rad with the default tolerance */
 #define STAGNATION 1e-5
 #define STAGNATION_THETA 0.9
@@ -141,25 +154,37 @@ static void contractive_begin(hymo_sim *sim, const double *x)
 {
     sim->newton_prev_m = INFINITY;
     memcpy(sim->xpred, x, (size_t)sim->nx * sizeof(double));
-    const double tau = KAPPA_LTE * sim->newton_lte;
-    sim->newton_tau = !(tau < 1.0) ? 1.0 : tau > TAU_MIN ? tau : TAU_MIN;
+    const double tau = KAPPA_LTE * sim->newton_lte, tau_min = TAU_MIN_RATE * sim->h;
+    sim->newton_tau = !(tau < 1.0) ? 1.0 : tau > tau_min ? tau : tau_min;
 }
 
 /* Largest increment of the mechanical block in units of its tolerance, and
- * whether all of them are at the round-off level of their unknown (or below
- * ROUNDOFF of the tolerance): there a linear rate cannot be measured, nor
- * is more possible. */
+ * whether all of them are at the round-off level (or below ROUNDOFF of the
+ * tolerance): there a linear rate cannot be measured, nor is more possible.
+ * The unknown is the position increment dq, and the residual combines it
+ * with h zd and h^2 zdd (the trapezoidal rates), so its round-off is that of
+ * those terms, far below the position's own rounding unit.  A penalty term
+ * alpha Phi(z + dq) moves with the rounding of the position, so there the
+ * increment is resolved only to that in the constrained directions (and the
+ * velocity projections remove what it leaves there). */
 static double mechanical_increment(const hymo_sim *sim, int *at_roundoff)
 {
-    const double tol = sim->opt.tol_position;
+    const double tol = sim->opt.tol_position, h = sim->h;
+    const hymo_mb *mb = &sim->mb;
+    const int *indep;
+    sim->form.ops->independent(&sim->form, &indep);
+    const int penalty = sim->m > 0 && sim->form.ops->penalty_factor(&sim->form, mb) > 0.0;
     double worst = 0.0;
     *at_roundoff = 1;
     for (int i = 0; i < sim->nxm; ++i) {
-        const double d = fabs(sim->dx[i]);
-        worst = fmax(worst, d / tol);
-        if (d > ROUNDOFF_REL * DBL_EPSILON * fabs(sim->x[i]) + ROUNDOFF * tol) *at_roundoff = 0;
+        const int j = indep[i];
+        const double d = fabs(sim->dx[i]), dq = sim->x[i];
+        if (d > worst) worst = d; /* not fmax: a library call here */
+        double scale = fabs(dq) + h * fabs(mb->zd[j]) + h * h * fabs(mb->zdd[j]);
+        if (penalty) scale += fabs(mb->z[j] + dq);
+        if (d > ROUNDOFF_REL * DBL_EPSILON * scale + ROUNDOFF * tol) *at_roundoff = 0;
     }
-    return worst;
+    return worst / tol;
 }
 
 /* The target applies to the mechanical unknowns, whose iteration error the
@@ -169,6 +194,23 @@ static double mechanical_increment(const hymo_sim *sim, int *at_roundoff)
  * pressure rate by 2e-2/dt Pa/s, far below their truncation errors), where
  * penalty's multiplier updates would otherwise stall the rate near
  * round-off. */
+/* The verdict for an accepted update: 2 (the engine keeps the evaluated
+ * iterate, as after a negligible increment, and saves re-evaluating the
+ * state at the updated one) where the iterate before the update meets the
+ * target too, its error |dx|/(1-theta) <= tau with theta <= 1/2, and the
+ * hydraulic increments are negligible (NEGLIGIBLE_INCREMENT of their
+ * tolerances); else 1. */
+#define KEEP_FRACTION 0.5
+static int accepted(const hymo_sim *sim, double inc_m)
+{
+    if (!(inc_m <= KEEP_FRACTION * sim->newton_tau)) return 1;
+    for (int i = sim->nxm; i < sim->nx; ++i) {
+        const double tol = i < sim->nxm + sim->np ? sim->opt.tol_pressure : sim->opt.tol_spool;
+        if (!(fabs(sim->dx[i]) <= NEGLIGIBLE_INCREMENT * tol)) return 1;
+    }
+    return 2;
+}
+
 static int contractive_converged(hymo_sim *sim, int iter, double inc, double prev, int fresh)
 {
     (void)prev;
@@ -176,8 +218,8 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     const double inc_m = mechanical_increment(sim, &roundoff);
     const double prev_m = sim->newton_prev_m;
     sim->newton_prev_m = inc_m;
-    if (inc > 1.0) return 0; /* some increment beyond its tolerance */
-    if (roundoff) return 1;
+    if (!(inc <= 1.0)) return 0; /* some increment beyond its tolerance, or not a number */
+    if (roundoff) return accepted(sim, inc_m);
     double theta = sim->newton_theta;
     if (iter >= 2 && prev_m > 0.0 && isfinite(prev_m)) theta = sim->newton_theta = inc_m / prev_m;
     /* a matrix of an earlier step may contract far worse than the rate
@@ -185,17 +227,39 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     else if (!fresh) return 0;
     /* with a matrix of this step, no contraction at increments this small
      * is the noise of the residual (penalty's multiplier updates): stop */
-    if (fresh && theta >= STAGNATION_THETA && inc_m <= STAGNATION) return 1;
+    if (fresh && theta >= STAGNATION_THETA && inc_m <= STAGNATION) return accepted(sim, inc_m);
     if (!(theta < 1.0)) return 0;
-    return theta / (1.0 - theta) * inc_m <= sim->newton_tau;
+    if (!(theta / (1.0 - theta) * inc_m <= sim->newton_tau)) return 0;
+    return theta <= 1.0 - KEEP_FRACTION ? accepted(sim, inc_m) : 1;
 }
 
-/* the mechanical predictor-corrector distance, tolerance units */
+/* The truncation error estimate, tolerance units: the largest position
+ * predictor-corrector distance e = dq - dq_pred (h^3 q'''/12 per step with
+ * the extrapolating predictor) or, if smaller, the position equivalent
+ * h/2 e_v of the velocity's truncation error e_v = h^3 q''''/12.  An
+ * iteration error delta of dq enters the velocity as 2 delta/h, while the
+ * truncation errors of q and zd are both O(h^3); at small h (or on a slow
+ * mechanism) h/2 e_v is the smaller, and delta must be small against it, or
+ * the steps' iteration errors, of one sign with the fast matrix, add up
+ * (measured on the 3-D triple pendulum at 0.0625 ms: fast - numeric
+ * 8.5e-9 rad = 4.7 % of the error with e alone, 8e-11 rad with both).  From
+ * the rule's terms, h/2 e_v = |e/4 - h^2 (zdd_{k+1} - zdd_k)/48| (the h^3
+ * terms cancel). */
 static void contractive_end(hymo_sim *sim, const double *x)
 {
-    double worst = 0.0;
-    for (int i = 0; i < sim->nxm; ++i) worst = fmax(worst, fabs(x[i] - sim->xpred[i]));
-    sim->newton_lte = worst / sim->opt.tol_position;
+    const hymo_mb *mb = &sim->mb;
+    const int *indep;
+    sim->form.ops->independent(&sim->form, &indep);
+    const double c = sim->h * sim->h / 48.0;
+    double worst_q = 0.0, worst_v = 0.0;
+    for (int i = 0; i < sim->nxm; ++i) {
+        const int j = indep[i];
+        const double e = x[i] - sim->xpred[i];
+        const double ev = fabs(0.25 * e - c * (mb->zddn[j] - mb->zdd[j]));
+        if (fabs(e) > worst_q) worst_q = fabs(e);
+        if (ev > worst_v) worst_v = ev;
+    }
+    sim->newton_lte = (worst_v < worst_q ? worst_v : worst_q) / sim->opt.tol_position;
 }
 
 /* A matrix of an earlier step is kept only after a step that converged in

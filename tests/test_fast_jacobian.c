@@ -33,12 +33,15 @@
  * solution to ~1e-4 of its truncation error, so the modes agree ~1000x
  * closer than with the seed's test, at the price of more fast iterations
  * (a reused matrix is measured before it is trusted).  Measured over the
- * six cases: max |dz| 2.1e-11 rad, |dp| 0.011 Pa, fast - numeric mean
- * iterations 0.007-0.28, max fast iterations 5; the bounds leave ~5x (dz,
- * dp) and 25 % (iterations) over that. */
+ * six cases: max |dz| 1.6e-11 rad, |dp| 0.0063 Pa, fast - numeric mean
+ * iterations -0.011 .. 0.42 (quick-return double-step: the target also
+ * follows the velocity's truncation error since the unknowns are position
+ * increments, so fewer steps stop after one iteration; 0.28 before, while
+ * the run's instruction count fell 3 %), max fast iterations 5; the bounds
+ * leave ~5x (dz, dp) and 20 % (iterations) over that. */
 #define CONTRACTIVE_DZ 1e-10
 #define CONTRACTIVE_DP 0.05
-#define CONTRACTIVE_EXTRA_MEAN 0.35
+#define CONTRACTIVE_EXTRA_MEAN 0.5
 #define CONTRACTIVE_MAX_ITER 5
 
 typedef struct {
