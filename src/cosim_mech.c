@@ -236,11 +236,15 @@ static void mech_get_outputs(const hymo_subsystem *sub, double *y)
     if (mi->tlm) memcpy(y + 3 * na, mi->wave, (size_t)(2 * na) * sizeof(double));
 }
 
-/* Snapshot: t, step, z, zd, zdd, lambda, work, power, chamber pressures. */
+/* Snapshot: t, step, z, zd, zdd, lambda, work, power, chamber pressures,
+ * the velocity-force input; the predictor's history (zdd, lambda at the
+ * two steps before) and the Newton test's memory (contraction rate, the
+ * last step's truncation error that sets the target), so that a retried
+ * step repeats the same iterations. */
 static int mech_state_size(const hymo_subsystem *sub)
 {
     const mech_impl *mi = sub->impl;
-    return 2 + 3 * mi->nz + mi->m + 2 * mi->na + mi->sim->np + mi->na;
+    return 2 + 3 * mi->nz + mi->m + 2 * mi->na + mi->sim->np + mi->na + mi->nz + 2 * mi->m + 2;
 }
 
 static void mech_get_state(const hymo_subsystem *sub, double *buf)
@@ -253,7 +257,15 @@ static void mech_get_state(const hymo_subsystem *sub, double *buf)
 #define PUT(src, n) (memcpy(buf, (src), (size_t)(n) * sizeof(double)), buf += (n))
     PUT(sim->mb.z, nz), PUT(sim->mb.zd, nz), PUT(sim->mb.zdd, nz), PUT(sim->mb.lambda, mi->m);
     PUT(sim->work, na), PUT(sim->power, na), PUT(sim->p, sim->np), PUT(sim->ext_force, na);
+    PUT(sim->zdd_prev, nz), PUT(sim->lambda_prev, mi->m), PUT(sim->lambda_prev2, mi->m);
+    PUT(&sim->newton_theta, 1), PUT(&sim->newton_lte, 1);
 #undef PUT
+    /* The Newton matrix is not part of the snapshot: the next step builds
+     * a fresh one, as a retried step from this snapshot does, so both
+     * repeat the same iterations (fast mode reuses the matrix after a
+     * one-iteration step).  Taking a snapshot may so change the following
+     * step at round-off level. */
+    mi->sim->jac_valid = 0;
 }
 
 static void mech_set_state(hymo_subsystem *sub, const double *buf)
@@ -266,6 +278,8 @@ static void mech_set_state(hymo_subsystem *sub, const double *buf)
 #define GET(dst, n) (memcpy((dst), buf, (size_t)(n) * sizeof(double)), buf += (n))
     GET(sim->mb.z, nz), GET(sim->mb.zd, nz), GET(sim->mb.zdd, nz), GET(sim->mb.lambda, mi->m);
     GET(sim->work, na), GET(sim->power, na), GET(sim->p, sim->np), GET(sim->ext_force, na);
+    GET(sim->zdd_prev, nz), GET(sim->lambda_prev, mi->m), GET(sim->lambda_prev2, mi->m);
+    GET(&sim->newton_theta, 1), GET(&sim->newton_lte, 1);
 #undef GET
     memcpy(sim->mb.zn, sim->mb.z, (size_t)nz * sizeof(double));
     memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
