@@ -4,9 +4,10 @@
 #   2. build-ci:   -DHYMO_WERROR=ON, Debug, and -DHYMO_MPI=ON when OpenMPI
 #                  is installed (optional packages: tests/cli_mpi.sh then
 #                  runs `mpirun -n 2 hymo sweep`); ctest;
-#   3. build-asan: -DHYMO_WERROR=ON -DHYMO_SANITIZE=ON, Debug; ctest under
+#   3. build-rel:  -DHYMO_WERROR=ON, Release, built only (-O3 warnings);
+#   4. build-asan: -DHYMO_WERROR=ON -DHYMO_SANITIZE=ON, Debug; ctest under
 #                  ASan (leak detection) + UBSan, aborting on the first error.
-# Both stages run even if the first fails; the exit status is non-zero if
+# Every stage runs even if an earlier one fails; the exit status is non-zero if
 # anything failed.  Needs no terminal (stdin is not read).
 set -uo pipefail
 
@@ -58,6 +59,14 @@ build_and_test() {
 
 build_and_test build-ci -- \
     -DHYMO_WERROR=ON -DCMAKE_BUILD_TYPE=Debug "${mpi[@]}"
+
+# Release (-O3) with -Werror, built only: gcc's -O3 analyses
+# (maybe-uninitialized, format-truncation) see what the Debug builds do not.
+stage "build-rel: configure and build (-DHYMO_WERROR=ON, Release; no ctest)"
+if ! { cmake -S . -B build-rel -DHYMO_WERROR=ON -DCMAKE_BUILD_TYPE=Release </dev/null &&
+       cmake --build build-rel -j "$jobs" </dev/null; }; then
+    failed+=("build-rel: build")
+fi
 
 build_and_test build-asan \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
