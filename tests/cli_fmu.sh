@@ -49,6 +49,9 @@ g1=$(sed -n 's/.*guid="\([^"]*\)".*/\1/p' "$OUT/x/modelDescription.xml")
 "$HYMO" fmu "$M" --part mechanics -o "$OUT/mech2.fmu" > "$OUT/mech2.out" || fail "second export"
 grep -q "^guid         $g1\$" "$OUT/mech2.out" || fail "GUID not reproducible"
 grep -q "^guid         $g1\$" "$OUT/mech.out" || fail "GUID"
+# getopt_long's --name=value form: the same FMU (same GUID)
+"$HYMO" fmu "$M" --part=mechanics --output="$OUT/mech_eq.fmu" > "$OUT/mech_eq.out" || fail "--name=value export"
+grep -q "^guid         $g1\$" "$OUT/mech_eq.out" || fail "--part=mechanics: another GUID: $(cat "$OUT/mech_eq.out")"
 "$HYMO" fmu "$M" --part mechanics --coupling velocity-force -o "$OUT/mech3.fmu" > "$OUT/mech3.out" || fail "vf"
 grep -q "^guid         $g1\$" "$OUT/mech3.out" && fail "GUID does not depend on the options"
 
