@@ -27,6 +27,8 @@ const char *hymo_compare_signal_unit(const hymo_reference *ref, int k, int compo
  * (e.g. "residual_energy"). */
 int hymo_compare_signal_find(const char *name);
 
+/* Errors of a run against a reference (hymo_compare and its variants),
+ * per signal k = HYMO_CMP_*. */
 typedef struct {
     int n_samples;         /* reference rows inside the common time range */
     double t_start, t_end; /* common range */

@@ -23,6 +23,8 @@
 extern "C" {
 #endif
 
+/* Co-simulation scheme: the order in which the subsystems advance in a
+ * communication step (hymo/master.h stages). */
 typedef enum {
     HYMO_SCHEME_JACOBI = 0,
     HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST = 1, /* mechanics, then hydraulics with fresh s, sd */
@@ -49,6 +51,8 @@ typedef enum {
     HYMO_APPROX_QUADRATIC = 4,
     HYMO_APPROX_INTERFACE_MODEL = 5
 } hymo_approx_kind;
+/* Integrator of the hydraulic subsystems (fixed step h_h): explicit Euler,
+ * classical Runge-Kutta 4, or trapezoidal. */
 typedef enum { HYMO_HYD_EULER = 0, HYMO_HYD_RK4 = 1, HYMO_HYD_TRAPEZOIDAL = 2 } hymo_hyd_integrator_kind;
 /* trapezoidal: the Newton engine of hymo_sim (formulation double-step or
  * penalty); index1: ALI1 penalty with semi-implicit Euler (seed 000). */
@@ -76,6 +80,8 @@ typedef enum {
 } hymo_cosim_verdict;
 const char *hymo_cosim_verdict_name(hymo_cosim_verdict v); /* "stable", "accurate", "inaccurate", "unstable" */
 
+/* Options of a split-mode co-simulation (hymo_cosim_run); set them with
+ * hymo_cosim_options_default, then change fields. */
 typedef struct {
     hymo_cosim_scheme scheme;
     hymo_coupling_kind coupling;
@@ -117,20 +123,40 @@ typedef struct {
  * with the fast Jacobian, H = h_m = 1 ms, h_h = 0.1 ms, model's t_end,
  * mechanics' inputs extrapolated, no accuracy thresholds. */
 void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model);
+/* Validates opt: mech as hymo_run_options_check; H and h_h positive and
+ * finite, H/h_h, H/mech.dt and t_end/H whole numbers, H <= t_end; the
+ * instability limits positive (ratios and floor finite) and the accuracy
+ * thresholds >= 0; every enum in range; not TLM with the interface model.  HYMO_OK,
+ * or HYMO_ERR_ARGUMENT with the first violation in err. */
 hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *err);
 
+/* Names of the option values as the CLI prints and parses them: static
+ * strings, "?" for a value out of range.  "jacobi",
+ * "gauss-seidel-mech-first", "gauss-seidel-hyd-first". */
 const char *hymo_cosim_scheme_name(hymo_cosim_scheme s);
+/* "velocity-force", "velocity-pressure", "tlm". */
 const char *hymo_coupling_name(hymo_coupling_kind c);
 const char *hymo_approx_name(hymo_approx_kind a); /* "0".."3", "quadratic", "interface-model" */
+/* "euler", "rk4", "trapezoidal". */
 const char *hymo_hyd_integrator_name(hymo_hyd_integrator_kind k);
+/* "trapezoidal", "index1". */
 const char *hymo_mech_integrator_name(hymo_mech_integrator_kind k);
-/* Parsers: 0 on success, -1 for an unknown name. */
+/* Parsers of those names: 0 and *out set on success, -1 (*out unchanged)
+ * for an unknown name.  "gauss-seidel" is gauss-seidel-mech-first. */
 int hymo_cosim_scheme_parse(const char *s, hymo_cosim_scheme *out);
+/* Coupling from its name (hymo_coupling_name): 0, or -1 if unknown. */
 int hymo_coupling_parse(const char *s, hymo_coupling_kind *out);
+/* Approximation from its name (hymo_approx_name; also "im" for
+ * interface-model): 0, or -1 if unknown. */
 int hymo_approx_parse(const char *s, hymo_approx_kind *out);
+/* Hydraulic integrator from its name (hymo_hyd_integrator_name): 0, or -1
+ * if unknown or NULL. */
 int hymo_hyd_integrator_parse(const char *s, hymo_hyd_integrator_kind *out);
+/* Mechanical integrator from its name (hymo_mech_integrator_name; also
+ * "index-1" and "ali1" for index1): 0, or -1 if unknown. */
 int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out);
 const char *hymo_mech_inputs_name(hymo_mech_inputs_kind k); /* "extrapolate", "hold" */
+/* "extrapolate" or "hold": 0, or -1 if unknown. */
 int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out);
 
 /* ---- the split of a model: subsystems and links (also for FMU export) ----
@@ -207,8 +233,11 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
 /* A master over split's subsystems: its links, stages and input
  * approximation, communication step H. */
 hymo_status hymo_split_master_create(const hymo_split *split, double H, hymo_master **out, hymo_error *err);
+/* Destroys the subsystems (hydraulics first) and frees the split; NULL is
+ * a no-op. */
 void hymo_split_free(hymo_split *split);
 
+/* Results of hymo_cosim_run (printed by hymo_cosim_summary_print). */
 typedef struct {
     int stable;             /* 0: unstable (reason says why); the run ended cleanly */
     char reason[512];
@@ -250,6 +279,9 @@ typedef struct {
 hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
                            const char *out_path, hymo_cosim_summary *summary, hymo_error *err);
 
+/* Prints the summary of a co-simulation run with options opt to out: the
+ * configuration, status, residual energy, energy balance, iterations, TLM
+ * lines, errors against the reference (if any) and the verdict. */
 void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *opt, const hymo_cosim_summary *s);
 
 #ifdef __cplusplus

@@ -8,6 +8,7 @@
 extern "C" {
 #endif
 
+/* Result of every fallible public function: HYMO_OK or the kind of error. */
 typedef enum {
     HYMO_OK = 0,
     HYMO_ERR_IO = 1,          /* file cannot be opened/read/written          */
@@ -21,8 +22,11 @@ typedef enum {
     HYMO_ERR_NUMERIC = 9      /* singular matrix, non-finite state           */
 } hymo_status;
 
+/* Size of hymo_error.message, including the terminating NUL. */
 #define HYMO_ERROR_MSG_MAX 512
 
+/* An error: its status code and a NUL-terminated message (empty if none).
+ * Owned by the caller; hymo_error_set fills it. */
 typedef struct {
     hymo_status code;
     char message[HYMO_ERROR_MSG_MAX];
@@ -35,6 +39,7 @@ hymo_status hymo_error_set(hymo_error *err, hymo_status code, const char *fmt, .
 #endif
     ;
 
+/* Resets err (if non-NULL) to HYMO_OK with an empty message. */
 void hymo_error_clear(hymo_error *err);
 
 /* Short stable name of a status code ("convergence", "parse", ...). */

@@ -63,6 +63,7 @@ hymo_status hymo_fmu_subsystem_create(const char *path, const char *name, double
  * range (the subsystem interface itself has no names for inputs and
  * outputs). */
 int hymo_fmu_input_variable(const hymo_subsystem *sub, int i);
+/* Output i as its variable's value reference, -1 for i out of range. */
 int hymo_fmu_output_variable(const hymo_subsystem *sub, int i);
 /* Removes input i from the subsystem's inputs (before it joins a master):
  * the master never sets it, the FMU keeps its own value (its start value,
@@ -74,6 +75,8 @@ const char *hymo_fmu_directory(const hymo_subsystem *sub);
 
 /* ---- co-simulation system files (docs/cosimulation.md "System files") ---- */
 
+/* Opaque loaded system file (hymo_cosim_system_load,
+ * hymo_cosim_system_free). */
 typedef struct hymo_cosim_system hymo_cosim_system;
 
 /* 1 when path is a YAML file whose top level has `subsystems` or
@@ -99,7 +102,12 @@ const char *hymo_cosim_system_output(const hymo_cosim_system *sys);
  * reference with the same per-step dimensions. */
 hymo_status hymo_cosim_system_run(hymo_cosim_system *sys, const hymo_reference *ref, const char *out_path,
                                   hymo_cosim_summary *summary, hymo_error *err);
+/* Prints the summary of a system run to out: the system (name, file,
+ * FMUs, connections, power bonds), the master settings, each subsystem's
+ * FMU, stage and order, then the results as hymo_cosim_summary_print. */
 void hymo_cosim_system_summary_print(FILE *out, const hymo_cosim_system *sys, const hymo_cosim_summary *s);
+/* Frees the system: its master, its subsystems (the FMU instances) and
+ * everything it owns; NULL is a no-op. */
 void hymo_cosim_system_free(hymo_cosim_system *sys);
 
 #ifdef __cplusplus

@@ -11,6 +11,8 @@
 extern "C" {
 #endif
 
+/* A linear time-invariant system x' = A x + B u, y = C x + D u (nx
+ * states, nu inputs, ny outputs); the matrices are the caller's. */
 typedef struct {
     int nx, nu, ny;
     const double *A, *B, *C, *D; /* row-major nx*nx, nx*nu, ny*nx, ny*nu (D may be NULL: 0) */

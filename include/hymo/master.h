@@ -27,14 +27,18 @@ typedef struct {
     int from, output, to, input;
 } hymo_link;
 
+/* Default stages of hymo_master_create: Jacobi (all subsystems in stage 0)
+ * or Gauss-Seidel (subsystem k in stage k). */
 typedef enum { HYMO_MASTER_JACOBI = 0, HYMO_MASTER_GAUSS_SEIDEL = 1 } hymo_master_scheme;
 
+/* Options of hymo_master_create. */
 typedef struct {
     hymo_master_scheme scheme; /* default stages */
     int order;                 /* default input approximation: Lagrange order p = 0..3 */
     double H;                  /* communication step, s */
 } hymo_master_options;
 
+/* Opaque co-simulation master (hymo_master_create, hymo_master_free). */
 typedef struct hymo_master hymo_master;
 
 /* The master does not own the subsystems.  Every input of every subsystem
@@ -67,6 +71,8 @@ const double *hymo_master_outputs(const hymo_master *m, int k);
  * input, in tau = t - t_n from the step start t_n): the value input i had
  * at the end of the step is hymo_poly_eval(c + HYMO_POLY_TERMS * i, H). */
 const double *hymo_master_inputs(const hymo_master *m, int k);
+/* Frees the master (not the subsystems, which it does not own); NULL is a
+ * no-op. */
 void hymo_master_free(hymo_master *m);
 
 #ifdef __cplusplus

@@ -19,7 +19,10 @@
 extern "C" {
 #endif
 
+/* Size of every name array, including the NUL: names have at most
+ * HYMO_NAME_MAX - 1 characters (longer ones are a model error). */
 #define HYMO_NAME_MAX 64
+/* Body index that stands for the ground (the global frame). */
 #define HYMO_GROUND (-1)
 
 /* ------------------------------------------------------------------ */
@@ -27,6 +30,8 @@ extern "C" {
 
 typedef enum { HYMO_JOINT_REVOLUTE = 0, HYMO_JOINT_PRISMATIC = 1 } hymo_joint_type;
 
+/* A body of the kinematic tree, attached to its parent (or the ground)
+ * by one revolute or prismatic joint with coordinate z. */
 typedef struct {
     char name[HYMO_NAME_MAX];       /* body name                               */
     char joint_name[HYMO_NAME_MAX]; /* name of the inboard joint / coordinate */
@@ -47,6 +52,7 @@ typedef struct {
     double r[3]; /* coordinates in the body frame (ground: global) */
 } hymo_point;
 
+/* Kind of a cut joint and its constraint equations. */
 typedef enum {
     HYMO_CUT_PLANAR_REVOLUTE = 0,      /* 2 eq: (r_A - r_B) . x, y  (plane = global XY)         */
     HYMO_CUT_PLANAR_TRANSLATIONAL = 1, /* 2 eq: (r_P - r_O) . n_b = 0, theta_a - theta_b - theta_0 */
@@ -55,6 +61,8 @@ typedef enum {
     HYMO_CUT_TRANSLATIONAL = 4         /* 5 eq: P on line (O, axis_b) + no relative rotation    */
 } hymo_cut_type;
 
+/* A cut joint between bodies a and b (or the ground): n_eq constraint
+ * equations Phi(z) = 0 that close a kinematic loop. */
 typedef struct {
     char name[HYMO_NAME_MAX];
     hymo_cut_type type;
@@ -84,7 +92,10 @@ typedef struct {
 /* Hydraulics (SPEC §2)                                               */
 
 typedef enum { HYMO_NODE_VOLUME = 0, HYMO_NODE_SOURCE = 1 } hymo_node_kind;
+/* Initial pressure of a volume node: given (p0, from a number in the
+ * model file) or static ("static": from static equilibrium at start). */
 typedef enum { HYMO_P0_GIVEN = 0, HYMO_P0_STATIC = 1 } hymo_p0_rule;
+/* Which chamber of a cylinder a sub-volume is (NONE: a fixed volume). */
 typedef enum { HYMO_CHAMBER_NONE = -1, HYMO_CHAMBER_PISTON = 0, HYMO_CHAMBER_ROD = 1 } hymo_chamber;
 
 /* One sub-volume of a lumped volume: either a fixed volume (hose, block)
@@ -111,6 +122,7 @@ typedef struct {
     double p0; /* HYMO_P0_GIVEN: initial pressure, Pa */
 } hymo_node;
 
+/* A throttle (orifice) between nodes node_a and node_b. */
 typedef struct {
     char name[HYMO_NAME_MAX];
     int node_a, node_b; /* positive flow a -> b */
@@ -169,6 +181,7 @@ typedef struct {
     double leakage;     /* G_leak, m^3/(s Pa) (0: none) */
 } hymo_check_valve;
 
+/* Properties of the hydraulic oil. */
 typedef struct {
     double bulk_modulus_oil; /* B_oil, Pa        */
     double density;          /* rho, kg/m^3      */
@@ -187,6 +200,9 @@ typedef struct {
     int max_iter;
 } hymo_sim_defaults;
 
+/* A loaded, validated model: everything a run reads and never changes
+ * (hymo_model_load_file, hymo_model_free; the caller owns it).  Arrays are
+ * indexed as the n_* counts say and owned by the model. */
 typedef struct hymo_model {
     char name[HYMO_NAME_MAX];
     char *source_path; /* as given to the loader */
@@ -262,6 +278,8 @@ hymo_status hymo_model_load_file_set(const char *path, const char *const *set, i
 /* Same, from text in memory; `origin` is used in messages. */
 hymo_status hymo_model_load_string(const char *text, const char *origin, hymo_model **out,
                                    hymo_error *err);
+/* Frees a model from hymo_model_load* and everything it owns; NULL is a
+ * no-op. */
 void hymo_model_free(hymo_model *model);
 
 /* Number of model compilations (constants, initial states) done in this
@@ -273,6 +291,9 @@ int hymo_model_n_constraints(const hymo_model *model);
 
 /* Lookup helpers (return -1 if not found). */
 int hymo_model_find_body(const hymo_model *model, const char *name);
+/* Point index by name: "point" (the first point so named) or
+ * "body.point" / "ground.point" (the point of that body); -1 if not
+ * found or NULL. */
 int hymo_model_find_point(const hymo_model *model, const char *name);
 
 /* Input signal value with one-sided limits at steps:

@@ -19,7 +19,10 @@
 extern "C" {
 #endif
 
+/* Root attribute format_version written by hymo_ref_writer_open; the
+ * reader refuses any other value. */
 #define HYMO_REF_FORMAT_VERSION 1
+/* Size of the fixed text fields (names, labels), including the NUL. */
 #define HYMO_REF_TEXT_MAX 128
 
 /* Summary of a run: printed by `hymo run` and, from the file, `hymo info`. */
@@ -143,11 +146,28 @@ typedef struct {
     const double *residual;                    /* n (final residual norm) */
 } hymo_ref_block;
 
+/* Opaque writer of a reference file (hymo_ref_writer_open, then _close or
+ * _discard). */
 typedef struct hymo_ref_writer hymo_ref_writer;
 
+/* Starts a reference file for `path`: checks the path
+ * (hymo_output_path_check against header->model_path), creates the
+ * temporary file (hymo_ref_writer_temp_path), writes the root attributes
+ * of `header` and creates the per-step datasets shaped by `dims`; readers
+ * may open it while it is written.  On success *writer is the new writer
+ * (the caller ends it with hymo_ref_writer_close or _discard); on error
+ * *writer is NULL, nothing is left behind and the status is
+ * HYMO_ERR_ARGUMENT (NULL argument, empty path, negative dimension),
+ * HYMO_ERR_NOMEM, HYMO_ERR_IO or HYMO_ERR_HDF5. */
 hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
                                  const hymo_ref_header *header, const hymo_ref_dims *dims,
                                  hymo_error *err);
+/* Appends block->n rows (n >= 0) to the per-step datasets.  Rows are
+ * staged in memory and written at chunk boundaries: when the buffer is
+ * full, for the file's first chunk, or 1 s of wall time after the last
+ * write; the rest at close.  HYMO_ERR_ARGUMENT for a
+ * NULL argument, a negative n or a NULL array of a non-empty dataset; once
+ * a write has failed every later append fails with that status. */
 hymo_status hymo_ref_writer_append(hymo_ref_writer *writer, const hymo_ref_block *block,
                                    hymo_error *err);
 /* Writes summary attributes and `complete`, closes, renames to the final
@@ -195,8 +215,10 @@ hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int
  * ints H5T_STD_I32LE. */
 hymo_status hymo_ref_writer_put_attr_str(hymo_ref_writer *w, const char *group, const char *name,
                                          const char *value, hymo_error *err);
+/* Same, a double attribute. */
 hymo_status hymo_ref_writer_put_attr_double(hymo_ref_writer *w, const char *group,
                                             const char *name, double value, hymo_error *err);
+/* Same, an int attribute. */
 hymo_status hymo_ref_writer_put_attr_int(hymo_ref_writer *w, const char *group, const char *name,
                                          int value, hymo_error *err);
 
@@ -286,6 +308,8 @@ typedef struct {
  * HYMO_ERR_IO (cannot open), HYMO_ERR_HDF5 (not HDF5, missing or malformed
  * content, inconsistent row counts, unsupported format_version). */
 hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *err);
+/* Frees a reference from hymo_ref_read and all its arrays; NULL is a
+ * no-op. */
 void hymo_ref_free(hymo_reference *ref);
 
 /* Cross-checks a file read by hymo_ref_read before it is trusted as a
@@ -305,6 +329,8 @@ hymo_status hymo_ref_validate(const hymo_reference *ref, const char *path, hymo_
  * known and equal (only comments, formatting, the description or the
  * `simulation` section differ), HYMO_MODEL_DIFFERENT otherwise. */
 enum { HYMO_MODEL_DIFFERENT = 0, HYMO_MODEL_SAME_PHYSICS = 1, HYMO_MODEL_SAME_TEXT = 2 };
+/* Returns one of the HYMO_MODEL_* values above; NULL or "" hashes count as
+ * unknown. */
 int hymo_model_identity(const char *sha256_a, const char *physics_a, const char *sha256_b,
                         const char *physics_b);
 

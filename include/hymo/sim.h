@@ -13,8 +13,14 @@
 extern "C" {
 #endif
 
+/* Semirecursive formulation: double-step (coordinate partitioning into
+ * independent coordinates) or penalty (index-3 augmented Lagrangian with
+ * projections, penalty factor penalty_alpha). */
 typedef enum { HYMO_FORMULATION_DOUBLE_STEP = 0, HYMO_FORMULATION_PENALTY = 1 } hymo_formulation_kind;
+/* Newton matrix: numeric (forward differences at every iteration) or fast
+ * (the approximate analytic matrix from the current evaluation). */
 typedef enum { HYMO_JACOBIAN_NUMERIC = 0, HYMO_JACOBIAN_FAST = 1 } hymo_jacobian_mode;
+/* Linear solver of the Newton systems: dense LU or sparse KLU. */
 typedef enum { HYMO_LINSOL_DENSE = 0, HYMO_LINSOL_KLU = 1 } hymo_linsol_kind;
 /* trapezoidal: the fixed-step trapezoidal Newton engine (seed 002);
  * ida: SUNDIALS IDA (variable order and step, error control by rtol/atol)
@@ -34,6 +40,8 @@ typedef enum { HYMO_NEWTON_CONTRACTIVE = 0, HYMO_NEWTON_SEED = 1 } hymo_newton_t
  * extrapolated from the previous step (and lambda extrapolated). */
 typedef enum { HYMO_PREDICTOR_SEED = 0, HYMO_PREDICTOR_EXTRAPOLATE = 1 } hymo_predictor_kind;
 
+/* Options of a monolithic run (hymo_sim_create, hymo_run); set them with
+ * hymo_run_options_default, then change fields. */
 typedef struct {
     hymo_integrator_kind integrator;
     hymo_newton_test_kind newton_test;
@@ -68,18 +76,29 @@ typedef struct {
 
 /* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
 void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model);
+/* Validates opt: dt and t_end positive and finite (at most 1e9 steps),
+ * penalty_alpha and the Newton tolerances positive, output_every and
+ * max_iter >= 1, known integrator and Newton test, 0 < rtol < 1, atol > 0.
+ * HYMO_OK, or HYMO_ERR_ARGUMENT with the first violation in err. */
 hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err);
 /* output_every from a time interval (`hymo run --output-interval S`): the
  * number of steps of size dt in `interval`, which must be a whole number
  * >= 1 to 1e-9 (relative); else HYMO_ERR_ARGUMENT naming both. */
 hymo_status hymo_output_every_from_interval(double interval, double dt, int *every, hymo_error *err);
 
+/* Names of the option values as printed and parsed by the CLI: static
+ * strings, never NULL (any other value gets the name of value 0). */
 const char *hymo_formulation_name(hymo_formulation_kind kind);
+/* "trapezoidal-newton" or "ida". */
 const char *hymo_integrator_name(hymo_integrator_kind kind);
+/* "contractive" or "seed". */
 const char *hymo_newton_test_name(hymo_newton_test_kind kind);
+/* "numeric" or "fast". */
 const char *hymo_jacobian_name(hymo_jacobian_mode mode);
+/* "dense" or "klu". */
 const char *hymo_linsol_name(hymo_linsol_kind kind);
 
+/* Opaque simulation state (hymo_sim_create, hymo_sim_free). */
 typedef struct hymo_sim hymo_sim;
 
 /* Creates the simulation and computes the initial state: assembly of the
@@ -89,25 +108,42 @@ typedef struct hymo_sim hymo_sim;
  * accelerations. */
 hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt, hymo_sim **out,
                             hymo_error *err);
+/* Frees the simulation and everything it owns (not the model); NULL is a
+ * no-op. */
 void hymo_sim_free(hymo_sim *sim);
 
 /* One trapezoidal Newton-Raphson step of size dt. */
 hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err);
 
-/* Read access to the current state. */
+/* Read access to the current state.  The arrays are owned by the
+ * simulation, valid until hymo_sim_free and overwritten by each step. */
+/* Current time t (s). */
 double hymo_sim_time(const hymo_sim *sim);
+/* Number of steps taken so far. */
 long hymo_sim_steps(const hymo_sim *sim);
+/* Number of joint coordinates (length of z, zd, zdd). */
 int hymo_sim_nz(const hymo_sim *sim);
+/* Number of hydraulic pressures (length of p, pd). */
 int hymo_sim_np(const hymo_sim *sim);
+/* Number of valve spool states (length of u). */
 int hymo_sim_nu(const hymo_sim *sim);
+/* Number of actuators (cylinders; length of the actuator arrays). */
 int hymo_sim_na(const hymo_sim *sim);
+/* Joint coordinates z (nz). */
 const double *hymo_sim_z(const hymo_sim *sim);
+/* Joint velocities dz/dt (nz). */
 const double *hymo_sim_zd(const hymo_sim *sim);
+/* Joint accelerations d2z/dt2 (nz). */
 const double *hymo_sim_zdd(const hymo_sim *sim);
+/* Pressures p (np, Pa). */
 const double *hymo_sim_p(const hymo_sim *sim);
+/* Pressure rates dp/dt (np, Pa/s). */
 const double *hymo_sim_pd(const hymo_sim *sim);
+/* Valve spool states U (nu). */
 const double *hymo_sim_u(const hymo_sim *sim);
+/* Actuator lengths s at the last evaluation (na). */
 const double *hymo_sim_actuator_length(const hymo_sim *sim);
+/* Actuator (cylinder) forces F_s (na). */
 const double *hymo_sim_actuator_force(const hymo_sim *sim);
 /* Independent coordinates currently used by the double-step formulation
  * (indices into z); returns their number (nz for penalty, all listed). */

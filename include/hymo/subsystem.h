@@ -48,6 +48,7 @@ static inline double hymo_poly_eval(const double *coef, double tau)
 /* A variable of a subsystem (an FMI 2.0 ScalarVariable); its value
  * reference is its index 0 .. n_variables - 1. */
 typedef enum { HYMO_VAR_REAL = 0, HYMO_VAR_STRING = 1 } hymo_var_type;
+/* One variable of a subsystem: name, unit, description and type. */
 typedef struct {
     const char *name;        /* unique in the subsystem; array elements "z[2]" (0-based) */
     const char *unit;        /* SI unit; "1" for counts and ratios, "" for strings */
@@ -55,6 +56,7 @@ typedef struct {
     hymo_var_type type;
 } hymo_variable;
 
+/* Operations of a subsystem implementation (a function table). */
 typedef struct {
     const char *kind; /* "mechanical", "hydraulic", ... */
     /* u_i(t) = sum_k coef[HYMO_POLY_TERMS*i + k] (t - t0)^k for t in [t0, t0 + H] */
@@ -80,6 +82,8 @@ typedef struct {
     const char *(*get_string)(const hymo_subsystem *sub, int vr);
 } hymo_subsystem_ops;
 
+/* A co-simulation subsystem: its operations, name, numbers of inputs and
+ * outputs, and the implementation's data; ops->destroy frees it. */
 struct hymo_subsystem {
     const hymo_subsystem_ops *ops;
     char name[64];
