@@ -34,8 +34,8 @@ typedef enum { HYMO_INTEGRATOR_TRAPEZOIDAL = 0, HYMO_INTEGRATOR_IDA = 1 } hymo_i
  * distance), never above the increment tolerances; seed: |dx| within the
  * increment tolerances (seed 002, SPEC §3). */
 typedef enum { HYMO_NEWTON_CONTRACTIVE = 0, HYMO_NEWTON_SEED = 1 } hymo_newton_test_kind;
-/* (The default is still seed: contractive changes every fast-mode result
- * and the fast-mode iteration counts, and is being measured; issue 9.) */
+/* The default is contractive (hymo_run_options_default); seed reproduces
+ * seed 002's iteration counts (--newton-test seed). */
 /* Newton predictor: SPEC §3 as written, or with one more Taylor term
  * extrapolated from the previous step (and lambda extrapolated). */
 typedef enum { HYMO_PREDICTOR_SEED = 0, HYMO_PREDICTOR_EXTRAPOLATE = 1 } hymo_predictor_kind;
