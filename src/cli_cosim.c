@@ -172,6 +172,63 @@ int hymo_cli_cosim_apply(const hymo_cli_list *list, hymo_cosim_options *o)
     return 0;
 }
 
+/* The steps both forms of hymo cosim share (a model file, a system file). */
+
+/* With a reference and no threshold given: the sweep's defaults. */
+static void default_thresholds(hymo_cosim_options *o, const char *ref_path)
+{
+    if (ref_path && !hymo_cli_cosim_thresholds_given(o)) {
+        o->max_rms[HYMO_CMP_S] = 1e-3;
+        o->max_residual_energy = 50.0;
+    }
+}
+
+/* Checks the output path against the input files and reads, validates and
+ * requires complete the reference (ref_path may be NULL: *ref = NULL).
+ * 0, or -1 after one error line. */
+static int open_reference(const char *in_path, const char *out_path, const char *ref_path, hymo_reference **ref)
+{
+    hymo_error err;
+    *ref = NULL;
+    const char *inputs[2] = {in_path, ref_path};
+    if (out_path && hymo_output_path_check(out_path, inputs, 2, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+        return -1;
+    }
+    if (!ref_path) return 0;
+    if (hymo_ref_read(ref_path, ref, &err) != HYMO_OK || hymo_ref_validate(*ref, ref_path, &err) != HYMO_OK) {
+        fprintf(stderr, "hymo: error: %s\n", err.message);
+    } else if (!(*ref)->complete) {
+        fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0, reached t = %g of %g s)\n", ref_path,
+                (*ref)->summary.t_reached, (*ref)->t_end);
+    } else {
+        return 0;
+    }
+    hymo_ref_free(*ref);
+    *ref = NULL;
+    return -1;
+}
+
+/* Exit status of a run that returned st (one error line if it failed). */
+static int run_failed(hymo_status st, const hymo_error *err)
+{
+    fprintf(stderr, "hymo: error: %s\n", err->message);
+    return st == HYMO_ERR_IO || st == HYMO_ERR_HDF5 || st == HYMO_ERR_ARGUMENT || st == HYMO_ERR_MODEL
+               ? EXIT_BAD_INPUT
+               : EXIT_RUN_FAILED;
+}
+
+/* Exit status of a finished run from its verdict (unstable and inaccurate
+ * named on stderr). */
+static int verdict_status(const hymo_cosim_summary *sum)
+{
+    if (!sum->stable) fprintf(stderr, "hymo: unstable: %s\n", sum->reason);
+    if (sum->verdict == HYMO_VERDICT_INACCURATE) fprintf(stderr, "hymo: inaccurate: %s\n", sum->verdict_reason);
+    return sum->verdict == HYMO_VERDICT_UNSTABLE      ? EXIT_RUN_FAILED
+           : sum->verdict == HYMO_VERDICT_INACCURATE ? EXIT_INACCURATE
+                                                      : 0;
+}
+
 /* `hymo cosim SYSTEM.yaml`: a system file of FMUs (hymo/fmu.h). */
 static int cosim_system(const char *sys_path, const hymo_cli_list *cosim_opts, const hymo_cli_list *sets,
                         const char *out_path, const char *ref_path, int quiet)
@@ -212,42 +269,19 @@ static int cosim_system(const char *sys_path, const hymo_cli_list *cosim_opts, c
     }
     if (!out_path) out_path = hymo_cosim_system_output(sys);
     if (!ref_path) ref_path = hymo_cosim_system_reference(sys);
-    if (ref_path && !hymo_cli_cosim_thresholds_given(opt)) { /* the sweep's defaults */
-        opt->max_rms[HYMO_CMP_S] = 1e-3;
-        opt->max_residual_energy = 50.0;
-    }
-    const char *inputs[2] = {sys_path, ref_path};
-    if (out_path && hymo_output_path_check(out_path, inputs, 2, &err) != HYMO_OK) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        goto done;
-    }
-    if (ref_path && (hymo_ref_read(ref_path, &ref, &err) != HYMO_OK || hymo_ref_validate(ref, ref_path, &err) != HYMO_OK)) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        goto done;
-    }
-    if (ref && !ref->complete) {
-        fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0, reached t = %g of %g s)\n", ref_path,
-                ref->summary.t_reached, ref->t_end);
-        goto done;
-    }
+    default_thresholds(opt, ref_path);
+    if (open_reference(sys_path, out_path, ref_path, &ref)) goto done;
     hymo_cosim_summary sum;
     hymo_status st = hymo_cosim_system_run(sys, ref, out_path, &sum, &err);
     if (st != HYMO_OK) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        status = st == HYMO_ERR_IO || st == HYMO_ERR_HDF5 || st == HYMO_ERR_ARGUMENT || st == HYMO_ERR_MODEL
-                     ? EXIT_BAD_INPUT
-                     : EXIT_RUN_FAILED;
+        status = run_failed(st, &err);
         goto done;
     }
     if (!quiet) {
         hymo_cosim_system_summary_print(stdout, sys, &sum);
         if (out_path) printf("written        %s\n", out_path);
     }
-    if (!sum.stable) fprintf(stderr, "hymo: unstable: %s\n", sum.reason);
-    if (sum.verdict == HYMO_VERDICT_INACCURATE) fprintf(stderr, "hymo: inaccurate: %s\n", sum.verdict_reason);
-    status = sum.verdict == HYMO_VERDICT_UNSTABLE    ? EXIT_RUN_FAILED
-             : sum.verdict == HYMO_VERDICT_INACCURATE ? EXIT_INACCURATE
-                                                     : 0;
+    status = verdict_status(&sum);
 done:
     hymo_ref_free(ref);
     hymo_cosim_system_free(sys);
@@ -283,35 +317,14 @@ int hymo_cli_cosim(int argc, char **argv)
     if (hymo_cli_cosim_apply(&cosim_opts, &opt)) goto done;
     for (int k = 0; k < cosim_opts.n; ++k) hm_given |= !strcmp(cosim_opts.name[k], "--hm");
     if (!hm_given) opt.mech.dt = opt.H;
-    if (ref_path && !hymo_cli_cosim_thresholds_given(&opt)) { /* the sweep's defaults */
-        opt.max_rms[HYMO_CMP_S] = 1e-3;
-        opt.max_residual_energy = 50.0;
-    }
+    default_thresholds(&opt, ref_path);
     hymo_reference *ref = NULL;
-    const char *inputs[2] = {model_path, ref_path};
-    if (out_path && hymo_output_path_check(out_path, inputs, 2, &err) != HYMO_OK) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        goto done;
-    }
-    if (ref_path && (hymo_ref_read(ref_path, &ref, &err) != HYMO_OK || hymo_ref_validate(ref, ref_path, &err) != HYMO_OK)) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        hymo_ref_free(ref);
-        goto done;
-    }
-    if (ref && !ref->complete) {
-        fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0, reached t = %g of %g s)\n", ref_path,
-                ref->summary.t_reached, ref->t_end);
-        hymo_ref_free(ref);
-        goto done;
-    }
+    if (open_reference(model_path, out_path, ref_path, &ref)) goto done;
     hymo_cosim_summary sum;
     hymo_status st = hymo_cosim_run(model, &opt, ref, out_path, &sum, &err);
     hymo_ref_free(ref);
     if (st != HYMO_OK) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        status = st == HYMO_ERR_IO || st == HYMO_ERR_HDF5 || st == HYMO_ERR_ARGUMENT || st == HYMO_ERR_MODEL
-                     ? EXIT_BAD_INPUT
-                     : EXIT_RUN_FAILED;
+        status = run_failed(st, &err);
         goto done;
     }
     if (!quiet) {
@@ -319,11 +332,7 @@ int hymo_cli_cosim(int argc, char **argv)
         hymo_cli_print_overrides(stdout, (const char *const *)model->overrides, model->n_overrides);
         if (out_path) printf("written        %s\n", out_path);
     }
-    if (!sum.stable) fprintf(stderr, "hymo: unstable: %s\n", sum.reason);
-    if (sum.verdict == HYMO_VERDICT_INACCURATE) fprintf(stderr, "hymo: inaccurate: %s\n", sum.verdict_reason);
-    status = sum.verdict == HYMO_VERDICT_UNSTABLE    ? EXIT_RUN_FAILED
-             : sum.verdict == HYMO_VERDICT_INACCURATE ? EXIT_INACCURATE
-                                                     : 0;
+    status = verdict_status(&sum);
 done:
     hymo_model_free(model);
     return status;

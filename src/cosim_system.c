@@ -14,6 +14,7 @@
 #include <yaml.h>
 
 #include "cosim_driver.h"
+#include "text_line.h"
 #include "hymo/fmu.h"
 
 #define NAME_CAP 64
@@ -57,10 +58,8 @@ static hymo_status fail(ctx_t *c, const yaml_node_t *at, const char *field, hymo
     char msg[HYMO_ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    hymo_format_line_v(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    for (char *p = msg; *p; ++p)
-        if (*p == '\n' || *p == '\r') *p = ' ';
     if (field && *field) return hymo_error_set(c->err, code, "%s:%d: %s: %s", c->origin, line_of(at), field, msg);
     return hymo_error_set(c->err, code, "%s:%d: %s", c->origin, line_of(at), msg);
 }

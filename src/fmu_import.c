@@ -18,6 +18,7 @@
 #include <zip.h>
 
 #include "fmi2.h"
+#include "text_line.h"
 #include "hymo/fmu.h"
 
 /* ------------------------------------------------------------ the FMU's API */
@@ -85,10 +86,8 @@ static hymo_status fail(hymo_error *err, hymo_status code, const fmu_impl *fi, c
     char msg[HYMO_ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    hymo_format_line_v(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    for (char *p = msg; *p; ++p)
-        if (*p == '\n' || *p == '\r') *p = ' ';
     return hymo_error_set(err, code, "FMU '%s': %s", fi->path, msg);
 }
 
@@ -401,10 +400,8 @@ static void fmu_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2St
     char msg[HYMO_ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, message);
-    vsnprintf(msg, sizeof msg, message, ap);
+    hymo_format_line_v(msg, sizeof msg, message, ap);
     va_end(ap);
-    for (char *p = msg; *p; ++p)
-        if (*p == '\n' || *p == '\r') *p = ' ';
     snprintf(fi->log, sizeof fi->log, "%s", msg);
     fi->log_status = (int)status;
 }

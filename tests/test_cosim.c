@@ -30,22 +30,6 @@
 #include "hymo/reference.h"
 #include "test_util.h"
 
-static void run_cosim(const hymo_model *model, hymo_cosim_options *opt, const hymo_reference *ref,
-                      const char *out, hymo_cosim_summary *sum)
-{
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_cosim_run(model, opt, ref, out, sum, &err) != HYMO_OK) fail_msg("%s", err.message);
-}
-
-static hymo_reference *read_ref(const char *path)
-{
-    hymo_reference *ref = NULL;
-    hymo_error err;
-    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return ref;
-}
-
 static void test_consistency_with_monolithic(void **state)
 {
     (void)state;
@@ -55,7 +39,7 @@ static void test_consistency_with_monolithic(void **state)
     hymo_run_summary rs;
     hymo_error err;
     if (hymo_run(model, &ro, "cosim_mono_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    hymo_reference *ref = read_ref("cosim_mono_ref.h5");
+    hymo_reference *ref = test_read_ref("cosim_mono_ref.h5");
     hymo_cosim_options opt;
     hymo_cosim_options_default(&opt, model);
     opt.scheme = HYMO_SCHEME_JACOBI;
@@ -63,7 +47,7 @@ static void test_consistency_with_monolithic(void **state)
     opt.approx = HYMO_APPROX_LAGRANGE2;
     opt.H = opt.h_h = opt.mech.dt = 1e-4;
     hymo_cosim_summary sum;
-    run_cosim(model, &opt, ref, NULL, &sum);
+    test_cosim_run(model, &opt, ref, NULL, &sum);
     print_message("H = h_h = 0.1 ms: max |ds| = %.3g m, RMS %.3g m, max |dp| = %.3g Pa, E_res = %.3g J\n",
                   sum.errors.max[HYMO_CMP_S], sum.errors.rms[HYMO_CMP_S], sum.errors.max[HYMO_CMP_P],
                   sum.residual_energy_final);
@@ -88,9 +72,9 @@ static double order_error(const hymo_model *model, hymo_approx_kind approx, doub
     opt.mech.dt = opt.h_h = 1e-4;
     opt.mech.t_end = 3.0; /* the model file's tolerances (default Newton test) */
     hymo_cosim_summary sum;
-    run_cosim(model, &opt, NULL, "cosim_order_run.h5", &sum);
+    test_cosim_run(model, &opt, NULL, "cosim_order_run.h5", &sum);
     assert_true(sum.stable);
-    hymo_reference *coarse = read_ref("cosim_order_run.h5");
+    hymo_reference *coarse = test_read_ref("cosim_order_run.h5");
     hymo_compare_result res;
     hymo_error err;
     if (hymo_compare_trajectories(coarse, fine, &res, &err) != HYMO_OK) fail_msg("%s", err.message);
@@ -111,8 +95,8 @@ static void test_convergence_order(void **state)
         opt.H = opt.mech.dt = opt.h_h = 1e-4;
         opt.mech.t_end = 3.0;
         hymo_cosim_summary sum;
-        run_cosim(model, &opt, NULL, "cosim_order_ref.h5", &sum);
-        hymo_reference *ref = read_ref("cosim_order_ref.h5");
+        test_cosim_run(model, &opt, NULL, "cosim_order_ref.h5", &sum);
+        hymo_reference *ref = test_read_ref("cosim_order_ref.h5");
         double e[3];
         for (int i = 0; i < 3; ++i) e[i] = order_error(model, (hymo_approx_kind)p, Hs[i], ref);
         double o1 = log2(e[1] / e[0]), o2 = log2(e[2] / e[1]);
@@ -143,7 +127,7 @@ static void test_residual_energy_at_rest(void **state)
             opt.H = opt.mech.dt = 1e-3;
             opt.mech.t_end = 0.9;
             hymo_cosim_summary sum;
-            run_cosim(model, &opt, NULL, NULL, &sum);
+            test_cosim_run(model, &opt, NULL, NULL, &sum);
             print_message("%s, %s: residual energy max |E| = %.3g J, drift %.3g J\n", hymo_coupling_name(couplings[c]),
                           hymo_approx_name(approx[a]), sum.residual_energy_max_abs, sum.peak_drift);
             assert_true(sum.stable);
@@ -195,11 +179,11 @@ static void test_unstable_ends_cleanly(void **state)
     opt.mech.t_end = 10.0;
     hymo_cosim_summary sum;
     remove("cosim_unstable.h5");
-    run_cosim(model, &opt, NULL, "cosim_unstable.h5", &sum);
+    test_cosim_run(model, &opt, NULL, "cosim_unstable.h5", &sum);
     print_message("unstable: %s (t = %g s)\n", sum.reason, sum.t_reached);
     assert_false(sum.stable);
     assert_true(sum.t_reached < 10.0);
-    hymo_reference *r = read_ref("cosim_unstable.h5");
+    hymo_reference *r = test_read_ref("cosim_unstable.h5");
     assert_int_equal(r->complete, 0);
     assert_true(r->has_cosim);
     assert_string_equal(r->cosim_status, "unstable");
@@ -239,7 +223,7 @@ static void test_crane2_schemes(void **state)
     hymo_run_summary rs;
     hymo_error err;
     if (hymo_run(model, &ro, "cosim_crane2_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    hymo_reference *ref = read_ref("cosim_crane2_ref.h5");
+    hymo_reference *ref = test_read_ref("cosim_crane2_ref.h5");
     const hymo_cosim_scheme schemes[3] = {HYMO_SCHEME_JACOBI, HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST,
                                           HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST};
     for (int s = 0; s < 3; ++s)
@@ -250,7 +234,7 @@ static void test_crane2_schemes(void **state)
             opt.approx = im ? HYMO_APPROX_INTERFACE_MODEL : HYMO_APPROX_LAGRANGE2;
             opt.mech.t_end = 12.0;
             hymo_cosim_summary sum;
-            run_cosim(model, &opt, ref, NULL, &sum);
+            test_cosim_run(model, &opt, ref, NULL, &sum);
             print_message("crane2 %s %s: max |ds| %.3g m, E_res %.3g J\n", hymo_cosim_scheme_name(schemes[s]),
                           hymo_approx_name(opt.approx), sum.errors.max[HYMO_CMP_S], sum.residual_energy_final);
             assert_true(sum.stable);
@@ -281,7 +265,7 @@ static void test_verdicts(void **state)
     hymo_run_summary rs;
     hymo_error err;
     if (hymo_run(model, &ro, "cosim_verdict_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    hymo_reference *ref = read_ref("cosim_verdict_ref.h5");
+    hymo_reference *ref = test_read_ref("cosim_verdict_ref.h5");
     hymo_cosim_options opt;
     hymo_cosim_options_default(&opt, model);
     opt.coupling = HYMO_COUPLING_VELOCITY_FORCE;
@@ -292,20 +276,20 @@ static void test_verdicts(void **state)
     opt.max_rms[HYMO_CMP_S] = 1e-3;
     hymo_cosim_summary sum;
     remove("cosim_verdict.h5");
-    run_cosim(model, &opt, ref, "cosim_verdict.h5", &sum);
+    test_cosim_run(model, &opt, ref, "cosim_verdict.h5", &sum);
     print_message("unstable: %s; W = %.4g J, max |E|/W %.3g\n", sum.reason, sum.work_abs, sum.max_residual_ratio);
     assert_false(sum.stable);
     assert_int_equal(sum.verdict, HYMO_VERDICT_UNSTABLE);
     assert_non_null(strstr(sum.reason, "|residual energy|"));
     assert_true(sum.t_reached > 5.0 && sum.t_reached < 6.0);
-    hymo_reference *r = read_ref("cosim_verdict.h5");
+    hymo_reference *r = test_read_ref("cosim_verdict.h5");
     assert_int_equal(r->complete, 0);
     assert_string_equal(r->cosim_status, "unstable");
     hymo_ref_free(r);
 
     /* the same run with the instability limits loosened: bounded, inaccurate */
     opt.unstable_ratio = opt.unstable_balance_ratio = 10.0;
-    run_cosim(model, &opt, ref, NULL, &sum);
+    test_cosim_run(model, &opt, ref, NULL, &sum);
     print_message("loosened: %s, RMS s %.3g m\n", sum.verdict_reason, sum.errors.rms[HYMO_CMP_S]);
     assert_true(sum.stable);
     assert_int_equal(sum.verdict, HYMO_VERDICT_INACCURATE);
@@ -318,16 +302,16 @@ static void test_verdicts(void **state)
     opt.mech.t_end = 8.0;
     opt.max_rms[HYMO_CMP_S] = 1e-3;
     opt.max_residual_energy = 50.0;
-    run_cosim(model, &opt, ref, NULL, &sum);
+    test_cosim_run(model, &opt, ref, NULL, &sum);
     assert_int_equal(sum.verdict, HYMO_VERDICT_ACCURATE);
     assert_true(sum.max_residual_ratio < 1e-3 && sum.max_balance_ratio < 1e-3);
     opt.max_rms[HYMO_CMP_S] = 0.0;
     opt.max_residual_energy = 0.0;
-    run_cosim(model, &opt, NULL, NULL, &sum);
+    test_cosim_run(model, &opt, NULL, NULL, &sum);
     assert_int_equal(sum.verdict, HYMO_VERDICT_STABLE);
     /* a threshold without a reference cannot hold */
     opt.max_abs[HYMO_CMP_P] = 1e5;
-    run_cosim(model, &opt, NULL, NULL, &sum);
+    test_cosim_run(model, &opt, NULL, NULL, &sum);
     assert_int_equal(sum.verdict, HYMO_VERDICT_INACCURATE);
     assert_non_null(strstr(sum.verdict_reason, "no reference"));
     /* out-of-range limits are errors */
@@ -374,14 +358,14 @@ static void test_mech_inputs_and_gs_interface_model(void **state)
     hymo_cosim_options_default(&opt, model);
     opt.mech.t_end = 3.0;
     opt.approx = HYMO_APPROX_INTERFACE_MODEL;
-    run_cosim(model, &opt, NULL, NULL, &a); /* Jacobi, extrapolated */
+    test_cosim_run(model, &opt, NULL, NULL, &a); /* Jacobi, extrapolated */
     opt.scheme = HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST;
-    run_cosim(model, &opt, NULL, NULL, &b);
+    test_cosim_run(model, &opt, NULL, NULL, &b);
     opt.scheme = HYMO_SCHEME_JACOBI;
     opt.mech_inputs = HYMO_MECH_INPUTS_HOLD;
-    run_cosim(model, &opt, NULL, NULL, &c);
+    test_cosim_run(model, &opt, NULL, NULL, &c);
     opt.approx = HYMO_APPROX_LAGRANGE2;
-    run_cosim(model, &opt, NULL, NULL, &e);
+    test_cosim_run(model, &opt, NULL, NULL, &e);
     print_message("E_res: IM Jacobi %.6g, IM GS mech-first %.6g, IM held %.6g, p = 2 held %.6g J\n",
                   a.residual_energy_final, b.residual_energy_final, c.residual_energy_final, e.residual_energy_final);
     assert_true(a.stable && b.stable && c.stable && e.stable);
@@ -457,8 +441,8 @@ static void test_split_master_matches_run(void **state)
     opt.scheme = HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST;
     opt.mech.t_end = 1.5;
     hymo_cosim_summary sum;
-    run_cosim(model, &opt, NULL, "cosim_split_run.h5", &sum);
-    hymo_reference *r = read_ref("cosim_split_run.h5");
+    test_cosim_run(model, &opt, NULL, "cosim_split_run.h5", &sum);
+    hymo_reference *r = test_read_ref("cosim_split_run.h5");
     hymo_split *sp = NULL;
     hymo_master *m = NULL;
     hymo_error err;

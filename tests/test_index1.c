@@ -32,15 +32,6 @@
 #define N_H 4
 static const double Hs[N_H] = {0.8e-3, 0.4e-3, 0.2e-3, 0.1e-3};
 
-static hymo_reference *read_ref(const char *path)
-{
-    hymo_reference *ref = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return ref;
-}
-
 /* Monolithic reference over [0, T_END] at dt = 0.1 ms with the model
  * file's tolerances: the default (contractive) Newton test keeps the
  * iteration error far below the trapezoidal error (~1e-9 m here). */
@@ -56,7 +47,7 @@ static hymo_reference *monolithic_reference(const hymo_model *model, const char 
     hymo_error_clear(&err);
     remove(path);
     if (hymo_run(model, &ro, path, &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return read_ref(path);
+    return test_read_ref(path);
 }
 
 static void index1_options(const hymo_model *model, double H, hymo_cosim_options *opt)
@@ -70,15 +61,6 @@ static void index1_options(const hymo_model *model, double H, hymo_cosim_options
     opt->H = opt->mech.dt = H;
     opt->h_h = H_H;
     opt->mech.t_end = T_END;
-}
-
-static void run_cosim(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
-                      const char *out, hymo_cosim_summary *sum)
-{
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (out) remove(out);
-    if (hymo_cosim_run(model, opt, ref, out, sum, &err) != HYMO_OK) fail_msg("%s", err.message);
 }
 
 /* Figures every stable index-1 run over [0, T_END] must report. */
@@ -138,7 +120,7 @@ static void test_fourbar_first_order(void **state)
         index1_options(model, Hs[i], &opt);
         hymo_cosim_summary s;
         const char *out = i == N_H - 1 ? "index1_fourbar_run.h5" : NULL;
-        run_cosim(model, &opt, ref, out, &s);
+        test_cosim_run(model, &opt, ref, out, &s);
         check_stable_summary(&s, Hs[i], 1, 1);
         es[i] = s.errors.rms[HYMO_CMP_S];
         ez[i] = s.errors.max[HYMO_CMP_Z];
@@ -194,7 +176,7 @@ static void test_fourbar_first_order(void **state)
 
     /* the output file of the last run: co-simulation attributes, and the
      * per-step constraint violation stays at the O(h) level to the end */
-    hymo_reference *run = read_ref("index1_fourbar_run.h5");
+    hymo_reference *run = test_read_ref("index1_fourbar_run.h5");
     assert_int_equal(run->complete, 1);
     assert_true(run->has_cosim);
     assert_string_equal(run->cosim_mech_integrator, "index1");
@@ -237,9 +219,9 @@ static void test_fourbar_stabilisation(void **state)
     index1_options(model, 1e-3, &opt);
     opt.mech.t_end = 5.0;
     hymo_cosim_summary s;
-    run_cosim(model, &opt, NULL, "index1_stab.h5", &s);
+    test_cosim_run(model, &opt, NULL, "index1_stab.h5", &s);
     assert_true(s.stable);
-    hymo_reference *r = read_ref("index1_stab.h5");
+    hymo_reference *r = test_read_ref("index1_stab.h5");
     assert_int_equal(r->n, 5001);
     double w[20] = {0}; /* max |Phi| per 0.25 s window */
     for (int k = 1; k < r->n; ++k) {
@@ -282,9 +264,9 @@ static void test_fourbar_penalty_factor(void **state)
         index1_options(model, 0.4e-3, &opt);
         opt.mech.penalty_alpha = alphas[k];
         hymo_cosim_summary s;
-        run_cosim(model, &opt, NULL, "index1_alpha.h5", &s);
+        test_cosim_run(model, &opt, NULL, "index1_alpha.h5", &s);
         check_stable_summary(&s, 0.4e-3, 1, 0);
-        runs[k] = read_ref("index1_alpha.h5");
+        runs[k] = test_read_ref("index1_alpha.h5");
         phi[k] = s.max_constraint_position;
         iters[k] = s.mean_mech_iterations;
         hymo_compare_result cmp;
@@ -319,13 +301,13 @@ static void test_crane1_unconstrained(void **state)
         index1_options(model, Hs[i], &opt);
         hymo_cosim_summary s;
         const char *out = i == 0 ? "index1_crane1_run.h5" : NULL;
-        run_cosim(model, &opt, ref, out, &s);
+        test_cosim_run(model, &opt, ref, out, &s);
         check_stable_summary(&s, Hs[i], 1, 1);
         es[i] = s.errors.rms[HYMO_CMP_S];
         ez[i] = s.errors.max[HYMO_CMP_Z];
         drift[i] = s.peak_drift;
         if (out) {
-            hymo_reference *run = read_ref(out);
+            hymo_reference *run = test_read_ref(out);
             check_semi_implicit_euler(run, Hs[i]);
             hymo_ref_free(run);
             remove(out);
@@ -365,14 +347,14 @@ static void check_unstable(const hymo_model *model, double H, double energy_limi
     opt.unstable_energy = energy_limit;
     opt.unstable_ratio = opt.unstable_balance_ratio = ratio;
     hymo_cosim_summary s;
-    run_cosim(model, &opt, NULL, "index1_unstable.h5", &s);
+    test_cosim_run(model, &opt, NULL, "index1_unstable.h5", &s);
     print_message("H = %g ms, limit %g J: %s; t = %g s, %ld steps\n", H * 1e3, energy_limit, s.reason, s.t_reached,
                   s.n_macro);
     assert_false(s.stable);
     assert_non_null(strstr(s.reason, reason_part));
     assert_true(s.t_reached > 0.0 && s.t_reached < 10.0);
     assert_close(s.t_reached, s.n_macro * H, 1e-9);
-    hymo_reference *r = read_ref("index1_unstable.h5");
+    hymo_reference *r = test_read_ref("index1_unstable.h5");
     assert_int_equal(r->complete, 0);
     assert_true(r->has_cosim);
     assert_string_equal(r->cosim_status, "unstable");

@@ -29,22 +29,6 @@
 #include "hymo/reference.h"
 #include "test_util.h"
 
-static void run_cosim(const hymo_model *model, hymo_cosim_options *opt, const hymo_reference *ref,
-                      const char *out, hymo_cosim_summary *sum)
-{
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_cosim_run(model, opt, ref, out, sum, &err) != HYMO_OK) fail_msg("%s", err.message);
-}
-
-static hymo_reference *read_ref(const char *path)
-{
-    hymo_reference *ref = NULL;
-    hymo_error err;
-    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return ref;
-}
-
 static void tlm_options(hymo_cosim_options *opt, const hymo_model *model, double H)
 {
     hymo_cosim_options_default(opt, model);
@@ -66,23 +50,23 @@ static void test_convergence_to_monolithic(void **state)
     hymo_run_summary rs;
     hymo_error err;
     if (hymo_run(model, &ro, "tlm_mono_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    hymo_reference *mono = read_ref("tlm_mono_ref.h5");
+    hymo_reference *mono = test_read_ref("tlm_mono_ref.h5");
     /* H -> 0: TLM at H = h_m = h_h = 0.1 ms against the monolithic run */
     hymo_cosim_options opt;
     hymo_cosim_summary sum;
     tlm_options(&opt, model, 1e-4);
-    run_cosim(model, &opt, mono, "tlm_fine.h5", &sum);
+    test_cosim_run(model, &opt, mono, "tlm_fine.h5", &sum);
     const double e_fine = sum.errors.rms[HYMO_CMP_S], p_fine = sum.errors.max[HYMO_CMP_P];
-    hymo_reference *fine = read_ref("tlm_fine.h5");
+    hymo_reference *fine = test_read_ref("tlm_fine.h5");
     const double Hs[3] = {0.4e-3, 0.8e-3, 1.6e-3};
     double e[3], c[3], E[3];
     for (int i = 0; i < 3; ++i) {
         tlm_options(&opt, model, Hs[i]);
-        run_cosim(model, &opt, mono, "tlm_coarse.h5", &sum);
+        test_cosim_run(model, &opt, mono, "tlm_coarse.h5", &sum);
         assert_true(sum.stable);
         e[i] = sum.errors.rms[HYMO_CMP_S];
         E[i] = sum.residual_energy_max_abs;
-        hymo_reference *coarse = read_ref("tlm_coarse.h5");
+        hymo_reference *coarse = test_read_ref("tlm_coarse.h5");
         hymo_compare_result res;
         if (hymo_compare_trajectories(coarse, fine, &res, &err) != HYMO_OK) fail_msg("%s", err.message);
         c[i] = res.rms[HYMO_CMP_S]; /* the coupling error: against TLM at H = 0.1 ms */
@@ -156,7 +140,7 @@ static void test_parasitic_mass_by_hand(void **state)
 
     hymo_cosim_summary sum;
     opt.mech.t_end = 3.0;
-    run_cosim(model, &opt, NULL, "tlm_mass.h5", &sum);
+    test_cosim_run(model, &opt, NULL, "tlm_mass.h5", &sum);
     assert_int_equal(sum.n_tlm, 2);
     assert_close(sum.tlm_mass_initial_max, m_pist, 1e-12 * m_pist);
     assert_true(sum.tlm_mass_max > m_pist); /* the piston chamber shrinks first (the valve opens to retract) */
@@ -172,13 +156,13 @@ static void test_bonds(void **state)
     hymo_cosim_summary sum;
     tlm_options(&opt, model, 1e-3);
     opt.mech.t_end = 1.0; /* valve closed */
-    run_cosim(model, &opt, NULL, NULL, &sum);
+    test_cosim_run(model, &opt, NULL, NULL, &sum);
     print_message("at rest: E_res %.3g J\n", sum.residual_energy_max_abs);
     assert_true(sum.residual_energy_max_abs == 0.0);
     /* held waves: the line's bookkeeping is exact (energy in = energy out) */
     tlm_options(&opt, model, 1e-3);
     opt.approx = HYMO_APPROX_LAGRANGE0;
-    run_cosim(model, &opt, NULL, NULL, &sum);
+    test_cosim_run(model, &opt, NULL, NULL, &sum);
     print_message("p = 0 over 3 s: max |E_res| %.3g J, W %.4g J\n", sum.residual_energy_max_abs, sum.work_abs);
     assert_true(sum.work_abs > 100.0);
     assert_true(sum.residual_energy_max_abs <= 1e-8);
@@ -193,11 +177,11 @@ static void test_gauss_seidel_is_jacobi(void **state)
     hymo_cosim_summary a, b, c;
     tlm_options(&opt, model, 1e-3);
     opt.mech.dt = 1e-3;
-    run_cosim(model, &opt, NULL, NULL, &a);
+    test_cosim_run(model, &opt, NULL, NULL, &a);
     opt.scheme = HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST;
-    run_cosim(model, &opt, NULL, NULL, &b);
+    test_cosim_run(model, &opt, NULL, NULL, &b);
     opt.scheme = HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST;
-    run_cosim(model, &opt, NULL, NULL, &c);
+    test_cosim_run(model, &opt, NULL, NULL, &c);
     print_message("crane2 3 s: E_res %.17g %.17g %.17g J, W %.6g J\n", a.residual_energy_final,
                   b.residual_energy_final, c.residual_energy_final, a.work_abs);
     assert_true(a.stable && b.stable && c.stable);

@@ -58,3 +58,21 @@ int test_node_index(const hymo_model *m, const char *name)
     fail_msg("no node %s", name);
     return -1;
 }
+
+hymo_reference *test_read_ref(const char *path)
+{
+    hymo_reference *ref = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("%s", err.message);
+    return ref;
+}
+
+void test_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
+                    const char *out, hymo_cosim_summary *sum)
+{
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (out) remove(out);
+    if (hymo_cosim_run(model, opt, ref, out, sum, &err) != HYMO_OK) fail_msg("%s", err.message);
+}

@@ -8,13 +8,22 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "hymo/cosim.h"
 #include "hymo/model.h"
+#include "hymo/reference.h"
 
 /* Loads data/<name> or fails the test with the loader's message. */
 hymo_model *test_load_model(const char *file_name);
 /* The whole text of a file (NUL-terminated, free() it); fails the test if it
  * cannot be read. */
 char *test_read_file(const char *path);
+
+/* Reads a reference file or fails the test with the reader's message. */
+hymo_reference *test_read_ref(const char *path);
+/* hymo_cosim_run (out, if given, removed first) or fails the test with its
+ * message. */
+void test_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
+                    const char *out, hymo_cosim_summary *sum);
 
 /* Pressure-state index of the volume and node index of the hydraulic node
  * called name (fails the test if there is none). */
