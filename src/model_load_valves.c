@@ -83,6 +83,10 @@ static hymo_status load_pump(ctx_t *c, yaml_node_t *pn, hymo_model *m, int k)
     if (pu->node_in == pu->node_out) {
         return fail_field(c, pn, "to", HYMO_ERR_MODEL, "a pump must connect two different nodes");
     }
+    if (m->nodes[pu->node_in].kind != HYMO_NODE_VOLUME && m->nodes[pu->node_out].kind != HYMO_NODE_VOLUME) {
+        return fail_field(c, pn, "to", HYMO_ERR_MODEL, "'%s' and '%s' are both sources: the pump would act on no volume",
+                          m->nodes[pu->node_in].name, m->nodes[pu->node_out].name);
+    }
     TRY(f_number(c, pn, "displacement", 1, 0, R_POSITIVE, &pu->displacement, NULL));
     int has_n, has_rpm;
     double rpm;
@@ -111,6 +115,11 @@ static hymo_status load_flow_control(ctx_t *c, yaml_node_t *fn, hymo_model *m, i
     TRY(f_node(c, fn, "to", m, &fc->node_b));
     if (fc->node_a == fc->node_b) {
         return fail_field(c, fn, "to", HYMO_ERR_MODEL, "a flow control valve must connect two different nodes");
+    }
+    if (m->nodes[fc->node_a].kind != HYMO_NODE_VOLUME && m->nodes[fc->node_b].kind != HYMO_NODE_VOLUME) {
+        return fail_field(c, fn, "to", HYMO_ERR_MODEL,
+                          "'%s' and '%s' are both sources: the valve would act on no volume", m->nodes[fc->node_a].name,
+                          m->nodes[fc->node_b].name);
     }
     TRY(f_number(c, fn, "set_flow", 1, 0, R_POSITIVE, &fc->q_set, NULL));
     TRY(f_number(c, fn, "compensator_pressure", 1, 0, R_POSITIVE, &fc->dp_c, NULL));

@@ -512,6 +512,90 @@ static void test_events(void **state)
     hymo_model_free(m);
 }
 
+/* ---------------------------------------------------------------- */
+/* 6. broken input: one clear line naming file:line: field            */
+
+static const char *const k_bad_base =
+    "format: 1\nname: bad\ngravity: [0, -9.81, 0]\n"
+    "signals:\n  - {name: u, points: [[0, 0]]}\n"
+    "bodies:\n  - name: pend\n    joint: {name: z1, type: revolute, parent: ground, location: [0, 0, 0], "
+    "axis: [0, 0, 1]}\n    mass: 1\n    com: [0.5, 0, 0]\n    inertia: [0, 0.1, 0.1]\n"
+    "hydraulics:\n  fluid: {bulk_modulus: 1.5e9, density: 850}\n"
+    "  sources:\n    - {name: tank, pressure: 1.0e5}\n    - {name: ps, pressure: 1.0e7}\n"
+    "  volumes:\n    - {name: V, parts: [{volume: 1.0e-4, bulk_modulus: 1.0e9}], initial_pressure: 1.0e5}\n"
+    "    - {name: W, parts: [{volume: 1.0e-4, bulk_modulus: 1.0e9}], initial_pressure: 1.0e5}\n"
+    "  throttles:\n    - {name: th, from: V, to: tank, flow_coefficient: 5.0e-8}\n";
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *tail, *want;
+    } cases[] = {
+        {"  pumps:\n    - {name: p1, from: tank, to: V, displacement: 1e-5}\n",
+         "hydraulics.pumps[0]: missing required field: speed (rev/s) or speed_rpm"},
+        {"  pumps:\n    - {name: p1, from: tank, to: V, displacement: 1e-5, speed: 25, speed_rpm: 1500}\n",
+         "hydraulics.pumps[0].speed_rpm: give either speed (rev/s) or speed_rpm, not both"},
+        {"  pumps:\n    - {name: p1, from: tank, to: V, displacement: 1e-5, speed: 25, volumetric_efficiency: 1.2}\n",
+         "hydraulics.pumps[0].volumetric_efficiency: must be in (0, 1], got 1.2"},
+        {"  pumps:\n    - {name: p1, from: tank, to: ps, displacement: 1e-5, speed: 25}\n",
+         "hydraulics.pumps[0].to: 'tank' and 'ps' are both sources"},
+        {"  pumps:\n    - {name: p1, from: V, to: V, displacement: 1e-5, speed: 25}\n",
+         "hydraulics.pumps[0].to: a pump must connect two different nodes"},
+        {"  pumps:\n    - {name: th, from: tank, to: V, displacement: 1e-5, speed: 25}\n",
+         "hydraulics.pumps[0].name: duplicate name 'th'"},
+        {"  pumps:\n    - {name: p1, from: tank, to: X, displacement: 1e-5, speed: 25}\n",
+         "hydraulics.pumps[0].to: unknown hydraulic node 'X'"},
+        {"  pumps:\n    - {name: p1, from: tank, to: V, displacement: -1e-5, speed: 25}\n",
+         "hydraulics.pumps[0].displacement: must be positive"},
+        {"  flow_control_valves:\n    - {name: f1, from: ps, to: V, set_flow: 1e-4, compensator_pressure: 0}\n",
+         "hydraulics.flow_control_valves[0].compensator_pressure: must be positive"},
+        {"  flow_control_valves:\n    - {name: f1, from: ps, to: V, compensator_pressure: 1e6}\n",
+         "hydraulics.flow_control_valves[0].set_flow: missing required field"},
+        {"  flow_control_valves:\n    - {name: f1, from: ps, to: tank, set_flow: 1e-4, compensator_pressure: 1e6}\n",
+         "hydraulics.flow_control_valves[0].to: 'ps' and 'tank' are both sources"},
+        {"  flow_control_valves:\n    - {name: f1, from: ps, to: V, set_flow: 1e-4, compensator_pressure: 1e6, "
+         "gain: 2}\n",
+         "hydraulics.flow_control_valves[0].gain: unknown field"},
+        {"  valves:\n    - {name: d, type: 4/3, P: ps, T: tank, A: V, B: W, flow_coefficient: 1e-8, "
+         "edges: {PA: 1e-8, BT: 1e-8, PB: 1e-8, AT: 1e-8}, time_constant: 0.01, signal: u}\n",
+         "hydraulics.valves[0].edges: give either flow_coefficient or edges, not both"},
+        {"  valves:\n    - {name: d, type: 4/3, P: ps, T: tank, A: V, B: W, edges: {PA: 1e-8, PB: 1e-8, AT: 1e-8}, "
+         "time_constant: 0.01, signal: u}\n",
+         "hydraulics.valves[0].edges.BT: missing required field"},
+        {"  valves:\n    - {name: d, type: 4/3, P: ps, T: tank, A: V, B: W, edges: 1e-8, time_constant: 0.01, "
+         "signal: u}\n",
+         "hydraulics.valves[0].edges: expected a mapping {PA: ..., BT: ..., PB: ..., AT: ...}"},
+        {"  valves:\n    - {name: d, type: 4/3, P: ps, T: tank, A: V, B: W, flow_coefficient: 1e-8, overlap: -0.5, "
+         "time_constant: 0.01, signal: u}\n",
+         "hydraulics.valves[0].overlap: must not be negative, got -0.5"},
+        {"  valves:\n    - {name: d, type: 4/3, P: ps, T: tank, A: V, B: W, flow_coefficient: 1e-8, "
+         "overlap: {PA: 1, PX: 1}, time_constant: 0.01, signal: u}\n",
+         "hydraulics.valves[0].overlap.PX: unknown field (expected one of: PA, BT, PB, AT)"},
+        {"  valves:\n    - {name: d, type: 4/3, P: ps, T: tank, A: V, B: W, leakage: 1e-13, time_constant: 0.01, "
+         "signal: u}\n",
+         "hydraulics.valves[0]: missing required field: flow_coefficient (or edges: {PA, BT, PB, AT})"},
+    };
+    int failures = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char text[4096];
+        snprintf(text, sizeof text, "%s%s", k_bad_base, cases[i].tail);
+        hymo_model *m = NULL;
+        hymo_error err;
+        hymo_error_clear(&err);
+        const hymo_status st = hymo_model_load_string(text, "bad.yaml", &m, &err);
+        const int ok = st == HYMO_ERR_MODEL && m == NULL && strncmp(err.message, "bad.yaml:", 9) == 0 &&
+                       strstr(err.message, cases[i].want) && !strchr(err.message, '\n');
+        if (!ok) {
+            print_error("case %zu: status %d, message\n  %s\nwant '%s'\n", i, st, err.message, cases[i].want);
+            ++failures;
+        }
+        if (st == HYMO_OK) hymo_model_free(m);
+    }
+    print_message("bad input: %zu cases, each one line naming bad.yaml:LINE: field\n", sizeof cases / sizeof cases[0]);
+    assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -520,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_dead_band),
         cmocka_unit_test(test_derivatives),
         cmocka_unit_test(test_events),
+        cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
