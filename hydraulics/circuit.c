@@ -55,6 +55,7 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     for (int k = 0; k < model->n_check_valves; ++k) w->checks[w->n_checks++] = k;
     circ->sw_relief = HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * circ->na;
     circ->sw_check = circ->sw_relief + HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves;
+    circ->sw_accumulator = circ->sw_check + HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
     for (int c = 0; c < circ->na; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
         circ->s0[c] = s0[c];
@@ -112,12 +113,13 @@ double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *c
 
 int hymo_circuit_n_switches(const hymo_model *model)
 {
-    int any = model->n_relief_valves > 0 || model->n_check_valves > 0;
+    int any = model->n_relief_valves > 0 || model->n_check_valves > 0 || model->n_accumulators > 0;
     for (int c = 0; c < model->n_cylinders && !any; ++c) any = model->cylinders[c].has_damper;
     if (!any) return 0;
     return HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * model->n_cylinders +
            HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves +
-           HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
+           HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves +
+           HYMO_CIRCUIT_SWITCHES_PER_ACCUMULATOR * model->n_accumulators;
 }
 
 void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, const double *p,
@@ -140,6 +142,10 @@ void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, c
         double y = hymo_node_pressure(model, cv->node_a, p) - hymo_node_pressure(model, cv->node_b, p) - cv->p_crack;
         g[circ->sw_check + 2 * k] = y;
         g[circ->sw_check + 2 * k + 1] = y - cv->p_open;
+    }
+    for (int j = 0; j < model->n_accumulators; ++j) {
+        const hymo_accumulator *ac = &model->accumulators[j];
+        g[circ->sw_accumulator + j] = hymo_node_pressure(model, ac->node, p) - ac->precharge;
     }
 }
 
@@ -223,8 +229,9 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
             compl_sum += Vs / sv->bulk_modulus;
         }
         if (!(V > 0.0)) return k;
-        double Be = 1.0 / (1.0 / model->fluid.bulk_modulus_oil + compl_sum / V);
-        pdot[nd->state] = Be / V * (pdot[nd->state] - Vdot);
+        double inv_bf, dD_dp;
+        const double W = hymo_volume_weight(circ, model, k, p[nd->state], V, compl_sum, &inv_bf, &dD_dp);
+        pdot[nd->state] = W * (pdot[nd->state] - Vdot);
     }
     return -1;
 }
@@ -298,6 +305,15 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
                                   "neither a cylinder chamber whose other chamber has a given "
                                   "pressure nor joined to one through a throttle",
                                   src, nd->name);
+        }
+        if (nd->kind == HYMO_NODE_VOLUME && model->fluid_air.model == HYMO_FLUID_ENTRAINED_AIR &&
+            !(p[nd->state] > model->fluid_air.p_vapour)) {
+            double v = p[nd->state];
+            free(known);
+            return hymo_error_set(err, HYMO_ERR_MODEL,
+                                  "%s: volumes.%s: initial pressure %.6g Pa is at or below the fluid's vapour "
+                                  "pressure %.6g Pa (hydraulics.fluid.vapour_pressure; model: entrained_air)",
+                                  src, nd->name, v, model->fluid_air.p_vapour);
         }
         if (nd->kind == HYMO_NODE_VOLUME && !(p[nd->state] > 0.0)) {
             double v = p[nd->state];
