@@ -32,6 +32,7 @@ void hymo_model_free(hymo_model *model)
     free(model->throttles);
     free(model->relief_valves);
     free(model->check_valves);
+    free(model->sensors); /* branch sensors */
     free(model->valves);
     free(model->cylinders);
     free(model);

@@ -271,7 +271,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     }
     long n_steps = hymo_run_steps(opt);
     if (out_path) {
-        st = hymo_rows_open_writer(sim, out_path, &writer, &names, err);
+        st = hymo_rows_open_writer(sim, &rows, out_path, &writer, &names, err);
         if (st != HYMO_OK) goto done;
         companion_start(&comp, sim, n_steps);
     }

@@ -181,6 +181,22 @@ typedef struct {
     double leakage;     /* G_leak, m^3/(s Pa) (0: none) */
 } hymo_check_valve;
 
+/* What a sensor records (hymo_sensor.record, a bit set). */
+#define HYMO_SENSOR_POSITION 1
+#define HYMO_SENSOR_VELOCITY 2
+#define HYMO_SENSOR_ACCELERATION 4
+
+/* A named output point (docs/model-format.md, "Sensors"): a point fixed
+ * in a body (or the ground) whose global position, velocity and/or
+ * acceleration are written to the output (docs/hdf5-format.md).  Output
+ * only: sensors change neither the results nor the physics hash. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int body;    /* body index or HYMO_GROUND */
+    double r[3]; /* coordinates in the body frame (ground: global) */
+    int record;  /* HYMO_SENSOR_* bits (at least one) */
+} hymo_sensor;
+
 /* Properties of the hydraulic oil. */
 typedef struct {
     double bulk_modulus_oil; /* B_oil, Pa        */
@@ -260,6 +276,10 @@ typedef struct hymo_model {
     hymo_relief_valve *relief_valves;
     int n_check_valves;
     hymo_check_valve *check_valves;
+
+    /* branch sensors: output points (`sensors:`, src/model_load_sensors.c) */
+    int n_sensors;
+    hymo_sensor *sensors;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).

@@ -98,7 +98,23 @@ typedef struct {
     const char (*u_names)[HYMO_REF_TEXT_MAX];
     const char (*actuator_names)[HYMO_REF_TEXT_MAX];
     const char (*cut_names)[HYMO_REF_TEXT_MAX];
+    /* Added (branch sensors): further per-step datasets besides the fixed
+     * ones above (docs/hdf5-format.md, "Sensors, flows and inputs"):
+     * n_series of them, each [N x cols], written and staged like the
+     * others; NULL/0 for none. */
+    int n_series;
+    const struct hymo_ref_series *series;
 } hymo_ref_dims;
+
+/* One further per-step dataset (hymo_ref_dims.series): an absolute path
+ * ("/sensors/position"; missing groups are created), cols > 0 columns named
+ * names[0..cols-1] (the `names` attribute) and one `units` string. */
+typedef struct hymo_ref_series {
+    const char *path;
+    int cols;
+    const char *const *names;
+    const char *units;
+} hymo_ref_series;
 
 /* Root attributes written at open. */
 typedef struct {
@@ -144,6 +160,10 @@ typedef struct {
     const double *c_pos, *c_vel, *c_acc;       /* n x ncut (norm per cut joint) */
     const int *iterations;                     /* n */
     const double *residual;                    /* n (final residual norm) */
+    /* Added (branch sensors): the rows of the writer's further datasets
+     * (hymo_ref_dims.series): series[k] is n x series[k].cols, row-major;
+     * may be NULL when the writer has none. */
+    const double *const *series;
 } hymo_ref_block;
 
 /* Opaque writer of a reference file (hymo_ref_writer_open, then _close or

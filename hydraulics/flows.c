@@ -1,0 +1,172 @@
+/* Per-element flows and powers for the output (hydraulics/flows.h).  The
+ * flow laws are those of hymo_circuit_eval (circuit.c): the orifice law
+ * hymo_orifice_g and the relief and check valve laws of circuit.h; the
+ * 4/3 valve's edges are restated here (tests/test_sensors.c checks the
+ * sum against the circuit's pressure rates). */
+#include "flows.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static double node_p(const hymo_model *m, int node, const double *p) { return hymo_node_pressure(m, node, p); }
+
+/* net inflow bookkeeping: q from node a to node b */
+static void move(double *qnode, int a, int b, double q)
+{
+    qnode[a] -= q;
+    qnode[b] += q;
+}
+
+/* ---- 4/3 valves: the four metering edges and the net port flows ---- */
+
+static int valve_count(const hymo_model *m) { return m->n_valves; }
+static const char *valve_name(const hymo_model *m, int i) { return m->valves[i].name; }
+static const char *const valve_cols[] = {"P-A", "B-T", "P-B", "A-T", "A", "B"};
+
+static void valve_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
+                       double *q, double *w, double *qnode)
+{
+    (void)circ, (void)w;
+    const hymo_valve *va = &m->valves[i];
+    const double p_tr = m->fluid.p_transition, U = u[va->state];
+    const double pP = node_p(m, va->port_P, p), pT = node_p(m, va->port_T, p);
+    const double pA = node_p(m, va->port_A, p), pB = node_p(m, va->port_B, p);
+    double q_pa = 0.0, q_bt = 0.0, q_pb = 0.0, q_at = 0.0;
+    if (U >= 0.0) {
+        q_pa = va->Cv * U * hymo_orifice_g(pP - pA, p_tr);
+        q_bt = va->Cv * U * hymo_orifice_g(pB - pT, p_tr);
+    } else {
+        q_at = -va->Cv * U * hymo_orifice_g(pA - pT, p_tr);
+        q_pb = -va->Cv * U * hymo_orifice_g(pP - pB, p_tr);
+    }
+    q[0] = q_pa, q[1] = q_bt, q[2] = q_pb, q[3] = q_at;
+    q[4] = q_pa - q_at; /* out of port A into its line */
+    q[5] = q_pb - q_bt; /* out of port B into its line */
+    move(qnode, va->port_P, va->port_A, q_pa);
+    move(qnode, va->port_B, va->port_T, q_bt);
+    move(qnode, va->port_P, va->port_B, q_pb);
+    move(qnode, va->port_A, va->port_T, q_at);
+}
+
+/* ---- throttles, relief and check valves: the flow a -> b ---- */
+
+static int throttle_count(const hymo_model *m) { return m->n_throttles; }
+static const char *throttle_name(const hymo_model *m, int i) { return m->throttles[i].name; }
+static void throttle_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
+                          double *q, double *w, double *qnode)
+{
+    (void)circ, (void)u, (void)w;
+    const hymo_throttle *th = &m->throttles[i];
+    q[0] = th->Ct * hymo_orifice_g(node_p(m, th->node_a, p) - node_p(m, th->node_b, p), m->fluid.p_transition);
+    move(qnode, th->node_a, th->node_b, q[0]);
+}
+
+static int relief_count(const hymo_model *m) { return m->n_relief_valves; }
+static const char *relief_name(const hymo_model *m, int i) { return m->relief_valves[i].name; }
+static void relief_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
+                        double *q, double *w, double *qnode)
+{
+    (void)u, (void)w;
+    double G;
+    q[0] = hymo_relief_flow_d(circ, m, i, p, &G);
+    move(qnode, m->relief_valves[i].node_a, m->relief_valves[i].node_b, q[0]);
+}
+
+static int check_count(const hymo_model *m) { return m->n_check_valves; }
+static const char *check_name(const hymo_model *m, int i) { return m->check_valves[i].name; }
+static void check_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
+                       double *q, double *w, double *qnode)
+{
+    (void)u, (void)w;
+    double G;
+    q[0] = hymo_check_flow_d(circ, m, i, p, &G);
+    move(qnode, m->check_valves[i].node_a, m->check_valves[i].node_b, q[0]);
+}
+
+/* ---- pressure sources (pumps given by their pressure, tanks): the net
+ * outflow of the other elements' flows, and the power p Q it delivers.
+ * Last in the table: qnode holds every other element's flows. ---- */
+
+static int source_count(const hymo_model *m)
+{
+    int n = 0;
+    for (int k = 0; k < m->n_nodes; ++k) n += m->nodes[k].kind == HYMO_NODE_SOURCE;
+    return n;
+}
+static int source_node(const hymo_model *m, int i)
+{
+    for (int k = 0; k < m->n_nodes; ++k)
+        if (m->nodes[k].kind == HYMO_NODE_SOURCE && i-- == 0) return k;
+    return -1;
+}
+static const char *source_name(const hymo_model *m, int i) { return m->nodes[source_node(m, i)].name; }
+static void source_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
+                        double *q, double *w, double *qnode)
+{
+    (void)circ, (void)u, (void)p;
+    const int k = source_node(m, i);
+    q[0] = -qnode[k];
+    w[0] = m->nodes[k].pressure * q[0];
+}
+
+static const char *const one_col[] = {""};
+
+/* The table (flows.h): order of the columns in the file. */
+const hymo_flow_element hymo_flow_elements[] = {
+    {"valve", valve_count, valve_name, 6, 0, valve_cols, NULL, valve_eval},
+    {"throttle", throttle_count, throttle_name, 1, 0, one_col, NULL, throttle_eval},
+    {"relief valve", relief_count, relief_name, 1, 0, one_col, NULL, relief_eval},
+    {"check valve", check_count, check_name, 1, 0, one_col, NULL, check_eval},
+    /* pumps/motors of other branches: add their rows here, before the sources */
+    {"source", source_count, source_name, 1, 1, one_col, one_col, source_eval},
+};
+const int hymo_flow_element_count = (int)(sizeof hymo_flow_elements / sizeof hymo_flow_elements[0]);
+
+void hymo_flow_columns(const hymo_model *model, int *n_flows, int *n_powers)
+{
+    int nf = 0, np = 0;
+    for (int e = 0; e < hymo_flow_element_count; ++e) {
+        const int n = hymo_flow_elements[e].count(model);
+        nf += n * hymo_flow_elements[e].n_flows;
+        np += n * hymo_flow_elements[e].n_powers;
+    }
+    *n_flows = nf;
+    *n_powers = np;
+}
+
+static void column_name(char out[HYMO_FLOW_NAME_MAX], const char *element, const char *suffix)
+{
+    if (suffix && suffix[0])
+        snprintf(out, HYMO_FLOW_NAME_MAX, "%s.%s", element, suffix);
+    else
+        snprintf(out, HYMO_FLOW_NAME_MAX, "%s", element);
+}
+
+void hymo_flow_names(const hymo_model *model, char (*flow_names)[HYMO_FLOW_NAME_MAX],
+                     char (*power_names)[HYMO_FLOW_NAME_MAX])
+{
+    int f = 0, g = 0;
+    for (int e = 0; e < hymo_flow_element_count; ++e) {
+        const hymo_flow_element *el = &hymo_flow_elements[e];
+        const int n = el->count(model);
+        for (int i = 0; i < n; ++i) {
+            for (int c = 0; c < el->n_flows; ++c) column_name(flow_names[f++], el->name(model, i), el->flow_suffix[c]);
+            for (int c = 0; c < el->n_powers; ++c) column_name(power_names[g++], el->name(model, i), el->power_suffix[c]);
+        }
+    }
+}
+
+void hymo_flow_eval(const hymo_circuit *circ, const hymo_model *model, const double *p, const double *u, double *q,
+                    double *w, double *qnode)
+{
+    memset(qnode, 0, (size_t)model->n_nodes * sizeof *qnode);
+    for (int e = 0; e < hymo_flow_element_count; ++e) {
+        const hymo_flow_element *el = &hymo_flow_elements[e];
+        const int n = el->count(model);
+        for (int i = 0; i < n; ++i) {
+            el->eval(circ, model, i, p, u, q, w, qnode);
+            q += el->n_flows;
+            w += el->n_powers;
+        }
+    }
+}
