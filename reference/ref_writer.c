@@ -1031,7 +1031,11 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
     ATTR(attr_long, HYMO_GROUP_SOLVER, "jacobian_evaluations", s->jacobian_evaluations)
     char independent[HYMO_REF_TEXT_MAX];
     copy_name(independent, s->independent);
-    ATTR(attr_str, HYMO_GROUP_SOLVER, "independent", independent)
+    /* the whole list when known (independent holds its first 127 characters) */
+    const char *list = memchr(s->independent_list, '\0', sizeof s->independent_list) && s->independent_list[0]
+                           ? s->independent_list
+                           : independent;
+    ATTR(attr_str, HYMO_GROUP_SOLVER, "independent", list)
     ATTR(attr_int, HYMO_GROUP_SOLVER, "n_reselections", s->n_reselections)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "n_steps", s->n_steps)
     ATTR(attr_double, HYMO_GROUP_SOLVER, "t_reached", s->t_reached)

@@ -587,6 +587,7 @@ static void run_summary(const driver *d, const hymo_cosim_summary *sum, hymo_run
                             ? d->subs[d->s.mech]->ops->get_string(d->subs[d->s.mech], d->mech_independent)
                             : NULL;
     snprintf(rs->independent, sizeof rs->independent, "%s", indep ? indep : "");
+    snprintf(rs->independent_list, sizeof rs->independent_list, "%s", indep ? indep : "");
     rs->n_reselections = (int)v[S_RESELECTIONS];
     rs->wall_time = sum->wall_time;
 }

@@ -139,6 +139,7 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     s->max_iterations = sim->iterations_max;
     s->jacobian_evaluations = sim->jacobian_evaluations;
     snprintf(s->independent, sizeof s->independent, "%s", sim->form.ops->log(&sim->form));
+    snprintf(s->independent_list, sizeof s->independent_list, "%s", sim->form.ops->log(&sim->form));
     s->n_reselections = sim->form.ops->reselections(&sim->form);
     if (sim->np > 0 && sim->v_lo >= 0) {
         const hymo_model *model = sim->model;

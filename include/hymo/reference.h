@@ -24,6 +24,9 @@ extern "C" {
 #define HYMO_REF_FORMAT_VERSION 1
 /* Size of the fixed text fields (names, labels), including the NUL. */
 #define HYMO_REF_TEXT_MAX 128
+/* Size of hymo_run_summary.independent_list, including the NUL: the whole
+ * independent-coordinate log (e.g. 256 joints of 30-character names). */
+#define HYMO_REF_LIST_MAX 8192
 
 /* Summary of a run: printed by `hymo run` and, from the file, `hymo info`. */
 typedef struct {
@@ -79,6 +82,11 @@ typedef struct {
      * and the error-estimate companion), s; /solver attribute wall_total; 0
      * if unknown.  wall_time is the integration loop alone. */
     double wall_total;
+    /* Added (branch sensors): the whole independent-coordinate log, of
+     * which `independent` holds only the first HYMO_REF_TEXT_MAX - 1
+     * characters (kept for compatibility); /solver attribute independent
+     * holds the whole text.  "" if unknown (then `independent` is all). */
+    char independent_list[HYMO_REF_LIST_MAX];
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */
