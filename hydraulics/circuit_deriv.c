@@ -4,7 +4,7 @@
  * Per volume i (node k) hymo_circuit_eval computes
  *   pdot_i = Be/V (Q_i - Vdot_i),  Be = 1 / (1/B_oil + C/V),  C = sum_j V_j / B_j,
  * i.e. pdot_i = W_i (Q_i - Vdot_i) with W_i = Be/V = 1 / D_i, D_i = V/B_oil + C.
- * Q_i (net inflow of throttles, valves, relief and check valves) depends on p and u only; V_j and
+ * Q_i (net inflow of throttles, valves, relief and check valves, pumps, flow controls) depends on p and u only; V_j and
  * hence D_i depend on s (a chamber's V_j' = A_pist or -A_rod), Vdot_i on sd:
  *   d pdot_i/d p_k  = W_i dQ_i/dp_k,      d pdot_i/d u_v = W_i dQ_i/du_v,
  *   d pdot_i/d s_a  = -pdot_i W_i dD_i/ds_a,  dD_i/ds_a = sum_j V_j' (1/B_oil + 1/B_j),
@@ -156,6 +156,15 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
     for (int v = 0; v < model->n_valves; ++v) {
         const hymo_valve *va = &model->valves[v];
         const double U = u[va->state];
+        if (model->valve_edges && model->valve_edges[v].on) { /* edges, overlap, leakage */
+            for (int e = 0; e < 4; ++e) {
+                int nf, nt;
+                double G, GU, q = hymo_valve_edge_flow_d(circ, model, v, e, U, p, &G, &GU);
+                hymo_valve_edge_nodes(va, e, &nf, &nt);
+                add_flow(&f, nf, nt, q, G, va->state, GU);
+            }
+            continue;
+        }
         if (U >= 0.0) { /* q = Cv U g */
             add_valve_edge(&f, p, p_tr, va->port_P, va->port_A, va->Cv * U, va->Cv, va->state);
             add_valve_edge(&f, p, p_tr, va->port_B, va->port_T, va->Cv * U, va->Cv, va->state);
@@ -171,6 +180,14 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
     for (int k = 0; k < model->n_check_valves; ++k) {
         double G, q = hymo_check_flow_d(circ, model, k, p, &G);
         add_flow(&f, model->check_valves[k].node_a, model->check_valves[k].node_b, q, G, -1, 0.0);
+    }
+    for (int j = 0; j < model->n_pumps; ++j) {
+        double G, q = hymo_pump_flow_d(model, j, p, &G);
+        add_flow(&f, model->pumps[j].node_in, model->pumps[j].node_out, q, G, -1, 0.0);
+    }
+    for (int k = 0; k < model->n_flow_controls; ++k) {
+        double G, q = hymo_flow_control_flow_d(circ, model, k, p, &G);
+        add_flow(&f, model->flow_controls[k].node_a, model->flow_controls[k].node_b, q, G, -1, 0.0);
     }
 
     /* per volume: W = Be/V, pdot, and the s, sd columns */

@@ -211,6 +211,41 @@ typedef struct {
     double p_transition;     /* laminar limit, Pa (2e5) */
 } hymo_fluid;
 
+/* valves branch: flow elements (docs/model-format.md "Pumps",
+ * "Flow control valves", "Directional valve edges"). */
+
+/* Optional edges of a 4/3 valve (hymo_model.valve_edges[v], used when
+ * `on`): edge e in HYMO_EDGE_PA, _BT (open for U > 0), _PB, _AT (U < 0),
+ * Q_e = C[e] max(0, +-U - u0[e]) g(dp_e) + G_leak dp_e. */
+enum { HYMO_EDGE_PA = 0, HYMO_EDGE_BT = 1, HYMO_EDGE_PB = 2, HYMO_EDGE_AT = 3 };
+typedef struct {
+    int on;         /* 0: the valve is the plain Cv |U| g(dp) law */
+    double C[4];    /* edge flow coefficients, m^3/(s sqrt(Pa) V) */
+    double u0[4];   /* overlap (dead band) of each edge, V (>= 0) */
+    double leakage; /* G_leak of every edge, m^3/(s Pa) (0: none) */
+} hymo_valve_edges;
+
+/* Fixed-displacement pump from node_in (tank/suction) to node_out:
+ * Q = eta_v D n - C_L (p_out - p_in) (docs/model-format.md "Pumps"). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node_in, node_out;
+    double displacement; /* D, m^3/rev */
+    double speed;        /* n, rev/s */
+    double eta_v;        /* constant volumetric efficiency factor (1: none) */
+    double leakage;      /* C_L, m^3/(s Pa) (0: none) */
+} hymo_pump;
+
+/* Pressure-compensated flow control valve (2-way compensator + metering
+ * orifice) from node_a to node_b, dp = p_a - p_b: Q = Q_set for
+ * dp >= dp_c, else Q_set g(dp)/g(dp_c) (docs/model-format.md). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node_a, node_b;
+    double q_set; /* regulated flow, m^3/s */
+    double dp_c;  /* compensator setting (minimum regulating drop), Pa (> 0) */
+} hymo_flow_control;
+
 /* ------------------------------------------------------------------ */
 /* Simulation defaults stored in the model file (overridable on the CLI) */
 
@@ -283,6 +318,15 @@ typedef struct hymo_model {
     hymo_relief_valve *relief_valves;
     int n_check_valves;
     hymo_check_valve *check_valves;
+
+    /* valves branch (appended): pumps, pressure-compensated flow control
+     * valves, and the optional edges of the 4/3 valves (n_valves entries,
+     * NULL without valves) */
+    int n_pumps;
+    hymo_pump *pumps;
+    int n_flow_controls;
+    hymo_flow_control *flow_controls;
+    hymo_valve_edges *valve_edges;
 
     /* branch fluid: the fluid law of the volumes and accumulators */
     hymo_fluid_air fluid_air;
