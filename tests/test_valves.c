@@ -315,6 +315,18 @@ static void test_dead_band(void **state)
         assert_int_equal(hymo_circuit_init(&c1, m1, fd.s0, &err), HYMO_OK);
         assert_int_equal(hymo_circuit_init(&c2, m2, fd.s0, &err), HYMO_OK);
         double s[1] = {0.51}, sd[1] = {0.01}, pp[4] = {15e6, 3e6, 2e6, 1e6}, u[1], f1[4], f2[4];
+        /* the edge flows (as the sensors report them) of the plain valve:
+         * Cv |U| g(dp) on the edges its sign opens, 0 on the others */
+        for (double U = -4.0; U <= 4.0; U += 0.5)
+            for (int e = 0; e < 4; ++e) {
+                int nf, nt;
+                double G, GU;
+                hymo_valve_edge_nodes(&m1->valves[0], e, &nf, &nt);
+                const double dpe = hymo_node_pressure(m1, nf, pp) - hymo_node_pressure(m1, nt, pp);
+                const int open = (e < 2) == (U >= 0.0);
+                assert_close(hymo_valve_edge_flow_d(&c1, m1, 0, e, U, pp, &G, &GU),
+                             open ? 2e-8 * fabs(U) * hymo_orifice_g(dpe, m1->fluid.p_transition) : 0.0, 1e-18);
+            }
         for (u[0] = -4.0; u[0] <= 4.0; u[0] += 0.37) {
             hymo_circuit_eval(&c1, m1, s, sd, pp, u, NULL, f1, NULL, NULL);
             hymo_circuit_eval(&c2, m2, s, sd, pp, u, NULL, f2, NULL, NULL);
