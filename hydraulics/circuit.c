@@ -61,6 +61,7 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     circ->sw_check = circ->sw_relief + HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves;
     circ->sw_valve = circ->sw_check + HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
     circ->sw_fc = circ->sw_valve + HYMO_CIRCUIT_SWITCHES_PER_VALVE * model->n_valves;
+    circ->sw_accumulator = circ->sw_fc + HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL * model->n_flow_controls;
     for (int c = 0; c < circ->na; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
         circ->s0[c] = s0[c];
@@ -120,7 +121,8 @@ double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *c
 
 int hymo_circuit_n_switches(const hymo_model *model)
 {
-    int any = model->n_relief_valves > 0 || model->n_check_valves > 0 || model->n_flow_controls > 0;
+    int any = model->n_relief_valves > 0 || model->n_check_valves > 0 || model->n_flow_controls > 0 ||
+              model->n_accumulators > 0;
     for (int c = 0; c < model->n_cylinders && !any; ++c) any = model->cylinders[c].has_damper;
     for (int v = 0; v < model->n_valves && !any && model->valve_edges; ++v) any = model->valve_edges[v].on;
     if (!any) return 0;
@@ -128,7 +130,8 @@ int hymo_circuit_n_switches(const hymo_model *model)
            HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves +
            HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves +
            HYMO_CIRCUIT_SWITCHES_PER_VALVE * model->n_valves +
-           HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL * model->n_flow_controls;
+           HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL * model->n_flow_controls +
+           HYMO_CIRCUIT_SWITCHES_PER_ACCUMULATOR * model->n_accumulators;
 }
 
 void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, const double *p,
@@ -162,6 +165,10 @@ void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, c
         const hymo_flow_control *fc = &model->flow_controls[f];
         g[circ->sw_fc + f] =
             hymo_node_pressure(model, fc->node_a, p) - hymo_node_pressure(model, fc->node_b, p) - fc->dp_c;
+    }
+    for (int j = 0; j < model->n_accumulators; ++j) {
+        const hymo_accumulator *ac = &model->accumulators[j];
+        g[circ->sw_accumulator + j] = hymo_node_pressure(model, ac->node, p) - ac->precharge;
     }
 }
 
@@ -265,8 +272,9 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
             compl_sum += Vs / sv->bulk_modulus;
         }
         if (!(V > 0.0)) return k;
-        double Be = 1.0 / (1.0 / model->fluid.bulk_modulus_oil + compl_sum / V);
-        pdot[nd->state] = Be / V * (pdot[nd->state] - Vdot);
+        double inv_bf, dD_dp;
+        const double W = hymo_volume_weight(circ, model, k, p[nd->state], V, compl_sum, &inv_bf, &dD_dp);
+        pdot[nd->state] = W * (pdot[nd->state] - Vdot);
     }
     return -1;
 }
@@ -342,6 +350,15 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
                                   "neither a cylinder chamber whose other chamber has a given "
                                   "pressure nor joined to one through a throttle or flow control valve",
                                   src, nd->name);
+        }
+        if (nd->kind == HYMO_NODE_VOLUME && model->fluid_air.model == HYMO_FLUID_ENTRAINED_AIR &&
+            !(p[nd->state] > model->fluid_air.p_vapour)) {
+            double v = p[nd->state];
+            free(known);
+            return hymo_error_set(err, HYMO_ERR_MODEL,
+                                  "%s: volumes.%s: initial pressure %.6g Pa is at or below the fluid's vapour "
+                                  "pressure %.6g Pa (hydraulics.fluid.vapour_pressure; model: entrained_air)",
+                                  src, nd->name, v, model->fluid_air.p_vapour);
         }
         if (nd->kind == HYMO_NODE_VOLUME && !(p[nd->state] > 0.0)) {
             double v = p[nd->state];

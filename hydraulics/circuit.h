@@ -50,6 +50,8 @@ typedef struct {
     /* valves branch: offsets of the 4/3 valves' edge switches (4 per
      * valve) and of the flow control valves' (1 each), after the checks' */
     int sw_valve, sw_fc;
+    /* branch fluid: offset of the accumulators' switching functions */
+    int sw_accumulator;
 } hymo_circuit;
 
 /* Switching functions (events), in this order:
@@ -62,6 +64,7 @@ typedef struct {
  *     e = PA, BT (+U), PB, AT (-U) (>= 0: edge open); -1 for a valve
  *     without `edges`/`overlap`/`leakage` (its branch is the sign of U);
  *   per flow control valve f: g[sw_fc + f] = dp - dp_c (>= 0: regulating).
+ *   per accumulator j: g[sw_accumulator + j] = p - p0 (>= 0: charged).
  * With circ->sw set, a branch follows its switching state sw[i] (= g_i >= 0
  * when it was last located) instead of the sign of g_i, so that each branch
  * is smooth up to the located crossing. */
@@ -70,10 +73,11 @@ typedef struct {
 #define HYMO_CIRCUIT_SWITCHES_PER_CHECK 2
 #define HYMO_CIRCUIT_SWITCHES_PER_VALVE 4
 #define HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL 1
+#define HYMO_CIRCUIT_SWITCHES_PER_ACCUMULATOR 1
 /* Number of switching functions of the model: 0 if it has neither an end
- * damper nor a relief, check, edged 4/3 or flow control valve (then
- * nothing is located), else 2 na + n_relief + 2 n_check + 4 n_valves +
- * n_flow_controls. */
+ * damper nor a relief, check, edged 4/3 or flow control valve nor an
+ * accumulator (then nothing is located), else 2 na + n_relief + 2 n_check +
+ * 4 n_valves + n_flow_controls + n_accumulators. */
 int hymo_circuit_n_switches(const hymo_model *model);
 /* g at actuator lengths s, pressures p and spool states u. */
 void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, const double *p,
@@ -88,6 +92,45 @@ static inline double hymo_node_pressure(const hymo_model *model, int node, const
 {
     const hymo_node *n = &model->nodes[node];
     return n->kind == HYMO_NODE_VOLUME ? p[n->state] : n->pressure;
+}
+
+/* Fluid law of the volumes (hydraulics/fluid.c; branch fluid): 1/B_f(p)
+ * and its derivative. One table per hymo_fluid_model. */
+typedef struct {
+    const char *name;
+    double (*inv_bulk)(const hymo_model *model, double p, double *dinv_dp);
+} hymo_fluid_law;
+const hymo_fluid_law *hymo_fluid_law_of(const hymo_model *model);
+/* Volume at p of the fluid (mixture) that fills a unit volume at p_ref:
+ * the closed form of the fluid law, dV/V = -dp/B_f (tests, docs). */
+double hymo_fluid_mixture_volume(const hymo_model *model, double p);
+/* Lowest physical absolute pressure: p_vapour (entrained air), 0 Pa
+ * (constant bulk modulus). */
+double hymo_fluid_floor(const hymo_model *model);
+/* Gas volume of accumulator ac at pressure p (V0 at and below p0). */
+double hymo_accumulator_gas_volume(const hymo_accumulator *ac, double p);
+/* Compliance -dV_g/dp of the charged accumulators at node (the switching
+ * state's branch if circ->sw is set, else p >= p0), and its derivative. */
+double hymo_accumulator_compliance(const hymo_circuit *circ, const hymo_model *model, int node, double p,
+                                   double *dA_dp);
+
+/* W = B_e/V of volume node k at pressure p, with its fixed-plus-chamber
+ * volume V and container compliance C = sum V_s/B_s:
+ *   1/B_e = 1/B_f(p) + (C + A(p))/V,  A: accumulators;
+ * *inv_bf = 1/B_f(p), *dD_dp = d(V/B_f + C + A)/dp (so that
+ * dW/dp = -W^2 dD_dp). With the constant law and no accumulator this is
+ * the expression of SPEC §2 to the last bit. */
+static inline double hymo_volume_weight(const hymo_circuit *circ, const hymo_model *model, int k, double p,
+                                        double V, double compl_sum, double *inv_bf, double *dD_dp)
+{
+    double dinv, dacc;
+    const double inv = hymo_fluid_law_of(model)->inv_bulk(model, p, &dinv);
+    const double acc = model->n_accumulators > 0 ? hymo_accumulator_compliance(circ, model, k, p, &dacc)
+                                                 : (dacc = 0.0, 0.0);
+    const double Be = 1.0 / (inv + (compl_sum + acc) / V);
+    *inv_bf = inv;
+    *dD_dp = V * dinv + dacc;
+    return Be / V;
 }
 
 /* Chamber lengths of cylinder c at actuator length s. */

@@ -35,6 +35,7 @@ void hymo_model_free(hymo_model *model)
     free(model->pumps); /* valves branch */
     free(model->flow_controls);
     free(model->valve_edges);
+    free(model->accumulators);
     free(model->valves);
     free(model->cylinders);
     free(model);

@@ -1691,18 +1691,22 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
     return HYMO_OK;
 }
 
+/* branch fluid: fluid law and accumulators (uses the readers above) */
+#define HYMO_MODEL_LOAD_PARTS
+#include "model_load_fluid.c"
+
 /* Runs `fn` on every item of hydraulics[key] with the path set. */
 static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 {
     static const char *const keys[] = {"fluid",  "sources",       "cylinders",    "volumes", "throttles",
                                        "valves", "relief_valves", "check_valves", "pumps", "flow_control_valves",
-                                       NULL};
+                                       "accumulators", NULL};
     TRY(check_map(c, hn, keys));
 
     yaml_node_t *fl = map_get(c, hn, "fluid");
     if (!fl) return missing(c, hn, "fluid");
     {
-        static const char *const fkeys[] = {"bulk_modulus", "density", "laminar_transition", NULL};
+        static const char *const fkeys[] = {"bulk_modulus", "density", "laminar_transition", FLUID_MODEL_KEYS, NULL};
         size_t o = push_key(c, "fluid");
         hymo_status st = check_map(c, fl, fkeys);
         if (!st) st = f_number(c, fl, "bulk_modulus", 1, 0, R_POSITIVE, &m->fluid.bulk_modulus_oil, NULL);
@@ -1711,6 +1715,7 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
             st = f_number(c, fl, "laminar_transition", 0, DEFAULT_P_TRANSITION, R_POSITIVE,
                           &m->fluid.p_transition, NULL);
         }
+        if (!st) st = load_fluid_model(c, fl, m);
         pop(c, o);
         TRY(st);
     }
@@ -1807,6 +1812,7 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
     TRY(each_item(c, rel, "relief_valves", load_relief, m));
     TRY(each_item(c, chk, "check_valves", load_check, m));
     TRY(load_valves_branch(c, hn, m));
+    TRY(load_fluid_parts(c, hn, m));
     return HYMO_OK;
 }
 

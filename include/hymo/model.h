@@ -181,6 +181,29 @@ typedef struct {
     double leakage;     /* G_leak, m^3/(s Pa) (0: none) */
 } hymo_check_valve;
 
+/* Gas-charged accumulator on a volume node (branch fluid; docs/model-format.md
+ * "Accumulators"): gas volume V_g = V0 (p0/p)^(1/n) for p > p0 (charged),
+ * the bladder resting on its seat (V_g = V0, no compliance) for p <= p0. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node;              /* volume node (not a source) */
+    double gas_volume;     /* V0, m^3 (> 0): gas volume at the precharge */
+    double precharge;      /* p0, Pa absolute (> 0) */
+    double polytropic_index; /* n (1 isothermal .. 1.4 adiabatic), >= 1 */
+} hymo_accumulator;
+
+/* Fluid law of the volumes (branch fluid; docs/model-format.md "Fluid
+ * model"): constant bulk modulus, or oil with entrained (free) air. */
+typedef enum { HYMO_FLUID_CONSTANT = 0, HYMO_FLUID_ENTRAINED_AIR = 1 } hymo_fluid_model;
+
+typedef struct {
+    hymo_fluid_model model;
+    double air_fraction;     /* alpha0: free-air volume fraction at p_ref */
+    double p_reference;      /* p_ref, Pa absolute (101325) */
+    double p_vapour;         /* p_v, Pa absolute: the floor */
+    double polytropic_index; /* n of the air */
+} hymo_fluid_air;
+
 /* Properties of the hydraulic oil. */
 typedef struct {
     double bulk_modulus_oil; /* B_oil, Pa        */
@@ -304,6 +327,11 @@ typedef struct hymo_model {
     int n_flow_controls;
     hymo_flow_control *flow_controls;
     hymo_valve_edges *valve_edges;
+
+    /* branch fluid: the fluid law of the volumes and accumulators */
+    hymo_fluid_air fluid_air;
+    int n_accumulators;
+    hymo_accumulator *accumulators;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
