@@ -1,6 +1,7 @@
 #include "constraints.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,9 +121,11 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
     }
     build(con, model, &m);
     int nz = con->nz;
+    con->rank = m;
+    con->redundant = calloc((size_t)(m > 0 ? m : 1), 1);
     con->pc = calloc((size_t)(m > 0 ? m : 1), sizeof *con->pc);
     con->jlist = calloc((size_t)(m > 0 ? m : 1) * (size_t)(nz > 0 ? nz : 1), sizeof(int));
-    if (!con->pc || !con->jlist) {
+    if (!con->pc || !con->jlist || !con->redundant) {
         hymo_constraints_free(con);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraints)");
     }
@@ -159,6 +162,7 @@ void hymo_constraints_free(hymo_constraints *con)
     free(con->cut_first);
     free(con->pc);
     free(con->jlist);
+    free(con->redundant);
     memset(con, 0, sizeof *con);
 }
 
@@ -324,6 +328,12 @@ void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, dou
             gamma[i] = g;
         }
     }
+}
+
+void hymo_constraints_row_name(const hymo_constraints *con, const hymo_model *model, int r, char *buf, size_t len)
+{
+    const int c = con->prims[r].cut;
+    snprintf(buf, len, "%s[%d]", model->cuts[c].name, r - con->cut_first[c]);
 }
 
 void hymo_constraints_cut_norms(const hymo_constraints *con, int ncut, const double *v, double *out)
