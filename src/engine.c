@@ -503,6 +503,8 @@ void hymo_engine_record_stats(hymo_sim *sim)
         nv += vel[r] * vel[r];
         na_ += acc[r] * acc[r];
     }
+    for (int r = 0; r < m; ++r) /* mbstruct: the rows left out of a maximal independent set */
+        if (mb->con->redundant[r]) sim->max_cred = fmax(sim->max_cred, fabs(mb->phi[r]));
     sim->max_cpos = fmax(sim->max_cpos, sqrt(np_));
     sim->max_cvel = fmax(sim->max_cvel, sqrt(nv));
     sim->max_cacc = fmax(sim->max_cacc, sqrt(na_));

@@ -223,6 +223,8 @@ struct hymo_sim {
     double clock0;    /* hymo_now_seconds() at the first step (0: none yet) */
     /* controller overrides of inputs and parameters (src/control.c); NULL if none */
     struct hymo_control *control;
+    /* mbstruct: max |Phi| of the redundant rows over the run */
+    double max_cred;
 };
 typedef struct hymo_control hymo_control;
 

@@ -151,6 +151,25 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     }
     s->n_events = sim->events;
     s->event_iterations = sim->event_iterations;
+    if (sim->m > 0) { /* mbstruct: redundant constraint rows */
+        const hymo_constraints *con = sim->mb.con;
+        s->constraint_rank = con->rank;
+        s->n_redundant = sim->m - con->rank;
+        s->max_redundant_violation = sim->max_cred;
+        size_t used = 0;
+        for (int r = 0; r < sim->m; ++r) {
+            if (!con->redundant[r]) continue;
+            char name[HYMO_REF_TEXT_MAX];
+            hymo_constraints_row_name(con, sim->model, r, name, sizeof name);
+            const size_t len = strlen(name) + (used ? 1 : 0);
+            if (used + len + 4 > sizeof s->redundant) {
+                snprintf(s->redundant + used, sizeof s->redundant - used, "...");
+                break;
+            }
+            snprintf(s->redundant + used, sizeof s->redundant - used, "%s%s", used ? "," : "", name);
+            used += len;
+        }
+    }
     /* hymo_run's integration time, or after stepping by hand the time since the first step */
     s->wall_time = sim->wall_time > 0.0 ? sim->wall_time : sim->clock0 > 0.0 ? hymo_now_seconds() - sim->clock0 : 0.0;
 }
