@@ -24,7 +24,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->tol_pressure = model->defaults.tol_pressure;
     opt->tol_spool = model->defaults.tol_spool;
     opt->max_iter = model->defaults.max_iter;
-    opt->reselect_ratio = 0.1;
+    opt->reselect_ratio = model->reselect_threshold > 0.0 ? model->reselect_threshold : HYMO_RESELECT_THRESHOLD_DEFAULT;
     opt->integrator = HYMO_INTEGRATOR_TRAPEZOIDAL;
     opt->newton_test = HYMO_NEWTON_CONTRACTIVE;
     opt->rtol = 1e-8;

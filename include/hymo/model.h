@@ -260,6 +260,11 @@ typedef struct hymo_model {
     hymo_relief_valve *relief_valves;
     int n_check_valves;
     hymo_check_valve *check_valves;
+
+    /* mbstruct: simulation.reselect_threshold, the double-step re-selection
+     * threshold (0 < r <= 1; 0 when the file does not give it: the default
+     * HYMO_RESELECT_THRESHOLD_DEFAULT of sim.h applies) */
+    double reselect_threshold;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
