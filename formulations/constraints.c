@@ -330,6 +330,33 @@ void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, dou
     }
 }
 
+void hymo_constraints_twist_from(hymo_constraints *con, const hymo_model *model, const hymo_kin *kin)
+{
+    for (int c = 0; c < model->n_cuts; ++c) {
+        const hymo_cut_joint *cj = &model->cuts[c];
+        if (cj->type != HYMO_CUT_TRANSLATIONAL) continue;
+        const int r = con->cut_first[c] + 4; /* the twist row (build) */
+        hymo_prim *p = &con->prims[r];
+        double wa[3], w[3], e[3], wp[3], v[3];
+        vector_of(kin, p->body_a, &con->pc[r].va, wa); /* a1, global */
+        if (p->body_b == HYMO_GROUND) { /* into b's frame: R_b^T wa */
+            memcpy(w, wa, sizeof w);
+        } else {
+            const double *R = &kin->R[9 * p->body_b];
+            for (int i = 0; i < 3; ++i) w[i] = R[0 * 3 + i] * wa[0] + R[1 * 3 + i] * wa[1] + R[2 * 3 + i] * wa[2];
+        }
+        memcpy(e, cj->axis_b, sizeof e);
+        const double we = hymo_dot(w, e);
+        for (int i = 0; i < 3; ++i) wp[i] = w[i] - we * e[i];
+        const double n = sqrt(hymo_dot(wp, wp));
+        if (!(n > 1e-6)) continue;
+        for (int i = 0; i < 3; ++i) wp[i] /= n;
+        hymo_cross(e, wp, v);
+        memcpy(p->vb, v, sizeof v);
+        hymo_kin_vec3_init(p->vb, &con->pc[r].vb);
+    }
+}
+
 void hymo_constraints_row_name(const hymo_constraints *con, const hymo_model *model, int r, char *buf, size_t len)
 {
     const int c = con->prims[r].cut;

@@ -50,6 +50,15 @@ void hymo_constraints_free(hymo_constraints *con);
 void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
                            double *phi_z, double *gamma);
 
+/* mbstruct: the twist row of every spatial translational cut joint from
+ * the start (kin: positions at the model's initial z): the body-b vector
+ * of the row "(R_a a1) . (R_b v) = 0" (a1 normal to axis_a in a) becomes
+ * v = e x w_perp, w_perp the part of a1 (expressed in b at the start)
+ * normal to the sliding direction e, so the row holds at the start and
+ * the assembly keeps the start's rotation about e.  A start whose a1 lies
+ * along e (axis_a far from parallel to e) keeps the default v. */
+void hymo_constraints_twist_from(hymo_constraints *con, const hymo_model *model, const hymo_kin *kin);
+
 /* Text "cut[k]" of constraint row r (row k of cut joint `cut`, from 0). */
 void hymo_constraints_row_name(const hymo_constraints *con, const hymo_model *model, int r, char *buf, size_t len);
 

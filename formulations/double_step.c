@@ -21,6 +21,9 @@
 typedef struct {
     hymo_partition pt;
     double *MR; /* nz scratch (tangent) */
+    /* mbstruct: the model's `independent` hint as a mask of dependent
+     * columns (1 = not hinted); NULL without a usable hint */
+    unsigned char *hint_dep;
     char log[HYMO_REF_TEXT_MAX];
     int reselections;
 } ds_content;
@@ -32,6 +35,13 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     f->content = c;
     c->MR = calloc((size_t)mb->nz + 1, sizeof(double));
     if (!c->MR) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+    const hymo_model *model = mb->model;
+    if (mb->m > 0 && model->n_independent_hint == mb->nz - mb->con->rank) {
+        c->hint_dep = malloc((size_t)mb->nz);
+        if (!c->hint_dep) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+        memset(c->hint_dep, 1, (size_t)mb->nz);
+        for (int k = 0; k < model->n_independent_hint; ++k) c->hint_dep[model->independent_hint[k]] = 0;
+    }
     return hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, err);
 }
 
@@ -41,6 +51,7 @@ static void ds_destroy(hymo_formulation *f)
     if (!c) return;
     hymo_partition_free(&c->pt);
     free(c->MR);
+    free(c->hint_dep);
     free(c);
     f->content = NULL;
 }
@@ -56,8 +67,40 @@ static void append_log(ds_content *c, const hymo_model *model, double t)
         snprintf(c->log + len, sizeof c->log - len, "; %s from t=%.4g", names, t);
 }
 
+/* mbstruct: the hinted independent set where its smallest pivot is at
+ * least reselect_ratio times the best partition's (the same test that
+ * keeps a set during the run); 1 if taken (partition set and factorised). */
+static int take_hint(ds_content *c, const hymo_mb *mb)
+{
+    hymo_partition *pt = &c->pt;
+    const int rank = pt->m, nz = mb->nz;
+    if (!c->hint_dep) return 0;
+    double best, hint;
+    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, NULL, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
+        return 0;
+    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, c->hint_dep, pt->mask, pt->row_mask, rank, 0.0, &hint) <
+            rank ||
+        !(hint > 0.0) || hint < mb->reselect_ratio * best)
+        return 0;
+    int ni = 0, nd = 0;
+    for (int j = 0; j < nz; ++j) {
+        if (c->hint_dep[j])
+            pt->dep[nd++] = j;
+        else
+            pt->indep[ni++] = j;
+    }
+    for (int r = 0, k = 0; r < mb->m; ++r)
+        if (pt->row_mask[r]) pt->rows[k++] = r;
+    hymo_partition_factor(pt, mb->phi_z);
+    return 1;
+}
+
 static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, hymo_error *err)
 {
+    if (take_hint(c, mb)) {
+        append_log(c, mb->model, t);
+        return HYMO_OK;
+    }
     if (!(hymo_partition_select(&c->pt, mb->phi_z) > 0.0))
         return hymo_error_set(err, HYMO_ERR_ASSEMBLY,
                               "t = %.6g s: constraint Jacobian is rank deficient (singular "

@@ -28,6 +28,20 @@ hymo_status hymo_compile(hymo_model *model, hymo_error *err)
     pthread_mutex_init(&cm->lock, NULL);
     hymo_status st = hymo_kin_model_init(&cm->kin, model, err);
     if (st == HYMO_OK) st = hymo_constraints_init(&cm->con, model, err);
+    for (int c = 0; st == HYMO_OK && c < model->n_cuts; ++c) { /* mbstruct: translational twist from the start */
+        if (model->cuts[c].type != HYMO_CUT_TRANSLATIONAL) continue;
+        hymo_kin kin;
+        double *z = calloc((size_t)model->n_bodies + 1, sizeof(double));
+        st = z ? hymo_kin_init(&kin, &cm->kin, err) : hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        if (st == HYMO_OK) {
+            for (int j = 0; j < model->n_bodies; ++j) z[j] = model->bodies[j].z0;
+            hymo_kin_positions(&kin, model, z);
+            hymo_constraints_twist_from(&cm->con, model, &kin);
+            hymo_kin_free(&kin);
+        }
+        free(z);
+        break;
+    }
     if (st == HYMO_OK) atomic_fetch_add(&compilations, 1);
     return st;
 }

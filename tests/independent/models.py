@@ -844,6 +844,9 @@ def get(name):
     if key == "bennett":  # mbstruct: tests/independent/bennett.py
         from bennett import Bennett
         return Bennett()
+    if key == "spatial_fourbar":  # mbstruct: tests/independent/spatial.py
+        from spatial import SpatialFourBar
+        return SpatialFourBar()
     if key not in MODELS:
         raise KeyError("no independent model for '%s' (have: %s)" % (name, ", ".join(sorted(MODELS))))
     return MODELS[key]()
