@@ -25,6 +25,9 @@ typedef struct {
      * sized at creation for LOG_SETS sets; later sets end it with "; ...") */
     char *log, *names;
     size_t log_cap, names_cap;
+    /* mbstruct: the model's `independent` hint as a mask of dependent
+     * columns (1 = not hinted); NULL without a usable hint */
+    unsigned char *hint_dep;
     int reselections;
 } ds_content;
 
@@ -42,7 +45,14 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->names = calloc(c->names_cap, 1);
     c->log = calloc(c->log_cap, 1);
     if (!c->MR || !c->names || !c->log) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
-    return hymo_partition_alloc(&c->pt, mb->nz, mb->m, err);
+    const hymo_model *model = mb->model;
+    if (mb->m > 0 && model->n_independent_hint == mb->nz - mb->con->rank) {
+        c->hint_dep = malloc((size_t)mb->nz);
+        if (!c->hint_dep) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+        memset(c->hint_dep, 1, (size_t)mb->nz);
+        for (int k = 0; k < model->n_independent_hint; ++k) c->hint_dep[model->independent_hint[k]] = 0;
+    }
+    return hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, err);
 }
 
 static void ds_destroy(hymo_formulation *f)
@@ -53,6 +63,7 @@ static void ds_destroy(hymo_formulation *f)
     free(c->MR);
     free(c->names);
     free(c->log);
+    free(c->hint_dep);
     free(c);
     f->content = NULL;
 }
@@ -71,8 +82,40 @@ static void append_log(ds_content *c, const hymo_model *model, double t)
     }
 }
 
+/* mbstruct: the hinted independent set where its smallest pivot is at
+ * least reselect_ratio times the best partition's (the same test that
+ * keeps a set during the run); 1 if taken (partition set and factorised). */
+static int take_hint(ds_content *c, const hymo_mb *mb)
+{
+    hymo_partition *pt = &c->pt;
+    const int rank = pt->m, nz = mb->nz;
+    if (!c->hint_dep) return 0;
+    double best, hint;
+    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, NULL, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
+        return 0;
+    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, c->hint_dep, pt->mask, pt->row_mask, rank, 0.0, &hint) <
+            rank ||
+        !(hint > 0.0) || hint < mb->reselect_ratio * best)
+        return 0;
+    int ni = 0, nd = 0;
+    for (int j = 0; j < nz; ++j) {
+        if (c->hint_dep[j])
+            pt->dep[nd++] = j;
+        else
+            pt->indep[ni++] = j;
+    }
+    for (int r = 0, k = 0; r < mb->m; ++r)
+        if (pt->row_mask[r]) pt->rows[k++] = r;
+    hymo_partition_factor(pt, mb->phi_z);
+    return 1;
+}
+
 static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, hymo_error *err)
 {
+    if (take_hint(c, mb)) {
+        append_log(c, mb->model, t);
+        return HYMO_OK;
+    }
     if (!(hymo_partition_select(&c->pt, mb->phi_z) > 0.0))
         return hymo_error_set(err, HYMO_ERR_ASSEMBLY,
                               "t = %.6g s: constraint Jacobian is rank deficient (singular "
@@ -109,7 +152,7 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
                                    hymo_error *err)
 {
     const int ni = pt->ni;
-    double *u = pt->work + mb->m; /* ni scratch (the factorisation uses the first m) */
+    double *u = pt->work + mb->m; /* ni scratch (the factorisation uses the first m <= mb->m) */
     for (int k = 0; k < ni; ++k) {
         const int j = pt->indep[k];
         u[k] = (base ? base[j] + q[k] : q[k]) - mb->zn[j];
@@ -132,15 +175,15 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
  * Phi_d^{-1} gamma; leaves the kinematic velocities and gamma evaluated. */
 static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
 {
-    const int m = mb->m, ni = pt->ni;
-    double *w = pt->work, *u = pt->work + m;
+    const int m = pt->m, ni = pt->ni; /* the kept rows (mbstruct: redundant ones left out) */
+    double *w = pt->work, *u = pt->work + pt->m_all;
     for (int c = 0; c < m; ++c) mb->zdn[pt->dep[c]] = 0.0;
     for (int k = 0; k < ni; ++k) u[k] = mb->zdn[pt->indep[k]];
     hymo_partition_add_dependent(pt, u, mb->zdn);
     hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     if (m > 0) {
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
-        memcpy(w, mb->gamma, (size_t)m * sizeof(double));
+        for (int r = 0; r < m; ++r) w[r] = mb->gamma[pt->rows[r]];
         hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, w);
         for (int c = 0; c < m; ++c) mb->zddn[pt->dep[c]] = -w[c];
         for (int k = 0; k < ni; ++k) u[k] = mb->zddn[pt->indep[k]];
@@ -239,16 +282,20 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
 {
     ds_content *c = f->content;
     hymo_partition *pt = &c->pt;
-    const int m = mb->m, nz = mb->nz;
+    const int m = mb->m, nz = mb->nz, rank = pt->m;
     *unknowns_changed = 0;
     if (m == 0) return HYMO_OK;
     /* quality of the current partition vs the best available one, checked
-     * every RESELECT_EVERY steps (pivots change slowly at these step sizes) */
+     * every RESELECT_EVERY steps (pivots change slowly at these step sizes);
+     * rank pivots (mbstruct: the redundant rows give none) */
     if (step % RESELECT_EVERY != 0) return HYMO_OK;
-    double best = hymo_full_pivot_columns(m, nz, mb->phi_z, pt->work, NULL, pt->mask);
+    double best, cur;
+    if (hymo_rank_pivots(m, nz, mb->phi_z, pt->work, NULL, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
+        best = 0.0;
     for (int j = 0; j < nz; ++j) pt->mask2[j] = 0;
-    for (int r = 0; r < m; ++r) pt->mask2[pt->dep[r]] = 1;
-    double cur = hymo_full_pivot_columns(m, nz, mb->phi_z, pt->work, pt->mask2, pt->mask);
+    for (int r = 0; r < rank; ++r) pt->mask2[pt->dep[r]] = 1;
+    if (hymo_rank_pivots(m, nz, mb->phi_z, pt->work, pt->mask2, pt->mask, pt->row_mask, rank, 0.0, &cur) < rank)
+        cur = 0.0;
     if (cur >= mb->reselect_ratio * best) return HYMO_OK;
     hymo_status st = select_partition(c, mb, t, err); /* logged with the time at which the new set starts */
     if (st != HYMO_OK) return st;

@@ -150,7 +150,7 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
     hymo_actuators_gradients(&sim->act, model, &mb->kin, mi->jrow); /* A: d sd_a / d zd_j = d s_a / d z_j */
     /* a0: constrained acceleration without cylinder forces */
     for (int i = 0; i < nz; ++i) mi->rhs[i] = mb->kin.Q[i];
-    for (int r = 0; r < m; ++r) mi->rhs[nz + r] = -mb->gamma[r];
+    for (int r = 0; r < m; ++r) mi->rhs[nz + r] = mb->con->redundant[r] ? 0.0 : -mb->gamma[r]; /* redundant: mu_r = 0 */
     hymo_lu_solve(n, mi->kkt, mi->piv, mi->rhs);
     hymo_actuators_accel(&sim->act, model, &mb->kin, mi->rhs, mi->a0);
     /* G columns: response of sdd to a unit force of cylinder b */

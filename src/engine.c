@@ -455,7 +455,7 @@ hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, 
                               "joint?)",
                               sim->model->source_path ? sim->model->source_path : sim->model->name, sim->t);
     for (int i = 0; i < nz; ++i) rhs[i] = mb->kin.Q[i];
-    for (int r = 0; r < m; ++r) rhs[nz + r] = -mb->gamma[r];
+    for (int r = 0; r < m; ++r) rhs[nz + r] = mb->con->redundant[r] ? 0.0 : -mb->gamma[r]; /* redundant: mu_r = 0 */
     hymo_lu_solve(n, sim->kkt, sim->kkt_piv, rhs);
     memcpy(mb->zdd, rhs, (size_t)nz * sizeof(double));
     if (set_lambda) memcpy(mb->lambda, rhs + nz, (size_t)m * sizeof(double));
@@ -508,6 +508,8 @@ void hymo_engine_record_stats(hymo_sim *sim)
         nv += vel[r] * vel[r];
         na_ += acc[r] * acc[r];
     }
+    for (int r = 0; r < m; ++r) /* mbstruct: the rows left out of a maximal independent set */
+        if (mb->con->redundant[r]) sim->max_cred = fmax(sim->max_cred, fabs(mb->phi[r]));
     sim->max_cpos = fmax(sim->max_cpos, sqrt(np_));
     sim->max_cvel = fmax(sim->max_cvel, sqrt(nv));
     sim->max_cacc = fmax(sim->max_cacc, sqrt(na_));

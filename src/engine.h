@@ -229,6 +229,8 @@ struct hymo_sim {
     double *p_vrange;
     unsigned char *p_below_floor; /* np */
     int n_below_floor;
+    /* mbstruct: max |Phi| of the redundant rows over the run */
+    double max_cred;
 };
 typedef struct hymo_control hymo_control;
 

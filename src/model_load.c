@@ -593,7 +593,7 @@ static void add_parallel_axis(double J[9], double m, const double d[3])
 
 static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
 {
-    int format;
+    int format = 0;
     TRY(f_int(c, root, "format", 1, 0, 0, &format));
     if (format != FORMAT_VERSION) {
         return fail_field(c, root, "format", HYMO_ERR_MODEL,
@@ -623,7 +623,7 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     yaml_node_t *sim = map_get(c, root, "simulation");
     if (!sim) return HYMO_OK;
     static const char *const sim_keys[] = {"dt", "t_end", "penalty_alpha", "max_iterations",
-                                           "tolerances", NULL};
+                                           "tolerances", "reselect_threshold", NULL};
     size_t o = push_key(c, "simulation");
     hymo_status st = check_map(c, sim, sim_keys);
     if (!st) st = f_number(c, sim, "dt", 0, DEFAULT_DT, R_POSITIVE, &d->dt, NULL);
@@ -633,6 +633,10 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
                       &d->penalty_alpha, NULL);
     }
     if (!st) st = f_int(c, sim, "max_iterations", 0, DEFAULT_MAX_ITER, 1, &d->max_iter);
+    if (!st) st = f_number(c, sim, "reselect_threshold", 0, 0.0, R_POSITIVE, &m->reselect_threshold, NULL);
+    if (!st && m->reselect_threshold > 1.0) /* mbstruct */
+        st = fail_field(c, sim, "reselect_threshold", HYMO_ERR_MODEL, "%g is above 1 (a pivot ratio in (0, 1])",
+                        m->reselect_threshold);
     yaml_node_t *tol = st ? NULL : map_get(c, sim, "tolerances");
     if (tol) {
         static const char *const tol_keys[] = {"position", "pressure", "spool", NULL};

@@ -352,6 +352,11 @@ typedef struct hymo_model {
     /* branch sensors: output points (`sensors:`, src/model_load_sensors.c) */
     int n_sensors;
     hymo_sensor *sensors;
+
+    /* mbstruct: simulation.reselect_threshold, the double-step re-selection
+     * threshold (0 < r <= 1; 0 when the file does not give it: the default
+     * HYMO_RESELECT_THRESHOLD_DEFAULT of sim.h applies) */
+    double reselect_threshold;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).

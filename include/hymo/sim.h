@@ -74,6 +74,11 @@ typedef struct {
     int progress;
 } hymo_run_options;
 
+/* Default of hymo_run_options.reselect_ratio (model file:
+ * simulation.reselect_threshold; CLI --reselect-threshold), chosen by
+ * measurement (docs/models.md, "Re-selection threshold"). */
+#define HYMO_RESELECT_THRESHOLD_DEFAULT 0.1
+
 /* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
 void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model);
 /* Validates opt: dt and t_end positive and finite (at most 1e9 steps),
