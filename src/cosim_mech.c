@@ -142,6 +142,8 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
     const hymo_model *model = sim->model;
     const int nz = mi->nz, m = mi->m, na = mi->na, n = nz + m;
     hymo_kin_forces_begin(&mb->kin, model); /* gravity and velocity terms, no cylinder force */
+    hymo_status st = hymo_fe_apply(&sim->fe, model, &mb->kin, sim->t, sim->opt.dt, err); /* force elements */
+    if (st != HYMO_OK) return st;
     hymo_kin_mass_and_forces(&mb->kin, model);
     if (m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
     if (hymo_mb_kkt_factor(mb, mi->kkt, mi->piv))

@@ -22,7 +22,13 @@ hymo_status hymo_engine_forces(hymo_sim *sim, double t, hymo_error *err)
     if (st != HYMO_OK) return st;
     hymo_kin_forces_begin(&sim->mb.kin, sim->model);
     hymo_actuators_apply(&sim->act, sim->model, &sim->mb.kin, sim->force);
-    return HYMO_OK;
+    return hymo_fe_apply(&sim->fe, sim->model, &sim->mb.kin, t, sim->opt.dt, err);
+}
+
+void hymo_engine_switching(const hymo_sim *sim, double *g)
+{
+    sim->forces->switching(sim, g);
+    hymo_fe_switching(&sim->fe, sim->model, &sim->mb.kin, g + sim->nsw_source);
 }
 
 hymo_status hymo_engine_dynamics(hymo_sim *sim, double t, hymo_error *err)
@@ -307,7 +313,7 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
         if ((st = solve(sim, t0 + h, &iter, err)) != HYMO_OK) return st;
         sim->event_iterations += iter;
         *kept = iter;
-        sim->forces->switching(sim, sim->g_end);
+        hymo_engine_switching(sim, sim->g_end);
         const double g = sim->g_end[i];
         if ((g >= 0.0) != sim->sw[i]) { /* crossed: the new upper end */
             hi = h, ghi = g;
@@ -325,7 +331,7 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
         if ((st = solve(sim, t0 + hi, &iter, err)) != HYMO_OK) return st;
         sim->event_iterations += iter;
         *kept = iter;
-        sim->forces->switching(sim, sim->g_end);
+        hymo_engine_switching(sim, sim->g_end);
     }
     sim->event_iterations -= *kept; /* the kept sub-step counts as the step's */
     return HYMO_OK;
@@ -346,13 +352,13 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     sim->h = t1 == (double)(sim->step + 1) * dt && sim->t == (double)sim->step * dt ? dt : t1 - sim->t;
     for (;;) {
         if (sim->nsw > 0) {
-            sim->forces->switching(sim, sim->g_start);
+            hymo_engine_switching(sim, sim->g_start);
             memcpy(sim->lambda_save, sim->mb.lambda, (size_t)sim->m * sizeof(double));
         }
         if ((st = solve(sim, t1, &iter, err)) != HYMO_OK) return st;
         total += iter;
         if (sim->nsw == 0) break;
-        sim->forces->switching(sim, sim->g_end);
+        hymo_engine_switching(sim, sim->g_end);
         const int i = first_crossing(sim);
         if (i < 0) break;
         if (++events > MAX_EVENTS_PER_STEP)
@@ -471,6 +477,11 @@ void hymo_engine_record_stats(hymo_sim *sim)
     sim->potential = hymo_kin_potential_energy(&mb->kin, model);
     double wsum = 0.0;
     for (int a = 0; a < sim->na; ++a) wsum += sim->work[a];
+    if (sim->fe.n > 0) { /* the force elements' work (trapezoidal between recorded states) */
+        sim->fe_work += 0.5 * (sim->t - sim->fe_t) * (sim->fe_power + sim->fe.power);
+        sim->fe_power = sim->fe.power, sim->fe_t = sim->t;
+        wsum += sim->fe_work;
+    }
     sim->drift = sim->kinetic + sim->potential - sim->energy0 - wsum;
     if (fabs(sim->drift) > sim->peak_drift) sim->peak_drift = fabs(sim->drift);
     if (fabs(wsum) > sim->max_work) sim->max_work = fabs(wsum);

@@ -72,15 +72,36 @@ static int fast_after(double inc, double prev) { return inc > 0.25 * prev; }
  * relative size ~ dt |zd| and dt^2 |K|/|M'|; they only slow the
  * (otherwise quadratic) convergence slightly, never change the solution,
  * which is defined by the residual alone. */
+/* dt^2/4 (dF/dl + 2/dt dF/dldot) g g^T of every force element (scalar
+ * force F along its coordinate l, g = dl/dx in the unknowns), as the
+ * cylinders' actuator stiffness and damping (src/forces.c). */
+static void fe_stiffness(hymo_sim *sim)
+{
+    const int nx = sim->nx, nxm = sim->nxm;
+    const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    const hymo_fe *fe = &sim->fe;
+    double *J = sim->jac;
+    for (int e = 0; e < fe->n; ++e) {
+        const double k = c * (fe->dF_dl[e] + a1 * fe->dF_dld[e]);
+        if (k == 0.0) continue;
+        const double *g = &sim->act_gx[(size_t)(sim->na + e) * nxm];
+        for (int l = 0; l < nxm; ++l)
+            for (int i = 0; i < nxm; ++i) J[l * nx + i] -= k * g[i] * g[l];
+    }
+}
+
 static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
 {
     const int nx = sim->nx;
     memset(sim->jac, 0, (size_t)nx * (size_t)nx * sizeof(double));
     hymo_kin_mass(&sim->mb.kin); /* M' at the current evaluation (Q' is not needed) */
     hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
-    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na, sim->act_gx, sim->jac, nx);
+    /* the force elements' gradients after the cylinders' (mapped together) */
+    hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)sim->na * sim->nz);
+    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na + sim->fe.n, sim->act_gx, sim->jac, nx);
     hymo_status st = sim->forces->tangent(sim, t, err);
     if (st != HYMO_OK) return st;
+    fe_stiffness(sim);
     return hymo_engine_factor_jacobian(sim, t, err);
 }
 

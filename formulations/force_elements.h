@@ -1,0 +1,54 @@
+/* Mechanical force elements (docs/model-format.md, "Force elements"):
+ * point-to-point spring-dampers, joint spring-dampers, external forces and
+ * torques from signals, joint friction and joint limits (end dampers),
+ * added to the body forces before M' and Q' are formed.
+ *
+ * Every element is a scalar generalized force F along a scalar coordinate
+ * l(z) with gradient g = dl/dz, so that its contribution to Q' is F g:
+ *   spring-damper  l = |r_b - r_a|, F = -T (T = tension),
+ *   joint elements l = z_j, g = e_j, F = tau (torque or force on the joint),
+ *   external       F g = J_P^T f + J_w^T n (no scalar form; dF/dl = 0).
+ * The fast Jacobian adds dt^2/4 (dF/dl + 2/dt dF/dldot) g g^T as it does
+ * for the cylinders (K = -dQ'/dz, C = -dQ'/dzd on the scalar; the
+ * geometric term F d2l/dz2 of a spring-damper and the position
+ * dependence of a body-fixed external force are neglected, as the
+ * cylinders' are: they change the convergence rate, not the solution). */
+#ifndef HYMO_FORCE_ELEMENTS_H
+#define HYMO_FORCE_ELEMENTS_H
+
+#include "hymo/model.h"
+#include "kinematics.h"
+
+/* Per-run values of the last evaluation. */
+typedef struct {
+    int n;   /* model->n_force_elements */
+    int nsw; /* model->n_force_switches */
+    /* switching states of the limits (index sw_lower/sw_upper), NULL: the
+     * branch follows the geometry (z <= lower, z >= upper) */
+    const unsigned char *sw;
+    double *l, *ld;          /* n: coordinate and rate */
+    double *F, *dF_dl, *dF_dld; /* n: generalized force along g and its derivatives */
+    double *ends;            /* 6 n: spring-damper end points (global) */
+    double *dir;             /* 3 n: spring-damper unit direction a -> b */
+    double power;            /* sum of F ldot (external: f.v + n.w) of the last evaluation */
+} hymo_fe;
+
+hymo_status hymo_fe_alloc(hymo_fe *fe, const hymo_model *model, hymo_error *err);
+void hymo_fe_free(hymo_fe *fe);
+
+/* Evaluates every element at the kinematics (positions and velocities of
+ * the last hymo_kin_positions/velocities) and time t (signals: the left
+ * limit for t > 0, on the step grid dt) and adds the forces to the body
+ * forces (after hymo_kin_forces_begin).  Fails only if the end points of a
+ * spring-damper coincide. */
+hymo_status hymo_fe_apply(hymo_fe *fe, const hymo_model *model, hymo_kin *kin, double t, double dt,
+                          hymo_error *err);
+
+/* gz[e*nz + j] = dl_e/dz_j at the last evaluation (0 for external forces). */
+void hymo_fe_gradients(const hymo_fe *fe, const hymo_model *model, const hymo_kin *kin, double *gz);
+
+/* Switching functions of the limits at the last hymo_kin_positions:
+ * g = lower - z (lower limit), z - upper (upper limit); >= 0: in contact. */
+void hymo_fe_switching(const hymo_fe *fe, const hymo_model *model, const hymo_kin *kin, double *g);
+
+#endif
