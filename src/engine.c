@@ -160,6 +160,16 @@ static void predict(hymo_sim *sim, double *x)
     memcpy(sim->pd_prev, sim->pd, (size_t)sim->np * sizeof(double));
 }
 
+/* The force elements' work up to the committed time: the trapezoidal rule
+ * on their power from the last state integrated (fe_t); at the same time
+ * (the start, a restart after an event) the power is the current one. */
+static void fe_work_to(hymo_sim *sim)
+{
+    if (sim->t != sim->fe_t) sim->fe_work += 0.5 * (sim->t - sim->fe_t) * (sim->fe_power + sim->fe.power);
+    sim->fe_power = sim->fe.power;
+    sim->fe_t = sim->t;
+}
+
 /* Commit of the iterate as the state at t1 after `iter` iterations; a grid
  * step (not a sub-step ending at an event) advances the step counter. */
 static void commit(hymo_sim *sim, double t1, int iter, int grid)
@@ -186,6 +196,7 @@ static void commit(hymo_sim *sim, double t1, int iter, int grid)
         sim->power[a] = power;
     }
     sim->t = t1;
+    if (sim->fe.n > 0) fe_work_to(sim); /* sub-steps too: the power kinks at events */
     sim->h_prev = sim->h;
     sim->iterations_total += iter;
     if (!grid) return;
@@ -412,6 +423,7 @@ static hymo_status trapezoidal_restart(hymo_sim *sim, hymo_error *err)
     if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
     if (st != HYMO_OK) return st;
     for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
+    sim->fe_power = sim->fe.power; /* with the new branch */
     return HYMO_OK;
 }
 
@@ -477,9 +489,8 @@ void hymo_engine_record_stats(hymo_sim *sim)
     sim->potential = hymo_kin_potential_energy(&mb->kin, model);
     double wsum = 0.0;
     for (int a = 0; a < sim->na; ++a) wsum += sim->work[a];
-    if (sim->fe.n > 0) { /* the force elements' work (trapezoidal between recorded states) */
-        sim->fe_work += 0.5 * (sim->t - sim->fe_t) * (sim->fe_power + sim->fe.power);
-        sim->fe_power = sim->fe.power, sim->fe_t = sim->t;
+    if (sim->fe.n > 0) { /* the force elements' work */
+        fe_work_to(sim);
         wsum += sim->fe_work;
     }
     sim->drift = sim->kinetic + sim->potential - sim->energy0 - wsum;
