@@ -108,7 +108,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->xpred, nx);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
     /* the fast Jacobian's gradients: the cylinders', then the force elements' */
-    const int nfe = model->n_force_elements;
+    const int nfe = hymo_fe_max_rows(model);
     ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * nz); ALLOC(sim->act_gx, (na + nfe) * nz);
     ALLOC(sim->kkt, (nz + m) * (nz + m)); ALLOC(sim->kkt_rhs, nz + m); ALLOC(sim->kkt_piv, nz + m);
     ALLOC(sim->work, na); ALLOC(sim->power, na);

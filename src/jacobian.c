@@ -81,12 +81,19 @@ static void fe_stiffness(hymo_sim *sim)
     const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     const hymo_fe *fe = &sim->fe;
     double *J = sim->jac;
+    const double *gx = &sim->act_gx[(size_t)sim->na * nxm];
     for (int e = 0; e < fe->n; ++e) {
         const double k = c * (fe->dF_dl[e] + a1 * fe->dF_dld[e]);
         if (k == 0.0) continue;
-        const double *g = &sim->act_gx[(size_t)(sim->na + e) * nxm];
+        const double *g = &gx[(size_t)e * nxm];
         for (int l = 0; l < nxm; ++l)
             for (int i = 0; i < nxm; ++i) J[l * nx + i] -= k * g[i] * g[l];
+    }
+    for (int t = 0; t < fe->nterm; ++t) { /* the spring-dampers' d2l/dz2 terms: K_ik += alpha p_i q_k */
+        const double k = c * fe->talpha[t];
+        const double *vp = &gx[(size_t)fe->tp[t] * nxm], *vq = &gx[(size_t)fe->tq[t] * nxm];
+        for (int l = 0; l < nxm; ++l)
+            for (int i = 0; i < nxm; ++i) J[l * nx + i] += k * vp[i] * vq[l];
     }
 }
 
@@ -97,8 +104,8 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
     hymo_kin_mass(&sim->mb.kin); /* M' at the current evaluation (Q' is not needed) */
     hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
     /* the force elements' gradients after the cylinders' (mapped together) */
-    hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)sim->na * sim->nz);
-    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na + sim->fe.n, sim->act_gx, sim->jac, nx);
+    const int rows = hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)sim->na * sim->nz);
+    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na + rows, sim->act_gx, sim->jac, nx);
     hymo_status st = sim->forces->tangent(sim, t, err);
     if (st != HYMO_OK) return st;
     fe_stiffness(sim);
