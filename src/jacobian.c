@@ -64,17 +64,11 @@ static int fast_at_start(const hymo_sim *sim, int inputs_change)
 
 static int fast_after(double inc, double prev) { return inc > 0.25 * prev; }
 
-/* SPEC §3 "analytic or hybrid Jacobian": the mechanical block is M'
- * (+ dt^2/4 alpha Phi_z^T Phi_z for penalty) mapped to the unknowns, plus
- * the force source's actuator stiffness and damping and hydraulic blocks.
- * Neglected against M': dt/2 dQ'/dzd (gyroscopic) and dt^2/4 of the
- * position derivatives of M' zdd, Q' and Phi_z^T lambda, i.e. terms of
- * relative size ~ dt |zd| and dt^2 |K|/|M'|; they only slow the
- * (otherwise quadratic) convergence slightly, never change the solution,
- * which is defined by the residual alone. */
-/* dt^2/4 (dF/dl + 2/dt dF/dldot) g g^T of every force element (scalar
- * force F along its coordinate l, g = dl/dx in the unknowns), as the
- * cylinders' actuator stiffness and damping (src/forces.c). */
+/* dt^2/4 (K + 2/dt C) of every force element (scalar force F along its
+ * coordinate l, g = dl/dx in the unknowns): -(dF/dl + 2/dt dF/dldot) g g^T
+ * as the cylinders' actuator stiffness and damping (src/forces.c), and the
+ * spring-dampers' d2l/dz2 terms alpha v_p v_q^T
+ * (formulations/force_elements.h). */
 static void fe_stiffness(hymo_sim *sim)
 {
     const int nx = sim->nx, nxm = sim->nxm;
@@ -97,6 +91,15 @@ static void fe_stiffness(hymo_sim *sim)
     }
 }
 
+/* SPEC §3 "analytic or hybrid Jacobian": the mechanical block is M'
+ * (+ dt^2/4 alpha Phi_z^T Phi_z for penalty) mapped to the unknowns, plus
+ * the force source's actuator stiffness and damping and hydraulic blocks,
+ * and the force elements' K and C (fe_stiffness).
+ * Neglected against M': dt/2 dQ'/dzd (gyroscopic) and dt^2/4 of the
+ * position derivatives of M' zdd, Q' and Phi_z^T lambda, i.e. terms of
+ * relative size ~ dt |zd| and dt^2 |K|/|M'|; they only slow the
+ * (otherwise quadratic) convergence slightly, never change the solution,
+ * which is defined by the residual alone. */
 static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
 {
     const int nx = sim->nx;
