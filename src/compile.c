@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compiled.h"
+#include "force_elements.h"
 #include "hymo/linalg.h"
 #include "multibody.h"
 #include "nonlinear_kinsol.h"
@@ -426,6 +427,13 @@ static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error
     const int nz = model->n_bodies, na = model->n_cylinders, ni = w->pt.ni;
     if (na == 0) return HYMO_OK;
     hymo_kin_forces_begin(&w->kin, model);
+    if (model->n_force_elements > 0) { /* the force elements at rest (t = 0, branches by the geometry) */
+        hymo_fe fe;
+        hymo_status fst = hymo_fe_alloc(&fe, model, err);
+        if (fst == HYMO_OK) fst = hymo_fe_apply(&fe, model, &w->kin, 0.0, model->defaults.dt, err);
+        hymo_fe_free(&fe);
+        if (fst != HYMO_OK) return fst;
+    }
     hymo_kin_mass_and_forces(&w->kin, model);
     const int n = ni < na ? ni : na;
     double *A = calloc((size_t)(ni > 0 ? ni : 1) * na, sizeof(double));

@@ -22,7 +22,15 @@ hymo_status hymo_engine_forces(hymo_sim *sim, double t, hymo_error *err)
     if (st != HYMO_OK) return st;
     hymo_kin_forces_begin(&sim->mb.kin, sim->model);
     hymo_actuators_apply(&sim->act, sim->model, &sim->mb.kin, sim->force);
-    return HYMO_OK;
+    return hymo_fe_apply(&sim->fe, sim->model, &sim->mb.kin, t, sim->opt.dt, err);
+}
+
+void hymo_engine_switching(const hymo_sim *sim, double *g)
+{
+    /* the force source writes its functions only if it declares any (the
+     * circuit's writer assumes its full count) */
+    if (sim->nsw_source > 0) sim->forces->switching(sim, g);
+    hymo_fe_switching(&sim->fe, sim->model, &sim->mb.kin, g + sim->nsw_source);
 }
 
 hymo_status hymo_engine_dynamics(hymo_sim *sim, double t, hymo_error *err)
@@ -154,6 +162,16 @@ static void predict(hymo_sim *sim, double *x)
     memcpy(sim->pd_prev, sim->pd, (size_t)sim->np * sizeof(double));
 }
 
+/* The force elements' work up to the committed time: the trapezoidal rule
+ * on their power from the last state integrated (fe_t); at the same time
+ * (the start, a restart after an event) the power is the current one. */
+static void fe_work_to(hymo_sim *sim)
+{
+    if (sim->t != sim->fe_t) sim->fe_work += 0.5 * (sim->t - sim->fe_t) * (sim->fe_power + sim->fe.power);
+    sim->fe_power = sim->fe.power;
+    sim->fe_t = sim->t;
+}
+
 /* Commit of the iterate as the state at t1 after `iter` iterations; a grid
  * step (not a sub-step ending at an event) advances the step counter. */
 static void commit(hymo_sim *sim, double t1, int iter, int grid)
@@ -180,6 +198,7 @@ static void commit(hymo_sim *sim, double t1, int iter, int grid)
         sim->power[a] = power;
     }
     sim->t = t1;
+    if (sim->fe.n > 0) fe_work_to(sim); /* sub-steps too: the power kinks at events */
     sim->h_prev = sim->h;
     sim->iterations_total += iter;
     if (!grid) return;
@@ -307,7 +326,7 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
         if ((st = solve(sim, t0 + h, &iter, err)) != HYMO_OK) return st;
         sim->event_iterations += iter;
         *kept = iter;
-        sim->forces->switching(sim, sim->g_end);
+        hymo_engine_switching(sim, sim->g_end);
         const double g = sim->g_end[i];
         if ((g >= 0.0) != sim->sw[i]) { /* crossed: the new upper end */
             hi = h, ghi = g;
@@ -325,7 +344,7 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
         if ((st = solve(sim, t0 + hi, &iter, err)) != HYMO_OK) return st;
         sim->event_iterations += iter;
         *kept = iter;
-        sim->forces->switching(sim, sim->g_end);
+        hymo_engine_switching(sim, sim->g_end);
     }
     sim->event_iterations -= *kept; /* the kept sub-step counts as the step's */
     return HYMO_OK;
@@ -346,13 +365,13 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     sim->h = t1 == (double)(sim->step + 1) * dt && sim->t == (double)sim->step * dt ? dt : t1 - sim->t;
     for (;;) {
         if (sim->nsw > 0) {
-            sim->forces->switching(sim, sim->g_start);
+            hymo_engine_switching(sim, sim->g_start);
             memcpy(sim->lambda_save, sim->mb.lambda, (size_t)sim->m * sizeof(double));
         }
         if ((st = solve(sim, t1, &iter, err)) != HYMO_OK) return st;
         total += iter;
         if (sim->nsw == 0) break;
-        sim->forces->switching(sim, sim->g_end);
+        hymo_engine_switching(sim, sim->g_end);
         const int i = first_crossing(sim);
         if (i < 0) break;
         if (++events > MAX_EVENTS_PER_STEP)
@@ -406,6 +425,7 @@ static hymo_status trapezoidal_restart(hymo_sim *sim, hymo_error *err)
     if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
     if (st != HYMO_OK) return st;
     for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
+    sim->fe_power = sim->fe.power; /* with the new branch */
     return HYMO_OK;
 }
 
@@ -471,6 +491,10 @@ void hymo_engine_record_stats(hymo_sim *sim)
     sim->potential = hymo_kin_potential_energy(&mb->kin, model);
     double wsum = 0.0;
     for (int a = 0; a < sim->na; ++a) wsum += sim->work[a];
+    if (sim->fe.n > 0) { /* the force elements' work */
+        fe_work_to(sim);
+        wsum += sim->fe_work;
+    }
     sim->drift = sim->kinetic + sim->potential - sim->energy0 - wsum;
     if (fabs(sim->drift) > sim->peak_drift) sim->peak_drift = fabs(sim->drift);
     if (fabs(wsum) > sim->max_work) sim->max_work = fabs(wsum);

@@ -107,7 +107,7 @@ static int root_fn(sunrealtype t, N_Vector yy, N_Vector yp, sunrealtype *g, void
     hymo_sim *sim = user;
     ida_content *c = sim->integrator_content;
     if (evaluate(sim, c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), NULL, &c->err) != HYMO_OK) return 1;
-    sim->forces->switching(sim, g);
+    hymo_engine_switching(sim, g);
     return 0;
 }
 

@@ -107,12 +107,16 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->tlm_in, 4 * na); ALLOC(sim->s_prev, na);
     ALLOC(sim->xpred, nx);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
-    ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, na * nz); ALLOC(sim->act_gx, na * nz);
+    /* the fast Jacobian's gradients: the cylinders', then the force elements' */
+    const int nfe = hymo_fe_max_rows(model);
+    ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * nz); ALLOC(sim->act_gx, (na + nfe) * nz);
     ALLOC(sim->kkt, (nz + m) * (nz + m)); ALLOC(sim->kkt_rhs, nz + m); ALLOC(sim->kkt_piv, nz + m);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
     ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);
-    sim->nsw = forces->n_switches(sim);
+    if ((st = hymo_fe_alloc(&sim->fe, model, err)) != HYMO_OK) goto fail;
+    sim->nsw_source = forces->n_switches(sim);
+    sim->nsw = sim->nsw_source + sim->fe.nsw;
     ALLOC(sim->p_negative, np);
     ALLOC(sim->p_vrange, 4 * np); ALLOC(sim->p_below_floor, np);
     for (int k = 0; k < np; ++k) sim->p_vrange[4 * k] = INFINITY, sim->p_vrange[4 * k + 2] = -INFINITY;
@@ -127,9 +131,10 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
         goto fail;
     sim->forces = forces;
     if (sim->nsw > 0) { /* the branches from here on follow the switching states, set at the start */
-        forces->switching(sim, sim->g_start);
+        hymo_engine_switching(sim, sim->g_start);
         for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = sim->g_start[i] >= 0.0;
-        sim->circ.sw = sim->sw;
+        if (sim->nsw_source > 0) sim->circ.sw = sim->sw; /* else the circuit keeps the geometry's branches */
+        if (sim->fe.nsw > 0) sim->fe.sw = sim->sw + sim->nsw_source;
     }
     memcpy(sim->ext_force, sim->force, (size_t)na * sizeof(double));
     *out = sim;
@@ -148,6 +153,7 @@ void hymo_sim_free(hymo_sim *sim)
     if (sim->form.ops) sim->form.ops->destroy(&sim->form);
     hymo_mb_free(&sim->mb);
     hymo_actuators_free(&sim->act);
+    hymo_fe_free(&sim->fe);
     hymo_circuit_derivs_free(&sim->cderiv);
     hymo_linsol_free(sim->ls);
     double *arrays[] = {sim->p,          sim->pd,          sim->pn,       sim->pdn,     sim->hp,       sim->u,

@@ -39,6 +39,7 @@ void hymo_model_free(hymo_model *model)
     free(model->sensors); /* branch sensors */
     free(model->valves);
     free(model->cylinders);
+    free(model->force_elements);
     free(model);
 }
 

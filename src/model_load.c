@@ -24,6 +24,8 @@
 
 #include <yaml.h>
 
+#include "model_load_forces.h"
+
 #define TRY(expr)                                                                                  \
     do {                                                                                           \
         hymo_status try_status_ = (expr);                                                          \
@@ -2149,7 +2151,8 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
 {
     static const char *const top_keys[] = {"format",     "name",        "description", "gravity",
                                            "simulation", "ground",      "bodies",      "cut_joints",
-                                           "independent", "signals",    "hydraulics",  "sensors", NULL};
+                                           "independent", "signals",    "hydraulics",  "sensors",
+                                           "forces",      NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
     TRY(check_map(c, root, top_keys));
     TRY(load_header(c, root, m));
@@ -2159,6 +2162,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
     TRY(load_independent(c, root, m));
     TRY(load_hydraulics(c, root, m));
     TRY(hymo_model_load_sensors(&c->doc, root, c->origin, m, c->err)); /* branch sensors */
+    TRY(hymo_load_forces(&c->doc, map_get(c, root, "forces"), c->origin, c->err, m)); /* src/model_load_forces.c */
     return HYMO_OK;
 }
 

@@ -220,6 +220,39 @@ typedef struct {
     int record;  /* HYMO_SENSOR_* bits (at least one) */
 } hymo_sensor;
 
+/* ------------------------------------------------------------------ */
+/* Mechanical force elements (branch forces; docs/model-format.md,
+ * "Force elements"): generalized forces added to Q' of the multibody
+ * equations.                                                          */
+
+typedef enum {
+    HYMO_FE_SPRING_DAMPER = 0,  /* point-to-point: T = k (l - l0) + c ldot + F0 along the line */
+    HYMO_FE_JOINT_SPRING = 1,   /* on a joint: tau = -k (z - z_free) - c zdot + tau0           */
+    HYMO_FE_EXTERNAL = 2,       /* force (and torque) at a body point, components from signals */
+    HYMO_FE_JOINT_FRICTION = 3, /* tau = -F_c tanh(zdot / v_s) - c_v zdot                       */
+    HYMO_FE_JOINT_LIMIT = 4     /* end dampers beyond lower/upper: k (z_lo - z) - c zdot, ...   */
+} hymo_force_element_type;
+
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    hymo_force_element_type type;
+    int point_a, point_b; /* spring-damper: point indices; external: point_a */
+    int joint;            /* joint elements: the joint's body index */
+    double stiffness;     /* k: N/m or N m/rad (limits: the end-damper stiffness) */
+    double damping;       /* c: N s/m or N m s/rad */
+    double free_length;   /* spring-damper: l0, m; joint spring: z_free (rad or m) */
+    double preload;       /* F0 (tension, N) or tau0 (N m or N) */
+    double coulomb;       /* friction: F_c */
+    double friction_velocity; /* friction: v_s (rad/s or m/s) */
+    double viscous;       /* friction: c_v */
+    int has_lower, has_upper;
+    double lower, upper;  /* limit: z_lo, z_hi */
+    int sw_lower, sw_upper; /* limit: index among the elements' switching functions, -1: none */
+    int body_frame;       /* external: 1 = components in the body frame, 0 = global */
+    double force[3], torque[3];             /* external: component scales */
+    int force_signal[3], torque_signal[3];  /* signal index multiplying each component, -1: constant */
+} hymo_force_element;
+
 /* Properties of the hydraulic oil. */
 typedef struct {
     double bulk_modulus_oil; /* B_oil, Pa        */
@@ -357,6 +390,12 @@ typedef struct hymo_model {
      * threshold (0 < r <= 1; 0 when the file does not give it: the default
      * HYMO_RESELECT_THRESHOLD_DEFAULT of sim.h applies) */
     double reselect_threshold;
+
+    /* branch forces: mechanical force elements and their switching
+     * functions (joint limits), after the circuit's */
+    int n_force_elements;
+    hymo_force_element *force_elements;
+    int n_force_switches;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
