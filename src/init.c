@@ -108,6 +108,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->xpred, nx);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
     ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, na * nz); ALLOC(sim->act_gx, na * nz);
+    ALLOC(sim->tan_idx, nx + na);
     ALLOC(sim->kkt, (nz + m) * (nz + m)); ALLOC(sim->kkt_rhs, nz + m); ALLOC(sim->kkt_piv, nz + m);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
@@ -157,6 +158,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
+    free(sim->tan_idx);
     free(sim->sw);
     free(sim->p_negative);
     hymo_sim_control_free(sim); /* src/control.c (last: sim->model may be its copy) */

@@ -14,10 +14,12 @@ typedef struct {
     lapack_int *ipiv;
 } dense_impl;
 
-/* Above this size LAPACK's blocked dgetrf pays off; below it its call and
- * blocking overhead dominates (a 9 x 9 factorisation cost ~10k instructions
- * through dgetrf against ~1k for the unblocked loop below). */
-#define DENSE_UNBLOCKED_MAX 48
+/* Above this size LAPACK's blocked dgetrf pays off.  Measured with
+ * bench/bench_lu (min of 5, Debian's reference BLAS): dgetrf takes 4.7x the
+ * unblocked loop's time at n = 8, 2.0-2.4x at n = 48-512, 1.3x at 640 and
+ * 0.67x at 1280 (docs/performance.md); the break-even lies between 640 and
+ * 1280.  (It was 48, from the call overhead alone.) */
+#define DENSE_UNBLOCKED_MAX 800
 
 /* Unblocked right-looking LU with partial pivoting (LAPACK dgetf2's
  * algorithm: same pivots, column-major, 1-based ipiv). */

@@ -1,5 +1,5 @@
 /* Linear solver interface (like SUNLinearSolver): a function table behind
- * which the dense LU (unblocked for small systems, LAPACKE dgetrf above 48
+ * which the dense LU (unblocked for small systems, LAPACKE dgetrf above 800
  * unknowns) and the KLU sparse LU sit.  Matrices are passed dense,
  * column-major.  The KLU backend's pattern only grows (entries that were
  * ever non-zero stay in it), so it re-analyses only when an entry outside
