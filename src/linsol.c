@@ -2,6 +2,7 @@
 #include "linsol.h"
 
 #include <klu.h>
+#include <limits.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -104,9 +105,8 @@ static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, de
 
 typedef struct {
     int nnz;
-    int *Ap, *Ai;
-    double *Ax;
-    unsigned char *in_pattern; /* n x n, column-major: entry kept in the pattern */
+    int *Ap, *Ai; /* the pattern (n + 1, nnz): compressed columns, rows ascending */
+    double *Ax;   /* nnz */
     klu_symbolic *sym;
     klu_numeric *num;
     klu_common common;
@@ -121,25 +121,54 @@ static void klu_release(klu_impl *k)
 /* (Re)builds the pattern: the previous one, the non-zeros of a and the
  * diagonal.  The pattern only grows, so that entries that are zero at
  * times (a closed valve's flow derivatives) do not cause a new analysis
- * (and KLU's allocations) each time they come back. */
+ * (and KLU's allocations) each time they come back.  The arrays are sized
+ * to the pattern (O(nnz), not n^2): they are allocated here, at the first
+ * factorisation and when an entry outside the pattern becomes non-zero,
+ * as klu_analyze allocates then too. */
 static int klu_pattern(hymo_linsol *ls, klu_impl *k, const double *a)
 {
-    int n = ls->n, nnz = 0;
-    for (int j = 0; j < n; ++j) {
-        k->Ap[j] = nnz;
-        for (int i = 0; i < n; ++i) {
-            const size_t e = (size_t)j * n + i;
-            double v = a[e];
-            if (v != 0.0 || i == j) k->in_pattern[e] = 1;
-            if (k->in_pattern[e]) {
-                k->Ai[nnz] = i;
-                k->Ax[nnz] = v;
-                ++nnz;
+    const int n = ls->n;
+    int *Ap_old = k->Ap, *Ai_old = k->Ai;
+    size_t nnz = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        int *Ap = NULL, *Ai = NULL;
+        double *Ax = NULL;
+        if (pass == 1) {
+            Ap = malloc(((size_t)n + 1) * sizeof(int));
+            Ai = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
+            Ax = malloc((nnz > 0 ? nnz : 1) * sizeof(double));
+            if (!Ap || !Ai || !Ax || nnz > (size_t)INT_MAX) {
+                free(Ap), free(Ai), free(Ax);
+                return 1;
             }
         }
+        size_t q = 0;
+        for (int j = 0; j < n; ++j) {
+            int o = Ap_old ? Ap_old[j] : 0;
+            const int oe = Ap_old ? Ap_old[j + 1] : 0;
+            if (pass == 1) Ap[j] = (int)q;
+            for (int i = 0; i < n; ++i) {
+                const double v = a[(size_t)j * n + i];
+                const int old = o < oe && Ai_old[o] == i;
+                if (old) ++o;
+                if (old || v != 0.0 || i == j) {
+                    if (pass == 1) {
+                        Ai[q] = i;
+                        Ax[q] = v;
+                    }
+                    ++q;
+                }
+            }
+        }
+        if (pass == 0) {
+            nnz = q;
+        } else {
+            Ap[n] = (int)q;
+            free(k->Ap), free(k->Ai), free(k->Ax);
+            k->Ap = Ap, k->Ai = Ai, k->Ax = Ax;
+            k->nnz = (int)q;
+        }
     }
-    k->Ap[n] = nnz;
-    k->nnz = nnz;
     klu_release(k);
     k->sym = klu_analyze(n, k->Ap, k->Ai, &k->common);
     if (!k->sym) return 1;
@@ -183,7 +212,6 @@ static void klu_destroy(hymo_linsol *ls)
         free(k->Ap);
         free(k->Ai);
         free(k->Ax);
-        free(k->in_pattern);
         free(k);
     }
 }
@@ -202,13 +230,9 @@ hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, 
         ls->ops = &klu_ops;
         ls->impl = k;
         if (k) {
-            klu_defaults(&k->common);
-            k->Ap = calloc(nn + 1, sizeof(int));
-            k->Ai = calloc(nn * nn, sizeof(int));
-            k->Ax = calloc(nn * nn, sizeof(double));
-            k->in_pattern = calloc(nn * nn, 1);
+            klu_defaults(&k->common); /* the pattern's arrays come with the first factorisation */
         }
-        if (!k || !k->Ap || !k->Ai || !k->Ax || !k->in_pattern) {
+        if (!k) {
             hymo_linsol_free(ls);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (KLU)");
         }
