@@ -122,6 +122,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     sim->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
     if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, np, nu, na, err)) != HYMO_OK ||
         (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK ||
+        (st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err)) != HYMO_OK ||
         (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
     sim->forces = forces;

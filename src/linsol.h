@@ -29,5 +29,9 @@ struct hymo_linsol {
 
 hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, hymo_error *err);
 void hymo_linsol_free(hymo_linsol *ls);
+/* KLU: the leading k unknowns form a dense block (the mechanical ones):
+ * from 16 of them on, J = [A B; C D] is factorised as KLU on D and the
+ * dense LU of A - B D^-1 C (src/linsol.c); the dense solver ignores it. */
+hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err);
 
 #endif
