@@ -140,16 +140,9 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
             const double f = -c * cd->dF_dp[a * np + q];
             for (int i = 0; i < nxm; ++i) col[i] += f * gx[a * nxm + i];
         }
+        for (int i = 0; i < np; ++i) col[p0 + i] = -c * cd->dpdot_dp[i * np + q];
+        col[p0 + q] += c * a1;
     }
-    /* the pressure block, read by rows (dpdot_dp is row-major): the matrix
-     * was cleared, so only the non-zeros are written (an exact zero would
-     * only differ in its sign) */
-    for (int i = 0; i < np; ++i) {
-        const double *row = &cd->dpdot_dp[(size_t)i * np];
-        for (int q = 0; q < np; ++q)
-            if (row[q] != 0.0) J[(size_t)(p0 + q) * nx + p0 + i] = -c * row[q];
-    }
-    for (int q = 0; q < np; ++q) J[(size_t)(p0 + q) * nx + p0 + q] += c * a1;
     for (int i = 0; i < np; ++i) { /* pressure rows of the mechanical columns */
         int n = 0;
         for (int a = 0; a < na; ++a)
@@ -163,10 +156,9 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
             J[(size_t)k * nx + p0 + i] = -c * s;
         }
     }
-    for (int i = 0; i < np; ++i) { /* the spool columns, likewise */
-        const double *row = &cd->dpdot_du[(size_t)i * nu];
-        for (int v = 0; v < nu; ++v)
-            if (row[v] != 0.0) J[(size_t)(u0 + v) * nx + p0 + i] = -c * row[v];
+    for (int v = 0; v < nu; ++v) {
+        double *col = &J[(size_t)(u0 + v) * nx];
+        for (int i = 0; i < np; ++i) col[p0 + i] = -c * cd->dpdot_du[i * nu + v];
     }
     for (int v = 0; v < model->n_valves; ++v) {
         const int st = model->valves[v].state;
