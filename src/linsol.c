@@ -102,7 +102,7 @@ static void dense_destroy(hymo_linsol *ls)
     }
 }
 
-static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, dense_destroy};
+static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, dense_destroy, NULL};
 
 /* ---------------- KLU sparse LU ---------------- */
 
@@ -333,15 +333,14 @@ static void klu_destroy(hymo_linsol *ls)
     }
 }
 
-static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy};
 
 /* The dense Schur block pays off from this many leading unknowns on
  * (below, KLU on the whole matrix, as before: the shipped models). */
 #define SCHUR_MIN 16
 
-hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err)
+static hymo_status klu_set_block(hymo_linsol *ls, int k, hymo_error *err)
 {
-    if (ls->ops != &klu_ops || k < SCHUR_MIN || k >= ls->n) return HYMO_OK;
+    if (k < SCHUR_MIN || k >= ls->n) return HYMO_OK;
     klu_impl *d = ls->impl;
     const size_t kk = (size_t)k, nd = (size_t)(ls->n - k);
     d->S = malloc(kk * kk * sizeof(double));
@@ -353,6 +352,13 @@ hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err)
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (KLU with a dense block)");
     d->k = k;
     return HYMO_OK;
+}
+
+static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy, klu_set_block};
+
+hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err)
+{
+    return ls->ops->set_block ? ls->ops->set_block(ls, k, err) : HYMO_OK;
 }
 
 hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, hymo_error *err)

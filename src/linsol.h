@@ -19,6 +19,9 @@ typedef struct {
     /* solves in place: b <- A^{-1} b */
     void (*solve)(hymo_linsol *ls, double *b);
     void (*destroy)(hymo_linsol *ls);
+    /* the leading k unknowns form a dense block (hymo_linsol_set_dense_block);
+     * NULL: the backend has no use for it (dense) */
+    hymo_status (*set_block)(hymo_linsol *ls, int k, hymo_error *err);
 } hymo_linsol_ops;
 
 struct hymo_linsol {
