@@ -211,6 +211,27 @@ static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
     for (int r = 0; r < c->pt.m; ++r) rows[c->pt.dep[r]] = 1;
     for (int j = 0; j < nz; ++j)
         if (rows[j]) rows[nd++] = j; /* nd <= j: entries not yet read */
+    if (2 * (nd + 1) > nz) { /* mostly dependent rows (a ladder): the plain loops are cheaper */
+        for (int l = 0; l < ni; ++l) {
+            for (int i = 0; i < nz; ++i) {
+                double s = 0.0;
+                for (int j = 0; j < nz; ++j) s += M[i * nz + j] * R[j * ni + l];
+                MR[i] = s;
+            }
+            for (int k = 0; k < ni; ++k) {
+                double s = 0.0;
+                for (int i = 0; i < nz; ++i) s += R[i * ni + k] * MR[i];
+                jac[l * nx + k] = s;
+            }
+        }
+        for (int a = 0; a < na; ++a)
+            for (int k = 0; k < ni; ++k) {
+                double s = 0.0;
+                for (int j = 0; j < nz; ++j) s += gz[a * nz + j] * R[j * ni + k];
+                gx[a * ni + k] = s;
+            }
+        return;
+    }
     for (int l = 0; l < ni; ++l) {
         const int il = c->pt.indep[l];
         for (int i = 0; i < nz; ++i) { /* column l of M' R */
