@@ -28,6 +28,7 @@ typedef struct {
     /* mbstruct: the model's `independent` hint as a mask of dependent
      * columns (1 = not hinted); NULL without a usable hint */
     unsigned char *hint_dep;
+    int *rows;  /* nz scratch (tangent): the dependent coordinates, ascending */
     int reselections;
 } ds_content;
 
@@ -44,7 +45,8 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->log_cap = LOG_SETS * (c->names_cap + 32) + 8;
     c->names = calloc(c->names_cap, 1);
     c->log = calloc(c->log_cap, 1);
-    if (!c->MR || !c->names || !c->log) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+    c->rows = calloc((size_t)mb->nz + 1, sizeof(int));
+    if (!c->MR || !c->names || !c->log || !c->rows) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     const hymo_model *model = mb->model;
     if (mb->m > 0 && model->n_independent_hint == mb->nz - mb->con->rank) {
         c->hint_dep = malloc((size_t)mb->nz);
@@ -64,6 +66,7 @@ static void ds_destroy(hymo_formulation *f)
     free(c->names);
     free(c->log);
     free(c->hint_dep);
+    free(c->rows);
     free(c);
     f->content = NULL;
 }
@@ -249,7 +252,11 @@ static hymo_status ds_after_jacobian(hymo_formulation *f, const double *jac, int
 
 /* R^T M' R with R = dz/dz_i of the current factorisation (the second
  * derivatives of the dependent coordinates are neglected, see the engine's
- * fast Jacobian), and gx = gz R. */
+ * fast Jacobian), and gx = gz R.  Column l of R is non-zero only in the
+ * dependent rows and in row indep[l] (where it is 1): the sums run over
+ * those rows, in ascending order, so that they are the full sums term by
+ * term without the exact zeros (bit-identical), at O(nz m) per column
+ * instead of O(nz^2) (an open chain, m = 0: M' itself). */
 static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
                        double *jac, int nx)
 {
@@ -257,22 +264,62 @@ static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
     const int nz = mb->nz, ni = c->pt.ni;
     const double *R = c->pt.R, *M = mb->kin.M;
     double *MR = c->MR;
+    int *rows = c->rows, nd = 0;
+    for (int j = 0; j < nz; ++j) rows[j] = 0;
+    for (int r = 0; r < c->pt.m; ++r) rows[c->pt.dep[r]] = 1;
+    for (int j = 0; j < nz; ++j)
+        if (rows[j]) rows[nd++] = j; /* nd <= j: entries not yet read */
+    if (2 * (nd + 1) > nz) { /* mostly dependent rows (a ladder): the plain loops are cheaper */
+        for (int l = 0; l < ni; ++l) {
+            for (int i = 0; i < nz; ++i) {
+                double s = 0.0;
+                for (int j = 0; j < nz; ++j) s += M[i * nz + j] * R[j * ni + l];
+                MR[i] = s;
+            }
+            for (int k = 0; k < ni; ++k) {
+                double s = 0.0;
+                for (int i = 0; i < nz; ++i) s += R[i * ni + k] * MR[i];
+                jac[l * nx + k] = s;
+            }
+        }
+        for (int a = 0; a < na; ++a)
+            for (int k = 0; k < ni; ++k) {
+                double s = 0.0;
+                for (int j = 0; j < nz; ++j) s += gz[a * nz + j] * R[j * ni + k];
+                gx[a * ni + k] = s;
+            }
+        return;
+    }
     for (int l = 0; l < ni; ++l) {
+        const int il = c->pt.indep[l];
         for (int i = 0; i < nz; ++i) { /* column l of M' R */
+            const double *Mi = &M[i * nz];
             double s = 0.0;
-            for (int j = 0; j < nz; ++j) s += M[i * nz + j] * R[j * ni + l];
+            int d = 0;
+            for (; d < nd && rows[d] < il; ++d) s += Mi[rows[d]] * R[rows[d] * ni + l];
+            s += Mi[il] * R[il * ni + l];
+            for (; d < nd; ++d) s += Mi[rows[d]] * R[rows[d] * ni + l];
             MR[i] = s;
         }
         for (int k = 0; k < ni; ++k) {
+            const int ik = c->pt.indep[k];
             double s = 0.0;
-            for (int i = 0; i < nz; ++i) s += R[i * ni + k] * MR[i];
+            int d = 0;
+            for (; d < nd && rows[d] < ik; ++d) s += R[rows[d] * ni + k] * MR[rows[d]];
+            s += R[ik * ni + k] * MR[ik];
+            for (; d < nd; ++d) s += R[rows[d] * ni + k] * MR[rows[d]];
             jac[l * nx + k] = s;
         }
     }
     for (int a = 0; a < na; ++a)
         for (int k = 0; k < ni; ++k) {
+            const int ik = c->pt.indep[k];
+            const double *g = &gz[a * nz];
             double s = 0.0;
-            for (int j = 0; j < nz; ++j) s += gz[a * nz + j] * R[j * ni + k];
+            int d = 0;
+            for (; d < nd && rows[d] < ik; ++d) s += g[rows[d]] * R[rows[d] * ni + k];
+            s += g[ik] * R[ik * ni + k];
+            for (; d < nd; ++d) s += g[rows[d]] * R[rows[d] * ni + k];
             gx[a * ni + k] = s;
         }
 }

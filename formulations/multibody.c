@@ -312,6 +312,8 @@ void hymo_actuators_apply(const hymo_actuators *act, const hymo_model *model, hy
     }
 }
 
+#define EXACT_ZERO_MIN_NZ 16
+
 void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
                               double *gz)
 {
@@ -320,7 +322,23 @@ void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
         const double *rb = &act->ends[6 * a], *rr = rb + 3, *e = &act->dir[3 * a];
+        const unsigned char *ab = pb->body == HYMO_GROUND ? NULL : &kin->anc[pb->body * nz];
+        const unsigned char *ar = pr->body == HYMO_GROUND ? NULL : &kin->anc[pr->body * nz];
         for (int j = 0; j < nz; ++j) {
+            /* a joint on the paths to both ends moves them rigidly
+             * together: s does not change.  From EXACT_ZERO_MIN_NZ joints on
+             * that entry is set to the exact zero, which keeps the Newton
+             * matrix's coupling sparse (computed, it is a round-off residue
+             * that fills the actuator stiffness and KLU's pattern: a chain
+             * of N links and cylinders cost O(N^3) per matrix); below it
+             * the residue is kept, so that the small (shipped) models keep
+             * their numbers bit for bit (crane2's fast mode changes by
+             * 2 matrix builds in 18541 with the exact zero). */
+            const int on_b = ab && ab[j], on_r = ar && ar[j];
+            if (on_b == on_r && (nz >= EXACT_ZERO_MIN_NZ || !on_b)) {
+                gz[a * nz + j] = 0.0;
+                continue;
+            }
             double jb[3], jr[3];
             hymo_kin_point_jacobian(kin, pb->body, j, rb, jb);
             hymo_kin_point_jacobian(kin, pr->body, j, rr, jr);

@@ -198,6 +198,7 @@ struct hymo_sim {
     double newton_lte;       /* predictor-corrector distance of the last step, tolerance units */
     hymo_circuit_derivs cderiv;  /* fast Jacobian: circuit partial derivatives */
     double *act_gz, *act_gx;     /* fast Jacobian: na x nz, na x nxm actuator length gradients */
+    int *tan_idx;                /* fast Jacobian: nx + na scratch (non-zero index lists, src/forces.c) */
     double *kkt, *kkt_rhs;       /* (nz+m)^2, nz+m: consistent accelerations */
     int *kkt_piv;
     double *s_prev;              /* na: semi-implicit Euler, lengths at t_k */

@@ -110,6 +110,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     /* the fast Jacobian's gradients: the cylinders', then the force elements' */
     const int nfe = hymo_fe_max_rows(model);
     ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * nz); ALLOC(sim->act_gx, (na + nfe) * nz);
+    ALLOC(sim->tan_idx, nx + na);
     ALLOC(sim->kkt, (nz + m) * (nz + m)); ALLOC(sim->kkt_rhs, nz + m); ALLOC(sim->kkt_piv, nz + m);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
@@ -127,6 +128,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     sim->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
     if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, np, nu, na, err)) != HYMO_OK ||
         (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK ||
+        (st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err)) != HYMO_OK ||
         (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
     sim->forces = forces;
@@ -165,6 +167,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
+    free(sim->tan_idx);
     free(sim->sw);
     free(sim->p_negative);
     free(sim->p_vrange);

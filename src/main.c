@@ -63,7 +63,7 @@ static void usage_run(FILE *out)
           "  --jacobian numeric|fast  numeric: forward differences every iteration (seed 002);\n"
           "                         fast: approximate analytic Jacobian (M', penalty and\n"
           "                         actuator terms, exact hydraulic rows), rebuilt while moving\n"
-          "  --linear-solver dense|klu  dense LU (default; LAPACK above 48 unknowns) or KLU sparse LU\n"
+          "  --linear-solver dense|klu  dense LU (default; LAPACK above 800 unknowns) or KLU sparse LU\n"
           "  --alpha A              penalty factor (default: model file, 1e11)\n"
           "  --reselect-threshold R  double-step: re-select the independent coordinates when the\n"
           "                         current pivots fall below R x the best (0 < R <= 1; default:\n"
