@@ -12,6 +12,7 @@
 #include "compiled.h"
 #include "hymo/model.h"
 #include "hymo/reference.h"
+#include "motor.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -652,6 +653,8 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     return st;
 }
 
+#include "model_load_motor.inc" /* motor branch: signal shaping, motors, driven joints */
+
 /* ------------------------------------------------------------------ */
 /* Signals                                                              */
 
@@ -677,7 +680,7 @@ static hymo_status each_item(ctx_t *c, yaml_node_t *seq, const char *key,
 
 static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
 {
-    static const char *const keys[] = {"name", "points", NULL};
+    static const char *const keys[] = {"name", "points", "period", "filter_time_constant", "dead_zone", "clamp", NULL};
     hymo_signal *s = &m->signals[k];
     TRY(check_map(c, sn, keys));
     TRY(f_name(c, sn, "name", s->name));
@@ -724,7 +727,7 @@ static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
         s->v[i] = tv[1];
     }
     pop(c, o);
-    return HYMO_OK;
+    return load_signal_shape(c, sn, s);
 }
 
 static hymo_status load_signals(ctx_t *c, yaml_node_t *root, hymo_model *m)

@@ -81,11 +81,30 @@ typedef struct {
  * same time (value before the step first). Outside the table the end
  * values are held.                                                     */
 
+/* Shaping of a signal (docs/model-format.md, "signals"), applied in this
+ * order: periodic repetition of the table, first-order filter, dead zone,
+ * clamp.  Each stage is off unless its flag/parameter says otherwise. */
+typedef struct hymo_signal_shape {
+    double period;     /* > 0: the table from its first point repeats with this period, s */
+    double filter_tau; /* > 0: first-order lag y' = (x - y)/tau, y = x before the first point, s */
+    int has_dead_zone;
+    double dead_lo, dead_hi; /* output 0 on [lo, hi], x - hi above, x - lo below */
+    int has_clamp;
+    double clamp_lo, clamp_hi; /* output limited to [lo, hi] */
+    /* filter constants (hymo_signal_shape_prepare): the zero-state response
+     * at each table point (n_points), at the end of a period, and the
+     * decay of one period exp(-period/tau) */
+    double *w;
+    double w_end, rho;
+} hymo_signal_shape;
+
 typedef struct {
     char name[HYMO_NAME_MAX];
     int n_points;
     double *t; /* non-decreasing, at most two equal consecutive times (a step) */
     double *v;
+    /* motor branch: the shaping stages, NULL for a plain table (appended) */
+    hymo_signal_shape *shape;
 } hymo_signal;
 
 /* ------------------------------------------------------------------ */
@@ -304,6 +323,16 @@ double hymo_signal_eval(const hymo_signal *signal, double t, int side);
  * round-off in t = k dt never moves a step change of the input into the
  * neighbouring step.  NULL or an empty table gives 0. */
 double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt);
+/* Value of the (shaped) signal at t and, in d[0], d[1] (if d is not NULL),
+ * its first and second time derivatives on the side `side` (one-sided at
+ * breakpoints and at the kinks of the dead zone and clamp); dt > 0 snaps t
+ * to the breakpoints as hymo_signal_eval_snapped, dt <= 0 is exact.  A
+ * plain table has d[1] = 0 (piecewise linear); the filter's output has
+ * d[0] = (x - y)/tau and d[1] = (x' - y')/tau.  NULL gives 0. */
+double hymo_signal_eval_d(const hymo_signal *signal, double t, int side, double dt, double d[2]);
+/* The first breakpoint of the table (repeated with the period) later than
+ * t + eps; +INFINITY if none. */
+double hymo_signal_next_breakpoint(const hymo_signal *signal, double t, double eps);
 
 /* Turbulent orifice law with laminar region (SPEC §2):
  * g = sgn(dp) sqrt|dp| for |dp| >= p_tr, dp / sqrt(p_tr) otherwise. */
