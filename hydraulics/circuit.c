@@ -35,8 +35,9 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     w->cylinders = index_array(circ->na);
     w->reliefs = index_array(model->n_relief_valves);
     w->checks = index_array(model->n_check_valves);
+    w->motors = index_array(model->n_motors);
     if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0 || !circ->vol_node || !w->volumes || !w->valves ||
-        !w->throttles || !w->cylinders || !w->reliefs || !w->checks) {
+        !w->throttles || !w->cylinders || !w->reliefs || !w->checks || !w->motors) {
         hymo_circuit_free(circ);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit)");
     }
@@ -53,6 +54,7 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     for (int c = 0; c < circ->na; ++c) w->cylinders[w->n_cylinders++] = c;
     for (int r = 0; r < model->n_relief_valves; ++r) w->reliefs[w->n_reliefs++] = r;
     for (int k = 0; k < model->n_check_valves; ++k) w->checks[w->n_checks++] = k;
+    for (int k = 0; k < model->n_motors; ++k) w->motors[w->n_motors++] = k;
     circ->sw_relief = HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * circ->na;
     circ->sw_check = circ->sw_relief + HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves;
     for (int c = 0; c < circ->na; ++c) {
@@ -90,6 +92,7 @@ void hymo_circuit_free(hymo_circuit *circ)
     free(circ->whole.cylinders);
     free(circ->whole.reliefs);
     free(circ->whole.checks);
+    free(circ->whole.motors);
     memset(circ, 0, sizeof *circ);
 }
 
@@ -165,6 +168,11 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
             const int c = part->cylinders[i];
             force[c] = hymo_cylinder_force(model, circ, c, s[c], sd[c], p);
         }
+        for (int i = 0; i < part->n_motors; ++i) { /* actuator n_cylinders + k: s = z_j, sd = its rate */
+            const int k = part->motors[i], a = model->n_cylinders + k;
+            double dT_ddp, dT_dw;
+            force[a] = hymo_motor_torque_d(model, k, sd[a], p, &dT_ddp, &dT_dw);
+        }
     }
     if (udot) {
         for (int i = 0; i < part->n_valves; ++i) {
@@ -209,6 +217,11 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
         const int k = part->checks[i];
         double G;
         FLOW(model->check_valves[k].node_a, model->check_valves[k].node_b, hymo_check_flow_d(circ, model, k, p, &G));
+    }
+    for (int i = 0; i < part->n_motors; ++i) {
+        const int k = part->motors[i];
+        FLOW(model->motors[k].node_a, model->motors[k].node_b,
+             hymo_motor_flow(model, k, sd[model->n_cylinders + k], p));
     }
 #undef FLOW
     for (int i = 0; i < part->n_volumes; ++i) {
@@ -273,9 +286,24 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
             known[nr->state] = 1;
         }
     }
-    /* propagate through throttles (no flow at rest: equal pressures) */
+    /* propagate through throttles (no flow at rest: equal pressures) and
+     * motors (at rest T = D (p_a - p_b), f_static[n_cylinders + k] = T) */
     for (int changed = 1; changed;) {
         changed = 0;
+        for (int k = 0; k < model->n_motors; ++k) {
+            const hymo_motor *mo = &model->motors[k];
+            const hymo_node *a = &model->nodes[mo->node_a], *b = &model->nodes[mo->node_b];
+            const double dp = f_static[circ->na + k] / mo->displacement;
+            const int ka = a->kind != HYMO_NODE_VOLUME || known[a->state];
+            const int kb = b->kind != HYMO_NODE_VOLUME || known[b->state];
+            if (ka && !kb && b->p0_rule == HYMO_P0_STATIC) {
+                p[b->state] = hymo_node_pressure(model, mo->node_a, p) - dp;
+                known[b->state] = changed = 1;
+            } else if (kb && !ka && a->p0_rule == HYMO_P0_STATIC) {
+                p[a->state] = hymo_node_pressure(model, mo->node_b, p) + dp;
+                known[a->state] = changed = 1;
+            }
+        }
         for (int t = 0; t < model->n_throttles; ++t) {
             const hymo_node *a = &model->nodes[model->throttles[t].node_a];
             const hymo_node *b = &model->nodes[model->throttles[t].node_b];
@@ -296,7 +324,7 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
             return hymo_error_set(err, HYMO_ERR_MODEL,
                                   "%s: volumes.%s: initial_pressure is 'static' but the volume is "
                                   "neither a cylinder chamber whose other chamber has a given "
-                                  "pressure nor joined to one through a throttle",
+                                  "pressure nor joined to one through a throttle or a motor port",
                                   src, nd->name);
         }
         if (nd->kind == HYMO_NODE_VOLUME && !(p[nd->state] > 0.0)) {

@@ -270,7 +270,7 @@ static int static_jacobian(const double *x, double *J, void *user)
  * F = 0 (a second one only as refinement at round-off level). */
 static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error *err)
 {
-    const int nz = model->n_bodies, na = model->n_cylinders, ni = w->pt.ni;
+    const int nz = model->n_bodies, na = model->n_cylinders + model->n_motors, ni = w->pt.ni; /* motors: torques */
     if (na == 0) return HYMO_OK;
     hymo_kin_forces_begin(&w->kin, model);
     hymo_kin_mass_and_forces(&w->kin, model);
@@ -359,7 +359,7 @@ done:
 
 static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, hymo_error *err)
 {
-    const int nz = model->n_bodies, m = cm->con.m, na = model->n_cylinders;
+    const int nz = model->n_bodies, m = cm->con.m, na = model->n_cylinders + model->n_motors;
     init_ws w;
     memset(&w, 0, sizeof w);
     hymo_status st = hymo_kin_init(&w.kin, &cm->kin, err);

@@ -93,7 +93,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     const int m = sim->m = cm->con.m;
     const int np = sim->np = model->n_volumes;
     const int nu = sim->nu = model->n_valves;
-    const int na = sim->na = model->n_cylinders;
+    const int na = sim->na = model->n_cylinders + model->n_motors; /* motors: actuators after the cylinders */
     const int ncut = sim->ncut = model->n_cuts;
     /* an explicit formulation has no Newton unknowns; the sizes are unused then */
     sim->nxm = sim->form.ops->n_mech ? sim->form.ops->n_mech(&sim->form) : 0;

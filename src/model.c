@@ -36,6 +36,7 @@ void hymo_model_free(hymo_model *model)
     free(model->check_valves);
     free(model->valves);
     free(model->cylinders);
+    free(model->motors);
     free(model);
 }
 

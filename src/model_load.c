@@ -653,7 +653,7 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     return st;
 }
 
-#include "model_load_motor.inc" /* motor branch: signal shaping, motors, driven joints */
+static hymo_status load_signal_shape(ctx_t *c, yaml_node_t *sn, hymo_signal *s); /* model_load_motor.inc */
 
 /* ------------------------------------------------------------------ */
 /* Signals                                                              */
@@ -1687,10 +1687,12 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
 }
 
 /* Runs `fn` on every item of hydraulics[key] with the path set. */
+#include "model_load_motor.inc" /* motor branch: signal shaping, motors */
+
 static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 {
     static const char *const keys[] = {"fluid",  "sources",       "cylinders",    "volumes", "throttles",
-                                       "valves", "relief_valves", "check_valves", NULL};
+                                       "valves", "relief_valves", "check_valves", "motors", NULL};
     TRY(check_map(c, hn, keys));
 
     yaml_node_t *fl = map_get(c, hn, "fluid");
@@ -1799,6 +1801,7 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
     TRY(each_item(c, val, "valves", load_valve, m));
     TRY(each_item(c, rel, "relief_valves", load_relief, m));
     TRY(each_item(c, chk, "check_valves", load_check, m));
+    TRY(load_motors(c, hn, m)); /* model_load_motor.inc */
     return HYMO_OK;
 }
 

@@ -200,6 +200,22 @@ typedef struct {
     double leakage;     /* G_leak, m^3/(s Pa) (0: none) */
 } hymo_check_valve;
 
+/* Hydraulic motor (motor branch; docs/model-format.md, "motors") on the
+ * joint of body `joint`, ports a and b: with dp = p_a - p_b and w the joint
+ * rate, the joint torque (force on a prismatic joint) is
+ *   T = D dp - (1 - eta_hm) D |dp| tanh(w/w_s) - c_v w
+ * and the flow out of a into b through the motor is Q = D w + C_L dp. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int joint;               /* body (= joint) index */
+    int node_a, node_b;      /* ports: Q = D w + C_L dp flows a -> b */
+    double displacement;     /* D, m^3/rad (revolute) or m^3/m (prismatic) */
+    double efficiency;       /* eta_hm, hydro-mechanical (1: none) */
+    double friction_velocity; /* w_s, rad/s or m/s */
+    double leakage;          /* C_L, m^3/(s Pa), internal a -> b */
+    double viscous;          /* c_v, N m s/rad or N s/m */
+} hymo_motor;
+
 /* Properties of the hydraulic oil. */
 typedef struct {
     double bulk_modulus_oil; /* B_oil, Pa        */
@@ -279,6 +295,11 @@ typedef struct hymo_model {
     hymo_relief_valve *relief_valves;
     int n_check_valves;
     hymo_check_valve *check_valves;
+
+    /* motor branch (appended): hydraulic motors, actuators n_cylinders ..
+     * n_cylinders + n_motors - 1 of a run (docs/model-format.md, "motors") */
+    int n_motors;
+    hymo_motor *motors;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
