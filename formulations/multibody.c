@@ -222,8 +222,14 @@ void hymo_actuators_free(hymo_actuators *act)
 /* Motor branch: actuator a >= n_cylinders is the hydraulic motor
  * a - n_cylinders, whose "length" is its joint coordinate (s = z_j,
  * sd = zd_j, ds/dz = e_j) and whose force is the joint torque (force on a
- * prismatic joint), applied to the joint's body and, reversed, its parent. */
-static int motor_joint(const hymo_model *model, int a) { return model->motors[a - model->n_cylinders].joint; }
+ * prismatic joint), applied to the joint's body and, reversed, its parent.
+ * After the motors come the driven joints (s = z_j as well); their force is
+ * the recorded reaction, never applied (src/driver.c). */
+static int motor_joint(const hymo_model *model, int a)
+{
+    const int k = a - model->n_cylinders;
+    return k < model->n_motors ? model->motors[k].joint : model->drivers[k - model->n_motors].joint;
+}
 
 static void motor_apply(const hymo_model *model, hymo_kin *kin, int j, double T)
 {
@@ -268,7 +274,8 @@ void hymo_actuators_eval(hymo_actuators *act, const hymo_model *model, const hym
 
 void hymo_actuators_apply(const hymo_actuators *act, const hymo_model *model, hymo_kin *kin, const double *force)
 {
-    for (int a = model->n_cylinders; a < act->na; ++a) motor_apply(model, kin, motor_joint(model, a), force[a]);
+    for (int a = model->n_cylinders; a < act->na && a < model->n_cylinders + model->n_motors; ++a)
+        motor_apply(model, kin, motor_joint(model, a), force[a]);
     for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];

@@ -270,8 +270,9 @@ static int static_jacobian(const double *x, double *J, void *user)
  * F = 0 (a second one only as refinement at round-off level). */
 static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error *err)
 {
-    const int nz = model->n_bodies, na = model->n_cylinders + model->n_motors, ni = w->pt.ni; /* motors: torques */
-    if (na == 0) return HYMO_OK;
+    /* motors and driven joints hold their joints too (motor branch) */
+    const int nz = model->n_bodies, na = model->n_cylinders + model->n_motors + model->n_drivers, ni = w->pt.ni;
+    if (model->n_cylinders + model->n_motors == 0) return HYMO_OK; /* no pressures to find (as before drivers) */
     hymo_kin_forces_begin(&w->kin, model);
     hymo_kin_mass_and_forces(&w->kin, model);
     const int n = ni < na ? ni : na;
@@ -359,7 +360,7 @@ done:
 
 static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, hymo_error *err)
 {
-    const int nz = model->n_bodies, m = cm->con.m, na = model->n_cylinders + model->n_motors;
+    const int nz = model->n_bodies, m = cm->con.m, na = model->n_cylinders + model->n_motors + model->n_drivers;
     init_ws w;
     memset(&w, 0, sizeof w);
     hymo_status st = hymo_kin_init(&w.kin, &cm->kin, err);

@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "control_internal.h"
 #include "rows.h" /* hymo_now_seconds */
+#include "motor.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ hymo_status hymo_engine_dynamics(hymo_sim *sim, double t, hymo_error *err)
 hymo_status hymo_engine_unpack(hymo_sim *sim, const double *x, double t, hymo_error *err)
 {
     hymo_status st = sim->form.ops->unpack(&sim->form, &sim->mb, x, t, err);
+    if (st == HYMO_OK && sim->model->n_drivers) hymo_drivers_unpack(sim, t); /* motor branch */
     if (st == HYMO_OK) sim->forces->unpack(sim, x + sim->nxm);
     return st;
 }
@@ -48,6 +50,7 @@ hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, doub
     hymo_kin_inverse_dynamics(&sim->mb.kin, sim->mb.zddn, sim->mb.dyn_res); /* M' zdd - Q', M' not formed */
     sim->form.ops->residual(&sim->form, &sim->mb, f);
     sim->forces->residual(sim, f + sim->nxm);
+    if (sim->model->n_drivers) return hymo_drivers_residual(sim, x, f, t, err); /* motor branch */
     return HYMO_OK;
 }
 
@@ -344,6 +347,11 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     int iter = 0, total = 0, events = 0;
     /* dt on the grid; the last step is shortened to land on t_end */
     sim->h = t1 == (double)(sim->step + 1) * dt && sim->t == (double)sim->step * dt ? dt : t1 - sim->t;
+    /* motor branch: a driven joint's acceleration jumps at its signal's breakpoints:
+     * restart there from the right limits (consistent accelerations) */
+    if (sim->model->n_drivers && sim->step > 0 && hymo_drivers_break_at(sim, sim->t) &&
+        (st = trapezoidal_restart(sim, err)) != HYMO_OK)
+        return st;
     for (;;) {
         if (sim->nsw > 0) {
             sim->forces->switching(sim, sim->g_start);
@@ -445,6 +453,7 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
 
 hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err)
 {
+    if (sim->model->n_drivers) return hymo_drivers_consistent_accelerations(sim, set_lambda, err); /* motor branch */
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz, m = sim->m, n = nz + m;
     double *rhs = sim->kkt_rhs;

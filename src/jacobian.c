@@ -10,6 +10,7 @@
 
 #include "engine.h"
 #include "hymo/linalg.h"
+#include "motor.h"
 
 /* ---------------- numeric ---------------- */
 
@@ -81,6 +82,7 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
     sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na, sim->act_gx, sim->jac, nx);
     hymo_status st = sim->forces->tangent(sim, t, err);
     if (st != HYMO_OK) return st;
+    if (sim->model->n_drivers) hymo_drivers_jacobian(sim); /* motor branch: kinematic rows */
     return hymo_engine_factor_jacobian(sim, t, err);
 }
 

@@ -37,6 +37,7 @@ void hymo_model_free(hymo_model *model)
     free(model->valves);
     free(model->cylinders);
     free(model->motors);
+    free(model->drivers);
     free(model);
 }
 

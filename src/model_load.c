@@ -2132,7 +2132,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
 {
     static const char *const top_keys[] = {"format",     "name",        "description", "gravity",
                                            "simulation", "ground",      "bodies",      "cut_joints",
-                                           "independent", "signals",    "hydraulics",  NULL};
+                                           "independent", "signals",    "hydraulics",  "driven_joints", NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
     TRY(check_map(c, root, top_keys));
     TRY(load_header(c, root, m));
@@ -2141,6 +2141,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
     TRY(load_cuts(c, root, m));
     TRY(load_independent(c, root, m));
     TRY(load_hydraulics(c, root, m));
+    TRY(load_drivers(c, root, m)); /* model_load_motor.inc */
     return HYMO_OK;
 }
 

@@ -216,6 +216,16 @@ typedef struct {
     double viscous;          /* c_v, N m s/rad or N s/m */
 } hymo_motor;
 
+/* A joint driven by a prescribed motion (motor branch; docs/model-format.md,
+ * "driven_joints"): z_j = f(t) with f the (shaped) signal; the joint leaves
+ * the dynamics and the generalized force that imposes the motion (the
+ * reaction) is recorded as the force of actuator n_cylinders + n_motors + k. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int joint;  /* body (= joint) index */
+    int signal; /* index into signals: f(t) */
+} hymo_joint_driver;
+
 /* Properties of the hydraulic oil. */
 typedef struct {
     double bulk_modulus_oil; /* B_oil, Pa        */
@@ -300,6 +310,10 @@ typedef struct hymo_model {
      * n_cylinders + n_motors - 1 of a run (docs/model-format.md, "motors") */
     int n_motors;
     hymo_motor *motors;
+    /* motor branch (appended): joints driven by a prescribed motion, actuators
+     * n_cylinders + n_motors .. + n_drivers - 1 of a run (their force is the reaction) */
+    int n_drivers;
+    hymo_joint_driver *drivers;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
