@@ -32,7 +32,13 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     f->content = c;
     c->MR = calloc((size_t)mb->nz + 1, sizeof(double));
     if (!c->MR) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
-    return hymo_partition_alloc(&c->pt, mb->nz, mb->m, err);
+    hymo_status st = hymo_partition_alloc(&c->pt, mb->nz, mb->m, err);
+    if (st == HYMO_OK && mb->model->n_drivers > 0 && mb->m > 0) { /* motor branch: driven joints stay independent */
+        if (!(c->pt.allowed = malloc((size_t)mb->nz))) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        memset(c->pt.allowed, 1, (size_t)mb->nz);
+        for (int k = 0; k < mb->model->n_drivers; ++k) c->pt.allowed[mb->model->drivers[k].joint] = 0;
+    }
+    return st;
 }
 
 static void ds_destroy(hymo_formulation *f)
@@ -230,7 +236,7 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
     /* quality of the current partition vs the best available one, checked
      * every RESELECT_EVERY steps (pivots change slowly at these step sizes) */
     if (step % RESELECT_EVERY != 0) return HYMO_OK;
-    double best = hymo_full_pivot_columns(m, nz, mb->phi_z, pt->work, NULL, pt->mask);
+    double best = hymo_full_pivot_columns(m, nz, mb->phi_z, pt->work, pt->allowed, pt->mask);
     for (int j = 0; j < nz; ++j) pt->mask2[j] = 0;
     for (int r = 0; r < m; ++r) pt->mask2[pt->dep[r]] = 1;
     double cur = hymo_full_pivot_columns(m, nz, mb->phi_z, pt->work, pt->mask2, pt->mask);

@@ -95,6 +95,7 @@ void hymo_partition_free(hymo_partition *pt)
     free(pt->work);
     free(pt->mask);
     free(pt->mask2);
+    free(pt->allowed);
     memset(pt, 0, sizeof *pt);
 }
 
@@ -136,7 +137,7 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z)
         for (int j = 0; j < nz * nz; ++j) pt->R[j] = j % (nz + 1) == 0; /* R = I */
         return INFINITY;
     }
-    double pmin = hymo_full_pivot_columns(m, nz, phi_z, pt->work, NULL, pt->mask);
+    double pmin = hymo_full_pivot_columns(m, nz, phi_z, pt->work, pt->allowed, pt->mask);
     if (!(pmin > 0.0)) return pmin;
     int ni = 0, nd = 0;
     for (int j = 0; j < nz; ++j) {

@@ -63,6 +63,9 @@ typedef struct {
     double *R;        /* nz x ni */
     double *work;     /* m*nz + 2 nz + 2 m */
     unsigned char *mask, *mask2;
+    /* motor branch: nz, 0 for a coordinate that must stay independent (a
+     * driven joint), else 1; NULL: any coordinate may be dependent (owned) */
+    unsigned char *allowed;
 } hymo_partition;
 
 hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m, hymo_error *err);

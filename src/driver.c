@@ -4,9 +4,8 @@
  * A driven joint j follows z_j = f(t), f a (shaped) signal.  Its Newton
  * unknown (the increment of z_j, an independent coordinate) gets the
  * kinematic row  dq_j - (f(t_{k+1}) - z_j,k) = 0  in place of its dynamic
- * row, and its rate and acceleration at the iterate are f'(t) and f''(t)
- * (hymo_signal_eval_d, left limits at the step end) instead of the
- * trapezoidal rule's, so a kink or jump of f does not ring.  The dynamic row
+ * row, and its rate and acceleration at the step end are f'(t) and f''(t)
+ * (hymo_signal_eval_d, left limits; hymo_drivers_begin_solve).  The dynamic row
  * it replaces, R^T (M' zdd - Q') (+ the penalty terms), unscaled, is the
  * generalized force the driver applies: the reaction, recorded as the force
  * of the driver's actuator (n_cylinders + n_motors + k), whose power and
@@ -33,18 +32,53 @@ static int unknown_of(const hymo_sim *sim, int j)
 
 static double grid_dt(const hymo_sim *sim) { return sim->opt.dt; }
 
-void hymo_drivers_unpack(hymo_sim *sim, double t)
+/* The formulations form the rates of every coordinate from its increment by
+ * the trapezoidal rule, zd_{k+1} = a1 dq - zd_k, zdd_{k+1} = a2 dq - 2 a1 zd_k
+ * - zdd_k (a1 = 2/h, a2 = 4/h^2).  For the solve of a step to t1, a driven
+ * joint's committed zd_k, zdd_k are replaced by the values that make these
+ * give f'(t1) and f''(t1) at dq = f(t1) - z_k, which the kinematic row
+ * imposes; so the formulation's own dependent rates (double-step) and
+ * projections (penalty) see the prescribed rate and acceleration, and a kink
+ * or jump of f never rings.  The true committed values (f', f'' at t_k) are
+ * put back after the solve; the commit then takes zdn, zddn = f', f''. */
+void hymo_drivers_begin_solve(hymo_sim *sim, double t1)
 {
     const hymo_model *model = sim->model;
     hymo_mb *mb = &sim->mb;
+    const double h = sim->h, a1 = 2.0 / h, a2 = 4.0 / (h * h);
     for (int k = 0; k < model->n_drivers; ++k) {
         const hymo_joint_driver *dr = &model->drivers[k];
         double d[2];
-        hymo_signal_eval_d(&model->signals[dr->signal], t, -1, grid_dt(sim), d);
-        mb->zdn[dr->joint] = d[0];
-        mb->zddn[dr->joint] = d[1];
+        const double f1 = hymo_signal_eval_d(&model->signals[dr->signal], t1, -1, grid_dt(sim), d);
+        const int j = dr->joint;
+        const double dq = f1 - mb->z[j];
+        mb->zd[j] = a1 * dq - d[0];
+        mb->zdd[j] = a2 * dq - 2.0 * a1 * mb->zd[j] - d[1];
     }
-    hymo_kin_velocities(&mb->kin, model, mb->zdn);
+}
+
+void hymo_drivers_end_solve(hymo_sim *sim, int solved)
+{
+    const hymo_model *model = sim->model;
+    if (solved) { /* the reaction at the final state (after the projections), not at the last iterate */
+        hymo_mb *mb = &sim->mb;
+        const double c = mb->dt * mb->dt / 4.0;
+        hymo_kin_forces_begin(&mb->kin, model);
+        hymo_actuators_apply(&sim->act, model, &mb->kin, sim->force);
+        hymo_kin_inverse_dynamics(&mb->kin, mb->zddn, mb->dyn_res);
+        sim->form.ops->residual(&sim->form, mb, sim->fp);
+        for (int k = 0; k < model->n_drivers; ++k) {
+            const int u = unknown_of(sim, model->drivers[k].joint);
+            if (u >= 0) sim->force[driver_actuator(model, k)] = sim->fp[u] / c;
+        }
+    }
+    for (int k = 0; k < model->n_drivers; ++k) {
+        const hymo_joint_driver *dr = &model->drivers[k];
+        double d[2];
+        hymo_signal_eval_d(&model->signals[dr->signal], sim->t, +1, grid_dt(sim), d);
+        sim->mb.zd[dr->joint] = d[0];
+        sim->mb.zdd[dr->joint] = d[1];
+    }
 }
 
 hymo_status hymo_drivers_residual(hymo_sim *sim, const double *x, double *f, double t, hymo_error *err)
@@ -74,8 +108,7 @@ void hymo_drivers_jacobian(hymo_sim *sim)
     for (int k = 0; k < model->n_drivers; ++k) {
         const int u = unknown_of(sim, model->drivers[k].joint);
         if (u < 0) continue; /* the residual reports it */
-        for (int col = 0; col < nx; ++col) J[(size_t)col * nx + u] = 0.0;
-        for (int row = 0; row < nx; ++row) J[(size_t)u * nx + row] = 0.0; /* rate and acceleration do not follow dq_j */
+        for (int col = 0; col < nx; ++col) J[(size_t)col * nx + u] = 0.0; /* the kinematic row */
         J[(size_t)u * nx + u] = 1.0;
     }
 }

@@ -36,7 +36,6 @@ hymo_status hymo_engine_dynamics(hymo_sim *sim, double t, hymo_error *err)
 hymo_status hymo_engine_unpack(hymo_sim *sim, const double *x, double t, hymo_error *err)
 {
     hymo_status st = sim->form.ops->unpack(&sim->form, &sim->mb, x, t, err);
-    if (st == HYMO_OK && sim->model->n_drivers) hymo_drivers_unpack(sim, t); /* motor branch */
     if (st == HYMO_OK) sim->forces->unpack(sim, x + sim->nxm);
     return st;
 }
@@ -192,7 +191,20 @@ static void commit(hymo_sim *sim, double t1, int iter, int grid)
 /* One trapezoidal Newton solve of size h = sim->h from the committed state
  * (sim->t) to t1; the result stays in the iterate (zn, ..., pn, ...) with
  * the actuators and forces at it.  *iter: iterations used. */
+static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_error *err);
+
+/* motor branch: driven joints' start values for the step (src/driver.c) */
 static hymo_status solve(hymo_sim *sim, double t1, int *iter_out, hymo_error *err)
+{
+    if (!sim->model->n_drivers) return solve_core(sim, t1, iter_out, err);
+    sim->mb.dt = sim->h;
+    hymo_drivers_begin_solve(sim, t1);
+    hymo_status st = solve_core(sim, t1, iter_out, err);
+    hymo_drivers_end_solve(sim, st == HYMO_OK);
+    return st;
+}
+
+static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_error *err)
 {
     const hymo_jacobian_ops *jo = sim->jacobian;
     hymo_status st;

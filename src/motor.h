@@ -13,7 +13,8 @@ void hymo_signal_shape_free(hymo_signal_shape *sh);
 /* Driven joints (src/driver.c); the hymo_sim functions are called by the
  * engine only when model->n_drivers > 0. */
 struct hymo_sim;
-void hymo_drivers_unpack(struct hymo_sim *sim, double t);
+void hymo_drivers_begin_solve(struct hymo_sim *sim, double t1);
+void hymo_drivers_end_solve(struct hymo_sim *sim, int solved);
 hymo_status hymo_drivers_residual(struct hymo_sim *sim, const double *x, double *f, double t, hymo_error *err);
 void hymo_drivers_jacobian(struct hymo_sim *sim);
 hymo_status hymo_drivers_consistent_accelerations(struct hymo_sim *sim, int set_lambda, hymo_error *err);
