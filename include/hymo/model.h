@@ -306,12 +306,12 @@ typedef struct hymo_model {
     int n_check_valves;
     hymo_check_valve *check_valves;
 
-    /* motor branch (appended): hydraulic motors, actuators n_cylinders ..
-     * n_cylinders + n_motors - 1 of a run (docs/model-format.md, "motors") */
+    /* motor branch (appended): hydraulic motors; motor k is actuator
+     * n_cylinders + k of a run (docs/model-format.md, "motors") */
     int n_motors;
     hymo_motor *motors;
-    /* motor branch (appended): joints driven by a prescribed motion, actuators
-     * n_cylinders + n_motors .. + n_drivers - 1 of a run (their force is the reaction) */
+    /* motor branch (appended): joints driven by a prescribed motion; driver k
+     * is actuator n_cylinders + n_motors + k of a run (its force is the reaction) */
     int n_drivers;
     hymo_joint_driver *drivers;
 } hymo_model;
