@@ -139,6 +139,7 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     s->max_iterations = sim->iterations_max;
     s->jacobian_evaluations = sim->jacobian_evaluations;
     snprintf(s->independent, sizeof s->independent, "%s", sim->form.ops->log(&sim->form));
+    snprintf(s->independent_list, sizeof s->independent_list, "%s", sim->form.ops->log(&sim->form));
     s->n_reselections = sim->form.ops->reselections(&sim->form);
     if (sim->np > 0 && sim->v_lo >= 0) {
         const hymo_model *model = sim->model;
@@ -148,6 +149,18 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
         snprintf(s->p_min_volume, sizeof s->p_min_volume, "%s", model->nodes[sim->cm->circ.vol_node[sim->v_lo]].name);
         snprintf(s->p_max_volume, sizeof s->p_max_volume, "%s", model->nodes[sim->cm->circ.vol_node[sim->v_hi]].name);
         s->n_volumes_below_zero = sim->n_negative;
+        snprintf(s->fluid_model, sizeof s->fluid_model, "%s", hymo_fluid_law_of(model)->name);
+        s->p_floor = hymo_fluid_floor(model);
+        s->n_volumes_below_floor = sim->n_below_floor;
+        s->n_volumes_total = sim->np;
+        s->n_volume_ranges = sim->np < HYMO_SUMMARY_VOLUMES ? sim->np : HYMO_SUMMARY_VOLUMES;
+        for (int k = 0; k < s->n_volume_ranges; ++k) {
+            hymo_volume_range *vr = &s->volume_ranges[k];
+            const double *r = sim->p_vrange + 4 * k;
+            snprintf(vr->name, sizeof vr->name, "%s", model->nodes[sim->cm->circ.vol_node[k]].name);
+            vr->p_min = r[0], vr->p_min_time = r[1], vr->p_max = r[2], vr->p_max_time = r[3];
+            vr->below_floor = sim->p_below_floor[k];
+        }
     }
     s->n_events = sim->events;
     s->event_iterations = sim->event_iterations;
@@ -271,7 +284,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     }
     long n_steps = hymo_run_steps(opt);
     if (out_path) {
-        st = hymo_rows_open_writer(sim, out_path, &writer, &names, err);
+        st = hymo_rows_open_writer(sim, &rows, out_path, &writer, &names, err);
         if (st != HYMO_OK) goto done;
         companion_start(&comp, sim, n_steps);
     }
