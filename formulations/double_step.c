@@ -54,7 +54,19 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
         memset(c->hint_dep, 1, (size_t)mb->nz);
         for (int k = 0; k < model->n_independent_hint; ++k) c->hint_dep[model->independent_hint[k]] = 0;
     }
-    return hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, err);
+    hymo_status st = hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, err);
+    if (st == HYMO_OK && model->n_drivers > 0 && mb->m > 0) { /* motor branch: driven joints stay independent */
+        if (!(c->pt.allowed = malloc((size_t)mb->nz))) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        memset(c->pt.allowed, 1, (size_t)mb->nz);
+        for (int k = 0; k < model->n_drivers; ++k) {
+            c->pt.allowed[model->drivers[k].joint] = 0;
+            if (c->hint_dep && c->hint_dep[model->drivers[k].joint]) { /* a hint making it dependent is not used */
+                free(c->hint_dep);
+                c->hint_dep = NULL;
+            }
+        }
+    }
+    return st;
 }
 
 static void ds_destroy(hymo_formulation *f)
@@ -94,7 +106,7 @@ static int take_hint(ds_content *c, const hymo_mb *mb)
     const int rank = pt->m, nz = mb->nz;
     if (!c->hint_dep) return 0;
     double best, hint;
-    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, NULL, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
+    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
         return 0;
     if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, c->hint_dep, pt->mask, pt->row_mask, rank, 0.0, &hint) <
             rank ||
@@ -337,7 +349,7 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
      * rank pivots (mbstruct: the redundant rows give none) */
     if (step % RESELECT_EVERY != 0) return HYMO_OK;
     double best, cur;
-    if (hymo_rank_pivots(m, nz, mb->phi_z, pt->work, NULL, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
+    if (hymo_rank_pivots(m, nz, mb->phi_z, pt->work, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
         best = 0.0;
     for (int j = 0; j < nz; ++j) pt->mask2[j] = 0;
     for (int r = 0; r < rank; ++r) pt->mask2[pt->dep[r]] = 1;

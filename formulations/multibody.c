@@ -103,6 +103,7 @@ void hymo_partition_free(hymo_partition *pt)
     free(pt->mask2);
     free(pt->rows);
     free(pt->row_mask);
+    free(pt->allowed);
     memset(pt, 0, sizeof *pt);
 }
 
@@ -145,7 +146,7 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z)
         return INFINITY;
     }
     double pmin;
-    if (hymo_rank_pivots(pt->m_all, nz, phi_z, pt->work, NULL, pt->mask, pt->row_mask, m, 0.0, &pmin) < m)
+    if (hymo_rank_pivots(pt->m_all, nz, phi_z, pt->work, pt->allowed, pt->mask, pt->row_mask, m, 0.0, &pmin) < m)
         return 0.0;
     if (!(pmin > 0.0)) return pmin;
     int ni = 0, nd = 0;
@@ -278,9 +279,44 @@ void hymo_actuators_free(hymo_actuators *act)
     memset(act, 0, sizeof *act);
 }
 
+/* Motor branch: actuator a >= n_cylinders is the hydraulic motor
+ * a - n_cylinders, whose "length" is its joint coordinate (s = z_j,
+ * sd = zd_j, ds/dz = e_j) and whose force is the joint torque (force on a
+ * prismatic joint), applied to the joint's body and, reversed, its parent.
+ * After the motors come the driven joints (s = z_j as well); their force is
+ * the recorded reaction, never applied (src/driver.c). */
+static int motor_joint(const hymo_model *model, int a)
+{
+    const int k = a - model->n_cylinders;
+    return k < model->n_motors ? model->motors[k].joint : model->drivers[k - model->n_motors].joint;
+}
+
+static void motor_apply(const hymo_model *model, hymo_kin *kin, int j, double T)
+{
+    const double *u = &kin->u[3 * j];
+    const int parent = model->bodies[j].parent;
+    if (model->bodies[j].joint_type == HYMO_JOINT_REVOLUTE) { /* a pure moment T u */
+        double *Qj = &kin->Qbar[6 * j];
+        for (int k = 0; k < 3; ++k) Qj[3 + k] += T * u[k];
+        if (parent != HYMO_GROUND) {
+            double *Qp = &kin->Qbar[6 * parent];
+            for (int k = 0; k < 3; ++k) Qp[3 + k] -= T * u[k];
+        }
+    } else { /* a force T u at the joint point */
+        const double f[3] = {T * u[0], T * u[1], T * u[2]}, mf[3] = {-f[0], -f[1], -f[2]};
+        hymo_kin_add_point_force(kin, j, &kin->o[3 * j], f);
+        hymo_kin_add_point_force(kin, parent, &kin->o[3 * j], mf);
+    }
+}
+
 void hymo_actuators_eval(hymo_actuators *act, const hymo_model *model, const hymo_kin *kin)
 {
-    for (int a = 0; a < act->na; ++a) {
+    for (int a = model->n_cylinders; a < act->na; ++a) {
+        const int j = motor_joint(model, a);
+        act->s[a] = kin->zlast[j];
+        act->sd[a] = kin->zdlast[j];
+    }
+    for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
         double *rb = &act->ends[6 * a], *rr = rb + 3, vb[3], vr[3], *e = &act->dir[3 * a];
@@ -298,7 +334,9 @@ void hymo_actuators_eval(hymo_actuators *act, const hymo_model *model, const hym
 
 void hymo_actuators_apply(const hymo_actuators *act, const hymo_model *model, hymo_kin *kin, const double *force)
 {
-    for (int a = 0; a < act->na; ++a) {
+    for (int a = model->n_cylinders; a < act->na && a < model->n_cylinders + model->n_motors; ++a)
+        motor_apply(model, kin, motor_joint(model, a), force[a]);
+    for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
         const double *rb = &act->ends[6 * a], *rr = rb + 3;
@@ -318,7 +356,11 @@ void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model
                               double *gz)
 {
     const int nz = kin->nb;
-    for (int a = 0; a < act->na; ++a) {
+    for (int a = model->n_cylinders; a < act->na; ++a) {
+        for (int j = 0; j < nz; ++j) gz[a * nz + j] = 0.0;
+        gz[a * nz + motor_joint(model, a)] = 1.0;
+    }
+    for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
         const double *rb = &act->ends[6 * a], *rr = rb + 3, *e = &act->dir[3 * a];
@@ -351,7 +393,8 @@ void hymo_actuators_accel(const hymo_actuators *act, const hymo_model *model, co
                           const double *zdd, double *sdd)
 {
     const int nz = kin->nb;
-    for (int a = 0; a < act->na; ++a) {
+    for (int a = model->n_cylinders; a < act->na; ++a) sdd[a] = zdd[motor_joint(model, a)];
+    for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const int body[2] = {model->points[cy->point_base].body, model->points[cy->point_rod].body};
         const double *e = &act->dir[3 * a];

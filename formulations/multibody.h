@@ -72,6 +72,9 @@ typedef struct {
     int m_all;
     int *rows;
     unsigned char *row_mask;
+    /* motor branch: nz, 0 for a coordinate that must stay independent (a
+     * driven joint), else 1; NULL: any coordinate may be dependent (owned) */
+    unsigned char *allowed;
 } hymo_partition;
 
 /* m_all constraint rows of rank `rank` (= m_all without redundant rows). */

@@ -236,6 +236,10 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
         for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + j] * w[r];
         y[j] = s;
     }
+    /* motor branch: a driven joint's rate is prescribed; its row of the
+     * matrix is the unit row (src/driver.c), so with a zero right-hand side
+     * the projection leaves it and projects the other coordinates */
+    for (int k = 0; k < mb->model->n_drivers; ++k) y[mb->model->drivers[k].joint] = 0.0;
     hymo_lu_solve(nz, pc->jzz, pc->piv, y);
     for (int j = 0; j < nz; ++j) v[j] -= y[j];
 }

@@ -424,8 +424,9 @@ static int static_jacobian(const double *x, double *J, void *user)
  * F = 0 (a second one only as refinement at round-off level). */
 static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error *err)
 {
-    const int nz = model->n_bodies, na = model->n_cylinders, ni = w->pt.ni;
-    if (na == 0) return HYMO_OK;
+    /* motors and driven joints hold their joints too (motor branch) */
+    const int nz = model->n_bodies, na = model->n_cylinders + model->n_motors + model->n_drivers, ni = w->pt.ni;
+    if (model->n_cylinders + model->n_motors == 0) return HYMO_OK; /* no pressures to find (as before drivers) */
     hymo_kin_forces_begin(&w->kin, model);
     if (model->n_force_elements > 0) { /* the force elements at rest (t = 0, branches by the geometry) */
         hymo_fe fe;
@@ -520,7 +521,7 @@ done:
 
 static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, hymo_error *err)
 {
-    const int nz = model->n_bodies, m = cm->con.m, na = model->n_cylinders;
+    const int nz = model->n_bodies, m = cm->con.m, na = model->n_cylinders + model->n_motors + model->n_drivers;
     init_ws w;
     memset(&w, 0, sizeof w);
     hymo_status st = hymo_kin_init(&w.kin, &cm->kin, err);

@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "control_internal.h"
 #include "rows.h" /* hymo_now_seconds */
+#include "motor.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +57,7 @@ hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, doub
     hymo_kin_inverse_dynamics(&sim->mb.kin, sim->mb.zddn, sim->mb.dyn_res); /* M' zdd - Q', M' not formed */
     sim->form.ops->residual(&sim->form, &sim->mb, f);
     sim->forces->residual(sim, f + sim->nxm);
+    if (sim->model->n_drivers) return hymo_drivers_residual(sim, x, f, t, err); /* motor branch */
     return HYMO_OK;
 }
 
@@ -208,7 +210,20 @@ static void commit(hymo_sim *sim, double t1, int iter, int grid)
 /* One trapezoidal Newton solve of size h = sim->h from the committed state
  * (sim->t) to t1; the result stays in the iterate (zn, ..., pn, ...) with
  * the actuators and forces at it.  *iter: iterations used. */
+static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_error *err);
+
+/* motor branch: driven joints' start values for the step (src/driver.c) */
 static hymo_status solve(hymo_sim *sim, double t1, int *iter_out, hymo_error *err)
+{
+    if (!sim->model->n_drivers) return solve_core(sim, t1, iter_out, err);
+    sim->mb.dt = sim->h;
+    hymo_drivers_begin_solve(sim, t1);
+    hymo_status st = solve_core(sim, t1, iter_out, err);
+    hymo_drivers_end_solve(sim, st == HYMO_OK);
+    return st;
+}
+
+static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_error *err)
 {
     const hymo_jacobian_ops *jo = sim->jacobian;
     hymo_status st;
@@ -363,6 +378,11 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     int iter = 0, total = 0, events = 0;
     /* dt on the grid; the last step is shortened to land on t_end */
     sim->h = t1 == (double)(sim->step + 1) * dt && sim->t == (double)sim->step * dt ? dt : t1 - sim->t;
+    /* motor branch: a driven joint's acceleration jumps at its signal's breakpoints:
+     * restart there from the right limits (consistent accelerations) */
+    if (sim->model->n_drivers && sim->step > 0 && hymo_drivers_break_at(sim, sim->t) &&
+        (st = trapezoidal_restart(sim, err)) != HYMO_OK)
+        return st;
     for (;;) {
         if (sim->nsw > 0) {
             hymo_engine_switching(sim, sim->g_start);
@@ -465,6 +485,7 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
 
 hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err)
 {
+    if (sim->model->n_drivers) return hymo_drivers_consistent_accelerations(sim, set_lambda, err); /* motor branch */
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz, m = sim->m, n = nz + m;
     double *rhs = sim->kkt_rhs;

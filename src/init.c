@@ -7,6 +7,7 @@
 
 #include "control_internal.h"
 #include "engine.h"
+#include "motor.h"
 
 #define ALLOC(ptr, count)                                                                          \
     do {                                                                                           \
@@ -23,6 +24,10 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
     const hymo_compiled *cm = sim->cm;
     hymo_mb *mb = &sim->mb;
     memcpy(mb->z, cm->z0, (size_t)sim->nz * sizeof(double));
+    if (model->n_drivers) { /* motor branch: the motion starts at the assembled z0 */
+        hymo_status dst = hymo_drivers_check_start(sim, err);
+        if (dst != HYMO_OK) return dst;
+    }
     hymo_kin_positions(&mb->kin, model, mb->z);
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, NULL);
     hymo_status st = sim->form.ops->start(&sim->form, mb, 0.0, err);
@@ -63,6 +68,10 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     *out = NULL;
     hymo_status st = hymo_run_options_check(opt, err);
     if (st != HYMO_OK) return st;
+    if (model->n_drivers > 0 && opt->integrator != HYMO_INTEGRATOR_TRAPEZOIDAL) /* motor branch */
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: driven_joints.%s: a prescribed joint motion needs the trapezoidal integrator",
+                              model->source_path ? model->source_path : model->name, model->drivers[0].name);
     const hymo_compiled *cm;
     st = hymo_compiled_initial(model, &cm, err);
     if (st != HYMO_OK) return st;
@@ -93,7 +102,9 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     const int m = sim->m = cm->con.m;
     const int np = sim->np = model->n_volumes;
     const int nu = sim->nu = model->n_valves;
-    const int na = sim->na = model->n_cylinders;
+    /* motors, then driven joints: actuators after the cylinders (motor branch) */
+    const int na = sim->na = model->n_cylinders + model->n_motors + model->n_drivers;
+    const int nd = model->n_drivers;
     const int ncut = sim->ncut = model->n_cuts;
     /* an explicit formulation has no Newton unknowns; the sizes are unused then */
     sim->nxm = sim->form.ops->n_mech ? sim->form.ops->n_mech(&sim->form) : 0;
@@ -111,7 +122,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     const int nfe = hymo_fe_max_rows(model);
     ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * nz); ALLOC(sim->act_gx, (na + nfe) * nz);
     ALLOC(sim->tan_idx, nx + na);
-    ALLOC(sim->kkt, (nz + m) * (nz + m)); ALLOC(sim->kkt_rhs, nz + m); ALLOC(sim->kkt_piv, nz + m);
+    ALLOC(sim->kkt, (nz + m + nd) * (nz + m + nd)); ALLOC(sim->kkt_rhs, nz + m + nd); ALLOC(sim->kkt_piv, nz + m + nd);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
     ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);

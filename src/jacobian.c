@@ -10,6 +10,7 @@
 
 #include "engine.h"
 #include "hymo/linalg.h"
+#include "motor.h"
 
 /* ---------------- numeric ---------------- */
 
@@ -112,6 +113,7 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
     hymo_status st = sim->forces->tangent(sim, t, err);
     if (st != HYMO_OK) return st;
     fe_stiffness(sim);
+    if (sim->model->n_drivers) hymo_drivers_jacobian(sim); /* motor branch: kinematic rows */
     return hymo_engine_factor_jacobian(sim, t, err);
 }
 

@@ -13,6 +13,7 @@
 #include "hymo/model.h"
 #include "model_load_sensors.h" /* branch sensors */
 #include "hymo/reference.h"
+#include "motor.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -659,6 +660,8 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     return st;
 }
 
+static hymo_status load_signal_shape(ctx_t *c, yaml_node_t *sn, hymo_signal *s); /* model_load_motor.inc */
+
 /* ------------------------------------------------------------------ */
 /* Signals                                                              */
 
@@ -684,7 +687,7 @@ static hymo_status each_item(ctx_t *c, yaml_node_t *seq, const char *key,
 
 static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
 {
-    static const char *const keys[] = {"name", "points", NULL};
+    static const char *const keys[] = {"name", "points", "period", "filter_time_constant", "dead_zone", "clamp", NULL};
     hymo_signal *s = &m->signals[k];
     TRY(check_map(c, sn, keys));
     TRY(f_name(c, sn, "name", s->name));
@@ -731,7 +734,7 @@ static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
         s->v[i] = tv[1];
     }
     pop(c, o);
-    return HYMO_OK;
+    return load_signal_shape(c, sn, s);
 }
 
 static hymo_status load_signals(ctx_t *c, yaml_node_t *root, hymo_model *m)
@@ -1703,11 +1706,13 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
 #include "model_load_fluid.c"
 
 /* Runs `fn` on every item of hydraulics[key] with the path set. */
+#include "model_load_motor.inc" /* motor branch: signal shaping, motors */
+
 static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 {
     static const char *const keys[] = {"fluid",  "sources",       "cylinders",    "volumes", "throttles",
                                        "valves", "relief_valves", "check_valves", "pumps", "flow_control_valves",
-                                       "accumulators", NULL};
+                                       "accumulators", "motors", NULL};
     TRY(check_map(c, hn, keys));
 
     yaml_node_t *fl = map_get(c, hn, "fluid");
@@ -1820,6 +1825,7 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
     TRY(each_item(c, chk, "check_valves", load_check, m));
     TRY(load_valves_branch(c, hn, m));
     TRY(load_fluid_parts(c, hn, m));
+    TRY(load_motors(c, hn, m)); /* model_load_motor.inc */
     return HYMO_OK;
 }
 
@@ -2152,7 +2158,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
     static const char *const top_keys[] = {"format",     "name",        "description", "gravity",
                                            "simulation", "ground",      "bodies",      "cut_joints",
                                            "independent", "signals",    "hydraulics",  "sensors",
-                                           "forces",      NULL};
+                                           "forces",      "driven_joints", NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
     TRY(check_map(c, root, top_keys));
     TRY(load_header(c, root, m));
@@ -2163,6 +2169,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
     TRY(load_hydraulics(c, root, m));
     TRY(hymo_model_load_sensors(&c->doc, root, c->origin, m, c->err)); /* branch sensors */
     TRY(hymo_load_forces(&c->doc, map_get(c, root, "forces"), c->origin, c->err, m)); /* src/model_load_forces.c */
+    TRY(load_drivers(c, root, m)); /* model_load_motor.inc */
     return HYMO_OK;
 }
 
