@@ -24,9 +24,9 @@ static const char *valve_name(const hymo_model *m, int i) { return m->valves[i].
 static const char *const valve_cols[] = {"P-A", "B-T", "P-B", "A-T", "A", "B"};
 
 static void valve_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
-                       double *q, double *w, double *qnode)
+                       const double *zd, double *q, double *w, double *qnode)
 {
-    (void)w;
+    (void)zd, (void)w;
     const hymo_valve *va = &m->valves[i];
     const double U = u[va->state];
     for (int e = 0; e < 4; ++e) { /* P-A, B-T, P-B, A-T: the circuit's edge law (circuit.h) */
@@ -45,9 +45,9 @@ static void valve_eval(const hymo_circuit *circ, const hymo_model *m, int i, con
 static int throttle_count(const hymo_model *m) { return m->n_throttles; }
 static const char *throttle_name(const hymo_model *m, int i) { return m->throttles[i].name; }
 static void throttle_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
-                          double *q, double *w, double *qnode)
+                          const double *zd, double *q, double *w, double *qnode)
 {
-    (void)circ, (void)u, (void)w;
+    (void)zd, (void)circ, (void)u, (void)w;
     const hymo_throttle *th = &m->throttles[i];
     q[0] = th->Ct * hymo_orifice_g(node_p(m, th->node_a, p) - node_p(m, th->node_b, p), m->fluid.p_transition);
     move(qnode, th->node_a, th->node_b, q[0]);
@@ -56,9 +56,9 @@ static void throttle_eval(const hymo_circuit *circ, const hymo_model *m, int i, 
 static int relief_count(const hymo_model *m) { return m->n_relief_valves; }
 static const char *relief_name(const hymo_model *m, int i) { return m->relief_valves[i].name; }
 static void relief_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
-                        double *q, double *w, double *qnode)
+                        const double *zd, double *q, double *w, double *qnode)
 {
-    (void)u, (void)w;
+    (void)zd, (void)u, (void)w;
     double G;
     q[0] = hymo_relief_flow_d(circ, m, i, p, &G);
     move(qnode, m->relief_valves[i].node_a, m->relief_valves[i].node_b, q[0]);
@@ -67,9 +67,9 @@ static void relief_eval(const hymo_circuit *circ, const hymo_model *m, int i, co
 static int check_count(const hymo_model *m) { return m->n_check_valves; }
 static const char *check_name(const hymo_model *m, int i) { return m->check_valves[i].name; }
 static void check_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
-                       double *q, double *w, double *qnode)
+                       const double *zd, double *q, double *w, double *qnode)
 {
-    (void)u, (void)w;
+    (void)zd, (void)u, (void)w;
     double G;
     q[0] = hymo_check_flow_d(circ, m, i, p, &G);
     move(qnode, m->check_valves[i].node_a, m->check_valves[i].node_b, q[0]);
@@ -81,9 +81,9 @@ static void check_eval(const hymo_circuit *circ, const hymo_model *m, int i, con
 static int pump_count(const hymo_model *m) { return m->n_pumps; }
 static const char *pump_name(const hymo_model *m, int i) { return m->pumps[i].name; }
 static void pump_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
-                      double *q, double *w, double *qnode)
+                      const double *zd, double *q, double *w, double *qnode)
 {
-    (void)circ, (void)u;
+    (void)zd, (void)circ, (void)u;
     w[0] = hymo_pump_power(m, i, p, &q[0]);
     move(qnode, m->pumps[i].node_in, m->pumps[i].node_out, q[0]);
 }
@@ -91,12 +91,31 @@ static void pump_eval(const hymo_circuit *circ, const hymo_model *m, int i, cons
 static int fc_count(const hymo_model *m) { return m->n_flow_controls; }
 static const char *fc_name(const hymo_model *m, int i) { return m->flow_controls[i].name; }
 static void fc_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
-                    double *q, double *w, double *qnode)
+                    const double *zd, double *q, double *w, double *qnode)
 {
-    (void)u, (void)w;
+    (void)zd, (void)u, (void)w;
     double G;
     q[0] = hymo_flow_control_flow_d(circ, m, i, p, &G);
     move(qnode, m->flow_controls[i].node_a, m->flow_controls[i].node_b, q[0]);
+}
+
+/* ---- hydraulic motors: flow a -> b (Q = D w + C_L dp), hydraulic power
+ * dp Q delivered to the motor and mechanical power T w it delivers ---- */
+
+static int motor_count(const hymo_model *m) { return m->n_motors; }
+static const char *motor_name(const hymo_model *m, int i) { return m->motors[i].name; }
+static const char *const motor_power_cols[] = {"hydraulic", "mechanical"};
+static void motor_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
+                       const double *zd, double *q, double *w, double *qnode)
+{
+    (void)circ, (void)u;
+    const hymo_motor *mo = &m->motors[i];
+    const double speed = zd ? zd[mo->joint] : 0.0;
+    double dT_ddp, dT_dw;
+    q[0] = hymo_motor_flow(m, i, speed, p);
+    w[0] = (hymo_node_pressure(m, mo->node_a, p) - hymo_node_pressure(m, mo->node_b, p)) * q[0];
+    w[1] = hymo_motor_torque_d(m, i, speed, p, &dT_ddp, &dT_dw) * speed;
+    move(qnode, mo->node_a, mo->node_b, q[0]);
 }
 
 /* ---- pressure sources (pumps given by their pressure, tanks): the net
@@ -117,9 +136,9 @@ static int source_node(const hymo_model *m, int i)
 }
 static const char *source_name(const hymo_model *m, int i) { return m->nodes[source_node(m, i)].name; }
 static void source_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
-                        double *q, double *w, double *qnode)
+                        const double *zd, double *q, double *w, double *qnode)
 {
-    (void)circ, (void)u, (void)p;
+    (void)zd, (void)circ, (void)u, (void)p;
     const int k = source_node(m, i);
     q[0] = -qnode[k];
     w[0] = m->nodes[k].pressure * q[0];
@@ -135,7 +154,7 @@ const hymo_flow_element hymo_flow_elements[] = {
     {"check valve", check_count, check_name, 1, 0, one_col, NULL, check_eval},
     {"pump", pump_count, pump_name, 1, 1, one_col, one_col, pump_eval},
     {"flow control valve", fc_count, fc_name, 1, 0, one_col, NULL, fc_eval},
-    /* motors: add their row here, before the sources */
+    {"motor", motor_count, motor_name, 1, 2, one_col, motor_power_cols, motor_eval},
     {"source", source_count, source_name, 1, 1, one_col, one_col, source_eval},
 };
 const int hymo_flow_element_count = (int)(sizeof hymo_flow_elements / sizeof hymo_flow_elements[0]);
@@ -174,15 +193,15 @@ void hymo_flow_names(const hymo_model *model, char (*flow_names)[HYMO_FLOW_NAME_
     }
 }
 
-void hymo_flow_eval(const hymo_circuit *circ, const hymo_model *model, const double *p, const double *u, double *q,
-                    double *w, double *qnode)
+void hymo_flow_eval(const hymo_circuit *circ, const hymo_model *model, const double *p, const double *u,
+                    const double *zd, double *q, double *w, double *qnode)
 {
     memset(qnode, 0, (size_t)model->n_nodes * sizeof *qnode);
     for (int e = 0; e < hymo_flow_element_count; ++e) {
         const hymo_flow_element *el = &hymo_flow_elements[e];
         const int n = el->count(model);
         for (int i = 0; i < n; ++i) {
-            el->eval(circ, model, i, p, u, q, w, qnode);
+            el->eval(circ, model, i, p, u, zd, q, w, qnode);
             q += el->n_flows;
             w += el->n_powers;
         }

@@ -30,7 +30,7 @@ typedef struct {
      * branch rules (relief and check valves follow the geometry when
      * circ->sw is NULL). */
     void (*eval)(const hymo_circuit *circ, const hymo_model *model, int i, const double *p, const double *u,
-                 double *q, double *w, double *qnode);
+                 const double *zd, double *q, double *w, double *qnode);
 } hymo_flow_element;
 
 extern const hymo_flow_element hymo_flow_elements[];
@@ -43,9 +43,10 @@ void hymo_flow_columns(const hymo_model *model, int *n_flows, int *n_powers);
 #define HYMO_FLOW_NAME_MAX (2 * HYMO_NAME_MAX)
 void hymo_flow_names(const hymo_model *model, char (*flow_names)[HYMO_FLOW_NAME_MAX],
                      char (*power_names)[HYMO_FLOW_NAME_MAX]);
-/* All columns at (p, u): q[n_flows], w[n_powers]; qnode[n_nodes] is
- * scratch (no allocation). */
-void hymo_flow_eval(const hymo_circuit *circ, const hymo_model *model, const double *p, const double *u, double *q,
-                    double *w, double *qnode);
+/* All columns at pressures p, spools u and joint rates zd (nz; the
+ * motors' speeds): q[n_flows], w[n_powers]; qnode[n_nodes] is scratch (no
+ * allocation). */
+void hymo_flow_eval(const hymo_circuit *circ, const hymo_model *model, const double *p, const double *u,
+                    const double *zd, double *q, double *w, double *qnode);
 
 #endif

@@ -172,7 +172,7 @@ void hymo_outputs_eval(hymo_outputs *o, const hymo_output_state *st, double *con
         static const hymo_circuit geometry; /* sw NULL: branches from the geometry */
         double *q = o->kind_of[SER_FLOW] >= 0 ? row[o->kind_of[SER_FLOW]] : o->flow_tmp;
         double *w = o->kind_of[SER_POWER] >= 0 ? row[o->kind_of[SER_POWER]] : o->power_tmp;
-        hymo_flow_eval(st->circ ? st->circ : &geometry, m, st->p, st->u, q, w, o->qnode);
+        hymo_flow_eval(st->circ ? st->circ : &geometry, m, st->p, st->u, st->zd, q, w, o->qnode);
     }
     if (o->kind_of[SER_UREF] >= 0) memcpy(row[o->kind_of[SER_UREF]], st->uref, (size_t)m->n_valves * sizeof(double));
 }

@@ -168,7 +168,7 @@ static void check_flows(const char *file)
             sd[a] = urand(-0.3, 0.3);
         }
         if (hymo_circuit_eval(circ, m, s, sd, p, u, uref, pdot, NULL, NULL) != 0) fail_msg("%s: volume <= 0", file);
-        hymo_flow_eval(circ, m, p, u, q, w, qnode);
+        hymo_flow_eval(circ, m, p, u, NULL, q, w, qnode);
         for (int i = 0; i < np; ++i) {
             const int k = circ->vol_node[i];
             const hymo_node *nd = &m->nodes[k];

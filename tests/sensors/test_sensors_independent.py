@@ -260,3 +260,26 @@ def test_cosim_and_package(tmp_path):
     assert d["sensors/position"].shape[1] == 6
     assert d["names"]["hydraulics/flow"][0] == "dcv1.P-A"
     assert d["units"]["sensors/velocity"] == "m/s"
+
+
+def test_motor_and_pump_columns(tmp_path):
+    """Motor flow Q = D w + C_L dp and its hydraulic (dp Q) and mechanical
+    (T w) powers, from the written joint rate and port pressures and the
+    model file's numbers; the pump's flow and power likewise."""
+    path = os.path.join(ROOT, "tests", "models", "motor_inertia.yaml")
+    mo = num(yaml.safe_load(open(path)))["hydraulics"]["motors"][0]
+    f = run(["run", path, "--t-end", "1"], str(tmp_path / "motor.h5"))
+    pn, zn = names(f, "states/p"), names(f, "states/z")
+    w = f["states/zd"][:, zn.index(mo["joint"])]
+    dp = f["states/p"][:, pn.index(mo["port_a"])] - f["states/p"][:, pn.index(mo["port_b"])]
+    D, CL = mo["displacement"], mo["leakage"]
+    eta, ws, cv = mo["hydromechanical_efficiency"], mo["friction_velocity"], mo["viscous"]
+    Q = D * w + CL * dp
+    T = D * dp - (1 - eta) * D * np.abs(dp) * np.tanh(w / ws) - cv * w
+    q = f["hydraulics/flow"][:, names(f, "hydraulics/flow").index(mo["name"])]
+    pw = f["hydraulics/power"][:]
+    pwn = names(f, "hydraulics/power")
+    assert np.max(np.abs(w)) > 1.0  # the motor turns
+    assert np.max(np.abs(q - Q)) <= 1e-12 * np.max(np.abs(Q))
+    assert np.max(np.abs(pw[:, pwn.index(mo["name"] + ".hydraulic")] - dp * Q)) <= 1e-12 * np.max(np.abs(dp * Q))
+    assert np.max(np.abs(pw[:, pwn.index(mo["name"] + ".mechanical")] - T * w)) <= 1e-12 * np.max(np.abs(T * w))
