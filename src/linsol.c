@@ -215,9 +215,14 @@ static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const double *a)
             }
         }
     }
-    if (!klu_refactor(k->Ap, k->Ai, k->Ax, k->sym, k->num, &k->common)) return 1;
-    if (k->common.status == KLU_SINGULAR) return 1;
-    return 0;
+    if (klu_refactor(k->Ap, k->Ai, k->Ax, k->sym, k->num, &k->common) && k->common.status != KLU_SINGULAR)
+        return 0;
+    /* the pivot order of the last factorisation fails for these values
+     * (e.g. a valve edge or check valve closed since): factorise afresh,
+     * which chooses new pivots (same pattern and symbolic analysis) */
+    klu_free_numeric(&k->num, &k->common);
+    k->num = klu_factor(k->Ap, k->Ai, k->Ax, k->sym, &k->common);
+    return k->num && k->common.status != KLU_SINGULAR ? 0 : 1;
 }
 
 /* The non-zeros of the block a[r0 .. r0+nr) x [c0 .. c0+nc) by columns,
