@@ -5,8 +5,8 @@
  *   bench_lu [--repeat R]
  *
  * Prints per size the minimum over R factorisations of a diagonally
- * dominant random matrix (ms) for the unblocked right-looking LU (the
- * algorithm of linsol.c's lu_unblocked) and for LAPACKE_dgetrf_work, and
+ * dominant random matrix (ms) for the unblocked right-looking LU (src/linsol.c's
+ * hymo_lu_unblocked itself) and for LAPACKE_dgetrf_work, and
  * their ratio: src/linsol.c's DENSE_UNBLOCKED_MAX is chosen from it. */
 #define _POSIX_C_SOURCE 199309L
 
@@ -17,40 +17,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "linsol.h" /* hymo_lu_unblocked: the dense solver's own LU */
+
 static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* the same loop as src/linsol.c lu_unblocked */
-static int lu_unblocked(int n, double *a, lapack_int *ipiv)
-{
-    for (int k = 0; k < n; ++k) {
-        double *ak = &a[(size_t)k * n];
-        int p = k;
-        double best = fabs(ak[k]);
-        for (int i = k + 1; i < n; ++i)
-            if (fabs(ak[i]) > best) best = fabs(ak[p = i]);
-        ipiv[k] = p + 1;
-        if (!(best > 0.0)) return 1;
-        if (p != k)
-            for (int j = 0; j < n; ++j) {
-                double t = a[(size_t)j * n + k];
-                a[(size_t)j * n + k] = a[(size_t)j * n + p];
-                a[(size_t)j * n + p] = t;
-            }
-        const double inv = 1.0 / ak[k];
-        for (int i = k + 1; i < n; ++i) ak[i] *= inv;
-        for (int j = k + 1; j < n; ++j) {
-            double *aj = &a[(size_t)j * n];
-            const double f = aj[k];
-            if (f != 0.0)
-                for (int i = k + 1; i < n; ++i) aj[i] -= ak[i] * f;
-        }
-    }
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -76,7 +49,7 @@ int main(int argc, char **argv)
                 memcpy(a, a0, nn * sizeof(double));
                 double t0 = now_s();
                 if (m == 0)
-                    lu_unblocked(n, a, piv);
+                    hymo_lu_unblocked(n, a, piv);
                 else
                     LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, n, piv);
                 double t = 1e3 * (now_s() - t0);

@@ -22,9 +22,8 @@ typedef struct {
  * 1280.  (It was 48, from the call overhead alone.) */
 #define DENSE_UNBLOCKED_MAX 800
 
-/* Unblocked right-looking LU with partial pivoting (LAPACK dgetf2's
- * algorithm: same pivots, column-major, 1-based ipiv). */
-static int lu_unblocked(int n, double *a, lapack_int *ipiv)
+/* Unblocked right-looking LU with partial pivoting (linsol.h). */
+int hymo_lu_unblocked(int n, double *a, lapack_int *ipiv)
 {
     for (int k = 0; k < n; ++k) {
         double *ak = &a[(size_t)k * n];
@@ -57,7 +56,7 @@ static int dense_factor(hymo_linsol *ls, const double *a)
     dense_impl *d = ls->impl;
     int n = ls->n;
     memcpy(d->lu, a, (size_t)n * (size_t)n * sizeof(double));
-    if (n <= DENSE_UNBLOCKED_MAX) return lu_unblocked(n, d->lu, d->ipiv);
+    if (n <= DENSE_UNBLOCKED_MAX) return hymo_lu_unblocked(n, d->lu, d->ipiv);
     lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, d->lu, n, d->ipiv);
     return info == 0 ? 0 : 1;
 }
@@ -258,7 +257,6 @@ static int gather_block(const double *a, int n, int r0, int nr, int c0, int nc, 
     return 0;
 }
 
-static int lu_unblocked(int n, double *a, lapack_int *ipiv);
 /* the leading block is taken as dense when this fraction of it is non-zero
  * in the first matrix */
 #define SCHUR_DENSITY 0.25
@@ -294,7 +292,7 @@ static int klu_factor_dense(hymo_linsol *ls, const double *a)
             for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) Sj[k->Bi[e]] -= k->Bx[e] * x;
         }
     }
-    return lu_unblocked(kk, k->S, k->spiv);
+    return hymo_lu_unblocked(kk, k->S, k->spiv);
 }
 
 static void klu_solve_dense(hymo_linsol *ls, double *b)

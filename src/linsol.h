@@ -7,6 +7,8 @@
 #ifndef HYMO_LINSOL_H
 #define HYMO_LINSOL_H
 
+#include <lapacke.h> /* lapack_int */
+
 #include "hymo/error.h"
 #include "hymo/sim.h"
 
@@ -36,5 +38,12 @@ void hymo_linsol_free(hymo_linsol *ls);
  * from 16 of them on, J = [A B; C D] is factorised as KLU on D and the
  * dense LU of A - B D^-1 C (src/linsol.c); the dense solver ignores it. */
 hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err);
+
+/* Unblocked right-looking LU with partial pivoting of the column-major
+ * n x n matrix a in place (LAPACK dgetf2's algorithm: the same pivots,
+ * 1-based ipiv); nonzero if a pivot is zero or not finite.  The dense
+ * solver's factorisation up to its size threshold (bench/bench_lu times it
+ * against dgetrf). */
+int hymo_lu_unblocked(int n, double *a, lapack_int *ipiv);
 
 #endif
