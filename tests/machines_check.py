@@ -62,6 +62,27 @@ def yload(text):
     return yaml.load(text, Loader=Loader)
 
 
+def apply_override(doc, spec):
+    """Applies one `--set PATH=VALUE` (docs/overrides.md) to the parsed model:
+    PATH is dot-separated keys, a list item as key[name] (by its name) or
+    key[i] (by index)."""
+    path, value = spec.split("=", 1)
+    node, parts = doc, path.split(".")
+    for k, part in enumerate(parts):
+        m = re.fullmatch(r"([^\[]+)(?:\[([^\]]+)\])?", part)
+        key, item = m.group(1), m.group(2)
+        last = k == len(parts) - 1 and item is None
+        if last:
+            node[key] = yload("v: " + value)["v"]
+            return
+        node = node[key]
+        if item is not None:
+            lst = node
+            node = lst[int(item)] if item.isdigit() else next(e for e in lst if e.get("name") == item)
+            if k == len(parts) - 1:
+                raise ValueError("override %s names a list item, not a value" % spec)
+
+
 def run(hymo, model, out, extra, quiet=True):
     cmd = [hymo, "run", model, "-o", out] + extra + (["-q"] if quiet else [])
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -83,6 +104,9 @@ def load(path):
         d["complete"] = int(f.attrs["complete"])
         src = f.attrs["model_source"]
         d["model"] = yload(src.decode() if isinstance(src, bytes) else src)
+        ov = f.attrs.get("overrides")
+        for line in ((ov.decode() if isinstance(ov, bytes) else ov).splitlines() if ov is not None else []):
+            apply_override(d["model"], line)
     return d
 
 
@@ -176,14 +200,19 @@ def main():
     ap.add_argument("--tol-p", type=float, default=100.0)
     ap.add_argument("--checks", default="formulations,jacobian,order,floor,relief,summary")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                    help="model override passed to every run (docs/overrides.md)")
     a = ap.parse_args()
     checks = a.checks.split(",")
     os.makedirs(a.out, exist_ok=True)
     name = os.path.splitext(os.path.basename(a.model))[0]
     with open(a.model) as f:
         model = yload(f.read())
+    for spec in a.set:
+        apply_override(model, spec)
     dt = a.dt or model.get("simulation", {}).get("dt", 1e-3)
-    base = ["--dt", repr(dt)] + (["--t-end", repr(a.t_end)] if a.t_end else [])
+    sets = [x for spec in a.set for x in ("--set", spec)]
+    base = ["--dt", repr(dt)] + (["--t-end", repr(a.t_end)] if a.t_end else []) + sets
     figs = {"model": name, "dt": dt, "t_end": a.t_end or model.get("simulation", {}).get("t_end", 10)}
     fails = []
 
@@ -235,7 +264,7 @@ def main():
         runs = {1: ds}
         for k in (2, 4, 8):
             extra = ["--dt", repr(dt / k), "--output-every", str(k), "--jacobian", "numeric"]
-            extra += (["--t-end", repr(a.t_end)] if a.t_end else [])
+            extra += (["--t-end", repr(a.t_end)] if a.t_end else []) + sets
             run(a.hymo, a.model, path("dt%d" % k), extra)
             runs[k] = load(path("dt%d" % k))
         err = {k: (max_diff(runs[k], runs[8], "/states/z"), max_diff(runs[k], runs[8], "/states/p")) for k in (1, 2, 4)}

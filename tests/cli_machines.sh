@@ -1,0 +1,33 @@
+#!/bin/sh
+# The shipped machines (data/excavator.yaml, data/forestry_crane.yaml;
+# docs/models.md) through tests/machines_check.py, on a short span so that
+# CI stays fast (the whole 10 s cycles: bench/machines.sh):
+#   double-step vs penalty (1e-6 rad or m, 100 Pa), fast vs numeric Jacobian,
+#   second order against a dt/8 run, no absolute pressure below 0 Pa, every
+#   relief-protected volume below p_to + p_crack + Q_in,max / k_g, and the
+#   min/max pressure line of the summary;
+# then the check's own guard: the excavator with an atmospheric return line
+# and a blocked make-up valve in the arm's piston side (the issue's
+# -8.5 MPa case) must FAIL the floor check.
+# args: $1 hymo binary, $2 source dir, $3 build dir
+set -u
+HYMO=$1; SRC=$2; OUT=$3/cli_machines
+PY=/usr/bin/python3
+mkdir -p "$OUT"; rm -f "$OUT"/*
+fail() { echo "FAIL: $*"; exit 1; }
+"$PY" -c "import h5py, numpy, yaml" 2>/dev/null || { echo "SKIP: /usr/bin/python3 lacks h5py/numpy/yaml (scripts/deps.sh)"; exit 77; }
+CHECK="$PY $SRC/tests/machines_check.py --hymo $HYMO --out $OUT"
+
+# excavator: 0..3 s covers the boom lowering, the arm-in start where the
+# make-up valve holds the arm's piston side (p_min at 2.387 s) and the main
+# relief; forestry crane: 0..3.5 s covers the lift, the slewing and its
+# braking on the shock valves
+$CHECK --model "$SRC/data/excavator.yaml" --t-end 3 --json "$OUT/excavator.json" || fail "excavator"
+$CHECK --model "$SRC/data/forestry_crane.yaml" --t-end 3.5 --json "$OUT/forestry_crane.json" || fail "forestry crane"
+
+# the floor check fails on a cavitating circuit
+$CHECK --model "$SRC/data/excavator.yaml" --t-end 3 --checks floor \
+    --set 'hydraulics.sources[tank].pressure=1.0e5' --set 'hydraulics.check_valves[makeup_arm_p].area=1e-6' \
+    > "$OUT/planted.txt" 2>&1 && fail "floor check passed a cavitating arm circuit: $(cat "$OUT/planted.txt")"
+grep -q "^floor *FAIL min absolute pressure -" "$OUT/planted.txt" || fail "planted: $(cat "$OUT/planted.txt")"
+echo "cli_machines: ok"
