@@ -35,8 +35,10 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     w->cylinders = index_array(circ->na);
     w->reliefs = index_array(model->n_relief_valves);
     w->checks = index_array(model->n_check_valves);
+    w->pumps = index_array(model->n_pumps);
+    w->fcs = index_array(model->n_flow_controls);
     if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0 || !circ->vol_node || !w->volumes || !w->valves ||
-        !w->throttles || !w->cylinders || !w->reliefs || !w->checks) {
+        !w->throttles || !w->cylinders || !w->reliefs || !w->checks || !w->pumps || !w->fcs) {
         hymo_circuit_free(circ);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit)");
     }
@@ -53,8 +55,13 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     for (int c = 0; c < circ->na; ++c) w->cylinders[w->n_cylinders++] = c;
     for (int r = 0; r < model->n_relief_valves; ++r) w->reliefs[w->n_reliefs++] = r;
     for (int k = 0; k < model->n_check_valves; ++k) w->checks[w->n_checks++] = k;
+    for (int j = 0; j < model->n_pumps; ++j) w->pumps[w->n_pumps++] = j;
+    for (int f = 0; f < model->n_flow_controls; ++f) w->fcs[w->n_fcs++] = f;
     circ->sw_relief = HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * circ->na;
     circ->sw_check = circ->sw_relief + HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves;
+    circ->sw_valve = circ->sw_check + HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
+    circ->sw_fc = circ->sw_valve + HYMO_CIRCUIT_SWITCHES_PER_VALVE * model->n_valves;
+    circ->sw_accumulator = circ->sw_fc + HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL * model->n_flow_controls;
     for (int c = 0; c < circ->na; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
         circ->s0[c] = s0[c];
@@ -90,6 +97,8 @@ void hymo_circuit_free(hymo_circuit *circ)
     free(circ->whole.cylinders);
     free(circ->whole.reliefs);
     free(circ->whole.checks);
+    free(circ->whole.pumps);
+    free(circ->whole.fcs);
     memset(circ, 0, sizeof *circ);
 }
 
@@ -112,16 +121,21 @@ double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *c
 
 int hymo_circuit_n_switches(const hymo_model *model)
 {
-    int any = model->n_relief_valves > 0 || model->n_check_valves > 0;
+    int any = model->n_relief_valves > 0 || model->n_check_valves > 0 || model->n_flow_controls > 0 ||
+              model->n_accumulators > 0;
     for (int c = 0; c < model->n_cylinders && !any; ++c) any = model->cylinders[c].has_damper;
+    for (int v = 0; v < model->n_valves && !any && model->valve_edges; ++v) any = model->valve_edges[v].on;
     if (!any) return 0;
     return HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * model->n_cylinders +
            HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves +
-           HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
+           HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves +
+           HYMO_CIRCUIT_SWITCHES_PER_VALVE * model->n_valves +
+           HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL * model->n_flow_controls +
+           HYMO_CIRCUIT_SWITCHES_PER_ACCUMULATOR * model->n_accumulators;
 }
 
 void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, const double *p,
-                            double *g)
+                            const double *u, double *g)
 {
     for (int c = 0; c < circ->na; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
@@ -140,6 +154,21 @@ void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, c
         double y = hymo_node_pressure(model, cv->node_a, p) - hymo_node_pressure(model, cv->node_b, p) - cv->p_crack;
         g[circ->sw_check + 2 * k] = y;
         g[circ->sw_check + 2 * k + 1] = y - cv->p_open;
+    }
+    for (int v = 0; v < model->n_valves; ++v) {
+        const hymo_valve_edges *ve = model->valve_edges ? &model->valve_edges[v] : NULL;
+        double *gv = g + circ->sw_valve + HYMO_CIRCUIT_SWITCHES_PER_VALVE * v;
+        const double U = u[model->valves[v].state];
+        for (int e = 0; e < 4; ++e) gv[e] = ve && ve->on ? (e < 2 ? U : -U) - ve->u0[e] : -1.0;
+    }
+    for (int f = 0; f < model->n_flow_controls; ++f) {
+        const hymo_flow_control *fc = &model->flow_controls[f];
+        g[circ->sw_fc + f] =
+            hymo_node_pressure(model, fc->node_a, p) - hymo_node_pressure(model, fc->node_b, p) - fc->dp_c;
+    }
+    for (int j = 0; j < model->n_accumulators; ++j) {
+        const hymo_accumulator *ac = &model->accumulators[j];
+        g[circ->sw_accumulator + j] = hymo_node_pressure(model, ac->node, p) - ac->precharge;
     }
 }
 
@@ -190,6 +219,15 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
     for (int i = 0; i < part->n_valves; ++i) {
         const hymo_valve *va = &model->valves[part->valves[i]];
         double U = u[va->state];
+        if (model->valve_edges && model->valve_edges[part->valves[i]].on) { /* edges, overlap, leakage */
+            for (int e = 0; e < 4; ++e) {
+                int nf, nt;
+                double G, GU;
+                hymo_valve_edge_nodes(va, e, &nf, &nt);
+                FLOW(nf, nt, hymo_valve_edge_flow_d(circ, model, part->valves[i], e, U, p, &G, &GU));
+            }
+            continue;
+        }
         double pP = hymo_node_pressure(model, va->port_P, p), pT = hymo_node_pressure(model, va->port_T, p);
         double pA = hymo_node_pressure(model, va->port_A, p), pB = hymo_node_pressure(model, va->port_B, p);
         if (U >= 0.0) {
@@ -210,6 +248,17 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
         double G;
         FLOW(model->check_valves[k].node_a, model->check_valves[k].node_b, hymo_check_flow_d(circ, model, k, p, &G));
     }
+    for (int i = 0; i < part->n_pumps; ++i) {
+        const int j = part->pumps[i];
+        double G;
+        FLOW(model->pumps[j].node_in, model->pumps[j].node_out, hymo_pump_flow_d(model, j, p, &G));
+    }
+    for (int i = 0; i < part->n_fcs; ++i) {
+        const int f = part->fcs[i];
+        double G;
+        FLOW(model->flow_controls[f].node_a, model->flow_controls[f].node_b,
+             hymo_flow_control_flow_d(circ, model, f, p, &G));
+    }
 #undef FLOW
     for (int i = 0; i < part->n_volumes; ++i) {
         const int k = circ->vol_node[part->volumes[i]];
@@ -223,8 +272,9 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
             compl_sum += Vs / sv->bulk_modulus;
         }
         if (!(V > 0.0)) return k;
-        double Be = 1.0 / (1.0 / model->fluid.bulk_modulus_oil + compl_sum / V);
-        pdot[nd->state] = Be / V * (pdot[nd->state] - Vdot);
+        double inv_bf, dD_dp;
+        const double W = hymo_volume_weight(circ, model, k, p[nd->state], V, compl_sum, &inv_bf, &dD_dp);
+        pdot[nd->state] = W * (pdot[nd->state] - Vdot);
     }
     return -1;
 }
@@ -273,12 +323,14 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
             known[nr->state] = 1;
         }
     }
-    /* propagate through throttles (no flow at rest: equal pressures) */
+    /* propagate through throttles and flow control valves (no flow at
+     * rest: equal pressures) */
     for (int changed = 1; changed;) {
         changed = 0;
-        for (int t = 0; t < model->n_throttles; ++t) {
-            const hymo_node *a = &model->nodes[model->throttles[t].node_a];
-            const hymo_node *b = &model->nodes[model->throttles[t].node_b];
+        for (int t = 0; t < model->n_throttles + model->n_flow_controls; ++t) {
+            const int fcv = t >= model->n_throttles, i = fcv ? t - model->n_throttles : t;
+            const hymo_node *a = &model->nodes[fcv ? model->flow_controls[i].node_a : model->throttles[i].node_a];
+            const hymo_node *b = &model->nodes[fcv ? model->flow_controls[i].node_b : model->throttles[i].node_b];
             if (a->kind != HYMO_NODE_VOLUME || b->kind != HYMO_NODE_VOLUME) continue;
             if (known[a->state] && !known[b->state] && b->p0_rule == HYMO_P0_STATIC) {
                 p[b->state] = p[a->state];
@@ -296,8 +348,17 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
             return hymo_error_set(err, HYMO_ERR_MODEL,
                                   "%s: volumes.%s: initial_pressure is 'static' but the volume is "
                                   "neither a cylinder chamber whose other chamber has a given "
-                                  "pressure nor joined to one through a throttle",
+                                  "pressure nor joined to one through a throttle or flow control valve",
                                   src, nd->name);
+        }
+        if (nd->kind == HYMO_NODE_VOLUME && model->fluid_air.model == HYMO_FLUID_ENTRAINED_AIR &&
+            !(p[nd->state] > model->fluid_air.p_vapour)) {
+            double v = p[nd->state];
+            free(known);
+            return hymo_error_set(err, HYMO_ERR_MODEL,
+                                  "%s: volumes.%s: initial pressure %.6g Pa is at or below the fluid's vapour "
+                                  "pressure %.6g Pa (hydraulics.fluid.vapour_pressure; model: entrained_air)",
+                                  src, nd->name, v, model->fluid_air.p_vapour);
         }
         if (nd->kind == HYMO_NODE_VOLUME && !(p[nd->state] > 0.0)) {
             double v = p[nd->state];

@@ -25,6 +25,11 @@ typedef struct {
     int *reliefs; /* relief valve indices */
     int n_checks;
     int *checks; /* check valve indices */
+    /* valves branch: pumps and flow control valves */
+    int n_pumps;
+    int *pumps;
+    int n_fcs;
+    int *fcs; /* flow control valve indices */
 } hymo_circuit_part;
 
 /* Per-run constants resolved from the initial geometry. */
@@ -42,6 +47,11 @@ typedef struct {
     /* offsets of the relief and check valves' switching functions in g
      * and sw (after the 2 na of the cylinders) */
     int sw_relief, sw_check;
+    /* valves branch: offsets of the 4/3 valves' edge switches (4 per
+     * valve) and of the flow control valves' (1 each), after the checks' */
+    int sw_valve, sw_fc;
+    /* branch fluid: offset of the accumulators' switching functions */
+    int sw_accumulator;
 } hymo_circuit;
 
 /* Switching functions (events), in this order:
@@ -49,19 +59,29 @@ typedef struct {
  *     inside the end damper's zone; -1 without a damper);
  *   per relief valve r: g[sw_relief + r] = p_a - p_b - p_crack (>= 0: open);
  *   per check valve k: g[sw_check + 2k] = dp - p_crack (>= 0: opening),
- *     g[sw_check + 2k + 1] = dp - p_crack - p_open (>= 0: fully open).
+ *     g[sw_check + 2k + 1] = dp - p_crack - p_open (>= 0: fully open);
+ *   per 4/3 valve v: g[sw_valve + 4v + e] = +-U - u0_e for its edges
+ *     e = PA, BT (+U), PB, AT (-U) (>= 0: edge open); -1 for a valve
+ *     without `edges`/`overlap`/`leakage` (its branch is the sign of U);
+ *   per flow control valve f: g[sw_fc + f] = dp - dp_c (>= 0: regulating).
+ *   per accumulator j: g[sw_accumulator + j] = p - p0 (>= 0: charged).
  * With circ->sw set, a branch follows its switching state sw[i] (= g_i >= 0
  * when it was last located) instead of the sign of g_i, so that each branch
  * is smooth up to the located crossing. */
 #define HYMO_CIRCUIT_SWITCHES_PER_CYLINDER 2
 #define HYMO_CIRCUIT_SWITCHES_PER_RELIEF 1
 #define HYMO_CIRCUIT_SWITCHES_PER_CHECK 2
+#define HYMO_CIRCUIT_SWITCHES_PER_VALVE 4
+#define HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL 1
+#define HYMO_CIRCUIT_SWITCHES_PER_ACCUMULATOR 1
 /* Number of switching functions of the model: 0 if it has neither an end
- * damper nor a relief or check valve (then nothing is located), else
- * 2 na + n_relief + 2 n_check. */
+ * damper nor a relief, check, edged 4/3 or flow control valve nor an
+ * accumulator (then nothing is located), else 2 na + n_relief + 2 n_check +
+ * 4 n_valves + n_flow_controls + n_accumulators. */
 int hymo_circuit_n_switches(const hymo_model *model);
+/* g at actuator lengths s, pressures p and spool states u. */
 void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, const double *p,
-                            double *g);
+                            const double *u, double *g);
 
 hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const double *s0,
                               hymo_error *err);
@@ -72,6 +92,45 @@ static inline double hymo_node_pressure(const hymo_model *model, int node, const
 {
     const hymo_node *n = &model->nodes[node];
     return n->kind == HYMO_NODE_VOLUME ? p[n->state] : n->pressure;
+}
+
+/* Fluid law of the volumes (hydraulics/fluid.c; branch fluid): 1/B_f(p)
+ * and its derivative. One table per hymo_fluid_model. */
+typedef struct {
+    const char *name;
+    double (*inv_bulk)(const hymo_model *model, double p, double *dinv_dp);
+} hymo_fluid_law;
+const hymo_fluid_law *hymo_fluid_law_of(const hymo_model *model);
+/* Volume at p of the fluid (mixture) that fills a unit volume at p_ref:
+ * the closed form of the fluid law, dV/V = -dp/B_f (tests, docs). */
+double hymo_fluid_mixture_volume(const hymo_model *model, double p);
+/* Lowest physical absolute pressure: p_vapour (entrained air), 0 Pa
+ * (constant bulk modulus). */
+double hymo_fluid_floor(const hymo_model *model);
+/* Gas volume of accumulator ac at pressure p (V0 at and below p0). */
+double hymo_accumulator_gas_volume(const hymo_accumulator *ac, double p);
+/* Compliance -dV_g/dp of the charged accumulators at node (the switching
+ * state's branch if circ->sw is set, else p >= p0), and its derivative. */
+double hymo_accumulator_compliance(const hymo_circuit *circ, const hymo_model *model, int node, double p,
+                                   double *dA_dp);
+
+/* W = B_e/V of volume node k at pressure p, with its fixed-plus-chamber
+ * volume V and container compliance C = sum V_s/B_s:
+ *   1/B_e = 1/B_f(p) + (C + A(p))/V,  A: accumulators;
+ * *inv_bf = 1/B_f(p), *dD_dp = d(V/B_f + C + A)/dp (so that
+ * dW/dp = -W^2 dD_dp). With the constant law and no accumulator this is
+ * the expression of SPEC §2 to the last bit. */
+static inline double hymo_volume_weight(const hymo_circuit *circ, const hymo_model *model, int k, double p,
+                                        double V, double compl_sum, double *inv_bf, double *dD_dp)
+{
+    double dinv, dacc;
+    const double inv = hymo_fluid_law_of(model)->inv_bulk(model, p, &dinv);
+    const double acc = model->n_accumulators > 0 ? hymo_accumulator_compliance(circ, model, k, p, &dacc)
+                                                 : (dacc = 0.0, 0.0);
+    const double Be = 1.0 / (inv + (compl_sum + acc) / V);
+    *inv_bf = inv;
+    *dD_dp = V * dinv + dacc;
+    return Be / V;
 }
 
 /* Chamber lengths of cylinder c at actuator length s. */
@@ -161,6 +220,100 @@ static inline double hymo_check_flow_d(const hymo_circuit *circ, const hymo_mode
     const double x = y / cv->p_open;
     *G = cv->Cmax * (g / cv->p_open + x * dg) + cv->leakage;
     return cv->Cmax * x * g + cv->leakage * dp;
+}
+
+/* ---- valves branch: pumps, flow control valves, 4/3 valve edges ---- */
+
+/* Flow in -> out of pump j, Q = eta_v D n - C_L (p_out - p_in), and in *G
+ * dQ/dp_in (= -dQ/dp_out = C_L). Smooth: no switching point. */
+static inline double hymo_pump_flow_d(const hymo_model *model, int j, const double *p, double *G)
+{
+    const hymo_pump *pu = &model->pumps[j];
+    const double dp = hymo_node_pressure(model, pu->node_out, p) - hymo_node_pressure(model, pu->node_in, p);
+    *G = pu->leakage;
+    return pu->eta_v * pu->displacement * pu->speed - pu->leakage * dp;
+}
+
+/* Hydraulic power of pump j, (p_out - p_in) Q in W, and its flow in *Q
+ * (for the output: per-element flows and powers). */
+static inline double hymo_pump_power(const hymo_model *model, int j, const double *p, double *Q)
+{
+    const hymo_pump *pu = &model->pumps[j];
+    double G;
+    *Q = hymo_pump_flow_d(model, j, p, &G);
+    return (hymo_node_pressure(model, pu->node_out, p) - hymo_node_pressure(model, pu->node_in, p)) * *Q;
+}
+
+/* Flow a -> b of flow control valve f and, in *G, dQ/dp_a (= -dQ/dp_b) on
+ * the branch taken (the switching state's if circ->sw is set, else
+ * regulating for dp - dp_c >= 0): Q_set, or Q_set g(dp)/g(dp_c) below. */
+static inline double hymo_flow_control_flow_d(const hymo_circuit *circ, const hymo_model *model, int f,
+                                              const double *p, double *G)
+{
+    const hymo_flow_control *fc = &model->flow_controls[f];
+    const double dp = hymo_node_pressure(model, fc->node_a, p) - hymo_node_pressure(model, fc->node_b, p);
+    if (circ->sw ? circ->sw[circ->sw_fc + f] : dp - fc->dp_c >= 0.0) {
+        *G = 0.0;
+        return fc->q_set;
+    }
+    double dgc, gc = hymo_orifice_g_d(fc->dp_c, model->fluid.p_transition, &dgc);
+    double dg, g = hymo_orifice_g_d(dp, model->fluid.p_transition, &dg);
+    *G = fc->q_set / gc * dg;
+    return fc->q_set / gc * g;
+}
+
+/* Opening factor of edge e of valve v at spool state U on the branch taken
+ * (the switching state's if circ->sw is set, else open for +-U - u0 >= 0):
+ * +-U - u0_e or 0, and in *dx its derivative dx/dU. The plain valve (no
+ * edges) opens PA, BT for U >= 0 and PB, AT for U < 0 with x = |U|. */
+static inline double hymo_valve_edge_opening(const hymo_circuit *circ, const hymo_model *model, int v, int e,
+                                             double U, double *dx)
+{
+    const double sgn = e < 2 ? 1.0 : -1.0;
+    const hymo_valve_edges *ve = model->valve_edges ? &model->valve_edges[v] : NULL;
+    if (!ve || !ve->on) {
+        if ((e < 2) == (U >= 0.0)) {
+            *dx = sgn;
+            return sgn * U;
+        }
+        *dx = 0.0;
+        return 0.0;
+    }
+    const double y = sgn * U - ve->u0[e];
+    if (circ->sw ? circ->sw[circ->sw_valve + HYMO_CIRCUIT_SWITCHES_PER_VALVE * v + e] : y >= 0.0) {
+        *dx = sgn;
+        return y;
+    }
+    *dx = 0.0;
+    return 0.0;
+}
+
+/* Nodes of edge e of valve va (flow from -> to). */
+static inline void hymo_valve_edge_nodes(const hymo_valve *va, int e, int *from, int *to)
+{
+    static const int fr[4] = {0, 3, 0, 2}, tt[4] = {2, 1, 3, 1}; /* P T A B = 0 1 2 3 */
+    const int ports[4] = {va->port_P, va->port_T, va->port_A, va->port_B};
+    *from = ports[fr[e]];
+    *to = ports[tt[e]];
+}
+
+/* Flow through edge e of valve v (from -> to as hymo_valve_edge_nodes) at
+ * spool state U, with dQ/dp_from (= -dQ/dp_to) in *G and dQ/dU in *GU. */
+static inline double hymo_valve_edge_flow_d(const hymo_circuit *circ, const hymo_model *model, int v, int e,
+                                            double U, const double *p, double *G, double *GU)
+{
+    const hymo_valve *va = &model->valves[v];
+    const hymo_valve_edges *ve = model->valve_edges ? &model->valve_edges[v] : NULL;
+    int nf, nt;
+    hymo_valve_edge_nodes(va, e, &nf, &nt);
+    const double dp = hymo_node_pressure(model, nf, p) - hymo_node_pressure(model, nt, p);
+    double dx, x = hymo_valve_edge_opening(circ, model, v, e, U, &dx);
+    const double C = ve && ve->on ? ve->C[e] : va->Cv;
+    const double Gl = ve && ve->on ? ve->leakage : 0.0;
+    double dg, g = hymo_orifice_g_d(dp, model->fluid.p_transition, &dg);
+    *G = C * x * dg + Gl;
+    *GU = C * dx * g;
+    return C * x * g + Gl * dp;
 }
 
 /* End-damper force of cylinder c (cy) at chamber lengths lp, lr and rate

@@ -4,11 +4,14 @@
  * Per volume i (node k) hymo_circuit_eval computes
  *   pdot_i = Be/V (Q_i - Vdot_i),  Be = 1 / (1/B_oil + C/V),  C = sum_j V_j / B_j,
  * i.e. pdot_i = W_i (Q_i - Vdot_i) with W_i = Be/V = 1 / D_i, D_i = V/B_oil + C.
- * Q_i (net inflow of throttles, valves, relief and check valves) depends on p and u only; V_j and
+ * Q_i (net inflow of throttles, valves, relief and check valves, pumps, flow controls) depends on p and u only; V_j and
  * hence D_i depend on s (a chamber's V_j' = A_pist or -A_rod), Vdot_i on sd:
  *   d pdot_i/d p_k  = W_i dQ_i/dp_k,      d pdot_i/d u_v = W_i dQ_i/du_v,
  *   d pdot_i/d s_a  = -pdot_i W_i dD_i/ds_a,  dD_i/ds_a = sum_j V_j' (1/B_oil + 1/B_j),
  *   d pdot_i/d sd_a = -W_i sum_j V_j'       (sums over the chambers of cylinder a).
+ * Branch fluid: B_oil is the fluid law's B_f(p_i) and D_i also holds the
+ * accumulators' compliance A_i(p_i) (hymo_volume_weight), which adds
+ *   d pdot_i/d p_i += -pdot_i W_i dD_i/dp_i,  dD_i/dp_i = V d(1/B_f)/dp + dA_i/dp.
  * Actuator force F = fp - c sd - (1-eta) |fp| tanh(sd/v_s) + F_d(s, sd),
  * fp = p_pist A_pist - p_rod A_rod:
  *   dF/dp   = dfp/dp (1 - (1-eta) sgn(fp) tanh(sd/v_s)),
@@ -153,6 +156,15 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
     for (int v = 0; v < model->n_valves; ++v) {
         const hymo_valve *va = &model->valves[v];
         const double U = u[va->state];
+        if (model->valve_edges && model->valve_edges[v].on) { /* edges, overlap, leakage */
+            for (int e = 0; e < 4; ++e) {
+                int nf, nt;
+                double G, GU, q = hymo_valve_edge_flow_d(circ, model, v, e, U, p, &G, &GU);
+                hymo_valve_edge_nodes(va, e, &nf, &nt);
+                add_flow(&f, nf, nt, q, G, va->state, GU);
+            }
+            continue;
+        }
         if (U >= 0.0) { /* q = Cv U g */
             add_valve_edge(&f, p, p_tr, va->port_P, va->port_A, va->Cv * U, va->Cv, va->state);
             add_valve_edge(&f, p, p_tr, va->port_B, va->port_T, va->Cv * U, va->Cv, va->state);
@@ -169,9 +181,16 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
         double G, q = hymo_check_flow_d(circ, model, k, p, &G);
         add_flow(&f, model->check_valves[k].node_a, model->check_valves[k].node_b, q, G, -1, 0.0);
     }
+    for (int j = 0; j < model->n_pumps; ++j) {
+        double G, q = hymo_pump_flow_d(model, j, p, &G);
+        add_flow(&f, model->pumps[j].node_in, model->pumps[j].node_out, q, G, -1, 0.0);
+    }
+    for (int k = 0; k < model->n_flow_controls; ++k) {
+        double G, q = hymo_flow_control_flow_d(circ, model, k, p, &G);
+        add_flow(&f, model->flow_controls[k].node_a, model->flow_controls[k].node_b, q, G, -1, 0.0);
+    }
 
     /* per volume: W = Be/V, pdot, and the s, sd columns */
-    const double inv_boil = 1.0 / model->fluid.bulk_modulus_oil;
     for (int i = 0; i < np; ++i) {
         const hymo_node *nd = &model->nodes[circ->vol_node[i]];
         double *ds_row = d->dpdot_ds + (size_t)i * na, *dsd_row = d->dpdot_dsd + (size_t)i * na;
@@ -184,18 +203,25 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
             V += Vs;
             compl_sum += Vs / sv->bulk_modulus;
             if (sv->cylinder >= 0) {
-                const int a = sv->cylinder;
-                Vdot += dV_ds * sd[a];
-                ds_row[a] += dV_ds * (inv_boil + 1.0 / sv->bulk_modulus); /* dD/ds_a */
-                dsd_row[a] += dV_ds;                                      /* dVdot/dsd_a */
+                Vdot += dV_ds * sd[sv->cylinder];
                 has_chamber = 1;
             }
         }
         if (!(V > 0.0)) return -1;
-        const double Be = 1.0 / (1.0 / model->fluid.bulk_modulus_oil + compl_sum / V);
-        const double W = Be / V;
+        double inv_bf, dD_dp;
+        const double W = hymo_volume_weight(circ, model, circ->vol_node[i], p[i], V, compl_sum, &inv_bf, &dD_dp);
+        for (int q = 0; has_chamber && q < nd->n_parts; ++q) {
+            const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
+            if (sv->cylinder < 0) continue;
+            double dV_ds;
+            (void)hymo_subvolume_size(circ, model, sv, s, &dV_ds);
+            ds_row[sv->cylinder] += dV_ds * (inv_bf + 1.0 / sv->bulk_modulus); /* dD/ds_a */
+            dsd_row[sv->cylinder] += dV_ds;                                    /* dVdot/dsd_a */
+        }
         double *row = d->dpdot_dp + (size_t)i * np;
         for (int k = 0; k < np; ++k) row[k] *= W;
+        /* pressure-dependent fluid and accumulators: d pdot_i/d p_i += -pdot_i W dD/dp_i */
+        if (dD_dp != 0.0) row[i] -= W * W * (Q - Vdot) * dD_dp;
         row = d->dpdot_du + (size_t)i * nu;
         for (int k = 0; k < nu; ++k) row[k] *= W;
         if (has_chamber) {

@@ -58,6 +58,8 @@ void hymo_circuit_parts_free(hymo_circuit_part *parts, int n_parts)
         free(parts[i].cylinders);
         free(parts[i].reliefs);
         free(parts[i].checks);
+        free(parts[i].pumps);
+        free(parts[i].fcs);
     }
     free(parts);
 }
@@ -135,6 +137,28 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             goto done;
         }
     }
+    for (int j = 0; j < model->n_pumps; ++j) {
+        const hymo_pump *pu = &model->pumps[j];
+        int nodes[2] = {pu->node_in, pu->node_out};
+        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
+            st = hymo_error_set(err, HYMO_ERR_MODEL,
+                                "%s: pumps.%s: connects no volume (%s - %s), so it belongs to "
+                                "no hydraulic circuit",
+                                src, pu->name, model->nodes[pu->node_in].name, model->nodes[pu->node_out].name);
+            goto done;
+        }
+    }
+    for (int k = 0; k < model->n_flow_controls; ++k) {
+        const hymo_flow_control *fc = &model->flow_controls[k];
+        int nodes[2] = {fc->node_a, fc->node_b};
+        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
+            st = hymo_error_set(err, HYMO_ERR_MODEL,
+                                "%s: flow_control_valves.%s: connects no volume (%s - %s), so it belongs to "
+                                "no hydraulic circuit",
+                                src, fc->name, model->nodes[fc->node_a].name, model->nodes[fc->node_b].name);
+            goto done;
+        }
+    }
     for (int c = 0; c < model->n_cylinders; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
         int nodes[2] = {cy->node_piston, cy->node_rod};
@@ -186,13 +210,17 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
                 pt->cylinders = malloc((size_t)(pt->n_cylinders > 0 ? pt->n_cylinders : 1) * sizeof(int));
                 pt->reliefs = malloc((size_t)(pt->n_reliefs > 0 ? pt->n_reliefs : 1) * sizeof(int));
                 pt->checks = malloc((size_t)(pt->n_checks > 0 ? pt->n_checks : 1) * sizeof(int));
-                if (!pt->volumes || !pt->valves || !pt->throttles || !pt->cylinders || !pt->reliefs || !pt->checks) {
+                pt->pumps = malloc((size_t)(pt->n_pumps > 0 ? pt->n_pumps : 1) * sizeof(int));
+                pt->fcs = malloc((size_t)(pt->n_fcs > 0 ? pt->n_fcs : 1) * sizeof(int));
+                if (!pt->volumes || !pt->valves || !pt->throttles || !pt->cylinders || !pt->reliefs || !pt->checks ||
+                    !pt->pumps || !pt->fcs) {
                     hymo_circuit_parts_free(out, nc);
                     st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
                     goto done;
                 }
             }
             pt->n_volumes = pt->n_valves = pt->n_throttles = pt->n_cylinders = pt->n_reliefs = pt->n_checks = 0;
+            pt->n_pumps = pt->n_fcs = 0;
         }
         for (int k = 0; k < np; ++k) {
             hymo_circuit_part *pt = &out[comp_of_root[uf_find(parent, k)]];
@@ -228,6 +256,20 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
             if (pass == 1) pt->checks[pt->n_checks] = k;
             ++pt->n_checks;
+        }
+        for (int j = 0; j < model->n_pumps; ++j) {
+            const hymo_pump *pu = &model->pumps[j];
+            int node = model->nodes[pu->node_in].kind == HYMO_NODE_VOLUME ? pu->node_in : pu->node_out;
+            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
+            if (pass == 1) pt->pumps[pt->n_pumps] = j;
+            ++pt->n_pumps;
+        }
+        for (int k = 0; k < model->n_flow_controls; ++k) {
+            const hymo_flow_control *fc = &model->flow_controls[k];
+            int node = model->nodes[fc->node_a].kind == HYMO_NODE_VOLUME ? fc->node_a : fc->node_b;
+            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
+            if (pass == 1) pt->fcs[pt->n_fcs] = k;
+            ++pt->n_fcs;
         }
         for (int c = 0; c < model->n_cylinders; ++c) {
             const hymo_cylinder *cy = &model->cylinders[c];

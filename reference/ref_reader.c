@@ -453,6 +453,71 @@ static hid_t open_group(reader *r, hid_t file, const char *name, hymo_status *st
     return g;
 }
 
+/* 1-D numeric array attribute of exactly n values, read as mem_type. */
+static hymo_status attr_num_array(reader *r, hid_t obj, const char *where, const char *name, hid_t mem_type,
+                                  void *out, int n)
+{
+    hymo_status st = HYMO_OK;
+    hid_t a = open_attr(r, obj, where, name, &st);
+    if (a < 0) return st;
+    if (attr_npoints(a) != n) {
+        st = fail(r, "attribute '%s' of '%s' does not have %d values", name, where, n);
+    } else if (n > 0 && H5Aread(a, mem_type, out) < 0) {
+        st = fail(r, "cannot read attribute '%s' of '%s'", name, where);
+    }
+    H5Aclose(a);
+    return st;
+}
+
+/* Branch fluid: the fluid law and per-volume pressure ranges on /states
+ * (absent in older files: fluid_model stays ""). */
+#define TRY(expr)                                                                                  \
+    if (st == HYMO_OK) st = (expr)
+static hymo_status read_volume_ranges(reader *r, hid_t states, hymo_run_summary *s)
+{
+    hymo_status st = HYMO_OK;
+    s->fluid_model[0] = '\0';
+    s->n_volume_ranges = s->n_volumes_total = s->n_volumes_below_floor = 0;
+    s->p_floor = 0.0;
+    if (H5Aexists(states, "fluid_model") <= 0) return HYMO_OK;
+    TRY(attr_text(r, states, "/states", "fluid_model", s->fluid_model, sizeof s->fluid_model));
+    TRY(attr_double(r, states, "/states", "p_floor", &s->p_floor));
+    TRY(attr_int(r, states, "/states", "n_volumes_below_floor", &s->n_volumes_below_floor));
+    TRY(attr_int(r, states, "/states", "n_volumes_total", &s->n_volumes_total));
+    int n = 0;
+    if (st == HYMO_OK) {
+        hid_t a = H5Aopen(states, "volume_p_min", H5P_DEFAULT);
+        if (a < 0) return fail(r, "cannot open attribute 'volume_p_min' of '/states'");
+        hssize_t np = attr_npoints(a);
+        H5Aclose(a);
+        if (np < 0 || np > HYMO_SUMMARY_VOLUMES)
+            return fail(r, "attribute 'volume_p_min' of '/states' has %ld values (at most %d)", (long)np,
+                        HYMO_SUMMARY_VOLUMES);
+        n = (int)np;
+    }
+    double v[4][HYMO_SUMMARY_VOLUMES];
+    int below[HYMO_SUMMARY_VOLUMES];
+    static const char *const keys[4] = {"volume_p_min", "volume_p_min_time", "volume_p_max", "volume_p_max_time"};
+    for (int i = 0; i < 4; ++i) TRY(attr_num_array(r, states, "/states", keys[i], H5T_NATIVE_DOUBLE, v[i], n));
+    TRY(attr_num_array(r, states, "/states", "volume_below_floor", H5T_NATIVE_INT, below, n));
+    char(*names)[HYMO_REF_TEXT_MAX] = NULL;
+    if (st == HYMO_OK && n > 0) st = attr_name_table(r, states, "/states", "volume_names", n, 0, &names);
+    if (st != HYMO_OK) {
+        free(names);
+        return st;
+    }
+    for (int k = 0; k < n; ++k) {
+        hymo_volume_range *vr = &s->volume_ranges[k];
+        copy_text(vr->name, sizeof vr->name, names[k]);
+        vr->p_min = v[0][k], vr->p_min_time = v[1][k], vr->p_max = v[2][k], vr->p_max_time = v[3][k];
+        vr->below_floor = below[k];
+    }
+    free(names);
+    s->n_volume_ranges = n;
+    return HYMO_OK;
+}
+#undef TRY
+
 static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s)
 {
     hymo_status st = HYMO_OK;
@@ -480,6 +545,7 @@ static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s
         TRY(attr_double(r, states, "/states", "p_max_time", &s->p_max_time));
         TRY(attr_text(r, states, "/states", "p_max_volume", s->p_max_volume, sizeof s->p_max_volume));
         TRY(attr_int(r, states, "/states", "n_volumes_below_zero", &s->n_volumes_below_zero));
+        TRY(read_volume_ranges(r, states, s));
         s->has_pressure_range = st == HYMO_OK;
     }
     if (states >= 0) H5Gclose(states);

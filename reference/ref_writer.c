@@ -171,6 +171,52 @@ static herr_t attr_str(hid_t obj, const char *name, const char *value)
     return rc;
 }
 
+static herr_t attr_str_array(hid_t obj, const char *name, const char *const *values, int n);
+
+/* 1-D numeric array attribute of n values (n may be 0). */
+static herr_t attr_num_array(hid_t obj, const char *name, hid_t file_type, hid_t mem_type, const void *values,
+                             int n)
+{
+    hsize_t dim = (hsize_t)n;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    if (space < 0) return -1;
+    hid_t a = attr_open_or_create(obj, name, file_type, space);
+    H5Sclose(space);
+    if (a < 0) return -1;
+    herr_t rc = n > 0 ? H5Awrite(a, mem_type, values) : 0;
+    if (H5Aclose(a) < 0) rc = -1;
+    return rc;
+}
+
+/* Per-volume pressure ranges of the summary (branch fluid) on /states. */
+static herr_t attr_volume_ranges(hid_t obj, const hymo_run_summary *s)
+{
+    const int n = s->n_volume_ranges;
+    double v[4][HYMO_SUMMARY_VOLUMES];
+    int below[HYMO_SUMMARY_VOLUMES];
+    const char *names[HYMO_SUMMARY_VOLUMES];
+    char buf[HYMO_SUMMARY_VOLUMES][HYMO_REF_TEXT_MAX];
+    for (int k = 0; k < n; ++k) {
+        const hymo_volume_range *r = &s->volume_ranges[k];
+        v[0][k] = r->p_min, v[1][k] = r->p_min_time, v[2][k] = r->p_max, v[3][k] = r->p_max_time;
+        below[k] = r->below_floor;
+        memcpy(buf[k], r->name, HYMO_REF_TEXT_MAX);
+        buf[k][HYMO_REF_TEXT_MAX - 1] = '\0';
+        names[k] = buf[k];
+    }
+    static const char *const keys[4] = {"volume_p_min", "volume_p_min_time", "volume_p_max", "volume_p_max_time"};
+    char model[HYMO_REF_TEXT_MAX];
+    memcpy(model, s->fluid_model, sizeof model);
+    model[sizeof model - 1] = '\0';
+    if (attr_str(obj, "fluid_model", model) < 0 || attr_double(obj, "p_floor", s->p_floor) < 0 ||
+        attr_int(obj, "n_volumes_below_floor", s->n_volumes_below_floor) < 0 ||
+        attr_int(obj, "n_volumes_total", s->n_volumes_total) < 0 || attr_str_array(obj, "volume_names", names, n) < 0)
+        return -1;
+    for (int i = 0; i < 4; ++i)
+        if (attr_num_array(obj, keys[i], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v[i], n) < 0) return -1;
+    return attr_num_array(obj, "volume_below_floor", H5T_STD_I32LE, H5T_NATIVE_INT, below, n);
+}
+
 /* 1-D array of n strings (n may be 0), fixed length: the longest + 1. */
 static herr_t attr_str_array(hid_t obj, const char *name, const char *const *values, int n)
 {
@@ -882,6 +928,9 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
         copy_name(vol, s->p_max_volume);
         ATTR(attr_str, HYMO_GROUP_STATES, "p_max_volume", vol)
         ATTR(attr_int, HYMO_GROUP_STATES, "n_volumes_below_zero", s->n_volumes_below_zero)
+        if (s->fluid_model[0] && attr_volume_ranges(w->groups[HYMO_GROUP_STATES], s) < 0)
+            return h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing the per-volume pressure ranges of '/%s'",
+                           hymo_ref_groups[HYMO_GROUP_STATES]);
     }
     ATTR(attr_double, HYMO_GROUP_SOLVER, "wall_total", s->wall_total)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "n_events", s->n_events)

@@ -71,6 +71,28 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
             fprintf(out, "%-12s NON-PHYSICAL: %d volume%s below 0 Pa absolute (the fluid model has no "
                          "cavitation limit; results past that point are not physical)\n",
                     "warning", s->n_volumes_below_zero, s->n_volumes_below_zero == 1 ? "" : "s");
+        /* branch fluid: the fluid law, then each volume's range */
+        if (s->fluid_model[0]) {
+            if (s->p_floor > 0.0)
+                fprintf(out, "%-12s %.*s, floor %.6g Pa (vapour pressure)\n", "fluid", w, s->fluid_model,
+                        s->p_floor);
+            else
+                fprintf(out, "%-12s %.*s, floor 0 Pa absolute\n", "fluid", w, s->fluid_model);
+            if (s->n_volumes_below_floor > 0 && s->p_floor > 0.0)
+                fprintf(out, "%-12s NON-PHYSICAL: %d volume%s below the fluid's floor %.6g Pa (a step too long "
+                             "for the expansion rate)\n",
+                        "warning", s->n_volumes_below_floor, s->n_volumes_below_floor == 1 ? "" : "s", s->p_floor);
+            for (int k = 0; k < s->n_volume_ranges; ++k) {
+                const hymo_volume_range *vr = &s->volume_ranges[k];
+                fprintf(out, "  %-10.*s min %.6g MPa at %.6g s, max %.6g MPa at %.6g s%s\n", w, vr->name,
+                        1e-6 * vr->p_min, vr->p_min_time, 1e-6 * vr->p_max, vr->p_max_time,
+                        vr->below_floor ? (s->p_floor > 0.0 ? "  NON-PHYSICAL (below the floor)"
+                                                             : "  NON-PHYSICAL (below 0 Pa absolute)")
+                                        : "");
+            }
+            if (s->n_volumes_total > s->n_volume_ranges)
+                fprintf(out, "  (%d more volumes: see /states/p)\n", s->n_volumes_total - s->n_volume_ranges);
+        }
     }
     if (s->n_events > 0)
         fprintf(out, "%-12s %ld located (%ld Newton iterations to locate them)\n", "events", s->n_events,

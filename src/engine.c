@@ -474,11 +474,16 @@ void hymo_engine_record_stats(hymo_sim *sim)
     sim->drift = sim->kinetic + sim->potential - sim->energy0 - wsum;
     if (fabs(sim->drift) > sim->peak_drift) sim->peak_drift = fabs(sim->drift);
     if (fabs(wsum) > sim->max_work) sim->max_work = fabs(wsum);
+    const double floor_p = hymo_fluid_floor(model);
     for (int k = 0; k < sim->np; ++k) {
         const double pk = sim->p[k];
         if (!(pk >= sim->p_lo)) sim->p_lo = pk, sim->v_lo = k, sim->t_lo = sim->t;
         if (!(pk <= sim->p_hi)) sim->p_hi = pk, sim->v_hi = k, sim->t_hi = sim->t;
         if (pk < 0.0 && !sim->p_negative[k]) sim->p_negative[k] = 1, sim->n_negative++;
+        double *r = sim->p_vrange + 4 * k;
+        if (!(pk >= r[0])) r[0] = pk, r[1] = sim->t;
+        if (!(pk <= r[2])) r[2] = pk, r[3] = sim->t;
+        if (!(pk >= floor_p) && !sim->p_below_floor[k]) sim->p_below_floor[k] = 1, sim->n_below_floor++;
     }
     if (m == 0) return;
     /* phi, phi_z and gamma are those of the final evaluation (after the

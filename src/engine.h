@@ -223,6 +223,12 @@ struct hymo_sim {
     double clock0;    /* hymo_now_seconds() at the first step (0: none yet) */
     /* controller overrides of inputs and parameters (src/control.c); NULL if none */
     struct hymo_control *control;
+    /* branch fluid: per-volume pressure range, [4k..4k+3] = p_min, t_min,
+     * p_max, t_max of volume state k, and the volumes that went below the
+     * fluid's floor (p_vapour with entrained air, 0 Pa with the constant law) */
+    double *p_vrange;
+    unsigned char *p_below_floor; /* np */
+    int n_below_floor;
 };
 typedef struct hymo_control hymo_control;
 

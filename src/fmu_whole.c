@@ -190,6 +190,7 @@ static void whole_snap(whole_impl *w, snap *s)
     snap_d(s, &sim->p_lo, 1), snap_d(s, &sim->p_hi, 1), snap_d(s, &sim->t_lo, 1), snap_d(s, &sim->t_hi, 1);
     snap_i(s, &sim->v_lo), snap_i(s, &sim->v_hi), snap_i(s, &sim->n_negative);
     snap_u8(s, sim->p_negative, np);
+    snap_d(s, sim->p_vrange, 4 * np), snap_u8(s, sim->p_below_floor, np), snap_i(s, &sim->n_below_floor);
     snap_d(s, &sim->newton_tau, 1), snap_d(s, &sim->newton_theta, 1), snap_d(s, &sim->newton_prev_m, 1);
     snap_d(s, &sim->newton_lte, 1);
     /* the inputs */

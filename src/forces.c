@@ -154,7 +154,7 @@ static void mono_set_inputs(hymo_sim *sim, const double *inputs) { (void)sim, (v
 static int mono_n_switches(const hymo_sim *sim) { return hymo_circuit_n_switches(sim->model); }
 static void mono_switching(const hymo_sim *sim, double *g)
 {
-    hymo_circuit_switching(&sim->circ, sim->model, sim->act.s, sim->pn, g);
+    hymo_circuit_switching(&sim->circ, sim->model, sim->act.s, sim->pn, sim->un, g);
 }
 
 const hymo_force_source_ops hymo_forces_monolithic_ops = {

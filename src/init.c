@@ -114,6 +114,8 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);
     sim->nsw = forces->n_switches(sim);
     ALLOC(sim->p_negative, np);
+    ALLOC(sim->p_vrange, 4 * np); ALLOC(sim->p_below_floor, np);
+    for (int k = 0; k < np; ++k) sim->p_vrange[4 * k] = INFINITY, sim->p_vrange[4 * k + 2] = -INFINITY;
     sim->p_lo = INFINITY, sim->p_hi = -INFINITY, sim->v_lo = sim->v_hi = -1;
     ALLOC(sim->sw, sim->nsw); ALLOC(sim->g_start, sim->nsw); ALLOC(sim->g_end, sim->nsw); ALLOC(sim->lambda_save, m);
     sim->h = sim->h_prev = opt->dt;
@@ -159,6 +161,8 @@ void hymo_sim_free(hymo_sim *sim)
     free(sim->kkt_piv);
     free(sim->sw);
     free(sim->p_negative);
+    free(sim->p_vrange);
+    free(sim->p_below_floor);
     hymo_sim_control_free(sim); /* src/control.c (last: sim->model may be its copy) */
     free(sim);
 }

@@ -32,6 +32,10 @@ void hymo_model_free(hymo_model *model)
     free(model->throttles);
     free(model->relief_valves);
     free(model->check_valves);
+    free(model->pumps); /* valves branch */
+    free(model->flow_controls);
+    free(model->valve_edges);
+    free(model->accumulators);
     free(model->valves);
     free(model->cylinders);
     free(model);

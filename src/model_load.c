@@ -1299,6 +1299,10 @@ static int element_exists(const hymo_model *m, const char *name)
         if (strcmp(m->relief_valves[i].name, name) == 0) return 1;
     for (int i = 0; i < m->n_check_valves; i++)
         if (strcmp(m->check_valves[i].name, name) == 0) return 1;
+    for (int i = 0; i < m->n_pumps; i++)
+        if (strcmp(m->pumps[i].name, name) == 0) return 1;
+    for (int i = 0; i < m->n_flow_controls; i++)
+        if (strcmp(m->flow_controls[i].name, name) == 0) return 1;
     return 0;
 }
 
@@ -1628,11 +1632,15 @@ static hymo_status load_check(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k)
     return HYMO_OK;
 }
 
+#define HYMO_MODEL_LOAD_UNIT /* valves branch: pumps, flow control valves, valve edges */
+#include "model_load_valves.c"
+
 static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
 {
     (void)k; /* equals m->n_valves: items are appended as they load */
     static const char *const keys[] = {"name", "type", "P", "T", "A", "B", "flow_coefficient",
-                                       "bandwidth_hz", "time_constant", "signal", NULL};
+                                       "bandwidth_hz", "time_constant", "signal", "edges", "overlap", "leakage",
+                                       NULL};
     hymo_valve *va = &m->valves[m->n_valves];
     TRY(check_map(c, vn, keys));
     TRY(f_name(c, vn, "name", va->name));
@@ -1657,7 +1665,7 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
             }
         }
     }
-    TRY(f_number(c, vn, "flow_coefficient", 1, 0, R_POSITIVE, &va->Cv, NULL));
+    TRY(load_valve_edges(c, vn, m, va, m->n_valves));
     int has_bw, has_tau;
     double bw;
     TRY(f_number(c, vn, "bandwidth_hz", 0, 0, R_POSITIVE, &bw, &has_bw));
@@ -1683,17 +1691,22 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
     return HYMO_OK;
 }
 
+/* branch fluid: fluid law and accumulators (uses the readers above) */
+#define HYMO_MODEL_LOAD_PARTS
+#include "model_load_fluid.c"
+
 /* Runs `fn` on every item of hydraulics[key] with the path set. */
 static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 {
     static const char *const keys[] = {"fluid",  "sources",       "cylinders",    "volumes", "throttles",
-                                       "valves", "relief_valves", "check_valves", NULL};
+                                       "valves", "relief_valves", "check_valves", "pumps", "flow_control_valves",
+                                       "accumulators", NULL};
     TRY(check_map(c, hn, keys));
 
     yaml_node_t *fl = map_get(c, hn, "fluid");
     if (!fl) return missing(c, hn, "fluid");
     {
-        static const char *const fkeys[] = {"bulk_modulus", "density", "laminar_transition", NULL};
+        static const char *const fkeys[] = {"bulk_modulus", "density", "laminar_transition", FLUID_MODEL_KEYS, NULL};
         size_t o = push_key(c, "fluid");
         hymo_status st = check_map(c, fl, fkeys);
         if (!st) st = f_number(c, fl, "bulk_modulus", 1, 0, R_POSITIVE, &m->fluid.bulk_modulus_oil, NULL);
@@ -1702,6 +1715,7 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
             st = f_number(c, fl, "laminar_transition", 0, DEFAULT_P_TRANSITION, R_POSITIVE,
                           &m->fluid.p_transition, NULL);
         }
+        if (!st) st = load_fluid_model(c, fl, m);
         pop(c, o);
         TRY(st);
     }
@@ -1736,6 +1750,7 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
     if (nva > 0 && !(m->valves = calloc((size_t)nva, sizeof *m->valves))) {
         return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
     }
+    TRY(valves_alloc_edges(c, m, nva));
     if (nrel > 0 && !(m->relief_valves = calloc((size_t)nrel, sizeof *m->relief_valves))) {
         return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
     }
@@ -1796,6 +1811,8 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
     TRY(each_item(c, val, "valves", load_valve, m));
     TRY(each_item(c, rel, "relief_valves", load_relief, m));
     TRY(each_item(c, chk, "check_valves", load_check, m));
+    TRY(load_valves_branch(c, hn, m));
+    TRY(load_fluid_parts(c, hn, m));
     return HYMO_OK;
 }
 

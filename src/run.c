@@ -148,6 +148,18 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
         snprintf(s->p_min_volume, sizeof s->p_min_volume, "%s", model->nodes[sim->cm->circ.vol_node[sim->v_lo]].name);
         snprintf(s->p_max_volume, sizeof s->p_max_volume, "%s", model->nodes[sim->cm->circ.vol_node[sim->v_hi]].name);
         s->n_volumes_below_zero = sim->n_negative;
+        snprintf(s->fluid_model, sizeof s->fluid_model, "%s", hymo_fluid_law_of(model)->name);
+        s->p_floor = hymo_fluid_floor(model);
+        s->n_volumes_below_floor = sim->n_below_floor;
+        s->n_volumes_total = sim->np;
+        s->n_volume_ranges = sim->np < HYMO_SUMMARY_VOLUMES ? sim->np : HYMO_SUMMARY_VOLUMES;
+        for (int k = 0; k < s->n_volume_ranges; ++k) {
+            hymo_volume_range *vr = &s->volume_ranges[k];
+            const double *r = sim->p_vrange + 4 * k;
+            snprintf(vr->name, sizeof vr->name, "%s", model->nodes[sim->cm->circ.vol_node[k]].name);
+            vr->p_min = r[0], vr->p_min_time = r[1], vr->p_max = r[2], vr->p_max_time = r[3];
+            vr->below_floor = sim->p_below_floor[k];
+        }
     }
     s->n_events = sim->events;
     s->event_iterations = sim->event_iterations;

@@ -130,7 +130,7 @@ static void test_equations(void **state)
         /* g at this point: Δp - p_crack per valve, after the cylinder's two */
         double g[5];
         p[iline] = pt + 12.5e6;
-        hymo_circuit_switching(&fx.circ, m, fx.s0, p, g);
+        hymo_circuit_switching(&fx.circ, m, fx.s0, p, NULL, g);
         assert_close(g[2], 0.5e6, 1e-6);
         assert_close(g[3], p[iline] - 5e6 - 0.3e6, 1e-6);
         assert_close(g[4], p[iline] - 5e6 - 0.6e6, 1e-6);

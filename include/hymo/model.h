@@ -181,12 +181,70 @@ typedef struct {
     double leakage;     /* G_leak, m^3/(s Pa) (0: none) */
 } hymo_check_valve;
 
+/* Gas-charged accumulator on a volume node (branch fluid; docs/model-format.md
+ * "Accumulators"): gas volume V_g = V0 (p0/p)^(1/n) for p > p0 (charged),
+ * the bladder resting on its seat (V_g = V0, no compliance) for p <= p0. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node;              /* volume node (not a source) */
+    double gas_volume;     /* V0, m^3 (> 0): gas volume at the precharge */
+    double precharge;      /* p0, Pa absolute (> 0) */
+    double polytropic_index; /* n (1 isothermal .. 1.4 adiabatic), >= 1 */
+} hymo_accumulator;
+
+/* Fluid law of the volumes (branch fluid; docs/model-format.md "Fluid
+ * model"): constant bulk modulus, or oil with entrained (free) air. */
+typedef enum { HYMO_FLUID_CONSTANT = 0, HYMO_FLUID_ENTRAINED_AIR = 1 } hymo_fluid_model;
+
+typedef struct {
+    hymo_fluid_model model;
+    double air_fraction;     /* alpha0: free-air volume fraction at p_ref */
+    double p_reference;      /* p_ref, Pa absolute (101325) */
+    double p_vapour;         /* p_v, Pa absolute: the floor */
+    double polytropic_index; /* n of the air */
+} hymo_fluid_air;
+
 /* Properties of the hydraulic oil. */
 typedef struct {
     double bulk_modulus_oil; /* B_oil, Pa        */
     double density;          /* rho, kg/m^3      */
     double p_transition;     /* laminar limit, Pa (2e5) */
 } hymo_fluid;
+
+/* valves branch: flow elements (docs/model-format.md "Pumps",
+ * "Flow control valves", "Directional valve edges"). */
+
+/* Optional edges of a 4/3 valve (hymo_model.valve_edges[v], used when
+ * `on`): edge e in HYMO_EDGE_PA, _BT (open for U > 0), _PB, _AT (U < 0),
+ * Q_e = C[e] max(0, +-U - u0[e]) g(dp_e) + G_leak dp_e. */
+enum { HYMO_EDGE_PA = 0, HYMO_EDGE_BT = 1, HYMO_EDGE_PB = 2, HYMO_EDGE_AT = 3 };
+typedef struct {
+    int on;         /* 0: the valve is the plain Cv |U| g(dp) law */
+    double C[4];    /* edge flow coefficients, m^3/(s sqrt(Pa) V) */
+    double u0[4];   /* overlap (dead band) of each edge, V (>= 0) */
+    double leakage; /* G_leak of every edge, m^3/(s Pa) (0: none) */
+} hymo_valve_edges;
+
+/* Fixed-displacement pump from node_in (tank/suction) to node_out:
+ * Q = eta_v D n - C_L (p_out - p_in) (docs/model-format.md "Pumps"). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node_in, node_out;
+    double displacement; /* D, m^3/rev */
+    double speed;        /* n, rev/s */
+    double eta_v;        /* constant volumetric efficiency factor (1: none) */
+    double leakage;      /* C_L, m^3/(s Pa) (0: none) */
+} hymo_pump;
+
+/* Pressure-compensated flow control valve (2-way compensator + metering
+ * orifice) from node_a to node_b, dp = p_a - p_b: Q = Q_set for
+ * dp >= dp_c, else Q_set g(dp)/g(dp_c) (docs/model-format.md). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node_a, node_b;
+    double q_set; /* regulated flow, m^3/s */
+    double dp_c;  /* compensator setting (minimum regulating drop), Pa (> 0) */
+} hymo_flow_control;
 
 /* ------------------------------------------------------------------ */
 /* Simulation defaults stored in the model file (overridable on the CLI) */
@@ -260,6 +318,20 @@ typedef struct hymo_model {
     hymo_relief_valve *relief_valves;
     int n_check_valves;
     hymo_check_valve *check_valves;
+
+    /* valves branch (appended): pumps, pressure-compensated flow control
+     * valves, and the optional edges of the 4/3 valves (n_valves entries,
+     * NULL without valves) */
+    int n_pumps;
+    hymo_pump *pumps;
+    int n_flow_controls;
+    hymo_flow_control *flow_controls;
+    hymo_valve_edges *valve_edges;
+
+    /* branch fluid: the fluid law of the volumes and accumulators */
+    hymo_fluid_air fluid_air;
+    int n_accumulators;
+    hymo_accumulator *accumulators;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).

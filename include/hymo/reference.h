@@ -26,6 +26,14 @@ extern "C" {
 #define HYMO_REF_TEXT_MAX 128
 
 /* Summary of a run: printed by `hymo run` and, from the file, `hymo info`. */
+/* Pressure range of one volume over a run (branch fluid). */
+#define HYMO_SUMMARY_VOLUMES 32
+typedef struct {
+    char name[HYMO_REF_TEXT_MAX];
+    double p_min, p_min_time, p_max, p_max_time; /* Pa, s */
+    int below_floor; /* went below the fluid's floor (NON-PHYSICAL) */
+} hymo_volume_range;
+
 typedef struct {
     char model_name[HYMO_REF_TEXT_MAX];
     char formulation[HYMO_REF_TEXT_MAX]; /* "double-step" | "penalty" */
@@ -79,6 +87,20 @@ typedef struct {
      * and the error-estimate companion), s; /solver attribute wall_total; 0
      * if unknown.  wall_time is the integration loop alone. */
     double wall_total;
+    /* branch fluid: the fluid law and the pressure range of each volume.
+     * fluid_model "constant" or "entrained_air" ("" if unknown: older
+     * files); p_floor its lowest physical pressure (p_vapour, or 0 Pa);
+     * n_volumes_below_floor the volumes that went below it (NON-PHYSICAL).
+     * volume_ranges: the first n_volume_ranges volumes (at most
+     * HYMO_SUMMARY_VOLUMES; n_volumes_total counts them all), in the order
+     * of /states/p. /states attributes fluid_model, p_floor,
+     * n_volumes_below_floor, volume_p_min, volume_p_min_time, volume_p_max,
+     * volume_p_max_time, volume_below_floor (docs/hdf5-format.md). */
+    char fluid_model[HYMO_REF_TEXT_MAX];
+    double p_floor;
+    int n_volumes_below_floor;
+    int n_volumes_total, n_volume_ranges;
+    hymo_volume_range volume_ranges[HYMO_SUMMARY_VOLUMES];
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */

@@ -30,6 +30,16 @@ class RunOptions(ctypes.Structure):
     ]
 
 
+class VolumeRange(ctypes.Structure):  # hymo_volume_range (branch fluid)
+    _fields_ = [
+        ("name", ctypes.c_char * TEXT), ("p_min", c_double), ("p_min_time", c_double), ("p_max", c_double),
+        ("p_max_time", c_double), ("below_floor", c_int),
+    ]
+
+
+SUMMARY_VOLUMES = 32  # HYMO_SUMMARY_VOLUMES
+
+
 class RunSummary(ctypes.Structure):
     _fields_ = [
         ("model_name", ctypes.c_char * TEXT), ("formulation", ctypes.c_char * TEXT),
@@ -44,7 +54,9 @@ class RunSummary(ctypes.Structure):
         ("s_max_error", c_double), ("n_events", c_long), ("event_iterations", c_long),
         ("has_pressure_range", c_int), ("p_min", c_double), ("p_min_time", c_double), ("p_max", c_double),
         ("p_max_time", c_double), ("p_min_volume", ctypes.c_char * TEXT), ("p_max_volume", ctypes.c_char * TEXT),
-        ("n_volumes_below_zero", c_int),
+        ("n_volumes_below_zero", c_int), ("wall_total", c_double),
+        ("fluid_model", ctypes.c_char * TEXT), ("p_floor", c_double), ("n_volumes_below_floor", c_int),
+        ("n_volumes_total", c_int), ("n_volume_ranges", c_int), ("volume_ranges", VolumeRange * SUMMARY_VOLUMES),
     ]
 
 
