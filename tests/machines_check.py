@@ -101,6 +101,7 @@ def load(path):
         d["s_names"] = [n.decode() for n in f["/actuators/s"].attrs["names"]]
         st = f["/states"].attrs
         d["summary"] = {k: (st[k].decode() if isinstance(st[k], bytes) else st[k]) for k in st.keys()}
+        d["summary_text"] = None
         d["complete"] = int(f.attrs["complete"])
         src = f.attrs["model_source"]
         d["model"] = yload(src.decode() if isinstance(src, bytes) else src)
@@ -152,14 +153,30 @@ def inflows(d):
         flow(th["from"], th["to"], coeff(th, "flow_coefficient") * orifice_g(pr(th["from"]) - pr(th["to"]), p_tr))
     ucol = {n: j for j, n in enumerate(d["U_names"])}
     for va in h.get("valves", []):
+        # 4/3 valve, with per-edge coefficients, overlap and leakage when given
+        # ("Directional valve edges, overlap and leakage"): edge e from its first
+        # port to its second, x_e = max(0, sigma_e U - u0_e),
+        # Q_e = C_e x_e g(dp_e) + G_leak dp_e; the plain valve is u0 = 0, G = 0.
         U = d["/states/U"][:, ucol[va["name"]]]
-        Cv = va["flow_coefficient"]
-        Up, Un = np.maximum(U, 0.0), np.maximum(-U, 0.0)
-        pP, pT, pA, pB = pr(va["P"]), pr(va["T"]), pr(va["A"]), pr(va["B"])
-        flow(va["P"], va["A"], Cv * Up * orifice_g(pP - pA, p_tr))
-        flow(va["B"], va["T"], Cv * Up * orifice_g(pB - pT, p_tr))
-        flow(va["A"], va["T"], Cv * Un * orifice_g(pA - pT, p_tr))
-        flow(va["P"], va["B"], Cv * Un * orifice_g(pP - pB, p_tr))
+        edges = va.get("edges") or {e: va["flow_coefficient"] for e in ("PA", "BT", "PB", "AT")}
+        ov = va.get("overlap", 0.0)
+        u0 = ov if isinstance(ov, dict) else {e: ov for e in ("PA", "BT", "PB", "AT")}
+        leak = va.get("leakage", 0.0)
+        for e, sigma in (("PA", 1), ("BT", 1), ("PB", -1), ("AT", -1)):
+            a_, b_ = va[e[0]], va[e[1]]
+            dp = pr(a_) - pr(b_)
+            x = np.maximum(sigma * U - u0.get(e, 0.0), 0.0)
+            flow(a_, b_, edges[e] * x * orifice_g(dp, p_tr) + leak * dp)
+    for pu in h.get("pumps", []):
+        # Q = eta_v0 D n - C_L (p_to - p_from)
+        n = pu["speed"] if "speed" in pu else pu["speed_rpm"] / 60.0
+        flow(pu["from"], pu["to"], pu.get("volumetric_efficiency", 1.0) * pu["displacement"] * n
+             - pu.get("leakage", 0.0) * (pr(pu["to"]) - pr(pu["from"])))
+    for fc in h.get("flow_control_valves", []):
+        dp = pr(fc["from"]) - pr(fc["to"])
+        q = np.where(dp >= fc["compensator_pressure"], fc["set_flow"],
+                     fc["set_flow"] * orifice_g(dp, p_tr) / orifice_g(fc["compensator_pressure"], p_tr))
+        flow(fc["from"], fc["to"], q)
     for cv in h.get("check_valves", []):
         dp = pr(cv["from"]) - pr(cv["to"])
         y = dp - cv["cracking_pressure"]
@@ -280,16 +297,23 @@ def main():
 
     P = ds["/states/p"]
     if "floor" in checks and P.size:
-        floor = 0.0
+        # the model's floor: the vapour pressure of the entrained-air fluid
+        # (/states p_floor), else 0 Pa absolute
+        sm = ds["summary"]
+        floor = float(sm.get("p_floor", 0.0))
         j = np.unravel_index(np.argmin(P), P.shape)
         pmin = float(P[j])
-        sm = ds["summary"]
-        figs["p_min"] = {"value": pmin, "volume": ds["p_names"][j[1]], "time": float(ds["/time"][j[0]])}
+        figs["p_min"] = {"value": pmin, "volume": ds["p_names"][j[1]], "time": float(ds["/time"][j[0]]),
+                         "floor": floor, "fluid_model": sm.get("fluid_model", "constant")}
         ok = pmin >= floor and abs(sm["p_min"] - pmin) <= 1e-9 * max(1.0, abs(pmin)) \
-            and int(sm["n_volumes_below_zero"]) == 0
-        verdict("floor", ok, "min absolute pressure %.4g Pa (%s at %.4g s) >= floor %g Pa; summary p_min %.4g Pa, "
-                "%d volumes below zero" % (pmin, ds["p_names"][j[1]], ds["/time"][j[0]], floor, sm["p_min"],
-                                           int(sm["n_volumes_below_zero"])))
+            and int(sm["n_volumes_below_zero"]) == 0 and int(sm.get("n_volumes_below_floor", 0)) == 0
+        if "volume_p_min" in sm:  # per-volume ranges of the summary against the data
+            ok = ok and np.allclose(sm["volume_p_min"], P.min(axis=0), rtol=1e-12, atol=0) \
+                and np.allclose(sm["volume_p_max"], P.max(axis=0), rtol=1e-12, atol=0)
+        verdict("floor", ok, "min absolute pressure %.4g Pa (%s at %.4g s) >= floor %g Pa (fluid %s); summary "
+                "p_min %.4g Pa, %d volumes below zero, %d below the floor" %
+                (pmin, ds["p_names"][j[1]], ds["/time"][j[0]], floor, sm.get("fluid_model", "constant"), sm["p_min"],
+                 int(sm["n_volumes_below_zero"]), int(sm.get("n_volumes_below_floor", 0))))
 
     if "relief" in checks:
         h = ds["model"].get("hydraulics", {})
