@@ -349,7 +349,17 @@ def main():
                   and abs(float(mt.group(4)) * 1e6 - P[i_max]) <= 5e-4 * abs(P[i_max])
                   and mt.group(5) == ds["p_names"][i_max[1]] == sm["p_max_volume"]
                   and abs(sm["p_max"] - P[i_max]) <= 1e-9 * abs(P[i_max]))
-        verdict("summary", ok, "summary line: %s" % (mt.group(0) if mt else "no 'pressures min .. max ..' line"))
+        # one line per volume: "  NAME  min X MPa at T s, max Y MPa at T s" (hymo run, fluid summary)
+        per = dict((m_.group(1), (float(m_.group(2)), float(m_.group(3)))) for m_ in re.finditer(
+            r"^\s+(\S+)\s+min (\S+) MPa at \S+ s, max (\S+) MPa at \S+ s$", summary_text, re.M))
+        if per:
+            for j, n in enumerate(ds["p_names"]):
+                lo, hi = per.get(n, (math.nan, math.nan))
+                ok = ok and abs(lo * 1e6 - P[:, j].min()) <= 5e-6 * max(abs(P[:, j].min()), 1e3) \
+                    and abs(hi * 1e6 - P[:, j].max()) <= 5e-6 * abs(P[:, j].max())
+        verdict("summary", ok, "summary line: %s; %d per-volume lines%s" %
+                (mt.group(0) if mt else "no 'pressures min .. max ..' line", len(per),
+                 " agree with the data" if per else ""))
 
     if a.json:
         with open(a.json, "w") as f:
