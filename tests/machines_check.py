@@ -26,8 +26,9 @@ Runs `hymo run` on MODEL several times and checks, from the HDF5 files
                 largest total inflow into that volume over the run, computed
                 here from the file's pressures, spool positions and actuator
                 velocities with the component laws of docs/model-format.md
-                (throttles, 4/3 valves, check valves, relief valves into the
-                volume, and the chamber's displacement flow): a volume whose
+                (pumps, throttles, 4/3 valves, check valves, flow control
+                valves, relief valves into the volume, hydraulic motors,
+                and the chamber's displacement flow): a volume whose
                 pressure is above that bound has a net outflow, so a correct
                 relief law can never let it pass it;
   summary       `hymo run` prints min/max pressures with the volume names
@@ -191,6 +192,12 @@ def inflows(d):
             + rv.get("leakage", 0.0) * dp
         if rv["to"] in qin:
             qin[rv["to"]] += np.maximum(q, 0.0)
+    zcol = {n: j for j, n in enumerate(d["z_names"])}
+    for mo in h.get("motors", []):
+        # hydraulic motor on a joint: Q = D w + C_L (p_a - p_b), out of port a into port b
+        w = d["/states/zd"][:, zcol[mo["joint"]]]
+        flow(mo["port_a"], mo["port_b"], mo["displacement"] * w
+             + mo.get("leakage", 0.0) * (pr(mo["port_a"]) - pr(mo["port_b"])))
     # chamber displacement: the piston side shrinks when s falls, the rod side when s grows
     scol = {n: j for j, n in enumerate(d["s_names"])}
     cyl = {c["name"]: c for c in h.get("cylinders", [])}
