@@ -21,9 +21,15 @@
 typedef struct {
     hymo_partition pt;
     double *MR; /* nz scratch (tangent) */
-    char log[HYMO_REF_TEXT_MAX];
+    /* run log of the independent sets (the whole list of names, not cut:
+     * sized at creation for LOG_SETS sets; later sets end it with "; ...") */
+    char *log, *names;
+    size_t log_cap, names_cap;
     int reselections;
 } ds_content;
+
+/* Independent sets the log holds in full (each nz names + its start time). */
+#define LOG_SETS 8
 
 static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error *err)
 {
@@ -31,7 +37,11 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     if (!c) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     f->content = c;
     c->MR = calloc((size_t)mb->nz + 1, sizeof(double));
-    if (!c->MR) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+    c->names_cap = (size_t)mb->nz * HYMO_NAME_MAX + 1;
+    c->log_cap = LOG_SETS * (c->names_cap + 32) + 8;
+    c->names = calloc(c->names_cap, 1);
+    c->log = calloc(c->log_cap, 1);
+    if (!c->MR || !c->names || !c->log) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     return hymo_partition_alloc(&c->pt, mb->nz, mb->m, err);
 }
 
@@ -41,19 +51,24 @@ static void ds_destroy(hymo_formulation *f)
     if (!c) return;
     hymo_partition_free(&c->pt);
     free(c->MR);
+    free(c->names);
+    free(c->log);
     free(c);
     f->content = NULL;
 }
 
 static void append_log(ds_content *c, const hymo_model *model, double t)
 {
-    char names[HYMO_REF_TEXT_MAX];
-    hymo_partition_names(&c->pt, model, names, sizeof names);
+    char *names = c->names;
+    hymo_partition_names(&c->pt, model, names, c->names_cap);
     size_t len = strlen(c->log);
-    if (len == 0)
-        snprintf(c->log, sizeof c->log, "%s", names);
-    else
-        snprintf(c->log + len, sizeof c->log - len, "; %s from t=%.4g", names, t);
+    if (len == 0) {
+        snprintf(c->log, c->log_cap, "%s", names);
+    } else if (len + strlen(names) + 32 < c->log_cap - 8) {
+        snprintf(c->log + len, c->log_cap - len, "; %s from t=%.4g", names, t);
+    } else if (len + 6 < c->log_cap && (len < 5 || strcmp(c->log + len - 5, "; ...") != 0)) {
+        snprintf(c->log + len, c->log_cap - len, "; ..."); /* more sets: see n_reselections */
+    }
 }
 
 static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, hymo_error *err)

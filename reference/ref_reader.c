@@ -263,9 +263,13 @@ static void free_strings(char **strs)
     free(strs);
 }
 
+/* src into dst[cap], cut to cap - 1 characters */
 static void copy_text(char *dst, size_t cap, const char *src)
 {
-    snprintf(dst, cap, "%s", src);
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
 }
 
 /* Scalar string attribute into a fixed buffer (truncated to fit). */
@@ -531,7 +535,8 @@ static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s
     TRY(attr_double(r, solver, "/solver", "mean_iterations", &s->mean_iterations));
     TRY(attr_int(r, solver, "/solver", "max_iterations", &s->max_iterations));
     TRY(attr_long(r, solver, "/solver", "jacobian_evaluations", &s->jacobian_evaluations));
-    TRY(attr_text(r, solver, "/solver", "independent", s->independent, sizeof s->independent));
+    TRY(attr_text(r, solver, "/solver", "independent", s->independent_list, sizeof s->independent_list));
+    copy_text(s->independent, sizeof s->independent, s->independent_list);
     TRY(attr_int(r, solver, "/solver", "n_reselections", &s->n_reselections));
     TRY(attr_long(r, solver, "/solver", "n_steps", &s->n_steps));
     TRY(attr_double(r, solver, "/solver", "t_reached", &s->t_reached));

@@ -81,6 +81,13 @@ struct hymo_ref_writer {
     char first_error[HYMO_ERROR_MSG_MAX]; /* message of the first write failure */
     char *path;    /* final name */
     char *partial; /* PATH.XXXXXX.partial, created by this writer */
+    /* further per-step datasets (hymo_ref_dims.series): handles, columns,
+     * paths (for the reopen) and staging areas (stage_rows x cols) */
+    int n_series;
+    hid_t *series_ds;
+    int *series_cols;
+    char **series_path;
+    double **series_stage;
 };
 
 /* ------------------------------------------------------------------ */
@@ -264,6 +271,10 @@ static void close_handles(hymo_ref_writer *w)
         if (w->ds[i] >= 0) H5Dclose(w->ds[i]);
         w->ds[i] = -1;
     }
+    for (int k = 0; k < w->n_series; k++) {
+        if (w->series_ds[k] >= 0) H5Dclose(w->series_ds[k]);
+        w->series_ds[k] = -1;
+    }
     for (int i = 0; i < HYMO_GROUP_COUNT; i++) {
         if (w->groups[i] >= 0) H5Gclose(w->groups[i]);
         w->groups[i] = -1;
@@ -276,6 +287,11 @@ static void free_writer(hymo_ref_writer *w)
     free(w->stage_mem);
     free(w->path);
     free(w->partial);
+    for (int k = 0; w->series_path && k < w->n_series; k++) free(w->series_path[k]);
+    free(w->series_path);
+    free(w->series_ds);
+    free(w->series_cols);
+    free(w->series_stage);
     free(w);
 }
 
@@ -295,9 +311,9 @@ static size_t elem_size(int i)
 
 /* One chunk height for all datasets: 1024 rows, fewer for very wide
  * matrices so that a chunk stays near CHUNK_BYTES_TARGET. */
-static int choose_chunk_rows(const int counts[HYMO_COLS_COUNT])
+static int choose_chunk_rows(const int counts[HYMO_COLS_COUNT], int widest)
 {
-    int widest = 1;
+    if (widest < 1) widest = 1;
     for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
         int c = counts[hymo_ref_signals[i].cols];
         if (c > widest) widest = c;
@@ -408,6 +424,88 @@ static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims
     }
     free(name_buf);
     free(ptrs);
+    return st;
+}
+
+static hid_t intermediate_lcpl(void);
+
+/* Checks dims->series and copies their shapes and paths into w (before
+ * anything is created). */
+static hymo_status series_prepare(hymo_ref_writer *w, const hymo_ref_dims *dims, const char *path,
+                                  hymo_error *err)
+{
+    if (dims->n_series < 0 || (dims->n_series > 0 && !dims->series)) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "reference file '%s': bad series list (%d series)", path,
+                              dims->n_series);
+    }
+    const int n = dims->n_series;
+    w->series_ds = malloc((size_t)(n > 0 ? n : 1) * sizeof *w->series_ds);
+    w->series_cols = calloc((size_t)(n > 0 ? n : 1), sizeof *w->series_cols);
+    w->series_path = calloc((size_t)(n > 0 ? n : 1), sizeof *w->series_path);
+    w->series_stage = calloc((size_t)(n > 0 ? n : 1), sizeof *w->series_stage);
+    if (!w->series_ds || !w->series_cols || !w->series_path || !w->series_stage) {
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", path);
+    }
+    for (int k = 0; k < n; k++) w->series_ds[k] = -1;
+    w->n_series = n;
+    for (int k = 0; k < n; k++) {
+        const hymo_ref_series *sr = &dims->series[k];
+        if (!sr->path || sr->path[0] != '/' || !sr->path[1] || sr->cols <= 0 || !sr->names || !sr->units) {
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                  "reference file '%s': series %d ('%s') needs an absolute path, columns, "
+                                  "names and units",
+                                  path, k, sr->path ? sr->path : "(null)");
+        }
+        for (int c = 0; c < sr->cols; c++) {
+            if (!sr->names[c]) {
+                return hymo_error_set(err, HYMO_ERR_ARGUMENT, "reference file '%s': series '%s': column name %d is NULL",
+                                      path, sr->path, c);
+            }
+        }
+        for (int j = 0; j < k; j++) {
+            if (!strcmp(w->series_path[j], sr->path)) {
+                return hymo_error_set(err, HYMO_ERR_ARGUMENT, "reference file '%s': series '%s' given twice", path,
+                                      sr->path);
+            }
+        }
+        w->series_cols[k] = sr->cols;
+        w->series_path[k] = malloc(strlen(sr->path) + 1);
+        if (!w->series_path[k]) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", path);
+        strcpy(w->series_path[k], sr->path);
+    }
+    return HYMO_OK;
+}
+
+/* Creates further dataset k (hymo_ref_dims.series) with its missing groups,
+ * chunked like the others, with its `names` and `units`. */
+static hymo_status create_series(hymo_ref_writer *w, int k, const hymo_ref_series *sr, int deflate_ok,
+                                 hymo_error *err)
+{
+    const char *dpath = w->series_path[k];
+    hsize_t cur[2] = {0, (hsize_t)sr->cols};
+    hsize_t max[2] = {H5S_UNLIMITED, (hsize_t)sr->cols};
+    hsize_t chunk[2] = {(hsize_t)w->chunk_rows, (hsize_t)sr->cols};
+    hid_t space = H5Screate_simple(2, cur, max);
+    hid_t dcpl = space >= 0 ? H5Pcreate(H5P_DATASET_CREATE) : -1;
+    hid_t lcpl = dcpl >= 0 ? intermediate_lcpl() : -1;
+    hymo_status st = HYMO_OK;
+    if (lcpl < 0 || H5Pset_chunk(dcpl, 2, chunk) < 0 ||
+        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)w->deflate_level) < 0))) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "preparing dataset '%s'", dpath);
+    }
+    if (st == HYMO_OK) {
+        w->series_ds[k] = H5Dcreate2(w->file, dpath + 1, H5T_IEEE_F64LE, space, lcpl, dcpl, H5P_DEFAULT);
+        if (w->series_ds[k] < 0) st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating dataset '%s'", dpath);
+    }
+    if (lcpl >= 0) H5Pclose(lcpl);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    if (st == HYMO_OK && attr_str_array(w->series_ds[k], "names", sr->names, sr->cols) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute 'names' of '%s'", dpath);
+    }
+    if (st == HYMO_OK && attr_str(w->series_ds[k], "units", sr->units) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing attribute 'units' of '%s'", dpath);
+    }
     return st;
 }
 
@@ -596,6 +694,12 @@ static hymo_status open_handles(hymo_ref_writer *w, hymo_error *err)
             return h5_fail(err, HYMO_ERR_HDF5, w->partial, "reopening dataset '%s'", hymo_ref_signals[i].path);
         }
     }
+    for (int k = 0; k < w->n_series; k++) {
+        w->series_ds[k] = H5Dopen2(w->file, w->series_path[k], H5P_DEFAULT);
+        if (w->series_ds[k] < 0) {
+            return h5_fail(err, HYMO_ERR_HDF5, w->partial, "reopening dataset '%s'", w->series_path[k]);
+        }
+    }
     return HYMO_OK;
 }
 
@@ -677,6 +781,12 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     memcpy(w->partial, path, len);
     memcpy(w->partial + len, suffix, sizeof suffix);
 
+    hymo_status sst = series_prepare(w, dims, path, err);
+    if (sst != HYMO_OK) {
+        free_writer(w);
+        return sst;
+    }
+
     /* A name of its own, created exclusively: fails early with the OS
      * reason if the directory is not writable. */
     int e = create_temp(w->partial, len + 1);
@@ -720,18 +830,25 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     }
     int counts[HYMO_COLS_COUNT];
     hymo_ref_counts_dims(dims, counts);
-    w->chunk_rows = choose_chunk_rows(counts);
+    int widest_series = 0;
+    for (int k = 0; k < w->n_series; k++)
+        if (w->series_cols[k] > widest_series) widest_series = w->series_cols[k];
+    w->chunk_rows = choose_chunk_rows(counts, widest_series);
     w->deflate_level = header->deflate_level < 0 ? 0 : header->deflate_level > 9 ? 9 : header->deflate_level;
     const int deflate_ok = w->deflate_level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
                            H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
     for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
         st = create_dataset(w, i, dims, counts, deflate_ok, err);
     }
+    for (int k = 0; st == HYMO_OK && k < w->n_series; k++) {
+        st = create_series(w, k, &dims->series[k], deflate_ok, err);
+    }
     if (st == HYMO_OK) {
         /* staging buffer: stage_rows x cols for every dataset, a whole
          * number of chunks, about STAGE_BYTES_TARGET in all */
         size_t row_bytes = 0;
         for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) row_bytes += (size_t)w->cols[i] * elem_size(i);
+        for (int k = 0; k < w->n_series; k++) row_bytes += (size_t)w->series_cols[k] * sizeof(double);
         size_t chunks = STAGE_BYTES_TARGET / ((size_t)w->chunk_rows * (row_bytes > 0 ? row_bytes : 1));
         if (chunks < 1) chunks = 1;
         if (chunks > STAGE_CHUNKS_MAX) chunks = STAGE_CHUNKS_MAX;
@@ -745,6 +862,10 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
             for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
                 w->stage[i] = w->cols[i] > 0 ? w->stage_mem + off : NULL;
                 off += (size_t)w->stage_rows * (size_t)w->cols[i] * elem_size(i);
+            }
+            for (int k = 0; k < w->n_series; k++) {
+                w->series_stage[k] = (double *)(void *)(w->stage_mem + off);
+                off += (size_t)w->stage_rows * (size_t)w->series_cols[k] * sizeof(double);
             }
         }
     }
@@ -811,6 +932,33 @@ static hymo_status write_dataset_rows(hymo_ref_writer *w, int i, hsize_t old_row
     return st;
 }
 
+/* The same for further dataset k (hymo_ref_dims.series). */
+static hymo_status write_series_rows(hymo_ref_writer *w, int k, hsize_t old_rows, hsize_t new_rows,
+                                     hymo_error *err)
+{
+    const char *dpath = w->series_path[k];
+    hsize_t dims[2] = {new_rows, (hsize_t)w->series_cols[k]};
+    if (H5Dset_extent(w->series_ds[k], dims) < 0) {
+        return h5_fail(err, HYMO_ERR_HDF5, w->partial, "extending dataset '%s'", dpath);
+    }
+    hsize_t start[2] = {old_rows, 0};
+    hsize_t count[2] = {new_rows - old_rows, (hsize_t)w->series_cols[k]};
+    hid_t fspace = H5Dget_space(w->series_ds[k]);
+    hid_t mspace = H5Screate_simple(2, count, NULL);
+    herr_t rc = -1;
+    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
+        rc = H5Dwrite(w->series_ds[k], H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, w->series_stage[k]);
+    }
+    hymo_status st = HYMO_OK;
+    if (rc < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing rows %llu..%llu of '%s'",
+                     (unsigned long long)old_rows, (unsigned long long)(new_rows - 1), dpath);
+    }
+    if (mspace >= 0) H5Sclose(mspace);
+    if (fspace >= 0) H5Sclose(fspace);
+    return st;
+}
+
 /* Writes the staged rows to the file (extending every dataset) and
  * flushes it, in two phases: every dataset but /time, flush, then /time,
  * flush.  /time therefore never has rows on disk that another dataset
@@ -826,6 +974,7 @@ static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
     for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
         if (i != HYMO_SIG_TIME) st = write_dataset_rows(w, i, old_rows, new_rows, err);
     }
+    for (int k = 0; st == HYMO_OK && k < w->n_series; k++) st = write_series_rows(w, k, old_rows, new_rows, err);
     if (st == HYMO_OK && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
         st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
     }
@@ -839,6 +988,10 @@ static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
          * no-op for the datasets not yet extended). */
         if (!w->swmr) {
             for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) set_rows(w, i, old_rows);
+            for (int k = 0; k < w->n_series; k++) {
+                hsize_t d2[2] = {old_rows, (hsize_t)w->series_cols[k]};
+                H5Dset_extent(w->series_ds[k], d2);
+            }
         }
         return writer_failed(w, st, err);
     }
@@ -870,6 +1023,12 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
                                   w->partial, hymo_ref_signals[i].path);
         }
     }
+    for (int k = 0; k < w->n_series && b->n > 0; k++) {
+        if (!b->series || !b->series[k]) {
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': no data for dataset '%s' (NULL pointer)",
+                                  w->partial, w->series_path[k]);
+        }
+    }
     int done = 0;
     while (done < b->n) {
         /* up to the next chunk boundary */
@@ -881,6 +1040,11 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
             memcpy(w->stage[i] + (size_t)w->buffered * row_bytes,
                    (const unsigned char *)block_data(b, i) + (size_t)done * row_bytes,
                    (size_t)k * row_bytes);
+        }
+        for (int j = 0; j < w->n_series; j++) {
+            const size_t cols = (size_t)w->series_cols[j];
+            memcpy(w->series_stage[j] + (size_t)w->buffered * cols, b->series[j] + (size_t)done * cols,
+                   (size_t)k * cols * sizeof(double));
         }
         w->buffered += k;
         done += k;
@@ -913,7 +1077,11 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
     ATTR(attr_long, HYMO_GROUP_SOLVER, "jacobian_evaluations", s->jacobian_evaluations)
     char independent[HYMO_REF_TEXT_MAX];
     copy_name(independent, s->independent);
-    ATTR(attr_str, HYMO_GROUP_SOLVER, "independent", independent)
+    /* the whole list when known (independent holds its first 127 characters) */
+    const char *list = memchr(s->independent_list, '\0', sizeof s->independent_list) && s->independent_list[0]
+                           ? s->independent_list
+                           : independent;
+    ATTR(attr_str, HYMO_GROUP_SOLVER, "independent", list)
     ATTR(attr_int, HYMO_GROUP_SOLVER, "n_reselections", s->n_reselections)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "n_steps", s->n_steps)
     ATTR(attr_double, HYMO_GROUP_SOLVER, "t_reached", s->t_reached)

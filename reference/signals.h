@@ -78,6 +78,9 @@ typedef enum { HYMO_UNITS_FIXED, HYMO_UNITS_PER_COORD } hymo_ref_units_rule;
 
 typedef enum { HYMO_SIG_F64, HYMO_SIG_I32 } hymo_ref_elem; /* double, int */
 
+/* Most further series a row buffer holds (src/sensors.h). */
+#define HYMO_ROWS_SERIES_MAX 8
+
 /* The row buffer of a run: room for `capacity` rows of every signal
  * (row-major [rows x cols]); src/rows.h has its functions. */
 typedef struct {
@@ -95,6 +98,14 @@ typedef struct {
     size_t row_bytes[HYMO_SIGNAL_COUNT];
     unsigned char copy[HYMO_SIGNAL_COUNT];
     int n_scalar, n_copy;
+    /* Added (branch sensors): the further outputs (src/sensors.h: sensor
+     * points, element flows and powers, valve references), their series'
+     * buffers (capacity x cols each) and whether they are computed (only
+     * for a run that writes a file, hymo_rows_open_writer). */
+    struct hymo_outputs *outputs;
+    int n_series, series_on;
+    double *series[HYMO_ROWS_SERIES_MAX];
+    int series_cols[HYMO_ROWS_SERIES_MAX];
 } hymo_rows;
 
 typedef struct {

@@ -97,7 +97,10 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
     if (s->n_events > 0)
         fprintf(out, "%-12s %ld located (%ld Newton iterations to locate them)\n", "events", s->n_events,
                 s->event_iterations);
-    fprintf(out, "%-12s %.*s (%d re-selection%s)\n", "independent", w, text(s->independent, "?"),
+    const char *indep = s->independent_list[0] && memchr(s->independent_list, '\0', sizeof s->independent_list)
+                            ? s->independent_list
+                            : text(s->independent, "?");
+    fprintf(out, "%-12s %.*s (%d re-selection%s)\n", "independent", (int)sizeof s->independent_list, indep,
             s->n_reselections, s->n_reselections == 1 ? "" : "s");
 
     if (s->has_accuracy)

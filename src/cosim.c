@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cosim_driver.h"
+#include "sensors.h" /* branch sensors: further outputs */
 #include "signals.h"
 
 /* ---------------------------------------------------------------- options */
@@ -234,6 +235,10 @@ typedef struct {
     int tlm;
     double *tlm_eline, *tlm_deline, *tlm_b2;  /* nb, nb, 2 nb */
     double *rec_zc, *rec_mass, *rec_eline;    /* cap x 2 nb, cap x 2 nb, cap x nb */
+    /* branch sensors: the further outputs (src/sensors.h) of the rows, for
+     * the writer (computed in write_output; none without a model) */
+    const hymo_ref_series *series;
+    int n_series;
 } driver;
 
 static void driver_free(driver *d)
@@ -582,6 +587,7 @@ static void run_summary(const driver *d, const hymo_cosim_summary *sum, hymo_run
                             ? d->subs[d->s.mech]->ops->get_string(d->subs[d->s.mech], d->mech_independent)
                             : NULL;
     snprintf(rs->independent, sizeof rs->independent, "%s", indep ? indep : "");
+    snprintf(rs->independent_list, sizeof rs->independent_list, "%s", indep ? indep : "");
     rs->n_reselections = (int)v[S_RESELECTIONS];
     rs->wall_time = sum->wall_time;
 }
@@ -612,7 +618,7 @@ static hymo_status open_from_variables(const driver *d, hymo_ref_header *hdr, co
             if (c == HYMO_COLS_NZ) snprintf(zu[i], sizeof zu[i], "%s", strcmp(v->unit, "rad") == 0 ? "rad" : "m");
         }
     hymo_ref_dims dims = {nz, np, nu, na, nc, (const name_t *)zn, (const name_t *)zu, (const name_t *)pn,
-                          (const name_t *)un, (const name_t *)an, (const name_t *)cn};
+                          (const name_t *)un, (const name_t *)an, (const name_t *)cn, 0, NULL};
     hdr->model_name = d->s.src->name;
     hdr->model_source = d->s.src->source_text;
     hdr->model_sha256 = d->s.src->sha256;
@@ -643,7 +649,55 @@ static hymo_status open_writer(const driver *d, const char *path, hymo_ref_write
                            .tol_spool = o->tol_spool,
                            .max_iter = o->max_iter,
                            .penalty_alpha = index1 || o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
-    return hymo_ref_open_for_model(d->s.model, &hdr, path, w, names, err);
+    return hymo_ref_open_for_model(d->s.model, &hdr, path, d->series, d->n_series, w, names, err);
+}
+
+/* The further outputs (sensors, flows, valve references; src/sensors.h)
+ * of every row, from the rows' joint states, pressures and spools (in the
+ * model's order when the widths are the model's); the references from the
+ * model's signal tables.  *outs NULL and d->n_series 0 without a model. */
+static hymo_status cosim_series(driver *d, hymo_outputs **outs, double **ser, hymo_error *err)
+{
+    const hymo_model *m = d->s.model;
+    const long n = d->n_rows;
+    *outs = NULL;
+    d->series = NULL, d->n_series = 0;
+    if (!m || d->width[HYMO_SIG_Z] != m->n_bodies || d->width[HYMO_SIG_ZD] != m->n_bodies ||
+        d->width[HYMO_SIG_ZDD] != m->n_bodies || d->width[HYMO_SIG_P] != m->n_volumes ||
+        d->width[HYMO_SIG_U] != m->n_valves)
+        return HYMO_OK;
+    hymo_status st = hymo_outputs_create(outs, m, err);
+    if (st != HYMO_OK) return st;
+    const int ns = hymo_outputs_n_series(*outs);
+    const hymo_ref_series *sr = hymo_outputs_series(*outs);
+    double *uref = calloc((size_t)m->n_valves + 1, sizeof *uref);
+    if (!uref) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < ns; ++k) {
+        ser[k] = calloc((size_t)(n > 0 ? n : 1) * (size_t)sr[k].cols, sizeof(double));
+        if (!ser[k]) {
+            free(uref);
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        }
+    }
+    const int nz = m->n_bodies, np = m->n_volumes, nu = m->n_valves;
+    for (long r = 0; r < n; ++r) {
+        double *row[HYMO_ROWS_SERIES_MAX];
+        for (int k = 0; k < ns; ++k) row[k] = ser[k] + r * sr[k].cols;
+        const double t = d->row[HYMO_SIG_TIME][r];
+        hymo_outputs_model_uref(m, t, r == 0 ? +1 : -1, uref);
+        const hymo_output_state os = {t,
+                                      d->row[HYMO_SIG_Z] + r * nz,
+                                      d->row[HYMO_SIG_ZD] + r * nz,
+                                      d->row[HYMO_SIG_ZDD] + r * nz,
+                                      d->row[HYMO_SIG_P] + r * np,
+                                      d->row[HYMO_SIG_U] + r * nu,
+                                      uref,
+                                      NULL};
+        hymo_outputs_eval(*outs, &os, row);
+    }
+    free(uref);
+    d->series = sr, d->n_series = ns;
+    return HYMO_OK;
 }
 
 static hymo_status write_output(driver *d, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
@@ -652,7 +706,10 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     const long n = d->n_rows;
     hymo_ref_writer *w = NULL;
     void *names = NULL;
-    hymo_status st = open_writer(d, path, &w, &names, err);
+    hymo_outputs *outs = NULL;
+    double *ser[HYMO_ROWS_SERIES_MAX] = {0};
+    hymo_status st = cosim_series(d, &outs, ser, err);
+    if (st == HYMO_OK) st = open_writer(d, path, &w, &names, err);
     int maxw = 2 * nb;
     for (int k = 0; k < d->nsub; ++k) maxw = d->subs[k]->n_outputs > maxw ? d->subs[k]->n_outputs : maxw;
     const char **bond = calloc((size_t)maxw + 1, sizeof *bond);
@@ -661,7 +718,7 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     if (st == HYMO_OK) {
         for (int a = 0; a < nb; ++a) bond[a] = d->s.bonds[a].name;
         for (long r = 0; r < n; ++r) iterations[r] = (int)d->row[HYMO_SIG_ITERATIONS][r];
-        hymo_ref_block blk = {.n = (int)n};
+        hymo_ref_block blk = {.n = (int)n, .series = (const double *const *)ser};
         for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) { /* each signal's rows at its place in the block */
             const void *data = hymo_ref_signals[s].type == HYMO_SIG_I32 ? (const void *)iterations : d->row[s];
             memcpy((char *)&blk + hymo_ref_signals[s].block, &data, sizeof data);
@@ -760,6 +817,9 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     free(names);
     free(bond);
     free(iterations);
+    for (int k = 0; k < HYMO_ROWS_SERIES_MAX; ++k) free(ser[k]);
+    hymo_outputs_free(outs);
+    d->series = NULL, d->n_series = 0;
     return st;
 }
 

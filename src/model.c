@@ -36,6 +36,7 @@ void hymo_model_free(hymo_model *model)
     free(model->flow_controls);
     free(model->valve_edges);
     free(model->accumulators);
+    free(model->sensors); /* branch sensors */
     free(model->valves);
     free(model->cylinders);
     free(model);

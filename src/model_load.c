@@ -11,6 +11,7 @@
  * than one document), HYMO_ERR_MODEL (everything else). */
 #include "compiled.h"
 #include "hymo/model.h"
+#include "model_load_sensors.h" /* branch sensors */
 #include "hymo/reference.h"
 
 #include <ctype.h>
@@ -1921,7 +1922,8 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
     for (const yaml_node_pair_t *p = p0; p < p1; p++) {
         const yaml_node_t *key = node_at(c, p->key);
         if (top && key && key->type == YAML_SCALAR_NODE &&
-            (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description")))
+            (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description") ||
+             !strcmp(sval(key), "sensors"))) /* output only (branch sensors) */
             continue;
         canon_buf e = {0};
         canon_node(c, key, &e, depth + 1, 0);
@@ -2143,7 +2145,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
 {
     static const char *const top_keys[] = {"format",     "name",        "description", "gravity",
                                            "simulation", "ground",      "bodies",      "cut_joints",
-                                           "independent", "signals",    "hydraulics",  NULL};
+                                           "independent", "signals",    "hydraulics",  "sensors", NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
     TRY(check_map(c, root, top_keys));
     TRY(load_header(c, root, m));
@@ -2152,6 +2154,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
     TRY(load_cuts(c, root, m));
     TRY(load_independent(c, root, m));
     TRY(load_hydraulics(c, root, m));
+    TRY(hymo_model_load_sensors(&c->doc, root, c->origin, m, c->err)); /* branch sensors */
     return HYMO_OK;
 }
 

@@ -7,6 +7,7 @@
 
 #include "engine.h"
 #include "rows.h"
+#include "sensors.h" /* branch sensors: further outputs */
 
 /* The buffers are those of hymo_ref_signals[] (reference/signals.c): one per
  * signal, at the signal's `rows` offset in hymo_rows. */
@@ -16,6 +17,10 @@ void hymo_rows_free(hymo_rows *b)
     for (int k = 0; k < HYMO_SIGNAL_COUNT; ++k) {
         free(hymo_ref_signal_get(&hymo_ref_signals[k], b, hymo_ref_signals[k].rows));
     }
+    for (int k = 0; k < b->n_series; ++k) free(b->series[k]);
+    hymo_outputs_free(b->outputs);
+    b->outputs = NULL;
+    b->n_series = 0;
 }
 
 int hymo_rows_alloc(hymo_rows *b, const hymo_sim *sim, long capacity)
@@ -43,6 +48,17 @@ int hymo_rows_alloc(hymo_rows *b, const hymo_sim *sim, long capacity)
     for (int k = 0; k < HYMO_SIGNAL_COUNT; ++k) {
         const size_t bytes = b->row_bytes[k];
         if (bytes != 0 && bytes != sizeof(double)) b->copy[b->n_copy++] = (unsigned char)k;
+    }
+    /* the further outputs (sensors, flows, references) */
+    hymo_error oerr;
+    if (ok && hymo_outputs_create(&b->outputs, sim->model, &oerr) != HYMO_OK) ok = 0;
+    const int ns = hymo_outputs_n_series(b->outputs);
+    const hymo_ref_series *sr = hymo_outputs_series(b->outputs);
+    for (int k = 0; ok && k < ns && k < HYMO_ROWS_SERIES_MAX; ++k) {
+        b->series_cols[k] = sr[k].cols;
+        b->series[k] = calloc((size_t)capacity * (size_t)sr[k].cols, sizeof(double));
+        b->n_series = k + 1;
+        ok = b->series[k] != NULL;
     }
     return ok;
 }
@@ -75,6 +91,13 @@ void hymo_rows_push(hymo_rows *b, const hymo_sim *sim)
         assert(src[k] && "hymo_rows_push: a signal of hymo_ref_signals[] has no source");
         memcpy(b->col[k] + i * b->row_bytes[k], src[k], b->row_bytes[k]);
     }
+    if (b->series_on) {
+        double *row[HYMO_ROWS_SERIES_MAX];
+        for (int k = 0; k < b->n_series; ++k) row[k] = b->series[k] + i * (size_t)b->series_cols[k];
+        const hymo_output_state st = {sim->t,  sim->mb.z, sim->mb.zd,    sim->mb.zdd,
+                                      sim->p,  sim->u,    sim->uref_end, &sim->circ};
+        hymo_outputs_eval(b->outputs, &st, row);
+    }
 }
 
 hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err)
@@ -88,6 +111,7 @@ hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err)
         const hymo_ref_signal *sg = &hymo_ref_signals[k];
         hymo_ref_signal_block_set(sg, &blk, hymo_ref_signal_get(sg, b, sg->rows));
     }
+    blk.series = (const double *const *)b->series;
     b->n = 0;
     return hymo_ref_writer_append(w, &blk, err);
 }
@@ -95,7 +119,8 @@ hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err)
 typedef char name_t[HYMO_REF_TEXT_MAX];
 
 hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hdr, const char *path,
-                                    hymo_ref_writer **writer, void **names_out, hymo_error *err)
+                                    const hymo_ref_series *series, int n_series, hymo_ref_writer **writer,
+                                    void **names_out, hymo_error *err)
 {
     const int nz = model->n_bodies, np = model->n_volumes, nu = model->n_valves, na = model->n_cylinders,
               nc = model->n_cuts;
@@ -114,7 +139,7 @@ hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hd
     for (int a = 0; a < na; ++a) snprintf(an[a], sizeof an[a], "%s", model->cylinders[a].name);
     for (int c = 0; c < nc; ++c) snprintf(cn[c], sizeof cn[c], "%s", model->cuts[c].name);
     hymo_ref_dims dims = {nz, np, nu, na, nc, (const name_t *)zn, (const name_t *)zu, (const name_t *)pn,
-                          (const name_t *)un, (const name_t *)an, (const name_t *)cn};
+                          (const name_t *)un, (const name_t *)an, (const name_t *)cn, n_series, series};
     hdr->model_name = model->name;
     hdr->model_source = model->source_text ? model->source_text : "";
     hdr->model_sha256 = model->sha256;
@@ -139,8 +164,8 @@ hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hd
     return st;
 }
 
-hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, hymo_ref_writer **writer, void **names,
-                                  hymo_error *err)
+hymo_status hymo_rows_open_writer(const hymo_sim *sim, hymo_rows *rows, const char *path, hymo_ref_writer **writer,
+                                  void **names, hymo_error *err)
 {
     const hymo_run_options *opt = &sim->opt;
     hymo_ref_header hdr = {.formulation = sim->form.ops->name,
@@ -155,5 +180,8 @@ hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, hymo_re
                            .max_iter = opt->max_iter,
                            .penalty_alpha = sim->form.ops->penalty_factor(&sim->form, &sim->mb),
                            .output_every = opt->output_every};
-    return hymo_ref_open_for_model(sim->model, &hdr, path, writer, names, err);
+    hymo_status st = hymo_ref_open_for_model(sim->model, &hdr, path, hymo_outputs_series(rows->outputs),
+                                             rows->n_series, writer, names, err);
+    rows->series_on = st == HYMO_OK;
+    return st;
 }

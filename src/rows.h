@@ -15,12 +15,15 @@ void hymo_rows_push(hymo_rows *b, const hymo_sim *sim);
 hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err);
 /* Opens a reference writer at path: the model's name, source and hash in
  * hdr (its solver fields set by the caller) and the model's dimension names;
- * *names holds storage the dims point to (free() after close). */
+ * *names holds storage the dims point to (free() after close).  series:
+ * the further datasets (src/sensors.h; NULL, 0 for none). */
 hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hdr, const char *path,
-                                    hymo_ref_writer **writer, void **names, hymo_error *err);
-/* The same for a monolithic run, the header from sim's options and tables. */
-hymo_status hymo_rows_open_writer(const hymo_sim *sim, const char *path, hymo_ref_writer **writer, void **names,
-                                  hymo_error *err);
+                                    const hymo_ref_series *series, int n_series, hymo_ref_writer **writer,
+                                    void **names, hymo_error *err);
+/* The same for a monolithic run, the header from sim's options and tables,
+ * with the further outputs of rows (computed from now on). */
+hymo_status hymo_rows_open_writer(const hymo_sim *sim, hymo_rows *rows, const char *path, hymo_ref_writer **writer,
+                                  void **names, hymo_error *err);
 
 /* Monotonic clock, s (wall times of runs and sweeps). */
 double hymo_now_seconds(void);

@@ -139,6 +139,7 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     s->max_iterations = sim->iterations_max;
     s->jacobian_evaluations = sim->jacobian_evaluations;
     snprintf(s->independent, sizeof s->independent, "%s", sim->form.ops->log(&sim->form));
+    snprintf(s->independent_list, sizeof s->independent_list, "%s", sim->form.ops->log(&sim->form));
     s->n_reselections = sim->form.ops->reselections(&sim->form);
     if (sim->np > 0 && sim->v_lo >= 0) {
         const hymo_model *model = sim->model;
@@ -283,7 +284,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     }
     long n_steps = hymo_run_steps(opt);
     if (out_path) {
-        st = hymo_rows_open_writer(sim, out_path, &writer, &names, err);
+        st = hymo_rows_open_writer(sim, &rows, out_path, &writer, &names, err);
         if (st != HYMO_OK) goto done;
         companion_start(&comp, sim, n_steps);
     }

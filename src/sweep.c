@@ -302,7 +302,7 @@ static void config_label(const hymo_cosim_options *o, char *buf, size_t len)
 /* HDF5: one 1-D dataset per numeric column, string columns as fixed
  * strings; written to a temporary name and renamed. */
 static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const double *ach, const int *cfg_first,
-                    int n_cfg, const char *model_name, const param_grid *pg)
+                    int n_cfg, const char *model_name, const param_grid *pg, const hymo_model *model)
 {
     char tmp[1200];
     snprintf(tmp, sizeof tmp, "%.1100s.partial", path);
@@ -316,6 +316,17 @@ static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const d
     ok = ok && H5Gclose(H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0;
     ok = ok && H5Gclose(H5Gcreate2(f, "achievable", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0;
     ok = ok && H5LTset_attribute_string(f, "/", "model_name", model_name) >= 0;
+    if (ok && model->n_overrides > 0) { /* the --set overrides of every point, one per line (docs/overrides.md) */
+        size_t total = 1;
+        for (int i = 0; i < model->n_overrides; ++i) total += strlen(model->overrides[i]) + 1;
+        char *joined = calloc(total, 1);
+        for (int i = 0; joined && i < model->n_overrides; ++i) {
+            if (i) strcat(joined, "\n");
+            strcat(joined, model->overrides[i]);
+        }
+        ok = joined && H5LTset_attribute_string(f, "/", "overrides", joined) >= 0;
+        free(joined);
+    }
 #define COLUMN(name, expr, unit)                                                                   \
     do {                                                                                           \
         for (int i = 0; ok && i < n_jobs; ++i) {                                                   \
@@ -915,7 +926,7 @@ setup_end:
     } else
         write_failed = 1;
     snprintf(path, sizeof path, "%s.h5", base_buf);
-    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name, &pg)) {
+    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name, &pg, model)) {
         fprintf(stderr, "hymo: error: %s: HDF5 write failed\n", path);
         write_failed = 1;
     }

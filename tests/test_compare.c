@@ -419,7 +419,7 @@ static const name_t f_cut_names[] = {"cut_C"};
 static hymo_ref_writer *open_file(const char *path)
 {
     hymo_ref_dims d = {NZ, NP, NU, NA, 1, f_z_names, f_z_units, f_p_names, f_u_names,
-                       f_act_names, f_cut_names};
+                       f_act_names, f_cut_names, 0, NULL};
     hymo_ref_header h = {
         .model_name = "fourbar",
         .model_source = "name: fourbar\n",
@@ -454,7 +454,7 @@ static hymo_ref_writer *open_file(const char *path)
         iter[i] = 1;
     }
     hymo_ref_block b = {N, time, z, z, z, p, u, a, a, a, a, one, one, one, cut, cut, cut,
-                        iter, one};
+                        iter, one, NULL};
     if (hymo_ref_writer_append(w, &b, &err) != HYMO_OK) fail_msg("append: %s", err.message);
     return w;
 }

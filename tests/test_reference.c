@@ -32,14 +32,14 @@ static const name_t cut_names[] = {"cut_C"};
 
 static hymo_ref_dims full_dims(void)
 {
-    hymo_ref_dims d = {3, 2, 1, 2, 1, z_names, z_units, p_names, u_names, act_names, cut_names};
+    hymo_ref_dims d = {3, 2, 1, 2, 1, z_names, z_units, p_names, u_names, act_names, cut_names, 0, NULL};
     return d;
 }
 
 /* np = 0, ncut = 0: names NULL for those. */
 static hymo_ref_dims open_loop_dims(void)
 {
-    hymo_ref_dims d = {3, 0, 1, 2, 0, z_names, z_units, NULL, u_names, act_names, NULL};
+    hymo_ref_dims d = {3, 0, 1, 2, 0, z_names, z_units, NULL, u_names, act_names, NULL, 0, NULL};
     return d;
 }
 
@@ -118,7 +118,7 @@ static hymo_ref_block make_block(block_store *b, const hymo_ref_dims *d, long ro
     hymo_ref_block blk = {n,          b->time,  b->z,     b->zd,      b->zdd,       b->p,
                           b->u,       b->s,     b->sd,    b->force,   b->work,      b->kinetic,
                           b->potential, b->drift, b->c_pos, b->c_vel, b->c_acc, b->iterations,
-                          b->residual};
+                          b->residual, NULL};
     return blk;
 }
 

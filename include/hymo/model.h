@@ -204,6 +204,22 @@ typedef struct {
     double polytropic_index; /* n of the air */
 } hymo_fluid_air;
 
+/* What a sensor records (hymo_sensor.record, a bit set). */
+#define HYMO_SENSOR_POSITION 1
+#define HYMO_SENSOR_VELOCITY 2
+#define HYMO_SENSOR_ACCELERATION 4
+
+/* A named output point (docs/model-format.md, "Sensors"): a point fixed
+ * in a body (or the ground) whose global position, velocity and/or
+ * acceleration are written to the output (docs/hdf5-format.md).  Output
+ * only: sensors change neither the results nor the physics hash. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int body;    /* body index or HYMO_GROUND */
+    double r[3]; /* coordinates in the body frame (ground: global) */
+    int record;  /* HYMO_SENSOR_* bits (at least one) */
+} hymo_sensor;
+
 /* Properties of the hydraulic oil. */
 typedef struct {
     double bulk_modulus_oil; /* B_oil, Pa        */
@@ -332,6 +348,10 @@ typedef struct hymo_model {
     hymo_fluid_air fluid_air;
     int n_accumulators;
     hymo_accumulator *accumulators;
+
+    /* branch sensors: output points (`sensors:`, src/model_load_sensors.c) */
+    int n_sensors;
+    hymo_sensor *sensors;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).

@@ -24,6 +24,9 @@ extern "C" {
 #define HYMO_REF_FORMAT_VERSION 1
 /* Size of the fixed text fields (names, labels), including the NUL. */
 #define HYMO_REF_TEXT_MAX 128
+/* Size of hymo_run_summary.independent_list, including the NUL: the whole
+ * independent-coordinate log (e.g. 256 joints of 30-character names). */
+#define HYMO_REF_LIST_MAX 8192
 
 /* Summary of a run: printed by `hymo run` and, from the file, `hymo info`. */
 /* Pressure range of one volume over a run (branch fluid). */
@@ -101,6 +104,12 @@ typedef struct {
     int n_volumes_below_floor;
     int n_volumes_total, n_volume_ranges;
     hymo_volume_range volume_ranges[HYMO_SUMMARY_VOLUMES];
+
+    /* Added (branch sensors): the whole independent-coordinate log, of
+     * which `independent` holds only the first HYMO_REF_TEXT_MAX - 1
+     * characters (kept for compatibility); /solver attribute independent
+     * holds the whole text.  "" if unknown (then `independent` is all). */
+    char independent_list[HYMO_REF_LIST_MAX];
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */
@@ -120,7 +129,23 @@ typedef struct {
     const char (*u_names)[HYMO_REF_TEXT_MAX];
     const char (*actuator_names)[HYMO_REF_TEXT_MAX];
     const char (*cut_names)[HYMO_REF_TEXT_MAX];
+    /* Added (branch sensors): further per-step datasets besides the fixed
+     * ones above (docs/hdf5-format.md, "Sensors, flows and inputs"):
+     * n_series of them, each [N x cols], written and staged like the
+     * others; NULL/0 for none. */
+    int n_series;
+    const struct hymo_ref_series *series;
 } hymo_ref_dims;
+
+/* One further per-step dataset (hymo_ref_dims.series): an absolute path
+ * ("/sensors/position"; missing groups are created), cols > 0 columns named
+ * names[0..cols-1] (the `names` attribute) and one `units` string. */
+typedef struct hymo_ref_series {
+    const char *path;
+    int cols;
+    const char *const *names;
+    const char *units;
+} hymo_ref_series;
 
 /* Root attributes written at open. */
 typedef struct {
@@ -166,6 +191,10 @@ typedef struct {
     const double *c_pos, *c_vel, *c_acc;       /* n x ncut (norm per cut joint) */
     const int *iterations;                     /* n */
     const double *residual;                    /* n (final residual norm) */
+    /* Added (branch sensors): the rows of the writer's further datasets
+     * (hymo_ref_dims.series): series[k] is n x series[k].cols, row-major;
+     * may be NULL when the writer has none. */
+    const double *const *series;
 } hymo_ref_block;
 
 /* Opaque writer of a reference file (hymo_ref_writer_open, then _close or
