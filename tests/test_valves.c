@@ -23,7 +23,8 @@
  *      numeric one;
  *   5. events: valves_line's relief, edge and flow control events are
  *      located (hymo_sim_events) at IDA's root-function times (rtol 1e-11)
- *      to second order, and the trapezoidal run stays second order across
+ *      to second order, the edges' at the closed-form time where the spool
+ *      (first-order lag of a ramp) reaches its overlap, and the trapezoidal run stays second order across
  *      them against a dt/32 run (the SciPy solution of the same line is
  *      tests/independent/test_valves.py). */
 #include <math.h>
@@ -231,6 +232,7 @@ static void test_flow_control(void **state)
         char text[2048];
         snprintf(text, sizeof text, k_fc_line, ps);
         hymo_model *ml = load_text(text);
+        assert_int_equal(hymo_circuit_n_switches(ml), 1); /* the flow control valve alone switches */
         hymo_run_options opt;
         hymo_run_options_default(&opt, ml);
         double out[4];
@@ -313,6 +315,18 @@ static void test_dead_band(void **state)
         assert_int_equal(hymo_circuit_init(&c1, m1, fd.s0, &err), HYMO_OK);
         assert_int_equal(hymo_circuit_init(&c2, m2, fd.s0, &err), HYMO_OK);
         double s[1] = {0.51}, sd[1] = {0.01}, pp[4] = {15e6, 3e6, 2e6, 1e6}, u[1], f1[4], f2[4];
+        /* the edge flows (as the sensors report them) of the plain valve:
+         * Cv |U| g(dp) on the edges its sign opens, 0 on the others */
+        for (double U = -4.0; U <= 4.0; U += 0.5)
+            for (int e = 0; e < 4; ++e) {
+                int nf, nt;
+                double G, GU;
+                hymo_valve_edge_nodes(&m1->valves[0], e, &nf, &nt);
+                const double dpe = hymo_node_pressure(m1, nf, pp) - hymo_node_pressure(m1, nt, pp);
+                const int open = (e < 2) == (U >= 0.0);
+                assert_close(hymo_valve_edge_flow_d(&c1, m1, 0, e, U, pp, &G, &GU),
+                             open ? 2e-8 * fabs(U) * hymo_orifice_g(dpe, m1->fluid.p_transition) : 0.0, 1e-18);
+            }
         for (u[0] = -4.0; u[0] <= 4.0; u[0] += 0.37) {
             hymo_circuit_eval(&c1, m1, s, sd, pp, u, NULL, f1, NULL, NULL);
             hymo_circuit_eval(&c2, m2, s, sd, pp, u, NULL, f2, NULL, NULL);
@@ -324,6 +338,40 @@ static void test_dead_band(void **state)
         hymo_model_free(m2);
         free(plain);
         free(edged);
+    }
+
+    /* an edged valve alone has its 4 switching functions (located events),
+     * a plain one none */
+    {
+        char text[4096];
+        snprintf(text, sizeof text, k_fc_line, 10e6);
+        char *cut = strstr(text, "  flow_control_valves:");
+        assert_non_null(cut);
+        snprintf(cut, sizeof text - (size_t)(cut - text), "%s",
+                 "  valves:\n    - {name: d, type: 4/3, P: ps, T: tank, A: V, B: W, flow_coefficient: 1e-8, "
+                 "overlap: 0.5, time_constant: 0.01, signal: u}\n");
+        char *vol = strstr(text, "  throttles:");
+        char full[4096];
+        snprintf(full, sizeof full, "%.*s    - {name: W, parts: [{volume: 1.0e-4, bulk_modulus: 1.0e9}], "
+                 "initial_pressure: 1.0e5}\n%s", (int)(vol - text), text, vol);
+        char *sig = strstr(full, "bodies:");
+        char with_sig[4096];
+        snprintf(with_sig, sizeof with_sig, "%.*ssignals:\n  - {name: u, points: [[0, 0], [0.1, 2]]}\n%s",
+                 (int)(sig - full), full, sig);
+        hymo_model *me = load_text(with_sig);
+        assert_int_equal(hymo_circuit_n_switches(me), 4);
+        hymo_run_options opt;
+        hymo_run_options_default(&opt, me);
+        double out[4];
+        long ev;
+        run(me, &opt, out, NULL, &ev);
+        assert_int_equal(ev, 1); /* PA and BT open at U = 0.5 V: one located event */
+        hymo_model_free(me);
+        char *plain = strstr(with_sig, " overlap: 0.5,");
+        memmove(plain, plain + strlen(" overlap: 0.5,"), strlen(plain + strlen(" overlap: 0.5,")) + 1);
+        me = load_text(with_sig);
+        assert_int_equal(hymo_circuit_n_switches(me), 0);
+        hymo_model_free(me);
     }
 
     /* pump_demo with the reference inside the band: the boom never moves */
@@ -480,6 +528,22 @@ static void test_events(void **state)
     for (int i = 0; i < n_ida; ++i) print_message(" %.9f", t_ida[i]);
     print_message("\n");
     assert_int_equal(n_ida, 4); /* relief1 opens, PA, BT open, fc1 regulates */
+    /* the edges open where the spool, the lag of the ramp U_ref = a (t - t0)
+     * (a = 20 V/s from t0 = 0.05 s), U = a ((t - t0) - tau (1 - exp(-(t - t0)/tau))),
+     * reaches its overlap (closed form, bisection) */
+    {
+        const double a = 20.0, t0 = 0.05, tau = 0.02, u0[2] = {1.0, 1.5};
+        for (int e = 0; e < 2; ++e) {
+            double lo = t0, hi = 0.25;
+            for (int k = 0; k < 200; ++k) {
+                const double t = 0.5 * (lo + hi), x = t - t0;
+                if (a * (x - tau * (1.0 - exp(-x / tau))) < u0[e]) lo = t;
+                else hi = t;
+            }
+            print_message("edge %s opens at %.9f s (closed form), IDA %.9f s\n", e ? "BT" : "PA", lo, t_ida[1 + e]);
+            assert_close(t_ida[1 + e], lo, 1e-8);
+        }
+    }
 
     hymo_run_options opt;
     hymo_run_options_default(&opt, m);
