@@ -1,6 +1,7 @@
 #include "constraints.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,9 +121,11 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
     }
     build(con, model, &m);
     int nz = con->nz;
+    con->rank = m;
+    con->redundant = calloc((size_t)(m > 0 ? m : 1), 1);
     con->pc = calloc((size_t)(m > 0 ? m : 1), sizeof *con->pc);
     con->jlist = calloc((size_t)(m > 0 ? m : 1) * (size_t)(nz > 0 ? nz : 1), sizeof(int));
-    if (!con->pc || !con->jlist) {
+    if (!con->pc || !con->jlist || !con->redundant) {
         hymo_constraints_free(con);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraints)");
     }
@@ -159,6 +162,7 @@ void hymo_constraints_free(hymo_constraints *con)
     free(con->cut_first);
     free(con->pc);
     free(con->jlist);
+    free(con->redundant);
     memset(con, 0, sizeof *con);
 }
 
@@ -324,6 +328,39 @@ void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, dou
             gamma[i] = g;
         }
     }
+}
+
+void hymo_constraints_twist_from(hymo_constraints *con, const hymo_model *model, const hymo_kin *kin)
+{
+    for (int c = 0; c < model->n_cuts; ++c) {
+        const hymo_cut_joint *cj = &model->cuts[c];
+        if (cj->type != HYMO_CUT_TRANSLATIONAL) continue;
+        const int r = con->cut_first[c] + 4; /* the twist row (build) */
+        hymo_prim *p = &con->prims[r];
+        double wa[3], w[3], e[3], wp[3], v[3];
+        vector_of(kin, p->body_a, &con->pc[r].va, wa); /* a1, global */
+        if (p->body_b == HYMO_GROUND) { /* into b's frame: R_b^T wa */
+            memcpy(w, wa, sizeof w);
+        } else {
+            const double *R = &kin->R[9 * p->body_b];
+            for (int i = 0; i < 3; ++i) w[i] = R[0 * 3 + i] * wa[0] + R[1 * 3 + i] * wa[1] + R[2 * 3 + i] * wa[2];
+        }
+        memcpy(e, cj->axis_b, sizeof e);
+        const double we = hymo_dot(w, e);
+        for (int i = 0; i < 3; ++i) wp[i] = w[i] - we * e[i];
+        const double n = sqrt(hymo_dot(wp, wp));
+        if (!(n > 1e-6)) continue;
+        for (int i = 0; i < 3; ++i) wp[i] /= n;
+        hymo_cross(e, wp, v);
+        memcpy(p->vb, v, sizeof v);
+        hymo_kin_vec3_init(p->vb, &con->pc[r].vb);
+    }
+}
+
+void hymo_constraints_row_name(const hymo_constraints *con, const hymo_model *model, int r, char *buf, size_t len)
+{
+    const int c = con->prims[r].cut;
+    snprintf(buf, len, "%s[%d]", model->cuts[c].name, r - con->cut_first[c]);
 }
 
 void hymo_constraints_cut_norms(const hymo_constraints *con, int ncut, const double *v, double *out)

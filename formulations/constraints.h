@@ -35,6 +35,11 @@ typedef struct {
     hymo_prim_const *pc; /* m */
     int *jlist;          /* m x nz: per row the joints grouped as in hymo_prim_const.end, then
                           * those that move neither body */
+    /* mbstruct: rank of Phi_z at the assembled start and the rows left out
+     * of a maximal independent set there (redundant[r] = 1); rank = m and
+     * none redundant until the model compiler (src/compile.c) sets them */
+    int rank;
+    unsigned char *redundant; /* m */
 } hymo_constraints;
 
 hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model, hymo_error *err);
@@ -44,6 +49,18 @@ void hymo_constraints_free(hymo_constraints *con);
  * phi [m], phi_z [m x nz] row-major (may be NULL), gamma [m] (may be NULL). */
 void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
                            double *phi_z, double *gamma);
+
+/* mbstruct: the twist row of every spatial translational cut joint from
+ * the start (kin: positions at the model's initial z): the body-b vector
+ * of the row "(R_a a1) . (R_b v) = 0" (a1 normal to axis_a in a) becomes
+ * v = e x w_perp, w_perp the part of a1 (expressed in b at the start)
+ * normal to the sliding direction e, so the row holds at the start and
+ * the assembly keeps the start's rotation about e.  A start whose a1 lies
+ * along e (axis_a far from parallel to e) keeps the default v. */
+void hymo_constraints_twist_from(hymo_constraints *con, const hymo_model *model, const hymo_kin *kin);
+
+/* Text "cut[k]" of constraint row r (row k of cut joint `cut`, from 0). */
+void hymo_constraints_row_name(const hymo_constraints *con, const hymo_model *model, int r, char *buf, size_t len);
 
 /* Euclidean norm of the rows of v belonging to each cut joint. */
 void hymo_constraints_cut_norms(const hymo_constraints *con, int ncut, const double *v, double *out);

@@ -25,6 +25,10 @@ typedef struct {
      * sized at creation for LOG_SETS sets; later sets end it with "; ...") */
     char *log, *names;
     size_t log_cap, names_cap;
+    /* mbstruct: the model's `independent` hint as a mask of dependent
+     * columns (1 = not hinted); NULL without a usable hint */
+    unsigned char *hint_dep;
+    int *rows;  /* nz scratch (tangent): the dependent coordinates, ascending */
     int reselections;
 } ds_content;
 
@@ -41,8 +45,28 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->log_cap = LOG_SETS * (c->names_cap + 32) + 8;
     c->names = calloc(c->names_cap, 1);
     c->log = calloc(c->log_cap, 1);
-    if (!c->MR || !c->names || !c->log) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
-    return hymo_partition_alloc(&c->pt, mb->nz, mb->m, err);
+    c->rows = calloc((size_t)mb->nz + 1, sizeof(int));
+    if (!c->MR || !c->names || !c->log || !c->rows) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+    const hymo_model *model = mb->model;
+    if (mb->m > 0 && model->n_independent_hint == mb->nz - mb->con->rank) {
+        c->hint_dep = malloc((size_t)mb->nz);
+        if (!c->hint_dep) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+        memset(c->hint_dep, 1, (size_t)mb->nz);
+        for (int k = 0; k < model->n_independent_hint; ++k) c->hint_dep[model->independent_hint[k]] = 0;
+    }
+    hymo_status st = hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, err);
+    if (st == HYMO_OK && model->n_drivers > 0 && mb->m > 0) { /* motor branch: driven joints stay independent */
+        if (!(c->pt.allowed = malloc((size_t)mb->nz))) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        memset(c->pt.allowed, 1, (size_t)mb->nz);
+        for (int k = 0; k < model->n_drivers; ++k) {
+            c->pt.allowed[model->drivers[k].joint] = 0;
+            if (c->hint_dep && c->hint_dep[model->drivers[k].joint]) { /* a hint making it dependent is not used */
+                free(c->hint_dep);
+                c->hint_dep = NULL;
+            }
+        }
+    }
+    return st;
 }
 
 static void ds_destroy(hymo_formulation *f)
@@ -53,6 +77,8 @@ static void ds_destroy(hymo_formulation *f)
     free(c->MR);
     free(c->names);
     free(c->log);
+    free(c->hint_dep);
+    free(c->rows);
     free(c);
     f->content = NULL;
 }
@@ -71,8 +97,40 @@ static void append_log(ds_content *c, const hymo_model *model, double t)
     }
 }
 
+/* mbstruct: the hinted independent set where its smallest pivot is at
+ * least reselect_ratio times the best partition's (the same test that
+ * keeps a set during the run); 1 if taken (partition set and factorised). */
+static int take_hint(ds_content *c, const hymo_mb *mb)
+{
+    hymo_partition *pt = &c->pt;
+    const int rank = pt->m, nz = mb->nz;
+    if (!c->hint_dep) return 0;
+    double best, hint;
+    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
+        return 0;
+    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, c->hint_dep, pt->mask, pt->row_mask, rank, 0.0, &hint) <
+            rank ||
+        !(hint > 0.0) || hint < mb->reselect_ratio * best)
+        return 0;
+    int ni = 0, nd = 0;
+    for (int j = 0; j < nz; ++j) {
+        if (c->hint_dep[j])
+            pt->dep[nd++] = j;
+        else
+            pt->indep[ni++] = j;
+    }
+    for (int r = 0, k = 0; r < mb->m; ++r)
+        if (pt->row_mask[r]) pt->rows[k++] = r;
+    hymo_partition_factor(pt, mb->phi_z);
+    return 1;
+}
+
 static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, hymo_error *err)
 {
+    if (take_hint(c, mb)) {
+        append_log(c, mb->model, t);
+        return HYMO_OK;
+    }
     if (!(hymo_partition_select(&c->pt, mb->phi_z) > 0.0))
         return hymo_error_set(err, HYMO_ERR_ASSEMBLY,
                               "t = %.6g s: constraint Jacobian is rank deficient (singular "
@@ -109,7 +167,7 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
                                    hymo_error *err)
 {
     const int ni = pt->ni;
-    double *u = pt->work + mb->m; /* ni scratch (the factorisation uses the first m) */
+    double *u = pt->work + mb->m; /* ni scratch (the factorisation uses the first m <= mb->m) */
     for (int k = 0; k < ni; ++k) {
         const int j = pt->indep[k];
         u[k] = (base ? base[j] + q[k] : q[k]) - mb->zn[j];
@@ -132,15 +190,15 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
  * Phi_d^{-1} gamma; leaves the kinematic velocities and gamma evaluated. */
 static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
 {
-    const int m = mb->m, ni = pt->ni;
-    double *w = pt->work, *u = pt->work + m;
+    const int m = pt->m, ni = pt->ni; /* the kept rows (mbstruct: redundant ones left out) */
+    double *w = pt->work, *u = pt->work + pt->m_all;
     for (int c = 0; c < m; ++c) mb->zdn[pt->dep[c]] = 0.0;
     for (int k = 0; k < ni; ++k) u[k] = mb->zdn[pt->indep[k]];
     hymo_partition_add_dependent(pt, u, mb->zdn);
     hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     if (m > 0) {
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
-        memcpy(w, mb->gamma, (size_t)m * sizeof(double));
+        for (int r = 0; r < m; ++r) w[r] = mb->gamma[pt->rows[r]];
         hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, w);
         for (int c = 0; c < m; ++c) mb->zddn[pt->dep[c]] = -w[c];
         for (int k = 0; k < ni; ++k) u[k] = mb->zddn[pt->indep[k]];
@@ -206,7 +264,11 @@ static hymo_status ds_after_jacobian(hymo_formulation *f, const double *jac, int
 
 /* R^T M' R with R = dz/dz_i of the current factorisation (the second
  * derivatives of the dependent coordinates are neglected, see the engine's
- * fast Jacobian), and gx = gz R. */
+ * fast Jacobian), and gx = gz R.  Column l of R is non-zero only in the
+ * dependent rows and in row indep[l] (where it is 1): the sums run over
+ * those rows, in ascending order, so that they are the full sums term by
+ * term without the exact zeros (bit-identical), at O(nz m) per column
+ * instead of O(nz^2) (an open chain, m = 0: M' itself). */
 static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
                        double *jac, int nx)
 {
@@ -214,22 +276,62 @@ static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
     const int nz = mb->nz, ni = c->pt.ni;
     const double *R = c->pt.R, *M = mb->kin.M;
     double *MR = c->MR;
+    int *rows = c->rows, nd = 0;
+    for (int j = 0; j < nz; ++j) rows[j] = 0;
+    for (int r = 0; r < c->pt.m; ++r) rows[c->pt.dep[r]] = 1;
+    for (int j = 0; j < nz; ++j)
+        if (rows[j]) rows[nd++] = j; /* nd <= j: entries not yet read */
+    if (2 * (nd + 1) > nz) { /* mostly dependent rows (a ladder): the plain loops are cheaper */
+        for (int l = 0; l < ni; ++l) {
+            for (int i = 0; i < nz; ++i) {
+                double s = 0.0;
+                for (int j = 0; j < nz; ++j) s += M[i * nz + j] * R[j * ni + l];
+                MR[i] = s;
+            }
+            for (int k = 0; k < ni; ++k) {
+                double s = 0.0;
+                for (int i = 0; i < nz; ++i) s += R[i * ni + k] * MR[i];
+                jac[l * nx + k] = s;
+            }
+        }
+        for (int a = 0; a < na; ++a)
+            for (int k = 0; k < ni; ++k) {
+                double s = 0.0;
+                for (int j = 0; j < nz; ++j) s += gz[a * nz + j] * R[j * ni + k];
+                gx[a * ni + k] = s;
+            }
+        return;
+    }
     for (int l = 0; l < ni; ++l) {
+        const int il = c->pt.indep[l];
         for (int i = 0; i < nz; ++i) { /* column l of M' R */
+            const double *Mi = &M[i * nz];
             double s = 0.0;
-            for (int j = 0; j < nz; ++j) s += M[i * nz + j] * R[j * ni + l];
+            int d = 0;
+            for (; d < nd && rows[d] < il; ++d) s += Mi[rows[d]] * R[rows[d] * ni + l];
+            s += Mi[il] * R[il * ni + l];
+            for (; d < nd; ++d) s += Mi[rows[d]] * R[rows[d] * ni + l];
             MR[i] = s;
         }
         for (int k = 0; k < ni; ++k) {
+            const int ik = c->pt.indep[k];
             double s = 0.0;
-            for (int i = 0; i < nz; ++i) s += R[i * ni + k] * MR[i];
+            int d = 0;
+            for (; d < nd && rows[d] < ik; ++d) s += R[rows[d] * ni + k] * MR[rows[d]];
+            s += R[ik * ni + k] * MR[ik];
+            for (; d < nd; ++d) s += R[rows[d] * ni + k] * MR[rows[d]];
             jac[l * nx + k] = s;
         }
     }
     for (int a = 0; a < na; ++a)
         for (int k = 0; k < ni; ++k) {
+            const int ik = c->pt.indep[k];
+            const double *g = &gz[a * nz];
             double s = 0.0;
-            for (int j = 0; j < nz; ++j) s += gz[a * nz + j] * R[j * ni + k];
+            int d = 0;
+            for (; d < nd && rows[d] < ik; ++d) s += g[rows[d]] * R[rows[d] * ni + k];
+            s += g[ik] * R[ik * ni + k];
+            for (; d < nd; ++d) s += g[rows[d]] * R[rows[d] * ni + k];
             gx[a * ni + k] = s;
         }
 }
@@ -239,16 +341,20 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
 {
     ds_content *c = f->content;
     hymo_partition *pt = &c->pt;
-    const int m = mb->m, nz = mb->nz;
+    const int m = mb->m, nz = mb->nz, rank = pt->m;
     *unknowns_changed = 0;
     if (m == 0) return HYMO_OK;
     /* quality of the current partition vs the best available one, checked
-     * every RESELECT_EVERY steps (pivots change slowly at these step sizes) */
+     * every RESELECT_EVERY steps (pivots change slowly at these step sizes);
+     * rank pivots (mbstruct: the redundant rows give none) */
     if (step % RESELECT_EVERY != 0) return HYMO_OK;
-    double best = hymo_full_pivot_columns(m, nz, mb->phi_z, pt->work, NULL, pt->mask);
+    double best, cur;
+    if (hymo_rank_pivots(m, nz, mb->phi_z, pt->work, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
+        best = 0.0;
     for (int j = 0; j < nz; ++j) pt->mask2[j] = 0;
-    for (int r = 0; r < m; ++r) pt->mask2[pt->dep[r]] = 1;
-    double cur = hymo_full_pivot_columns(m, nz, mb->phi_z, pt->work, pt->mask2, pt->mask);
+    for (int r = 0; r < rank; ++r) pt->mask2[pt->dep[r]] = 1;
+    if (hymo_rank_pivots(m, nz, mb->phi_z, pt->work, pt->mask2, pt->mask, pt->row_mask, rank, 0.0, &cur) < rank)
+        cur = 0.0;
     if (cur >= mb->reselect_ratio * best) return HYMO_OK;
     hymo_status st = select_partition(c, mb, t, err); /* logged with the time at which the new set starts */
     if (st != HYMO_OK) return st;

@@ -57,28 +57,34 @@ int hymo_mb_kkt_factor(const hymo_mb *mb, double *K, int *piv)
     for (int i = 0; i < nz; ++i)
         for (int j = 0; j < nz; ++j) K[i * n + j] = mb->kin.M[i * nz + j];
     for (int r = 0; r < m; ++r) {
-        for (int j = 0; j < nz; ++j) K[(nz + r) * n + j] = K[j * n + nz + r] = mb->phi_z[r * nz + j];
-        for (int q = 0; q < m; ++q) K[(nz + r) * n + nz + q] = 0.0;
+        /* a redundant row (mbstruct) is replaced by mu_r = 0: the rest stays regular */
+        const int red = mb->con->redundant[r];
+        for (int j = 0; j < nz; ++j) K[(nz + r) * n + j] = K[j * n + nz + r] = red ? 0.0 : mb->phi_z[r * nz + j];
+        for (int q = 0; q < m; ++q) K[(nz + r) * n + nz + q] = red && q == r ? 1.0 : 0.0;
     }
     return hymo_lu_factor(n, K, piv);
 }
 
 /* ---------------- coordinate partitioning ---------------- */
 
-hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m, hymo_error *err)
+hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank, hymo_error *err)
 {
     memset(pt, 0, sizeof *pt);
     pt->nz = nz;
-    pt->m = m;
-    pt->ni = nz - m;
+    pt->m = rank;
+    pt->m_all = m_all;
+    pt->ni = nz - rank;
     CALLOC(pt->indep, nz);
-    CALLOC(pt->dep, m);
-    CALLOC(pt->phid_lu, m * m);
-    CALLOC(pt->phid_piv, m);
+    CALLOC(pt->dep, m_all);
+    CALLOC(pt->phid_lu, rank * rank);
+    CALLOC(pt->phid_piv, rank);
     CALLOC(pt->R, nz * nz);
-    CALLOC(pt->work, m * nz + 2 * nz + 2 * m);
+    CALLOC(pt->work, m_all * nz + 2 * nz + 2 * m_all);
     CALLOC(pt->mask, nz);
     CALLOC(pt->mask2, nz);
+    CALLOC(pt->rows, m_all);
+    CALLOC(pt->row_mask, m_all);
+    for (int r = 0; r < rank; ++r) pt->rows[r] = r;
     return HYMO_OK;
 nomem:
     hymo_partition_free(pt);
@@ -95,6 +101,9 @@ void hymo_partition_free(hymo_partition *pt)
     free(pt->work);
     free(pt->mask);
     free(pt->mask2);
+    free(pt->rows);
+    free(pt->row_mask);
+    free(pt->allowed);
     memset(pt, 0, sizeof *pt);
 }
 
@@ -107,10 +116,10 @@ void hymo_partition_factor(hymo_partition *pt, const double *phi_z)
     const int m = pt->m, nz = pt->nz, ni = pt->ni;
     double *R = pt->R, *w = pt->work;
     for (int r = 0; r < m; ++r)
-        for (int c = 0; c < m; ++c) pt->phid_lu[r * m + c] = phi_z[r * nz + pt->dep[c]];
+        for (int c = 0; c < m; ++c) pt->phid_lu[r * m + c] = phi_z[pt->rows[r] * nz + pt->dep[c]];
     hymo_lu_factor(m, pt->phid_lu, pt->phid_piv);
     for (int k = 0; k < ni; ++k) {
-        for (int r = 0; r < m; ++r) w[r] = phi_z[r * nz + pt->indep[k]];
+        for (int r = 0; r < m; ++r) w[r] = phi_z[pt->rows[r] * nz + pt->indep[k]];
         hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, w);
         for (int l = 0; l < ni; ++l) R[pt->indep[l] * ni + k] = l == k;
         for (int c = 0; c < m; ++c) R[pt->dep[c] * ni + k] = -w[c];
@@ -136,7 +145,9 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z)
         for (int j = 0; j < nz * nz; ++j) pt->R[j] = j % (nz + 1) == 0; /* R = I */
         return INFINITY;
     }
-    double pmin = hymo_full_pivot_columns(m, nz, phi_z, pt->work, NULL, pt->mask);
+    double pmin;
+    if (hymo_rank_pivots(pt->m_all, nz, phi_z, pt->work, pt->allowed, pt->mask, pt->row_mask, m, 0.0, &pmin) < m)
+        return 0.0;
     if (!(pmin > 0.0)) return pmin;
     int ni = 0, nd = 0;
     for (int j = 0; j < nz; ++j) {
@@ -145,8 +156,57 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z)
         else
             pt->indep[ni++] = j;
     }
+    for (int r = 0, k = 0; r < pt->m_all; ++r)
+        if (pt->row_mask[r]) pt->rows[k++] = r;
     hymo_partition_factor(pt, phi_z);
     return pmin;
+}
+
+int hymo_rank_pivots(int m, int n, const double *a, double *w, const unsigned char *allowed,
+                     unsigned char *col_mask, unsigned char *row_mask, int max_piv, double rel_tol,
+                     double *smallest)
+{
+    /* the same search and elimination as hymo_full_pivot_columns (src/linalg.c),
+     * with the used rows marked in row_mask (or NaN in the work copy) */
+    memcpy(w, a, (size_t)m * (size_t)n * sizeof(double));
+    memset(col_mask, 0, (size_t)n);
+    if (row_mask) memset(row_mask, 0, (size_t)m);
+    *smallest = INFINITY;
+    double first = 0.0;
+    int k = 0;
+    for (; k < max_piv && k < m; ++k) {
+        int pr = -1, pc = -1;
+        double best = -1.0;
+        for (int i = 0; i < m; ++i) {
+            if (row_mask ? row_mask[i] : (n > 0 && isnan(w[(size_t)i * n]))) continue;
+            for (int j = 0; j < n; ++j) {
+                if (col_mask[j] || (allowed && !allowed[j])) continue;
+                double v = fabs(w[i * n + j]);
+                if (v > best) {
+                    best = v;
+                    pr = i;
+                    pc = j;
+                }
+            }
+        }
+        if (pr < 0 || !(best > 0.0)) break;
+        if (k == 0)
+            first = best;
+        else if (best <= rel_tol * first)
+            break;
+        col_mask[pc] = 1;
+        if (best < *smallest) *smallest = best;
+        for (int i = 0; i < m; ++i) {
+            if (i == pr || (row_mask ? row_mask[i] : isnan(w[(size_t)i * n]))) continue;
+            double l = w[i * n + pc] / w[pr * n + pc];
+            for (int j = 0; j < n; ++j) w[i * n + j] -= l * w[pr * n + j];
+        }
+        if (row_mask)
+            row_mask[pr] = 1;
+        else
+            for (int j = 0; j < n; ++j) w[pr * n + j] = NAN;
+    }
+    return k;
 }
 
 /* Inner Newton: the kinematics are re-evaluated after the last update only
@@ -166,7 +226,7 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
         hymo_constraints_eval(con, kin, phi, phi_z, NULL);
         if (m == 0) return 0;
         hymo_partition_factor(pt, phi_z);
-        memcpy(delta, phi, (size_t)m * sizeof(double));
+        for (int r = 0; r < m; ++r) delta[r] = phi[pt->rows[r]];
         hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, delta);
         double dmax = hymo_norm_inf(m, delta);
         if (!isfinite(dmax)) return 1;
@@ -219,9 +279,44 @@ void hymo_actuators_free(hymo_actuators *act)
     memset(act, 0, sizeof *act);
 }
 
+/* Motor branch: actuator a >= n_cylinders is the hydraulic motor
+ * a - n_cylinders, whose "length" is its joint coordinate (s = z_j,
+ * sd = zd_j, ds/dz = e_j) and whose force is the joint torque (force on a
+ * prismatic joint), applied to the joint's body and, reversed, its parent.
+ * After the motors come the driven joints (s = z_j as well); their force is
+ * the recorded reaction, never applied (src/driver.c). */
+static int motor_joint(const hymo_model *model, int a)
+{
+    const int k = a - model->n_cylinders;
+    return k < model->n_motors ? model->motors[k].joint : model->drivers[k - model->n_motors].joint;
+}
+
+static void motor_apply(const hymo_model *model, hymo_kin *kin, int j, double T)
+{
+    const double *u = &kin->u[3 * j];
+    const int parent = model->bodies[j].parent;
+    if (model->bodies[j].joint_type == HYMO_JOINT_REVOLUTE) { /* a pure moment T u */
+        double *Qj = &kin->Qbar[6 * j];
+        for (int k = 0; k < 3; ++k) Qj[3 + k] += T * u[k];
+        if (parent != HYMO_GROUND) {
+            double *Qp = &kin->Qbar[6 * parent];
+            for (int k = 0; k < 3; ++k) Qp[3 + k] -= T * u[k];
+        }
+    } else { /* a force T u at the joint point */
+        const double f[3] = {T * u[0], T * u[1], T * u[2]}, mf[3] = {-f[0], -f[1], -f[2]};
+        hymo_kin_add_point_force(kin, j, &kin->o[3 * j], f);
+        hymo_kin_add_point_force(kin, parent, &kin->o[3 * j], mf);
+    }
+}
+
 void hymo_actuators_eval(hymo_actuators *act, const hymo_model *model, const hymo_kin *kin)
 {
-    for (int a = 0; a < act->na; ++a) {
+    for (int a = model->n_cylinders; a < act->na; ++a) {
+        const int j = motor_joint(model, a);
+        act->s[a] = kin->zlast[j];
+        act->sd[a] = kin->zdlast[j];
+    }
+    for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
         double *rb = &act->ends[6 * a], *rr = rb + 3, vb[3], vr[3], *e = &act->dir[3 * a];
@@ -239,7 +334,9 @@ void hymo_actuators_eval(hymo_actuators *act, const hymo_model *model, const hym
 
 void hymo_actuators_apply(const hymo_actuators *act, const hymo_model *model, hymo_kin *kin, const double *force)
 {
-    for (int a = 0; a < act->na; ++a) {
+    for (int a = model->n_cylinders; a < act->na && a < model->n_cylinders + model->n_motors; ++a)
+        motor_apply(model, kin, motor_joint(model, a), force[a]);
+    for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
         const double *rb = &act->ends[6 * a], *rr = rb + 3;
@@ -253,15 +350,37 @@ void hymo_actuators_apply(const hymo_actuators *act, const hymo_model *model, hy
     }
 }
 
+#define EXACT_ZERO_MIN_NZ 16
+
 void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
                               double *gz)
 {
     const int nz = kin->nb;
-    for (int a = 0; a < act->na; ++a) {
+    for (int a = model->n_cylinders; a < act->na; ++a) {
+        for (int j = 0; j < nz; ++j) gz[a * nz + j] = 0.0;
+        gz[a * nz + motor_joint(model, a)] = 1.0;
+    }
+    for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
         const double *rb = &act->ends[6 * a], *rr = rb + 3, *e = &act->dir[3 * a];
+        const unsigned char *ab = pb->body == HYMO_GROUND ? NULL : &kin->anc[pb->body * nz];
+        const unsigned char *ar = pr->body == HYMO_GROUND ? NULL : &kin->anc[pr->body * nz];
         for (int j = 0; j < nz; ++j) {
+            /* a joint on the paths to both ends moves them rigidly
+             * together: s does not change.  From EXACT_ZERO_MIN_NZ joints on
+             * that entry is set to the exact zero, which keeps the Newton
+             * matrix's coupling sparse (computed, it is a round-off residue
+             * that fills the actuator stiffness and KLU's pattern: a chain
+             * of N links and cylinders cost O(N^3) per matrix); below it
+             * the residue is kept, so that the small (shipped) models keep
+             * their numbers bit for bit (crane2's fast mode changes by
+             * 2 matrix builds in 18541 with the exact zero). */
+            const int on_b = ab && ab[j], on_r = ar && ar[j];
+            if (on_b == on_r && (nz >= EXACT_ZERO_MIN_NZ || !on_b)) {
+                gz[a * nz + j] = 0.0;
+                continue;
+            }
             double jb[3], jr[3];
             hymo_kin_point_jacobian(kin, pb->body, j, rb, jb);
             hymo_kin_point_jacobian(kin, pr->body, j, rr, jr);
@@ -274,7 +393,8 @@ void hymo_actuators_accel(const hymo_actuators *act, const hymo_model *model, co
                           const double *zdd, double *sdd)
 {
     const int nz = kin->nb;
-    for (int a = 0; a < act->na; ++a) {
+    for (int a = model->n_cylinders; a < act->na; ++a) sdd[a] = zdd[motor_joint(model, a)];
+    for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const int body[2] = {model->points[cy->point_base].body, model->points[cy->point_rod].body};
         const double *e = &act->dir[3 * a];

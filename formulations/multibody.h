@@ -54,22 +54,51 @@ int hymo_mb_kkt_factor(const hymo_mb *mb, double *kkt, int *piv);
 
 /* Independent coordinates z_i and dependent z_d with Phi_d = dPhi/dz_d
  * square and regular; R = dz/dz_i (nz x ni, row-major: identity rows for
- * z_i, -Phi_d^{-1} Phi_i for z_d). */
+ * z_i, -Phi_d^{-1} Phi_i for z_d).
+ * Redundant constraints (mbstruct): of the m_all rows of Phi_z only the m =
+ * rank rows in `rows` (a maximal independent set, chosen with the pivot
+ * columns by the full-pivot elimination) form Phi_d; the other rows are
+ * satisfied with them (their violation is recorded, not solved).  Without
+ * redundant rows m = m_all and rows = 0 .. m-1. */
 typedef struct {
     int nz, m, ni;
     int *indep, *dep; /* ni, m */
     double *phid_lu;  /* m x m, LU of Phi_d */
     int *phid_piv;
     double *R;        /* nz x ni */
-    double *work;     /* m*nz + 2 nz + 2 m */
+    double *work;     /* m_all*nz + 2 nz + 2 m_all */
     unsigned char *mask, *mask2;
+    /* mbstruct: all constraint rows, the kept ones (m, ascending) and their mask (m_all) */
+    int m_all;
+    int *rows;
+    unsigned char *row_mask;
+    /* motor branch: nz, 0 for a coordinate that must stay independent (a
+     * driven joint), else 1; NULL: any coordinate may be dependent (owned) */
+    unsigned char *allowed;
 } hymo_partition;
 
-hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m, hymo_error *err);
+/* m_all constraint rows of rank `rank` (= m_all without redundant rows). */
+hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank, hymo_error *err);
 void hymo_partition_free(hymo_partition *pt);
-/* Independent set by full pivoting on phi_z (m x nz), then factorised;
- * returns the smallest pivot (<= 0: rank deficient, nothing changed). */
+/* Independent set (and the kept rows) by full pivoting on phi_z (m_all x
+ * nz) with pt->m pivots, then factorised; returns the smallest pivot (<= 0:
+ * rank deficient, nothing changed). */
 double hymo_partition_select(hymo_partition *pt, const double *phi_z);
+
+/* Gaussian elimination with full pivoting on the m x n matrix a (copied to
+ * work), over the columns with allowed[j] != 0 (all if NULL): at most
+ * max_piv pivots, and none once the largest remaining |entry| is <= rel_tol
+ * times the first pivot (or not > 0).  Marks the pivot columns in col_mask
+ * (n) and the pivot rows in row_mask (m, may be NULL); the smallest pivot
+ * in *smallest (INFINITY if none); returns the number of pivots (the
+ * numerical rank of the allowed columns).  The choices equal
+ * hymo_full_pivot_columns' for a matrix of full row rank. */
+int hymo_rank_pivots(int m, int n, const double *a, double *work, const unsigned char *allowed,
+                     unsigned char *col_mask, unsigned char *row_mask, int max_piv, double rel_tol,
+                     double *smallest);
+/* Relative pivot below which a constraint row counts as redundant (at an
+ * assembled configuration: the dependent rows' pivots are round-off). */
+#define HYMO_RANK_TOL 1e-9
 /* Independent set given as a mask over z (1 = independent); not factorised. */
 void hymo_partition_set(hymo_partition *pt, const unsigned char *independent);
 /* LU of Phi_d and R from phi_z. */

@@ -37,8 +37,9 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     w->checks = index_array(model->n_check_valves);
     w->pumps = index_array(model->n_pumps);
     w->fcs = index_array(model->n_flow_controls);
+    w->motors = index_array(model->n_motors);
     if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0 || !circ->vol_node || !w->volumes || !w->valves ||
-        !w->throttles || !w->cylinders || !w->reliefs || !w->checks || !w->pumps || !w->fcs) {
+        !w->throttles || !w->cylinders || !w->reliefs || !w->checks || !w->pumps || !w->fcs || !w->motors) {
         hymo_circuit_free(circ);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit)");
     }
@@ -57,6 +58,7 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     for (int k = 0; k < model->n_check_valves; ++k) w->checks[w->n_checks++] = k;
     for (int j = 0; j < model->n_pumps; ++j) w->pumps[w->n_pumps++] = j;
     for (int f = 0; f < model->n_flow_controls; ++f) w->fcs[w->n_fcs++] = f;
+    for (int k = 0; k < model->n_motors; ++k) w->motors[w->n_motors++] = k;
     circ->sw_relief = HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * circ->na;
     circ->sw_check = circ->sw_relief + HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves;
     circ->sw_valve = circ->sw_check + HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
@@ -99,6 +101,7 @@ void hymo_circuit_free(hymo_circuit *circ)
     free(circ->whole.checks);
     free(circ->whole.pumps);
     free(circ->whole.fcs);
+    free(circ->whole.motors);
     memset(circ, 0, sizeof *circ);
 }
 
@@ -194,6 +197,11 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
             const int c = part->cylinders[i];
             force[c] = hymo_cylinder_force(model, circ, c, s[c], sd[c], p);
         }
+        for (int i = 0; i < part->n_motors; ++i) { /* actuator n_cylinders + k: s = z_j, sd = its rate */
+            const int k = part->motors[i], a = model->n_cylinders + k;
+            double dT_ddp, dT_dw;
+            force[a] = hymo_motor_torque_d(model, k, sd[a], p, &dT_ddp, &dT_dw);
+        }
     }
     if (udot) {
         for (int i = 0; i < part->n_valves; ++i) {
@@ -258,6 +266,11 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
         double G;
         FLOW(model->flow_controls[f].node_a, model->flow_controls[f].node_b,
              hymo_flow_control_flow_d(circ, model, f, p, &G));
+    }
+    for (int i = 0; i < part->n_motors; ++i) {
+        const int k = part->motors[i];
+        FLOW(model->motors[k].node_a, model->motors[k].node_b,
+             hymo_motor_flow(model, k, sd[model->n_cylinders + k], p));
     }
 #undef FLOW
     for (int i = 0; i < part->n_volumes; ++i) {
@@ -324,9 +337,24 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
         }
     }
     /* propagate through throttles and flow control valves (no flow at
-     * rest: equal pressures) */
+     * rest: equal pressures) and motors (at rest T = D (p_a - p_b),
+     * f_static[n_cylinders + k] = T) */
     for (int changed = 1; changed;) {
         changed = 0;
+        for (int k = 0; k < model->n_motors; ++k) {
+            const hymo_motor *mo = &model->motors[k];
+            const hymo_node *a = &model->nodes[mo->node_a], *b = &model->nodes[mo->node_b];
+            const double dp = f_static[circ->na + k] / mo->displacement;
+            const int ka = a->kind != HYMO_NODE_VOLUME || known[a->state];
+            const int kb = b->kind != HYMO_NODE_VOLUME || known[b->state];
+            if (ka && !kb && b->p0_rule == HYMO_P0_STATIC) {
+                p[b->state] = hymo_node_pressure(model, mo->node_a, p) - dp;
+                known[b->state] = changed = 1;
+            } else if (kb && !ka && a->p0_rule == HYMO_P0_STATIC) {
+                p[a->state] = hymo_node_pressure(model, mo->node_b, p) + dp;
+                known[a->state] = changed = 1;
+            }
+        }
         for (int t = 0; t < model->n_throttles + model->n_flow_controls; ++t) {
             const int fcv = t >= model->n_throttles, i = fcv ? t - model->n_throttles : t;
             const hymo_node *a = &model->nodes[fcv ? model->flow_controls[i].node_a : model->throttles[i].node_a];
@@ -348,7 +376,7 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
             return hymo_error_set(err, HYMO_ERR_MODEL,
                                   "%s: volumes.%s: initial_pressure is 'static' but the volume is "
                                   "neither a cylinder chamber whose other chamber has a given "
-                                  "pressure nor joined to one through a throttle or flow control valve",
+                                  "pressure nor joined to one through a throttle, flow control valve or motor port",
                                   src, nd->name);
         }
         if (nd->kind == HYMO_NODE_VOLUME && model->fluid_air.model == HYMO_FLUID_ENTRAINED_AIR &&

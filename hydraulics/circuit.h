@@ -30,6 +30,9 @@ typedef struct {
     int *pumps;
     int n_fcs;
     int *fcs; /* flow control valve indices */
+    /* motor branch: hydraulic motors (the whole model only; a split refuses them) */
+    int n_motors;
+    int *motors; /* motor indices; motor k is actuator model->n_cylinders + k */
 } hymo_circuit_part;
 
 /* Per-run constants resolved from the initial geometry. */
@@ -339,6 +342,29 @@ static inline double hymo_damper_force_d(const hymo_circuit *circ, int c, const 
     *dF_ds = 0.0;
     *dF_dsd = 0.0;
     return 0.0;
+}
+
+/* Hydraulic motor k (motor branch, docs/model-format.md "motors") at joint
+ * rate w and pressures p: the torque (force on a prismatic joint)
+ *   T = D dp - (1 - eta_hm) D |dp| tanh(w/w_s) - c_v w,  dp = p_a - p_b,
+ * with dT/d(dp) and dT/dw (|dp| one-sided at dp = 0, taken as dp > 0, as
+ * the cylinders' seal friction), and the flow a -> b through the motor
+ *   Q = D w + C_L dp  (dQ/dw = D, dQ/d(dp) = C_L). */
+static inline double hymo_motor_torque_d(const hymo_model *model, int k, double w, const double *p, double *dT_ddp,
+                                         double *dT_dw)
+{
+    const hymo_motor *mo = &model->motors[k];
+    const double dp = hymo_node_pressure(model, mo->node_a, p) - hymo_node_pressure(model, mo->node_b, p);
+    const double fr = 1.0 - mo->efficiency, th = tanh(w / mo->friction_velocity), D = mo->displacement;
+    *dT_ddp = D * (1.0 - fr * (dp >= 0.0 ? th : -th));
+    *dT_dw = -fr * D * fabs(dp) * (1.0 - th * th) / mo->friction_velocity - mo->viscous;
+    return D * dp - fr * D * fabs(dp) * th - mo->viscous * w;
+}
+static inline double hymo_motor_flow(const hymo_model *model, int k, double w, const double *p)
+{
+    const hymo_motor *mo = &model->motors[k];
+    const double dp = hymo_node_pressure(model, mo->node_a, p) - hymo_node_pressure(model, mo->node_b, p);
+    return mo->displacement * w + mo->leakage * dp;
 }
 
 /* End-damper force of cylinder c (SPEC §2, added to F_s). */

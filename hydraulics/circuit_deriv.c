@@ -16,7 +16,12 @@
  * fp = p_pist A_pist - p_rod A_rod:
  *   dF/dp   = dfp/dp (1 - (1-eta) sgn(fp) tanh(sd/v_s)),
  *   dF/dsd  = -c - (1-eta) |fp| (1 - tanh^2(sd/v_s)) / v_s + dF_d/dsd,
- *   dF/ds   = dF_d/ds. */
+ *   dF/ds   = dF_d/ds.
+ * Motor k (actuator a = n_cylinders + k, sd_a = w): its flow Q = D w + C_L dp
+ * a -> b enters Q_i (dQ/dp: C_L like a laminar orifice; dQ/dw = D in the sd
+ * column of each port, scaled by W like a chamber's dV/ds); its torque
+ * T = D dp - (1-eta) D |dp| tanh(w/w_s) - c_v w gives dF/dp = +-dT/d(dp),
+ * dF/dsd = dT/dw, dF/ds = 0 (hymo_motor_torque_d). */
 #include "circuit.h"
 
 #include <math.h>
@@ -110,7 +115,7 @@ static void force_derivatives(const hymo_circuit *circ, const hymo_model *model,
                               const double *sd, const double *p, hymo_circuit_derivs *d)
 {
     const int np = d->np;
-    for (int a = 0; a < d->na; ++a) {
+    for (int a = 0; a < d->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_node *npi = &model->nodes[cy->node_piston], *nro = &model->nodes[cy->node_rod];
         double fp = hymo_node_pressure(model, cy->node_piston, p) * cy->piston_area -
@@ -126,6 +131,17 @@ static void force_derivatives(const hymo_circuit *circ, const hymo_model *model,
         hymo_damper_force_d(circ, a, cy, lp, lr, sd[a], &dFd_ds, &dFd_dsd);
         d->dF_ds[a] = dFd_ds;
         d->dF_dsd[a] = -cy->viscous - fr * fabs(fp) * (1.0 - th * th) / cy->friction_velocity + dFd_dsd;
+    }
+    for (int k = 0; k < model->n_motors && model->n_cylinders + k < d->na; ++k) { /* motor branch */
+        const int a = model->n_cylinders + k;
+        const hymo_node *na_ = &model->nodes[model->motors[k].node_a], *nb_ = &model->nodes[model->motors[k].node_b];
+        double dT_ddp, dT_dw;
+        hymo_motor_torque_d(model, k, sd[a], p, &dT_ddp, &dT_dw);
+        double *row = d->dF_dp + (size_t)a * np;
+        if (na_->kind == HYMO_NODE_VOLUME) row[na_->state] += dT_ddp;
+        if (nb_->kind == HYMO_NODE_VOLUME) row[nb_->state] -= dT_ddp;
+        d->dF_ds[a] = 0.0;
+        d->dF_dsd[a] = dT_dw;
     }
 }
 
@@ -189,6 +205,16 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
         double G, q = hymo_flow_control_flow_d(circ, model, k, p, &G);
         add_flow(&f, model->flow_controls[k].node_a, model->flow_controls[k].node_b, q, G, -1, 0.0);
     }
+    /* motors (motor branch): Q = D w + C_L dp from a to b; dQ/dw = D goes into the
+     * sd columns like a chamber's dV/ds (outflow of a), scaled by -W below */
+    for (int k = 0; k < model->n_motors && model->n_cylinders + k < na; ++k) {
+        const hymo_motor *mo = &model->motors[k];
+        const int a = model->n_cylinders + k;
+        add_flow(&f, mo->node_a, mo->node_b, hymo_motor_flow(model, k, sd[a], p), mo->leakage, -1, 0.0);
+        const hymo_node *pa = &model->nodes[mo->node_a], *pb = &model->nodes[mo->node_b];
+        if (pa->kind == HYMO_NODE_VOLUME) d->dpdot_dsd[(size_t)pa->state * na + a] += mo->displacement;
+        if (pb->kind == HYMO_NODE_VOLUME) d->dpdot_dsd[(size_t)pb->state * na + a] -= mo->displacement;
+    }
 
     /* per volume: W = Be/V, pdot, and the s, sd columns */
     for (int i = 0; i < np; ++i) {
@@ -197,6 +223,8 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
         const double Q = d->qnet[i];
         double V = 0.0, Vdot = 0.0, compl_sum = 0.0;
         int has_chamber = 0;
+        for (int k = 0; k < model->n_motors && !has_chamber; ++k) /* a motor port: its sd column */
+            has_chamber = model->motors[k].node_a == circ->vol_node[i] || model->motors[k].node_b == circ->vol_node[i];
         for (int q = 0; q < nd->n_parts; ++q) {
             const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
             double dV_ds, Vs = hymo_subvolume_size(circ, model, sv, s, &dV_ds);

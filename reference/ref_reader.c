@@ -569,6 +569,12 @@ static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s
     TRY(attr_double(r, cons, "/constraints", "max_velocity", &s->max_constraint_velocity));
     TRY(attr_double(r, cons, "/constraints", "max_acceleration",
                     &s->max_constraint_acceleration));
+    if (st == HYMO_OK && cons >= 0 && H5Aexists(cons, "rank") > 0) { /* mbstruct */
+        TRY(attr_int(r, cons, "/constraints", "rank", &s->constraint_rank));
+        TRY(attr_int(r, cons, "/constraints", "n_redundant", &s->n_redundant));
+        TRY(attr_text(r, cons, "/constraints", "redundant_rows", s->redundant, sizeof s->redundant));
+        TRY(attr_double(r, cons, "/constraints", "max_redundant_violation", &s->max_redundant_violation));
+    }
 #undef TRY
     if (cons >= 0) H5Gclose(cons);
     if (energy >= 0) H5Gclose(energy);

@@ -1109,6 +1109,14 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
     ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_position", s->max_constraint_position)
     ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_velocity", s->max_constraint_velocity)
     ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_acceleration", s->max_constraint_acceleration)
+    if (s->constraint_rank > 0) { /* mbstruct: redundant constraint equations */
+        char rows[HYMO_REF_TEXT_MAX];
+        copy_name(rows, s->redundant);
+        ATTR(attr_int, HYMO_GROUP_CONSTRAINTS, "rank", s->constraint_rank)
+        ATTR(attr_int, HYMO_GROUP_CONSTRAINTS, "n_redundant", s->n_redundant)
+        ATTR(attr_str, HYMO_GROUP_CONSTRAINTS, "redundant_rows", rows)
+        ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_redundant_violation", s->max_redundant_violation)
+    }
 #undef ATTR
     return HYMO_OK;
 }

@@ -102,6 +102,10 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
                             : text(s->independent, "?");
     fprintf(out, "%-12s %.*s (%d re-selection%s)\n", "independent", (int)sizeof s->independent_list, indep,
             s->n_reselections, s->n_reselections == 1 ? "" : "s");
+    if (s->n_redundant > 0) /* mbstruct */
+        fprintf(out, "%-12s %d of %d constraint equations (rank %d): %.*s; max |Phi| of them %.2g\n", "redundant",
+                s->n_redundant, s->n_redundant + s->constraint_rank, s->constraint_rank, w, text(s->redundant, "?"),
+                s->max_redundant_violation);
 
     if (s->has_accuracy)
         fprintf(out, "%-12s estimated max error z %.2g rad|m, p %.3g Pa, s %.2g m (%.*s)\n", "accuracy",

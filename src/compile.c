@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compiled.h"
+#include "force_elements.h"
 #include "hymo/linalg.h"
 #include "multibody.h"
 #include "nonlinear_kinsol.h"
@@ -28,6 +29,20 @@ hymo_status hymo_compile(hymo_model *model, hymo_error *err)
     pthread_mutex_init(&cm->lock, NULL);
     hymo_status st = hymo_kin_model_init(&cm->kin, model, err);
     if (st == HYMO_OK) st = hymo_constraints_init(&cm->con, model, err);
+    for (int c = 0; st == HYMO_OK && c < model->n_cuts; ++c) { /* mbstruct: translational twist from the start */
+        if (model->cuts[c].type != HYMO_CUT_TRANSLATIONAL) continue;
+        hymo_kin kin;
+        double *z = calloc((size_t)model->n_bodies + 1, sizeof(double));
+        st = z ? hymo_kin_init(&kin, &cm->kin, err) : hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        if (st == HYMO_OK) {
+            for (int j = 0; j < model->n_bodies; ++j) z[j] = model->bodies[j].z0;
+            hymo_kin_positions(&kin, model, z);
+            hymo_constraints_twist_from(&cm->con, model, &kin);
+            hymo_kin_free(&kin);
+        }
+        free(z);
+        break;
+    }
     if (st == HYMO_OK) atomic_fetch_add(&compilations, 1);
     return st;
 }
@@ -99,9 +114,106 @@ static int asm_jacobian(const double *x, double *J, void *user)
     return 0;
 }
 
+/* mbstruct: over-constrained or redundant loops (more constraint
+ * equations than the coordinates they leave free, e.g. a Bennett linkage's
+ * 5 equations per spatial revolute cut for 3 joint coordinates): Phi = 0 by
+ * damped Gauss-Newton (Levenberg-Marquardt) in the free coordinates (those
+ * not named in `independent`, all without it), (J^T J + mu I) d = -J^T Phi
+ * with mu = LM_MU max diag(J^T J), the step limited to ASM_MAX_STEP and
+ * halved until max |Phi| falls.  Without a hint J^T J is singular (the
+ * mobility), and the small mu makes d the near minimum-norm correction. */
+#define LM_MU 1e-8
+#define LM_HALVINGS 30
+
+static void assemble_violation(const hymo_model *model, const hymo_compiled *cm, const double *phi, double *worst,
+                               int *wc)
+{
+    *worst = 0.0;
+    *wc = 0;
+    for (int c = 0; c < model->n_cuts; ++c) {
+        double s = 0.0;
+        for (int r = cm->con.cut_first[c]; r < cm->con.cut_first[c + 1]; ++r) s += phi[r] * phi[r];
+        if (sqrt(s) >= *worst) {
+            *worst = sqrt(s);
+            *wc = c;
+        }
+    }
+}
+
+static hymo_status assemble_least_squares(const hymo_model *model, const hymo_compiled *cm, init_ws *w, double *z,
+                                          hymo_error *err)
+{
+    const int m = cm->con.m, nz = model->n_bodies;
+    int nf = 0, it = 0;
+    int *free_j = calloc((size_t)nz, sizeof(int)), *piv = calloc((size_t)nz, sizeof(int));
+    double *A = calloc((size_t)nz * nz, sizeof(double)), *d = calloc((size_t)nz, sizeof(double));
+    double *zt = calloc((size_t)nz, sizeof(double));
+    unsigned char *held = calloc((size_t)nz, 1);
+    hymo_status st = HYMO_OK;
+    if (!free_j || !piv || !A || !d || !zt || !held) {
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (assembly)");
+        goto done;
+    }
+    for (int k = 0; k < model->n_independent_hint; ++k) held[model->independent_hint[k]] = 1;
+    for (int j = 0; j < nz; ++j)
+        if (!held[j]) free_j[nf++] = j;
+    hymo_kin_positions(&w->kin, model, z);
+    hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
+    double f = hymo_norm_inf(m, w->phi);
+    for (it = 0; it < ASM_MAX_ITER && nf > 0 && f > ASM_FNORM_TOL; ++it) {
+        double dmax_diag = 0.0;
+        for (int a = 0; a < nf; ++a) {
+            double g = 0.0;
+            for (int r = 0; r < m; ++r) g += w->phi_z[r * nz + free_j[a]] * w->phi[r];
+            d[a] = -g;
+            for (int b = 0; b < nf; ++b) {
+                double s = 0.0;
+                for (int r = 0; r < m; ++r) s += w->phi_z[r * nz + free_j[a]] * w->phi_z[r * nz + free_j[b]];
+                A[a * nf + b] = s;
+            }
+            dmax_diag = fmax(dmax_diag, A[a * nf + a]);
+        }
+        for (int a = 0; a < nf; ++a) A[a * nf + a] += LM_MU * dmax_diag;
+        if (hymo_lu_factor(nf, A, piv)) break;
+        hymo_lu_solve(nf, A, piv, d);
+        double dn = hymo_norm_inf(nf, d), scale = dn > ASM_MAX_STEP ? ASM_MAX_STEP / dn : 1.0;
+        double fnew = f;
+        for (int h = 0; h < LM_HALVINGS; ++h, scale *= 0.5) {
+            memcpy(zt, z, (size_t)nz * sizeof(double));
+            for (int a = 0; a < nf; ++a) zt[free_j[a]] += scale * d[a];
+            hymo_kin_positions(&w->kin, model, zt);
+            hymo_constraints_eval(&cm->con, &w->kin, w->phi, NULL, NULL);
+            fnew = hymo_norm_inf(m, w->phi);
+            if (fnew < f || (fnew <= ASM_ACCEPT_TOL && scale * dn <= ASM_STEP_TOL)) break;
+        }
+        if (!(fnew < f)) break; /* no decrease: at the round-off floor or stuck */
+        memcpy(z, zt, (size_t)nz * sizeof(double));
+        f = fnew;
+        hymo_kin_positions(&w->kin, model, z);
+        hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
+    }
+    hymo_kin_positions(&w->kin, model, z);
+    hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
+    if (!(hymo_norm_inf(m, w->phi) <= ASM_ACCEPT_TOL)) {
+        double worst;
+        int wc;
+        assemble_violation(model, cm, w->phi, &worst, &wc);
+        st = hymo_error_set(err, HYMO_ERR_ASSEMBLY,
+                            "%s: the initial configuration cannot be assembled: cut joint %s is "
+                            "violated by %.3g after %d Gauss-Newton iterations (over-constrained loop; "
+                            "check the initial joint values and the independent joints)",
+                            src_name(model), model->n_cuts ? model->cuts[wc].name : "?", worst, it);
+    }
+done:
+    free(free_j), free(piv), free(A), free(d), free(zt), free(held);
+    return st;
+}
+
 /* Positions: Phi = 0 solved by KINSOL (Newton with line search) for the
  * dependent coordinates, holding the hinted (or selected) independent
- * joints at their given values (SPEC §3). */
+ * joints at their given values (SPEC §3); loops with more equations than
+ * dependent coordinates (mbstruct) by assemble_least_squares.  Leaves
+ * w->pt unallocated (the caller allocates it for the rank found). */
 static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, init_ws *w, double *z,
                             hymo_error *err)
 {
@@ -109,24 +221,29 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
     hymo_kin_positions(&w->kin, model, z);
     hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
     if (m == 0) return HYMO_OK;
-    if (m >= nz)
+    hymo_status st = hymo_partition_alloc(&w->pt, nz, m, m, err);
+    if (st != HYMO_OK) return st;
+    int square = m < nz;
+    if (square && model->n_independent_hint > 0) {
+        square = nz - model->n_independent_hint == m;
+        if (square) {
+            memset(w->pt.mask, 0, (size_t)nz);
+            for (int k = 0; k < model->n_independent_hint; ++k) w->pt.mask[model->independent_hint[k]] = 1;
+            hymo_partition_set(&w->pt, w->pt.mask);
+        }
+    } else if (square) {
+        square = hymo_partition_select(&w->pt, w->phi_z) > 0.0;
+    }
+    if (!square && model->n_independent_hint > 0 && nz - model->n_independent_hint > m) {
+        hymo_partition_free(&w->pt); /* redundant rows only add degrees of freedom */
         return hymo_error_set(err, HYMO_ERR_MODEL,
-                              "%s: cut_joints: %d constraint equations for %d joint coordinates leave "
-                              "no degree of freedom",
-                              src_name(model), m, nz);
-    if (model->n_independent_hint > 0) {
-        if (nz - model->n_independent_hint != m)
-            return hymo_error_set(err, HYMO_ERR_MODEL,
-                                  "%s: independent: %d joints named, but %d coordinates - %d "
-                                  "constraint equations = %d degrees of freedom",
-                                  src_name(model), model->n_independent_hint, nz, m, nz - m);
-        memset(w->pt.mask, 0, (size_t)nz);
-        for (int k = 0; k < model->n_independent_hint; ++k) w->pt.mask[model->independent_hint[k]] = 1;
-        hymo_partition_set(&w->pt, w->pt.mask);
-    } else if (!(hymo_partition_select(&w->pt, w->phi_z) > 0.0)) {
-        return hymo_error_set(err, HYMO_ERR_ASSEMBLY,
-                              "t = 0 s: constraint Jacobian is rank deficient (singular configuration or "
-                              "redundant cut-joint equations)");
+                              "%s: independent: %d joints named, but %d coordinates - %d "
+                              "constraint equations = %d degrees of freedom",
+                              src_name(model), model->n_independent_hint, nz, m, nz - m);
+    }
+    if (!square) {
+        hymo_partition_free(&w->pt);
+        return assemble_least_squares(model, cm, w, z, err);
     }
     double *x = calloc((size_t)m, sizeof(double));
     if (!x) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (assembly)");
@@ -146,7 +263,7 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
     hymo_kinsol_stats ks;
     hymo_error kerr;
     hymo_error_clear(&kerr);
-    hymo_status st = hymo_kinsol_solve(&pb, x, &ks, &kerr);
+    st = hymo_kinsol_solve(&pb, x, &ks, &kerr);
     for (int c = 0; c < m; ++c) z[w->pt.dep[c]] = x[c];
     free(x);
     if (st == HYMO_ERR_NOMEM || st == HYMO_ERR_ARGUMENT) { /* not a failure to converge */
@@ -173,7 +290,44 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
                               src_name(model), model->n_cuts ? model->cuts[wc].name : "?", worst,
                               ks.iterations, hymo_kinsol_flag_text(ks.flag));
     }
+    hymo_partition_free(&w->pt);
     return HYMO_OK;
+}
+
+/* mbstruct: the rank of Phi_z at the assembled start, by full pivoting
+ * with the relative tolerance HYMO_RANK_TOL; the rows without a pivot are
+ * redundant (cm->con.rank, cm->con.redundant).  No degree of freedom left,
+ * or an `independent` list of another length than the mobility, is a
+ * model error. */
+static hymo_status constraint_rank(const hymo_model *model, hymo_compiled *cm, init_ws *w, hymo_error *err)
+{
+    const int m = cm->con.m, nz = model->n_bodies;
+    cm->con.rank = m;
+    if (m > 0) memset(cm->con.redundant, 0, (size_t)m);
+    if (m == 0) return hymo_partition_alloc(&w->pt, nz, 0, 0, err);
+    double *work = calloc((size_t)m * nz, sizeof(double));
+    unsigned char *cols = calloc((size_t)nz, 1), *rows = calloc((size_t)m, 1);
+    if (!work || !cols || !rows) {
+        free(work), free(cols), free(rows);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraint rank)");
+    }
+    double pmin;
+    const int rank = hymo_rank_pivots(m, nz, w->phi_z, work, NULL, cols, rows, m, HYMO_RANK_TOL, &pmin);
+    free(work), free(cols);
+    cm->con.rank = rank;
+    for (int r = 0; r < m; ++r) cm->con.redundant[r] = !rows[r];
+    free(rows);
+    if (rank >= nz)
+        return hymo_error_set(err, HYMO_ERR_MODEL,
+                              "%s: cut_joints: %d constraint equations of rank %d for %d joint coordinates "
+                              "leave no degree of freedom",
+                              src_name(model), m, rank, nz);
+    if (model->n_independent_hint > 0 && nz - model->n_independent_hint != rank)
+        return hymo_error_set(err, HYMO_ERR_MODEL,
+                              "%s: independent: %d joints named, but %d coordinates - %d independent "
+                              "constraint equations (rank of %d) = %d degrees of freedom",
+                              src_name(model), model->n_independent_hint, nz, rank, m, nz - rank);
+    return hymo_partition_alloc(&w->pt, nz, m, rank, err);
 }
 
 /* ---- static equilibrium: R_z^T (Q' + G F) = 0 for the actuator forces ---- */
@@ -270,9 +424,17 @@ static int static_jacobian(const double *x, double *J, void *user)
  * F = 0 (a second one only as refinement at round-off level). */
 static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error *err)
 {
-    const int nz = model->n_bodies, na = model->n_cylinders, ni = w->pt.ni;
-    if (na == 0) return HYMO_OK;
+    /* motors and driven joints hold their joints too (motor branch) */
+    const int nz = model->n_bodies, na = model->n_cylinders + model->n_motors + model->n_drivers, ni = w->pt.ni;
+    if (model->n_cylinders + model->n_motors == 0) return HYMO_OK; /* no pressures to find (as before drivers) */
     hymo_kin_forces_begin(&w->kin, model);
+    if (model->n_force_elements > 0) { /* the force elements at rest (t = 0, branches by the geometry) */
+        hymo_fe fe;
+        hymo_status fst = hymo_fe_alloc(&fe, model, err);
+        if (fst == HYMO_OK) fst = hymo_fe_apply(&fe, model, &w->kin, 0.0, model->defaults.dt, err);
+        hymo_fe_free(&fe);
+        if (fst != HYMO_OK) return fst;
+    }
     hymo_kin_mass_and_forces(&w->kin, model);
     const int n = ni < na ? ni : na;
     double *A = calloc((size_t)(ni > 0 ? ni : 1) * na, sizeof(double));
@@ -359,11 +521,10 @@ done:
 
 static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, hymo_error *err)
 {
-    const int nz = model->n_bodies, m = cm->con.m, na = model->n_cylinders;
+    const int nz = model->n_bodies, m = cm->con.m, na = model->n_cylinders + model->n_motors + model->n_drivers;
     init_ws w;
     memset(&w, 0, sizeof w);
     hymo_status st = hymo_kin_init(&w.kin, &cm->kin, err);
-    if (st == HYMO_OK) st = hymo_partition_alloc(&w.pt, nz, m, err);
     if (st == HYMO_OK) st = hymo_actuators_alloc(&w.act, na, err);
     if (st != HYMO_OK) goto done;
     w.phi = calloc((size_t)m + 1, sizeof(double));
@@ -379,6 +540,7 @@ static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, h
     }
     for (int j = 0; j < nz; ++j) cm->z0[j] = model->bodies[j].z0;
     st = assemble(model, cm, &w, cm->z0, err);
+    if (st == HYMO_OK) st = constraint_rank(model, cm, &w, err);
     if (st != HYMO_OK) goto done;
     if (!(hymo_partition_select(&w.pt, w.phi_z) > 0.0)) {
         st = hymo_error_set(err, HYMO_ERR_ASSEMBLY,

@@ -142,6 +142,8 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
     const hymo_model *model = sim->model;
     const int nz = mi->nz, m = mi->m, na = mi->na, n = nz + m;
     hymo_kin_forces_begin(&mb->kin, model); /* gravity and velocity terms, no cylinder force */
+    hymo_status st = hymo_fe_apply(&sim->fe, model, &mb->kin, sim->t, sim->opt.dt, err); /* force elements */
+    if (st != HYMO_OK) return st;
     hymo_kin_mass_and_forces(&mb->kin, model);
     if (m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
     if (hymo_mb_kkt_factor(mb, mi->kkt, mi->piv))
@@ -150,7 +152,7 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
     hymo_actuators_gradients(&sim->act, model, &mb->kin, mi->jrow); /* A: d sd_a / d zd_j = d s_a / d z_j */
     /* a0: constrained acceleration without cylinder forces */
     for (int i = 0; i < nz; ++i) mi->rhs[i] = mb->kin.Q[i];
-    for (int r = 0; r < m; ++r) mi->rhs[nz + r] = -mb->gamma[r];
+    for (int r = 0; r < m; ++r) mi->rhs[nz + r] = mb->con->redundant[r] ? 0.0 : -mb->gamma[r]; /* redundant: mu_r = 0 */
     hymo_lu_solve(n, mi->kkt, mi->piv, mi->rhs);
     hymo_actuators_accel(&sim->act, model, &mb->kin, mi->rhs, mi->a0);
     /* G columns: response of sdd to a unit force of cylinder b */
@@ -244,7 +246,8 @@ static void mech_get_outputs(const hymo_subsystem *sub, double *y)
 static int mech_state_size(const hymo_subsystem *sub)
 {
     const mech_impl *mi = sub->impl;
-    return 2 + 3 * mi->nz + mi->m + 2 * mi->na + mi->sim->np + mi->na + mi->nz + 2 * mi->m + 2;
+    return 2 + 3 * mi->nz + mi->m + 2 * mi->na + mi->sim->np + mi->na + mi->nz + 2 * mi->m + 2 +
+           mi->sim->nsw + (mi->sim->fe.n > 0 ? 3 : 0); /* force elements: switching states and work */
 }
 
 static void mech_get_state(const hymo_subsystem *sub, double *buf)
@@ -259,6 +262,8 @@ static void mech_get_state(const hymo_subsystem *sub, double *buf)
     PUT(sim->work, na), PUT(sim->power, na), PUT(sim->p, sim->np), PUT(sim->ext_force, na);
     PUT(sim->zdd_prev, nz), PUT(sim->lambda_prev, mi->m), PUT(sim->lambda_prev2, mi->m);
     PUT(&sim->newton_theta, 1), PUT(&sim->newton_lte, 1);
+    for (int i = 0; i < sim->nsw; ++i) *buf++ = sim->sw[i];
+    if (sim->fe.n > 0) PUT(&sim->fe_work, 1), PUT(&sim->fe_power, 1), PUT(&sim->fe_t, 1);
 #undef PUT
     /* The Newton matrix is not part of the snapshot: the next step builds
      * a fresh one, as a retried step from this snapshot does, so both
@@ -280,6 +285,8 @@ static void mech_set_state(hymo_subsystem *sub, const double *buf)
     GET(sim->work, na), GET(sim->power, na), GET(sim->p, sim->np), GET(sim->ext_force, na);
     GET(sim->zdd_prev, nz), GET(sim->lambda_prev, mi->m), GET(sim->lambda_prev2, mi->m);
     GET(&sim->newton_theta, 1), GET(&sim->newton_lte, 1);
+    for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = *buf++ != 0.0;
+    if (sim->fe.n > 0) GET(&sim->fe_work, 1), GET(&sim->fe_power, 1), GET(&sim->fe_t, 1);
 #undef GET
     memcpy(sim->mb.zn, sim->mb.z, (size_t)nz * sizeof(double));
     memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));

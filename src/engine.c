@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "control_internal.h"
 #include "rows.h" /* hymo_now_seconds */
+#include "motor.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +23,15 @@ hymo_status hymo_engine_forces(hymo_sim *sim, double t, hymo_error *err)
     if (st != HYMO_OK) return st;
     hymo_kin_forces_begin(&sim->mb.kin, sim->model);
     hymo_actuators_apply(&sim->act, sim->model, &sim->mb.kin, sim->force);
-    return HYMO_OK;
+    return hymo_fe_apply(&sim->fe, sim->model, &sim->mb.kin, t, sim->opt.dt, err);
+}
+
+void hymo_engine_switching(const hymo_sim *sim, double *g)
+{
+    /* the force source writes its functions only if it declares any (the
+     * circuit's writer assumes its full count) */
+    if (sim->nsw_source > 0) sim->forces->switching(sim, g);
+    hymo_fe_switching(&sim->fe, sim->model, &sim->mb.kin, g + sim->nsw_source);
 }
 
 hymo_status hymo_engine_dynamics(hymo_sim *sim, double t, hymo_error *err)
@@ -48,6 +57,7 @@ hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, doub
     hymo_kin_inverse_dynamics(&sim->mb.kin, sim->mb.zddn, sim->mb.dyn_res); /* M' zdd - Q', M' not formed */
     sim->form.ops->residual(&sim->form, &sim->mb, f);
     sim->forces->residual(sim, f + sim->nxm);
+    if (sim->model->n_drivers) return hymo_drivers_residual(sim, x, f, t, err); /* motor branch */
     return HYMO_OK;
 }
 
@@ -154,6 +164,16 @@ static void predict(hymo_sim *sim, double *x)
     memcpy(sim->pd_prev, sim->pd, (size_t)sim->np * sizeof(double));
 }
 
+/* The force elements' work up to the committed time: the trapezoidal rule
+ * on their power from the last state integrated (fe_t); at the same time
+ * (the start, a restart after an event) the power is the current one. */
+static void fe_work_to(hymo_sim *sim)
+{
+    if (sim->t != sim->fe_t) sim->fe_work += 0.5 * (sim->t - sim->fe_t) * (sim->fe_power + sim->fe.power);
+    sim->fe_power = sim->fe.power;
+    sim->fe_t = sim->t;
+}
+
 /* Commit of the iterate as the state at t1 after `iter` iterations; a grid
  * step (not a sub-step ending at an event) advances the step counter. */
 static void commit(hymo_sim *sim, double t1, int iter, int grid)
@@ -180,6 +200,7 @@ static void commit(hymo_sim *sim, double t1, int iter, int grid)
         sim->power[a] = power;
     }
     sim->t = t1;
+    if (sim->fe.n > 0) fe_work_to(sim); /* sub-steps too: the power kinks at events */
     sim->h_prev = sim->h;
     sim->iterations_total += iter;
     if (!grid) return;
@@ -189,7 +210,20 @@ static void commit(hymo_sim *sim, double t1, int iter, int grid)
 /* One trapezoidal Newton solve of size h = sim->h from the committed state
  * (sim->t) to t1; the result stays in the iterate (zn, ..., pn, ...) with
  * the actuators and forces at it.  *iter: iterations used. */
+static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_error *err);
+
+/* motor branch: driven joints' start values for the step (src/driver.c) */
 static hymo_status solve(hymo_sim *sim, double t1, int *iter_out, hymo_error *err)
+{
+    if (!sim->model->n_drivers) return solve_core(sim, t1, iter_out, err);
+    sim->mb.dt = sim->h;
+    hymo_drivers_begin_solve(sim, t1);
+    hymo_status st = solve_core(sim, t1, iter_out, err);
+    hymo_drivers_end_solve(sim, st == HYMO_OK);
+    return st;
+}
+
+static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_error *err)
 {
     const hymo_jacobian_ops *jo = sim->jacobian;
     hymo_status st;
@@ -307,7 +341,7 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
         if ((st = solve(sim, t0 + h, &iter, err)) != HYMO_OK) return st;
         sim->event_iterations += iter;
         *kept = iter;
-        sim->forces->switching(sim, sim->g_end);
+        hymo_engine_switching(sim, sim->g_end);
         const double g = sim->g_end[i];
         if ((g >= 0.0) != sim->sw[i]) { /* crossed: the new upper end */
             hi = h, ghi = g;
@@ -325,7 +359,7 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
         if ((st = solve(sim, t0 + hi, &iter, err)) != HYMO_OK) return st;
         sim->event_iterations += iter;
         *kept = iter;
-        sim->forces->switching(sim, sim->g_end);
+        hymo_engine_switching(sim, sim->g_end);
     }
     sim->event_iterations -= *kept; /* the kept sub-step counts as the step's */
     return HYMO_OK;
@@ -344,15 +378,20 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     int iter = 0, total = 0, events = 0;
     /* dt on the grid; the last step is shortened to land on t_end */
     sim->h = t1 == (double)(sim->step + 1) * dt && sim->t == (double)sim->step * dt ? dt : t1 - sim->t;
+    /* motor branch: a driven joint's acceleration jumps at its signal's breakpoints:
+     * restart there from the right limits (consistent accelerations) */
+    if (sim->model->n_drivers && sim->step > 0 && hymo_drivers_break_at(sim, sim->t) &&
+        (st = trapezoidal_restart(sim, err)) != HYMO_OK)
+        return st;
     for (;;) {
         if (sim->nsw > 0) {
-            sim->forces->switching(sim, sim->g_start);
+            hymo_engine_switching(sim, sim->g_start);
             memcpy(sim->lambda_save, sim->mb.lambda, (size_t)sim->m * sizeof(double));
         }
         if ((st = solve(sim, t1, &iter, err)) != HYMO_OK) return st;
         total += iter;
         if (sim->nsw == 0) break;
-        sim->forces->switching(sim, sim->g_end);
+        hymo_engine_switching(sim, sim->g_end);
         const int i = first_crossing(sim);
         if (i < 0) break;
         if (++events > MAX_EVENTS_PER_STEP)
@@ -406,6 +445,7 @@ static hymo_status trapezoidal_restart(hymo_sim *sim, hymo_error *err)
     if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
     if (st != HYMO_OK) return st;
     for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
+    sim->fe_power = sim->fe.power; /* with the new branch */
     return HYMO_OK;
 }
 
@@ -445,6 +485,7 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
 
 hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err)
 {
+    if (sim->model->n_drivers) return hymo_drivers_consistent_accelerations(sim, set_lambda, err); /* motor branch */
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz, m = sim->m, n = nz + m;
     double *rhs = sim->kkt_rhs;
@@ -455,7 +496,7 @@ hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, 
                               "joint?)",
                               sim->model->source_path ? sim->model->source_path : sim->model->name, sim->t);
     for (int i = 0; i < nz; ++i) rhs[i] = mb->kin.Q[i];
-    for (int r = 0; r < m; ++r) rhs[nz + r] = -mb->gamma[r];
+    for (int r = 0; r < m; ++r) rhs[nz + r] = mb->con->redundant[r] ? 0.0 : -mb->gamma[r]; /* redundant: mu_r = 0 */
     hymo_lu_solve(n, sim->kkt, sim->kkt_piv, rhs);
     memcpy(mb->zdd, rhs, (size_t)nz * sizeof(double));
     if (set_lambda) memcpy(mb->lambda, rhs + nz, (size_t)m * sizeof(double));
@@ -471,6 +512,10 @@ void hymo_engine_record_stats(hymo_sim *sim)
     sim->potential = hymo_kin_potential_energy(&mb->kin, model);
     double wsum = 0.0;
     for (int a = 0; a < sim->na; ++a) wsum += sim->work[a];
+    if (sim->fe.n > 0) { /* the force elements' work */
+        fe_work_to(sim);
+        wsum += sim->fe_work;
+    }
     sim->drift = sim->kinetic + sim->potential - sim->energy0 - wsum;
     if (fabs(sim->drift) > sim->peak_drift) sim->peak_drift = fabs(sim->drift);
     if (fabs(wsum) > sim->max_work) sim->max_work = fabs(wsum);
@@ -508,6 +553,8 @@ void hymo_engine_record_stats(hymo_sim *sim)
         nv += vel[r] * vel[r];
         na_ += acc[r] * acc[r];
     }
+    for (int r = 0; r < m; ++r) /* mbstruct: the rows left out of a maximal independent set */
+        if (mb->con->redundant[r]) sim->max_cred = fmax(sim->max_cred, fabs(mb->phi[r]));
     sim->max_cpos = fmax(sim->max_cpos, sqrt(np_));
     sim->max_cvel = fmax(sim->max_cvel, sqrt(nv));
     sim->max_cacc = fmax(sim->max_cacc, sqrt(na_));

@@ -27,6 +27,7 @@
 
 #include "circuit.h"
 #include "compiled.h"
+#include "force_elements.h"
 #include "hymo/sim.h"
 #include "linsol.h"
 #include "multibody.h"
@@ -197,6 +198,7 @@ struct hymo_sim {
     double newton_lte;       /* predictor-corrector distance of the last step, tolerance units */
     hymo_circuit_derivs cderiv;  /* fast Jacobian: circuit partial derivatives */
     double *act_gz, *act_gx;     /* fast Jacobian: na x nz, na x nxm actuator length gradients */
+    int *tan_idx;                /* fast Jacobian: nx + na scratch (non-zero index lists, src/forces.c) */
     double *kkt, *kkt_rhs;       /* (nz+m)^2, nz+m: consistent accelerations */
     int *kkt_piv;
     double *s_prev;              /* na: semi-implicit Euler, lengths at t_k */
@@ -229,6 +231,17 @@ struct hymo_sim {
     double *p_vrange;
     unsigned char *p_below_floor; /* np */
     int n_below_floor;
+    /* mbstruct: max |Phi| of the redundant rows over the run */
+    double max_cred;
+
+    /* branch forces: mechanical force elements (formulations/force_elements.h)
+     * at the last evaluation; the switching functions are the force
+     * source's nsw_source first, then the elements' (sw, g_start, g_end);
+     * their work, integrated with the trapezoidal rule between recorded
+     * states (time fe_t, power fe_power), enters the energy drift */
+    hymo_fe fe;
+    int nsw_source;
+    double fe_work, fe_power, fe_t;
 };
 typedef struct hymo_control hymo_control;
 
@@ -266,6 +279,9 @@ hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, 
 /* End of the next step: t_{k+1} = (k+1) dt, or t_end if that is nearer (the
  * last step is shortened to land on t_end exactly). */
 double hymo_engine_step_end(const hymo_sim *sim);
+/* All switching functions (force source's, then the force elements') at
+ * the last evaluation into g[nsw]. */
+void hymo_engine_switching(const hymo_sim *sim, double *g);
 /* Energies, drift and constraint violations of the committed state. */
 void hymo_engine_record_stats(hymo_sim *sim);
 

@@ -43,6 +43,10 @@ static hymo_status euler_step(hymo_sim *sim, hymo_error *err)
         sim->power[a] = sim->force[a] * sim->act.sd[a];
     }
     if (sim->m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    if (sim->nsw > 0) { /* no event location: the branches of the state reached */
+        hymo_engine_switching(sim, sim->g_end);
+        for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = sim->g_end[i] >= 0.0;
+    }
     sim->iterations_total += sim->last_iterations;
     if (sim->last_iterations > sim->iterations_max) sim->iterations_max = sim->last_iterations;
     hymo_engine_record_stats(sim);

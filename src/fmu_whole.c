@@ -193,6 +193,7 @@ static void whole_snap(whole_impl *w, snap *s)
     snap_d(s, sim->p_vrange, 4 * np), snap_u8(s, sim->p_below_floor, np), snap_i(s, &sim->n_below_floor);
     snap_d(s, &sim->newton_tau, 1), snap_d(s, &sim->newton_theta, 1), snap_d(s, &sim->newton_prev_m, 1);
     snap_d(s, &sim->newton_lte, 1);
+    if (sim->fe.n > 0) snap_d(s, &sim->fe_work, 1), snap_d(s, &sim->fe_power, 1), snap_d(s, &sim->fe_t, 1);
     /* the inputs */
     snap_d(s, &w->t0, 1), snap_d(s, w->coef, HYMO_POLY_TERMS * w->ni);
     snap_d(s, &w->prev_t0, 1), snap_d(s, w->prev_coef, HYMO_POLY_TERMS * w->ni);

@@ -25,18 +25,30 @@ static hymo_status volume_error(const hymo_sim *sim, double t, hymo_error *err)
 }
 
 /* dt^2/4 (dF/ds + 2/dt dF/dsd) g g^T: actuator stiffness and damping in
- * the mechanical block (circuit derivatives at the iterate in cderiv). */
+ * the mechanical block (circuit derivatives at the iterate in cderiv).
+ * Only the non-zero entries of g (the joints between the cylinder's two
+ * bodies) are visited: the terms left out are exact zeros, so the entries
+ * are those of the full loops (up to the sign of a zero). */
 static void actuator_stiffness(hymo_sim *sim)
 {
     const int nx = sim->nx, nxm = sim->nxm, na = sim->na;
     const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     const hymo_circuit_derivs *cd = &sim->cderiv;
     double *J = sim->jac;
+    int *nzl = sim->tan_idx;
     for (int a = 0; a < na; ++a) {
         const double k = c * (cd->dF_ds[a] + a1 * cd->dF_dsd[a]);
         const double *g = &sim->act_gx[a * nxm];
-        for (int l = 0; l < nxm; ++l)
-            for (int i = 0; i < nxm; ++i) J[l * nx + i] -= k * g[i] * g[l];
+        int n = 0;
+        for (int i = 0; i < nxm; ++i)
+            if (g[i] != 0.0) nzl[n++] = i;
+        for (int ql = 0; ql < n; ++ql) {
+            const int l = nzl[ql];
+            for (int qi = 0; qi < n; ++qi) {
+                const int i = nzl[qi];
+                J[l * nx + i] -= k * g[i] * g[l];
+            }
+        }
     }
 }
 
@@ -118,22 +130,30 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
         actuator_stiffness(sim);
     }
     const int p0 = nxm, u0 = nxm + np;
+    /* the coupling blocks visit the non-zero circuit derivatives only (the
+     * left-out terms are exact zeros: bit-identical sums) */
+    int *alist = sim->tan_idx + nx; /* na */
     for (int q = 0; q < np; ++q) {
         double *col = &J[(size_t)(p0 + q) * nx];
         for (int a = 0; a < na; ++a) { /* mechanical rows: -dt^2/4 g dF/dp */
+            if (cd->dF_dp[a * np + q] == 0.0) continue;
             const double f = -c * cd->dF_dp[a * np + q];
             for (int i = 0; i < nxm; ++i) col[i] += f * gx[a * nxm + i];
         }
         for (int i = 0; i < np; ++i) col[p0 + i] = -c * cd->dpdot_dp[i * np + q];
         col[p0 + q] += c * a1;
     }
-    for (int k = 0; k < nxm; ++k) { /* pressure rows of the mechanical columns */
-        double *col = &J[(size_t)k * nx];
-        for (int i = 0; i < np; ++i) {
+    for (int i = 0; i < np; ++i) { /* pressure rows of the mechanical columns */
+        int n = 0;
+        for (int a = 0; a < na; ++a)
+            if (cd->dpdot_ds[i * na + a] != 0.0 || cd->dpdot_dsd[i * na + a] != 0.0) alist[n++] = a;
+        for (int k = 0; k < nxm; ++k) {
             double s = 0.0;
-            for (int a = 0; a < na; ++a)
+            for (int qa = 0; qa < n; ++qa) {
+                const int a = alist[qa];
                 s += (cd->dpdot_ds[i * na + a] + a1 * cd->dpdot_dsd[i * na + a]) * gx[a * nxm + k];
-            col[p0 + i] = -c * s;
+            }
+            J[(size_t)k * nx + p0 + i] = -c * s;
         }
     }
     for (int v = 0; v < nu; ++v) {

@@ -52,11 +52,8 @@ static double next_breakpoint(const hymo_sim *sim, double t)
     double next = INFINITY;
     for (int v = 0; v < sim->nu; ++v) {
         const hymo_signal *sig = hymo_sim_valve_signal(sim, v); /* NULL: overridden (src/control.c) */
-        for (int i = 0; sig && i < sig->n_points; ++i)
-            if (sig->t[i] > t + 1e-9 * sim->opt.dt) {
-                if (sig->t[i] < next) next = sig->t[i];
-                break;
-            }
+        const double b = hymo_signal_next_breakpoint(sig, t, 1e-9 * sim->opt.dt); /* periodic: repeated */
+        if (b < next) next = b;
     }
     return next;
 }
@@ -107,7 +104,7 @@ static int root_fn(sunrealtype t, N_Vector yy, N_Vector yp, sunrealtype *g, void
     hymo_sim *sim = user;
     ida_content *c = sim->integrator_content;
     if (evaluate(sim, c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), NULL, &c->err) != HYMO_OK) return 1;
-    sim->forces->switching(sim, g);
+    hymo_engine_switching(sim, g);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "control_internal.h"
 #include "engine.h"
+#include "motor.h"
 
 #define ALLOC(ptr, count)                                                                          \
     do {                                                                                           \
@@ -23,6 +24,10 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
     const hymo_compiled *cm = sim->cm;
     hymo_mb *mb = &sim->mb;
     memcpy(mb->z, cm->z0, (size_t)sim->nz * sizeof(double));
+    if (model->n_drivers) { /* motor branch: the motion starts at the assembled z0 */
+        hymo_status dst = hymo_drivers_check_start(sim, err);
+        if (dst != HYMO_OK) return dst;
+    }
     hymo_kin_positions(&mb->kin, model, mb->z);
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, NULL);
     hymo_status st = sim->form.ops->start(&sim->form, mb, 0.0, err);
@@ -63,6 +68,10 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     *out = NULL;
     hymo_status st = hymo_run_options_check(opt, err);
     if (st != HYMO_OK) return st;
+    if (model->n_drivers > 0 && opt->integrator != HYMO_INTEGRATOR_TRAPEZOIDAL) /* motor branch */
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: driven_joints.%s: a prescribed joint motion needs the trapezoidal integrator",
+                              model->source_path ? model->source_path : model->name, model->drivers[0].name);
     const hymo_compiled *cm;
     st = hymo_compiled_initial(model, &cm, err);
     if (st != HYMO_OK) return st;
@@ -93,7 +102,9 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     const int m = sim->m = cm->con.m;
     const int np = sim->np = model->n_volumes;
     const int nu = sim->nu = model->n_valves;
-    const int na = sim->na = model->n_cylinders;
+    /* motors, then driven joints: actuators after the cylinders (motor branch) */
+    const int na = sim->na = model->n_cylinders + model->n_motors + model->n_drivers;
+    const int nd = model->n_drivers;
     const int ncut = sim->ncut = model->n_cuts;
     /* an explicit formulation has no Newton unknowns; the sizes are unused then */
     sim->nxm = sim->form.ops->n_mech ? sim->form.ops->n_mech(&sim->form) : 0;
@@ -107,12 +118,17 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->tlm_in, 4 * na); ALLOC(sim->s_prev, na);
     ALLOC(sim->xpred, nx);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
-    ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, na * nz); ALLOC(sim->act_gx, na * nz);
-    ALLOC(sim->kkt, (nz + m) * (nz + m)); ALLOC(sim->kkt_rhs, nz + m); ALLOC(sim->kkt_piv, nz + m);
+    /* the fast Jacobian's gradients: the cylinders', then the force elements' */
+    const int nfe = hymo_fe_max_rows(model);
+    ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * nz); ALLOC(sim->act_gx, (na + nfe) * nz);
+    ALLOC(sim->tan_idx, nx + na);
+    ALLOC(sim->kkt, (nz + m + nd) * (nz + m + nd)); ALLOC(sim->kkt_rhs, nz + m + nd); ALLOC(sim->kkt_piv, nz + m + nd);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
     ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);
-    sim->nsw = forces->n_switches(sim);
+    if ((st = hymo_fe_alloc(&sim->fe, model, err)) != HYMO_OK) goto fail;
+    sim->nsw_source = forces->n_switches(sim);
+    sim->nsw = sim->nsw_source + sim->fe.nsw;
     ALLOC(sim->p_negative, np);
     ALLOC(sim->p_vrange, 4 * np); ALLOC(sim->p_below_floor, np);
     for (int k = 0; k < np; ++k) sim->p_vrange[4 * k] = INFINITY, sim->p_vrange[4 * k + 2] = -INFINITY;
@@ -123,13 +139,15 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     sim->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
     if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, np, nu, na, err)) != HYMO_OK ||
         (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK ||
+        (st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err)) != HYMO_OK ||
         (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
     sim->forces = forces;
     if (sim->nsw > 0) { /* the branches from here on follow the switching states, set at the start */
-        forces->switching(sim, sim->g_start);
+        hymo_engine_switching(sim, sim->g_start);
         for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = sim->g_start[i] >= 0.0;
-        sim->circ.sw = sim->sw;
+        if (sim->nsw_source > 0) sim->circ.sw = sim->sw; /* else the circuit keeps the geometry's branches */
+        if (sim->fe.nsw > 0) sim->fe.sw = sim->sw + sim->nsw_source;
     }
     memcpy(sim->ext_force, sim->force, (size_t)na * sizeof(double));
     *out = sim;
@@ -148,6 +166,7 @@ void hymo_sim_free(hymo_sim *sim)
     if (sim->form.ops) sim->form.ops->destroy(&sim->form);
     hymo_mb_free(&sim->mb);
     hymo_actuators_free(&sim->act);
+    hymo_fe_free(&sim->fe);
     hymo_circuit_derivs_free(&sim->cderiv);
     hymo_linsol_free(sim->ls);
     double *arrays[] = {sim->p,          sim->pd,          sim->pn,       sim->pdn,     sim->hp,       sim->u,
@@ -159,6 +178,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
+    free(sim->tan_idx);
     free(sim->sw);
     free(sim->p_negative);
     free(sim->p_vrange);

@@ -10,6 +10,7 @@
 
 #include "engine.h"
 #include "hymo/linalg.h"
+#include "motor.h"
 
 /* ---------------- numeric ---------------- */
 
@@ -64,9 +65,37 @@ static int fast_at_start(const hymo_sim *sim, int inputs_change)
 
 static int fast_after(double inc, double prev) { return inc > 0.25 * prev; }
 
+/* dt^2/4 (K + 2/dt C) of every force element (scalar force F along its
+ * coordinate l, g = dl/dx in the unknowns): -(dF/dl + 2/dt dF/dldot) g g^T
+ * as the cylinders' actuator stiffness and damping (src/forces.c), and the
+ * spring-dampers' d2l/dz2 terms alpha v_p v_q^T
+ * (formulations/force_elements.h). */
+static void fe_stiffness(hymo_sim *sim)
+{
+    const int nx = sim->nx, nxm = sim->nxm;
+    const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    const hymo_fe *fe = &sim->fe;
+    double *J = sim->jac;
+    const double *gx = &sim->act_gx[(size_t)sim->na * nxm];
+    for (int e = 0; e < fe->n; ++e) {
+        const double k = c * (fe->dF_dl[e] + a1 * fe->dF_dld[e]);
+        if (k == 0.0) continue;
+        const double *g = &gx[(size_t)e * nxm];
+        for (int l = 0; l < nxm; ++l)
+            for (int i = 0; i < nxm; ++i) J[l * nx + i] -= k * g[i] * g[l];
+    }
+    for (int t = 0; t < fe->nterm; ++t) { /* the spring-dampers' d2l/dz2 terms: K_ik += alpha p_i q_k */
+        const double k = c * fe->talpha[t];
+        const double *vp = &gx[(size_t)fe->tp[t] * nxm], *vq = &gx[(size_t)fe->tq[t] * nxm];
+        for (int l = 0; l < nxm; ++l)
+            for (int i = 0; i < nxm; ++i) J[l * nx + i] += k * vp[i] * vq[l];
+    }
+}
+
 /* SPEC §3 "analytic or hybrid Jacobian": the mechanical block is M'
  * (+ dt^2/4 alpha Phi_z^T Phi_z for penalty) mapped to the unknowns, plus
- * the force source's actuator stiffness and damping and hydraulic blocks.
+ * the force source's actuator stiffness and damping and hydraulic blocks,
+ * and the force elements' K and C (fe_stiffness).
  * Neglected against M': dt/2 dQ'/dzd (gyroscopic) and dt^2/4 of the
  * position derivatives of M' zdd, Q' and Phi_z^T lambda, i.e. terms of
  * relative size ~ dt |zd| and dt^2 |K|/|M'|; they only slow the
@@ -78,9 +107,13 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
     memset(sim->jac, 0, (size_t)nx * (size_t)nx * sizeof(double));
     hymo_kin_mass(&sim->mb.kin); /* M' at the current evaluation (Q' is not needed) */
     hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
-    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na, sim->act_gx, sim->jac, nx);
+    /* the force elements' gradients after the cylinders' (mapped together) */
+    const int rows = hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)sim->na * sim->nz);
+    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na + rows, sim->act_gx, sim->jac, nx);
     hymo_status st = sim->forces->tangent(sim, t, err);
     if (st != HYMO_OK) return st;
+    fe_stiffness(sim);
+    if (sim->model->n_drivers) hymo_drivers_jacobian(sim); /* motor branch: kinematic rows */
     return hymo_engine_factor_jacobian(sim, t, err);
 }
 

@@ -2,6 +2,7 @@
 #include "linsol.h"
 
 #include <klu.h>
+#include <limits.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,10 +15,12 @@ typedef struct {
     lapack_int *ipiv;
 } dense_impl;
 
-/* Above this size LAPACK's blocked dgetrf pays off; below it its call and
- * blocking overhead dominates (a 9 x 9 factorisation cost ~10k instructions
- * through dgetrf against ~1k for the unblocked loop below). */
-#define DENSE_UNBLOCKED_MAX 48
+/* Above this size LAPACK's blocked dgetrf pays off.  Measured with
+ * bench/bench_lu (min of 5, Debian's reference BLAS): dgetrf takes 4.7x the
+ * unblocked loop's time at n = 8, 2.0-2.4x at n = 48-512, 1.3x at 640 and
+ * 0.67x at 1280 (docs/performance.md); the break-even lies between 640 and
+ * 1280.  (It was 48, from the call overhead alone.) */
+#define DENSE_UNBLOCKED_MAX 800
 
 /* Unblocked right-looking LU with partial pivoting (LAPACK dgetf2's
  * algorithm: same pivots, column-major, 1-based ipiv). */
@@ -61,13 +64,10 @@ static int dense_factor(hymo_linsol *ls, const double *a)
 
 /* Forward/back substitution with the LAPACK factors (column-major, 1-based
  * ipiv); hand-written because dgetrs' call overhead dominates at n < 20. */
-static void dense_solve(hymo_linsol *ls, double *b)
+static void lu_solve_factors(int n, const double *a, const lapack_int *ipiv, double *b)
 {
-    dense_impl *d = ls->impl;
-    const int n = ls->n;
-    const double *a = d->lu;
     for (int k = 0; k < n; ++k) {
-        int p = d->ipiv[k] - 1;
+        int p = ipiv[k] - 1;
         if (p != k) {
             double t = b[k];
             b[k] = b[p];
@@ -86,6 +86,12 @@ static void dense_solve(hymo_linsol *ls, double *b)
     }
 }
 
+static void dense_solve(hymo_linsol *ls, double *b)
+{
+    dense_impl *d = ls->impl;
+    lu_solve_factors(ls->n, d->lu, d->ipiv, b);
+}
+
 static void dense_destroy(hymo_linsol *ls)
 {
     dense_impl *d = ls->impl;
@@ -96,18 +102,34 @@ static void dense_destroy(hymo_linsol *ls)
     }
 }
 
-static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, dense_destroy};
+static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, dense_destroy, NULL};
 
 /* ---------------- KLU sparse LU ---------------- */
 
+/* With a dense leading block of k unknowns (hymo_linsol_set_dense_block:
+ * the mechanical unknowns, whose block M' + ... is dense for a chain in
+ * relative coordinates), J = [A B; C D] is factorised as KLU on the
+ * sparse D (the hydraulic unknowns) and the own dense LU of the Schur
+ * complement S = A - B D^-1 C: KLU's sparse kernel on a dense k x k block
+ * took ~9 instructions per flop (callgrind, chain of 256 links: 50 M
+ * instructions per factorisation against ~12 M for the dense LU of S).
+ * Only if that block is dense (SCHUR_DENSITY of it non-zero in the first
+ * matrix): a ladder's M' (depth-2 tree) stays with KLU. */
 typedef struct {
     int nnz;
-    int *Ap, *Ai;
-    double *Ax;
-    unsigned char *in_pattern; /* n x n, column-major: entry kept in the pattern */
+    int *Ap, *Ai; /* D's pattern (nd + 1, nnz): compressed columns, rows ascending */
+    double *Ax;   /* nnz */
     klu_symbolic *sym;
     klu_numeric *num;
     klu_common common;
+    int k;                   /* dense leading block (0: KLU on the whole matrix) */
+    int decided;             /* k was checked against the first matrix */
+    double *S;               /* k x k: LU of the Schur complement */
+    lapack_int *spiv;        /* k */
+    double *w;               /* n scratch */
+    int *Bp, *Bi, *Cp, *Ci;  /* B = J[0:k, k:n] by columns (nd + 1), C = J[k:n, 0:k] (k + 1) */
+    double *Bx, *Cx;
+    size_t Bcap, Ccap;
 } klu_impl;
 
 static void klu_release(klu_impl *k)
@@ -116,45 +138,76 @@ static void klu_release(klu_impl *k)
     if (k->sym) klu_free_symbolic(&k->sym, &k->common);
 }
 
-/* (Re)builds the pattern: the previous one, the non-zeros of a and the
+/* element (i, j) of D = J[k:n, k:n] in the column-major n x n matrix a */
+#define D_AT(a, n, k, i, j) ((a)[(size_t)((k) + (j)) * (size_t)(n) + (size_t)(k) + (size_t)(i)])
+
+/* (Re)builds D's pattern: the previous one, the non-zeros of D and the
  * diagonal.  The pattern only grows, so that entries that are zero at
  * times (a closed valve's flow derivatives) do not cause a new analysis
- * (and KLU's allocations) each time they come back. */
+ * (and KLU's allocations) each time they come back.  The arrays are sized
+ * to the pattern (O(nnz), not n^2): they are allocated here, at the first
+ * factorisation and when an entry outside the pattern becomes non-zero,
+ * as klu_analyze allocates then too. */
 static int klu_pattern(hymo_linsol *ls, klu_impl *k, const double *a)
 {
-    int n = ls->n, nnz = 0;
-    for (int j = 0; j < n; ++j) {
-        k->Ap[j] = nnz;
-        for (int i = 0; i < n; ++i) {
-            const size_t e = (size_t)j * n + i;
-            double v = a[e];
-            if (v != 0.0 || i == j) k->in_pattern[e] = 1;
-            if (k->in_pattern[e]) {
-                k->Ai[nnz] = i;
-                k->Ax[nnz] = v;
-                ++nnz;
+    const int n = ls->n, nd = n - k->k;
+    int *Ap_old = k->Ap, *Ai_old = k->Ai;
+    size_t nnz = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        int *Ap = NULL, *Ai = NULL;
+        double *Ax = NULL;
+        if (pass == 1) {
+            Ap = malloc(((size_t)nd + 1) * sizeof(int));
+            Ai = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
+            Ax = malloc((nnz > 0 ? nnz : 1) * sizeof(double));
+            if (!Ap || !Ai || !Ax || nnz > (size_t)INT_MAX) {
+                free(Ap), free(Ai), free(Ax);
+                return 1;
             }
         }
+        size_t q = 0;
+        for (int j = 0; j < nd; ++j) {
+            int o = Ap_old ? Ap_old[j] : 0;
+            const int oe = Ap_old ? Ap_old[j + 1] : 0;
+            if (pass == 1) Ap[j] = (int)q;
+            for (int i = 0; i < nd; ++i) {
+                const double v = D_AT(a, n, k->k, i, j);
+                const int old = o < oe && Ai_old[o] == i;
+                if (old) ++o;
+                if (old || v != 0.0 || i == j) {
+                    if (pass == 1) {
+                        Ai[q] = i;
+                        Ax[q] = v;
+                    }
+                    ++q;
+                }
+            }
+        }
+        if (pass == 0) {
+            nnz = q;
+        } else {
+            Ap[nd] = (int)q;
+            free(k->Ap), free(k->Ai), free(k->Ax);
+            k->Ap = Ap, k->Ai = Ai, k->Ax = Ax;
+            k->nnz = (int)q;
+        }
     }
-    k->Ap[n] = nnz;
-    k->nnz = nnz;
     klu_release(k);
-    k->sym = klu_analyze(n, k->Ap, k->Ai, &k->common);
+    k->sym = klu_analyze(nd, k->Ap, k->Ai, &k->common);
     if (!k->sym) return 1;
     k->num = klu_factor(k->Ap, k->Ai, k->Ax, k->sym, &k->common);
     return k->num ? 0 : 1;
 }
 
-static int klu_factor_dense(hymo_linsol *ls, const double *a)
+static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const double *a)
 {
-    klu_impl *k = ls->impl;
-    int n = ls->n;
+    const int n = ls->n, nd = n - k->k;
     if (!k->sym || !k->num) return klu_pattern(ls, k, a);
-    /* same pattern? count entries outside it */
-    for (int j = 0; j < n; ++j) {
+    /* same pattern? an entry outside it that is non-zero extends it */
+    for (int j = 0; j < nd; ++j) {
         int q = k->Ap[j];
-        for (int i = 0; i < n; ++i) {
-            double v = a[(size_t)j * n + i];
+        for (int i = 0; i < nd; ++i) {
+            double v = D_AT(a, n, k->k, i, j);
             if (q < k->Ap[j + 1] && k->Ai[q] == i) {
                 k->Ax[q++] = v;
             } else if (v != 0.0) {
@@ -167,10 +220,96 @@ static int klu_factor_dense(hymo_linsol *ls, const double *a)
     return 0;
 }
 
+/* The non-zeros of the block a[r0 .. r0+nr) x [c0 .. c0+nc) by columns,
+ * rows relative to r0, into (P, I, X) of capacity *cap (grown here when
+ * the block gains non-zeros: at the first factorisations only). */
+static int gather_block(const double *a, int n, int r0, int nr, int c0, int nc, int **Pp, int **Ip, double **Xp,
+                        size_t *cap)
+{
+    size_t cnt = 0;
+    for (int j = 0; j < nc; ++j)
+        for (int i = 0; i < nr; ++i) cnt += a[(size_t)(c0 + j) * n + r0 + i] != 0.0;
+    if (cnt > *cap || !*Ip) {
+        size_t c = cnt > 0 ? cnt : 1;
+        int *Ii = realloc(*Ip, c * sizeof(int));
+        if (Ii) *Ip = Ii;
+        double *Xx = realloc(*Xp, c * sizeof(double));
+        if (Xx) *Xp = Xx;
+        if (!Ii || !Xx) return 1;
+        *cap = c;
+    }
+    size_t q = 0;
+    for (int j = 0; j < nc; ++j) {
+        (*Pp)[j] = (int)q;
+        for (int i = 0; i < nr; ++i) {
+            const double v = a[(size_t)(c0 + j) * n + r0 + i];
+            if (v != 0.0) {
+                (*Ip)[q] = i;
+                (*Xp)[q++] = v;
+            }
+        }
+    }
+    (*Pp)[nc] = (int)q;
+    return 0;
+}
+
+static int lu_unblocked(int n, double *a, lapack_int *ipiv);
+/* the leading block is taken as dense when this fraction of it is non-zero
+ * in the first matrix */
+#define SCHUR_DENSITY 0.25
+static void lu_solve_factors(int n, const double *a, const lapack_int *ipiv, double *b);
+
+static int klu_factor_dense(hymo_linsol *ls, const double *a)
+{
+    klu_impl *k = ls->impl;
+    if (!k->decided && k->k > 0) { /* a sparse leading block (a ladder's M') stays with KLU */
+        size_t nz = 0;
+        for (int j = 0; j < k->k; ++j)
+            for (int i = 0; i < k->k; ++i) nz += a[(size_t)j * ls->n + i] != 0.0;
+        if ((double)nz < SCHUR_DENSITY * (double)k->k * (double)k->k) k->k = 0;
+    }
+    k->decided = 1;
+    const int n = ls->n, kk = k->k, nd = n - kk;
+    if (klu_factor_sparse(ls, k, a)) return 1;
+    if (kk == 0) return 0;
+    if (gather_block(a, n, 0, kk, kk, nd, &k->Bp, &k->Bi, &k->Bx, &k->Bcap) ||
+        gather_block(a, n, kk, nd, 0, kk, &k->Cp, &k->Ci, &k->Cx, &k->Ccap))
+        return 1;
+    double *w = k->w;
+    for (int j = 0; j < kk; ++j) { /* S[:, j] = A[:, j] - B D^-1 C[:, j] */
+        double *Sj = &k->S[(size_t)j * kk];
+        memcpy(Sj, &a[(size_t)j * n], (size_t)kk * sizeof(double));
+        if (k->Cp[j] == k->Cp[j + 1]) continue;
+        memset(w, 0, (size_t)nd * sizeof(double));
+        for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) w[k->Ci[e]] = k->Cx[e];
+        klu_solve(k->sym, k->num, nd, 1, w, &k->common);
+        for (int q = 0; q < nd; ++q) {
+            const double x = w[q];
+            if (x == 0.0) continue;
+            for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) Sj[k->Bi[e]] -= k->Bx[e] * x;
+        }
+    }
+    return lu_unblocked(kk, k->S, k->spiv);
+}
+
 static void klu_solve_dense(hymo_linsol *ls, double *b)
 {
     klu_impl *k = ls->impl;
-    klu_solve(k->sym, k->num, ls->n, 1, b, &k->common);
+    const int n = ls->n, kk = k->k, nd = n - kk;
+    double *bm = b, *bh = b + kk, *w = k->w;
+    klu_solve(k->sym, k->num, nd, 1, bh, &k->common); /* y = D^-1 b_h */
+    if (kk == 0) return;
+    for (int q = 0; q < nd; ++q) { /* b_m - B y */
+        const double y = bh[q];
+        if (y == 0.0) continue;
+        for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) bm[k->Bi[e]] -= k->Bx[e] * y;
+    }
+    lu_solve_factors(kk, k->S, k->spiv, bm); /* x_m = S^-1 (b_m - B y) */
+    memset(w, 0, (size_t)nd * sizeof(double));
+    for (int j = 0; j < kk; ++j) /* x_h = y - D^-1 C x_m */
+        for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) w[k->Ci[e]] += k->Cx[e] * bm[j];
+    klu_solve(k->sym, k->num, nd, 1, w, &k->common);
+    for (int q = 0; q < nd; ++q) bh[q] -= w[q];
 }
 
 static void klu_destroy(hymo_linsol *ls)
@@ -181,12 +320,46 @@ static void klu_destroy(hymo_linsol *ls)
         free(k->Ap);
         free(k->Ai);
         free(k->Ax);
-        free(k->in_pattern);
+        free(k->S);
+        free(k->spiv);
+        free(k->w);
+        free(k->Bp);
+        free(k->Bi);
+        free(k->Bx);
+        free(k->Cp);
+        free(k->Ci);
+        free(k->Cx);
         free(k);
     }
 }
 
-static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy};
+
+/* The dense Schur block pays off from this many leading unknowns on
+ * (below, KLU on the whole matrix, as before: the shipped models). */
+#define SCHUR_MIN 16
+
+static hymo_status klu_set_block(hymo_linsol *ls, int k, hymo_error *err)
+{
+    if (k < SCHUR_MIN || k >= ls->n) return HYMO_OK;
+    klu_impl *d = ls->impl;
+    const size_t kk = (size_t)k, nd = (size_t)(ls->n - k);
+    d->S = malloc(kk * kk * sizeof(double));
+    d->spiv = malloc(kk * sizeof(lapack_int));
+    d->w = malloc((size_t)ls->n * sizeof(double));
+    d->Bp = malloc((nd + 1) * sizeof(int));
+    d->Cp = malloc((kk + 1) * sizeof(int));
+    if (!d->S || !d->spiv || !d->w || !d->Bp || !d->Cp)
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (KLU with a dense block)");
+    d->k = k;
+    return HYMO_OK;
+}
+
+static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy, klu_set_block};
+
+hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err)
+{
+    return ls->ops->set_block ? ls->ops->set_block(ls, k, err) : HYMO_OK;
+}
 
 hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, hymo_error *err)
 {
@@ -200,13 +373,9 @@ hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, 
         ls->ops = &klu_ops;
         ls->impl = k;
         if (k) {
-            klu_defaults(&k->common);
-            k->Ap = calloc(nn + 1, sizeof(int));
-            k->Ai = calloc(nn * nn, sizeof(int));
-            k->Ax = calloc(nn * nn, sizeof(double));
-            k->in_pattern = calloc(nn * nn, 1);
+            klu_defaults(&k->common); /* the pattern's arrays come with the first factorisation */
         }
-        if (!k || !k->Ap || !k->Ai || !k->Ax || !k->in_pattern) {
+        if (!k) {
             hymo_linsol_free(ls);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (KLU)");
         }

@@ -1,5 +1,5 @@
 /* Linear solver interface (like SUNLinearSolver): a function table behind
- * which the dense LU (unblocked for small systems, LAPACKE dgetrf above 48
+ * which the dense LU (unblocked for small systems, LAPACKE dgetrf above 800
  * unknowns) and the KLU sparse LU sit.  Matrices are passed dense,
  * column-major.  The KLU backend's pattern only grows (entries that were
  * ever non-zero stay in it), so it re-analyses only when an entry outside
@@ -19,6 +19,9 @@ typedef struct {
     /* solves in place: b <- A^{-1} b */
     void (*solve)(hymo_linsol *ls, double *b);
     void (*destroy)(hymo_linsol *ls);
+    /* the leading k unknowns form a dense block (hymo_linsol_set_dense_block);
+     * NULL: the backend has no use for it (dense) */
+    hymo_status (*set_block)(hymo_linsol *ls, int k, hymo_error *err);
 } hymo_linsol_ops;
 
 struct hymo_linsol {
@@ -29,5 +32,9 @@ struct hymo_linsol {
 
 hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, hymo_error *err);
 void hymo_linsol_free(hymo_linsol *ls);
+/* KLU: the leading k unknowns form a dense block (the mechanical ones):
+ * from 16 of them on, J = [A B; C D] is factorised as KLU on D and the
+ * dense LU of A - B D^-1 C (src/linsol.c); the dense solver ignores it. */
+hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err);
 
 #endif

@@ -63,8 +63,11 @@ static void usage_run(FILE *out)
           "  --jacobian numeric|fast  numeric: forward differences every iteration (seed 002);\n"
           "                         fast: approximate analytic Jacobian (M', penalty and\n"
           "                         actuator terms, exact hydraulic rows), rebuilt while moving\n"
-          "  --linear-solver dense|klu  dense LU (default; LAPACK above 48 unknowns) or KLU sparse LU\n"
+          "  --linear-solver dense|klu  dense LU (default; LAPACK above 800 unknowns) or KLU sparse LU\n"
           "  --alpha A              penalty factor (default: model file, 1e11)\n"
+          "  --reselect-threshold R  double-step: re-select the independent coordinates when the\n"
+          "                         current pivots fall below R x the best (0 < R <= 1; default:\n"
+          "                         model file, else 0.1)\n"
           "  --max-iter N           Newton iterations per step before failing (default 20)\n"
           "  --set PATH=VALUE       override one value of the model file, e.g.\n"
           "                         hydraulics.valves[dcv1].flow_coefficient=2e-8 (repeatable;\n"
@@ -125,7 +128,7 @@ static int cmd_run(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL;
     const char *formulation = NULL, *jacobian = NULL, *solver = NULL;
-    double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN;
+    double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN, reselect = NAN;
     const char *integrator = NULL, *newton_test = NULL;
     int max_iter = -1, quiet = 0, output_every = 0, progress = -1, n_pos = 0;
     double output_interval = NAN;
@@ -142,6 +145,7 @@ static int cmd_run(int argc, char **argv)
         {"--rtol", 0, hymo_cli_num, &rtol},
         {"--atol", 0, hymo_cli_num, &atol},
         {"--alpha", 0, hymo_cli_num, &alpha},
+        {"--reselect-threshold", 0, hymo_cli_num, &reselect},
         {"--max-iter", 0, max_iter_option, &max_iter},
         {"--output-every", 0, output_every_option, &output_every},
         {"--output-interval", 0, hymo_cli_num, &output_interval},
@@ -208,6 +212,12 @@ static int cmd_run(int argc, char **argv)
     if (!isnan(dt)) opt.dt = dt;
     if (!isnan(t_end)) opt.t_end = t_end;
     if (!isnan(alpha)) opt.penalty_alpha = alpha;
+    if (!bad && !isnan(reselect)) {
+        if (reselect > 0.0 && reselect <= 1.0)
+            opt.reselect_ratio = reselect;
+        else
+            bad = snprintf(msg, sizeof msg, "--reselect-threshold: %g is not in (0, 1] (a pivot ratio)", reselect);
+    }
     if (output_every > 0) opt.output_every = output_every;
     if (!bad && !isnan(output_interval)) {
         if (output_every > 0)

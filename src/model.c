@@ -3,6 +3,7 @@
 #include "hymo/model.h"
 
 #include "compiled.h"
+#include "motor.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ void hymo_model_free(hymo_model *model)
         for (int i = 0; i < model->n_signals; i++) {
             free(model->signals[i].t);
             free(model->signals[i].v);
+            hymo_signal_shape_free(model->signals[i].shape);
         }
     }
     free(model->signals);
@@ -39,6 +41,9 @@ void hymo_model_free(hymo_model *model)
     free(model->sensors); /* branch sensors */
     free(model->valves);
     free(model->cylinders);
+    free(model->force_elements);
+    free(model->motors);
+    free(model->drivers);
     free(model);
 }
 
@@ -100,6 +105,7 @@ int hymo_model_find_point(const hymo_model *model, const char *name)
 double hymo_signal_eval(const hymo_signal *signal, double t, int side)
 {
     if (!signal || signal->n_points <= 0) return 0.0;
+    if (signal->shape) return hymo_signal_eval_d(signal, t, side, 0.0, NULL);
     const int n = signal->n_points;
     const double *ts = signal->t, *vs = signal->v;
     if (side >= 0) {
@@ -134,6 +140,7 @@ double hymo_signal_eval(const hymo_signal *signal, double t, int side)
 double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt)
 {
     if (!signal) return 0.0;
+    if (signal->shape) return hymo_signal_eval_d(signal, t, side, dt, NULL);
     int lo = 0, hi = signal->n_points - 1;
     while (hi - lo > 1) { /* nearest breakpoints by bisection */
         int mid = (lo + hi) / 2;

@@ -13,6 +13,7 @@
 #include "hymo/model.h"
 #include "model_load_sensors.h" /* branch sensors */
 #include "hymo/reference.h"
+#include "motor.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,6 +24,8 @@
 #include <string.h>
 
 #include <yaml.h>
+
+#include "model_load_forces.h"
 
 #define TRY(expr)                                                                                  \
     do {                                                                                           \
@@ -593,7 +596,7 @@ static void add_parallel_axis(double J[9], double m, const double d[3])
 
 static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
 {
-    int format;
+    int format = 0;
     TRY(f_int(c, root, "format", 1, 0, 0, &format));
     if (format != FORMAT_VERSION) {
         return fail_field(c, root, "format", HYMO_ERR_MODEL,
@@ -623,7 +626,7 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     yaml_node_t *sim = map_get(c, root, "simulation");
     if (!sim) return HYMO_OK;
     static const char *const sim_keys[] = {"dt", "t_end", "penalty_alpha", "max_iterations",
-                                           "tolerances", NULL};
+                                           "tolerances", "reselect_threshold", NULL};
     size_t o = push_key(c, "simulation");
     hymo_status st = check_map(c, sim, sim_keys);
     if (!st) st = f_number(c, sim, "dt", 0, DEFAULT_DT, R_POSITIVE, &d->dt, NULL);
@@ -633,6 +636,10 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
                       &d->penalty_alpha, NULL);
     }
     if (!st) st = f_int(c, sim, "max_iterations", 0, DEFAULT_MAX_ITER, 1, &d->max_iter);
+    if (!st) st = f_number(c, sim, "reselect_threshold", 0, 0.0, R_POSITIVE, &m->reselect_threshold, NULL);
+    if (!st && m->reselect_threshold > 1.0) /* mbstruct */
+        st = fail_field(c, sim, "reselect_threshold", HYMO_ERR_MODEL, "%g is above 1 (a pivot ratio in (0, 1])",
+                        m->reselect_threshold);
     yaml_node_t *tol = st ? NULL : map_get(c, sim, "tolerances");
     if (tol) {
         static const char *const tol_keys[] = {"position", "pressure", "spool", NULL};
@@ -652,6 +659,8 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     pop(c, o);
     return st;
 }
+
+static hymo_status load_signal_shape(ctx_t *c, yaml_node_t *sn, hymo_signal *s); /* model_load_motor.inc */
 
 /* ------------------------------------------------------------------ */
 /* Signals                                                              */
@@ -678,7 +687,7 @@ static hymo_status each_item(ctx_t *c, yaml_node_t *seq, const char *key,
 
 static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
 {
-    static const char *const keys[] = {"name", "points", NULL};
+    static const char *const keys[] = {"name", "points", "period", "filter_time_constant", "dead_zone", "clamp", NULL};
     hymo_signal *s = &m->signals[k];
     TRY(check_map(c, sn, keys));
     TRY(f_name(c, sn, "name", s->name));
@@ -725,7 +734,7 @@ static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
         s->v[i] = tv[1];
     }
     pop(c, o);
-    return HYMO_OK;
+    return load_signal_shape(c, sn, s);
 }
 
 static hymo_status load_signals(ctx_t *c, yaml_node_t *root, hymo_model *m)
@@ -1697,11 +1706,13 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
 #include "model_load_fluid.c"
 
 /* Runs `fn` on every item of hydraulics[key] with the path set. */
+#include "model_load_motor.inc" /* motor branch: signal shaping, motors */
+
 static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 {
     static const char *const keys[] = {"fluid",  "sources",       "cylinders",    "volumes", "throttles",
                                        "valves", "relief_valves", "check_valves", "pumps", "flow_control_valves",
-                                       "accumulators", NULL};
+                                       "accumulators", "motors", NULL};
     TRY(check_map(c, hn, keys));
 
     yaml_node_t *fl = map_get(c, hn, "fluid");
@@ -1814,6 +1825,7 @@ static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
     TRY(each_item(c, chk, "check_valves", load_check, m));
     TRY(load_valves_branch(c, hn, m));
     TRY(load_fluid_parts(c, hn, m));
+    TRY(load_motors(c, hn, m)); /* model_load_motor.inc */
     return HYMO_OK;
 }
 
@@ -2145,7 +2157,8 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
 {
     static const char *const top_keys[] = {"format",     "name",        "description", "gravity",
                                            "simulation", "ground",      "bodies",      "cut_joints",
-                                           "independent", "signals",    "hydraulics",  "sensors", NULL};
+                                           "independent", "signals",    "hydraulics",  "sensors",
+                                           "forces",      "driven_joints", NULL};
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
     TRY(check_map(c, root, top_keys));
     TRY(load_header(c, root, m));
@@ -2155,6 +2168,8 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
     TRY(load_independent(c, root, m));
     TRY(load_hydraulics(c, root, m));
     TRY(hymo_model_load_sensors(&c->doc, root, c->origin, m, c->err)); /* branch sensors */
+    TRY(hymo_load_forces(&c->doc, map_get(c, root, "forces"), c->origin, c->err, m)); /* src/model_load_forces.c */
+    TRY(load_drivers(c, root, m)); /* model_load_motor.inc */
     return HYMO_OK;
 }
 

@@ -122,8 +122,8 @@ hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hd
                                     const hymo_ref_series *series, int n_series, hymo_ref_writer **writer,
                                     void **names_out, hymo_error *err)
 {
-    const int nz = model->n_bodies, np = model->n_volumes, nu = model->n_valves, na = model->n_cylinders,
-              nc = model->n_cuts;
+    const int nz = model->n_bodies, np = model->n_volumes, nu = model->n_valves, na = model->n_cylinders + model->n_motors + model->n_drivers,
+              nc = model->n_cuts; /* actuators: cylinders, then motors (motor branch) */
     name_t *names = calloc((size_t)(2 * nz + np + nu + na + nc + 1), sizeof *names);
     *names_out = names;
     if (!names) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
@@ -136,7 +136,11 @@ hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hd
         if (model->nodes[k].kind == HYMO_NODE_VOLUME)
             snprintf(pn[model->nodes[k].state], sizeof pn[0], "%s", model->nodes[k].name);
     for (int v = 0; v < nu; ++v) snprintf(un[model->valves[v].state], sizeof un[0], "%s", model->valves[v].name);
-    for (int a = 0; a < na; ++a) snprintf(an[a], sizeof an[a], "%s", model->cylinders[a].name);
+    for (int a = 0; a < na; ++a)
+        snprintf(an[a], sizeof an[a], "%s",
+                 a < model->n_cylinders                     ? model->cylinders[a].name
+                 : a < model->n_cylinders + model->n_motors ? model->motors[a - model->n_cylinders].name
+                                                            : model->drivers[a - model->n_cylinders - model->n_motors].name);
     for (int c = 0; c < nc; ++c) snprintf(cn[c], sizeof cn[c], "%s", model->cuts[c].name);
     hymo_ref_dims dims = {nz, np, nu, na, nc, (const name_t *)zn, (const name_t *)zu, (const name_t *)pn,
                           (const name_t *)un, (const name_t *)an, (const name_t *)cn, n_series, series};

@@ -24,7 +24,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->tol_pressure = model->defaults.tol_pressure;
     opt->tol_spool = model->defaults.tol_spool;
     opt->max_iter = model->defaults.max_iter;
-    opt->reselect_ratio = 0.1;
+    opt->reselect_ratio = model->reselect_threshold > 0.0 ? model->reselect_threshold : HYMO_RESELECT_THRESHOLD_DEFAULT;
     opt->integrator = HYMO_INTEGRATOR_TRAPEZOIDAL;
     opt->newton_test = HYMO_NEWTON_CONTRACTIVE;
     opt->rtol = 1e-8;
@@ -164,6 +164,26 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     }
     s->n_events = sim->events;
     s->event_iterations = sim->event_iterations;
+    if (sim->m > 0) { /* mbstruct: redundant constraint rows */
+        const hymo_constraints *con = sim->mb.con;
+        s->constraint_rank = con->rank;
+        s->n_redundant = sim->m - con->rank;
+        s->max_redundant_violation = sim->max_cred;
+        size_t used = 0;
+        for (int r = 0; r < sim->m; ++r) {
+            if (!con->redundant[r]) continue;
+            char name[HYMO_REF_TEXT_MAX];
+            hymo_constraints_row_name(con, sim->model, r, name, sizeof name);
+            const size_t len = strlen(name) + (used ? 1 : 0);
+            if (used + len + 4 > sizeof s->redundant) {
+                snprintf(s->redundant + used, sizeof s->redundant - used, "...");
+                break;
+            }
+            if (used) s->redundant[used++] = ','; /* room checked above */
+            memcpy(s->redundant + used, name, strlen(name) + 1);
+            used += strlen(name);
+        }
+    }
     /* hymo_run's integration time, or after stepping by hand the time since the first step */
     s->wall_time = sim->wall_time > 0.0 ? sim->wall_time : sim->clock0 > 0.0 ? hymo_now_seconds() - sim->clock0 : 0.0;
 }

@@ -81,11 +81,30 @@ typedef struct {
  * same time (value before the step first). Outside the table the end
  * values are held.                                                     */
 
+/* Shaping of a signal (docs/model-format.md, "signals"), applied in this
+ * order: periodic repetition of the table, first-order filter, dead zone,
+ * clamp.  Each stage is off unless its flag/parameter says otherwise. */
+typedef struct hymo_signal_shape {
+    double period;     /* > 0: the table from its first point repeats with this period, s */
+    double filter_tau; /* > 0: first-order lag y' = (x - y)/tau, y = x before the first point, s */
+    int has_dead_zone;
+    double dead_lo, dead_hi; /* output 0 on [lo, hi], x - hi above, x - lo below */
+    int has_clamp;
+    double clamp_lo, clamp_hi; /* output limited to [lo, hi] */
+    /* filter constants (hymo_signal_shape_prepare): the zero-state response
+     * at each table point (n_points), at the end of a period, and the
+     * decay of one period exp(-period/tau) */
+    double *w;
+    double w_end, rho;
+} hymo_signal_shape;
+
 typedef struct {
     char name[HYMO_NAME_MAX];
     int n_points;
     double *t; /* non-decreasing, at most two equal consecutive times (a step) */
     double *v;
+    /* motor branch: the shaping stages, NULL for a plain table (appended) */
+    hymo_signal_shape *shape;
 } hymo_signal;
 
 /* ------------------------------------------------------------------ */
@@ -219,6 +238,64 @@ typedef struct {
     double r[3]; /* coordinates in the body frame (ground: global) */
     int record;  /* HYMO_SENSOR_* bits (at least one) */
 } hymo_sensor;
+/* Hydraulic motor (motor branch; docs/model-format.md, "motors") on the
+ * joint of body `joint`, ports a and b: with dp = p_a - p_b and w the joint
+ * rate, the joint torque (force on a prismatic joint) is
+ *   T = D dp - (1 - eta_hm) D |dp| tanh(w/w_s) - c_v w
+ * and the flow out of a into b through the motor is Q = D w + C_L dp. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int joint;               /* body (= joint) index */
+    int node_a, node_b;      /* ports: Q = D w + C_L dp flows a -> b */
+    double displacement;     /* D, m^3/rad (revolute) or m^3/m (prismatic) */
+    double efficiency;       /* eta_hm, hydro-mechanical (1: none) */
+    double friction_velocity; /* w_s, rad/s or m/s */
+    double leakage;          /* C_L, m^3/(s Pa), internal a -> b */
+    double viscous;          /* c_v, N m s/rad or N s/m */
+} hymo_motor;
+
+/* A joint driven by a prescribed motion (motor branch; docs/model-format.md,
+ * "driven_joints"): z_j = f(t) with f the (shaped) signal; the joint leaves
+ * the dynamics and the generalized force that imposes the motion (the
+ * reaction) is recorded as the force of actuator n_cylinders + n_motors + k. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int joint;  /* body (= joint) index */
+    int signal; /* index into signals: f(t) */
+} hymo_joint_driver;
+
+/* ------------------------------------------------------------------ */
+/* Mechanical force elements (branch forces; docs/model-format.md,
+ * "Force elements"): generalized forces added to Q' of the multibody
+ * equations.                                                          */
+
+typedef enum {
+    HYMO_FE_SPRING_DAMPER = 0,  /* point-to-point: T = k (l - l0) + c ldot + F0 along the line */
+    HYMO_FE_JOINT_SPRING = 1,   /* on a joint: tau = -k (z - z_free) - c zdot + tau0           */
+    HYMO_FE_EXTERNAL = 2,       /* force (and torque) at a body point, components from signals */
+    HYMO_FE_JOINT_FRICTION = 3, /* tau = -F_c tanh(zdot / v_s) - c_v zdot                       */
+    HYMO_FE_JOINT_LIMIT = 4     /* end dampers beyond lower/upper: k (z_lo - z) - c zdot, ...   */
+} hymo_force_element_type;
+
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    hymo_force_element_type type;
+    int point_a, point_b; /* spring-damper: point indices; external: point_a */
+    int joint;            /* joint elements: the joint's body index */
+    double stiffness;     /* k: N/m or N m/rad (limits: the end-damper stiffness) */
+    double damping;       /* c: N s/m or N m s/rad */
+    double free_length;   /* spring-damper: l0, m; joint spring: z_free (rad or m) */
+    double preload;       /* F0 (tension, N) or tau0 (N m or N) */
+    double coulomb;       /* friction: F_c */
+    double friction_velocity; /* friction: v_s (rad/s or m/s) */
+    double viscous;       /* friction: c_v */
+    int has_lower, has_upper;
+    double lower, upper;  /* limit: z_lo, z_hi */
+    int sw_lower, sw_upper; /* limit: index among the elements' switching functions, -1: none */
+    int body_frame;       /* external: 1 = components in the body frame, 0 = global */
+    double force[3], torque[3];             /* external: component scales */
+    int force_signal[3], torque_signal[3];  /* signal index multiplying each component, -1: constant */
+} hymo_force_element;
 
 /* Properties of the hydraulic oil. */
 typedef struct {
@@ -352,6 +429,26 @@ typedef struct hymo_model {
     /* branch sensors: output points (`sensors:`, src/model_load_sensors.c) */
     int n_sensors;
     hymo_sensor *sensors;
+
+    /* mbstruct: simulation.reselect_threshold, the double-step re-selection
+     * threshold (0 < r <= 1; 0 when the file does not give it: the default
+     * HYMO_RESELECT_THRESHOLD_DEFAULT of sim.h applies) */
+    double reselect_threshold;
+
+    /* branch forces: mechanical force elements and their switching
+     * functions (joint limits), after the circuit's */
+    int n_force_elements;
+    hymo_force_element *force_elements;
+    int n_force_switches;
+
+    /* motor branch (appended): hydraulic motors; motor k is actuator
+     * n_cylinders + k of a run (docs/model-format.md, "motors") */
+    int n_motors;
+    hymo_motor *motors;
+    /* motor branch (appended): joints driven by a prescribed motion; driver k
+     * is actuator n_cylinders + n_motors + k of a run (its force is the reaction) */
+    int n_drivers;
+    hymo_joint_driver *drivers;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
@@ -396,6 +493,16 @@ double hymo_signal_eval(const hymo_signal *signal, double t, int side);
  * round-off in t = k dt never moves a step change of the input into the
  * neighbouring step.  NULL or an empty table gives 0. */
 double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt);
+/* Value of the (shaped) signal at t and, in d[0], d[1] (if d is not NULL),
+ * its first and second time derivatives on the side `side` (one-sided at
+ * breakpoints and at the kinks of the dead zone and clamp); dt > 0 snaps t
+ * to the breakpoints as hymo_signal_eval_snapped, dt <= 0 is exact.  A
+ * plain table has d[1] = 0 (piecewise linear); the filter's output has
+ * d[0] = (x - y)/tau and d[1] = (x' - y')/tau.  NULL gives 0. */
+double hymo_signal_eval_d(const hymo_signal *signal, double t, int side, double dt, double d[2]);
+/* The first breakpoint of the table (repeated with the period) later than
+ * t + eps; +INFINITY if none. */
+double hymo_signal_next_breakpoint(const hymo_signal *signal, double t, double eps);
 
 /* Turbulent orifice law with laminar region (SPEC §2):
  * g = sgn(dp) sqrt|dp| for |dp| >= p_tr, dp / sqrt(p_tr) otherwise. */

@@ -110,6 +110,20 @@ typedef struct {
      * characters (kept for compatibility); /solver attribute independent
      * holds the whole text.  "" if unknown (then `independent` is all). */
     char independent_list[HYMO_REF_LIST_MAX];
+
+    /* mbstruct: redundant constraint equations.  constraint_rank: rank of
+     * Phi_z at the assembled start, found by full pivoting (= the number of
+     * constraint equations when none is redundant; 0 without cut joints);
+     * n_redundant: equations beyond the rank; redundant: those rows as
+     * "cut[k]" (row k of the cut joint, from 0), comma-separated (cut at
+     * HYMO_REF_TEXT_MAX - 1 characters, ending "..."); double-step leaves
+     * them out of its dependent-coordinate solve, penalty keeps them all;
+     * max_redundant_violation: max over the run of |Phi| of those rows.
+     * /constraints attributes rank, n_redundant, redundant_rows,
+     * max_redundant_violation (files without them read as 0 / ""). */
+    int constraint_rank, n_redundant;
+    char redundant[HYMO_REF_TEXT_MAX];
+    double max_redundant_violation;
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */

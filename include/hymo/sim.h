@@ -74,6 +74,11 @@ typedef struct {
     int progress;
 } hymo_run_options;
 
+/* Default of hymo_run_options.reselect_ratio (model file:
+ * simulation.reselect_threshold; CLI --reselect-threshold), chosen by
+ * measurement (docs/models.md, "Re-selection threshold"). */
+#define HYMO_RESELECT_THRESHOLD_DEFAULT 0.1
+
 /* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
 void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model);
 /* Validates opt: dt and t_end positive and finite (at most 1e9 steps),
@@ -154,6 +159,22 @@ int hymo_sim_independent(const hymo_sim *sim, const int **indices);
 long hymo_sim_events(const hymo_sim *sim, double *last);
 /* Running summary (energy drift, violations, iterations so far). */
 void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *summary);
+
+/* motor branch: one hydraulic motor at the last evaluation (docs/model-format.md,
+ * "motors"): its joint rate, pressure drop, torque and flows, and powers. */
+typedef struct {
+    double speed;          /* w = zd_j, rad/s (m/s on a prismatic joint) */
+    double dp;             /* p_a - p_b, Pa */
+    double torque;         /* T, N m (N on a prismatic joint), on the joint */
+    double flow;           /* Q = D w + C_L dp, m^3/s, a -> b through the motor */
+    double flow_ideal;     /* D w, m^3/s */
+    double flow_leakage;   /* C_L dp, m^3/s */
+    double power_mech;     /* T w, W (> 0: the motor drives the load) */
+    double power_hyd;      /* dp Q, W (> 0: the fluid gives power to the motor) */
+} hymo_motor_state;
+/* Motor k's state (0 <= k < model->n_motors) at the run's last evaluation;
+ * HYMO_ERR_ARGUMENT for a bad index. */
+hymo_status hymo_sim_motor_state(const hymo_sim *sim, int k, hymo_motor_state *out, hymo_error *err);
 
 /* Runs from t = 0 to t_end; writes an HDF5 reference to out_path if not
  * NULL (atomically; complete = 0 if the run stops early). */

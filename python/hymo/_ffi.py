@@ -92,7 +92,7 @@ class Body(ctypes.Structure):
 
 class Signal(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char * NAME), ("n_points", c_int), ("t", ctypes.POINTER(c_double)),
-                ("v", ctypes.POINTER(c_double))]
+                ("v", ctypes.POINTER(c_double)), ("shape", c_void_p)]
 
 
 class ModelHead(ctypes.Structure):

@@ -1,0 +1,129 @@
+/* bench_scale — per-step cost of one model and one solver configuration
+ * (driven by bench/scaling.py over the generated families of
+ * bench/gen_models.py).
+ *
+ *   bench_scale MODEL.yaml [--formulation double-step|penalty]
+ *               [--jacobian fast|numeric] [--linear-solver dense|klu]
+ *               [--steps K] [--repeat R]
+ *
+ * Each round creates the simulation (assembly, static start: not timed)
+ * and times K steps of hymo_sim_step; the line printed gives the minimum
+ * and the median over the rounds of the time per step (the minimum is the
+ * stable estimator on a shared machine, see bench_speed.c), the mean
+ * Newton iterations and matrix builds per step, and the process's peak
+ * resident memory (getrusage ru_maxrss: the largest round, model
+ * included).  One configuration per process, so that the peak is its own.
+ *
+ * Output (one line, key=value): ms_min ms_med iter jac rss_kb nx
+ * Exit status 0, or 1 if a step fails (the message on stderr), 2 on bad
+ * arguments. */
+#define _POSIX_C_SOURCE 199309L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "hymo/model.h"
+#include "hymo/sim.h"
+
+#define MAX_REPEAT 100
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int usage(void)
+{
+    fputs("usage: bench_scale MODEL.yaml [--formulation double-step|penalty] [--jacobian fast|numeric]\n"
+          "                   [--linear-solver dense|klu] [--steps K] [--repeat R]\n",
+          stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL;
+    hymo_formulation_kind form = HYMO_FORMULATION_DOUBLE_STEP;
+    hymo_jacobian_mode jac = HYMO_JACOBIAN_FAST;
+    hymo_linsol_kind ls = HYMO_LINSOL_DENSE;
+    int steps = 10, repeat = 3;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (a[0] != '-') {
+            path = a;
+            continue;
+        }
+        if (!v) return usage();
+        ++i;
+        if (!strcmp(a, "--formulation"))
+            form = !strcmp(v, "penalty") ? HYMO_FORMULATION_PENALTY : HYMO_FORMULATION_DOUBLE_STEP;
+        else if (!strcmp(a, "--jacobian"))
+            jac = !strcmp(v, "numeric") ? HYMO_JACOBIAN_NUMERIC : HYMO_JACOBIAN_FAST;
+        else if (!strcmp(a, "--linear-solver"))
+            ls = !strcmp(v, "klu") ? HYMO_LINSOL_KLU : HYMO_LINSOL_DENSE;
+        else if (!strcmp(a, "--steps"))
+            steps = atoi(v);
+        else if (!strcmp(a, "--repeat"))
+            repeat = atoi(v);
+        else
+            return usage();
+    }
+    if (!path || steps < 1 || repeat < 1 || repeat > MAX_REPEAT) return usage();
+
+    hymo_error err;
+    hymo_error_clear(&err);
+    hymo_model *model = NULL;
+    if (hymo_model_load_file(path, &model, &err) != HYMO_OK) {
+        fprintf(stderr, "bench_scale: %s\n", err.message);
+        return 1;
+    }
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, model);
+    opt.formulation = form;
+    opt.jacobian = jac;
+    opt.linear_solver = ls;
+    opt.verbose = 0;
+    opt.t_end = 1e3;
+    double ms[MAX_REPEAT];
+    hymo_run_summary sum;
+    int nx = 0;
+    for (int r = 0; r < repeat; ++r) {
+        hymo_sim *sim = NULL;
+        if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) {
+            fprintf(stderr, "bench_scale: %s\n", err.message);
+            return 1;
+        }
+        const double t0 = now_s();
+        for (int k = 0; k < steps; ++k)
+            if (hymo_sim_step(sim, &err) != HYMO_OK) {
+                fprintf(stderr, "bench_scale: step %d: %s\n", k + 1, err.message);
+                return 1;
+            }
+        ms[r] = 1e3 * (now_s() - t0) / steps;
+        hymo_sim_summary(sim, &sum);
+        const int *ind;
+        nx = hymo_sim_independent(sim, &ind) + hymo_sim_np(sim) + hymo_sim_nu(sim);
+        hymo_sim_free(sim);
+    }
+    double sorted[MAX_REPEAT];
+    memcpy(sorted, ms, (size_t)repeat * sizeof *ms);
+    qsort(sorted, (size_t)repeat, sizeof *sorted, cmp_double);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("ms_min=%.6g ms_med=%.6g iter=%.3f jac=%.3f rss_kb=%ld nx=%d\n", sorted[0],
+           repeat % 2 ? sorted[repeat / 2] : 0.5 * (sorted[repeat / 2 - 1] + sorted[repeat / 2]),
+           sum.mean_iterations, (double)sum.jacobian_evaluations / (double)steps, ru.ru_maxrss, nx);
+    hymo_model_free(model);
+    return 0;
+}

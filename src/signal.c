@@ -1,0 +1,200 @@
+/* hymo — shaped input signals (docs/model-format.md, "signals"): periodic
+ * repetition, first-order filter, dead zone and clamp of a piecewise-linear
+ * table, with the time derivatives that a prescribed joint motion needs.
+ *
+ * The filter y' = (x - y)/tau of a piecewise-linear x has a closed form on
+ * each segment x = a + b s (s = time since the segment start, y_0 at s = 0):
+ *   y(s) = y_0 e + a (1 - e) + b (s - tau (1 - e)),   e = exp(-s/tau),
+ * so no state is integrated.  By linearity y = W(t) + y_s e^{-(t - t_s)/tau},
+ * with W the zero-state response from the start t_s of the current period
+ * (precomputed at the table points, hymo_signal_shape_prepare) and y_s the
+ * output at t_s.  Before the first point y = x (the filter is at rest), so
+ * y_s = v_0 in the first period; period k starts at
+ *   y_s(k) = y_inf + (v_0 - y_inf) rho^k,  rho = e^{-T/tau},  y_inf = W(T)/(1 - rho)
+ * (the geometric sum of the period map y -> rho y + W(T)). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "hymo/model.h"
+#include "motor.h"
+
+/* Zero-state filter response propagated over s along x = a + b s. */
+static double lag_step(double y0, double a, double b, double s, double tau)
+{
+    const double om = -expm1(-s / tau); /* 1 - e, accurate for small s/tau */
+    return y0 * (1.0 - om) + a * om + b * (s - tau * om);
+}
+
+hymo_status hymo_signal_shape_prepare(hymo_signal *s, hymo_error *err)
+{
+    hymo_signal_shape *sh = s->shape;
+    if (!sh || !(sh->filter_tau > 0.0)) return HYMO_OK;
+    const int n = s->n_points;
+    sh->w = calloc((size_t)n, sizeof *sh->w);
+    if (!sh->w) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (signal filter)");
+    const double tau = sh->filter_tau;
+    for (int i = 1; i < n; ++i) {
+        const double h = s->t[i] - s->t[i - 1];
+        sh->w[i] = h > 0.0 ? lag_step(sh->w[i - 1], s->v[i - 1], (s->v[i] - s->v[i - 1]) / h, h, tau) : sh->w[i - 1];
+    }
+    sh->w_end = sh->w[n - 1];
+    sh->rho = 0.0;
+    if (sh->period > 0.0) {
+        const double tail = s->t[0] + sh->period - s->t[n - 1];
+        if (tail > 0.0) sh->w_end = lag_step(sh->w[n - 1], s->v[n - 1], 0.0, tail, tau);
+        sh->rho = exp(-sh->period / tau);
+    }
+    return HYMO_OK;
+}
+
+void hymo_signal_shape_free(hymo_signal_shape *sh)
+{
+    if (!sh) return;
+    free(sh->w);
+    free(sh);
+}
+
+/* The table at time t (inside or outside [t_0, t_n-1]): value and slope on
+ * `side`, and the segment's start index (-1 before the first point, n-1
+ * after the last); t within 1e-6 dt of a breakpoint is the breakpoint. */
+static double table_eval(const hymo_signal *s, double t, int side, double dt, double *slope, int *seg)
+{
+    const int n = s->n_points;
+    const double *ts = s->t, *vs = s->v;
+    if (dt > 0.0) { /* snap to the nearest breakpoint */
+        int lo = 0, hi = n - 1;
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (ts[mid] <= t) lo = mid;
+            else hi = mid;
+        }
+        for (int i = lo; i <= hi && i < n; ++i)
+            if (fabs(ts[i] - t) <= 1e-6 * dt) {
+                t = ts[i];
+                break;
+            }
+    }
+    int i; /* segment [i, i+1] */
+    if (side >= 0) { /* last i with ts[i] <= t */
+        int lo = 0, hi = n;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (ts[mid] <= t) lo = mid + 1;
+            else hi = mid;
+        }
+        i = lo - 1;
+    } else { /* first j with ts[j] >= t; the segment before it */
+        int lo = 0, hi = n;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (ts[mid] < t) lo = mid + 1;
+            else hi = mid;
+        }
+        i = lo - 1;
+        if (lo >= n) i = n - 1;
+    }
+    *seg = i;
+    if (i < 0) {
+        *slope = 0.0;
+        return vs[0];
+    }
+    if (i >= n - 1) {
+        *slope = 0.0;
+        return vs[n - 1];
+    }
+    const double h = ts[i + 1] - ts[i];
+    *slope = (vs[i + 1] - vs[i]) / h;
+    return vs[i] + (t - ts[i]) / h * (vs[i + 1] - vs[i]);
+}
+
+double hymo_signal_eval_d(const hymo_signal *s, double t, int side, double dt, double d[2])
+{
+    double dd[2] = {0.0, 0.0};
+    if (!d) d = dd;
+    d[0] = d[1] = 0.0;
+    if (!s || s->n_points <= 0) return 0.0;
+    const hymo_signal_shape *sh = s->shape;
+    const double t0 = s->t[0];
+    const double snap = dt > 0.0 ? 1e-6 * dt : 0.0;
+    /* periodic repetition: t -> t0 + tau in period k */
+    long k = 0;
+    double tb = t;
+    if (sh && sh->period > 0.0 && t > t0) {
+        const double T = sh->period;
+        double kk = floor((t - t0) / T), tau = t - t0 - kk * T;
+        if (tau > T - snap || tau >= T) kk += 1.0, tau = 0.0; /* on the next period's start */
+        if (tau < snap) tau = 0.0;
+        if (tau == 0.0 && side < 0 && kk >= 1.0) kk -= 1.0, tau = T; /* left limit: the previous period's end */
+        k = (long)kk;
+        tb = t0 + tau;
+    }
+    double x1;
+    int seg;
+    const double x = table_eval(s, tb, side, dt, &x1, &seg);
+    double y = x, y1 = x1, y2 = 0.0;
+    if (sh && sh->filter_tau > 0.0) {
+        const double tau = sh->filter_tau;
+        if (tb < t0) {
+            y = s->v[0], y1 = 0.0, y2 = 0.0; /* at rest before the first point */
+        } else {
+            /* zero-state response W at tb from the segment start */
+            double W;
+            const int n = s->n_points;
+            if (seg < 0) {
+                W = 0.0;
+            } else {
+                const double a = s->v[seg];
+                const double b = seg < n - 1 ? (s->v[seg + 1] - s->v[seg]) / (s->t[seg + 1] - s->t[seg]) : 0.0;
+                W = lag_step(sh->w[seg], a, b, tb - s->t[seg], tau);
+            }
+            double ys = s->v[0];
+            if (k > 0) {
+                const double y_inf = sh->w_end / (1.0 - sh->rho);
+                ys = y_inf + (s->v[0] - y_inf) * exp(-(double)k * sh->period / tau);
+            }
+            y = W + ys * exp(-(tb - t0) / tau);
+            y1 = (x - y) / tau;
+            y2 = (x1 - y1) / tau;
+        }
+    }
+    /* dead zone, then clamp (one-sided at the kinks: by side) */
+    if (sh && sh->has_dead_zone) {
+        const int up = side >= 0 ? y1 > 0.0 : y1 < 0.0; /* moving up on this side */
+        if (y > sh->dead_hi || (y == sh->dead_hi && up)) {
+            y -= sh->dead_hi;
+        } else if (y < sh->dead_lo || (y == sh->dead_lo && !up && y1 != 0.0)) {
+            y -= sh->dead_lo;
+        } else {
+            y = 0.0, y1 = 0.0, y2 = 0.0;
+        }
+    }
+    if (sh && sh->has_clamp) {
+        if (y > sh->clamp_hi || y < sh->clamp_lo) {
+            y = y > sh->clamp_hi ? sh->clamp_hi : sh->clamp_lo;
+            y1 = 0.0, y2 = 0.0;
+        } else {
+            const int up = side >= 0 ? y1 > 0.0 : y1 < 0.0;
+            const int down = side >= 0 ? y1 < 0.0 : y1 > 0.0;
+            if ((y == sh->clamp_hi && up) || (y == sh->clamp_lo && down)) y1 = 0.0, y2 = 0.0;
+        }
+    }
+    d[0] = y1;
+    d[1] = y2;
+    return y;
+}
+
+double hymo_signal_next_breakpoint(const hymo_signal *s, double t, double eps)
+{
+    if (!s || s->n_points <= 0) return INFINITY;
+    const double t0 = s->t[0];
+    const double T = s->shape ? s->shape->period : 0.0;
+    double base = 0.0; /* start of the period that holds t + eps */
+    if (T > 0.0 && t + eps > t0) base = floor((t + eps - t0) / T) * T;
+    for (int rep = 0; rep < 2; ++rep, base += T) {
+        for (int i = 0; i < s->n_points; ++i)
+            if (s->t[i] + base > t + eps) return s->t[i] + base;
+        if (T > 0.0 && t0 + base + T > t + eps) return t0 + base + T; /* the next period's start */
+        if (!(T > 0.0)) break;
+    }
+    return INFINITY;
+}
