@@ -29,6 +29,7 @@ HYMO_DEPS=(
     python3-h5py
     python3-sympy
     python3-matplotlib
+    python3-yaml
 )
 
 # Optional: hymo builds and tests without them.
