@@ -33,7 +33,11 @@
         if (try_status_ != HYMO_OK) return try_status_;                                            \
     } while (0)
 
-#define FORMAT_VERSION 1
+/* The newest format version; FORMAT_MIN the oldest still read.  Version 2
+ * (docs/model-format.md, "Versioning") changed one default: a fluid without
+ * `model` is entrained_air (version 1: constant, the meaning it always had). */
+#define FORMAT_VERSION 2
+#define FORMAT_MIN 1
 
 /* Defaults (SPEC §3 and §2). */
 #define DEFAULT_DT 1.0e-3
@@ -77,6 +81,7 @@ typedef struct {
     const char *const *set;
     int n_set;
     int *set_value, *set_key;
+    int format; /* the file's format version */
 } ctx_t;
 
 /* ------------------------------------------------------------------ */
@@ -598,11 +603,12 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
 {
     int format = 0;
     TRY(f_int(c, root, "format", 1, 0, 0, &format));
-    if (format != FORMAT_VERSION) {
+    if (format < FORMAT_MIN || format > FORMAT_VERSION) {
         return fail_field(c, root, "format", HYMO_ERR_MODEL,
-                          "unsupported format version %d (this hymo reads version %d)", format,
-                          FORMAT_VERSION);
+                          "unsupported format version %d (this hymo reads versions %d to %d)", format,
+                          FORMAT_MIN, FORMAT_VERSION);
     }
+    c->format = format;
     TRY(f_name(c, root, "name", m->name));
 
     yaml_node_t *desc = map_get(c, root, "description");

@@ -20,15 +20,16 @@
 
 /* Reads hydraulics.fluid.model and the entrained-air parameters (path at
  * hydraulics.fluid).  A file without `model` gets entrained_air with the
- * defaults above. */
+ * defaults above (format 2), or the constant bulk modulus (format 1: the
+ * meaning such a file had before the fluid law existed). */
 static hymo_status load_fluid_model(ctx_t *c, yaml_node_t *fl, hymo_model *m)
 {
     hymo_fluid_air *fa = &m->fluid_air;
     const char *name;
     TRY(f_ref(c, fl, "model", 0, &name));
-    if (!name || strcmp(name, "entrained_air") == 0) {
+    if ((!name && c->format >= 2) || (name && strcmp(name, "entrained_air") == 0)) {
         fa->model = HYMO_FLUID_ENTRAINED_AIR;
-    } else if (strcmp(name, "constant") == 0) {
+    } else if (!name || strcmp(name, "constant") == 0) { /* format 1 without `model`: constant */
         fa->model = HYMO_FLUID_CONSTANT;
         static const char *const air_keys[] = {"air_fraction", "reference_pressure", "vapour_pressure",
                                                "polytropic_index", NULL};

@@ -59,7 +59,7 @@ static hymo_status load_text_err(const char *text, hymo_error *err)
 /* %s: the fluid's extra keys (", model: constant" or ""), %s: accumulators
  * and throttle lines */
 static const char *const k_boom =
-    "format: 1\n"
+    "format: 2\n"
     "name: cav_boom\n"
     "gravity: [0, -9.81, 0]\n"
     "simulation: {dt: 1.0e-3, t_end: 0.2}\n"
@@ -114,7 +114,7 @@ static hymo_model *boom_model(const char *fluid, const char *B_container, const 
 #define ACC_P0 3.0e6
 #define ACC_N 1.4
 static const char *const k_acc =
-    "format: 1\n"
+    "format: 2\n"
     "name: acc_charge\n"
     "gravity: [0, -9.81, 0]\n"
     "simulation: {dt: 1.0e-3, t_end: 1}\n"

@@ -484,7 +484,7 @@ static const bad_case bad_cases[] = {
     {"unknown_signal.yaml", HYMO_ERR_MODEL, 44, "hydraulics.valves[0].signal: unknown signal 'U_cmd'"},
     {"negative_mass.yaml", HYMO_ERR_MODEL, 11, "bodies[0].mass: must not be negative"},
     {"massless_body.yaml", HYMO_ERR_MODEL, 23, "bodies[2].mass: total mass of body 'body3'"},
-    {"unsupported_format.yaml", HYMO_ERR_MODEL, 3, "format: unsupported format version 2"},
+    {"unsupported_format.yaml", HYMO_ERR_MODEL, 3, "format: unsupported format version 3"},
     {"bad_angle_unit.yaml", HYMO_ERR_MODEL, 22, "bodies[2].joint.initial: expected an angle"},
     {"two_documents.yaml", HYMO_ERR_PARSE, 46, "more than one YAML document"},
     {"unknown_point.yaml", HYMO_ERR_MODEL, 36, "hydraulics.cylinders[0].rod: unknown point 'Z'"},
@@ -730,6 +730,17 @@ static void test_spatial_and_forms(void **state)
     (void)state;
     hymo_model *m = load_ok(k_spatial);
     assert_close(m->defaults.dt, 2e-4, 0);
+    /* format 1, fluid without `model`: the constant bulk modulus it always
+     * meant; the same file as format 2: entrained air (the new default) */
+    assert_int_equal(m->fluid_air.model, HYMO_FLUID_CONSTANT);
+    {
+        char *v2 = strdup(k_spatial);
+        memcpy(v2, "format: 2", 9);
+        hymo_model *m2 = load_ok(v2);
+        assert_int_equal(m2->fluid_air.model, HYMO_FLUID_ENTRAINED_AIR);
+        hymo_model_free(m2);
+        free(v2);
+    }
     /* body a: 1 kg at x=1 + 1 kg at x=3 + 2 kg at y=3: com (1, 1.5, 0) */
     const hymo_body *a = &m->bodies[0];
     assert_close(a->mass, 4, 0);

@@ -44,7 +44,7 @@ bodies:
     points:
       P: [0.5, 0, 0]
 hydraulics:
-  fluid: {bulk_modulus: 1.5e9, density: 850}
+  fluid: {bulk_modulus: 1.5e9, density: 850, model: entrained_air}
   cylinders:
     - {name: cyl1, base: B, rod: P, piston_diameter: 0.080, rod_diameter: 0.035, length: 0.3,
        piston_length0: 0.25, viscous_damping: 1.0e5, efficiency: 1}
