@@ -220,7 +220,15 @@ static inline double hymo_check_flow_d(const hymo_circuit *circ, const hymo_mode
         *G = cv->Cmax * dg + cv->leakage;
         return cv->Cmax * g + cv->leakage * dp;
     }
-    const double x = y / cv->p_open;
+    /* opening: Q = C_max x g(dp), x = (dp - p_crack)/p_open.  Inside a step
+     * the branch is kept past its switching point (events), where x < 0;
+     * there g(|dp|) continues it (= g(dp) on the physical side dp >= p_crack
+     * >= 0), so that the flow keeps the sign of x and rises with dp (with
+     * g(dp) both factors are negative for dp < 0: flow against the pressure
+     * drop, a negative conductance that stopped Newton, docs/models.md) */
+    const double x = y / cv->p_open, sg = dp < 0.0 ? -1.0 : 1.0;
+    g *= sg;
+    dg *= sg; /* d g(|dp|)/d dp = sgn(dp) g'(|dp|) = sgn(dp) g'(dp) (g' even) */
     *G = cv->Cmax * (g / cv->p_open + x * dg) + cv->leakage;
     return cv->Cmax * x * g + cv->leakage * dp;
 }
