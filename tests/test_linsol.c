@@ -26,38 +26,15 @@
 #define NMAX 80
 
 static uint64_t rng = 88172645463325252ull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
 
-/* relative residual |A x - b|_inf / (|A|_inf |x|_inf) of a column-major A */
-static double rel_residual(int n, const double *a, const double *x, const double *b)
-{
-    double r = 0.0, an = 0.0, xn = 0.0;
-    for (int i = 0; i < n; ++i) {
-        double s = -b[i], row = 0.0;
-        for (int j = 0; j < n; ++j) {
-            s += a[(size_t)j * n + i] * x[j];
-            row += fabs(a[(size_t)j * n + i]);
-        }
-        r = fmax(r, fabs(s));
-        an = fmax(an, row);
-        xn = fmax(xn, fabs(x[i]));
-    }
-    return r / (an * xn);
-}
 
 static void solve_and_check(hymo_linsol *ls, int n, const double *a, double tol)
 {
     double b[NMAX], x[NMAX];
-    for (int i = 0; i < n; ++i) x[i] = b[i] = urand();
+    for (int i = 0; i < n; ++i) x[i] = b[i] = test_urand_pm1(&rng);
     assert_int_equal(ls->ops->factor(ls, a), 0);
     ls->ops->solve(ls, x);
-    double r = rel_residual(n, a, x, b);
+    double r = test_rel_residual(n, a, x, b);
     if (!(r <= tol)) fail_msg("%s, n = %d: relative residual %.3g > %.3g", ls->ops->name, n, r, tol);
 }
 
@@ -71,7 +48,7 @@ static void test_random_matrices(void **state)
             hymo_error err;
             assert_int_equal(hymo_linsol_create(kind ? HYMO_LINSOL_KLU : HYMO_LINSOL_DENSE, n, &ls, &err), HYMO_OK);
             for (int trial = 0; trial < 3; ++trial) {
-                for (int e = 0; e < n * n; ++e) a[e] = urand();
+                for (int e = 0; e < n * n; ++e) a[e] = test_urand_pm1(&rng);
                 if (trial == 0) /* diagonally dominant */
                     for (int i = 0; i < n; ++i) a[(size_t)i * n + i] += n;
                 solve_and_check(ls, n, a, trial == 0 || !kind ? 1e-13 : 1e-10);
@@ -90,7 +67,7 @@ static void test_klu_changing_pattern(void **state)
     hymo_error err;
     assert_int_equal(hymo_linsol_create(HYMO_LINSOL_KLU, n, &ls, &err), HYMO_OK);
     for (int round = 0; round < 12; ++round) {
-        for (int e = 0; e < n * n; ++e) a[e] = urand();
+        for (int e = 0; e < n * n; ++e) a[e] = test_urand_pm1(&rng);
         for (int i = 0; i < n; ++i) a[(size_t)i * n + i] += n;
         /* a block that vanishes on even rounds, another on rounds divisible by 3 */
         for (int j = 5; j < 8; ++j)

@@ -21,29 +21,7 @@
 #include "test_util.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
 
-static double rel_residual(int n, const double *a, const double *x, const double *b)
-{
-    double r = 0.0, an = 0.0, xn = 0.0;
-    for (int i = 0; i < n; ++i) {
-        double s = -b[i], row = 0.0;
-        for (int j = 0; j < n; ++j) {
-            s += a[(size_t)j * n + i] * x[j];
-            row += fabs(a[(size_t)j * n + i]);
-        }
-        r = fmax(r, fabs(s));
-        an = fmax(an, row);
-        xn = fmax(xn, fabs(x[i]));
-    }
-    return r / (an * xn);
-}
 
 /* chain-like: A dense k x k (symmetric positive part + diagonal), circuit c
  * (4 unknowns) couples to mechanical unknown c % k (and c+1 if dense_c) */
@@ -52,23 +30,23 @@ static void fill(int k, int n, double *a, int round, int dense_a, int random_d)
     memset(a, 0, (size_t)n * (size_t)n * sizeof(double));
     for (int j = 0; j < k; ++j)
         for (int i = 0; i < k; ++i)
-            if (dense_a || i == j || abs(i - j) == 1) a[(size_t)j * n + i] = (i == j ? 4.0 * k : 0.0) + urand();
+            if (dense_a || i == j || abs(i - j) == 1) a[(size_t)j * n + i] = (i == j ? 4.0 * k : 0.0) + test_urand_pm1(&rng);
     const int nc = (n - k) / 4;
     for (int c = 0; c < nc; ++c) {
         const int h = k + 4 * c, m = c % k;
         for (int i = 0; i < 4; ++i)
             for (int j = 0; j < 4; ++j)
-                if (i == j || (j == i + 1) || (i == 3 && j == 0)) a[(size_t)(h + j) * n + h + i] = (i == j ? 8.0 : 0.0) + urand();
+                if (i == j || (j == i + 1) || (i == 3 && j == 0)) a[(size_t)(h + j) * n + h + i] = (i == j ? 8.0 : 0.0) + test_urand_pm1(&rng);
         if (round % 3 == 1) a[(size_t)(h + 1) * n + h] = 0.0; /* vanishes, comes back */
-        a[(size_t)(h + 1) * n + m] = urand();                 /* B: mech row m, pressure column */
-        a[(size_t)(h + 2) * n + m] = urand();
-        a[(size_t)m * n + h + 1] = urand(); /* C: pressure rows, mech column m */
-        a[(size_t)m * n + h + 2] = urand();
+        a[(size_t)(h + 1) * n + m] = test_urand_pm1(&rng);                 /* B: mech row m, pressure column */
+        a[(size_t)(h + 2) * n + m] = test_urand_pm1(&rng);
+        a[(size_t)m * n + h + 1] = test_urand_pm1(&rng); /* C: pressure rows, mech column m */
+        a[(size_t)m * n + h + 2] = test_urand_pm1(&rng);
     }
     if (random_d)
         for (int e = 0; e < 2 * (n - k); ++e) {
-            const int i = k + (int)((urand() + 1.0) * 0.5 * (n - k - 1)), j = k + (int)((urand() + 1.0) * 0.5 * (n - k - 1));
-            a[(size_t)j * n + i] += 0.5 * urand();
+            const int i = k + (int)((test_urand_pm1(&rng) + 1.0) * 0.5 * (n - k - 1)), j = k + (int)((test_urand_pm1(&rng) + 1.0) * 0.5 * (n - k - 1));
+            a[(size_t)j * n + i] += 0.5 * test_urand_pm1(&rng);
         }
 }
 
@@ -84,10 +62,10 @@ static void check(int k, int n, int dense_a, int random_d, hymo_linsol_kind kind
     double worst = 0.0;
     for (int round = 0; round < 6; ++round) {
         fill(k, n, a, round, dense_a, random_d);
-        for (int i = 0; i < n; ++i) b[i] = x[i] = urand();
+        for (int i = 0; i < n; ++i) b[i] = x[i] = test_urand_pm1(&rng);
         assert_int_equal(ls->ops->factor(ls, a), 0);
         ls->ops->solve(ls, x);
-        worst = fmax(worst, rel_residual(n, a, x, b));
+        worst = fmax(worst, test_rel_residual(n, a, x, b));
     }
     if (x_out) memcpy(x_out, x, (size_t)n * sizeof(double));
     print_message("%s k = %d, n = %d, %s A%s: worst relative residual %.3g\n", ls->ops->name, k, n,

@@ -19,29 +19,6 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-
-static long n_allocs;
-
-void *__wrap_malloc(size_t size)
-{
-    ++n_allocs;
-    return __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    ++n_allocs;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-    ++n_allocs;
-    return __real_realloc(p, size);
-}
 
 static const char *const MODELS[] = {"fourbar.yaml", "quickreturn.yaml", "crane1.yaml", "crane2.yaml"};
 #define N_MODELS 4
@@ -64,10 +41,10 @@ static void test_step_loop(void **state)
                 /* start 150 steps before the first input change at 1 s */
                 while (hymo_sim_time(sim) < 1.0 - 150.5 * opt.dt)
                     if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-                long before = n_allocs;
+                long before = test_n_allocs;
                 for (int k = 0; k < 300; ++k)
                     if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-                long during = n_allocs - before;
+                long during = test_n_allocs - before;
                 if (during != 0)
                     fail_msg("%s, formulation %d, jacobian %d: %ld allocations in 300 steps", MODELS[mi], form,
                              jac, during);
@@ -86,9 +63,9 @@ static long run_allocs(const hymo_model *model, double t_end, const char *out)
     hymo_run_summary summary;
     hymo_error err;
     hymo_error_clear(&err);
-    long before = n_allocs;
+    long before = test_n_allocs;
     if (hymo_run(model, &opt, out, &summary, &err) != HYMO_OK) fail_msg("%s", err.message);
-    long n = n_allocs - before;
+    long n = test_n_allocs - before;
     remove(out);
     return n;
 }
@@ -124,10 +101,10 @@ static long cosim_allocs(const hymo_model *model, double t_end, hymo_approx_kind
     hymo_cosim_summary summary;
     hymo_error err;
     hymo_error_clear(&err);
-    long before = n_allocs;
+    long before = test_n_allocs;
     if (hymo_cosim_run(model, &opt, NULL, "no_alloc_cosim.h5", &summary, &err) != HYMO_OK)
         fail_msg("%s", err.message);
-    long n = n_allocs - before;
+    long n = test_n_allocs - before;
     remove("no_alloc_cosim.h5");
     assert_true(summary.stable);
     return n;

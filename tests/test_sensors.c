@@ -28,25 +28,6 @@
 #include "test_hdf5.h"
 #include "test_util.h"
 
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-static long n_allocs;
-void *__wrap_malloc(size_t size)
-{
-    ++n_allocs;
-    return __real_malloc(size);
-}
-void *__wrap_calloc(size_t n, size_t size)
-{
-    ++n_allocs;
-    return __real_calloc(n, size);
-}
-void *__wrap_realloc(void *p, size_t size)
-{
-    ++n_allocs;
-    return __real_realloc(p, size);
-}
 
 static const char SENSORS[] = "\nsensors:\n"
                               "  - name: tip\n"
@@ -397,9 +378,9 @@ static long run_allocs(const hymo_model *m, double t_end)
     opt.error_estimate = 0;
     hymo_run_summary sum;
     hymo_error err;
-    long before = n_allocs;
+    long before = test_n_allocs;
     if (hymo_run(m, &opt, "sensors_alloc.h5", &sum, &err) != HYMO_OK) fail_msg("%s", err.message);
-    long n = n_allocs - before;
+    long n = test_n_allocs - before;
     remove("sensors_alloc.h5");
     return n;
 }

@@ -76,3 +76,29 @@ void test_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, cons
     if (out) remove(out);
     if (hymo_cosim_run(model, opt, ref, out, sum, &err) != HYMO_OK) fail_msg("%s", err.message);
 }
+
+double test_urand_pm1(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return (double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+double test_rel_residual(int n, const double *a, const double *x, const double *b)
+{
+    double r = 0.0, an = 0.0, xn = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double s = -b[i], row = 0.0;
+        for (int j = 0; j < n; ++j) {
+            s += a[(size_t)j * n + i] * x[j];
+            row += fabs(a[(size_t)j * n + i]);
+        }
+        r = fmax(r, fabs(s));
+        an = fmax(an, row);
+        xn = fmax(xn, fabs(x[i]));
+    }
+    return r / (an * xn);
+}

@@ -35,4 +35,14 @@ int test_node_index(const hymo_model *m, const char *name);
 void test_assert_close(double a, double b, double tol, const char *sa, const char *sb,
                        const char *file, int line);
 
+/* Allocations counted by tests/alloc_count.c (only in the tests linked
+ * with it and the malloc/calloc/realloc wraps). */
+extern long test_n_allocs;
+
+/* xorshift64 uniform number in [-1, 1) from *state (reproducible). */
+double test_urand_pm1(uint64_t *state);
+/* Relative residual |A x - b|_inf / (|A|_inf |x|_inf) of the column-major
+ * n x n matrix a. */
+double test_rel_residual(int n, const double *a, const double *x, const double *b);
+
 #endif

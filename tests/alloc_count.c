@@ -1,0 +1,31 @@
+/* Allocation counting for the tests that check hymo allocates nothing per
+ * step or row (test_no_alloc, test_sensors): linked with
+ * --wrap=malloc,calloc,realloc (tests/CMakeLists.txt), every call through
+ * the wrappers is counted in test_n_allocs. */
+#include <stddef.h>
+
+#include "test_util.h"
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+
+long test_n_allocs;
+
+void *__wrap_malloc(size_t size)
+{
+    ++test_n_allocs;
+    return __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    ++test_n_allocs;
+    return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+    ++test_n_allocs;
+    return __real_realloc(p, size);
+}
