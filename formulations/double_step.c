@@ -256,9 +256,9 @@ static void ds_residual(const hymo_formulation *f, const hymo_mb *mb, double *fm
 
 static void ds_after_update(hymo_formulation *f, hymo_mb *mb) { (void)f, (void)mb; }
 
-static hymo_status ds_after_jacobian(hymo_formulation *f, const double *jac, int nx, double t, hymo_error *err)
+static hymo_status ds_after_jacobian(hymo_formulation *f, const double *jac, int ld, double t, hymo_error *err)
 {
-    (void)f, (void)jac, (void)nx, (void)t, (void)err;
+    (void)f, (void)jac, (void)ld, (void)t, (void)err;
     return HYMO_OK;
 }
 
@@ -270,7 +270,7 @@ static hymo_status ds_after_jacobian(hymo_formulation *f, const double *jac, int
  * term without the exact zeros (bit-identical), at O(nz m) per column
  * instead of O(nz^2) (an open chain, m = 0: M' itself). */
 static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
-                       double *jac, int nx)
+                       double *jac, int ld)
 {
     const ds_content *c = f->content;
     const int nz = mb->nz, ni = c->pt.ni;
@@ -291,7 +291,7 @@ static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
             for (int k = 0; k < ni; ++k) {
                 double s = 0.0;
                 for (int i = 0; i < nz; ++i) s += R[i * ni + k] * MR[i];
-                jac[l * nx + k] = s;
+                jac[l * ld + k] = s;
             }
         }
         for (int a = 0; a < na; ++a)
@@ -320,7 +320,7 @@ static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
             for (; d < nd && rows[d] < ik; ++d) s += R[rows[d] * ni + k] * MR[rows[d]];
             s += R[ik * ni + k] * MR[ik];
             for (; d < nd; ++d) s += R[rows[d] * ni + k] * MR[rows[d]];
-            jac[l * nx + k] = s;
+            jac[l * ld + k] = s;
         }
     }
     for (int a = 0; a < na; ++a)

@@ -185,18 +185,18 @@ typedef struct {
     void (*residual)(const hymo_formulation *f, const hymo_mb *mb, double *fm);
     /* after a Newton update */
     void (*after_update)(hymo_formulation *f, hymo_mb *mb);
-    /* after the Newton matrix jac (column-major, leading dimension nx) was
-     * built, with its mechanical block in rows/columns 0..n_mech-1 */
-    hymo_status (*after_jacobian)(hymo_formulation *f, const double *jac, int nx, double t, hymo_error *err);
+    /* after the Newton matrix was built: its mechanical block (n_mech x
+     * n_mech, column-major, leading dimension ld) */
+    hymo_status (*after_jacobian)(hymo_formulation *f, const double *jac, int ld, double t, hymo_error *err);
     /* after convergence (projections, coordinate re-selection) at t_{k+1} =
      * t, step number `step`; *unknowns_changed = 1 if the meaning of x changed */
     hymo_status (*finish_step)(hymo_formulation *f, hymo_mb *mb, double t, long step, int *unknowns_changed,
                                hymo_error *err);
     /* fast Jacobian: mechanical block without actuator terms into jac
-     * (column-major, leading dimension nx), actuator gradients in the
+     * (column-major, leading dimension ld), actuator gradients in the
      * unknowns gx[a*n_mech + k] from gz[a*nz + j] (na actuators) */
     void (*tangent)(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
-                    double *jac, int nx);
+                    double *jac, int ld);
     /* joint of mechanical unknown k (messages) */
     int (*unknown_joint)(const hymo_formulation *f, int k);
     /* independent coordinates (indices into z) */

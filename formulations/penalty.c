@@ -205,13 +205,13 @@ static void pb_after_update(hymo_formulation *f, hymo_mb *mb)
 
 /* The projection matrix of seed 002 Eqs. 20-21 is the mechanical block of
  * the Newton matrix: keep its LU. */
-static hymo_status pb_after_jacobian(hymo_formulation *f, const double *jac, int nx, double t, hymo_error *err)
+static hymo_status pb_after_jacobian(hymo_formulation *f, const double *jac, int ld, double t, hymo_error *err)
 {
     pb_content *c = f->content;
     const int nz = c->nz;
     if (c->m == 0) return HYMO_OK;
     for (int i = 0; i < nz; ++i)
-        for (int j = 0; j < nz; ++j) c->jzz[i * nz + j] = jac[(size_t)j * nx + i];
+        for (int j = 0; j < nz; ++j) c->jzz[i * nz + j] = jac[(size_t)j * ld + i];
     if (hymo_lu_factor(nz, c->jzz, c->piv))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular projection matrix", t);
     return HYMO_OK;
@@ -262,7 +262,7 @@ static hymo_status pb_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
  * are non-zero, in ascending order: the full sums without their exact
  * zeros (bit-identical), O(nz^2) for the sparse Phi_z of a mechanism. */
 static void pb_tangent(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
-                       double *jac, int nx)
+                       double *jac, int ld)
 {
     const pb_content *c = f->content;
     const int nz = mb->nz, m = mb->m;
@@ -291,8 +291,8 @@ static void pb_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
                     ++a, ++b;
                 }
             }
-            jac[j * nx + i] = mb->kin.M[i * nz + j] + ca * s;
-            jac[i * nx + j] = mb->kin.M[j * nz + i] + ca * s;
+            jac[j * ld + i] = mb->kin.M[i * nz + j] + ca * s;
+            jac[i * ld + j] = mb->kin.M[j * nz + i] + ca * s;
         }
     memcpy(gx, gz, (size_t)na * (size_t)nz * sizeof(double));
 }

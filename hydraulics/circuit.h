@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "hymo/model.h"
+#include "hymo/linalg.h"
 
 /* One hydraulic circuit (SPEC §7 split mode): a connected component of
  * volume nodes joined by throttles, valves (any pair of their ports that are
@@ -392,21 +393,28 @@ int hymo_circuit_eval(const hymo_circuit *circ, const hymo_model *model, const d
                       const double *sd, const double *p, const double *u, const double *u_ref,
                       double *pdot, double *udot, double *force);
 
-/* Partial derivatives of hymo_circuit_eval's pdot and force at a point. */
+/* Partial derivatives of hymo_circuit_eval's pdot and force at a point,
+ * sparse with fixed patterns from the model's connections (set by
+ * hymo_circuit_derivs_alloc; hymo_sparse_get(&d.dpdot_dp, i, k) reads an
+ * entry, 0 outside the pattern).  No array is np x np: the cost and the
+ * memory grow with the connections, not with the square of the volumes. */
 typedef struct {
     int np, nu, na;
-    double *dpdot_dp;  /* np x np, row-major: [i*np + k] = d pdot_i / d p_k        */
-    double *dpdot_du;  /* np x nu, row-major: [i*nu + v] = d pdot_i / d u_v (v = spool state index) */
-    double *dpdot_ds;  /* np x na, row-major: [i*na + a] = d pdot_i / d s_a        */
-    double *dpdot_dsd; /* np x na, row-major: [i*na + a] = d pdot_i / d sd_a       */
-    double *dF_dp;     /* na x np, row-major: [a*np + k] = d F_a / d p_k           */
-    double *dF_ds;     /* na: d F_a / d s_a  (F_a depends only on its own s_a, sd_a and p) */
-    double *dF_dsd;    /* na: d F_a / d sd_a */
-    double *qnet;      /* np: scratch (net inflow of each volume) */
+    hymo_sparse dpdot_dp;  /* np x np: (i, k) = d pdot_i / d p_k */
+    hymo_sparse dpdot_du;  /* np x nu: (i, v) = d pdot_i / d u_v (v = spool state index) */
+    hymo_sparse dpdot_ds;  /* np x na: (i, a) = d pdot_i / d s_a */
+    hymo_sparse dpdot_dsd; /* np x na: (i, a) = d pdot_i / d sd_a (the pattern of dpdot_ds) */
+    hymo_sparse dF_dp;     /* na x np: (a, k) = d F_a / d p_k */
+    double *dF_ds;         /* na: d F_a / d s_a  (F_a depends only on its own s_a, sd_a and p) */
+    double *dF_dsd;        /* na: d F_a / d sd_a */
+    double *qnet;          /* np: scratch (net inflow of each volume) */
+    double *w;             /* 3 np: scratch (per-volume weights) */
 } hymo_circuit_derivs;
 
-/* Allocates (zeroed) arrays for np pressures, nu spools, na cylinders. */
-hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, int np, int nu, int na, hymo_error *err);
+/* Allocates (zeroed) derivatives for np pressures, nu spools, na actuators
+ * of the model, with the patterns of its connections. */
+hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, const hymo_model *model, int np, int nu, int na,
+                                      hymo_error *err);
 void hymo_circuit_derivs_free(hymo_circuit_derivs *d);
 
 /* Analytic derivatives at (s, sd, p, u) for the whole model (circ->whole).

@@ -28,13 +28,102 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t n_elems(int rows, int cols)
+/* The fixed patterns, from the model's connections: every flow element
+ * between volumes a and b couples (a, a), (a, b), (b, a), (b, b) in
+ * d pdot/d p (and its valve's spool in d pdot/d u); a chamber of cylinder c
+ * in volume i, or a motor's port there, is (i, c) in d pdot/d s and d sd;
+ * d F/d p holds each actuator's chamber or port volumes. */
+typedef struct {
+    int n, cap;
+    int *r, *c;
+} pairs;
+
+static int pairs_add(pairs *p, int r, int c)
 {
-    size_t n = (size_t)rows * (size_t)cols;
-    return n > 0 ? n : 1;
+    if (r < 0 || c < 0) return 0;
+    if (p->n == p->cap) {
+        const int cap = p->cap ? 2 * p->cap : 64;
+        int *nr = realloc(p->r, (size_t)cap * sizeof(int)), *nc = nr ? realloc(p->c, (size_t)cap * sizeof(int)) : NULL;
+        if (nr) p->r = nr;
+        if (nc) p->c = nc;
+        if (!nr || !nc) return -1;
+        p->cap = cap;
+    }
+    p->r[p->n] = r;
+    p->c[p->n++] = c;
+    return 0;
 }
 
-hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, int np, int nu, int na, hymo_error *err)
+static int vol_state(const hymo_model *model, int node, int np)
+{
+    const hymo_node *nd = &model->nodes[node];
+    return nd->kind == HYMO_NODE_VOLUME && nd->state < np ? nd->state : -1;
+}
+
+/* d pdot/d p (and, v >= 0, d pdot/d u_v) pattern of a flow element a -> b */
+static int flow_pattern(pairs *pp, pairs *pu, const hymo_model *model, int np, int na_, int nb_, int v)
+{
+    const int a = vol_state(model, na_, np), b = vol_state(model, nb_, np);
+    int e = pairs_add(pp, a, a) | pairs_add(pp, b, b);
+    if (a >= 0 && b >= 0) e |= pairs_add(pp, a, b) | pairs_add(pp, b, a);
+    if (v >= 0) e |= pairs_add(pu, a, v) | pairs_add(pu, b, v);
+    return e;
+}
+
+static int build_patterns(hymo_circuit_derivs *d, const hymo_model *model)
+{
+    const int np = d->np, nu = d->nu, na = d->na;
+    pairs pp = {0}, pu = {0}, ps = {0}, pf = {0};
+    int e = 0;
+    for (int i = 0; i < np; ++i) e |= pairs_add(&pp, i, i);
+    for (int t = 0; t < model->n_throttles; ++t)
+        e |= flow_pattern(&pp, &pu, model, np, model->throttles[t].node_a, model->throttles[t].node_b, -1);
+    for (int v = 0; v < model->n_valves; ++v)
+        for (int k = 0; k < 4; ++k) {
+            int nf, nt;
+            hymo_valve_edge_nodes(&model->valves[v], k, &nf, &nt);
+            e |= flow_pattern(&pp, &pu, model, np, nf, nt, model->valves[v].state < nu ? model->valves[v].state : -1);
+        }
+    for (int r = 0; r < model->n_relief_valves; ++r)
+        e |= flow_pattern(&pp, &pu, model, np, model->relief_valves[r].node_a, model->relief_valves[r].node_b, -1);
+    for (int k = 0; k < model->n_check_valves; ++k)
+        e |= flow_pattern(&pp, &pu, model, np, model->check_valves[k].node_a, model->check_valves[k].node_b, -1);
+    for (int j = 0; j < model->n_pumps; ++j)
+        e |= flow_pattern(&pp, &pu, model, np, model->pumps[j].node_in, model->pumps[j].node_out, -1);
+    for (int k = 0; k < model->n_flow_controls; ++k)
+        e |= flow_pattern(&pp, &pu, model, np, model->flow_controls[k].node_a, model->flow_controls[k].node_b, -1);
+    for (int a = 0; a < na && a < model->n_cylinders; ++a) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        e |= pairs_add(&pf, a, vol_state(model, cy->node_piston, np)) |
+             pairs_add(&pf, a, vol_state(model, cy->node_rod, np));
+    }
+    for (int k = 0; k < model->n_motors && model->n_cylinders + k < na; ++k) {
+        const hymo_motor *mo = &model->motors[k];
+        const int a = model->n_cylinders + k, pa = vol_state(model, mo->node_a, np),
+                  pb = vol_state(model, mo->node_b, np);
+        e |= flow_pattern(&pp, &pu, model, np, mo->node_a, mo->node_b, -1);
+        e |= pairs_add(&ps, pa, a) | pairs_add(&ps, pb, a) | pairs_add(&pf, a, pa) | pairs_add(&pf, a, pb);
+    }
+    for (int n = 0; n < model->n_nodes; ++n) {
+        const int i = vol_state(model, n, np);
+        if (i < 0) continue;
+        const hymo_node *nd = &model->nodes[n];
+        for (int q = 0; q < nd->n_parts; ++q) {
+            const int c = model->subvolumes[nd->first_part + q].cylinder;
+            if (c >= 0 && c < na) e |= pairs_add(&ps, i, c);
+        }
+    }
+    if (!e) e = hymo_sparse_pattern(&d->dpdot_dp, np, np, pp.n, pp.r, pp.c) |
+                hymo_sparse_pattern(&d->dpdot_du, np, nu, pu.n, pu.r, pu.c) |
+                hymo_sparse_pattern(&d->dpdot_ds, np, na, ps.n, ps.r, ps.c) |
+                hymo_sparse_pattern(&d->dpdot_dsd, np, na, ps.n, ps.r, ps.c) |
+                hymo_sparse_pattern(&d->dF_dp, na, np, pf.n, pf.r, pf.c);
+    free(pp.r), free(pp.c), free(pu.r), free(pu.c), free(ps.r), free(ps.c), free(pf.r), free(pf.c);
+    return e;
+}
+
+hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, const hymo_model *model, int np, int nu, int na,
+                                      hymo_error *err)
 {
     memset(d, 0, sizeof *d);
     if (np < 0 || nu < 0 || na < 0)
@@ -43,16 +132,12 @@ hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, int np, int nu, in
     d->np = np;
     d->nu = nu;
     d->na = na;
-    d->dpdot_dp = calloc(n_elems(np, np), sizeof(double));
-    d->dpdot_du = calloc(n_elems(np, nu), sizeof(double));
-    d->dpdot_ds = calloc(n_elems(np, na), sizeof(double));
-    d->dpdot_dsd = calloc(n_elems(np, na), sizeof(double));
-    d->dF_dp = calloc(n_elems(na, np), sizeof(double));
-    d->dF_ds = calloc(n_elems(na, 1), sizeof(double));
-    d->dF_dsd = calloc(n_elems(na, 1), sizeof(double));
-    d->qnet = calloc(n_elems(np, 1), sizeof(double));
-    if (!d->dpdot_dp || !d->dpdot_du || !d->dpdot_ds || !d->dpdot_dsd || !d->dF_dp || !d->dF_ds || !d->dF_dsd ||
-        !d->qnet) {
+    const size_t n1 = np > 0 ? (size_t)np : 1, a1 = na > 0 ? (size_t)na : 1;
+    d->dF_ds = calloc(a1, sizeof(double));
+    d->dF_dsd = calloc(a1, sizeof(double));
+    d->qnet = calloc(n1, sizeof(double));
+    d->w = calloc(3 * n1, sizeof(double));
+    if (!d->dF_ds || !d->dF_dsd || !d->qnet || !d->w || build_patterns(d, model)) {
         hymo_circuit_derivs_free(d);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit derivatives)");
     }
@@ -61,14 +146,15 @@ hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, int np, int nu, in
 
 void hymo_circuit_derivs_free(hymo_circuit_derivs *d)
 {
-    free(d->dpdot_dp);
-    free(d->dpdot_du);
-    free(d->dpdot_ds);
-    free(d->dpdot_dsd);
-    free(d->dF_dp);
+    hymo_sparse_free(&d->dpdot_dp);
+    hymo_sparse_free(&d->dpdot_du);
+    hymo_sparse_free(&d->dpdot_ds);
+    hymo_sparse_free(&d->dpdot_dsd);
+    hymo_sparse_free(&d->dF_dp);
     free(d->dF_ds);
     free(d->dF_dsd);
     free(d->qnet);
+    free(d->w);
     memset(d, 0, sizeof *d);
 }
 
@@ -82,22 +168,20 @@ typedef struct {
 static inline void add_flow(const flow_acc *f, int nf, int nt, double q, double G, int v, double qu)
 {
     const hymo_node *a = &f->model->nodes[nf], *b = &f->model->nodes[nt];
-    const int np = f->d->np, nu = f->d->nu;
-    double *qnet = f->d->qnet; /* net inflow Q_i, for d pdot / d s */
+    hymo_circuit_derivs *d = f->d;
+    double *qnet = d->qnet; /* net inflow Q_i, for d pdot / d s */
     const int ia = a->kind == HYMO_NODE_VOLUME ? a->state : -1;
     const int ib = b->kind == HYMO_NODE_VOLUME ? b->state : -1;
     if (ia >= 0) { /* outflow of a */
-        double *row = f->d->dpdot_dp + (size_t)ia * np;
-        row[ia] -= G;
-        if (ib >= 0) row[ib] += G;
-        if (v >= 0) f->d->dpdot_du[(size_t)ia * nu + v] -= qu;
+        *hymo_sparse_at(&d->dpdot_dp, ia, ia) -= G;
+        if (ib >= 0) *hymo_sparse_at(&d->dpdot_dp, ia, ib) += G;
+        if (v >= 0) *hymo_sparse_at(&d->dpdot_du, ia, v) -= qu;
         qnet[ia] -= q;
     }
     if (ib >= 0) { /* inflow of b */
-        double *row = f->d->dpdot_dp + (size_t)ib * np;
-        if (ia >= 0) row[ia] += G;
-        row[ib] -= G;
-        if (v >= 0) f->d->dpdot_du[(size_t)ib * nu + v] += qu;
+        if (ia >= 0) *hymo_sparse_at(&d->dpdot_dp, ib, ia) += G;
+        *hymo_sparse_at(&d->dpdot_dp, ib, ib) -= G;
+        if (v >= 0) *hymo_sparse_at(&d->dpdot_du, ib, v) += qu;
         qnet[ib] += q;
     }
 }
@@ -114,7 +198,6 @@ static inline void add_valve_edge(const flow_acc *f, const double *p, double p_t
 static void force_derivatives(const hymo_circuit *circ, const hymo_model *model, const double *s,
                               const double *sd, const double *p, hymo_circuit_derivs *d)
 {
-    const int np = d->np;
     for (int a = 0; a < d->na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const hymo_node *npi = &model->nodes[cy->node_piston], *nro = &model->nodes[cy->node_rod];
@@ -123,9 +206,8 @@ static void force_derivatives(const hymo_circuit *circ, const hymo_model *model,
         double fr = 1.0 - cy->efficiency, th = tanh(sd[a] / cy->friction_velocity);
         /* d|fp|/dfp = sgn(fp), fp = 0 taken as fp > 0 */
         double dF_dfp = 1.0 - fr * (fp >= 0.0 ? th : -th);
-        double *row = d->dF_dp + (size_t)a * np;
-        if (npi->kind == HYMO_NODE_VOLUME) row[npi->state] += cy->piston_area * dF_dfp;
-        if (nro->kind == HYMO_NODE_VOLUME) row[nro->state] -= cy->rod_side_area * dF_dfp;
+        if (npi->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dF_dp, a, npi->state) += cy->piston_area * dF_dfp;
+        if (nro->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dF_dp, a, nro->state) -= cy->rod_side_area * dF_dfp;
         double lp, lr, dFd_ds, dFd_dsd;
         hymo_cylinder_lengths(circ, a, s[a], &lp, &lr);
         hymo_damper_force_d(circ, a, cy, lp, lr, sd[a], &dFd_ds, &dFd_dsd);
@@ -137,9 +219,8 @@ static void force_derivatives(const hymo_circuit *circ, const hymo_model *model,
         const hymo_node *na_ = &model->nodes[model->motors[k].node_a], *nb_ = &model->nodes[model->motors[k].node_b];
         double dT_ddp, dT_dw;
         hymo_motor_torque_d(model, k, sd[a], p, &dT_ddp, &dT_dw);
-        double *row = d->dF_dp + (size_t)a * np;
-        if (na_->kind == HYMO_NODE_VOLUME) row[na_->state] += dT_ddp;
-        if (nb_->kind == HYMO_NODE_VOLUME) row[nb_->state] -= dT_ddp;
+        if (na_->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dF_dp, a, na_->state) += dT_ddp;
+        if (nb_->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dF_dp, a, nb_->state) -= dT_ddp;
         d->dF_ds[a] = 0.0;
         d->dF_dsd[a] = dT_dw;
     }
@@ -150,15 +231,15 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
                              hymo_circuit_derivs *d)
 {
     const int np = d->np, nu = d->nu, na = d->na;
-    memset(d->dF_dp, 0, n_elems(na, np) * sizeof(double));
+    hymo_sparse_zero(&d->dF_dp);
     force_derivatives(circ, model, s, sd, p, d);
     if (!want_pdot) return 0;
 
-    memset(d->dpdot_dp, 0, n_elems(np, np) * sizeof(double));
-    memset(d->dpdot_du, 0, n_elems(np, nu) * sizeof(double));
-    memset(d->dpdot_ds, 0, n_elems(np, na) * sizeof(double));
-    memset(d->dpdot_dsd, 0, n_elems(np, na) * sizeof(double));
-    memset(d->qnet, 0, n_elems(np, 1) * sizeof(double));
+    hymo_sparse_zero(&d->dpdot_dp);
+    hymo_sparse_zero(&d->dpdot_du);
+    hymo_sparse_zero(&d->dpdot_ds);
+    hymo_sparse_zero(&d->dpdot_dsd);
+    memset(d->qnet, 0, (size_t)(np > 0 ? np : 1) * sizeof(double));
     const double p_tr = model->fluid.p_transition;
     const flow_acc f = {model, d};
 
@@ -212,53 +293,52 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
         const int a = model->n_cylinders + k;
         add_flow(&f, mo->node_a, mo->node_b, hymo_motor_flow(model, k, sd[a], p), mo->leakage, -1, 0.0);
         const hymo_node *pa = &model->nodes[mo->node_a], *pb = &model->nodes[mo->node_b];
-        if (pa->kind == HYMO_NODE_VOLUME) d->dpdot_dsd[(size_t)pa->state * na + a] += mo->displacement;
-        if (pb->kind == HYMO_NODE_VOLUME) d->dpdot_dsd[(size_t)pb->state * na + a] -= mo->displacement;
+        if (pa->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dpdot_dsd, pa->state, a) += mo->displacement;
+        if (pb->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dpdot_dsd, pb->state, a) -= mo->displacement;
     }
 
-    /* per volume: W = Be/V, pdot, and the s, sd columns */
+    /* per volume: W = Be/V, pdot, and the s, sd columns; then every entry
+     * of row i scaled by W_i (d pdot/d p, d u, d sd) or -pdot_i W_i (d s) */
+    double *W = d->w, *c_s = d->w + np, *diag = d->w + 2 * np;
     for (int i = 0; i < np; ++i) {
         const hymo_node *nd = &model->nodes[circ->vol_node[i]];
-        double *ds_row = d->dpdot_ds + (size_t)i * na, *dsd_row = d->dpdot_dsd + (size_t)i * na;
         const double Q = d->qnet[i];
         double V = 0.0, Vdot = 0.0, compl_sum = 0.0;
-        int has_chamber = 0;
-        for (int k = 0; k < model->n_motors && !has_chamber; ++k) /* a motor port: its sd column */
-            has_chamber = model->motors[k].node_a == circ->vol_node[i] || model->motors[k].node_b == circ->vol_node[i];
         for (int q = 0; q < nd->n_parts; ++q) {
             const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
             double dV_ds, Vs = hymo_subvolume_size(circ, model, sv, s, &dV_ds);
             V += Vs;
             compl_sum += Vs / sv->bulk_modulus;
-            if (sv->cylinder >= 0) {
-                Vdot += dV_ds * sd[sv->cylinder];
-                has_chamber = 1;
-            }
+            if (sv->cylinder >= 0) Vdot += dV_ds * sd[sv->cylinder];
         }
         if (!(V > 0.0)) return -1;
         double inv_bf, dD_dp;
-        const double W = hymo_volume_weight(circ, model, circ->vol_node[i], p[i], V, compl_sum, &inv_bf, &dD_dp);
-        for (int q = 0; has_chamber && q < nd->n_parts; ++q) {
+        W[i] = hymo_volume_weight(circ, model, circ->vol_node[i], p[i], V, compl_sum, &inv_bf, &dD_dp);
+        for (int q = 0; q < nd->n_parts; ++q) {
             const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
-            if (sv->cylinder < 0) continue;
+            if (sv->cylinder < 0 || sv->cylinder >= na) continue;
             double dV_ds;
             (void)hymo_subvolume_size(circ, model, sv, s, &dV_ds);
-            ds_row[sv->cylinder] += dV_ds * (inv_bf + 1.0 / sv->bulk_modulus); /* dD/ds_a */
-            dsd_row[sv->cylinder] += dV_ds;                                    /* dVdot/dsd_a */
+            *hymo_sparse_at(&d->dpdot_ds, i, sv->cylinder) += dV_ds * (inv_bf + 1.0 / sv->bulk_modulus); /* dD/ds_a */
+            *hymo_sparse_at(&d->dpdot_dsd, i, sv->cylinder) += dV_ds; /* dVdot/dsd_a */
         }
-        double *row = d->dpdot_dp + (size_t)i * np;
-        for (int k = 0; k < np; ++k) row[k] *= W;
+        c_s[i] = -W[i] * W[i] * (Q - Vdot); /* -pdot_i W_i */
         /* pressure-dependent fluid and accumulators: d pdot_i/d p_i += -pdot_i W dD/dp_i */
-        if (dD_dp != 0.0) row[i] -= W * W * (Q - Vdot) * dD_dp;
-        row = d->dpdot_du + (size_t)i * nu;
-        for (int k = 0; k < nu; ++k) row[k] *= W;
-        if (has_chamber) {
-            const double c_s = -W * W * (Q - Vdot); /* -pdot_i W_i */
-            for (int a = 0; a < na; ++a) {
-                ds_row[a] *= c_s;
-                dsd_row[a] *= -W;
-            }
+        diag[i] = dD_dp != 0.0 ? W[i] * W[i] * (Q - Vdot) * dD_dp : 0.0;
+    }
+    const hymo_sparse *Sp = &d->dpdot_dp;
+    for (int k = 0; k < np; ++k)
+        for (int e = Sp->col_start[k]; e < Sp->col_start[k + 1]; ++e) {
+            const int i = Sp->row[e];
+            Sp->value[e] *= W[i];
+            if (i == k && diag[i] != 0.0) Sp->value[e] -= diag[i];
         }
+    const hymo_sparse *Su = &d->dpdot_du;
+    for (int e = 0; e < Su->col_start[nu]; ++e) Su->value[e] *= W[Su->row[e]];
+    const hymo_sparse *Ss = &d->dpdot_ds, *Sd = &d->dpdot_dsd; /* one pattern */
+    for (int e = 0; e < Ss->col_start[na]; ++e) {
+        Ss->value[e] *= c_s[Ss->row[e]];
+        Sd->value[e] *= -W[Sd->row[e]];
     }
     return 0;
 }

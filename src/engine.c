@@ -64,9 +64,9 @@ hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, doub
 hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err)
 {
     sim->jacobian_evaluations++;
-    hymo_status st = sim->form.ops->after_jacobian(&sim->form, sim->jac, sim->nx, t, err);
+    hymo_status st = sim->form.ops->after_jacobian(&sim->form, sim->jmech, sim->nxm, t, err);
     if (st != HYMO_OK) return st;
-    if (sim->ls->ops->factor(sim->ls, sim->jac))
+    if (sim->ls->ops->factor(sim->ls, &sim->jfull))
         return hymo_error_set(err, HYMO_ERR_NUMERIC,
                               "t = %.6g s (step %ld): singular Newton Jacobian (%s solver)", t, sim->step + 1,
                               sim->ls->ops->name);

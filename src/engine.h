@@ -62,7 +62,7 @@ typedef struct hymo_jacobian_ops {
     /* rebuild before the next iteration, given the scaled increments of
      * this iteration and the previous one? */
     int (*refresh_after)(double inc, double prev);
-    /* the Newton matrix sim->jac at the current evaluation (time t) */
+    /* the Newton matrix sim->jmech, sim->jfull at the current evaluation (time t) */
     hymo_status (*build)(hymo_sim *sim, double t, hymo_error *err);
     /* a Newton correction below this fraction of the tolerances is not
      * applied (the evaluated iterate is kept); < 0: always applied */
@@ -110,8 +110,10 @@ typedef struct hymo_force_source_ops {
     void (*refresh)(hymo_sim *sim);
     /* hydraulic residual rows */
     void (*residual)(const hymo_sim *sim, double *fh);
-    /* fast Jacobian: actuator stiffness and damping and the hydraulic rows
-     * and columns, added to sim->jac */
+    /* fast Jacobian: actuator stiffness and damping added to the
+     * mechanical block sim->jmech, and the hydraulic rows and columns (all
+     * entries outside that block) pushed into sim->jh column by column
+     * (begun by the caller; columns not ended are empty) */
     hymo_status (*tangent)(hymo_sim *sim, double t, hymo_error *err);
     /* split mode: the coupling inputs for the next evaluation, per cylinder
      * a: F_a (velocity-force) or p_pist,a, p_rod,a (velocity-pressure) */
@@ -187,7 +189,17 @@ struct hymo_sim {
 
     /* Newton (integrator) */
     double *x, *dx, *f, *fp; /* nx: unknowns, correction, residual, perturbed residual */
-    double *jac;             /* nx x nx, column-major (jacobian.build) */
+    /* the Newton matrix (jacobian.build): the mechanical block dense
+     * (nxm x nxm, column-major: the formulation's tangent and the actuator
+     * and force-element stiffness write it), the entries outside it by
+     * compressed columns (jh: the force source's hydraulic rows and
+     * columns), and the whole matrix by compressed columns (jfull: what the
+     * linear solver factorises).  No nx x nx array: memory and cost grow
+     * with the non-zeros. */
+    double *jmech;
+    hymo_sparse jh, jfull;
+    double *tan_w; /* nx scratch, kept zero (src/forces.c) */
+    int *tan_mark; /* nx scratch, kept zero */
     double *zsave;           /* nz: numeric Jacobian scratch */
     int jac_valid;           /* the factorisation in ls belongs to the current unknowns */
     double jac_h;            /* ... and was built for the step size jac_h */
@@ -198,7 +210,7 @@ struct hymo_sim {
     double newton_lte;       /* predictor-corrector distance of the last step, tolerance units */
     hymo_circuit_derivs cderiv;  /* fast Jacobian: circuit partial derivatives */
     double *act_gz, *act_gx;     /* fast Jacobian: na x nz, na x nxm actuator length gradients */
-    int *tan_idx;                /* fast Jacobian: nx + na scratch (non-zero index lists, src/forces.c) */
+    int *tan_idx;                /* fast Jacobian: nx scratch (non-zero index lists, src/forces.c) */
     double *kkt, *kkt_rhs;       /* (nz+m)^2, nz+m: consistent accelerations */
     int *kkt_piv;
     double *s_prev;              /* na: semi-implicit Euler, lengths at t_k */
@@ -262,7 +274,8 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
 hymo_status hymo_engine_unpack(hymo_sim *sim, const double *x, double t, hymo_error *err);
 /* f(x): unpack, forces, inverse dynamics, residual rows. */
 hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, double t, hymo_error *err);
-/* Factorises sim->jac (after the formulation saw it). */
+/* Factorises sim->jfull (after the formulation saw the mechanical block
+ * sim->jmech). */
 hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err);
 /* Actuators, forces (through the force source) and M', Q' at the current
  * kinematics; time t for messages. */

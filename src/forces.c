@@ -31,10 +31,10 @@ static hymo_status volume_error(const hymo_sim *sim, double t, hymo_error *err)
  * are those of the full loops (up to the sign of a zero). */
 static void actuator_stiffness(hymo_sim *sim)
 {
-    const int nx = sim->nx, nxm = sim->nxm, na = sim->na;
+    const int nxm = sim->nxm, na = sim->na;
     const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     const hymo_circuit_derivs *cd = &sim->cderiv;
-    double *J = sim->jac;
+    double *J = sim->jmech;
     int *nzl = sim->tan_idx;
     for (int a = 0; a < na; ++a) {
         const double k = c * (cd->dF_ds[a] + a1 * cd->dF_dsd[a]);
@@ -46,7 +46,7 @@ static void actuator_stiffness(hymo_sim *sim)
             const int l = nzl[ql];
             for (int qi = 0; qi < n; ++qi) {
                 const int i = nzl[qi];
-                J[l * nx + i] -= k * g[i] * g[l];
+                J[l * nxm + i] -= k * g[i] * g[l];
             }
         }
     }
@@ -113,16 +113,50 @@ static void mono_residual(const hymo_sim *sim, double *fh)
     for (int k = 0; k < sim->nu; ++k) fu[k] = c * (sim->udn[k] - sim->hu[k]);
 }
 
+/* rows list[0..n) ascending (insertion sort: the lists are short) */
+static void sort_rows(int *list, int n)
+{
+    for (int a = 1; a < n; ++a) {
+        const int v = list[a];
+        int c = a - 1;
+        while (c >= 0 && list[c] > v) list[c + 1] = list[c], --c;
+        list[c + 1] = v;
+    }
+}
+
+/* pushes the accumulated rows list[0..n) of w (then cleared) as a column of sim->jh */
+static int push_accumulated(hymo_sim *sim, int *list, int n, double scale)
+{
+    double *w = sim->tan_w;
+    int bad = 0;
+    sort_rows(list, n);
+    for (int q = 0; q < n; ++q) {
+        const int r = list[q];
+        bad |= hymo_sparse_push(&sim->jh, r, scale * w[r]);
+        w[r] = 0.0;
+        sim->tan_mark[r] = 0;
+    }
+    return bad;
+}
+
+static inline void accumulate(hymo_sim *sim, int *list, int *n, int r, double v)
+{
+    if (!sim->tan_mark[r]) sim->tan_mark[r] = 1, list[(*n)++] = r;
+    sim->tan_w[r] += v;
+}
+
 /* Exact hydraulic rows and columns (analytic circuit derivatives and the
- * chain rule through s, sd). */
+ * chain rule through s, sd), pushed into sim->jh by columns from the
+ * sparse circuit derivatives: the cost grows with the connections.  The
+ * sums run over the non-zero terms in the order of the former dense loops
+ * (the left-out terms are exact zeros: bit-identical entries). */
 static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
 {
-    const int nx = sim->nx, nxm = sim->nxm, np = sim->np, na = sim->na, nu = sim->nu;
+    const int nxm = sim->nxm, np = sim->np, na = sim->na, nu = sim->nu;
     const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     const hymo_model *model = sim->model;
     const hymo_circuit_derivs *cd = &sim->cderiv;
     const double *gx = sim->act_gx;
-    double *J = sim->jac;
     if (na > 0 || np > 0) { /* also a circuit without cylinders (e.g. a relief-valve line) */
         if (hymo_circuit_derivatives(&sim->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 1,
                                      &sim->cderiv))
@@ -130,41 +164,47 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
         actuator_stiffness(sim);
     }
     const int p0 = nxm, u0 = nxm + np;
-    /* the coupling blocks visit the non-zero circuit derivatives only (the
-     * left-out terms are exact zeros: bit-identical sums) */
-    int *alist = sim->tan_idx + nx; /* na */
-    for (int q = 0; q < np; ++q) {
-        double *col = &J[(size_t)(p0 + q) * nx];
-        for (int a = 0; a < na; ++a) { /* mechanical rows: -dt^2/4 g dF/dp */
-            if (cd->dF_dp[a * np + q] == 0.0) continue;
-            const double f = -c * cd->dF_dp[a * np + q];
-            for (int i = 0; i < nxm; ++i) col[i] += f * gx[a * nxm + i];
-        }
-        for (int i = 0; i < np; ++i) col[p0 + i] = -c * cd->dpdot_dp[i * np + q];
-        col[p0 + q] += c * a1;
-    }
-    for (int i = 0; i < np; ++i) { /* pressure rows of the mechanical columns */
+    const hymo_sparse *Ss = &cd->dpdot_ds, *Sd = &cd->dpdot_dsd, *Sp = &cd->dpdot_dp, *Su = &cd->dpdot_du,
+                      *Sf = &cd->dF_dp;
+    int *list = sim->tan_idx, bad = 0;
+    for (int k = 0; k < nxm; ++k) { /* pressure rows of the mechanical columns: -dt^2/4 (dpdot/ds + 2/dt dpdot/dsd) g */
         int n = 0;
-        for (int a = 0; a < na; ++a)
-            if (cd->dpdot_ds[i * na + a] != 0.0 || cd->dpdot_dsd[i * na + a] != 0.0) alist[n++] = a;
-        for (int k = 0; k < nxm; ++k) {
-            double s = 0.0;
-            for (int qa = 0; qa < n; ++qa) {
-                const int a = alist[qa];
-                s += (cd->dpdot_ds[i * na + a] + a1 * cd->dpdot_dsd[i * na + a]) * gx[a * nxm + k];
-            }
-            J[(size_t)k * nx + p0 + i] = -c * s;
+        for (int a = 0; a < na; ++a) {
+            const double g = gx[a * nxm + k];
+            if (g == 0.0) continue;
+            for (int e = Ss->col_start[a]; e < Ss->col_start[a + 1]; ++e)
+                accumulate(sim, list, &n, p0 + Ss->row[e], (Ss->value[e] + a1 * Sd->value[e]) * g);
         }
+        bad |= push_accumulated(sim, list, n, -c);
+        hymo_sparse_end_column(&sim->jh);
     }
+    for (int q = 0; q < np; ++q) {
+        int n = 0; /* mechanical rows: -dt^2/4 g dF/dp */
+        for (int e = Sf->col_start[q]; e < Sf->col_start[q + 1]; ++e) {
+            const int a = Sf->row[e];
+            if (Sf->value[e] == 0.0) continue;
+            const double f = -c * Sf->value[e];
+            for (int i = 0; i < nxm; ++i)
+                if (gx[a * nxm + i] != 0.0) accumulate(sim, list, &n, i, f * gx[a * nxm + i]);
+        }
+        bad |= push_accumulated(sim, list, n, 1.0);
+        for (int e = Sp->col_start[q]; e < Sp->col_start[q + 1]; ++e) { /* dt^2/4 (2/dt I - dpdot/dp) */
+            double v = -c * Sp->value[e];
+            if (Sp->row[e] == q) v += c * a1;
+            bad |= hymo_sparse_push(&sim->jh, p0 + Sp->row[e], v);
+        }
+        hymo_sparse_end_column(&sim->jh);
+    }
+    double *w = sim->tan_w; /* the spool rows' diagonal */
+    for (int v = 0; v < model->n_valves; ++v) w[u0 + model->valves[v].state] = c * (a1 + 1.0 / model->valves[v].tau);
     for (int v = 0; v < nu; ++v) {
-        double *col = &J[(size_t)(u0 + v) * nx];
-        for (int i = 0; i < np; ++i) col[p0 + i] = -c * cd->dpdot_du[i * nu + v];
+        for (int e = Su->col_start[v]; e < Su->col_start[v + 1]; ++e)
+            bad |= hymo_sparse_push(&sim->jh, p0 + Su->row[e], -c * Su->value[e]);
+        bad |= hymo_sparse_push(&sim->jh, u0 + v, w[u0 + v]);
+        w[u0 + v] = 0.0;
+        hymo_sparse_end_column(&sim->jh);
     }
-    for (int v = 0; v < model->n_valves; ++v) {
-        const int st = model->valves[v].state;
-        J[(size_t)(u0 + st) * nx + u0 + st] = c * (a1 + 1.0 / model->valves[v].tau);
-    }
-    return HYMO_OK;
+    return bad ? hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (Newton matrix)") : HYMO_OK;
 }
 
 static void mono_set_inputs(hymo_sim *sim, const double *inputs) { (void)sim, (void)inputs; }

@@ -1,5 +1,6 @@
 /* Simulation creation (run data allocated once) and the start from the
  * compiled model's initial state (SPEC §3). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,24 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
     for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
     hymo_engine_record_stats(sim);
+    return HYMO_OK;
+}
+
+/* The Newton matrix's compressed columns, sized from the circuit
+ * derivatives' patterns (they grow, doubling, if a build needs more: in the
+ * first steps). */
+static hymo_status newton_matrix_alloc(hymo_sim *sim, hymo_error *err)
+{
+    const hymo_circuit_derivs *cd = &sim->cderiv;
+    const long nx = sim->nx, nxm = sim->nxm;
+    long est = (long)cd->dpdot_dp.nnz + cd->dpdot_du.nnz + sim->nu + 4L * (cd->dpdot_ds.nnz + cd->dF_dp.nnz) + nx;
+    long full = nxm * nxm + 2 * est;
+    if (full > nx * nx) full = nx * nx;
+    if (est > INT_MAX / 4 || full > INT_MAX / 4)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "model too large: %ld unknowns", nx);
+    if (hymo_sparse_alloc(&sim->jh, (int)nx, (int)nx, (int)est) ||
+        hymo_sparse_alloc(&sim->jfull, (int)nx, (int)nx, (int)(full > 0 ? full : 1)))
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (Newton matrix, %ld unknowns)", nx);
     return HYMO_OK;
 }
 
@@ -117,11 +136,12 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->lambda_prev, m); ALLOC(sim->lambda_prev2, m);
     ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->tlm_in, 4 * na); ALLOC(sim->s_prev, na);
     ALLOC(sim->xpred, nx);
-    ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx); ALLOC(sim->jac, nx * nx);
+    ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx);
+    ALLOC(sim->jmech, sim->nxm * sim->nxm); ALLOC(sim->tan_w, nx); ALLOC(sim->tan_mark, nx);
     /* the fast Jacobian's gradients: the cylinders', then the force elements' */
     const int nfe = hymo_fe_max_rows(model);
     ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * nz); ALLOC(sim->act_gx, (na + nfe) * nz);
-    ALLOC(sim->tan_idx, nx + na);
+    ALLOC(sim->tan_idx, nx);
     ALLOC(sim->kkt, (nz + m + nd) * (nz + m + nd)); ALLOC(sim->kkt_rhs, nz + m + nd); ALLOC(sim->kkt_piv, nz + m + nd);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
@@ -137,7 +157,8 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     sim->h = sim->h_prev = opt->dt;
     sim->last_event = NAN;
     sim->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
-    if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, np, nu, na, err)) != HYMO_OK ||
+    if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, model, np, nu, na, err)) != HYMO_OK ||
+        (st = newton_matrix_alloc(sim, err)) != HYMO_OK ||
         (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK ||
         (st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err)) != HYMO_OK ||
         (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
@@ -173,12 +194,15 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->ud,         sim->un,          sim->udn,      sim->hu,      sim->uref_start, sim->uref_end,
                         sim->zdd_prev,   sim->pd_prev,     sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,
                         sim->force,      sim->ext_force,   sim->tlm_in,   sim->s_prev,   sim->x,       sim->dx,       sim->f,
-                        sim->fp,         sim->jac,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
+                        sim->fp,         sim->jmech,   sim->tan_w,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
                         sim->kkt_rhs,    sim->work,        sim->power,    sim->c_pos,   sim->c_vel,    sim->c_acc,
                         sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
     free(sim->tan_idx);
+    free(sim->tan_mark);
+    hymo_sparse_free(&sim->jh);
+    hymo_sparse_free(&sim->jfull);
     free(sim->sw);
     free(sim->p_negative);
     free(sim->p_vrange);

@@ -27,6 +27,9 @@ static hymo_status numeric_build(hymo_sim *sim, double t, hymo_error *err)
     sim->form.ops->independent(&sim->form, &indep);
     double *x = sim->x, *zsave = sim->zsave;
     memcpy(zsave, sim->mb.zn, (size_t)nz * sizeof(double));
+    hymo_sparse *J = &sim->jfull;
+    int bad = 0;
+    hymo_sparse_begin(J);
     for (int j = 0; j < nx; ++j) {
         double xj = x[j];
         double eps = 1e-8 * fmax(1e-2, fabs(j < nxm ? sim->mb.z[indep[j]] + xj : xj));
@@ -36,9 +39,14 @@ static hymo_status numeric_build(hymo_sim *sim, double t, hymo_error *err)
         x[j] = xj;
         memcpy(sim->mb.zn, zsave, (size_t)nz * sizeof(double));
         if (st != HYMO_OK) return st;
-        double *col = &sim->jac[(size_t)j * nx];
-        for (int i = 0; i < nx; ++i) col[i] = (sim->fp[i] - sim->f[i]) / eps;
+        for (int i = 0; i < nx; ++i) {
+            const double v = (sim->fp[i] - sim->f[i]) / eps;
+            if (j < nxm && i < nxm) sim->jmech[(size_t)j * nxm + i] = v;
+            if (v != 0.0) bad |= hymo_sparse_push(J, i, v);
+        }
+        hymo_sparse_end_column(J);
     }
+    if (bad) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (Newton matrix)");
     return hymo_engine_factor_jacobian(sim, t, err);
 }
 
@@ -72,23 +80,23 @@ static int fast_after(double inc, double prev) { return inc > 0.25 * prev; }
  * (formulations/force_elements.h). */
 static void fe_stiffness(hymo_sim *sim)
 {
-    const int nx = sim->nx, nxm = sim->nxm;
+    const int nxm = sim->nxm;
     const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     const hymo_fe *fe = &sim->fe;
-    double *J = sim->jac;
+    double *J = sim->jmech;
     const double *gx = &sim->act_gx[(size_t)sim->na * nxm];
     for (int e = 0; e < fe->n; ++e) {
         const double k = c * (fe->dF_dl[e] + a1 * fe->dF_dld[e]);
         if (k == 0.0) continue;
         const double *g = &gx[(size_t)e * nxm];
         for (int l = 0; l < nxm; ++l)
-            for (int i = 0; i < nxm; ++i) J[l * nx + i] -= k * g[i] * g[l];
+            for (int i = 0; i < nxm; ++i) J[l * nxm + i] -= k * g[i] * g[l];
     }
     for (int t = 0; t < fe->nterm; ++t) { /* the spring-dampers' d2l/dz2 terms: K_ik += alpha p_i q_k */
         const double k = c * fe->talpha[t];
         const double *vp = &gx[(size_t)fe->tp[t] * nxm], *vq = &gx[(size_t)fe->tq[t] * nxm];
         for (int l = 0; l < nxm; ++l)
-            for (int i = 0; i < nxm; ++i) J[l * nx + i] += k * vp[i] * vq[l];
+            for (int i = 0; i < nxm; ++i) J[l * nxm + i] += k * vp[i] * vq[l];
     }
 }
 
@@ -101,19 +109,43 @@ static void fe_stiffness(hymo_sim *sim)
  * relative size ~ dt |zd| and dt^2 |K|/|M'|; they only slow the
  * (otherwise quadratic) convergence slightly, never change the solution,
  * which is defined by the residual alone. */
+/* The whole matrix for the linear solver: the mechanical block's
+ * non-zeros, then the force source's entries, column by column. */
+static int compose(hymo_sim *sim)
+{
+    const int nx = sim->nx, nxm = sim->nxm;
+    const hymo_sparse *H = &sim->jh;
+    hymo_sparse *J = &sim->jfull;
+    int bad = 0;
+    hymo_sparse_begin(J);
+    for (int j = 0; j < nx; ++j) {
+        if (j < nxm) {
+            const double *a = &sim->jmech[(size_t)j * nxm];
+            for (int i = 0; i < nxm; ++i)
+                if (a[i] != 0.0) bad |= hymo_sparse_push(J, i, a[i]);
+        }
+        for (int e = H->col_start[j]; e < H->col_start[j + 1]; ++e) bad |= hymo_sparse_push(J, H->row[e], H->value[e]);
+        hymo_sparse_end_column(J);
+    }
+    return bad;
+}
+
 static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
 {
-    const int nx = sim->nx;
-    memset(sim->jac, 0, (size_t)nx * (size_t)nx * sizeof(double));
+    const int nxm = sim->nxm;
+    memset(sim->jmech, 0, (size_t)nxm * (size_t)nxm * sizeof(double));
+    hymo_sparse_begin(&sim->jh);
     hymo_kin_mass(&sim->mb.kin); /* M' at the current evaluation (Q' is not needed) */
     hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
     /* the force elements' gradients after the cylinders' (mapped together) */
     const int rows = hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)sim->na * sim->nz);
-    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na + rows, sim->act_gx, sim->jac, nx);
+    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na + rows, sim->act_gx, sim->jmech, nxm);
     hymo_status st = sim->forces->tangent(sim, t, err);
     if (st != HYMO_OK) return st;
+    hymo_sparse_finish(&sim->jh);
     fe_stiffness(sim);
     if (sim->model->n_drivers) hymo_drivers_jacobian(sim); /* motor branch: kinematic rows */
+    if (compose(sim)) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (Newton matrix)");
     return hymo_engine_factor_jacobian(sim, t, err);
 }
 

@@ -1,6 +1,7 @@
 #include "hymo/linalg.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int hymo_lu_factor(int n, double *a, int *piv)
@@ -127,4 +128,116 @@ double hymo_norm_inf(int n, const double *v)
         if (a > s || a != a) s = a;
     }
     return s;
+}
+
+/* ---------------- compressed-column sparse matrix ---------------- */
+
+
+int hymo_sparse_alloc(hymo_sparse *s, int n_rows, int n_cols, int capacity)
+{
+    memset(s, 0, sizeof *s);
+    s->n_rows = n_rows;
+    s->n_cols = n_cols;
+    s->col_start = calloc((size_t)n_cols + 1, sizeof(int));
+    s->capacity = capacity > 0 ? capacity : 1;
+    s->row = malloc((size_t)s->capacity * sizeof(int));
+    s->value = calloc((size_t)s->capacity, sizeof(double));
+    if (!s->col_start || !s->row || !s->value) {
+        hymo_sparse_free(s);
+        return -1;
+    }
+    s->n_done = n_cols;
+    return 0;
+}
+
+void hymo_sparse_free(hymo_sparse *s)
+{
+    free(s->col_start);
+    free(s->row);
+    free(s->value);
+    memset(s, 0, sizeof *s);
+}
+
+int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int *rows, const int *cols)
+{
+    if (hymo_sparse_alloc(s, n_rows, n_cols, n)) return -1;
+    int *cs = s->col_start;
+    for (int k = 0; k < n; ++k) cs[cols[k] + 1]++;
+    for (int j = 0; j < n_cols; ++j) cs[j + 1] += cs[j];
+    int *fill = malloc(((size_t)n_cols + 1) * sizeof(int));
+    if (!fill) {
+        hymo_sparse_free(s);
+        return -1;
+    }
+    memcpy(fill, cs, ((size_t)n_cols + 1) * sizeof(int));
+    for (int k = 0; k < n; ++k) s->row[fill[cols[k]]++] = rows[k];
+    free(fill);
+    /* each column: sort its rows (insertion: columns are short) and merge duplicates */
+    int q = 0;
+    for (int j = 0; j < n_cols; ++j) {
+        const int b = cs[j], e = cs[j + 1];
+        int *r = s->row + b;
+        for (int a = 1; a < e - b; ++a) {
+            const int v = r[a];
+            int c = a - 1;
+            while (c >= 0 && r[c] > v) r[c + 1] = r[c], --c;
+            r[c + 1] = v;
+        }
+        cs[j] = q;
+        for (int a = b; a < e; ++a)
+            if (a == b || s->row[a] != s->row[a - 1]) s->row[q++] = s->row[a];
+    }
+    cs[n_cols] = q;
+    s->nnz = q;
+    return 0;
+}
+
+double *hymo_sparse_at(const hymo_sparse *s, int i, int j)
+{
+    int lo = s->col_start[j], hi = s->col_start[j + 1] - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2, r = s->row[mid];
+        if (r == i) return &s->value[mid];
+        if (r < i) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return NULL;
+}
+
+double hymo_sparse_get(const hymo_sparse *s, int i, int j)
+{
+    const double *v = hymo_sparse_at(s, i, j);
+    return v ? *v : 0.0;
+}
+
+void hymo_sparse_zero(hymo_sparse *s) { memset(s->value, 0, (size_t)s->col_start[s->n_cols] * sizeof(double)); }
+
+void hymo_sparse_begin(hymo_sparse *s)
+{
+    s->nnz = 0;
+    s->n_done = 0;
+    s->col_start[0] = 0;
+}
+
+int hymo_sparse_push(hymo_sparse *s, int i, double v)
+{
+    if (s->nnz == s->capacity) {
+        const int cap = 2 * s->capacity;
+        int *r = realloc(s->row, (size_t)cap * sizeof(int));
+        if (r) s->row = r;
+        double *x = realloc(s->value, (size_t)cap * sizeof(double));
+        if (x) s->value = x;
+        if (!r || !x) return -1;
+        s->capacity = cap;
+    }
+    s->row[s->nnz] = i;
+    s->value[s->nnz++] = v;
+    return 0;
+}
+
+void hymo_sparse_end_column(hymo_sparse *s) { s->col_start[++s->n_done] = s->nnz; }
+
+void hymo_sparse_finish(hymo_sparse *s)
+{
+    while (s->n_done < s->n_cols) hymo_sparse_end_column(s);
 }

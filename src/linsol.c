@@ -51,11 +51,13 @@ int hymo_lu_unblocked(int n, double *a, lapack_int *ipiv)
     return 0;
 }
 
-static int dense_factor(hymo_linsol *ls, const double *a)
+static int dense_factor(hymo_linsol *ls, const hymo_sparse *J)
 {
     dense_impl *d = ls->impl;
     int n = ls->n;
-    memcpy(d->lu, a, (size_t)n * (size_t)n * sizeof(double));
+    memset(d->lu, 0, (size_t)n * (size_t)n * sizeof(double));
+    for (int j = 0; j < n; ++j)
+        for (int e = J->col_start[j]; e < J->col_start[j + 1]; ++e) d->lu[(size_t)j * n + J->row[e]] = J->value[e];
     if (n <= DENSE_UNBLOCKED_MAX) return hymo_lu_unblocked(n, d->lu, d->ipiv);
     lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, d->lu, n, d->ipiv);
     return info == 0 ? 0 : 1;
@@ -137,19 +139,16 @@ static void klu_release(klu_impl *k)
     if (k->sym) klu_free_symbolic(&k->sym, &k->common);
 }
 
-/* element (i, j) of D = J[k:n, k:n] in the column-major n x n matrix a */
-#define D_AT(a, n, k, i, j) ((a)[(size_t)((k) + (j)) * (size_t)(n) + (size_t)(k) + (size_t)(i)])
-
-/* (Re)builds D's pattern: the previous one, the non-zeros of D and the
- * diagonal.  The pattern only grows, so that entries that are zero at
- * times (a closed valve's flow derivatives) do not cause a new analysis
- * (and KLU's allocations) each time they come back.  The arrays are sized
- * to the pattern (O(nnz), not n^2): they are allocated here, at the first
- * factorisation and when an entry outside the pattern becomes non-zero,
- * as klu_analyze allocates then too. */
-static int klu_pattern(hymo_linsol *ls, klu_impl *k, const double *a)
+/* (Re)builds D's pattern (D = J[k:n, k:n]): the previous one, the
+ * non-zeros of D and the diagonal.  The pattern only grows, so that entries
+ * that are zero at times (a closed valve's flow derivatives) do not cause a
+ * new analysis (and KLU's allocations) each time they come back.  The
+ * arrays are sized to the pattern: they are allocated here, at the first
+ * factorisation and when an entry outside the pattern becomes non-zero, as
+ * klu_analyze allocates then too. */
+static int klu_pattern(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
 {
-    const int n = ls->n, nd = n - k->k;
+    const int n = ls->n, kk = k->k, nd = n - kk;
     int *Ap_old = k->Ap, *Ai_old = k->Ai;
     size_t nnz = 0;
     for (int pass = 0; pass < 2; ++pass) {
@@ -165,21 +164,30 @@ static int klu_pattern(hymo_linsol *ls, klu_impl *k, const double *a)
             }
         }
         size_t q = 0;
-        for (int j = 0; j < nd; ++j) {
+        for (int j = 0; j < nd; ++j) { /* merge: old rows, new non-zero rows, the diagonal (all ascending) */
             int o = Ap_old ? Ap_old[j] : 0;
             const int oe = Ap_old ? Ap_old[j + 1] : 0;
+            int e = J->col_start[kk + j];
+            const int ee = J->col_start[kk + j + 1];
+            while (e < ee && J->row[e] < kk) ++e;
+            int diag = 0;
             if (pass == 1) Ap[j] = (int)q;
-            for (int i = 0; i < nd; ++i) {
-                const double v = D_AT(a, n, k->k, i, j);
-                const int old = o < oe && Ai_old[o] == i;
-                if (old) ++o;
-                if (old || v != 0.0 || i == j) {
-                    if (pass == 1) {
-                        Ai[q] = i;
-                        Ax[q] = v;
-                    }
-                    ++q;
+            for (;;) {
+                while (e < ee && J->value[e] == 0.0 && J->row[e] - kk != j) ++e;
+                const int ro = o < oe ? Ai_old[o] : INT_MAX, rn = e < ee ? J->row[e] - kk : INT_MAX,
+                          rd = diag ? INT_MAX : j;
+                int r = ro < rn ? ro : rn;
+                if (rd < r) r = rd;
+                if (r == INT_MAX) break;
+                double v = 0.0;
+                if (ro == r) ++o;
+                if (rn == r) v = J->value[e++];
+                if (rd == r) diag = 1;
+                if (pass == 1) {
+                    Ai[q] = r;
+                    Ax[q] = v;
                 }
+                ++q;
             }
         }
         if (pass == 0) {
@@ -198,20 +206,21 @@ static int klu_pattern(hymo_linsol *ls, klu_impl *k, const double *a)
     return k->num ? 0 : 1;
 }
 
-static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const double *a)
+static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
 {
-    const int n = ls->n, nd = n - k->k;
-    if (!k->sym || !k->num) return klu_pattern(ls, k, a);
+    const int n = ls->n, kk = k->k, nd = n - kk;
+    if (!k->sym || !k->num) return klu_pattern(ls, k, J);
     /* same pattern? an entry outside it that is non-zero extends it */
     for (int j = 0; j < nd; ++j) {
         int q = k->Ap[j];
-        for (int i = 0; i < nd; ++i) {
-            double v = D_AT(a, n, k->k, i, j);
-            if (q < k->Ap[j + 1] && k->Ai[q] == i) {
-                k->Ax[q++] = v;
-            } else if (v != 0.0) {
-                return klu_pattern(ls, k, a);
-            }
+        const int qe = k->Ap[j + 1];
+        for (int z = q; z < qe; ++z) k->Ax[z] = 0.0;
+        for (int e = J->col_start[kk + j]; e < J->col_start[kk + j + 1]; ++e) {
+            const int i = J->row[e] - kk;
+            if (i < 0) continue;
+            while (q < qe && k->Ai[q] < i) ++q;
+            if (q < qe && k->Ai[q] == i) k->Ax[q] = J->value[e];
+            else if (J->value[e] != 0.0) return klu_pattern(ls, k, J);
         }
     }
     if (klu_refactor(k->Ap, k->Ai, k->Ax, k->sym, k->num, &k->common) && k->common.status != KLU_SINGULAR)
@@ -224,15 +233,16 @@ static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const double *a)
     return k->num && k->common.status != KLU_SINGULAR ? 0 : 1;
 }
 
-/* The non-zeros of the block a[r0 .. r0+nr) x [c0 .. c0+nc) by columns,
- * rows relative to r0, into (P, I, X) of capacity *cap (grown here when
- * the block gains non-zeros: at the first factorisations only). */
-static int gather_block(const double *a, int n, int r0, int nr, int c0, int nc, int **Pp, int **Ip, double **Xp,
+/* The non-zeros of J's block rows [r0, r1) x columns [c0, c0 + nc) by
+ * columns, rows relative to r0, into (P, I, X) of capacity *cap (grown here
+ * when the block gains non-zeros: at the first factorisations only). */
+static int gather_block(const hymo_sparse *J, int r0, int r1, int c0, int nc, int *P, int **Ip, double **Xp,
                         size_t *cap)
 {
     size_t cnt = 0;
     for (int j = 0; j < nc; ++j)
-        for (int i = 0; i < nr; ++i) cnt += a[(size_t)(c0 + j) * n + r0 + i] != 0.0;
+        for (int e = J->col_start[c0 + j]; e < J->col_start[c0 + j + 1]; ++e)
+            cnt += J->row[e] >= r0 && J->row[e] < r1 && J->value[e] != 0.0;
     if (cnt > *cap || !*Ip) {
         size_t c = cnt > 0 ? cnt : 1;
         int *Ii = realloc(*Ip, c * sizeof(int));
@@ -244,16 +254,16 @@ static int gather_block(const double *a, int n, int r0, int nr, int c0, int nc, 
     }
     size_t q = 0;
     for (int j = 0; j < nc; ++j) {
-        (*Pp)[j] = (int)q;
-        for (int i = 0; i < nr; ++i) {
-            const double v = a[(size_t)(c0 + j) * n + r0 + i];
-            if (v != 0.0) {
-                (*Ip)[q] = i;
-                (*Xp)[q++] = v;
+        P[j] = (int)q;
+        for (int e = J->col_start[c0 + j]; e < J->col_start[c0 + j + 1]; ++e) {
+            const int i = J->row[e];
+            if (i >= r0 && i < r1 && J->value[e] != 0.0) {
+                (*Ip)[q] = i - r0;
+                (*Xp)[q++] = J->value[e];
             }
         }
     }
-    (*Pp)[nc] = (int)q;
+    P[nc] = (int)q;
     return 0;
 }
 
@@ -262,26 +272,28 @@ static int gather_block(const double *a, int n, int r0, int nr, int c0, int nc, 
 #define SCHUR_DENSITY 0.25
 static void lu_solve_factors(int n, const double *a, const lapack_int *ipiv, double *b);
 
-static int klu_factor_dense(hymo_linsol *ls, const double *a)
+static int klu_factor_dense(hymo_linsol *ls, const hymo_sparse *J)
 {
     klu_impl *k = ls->impl;
     if (!k->decided && k->k > 0) { /* a sparse leading block (a ladder's M') stays with KLU */
         size_t nz = 0;
         for (int j = 0; j < k->k; ++j)
-            for (int i = 0; i < k->k; ++i) nz += a[(size_t)j * ls->n + i] != 0.0;
+            for (int e = J->col_start[j]; e < J->col_start[j + 1]; ++e)
+                nz += J->row[e] < k->k && J->value[e] != 0.0;
         if ((double)nz < SCHUR_DENSITY * (double)k->k * (double)k->k) k->k = 0;
     }
     k->decided = 1;
     const int n = ls->n, kk = k->k, nd = n - kk;
-    if (klu_factor_sparse(ls, k, a)) return 1;
+    if (klu_factor_sparse(ls, k, J)) return 1;
     if (kk == 0) return 0;
-    if (gather_block(a, n, 0, kk, kk, nd, &k->Bp, &k->Bi, &k->Bx, &k->Bcap) ||
-        gather_block(a, n, kk, nd, 0, kk, &k->Cp, &k->Ci, &k->Cx, &k->Ccap))
+    if (gather_block(J, 0, kk, kk, nd, k->Bp, &k->Bi, &k->Bx, &k->Bcap) ||
+        gather_block(J, kk, n, 0, kk, k->Cp, &k->Ci, &k->Cx, &k->Ccap))
         return 1;
     double *w = k->w;
     for (int j = 0; j < kk; ++j) { /* S[:, j] = A[:, j] - B D^-1 C[:, j] */
         double *Sj = &k->S[(size_t)j * kk];
-        memcpy(Sj, &a[(size_t)j * n], (size_t)kk * sizeof(double));
+        memset(Sj, 0, (size_t)kk * sizeof(double));
+        for (int e = J->col_start[j]; e < J->col_start[j + 1] && J->row[e] < kk; ++e) Sj[J->row[e]] = J->value[e];
         if (k->Cp[j] == k->Cp[j + 1]) continue;
         memset(w, 0, (size_t)nd * sizeof(double));
         for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) w[k->Ci[e]] = k->Cx[e];

@@ -1,7 +1,8 @@
 /* Linear solver interface (like SUNLinearSolver): a function table behind
  * which the dense LU (unblocked for small systems, LAPACKE dgetrf above 800
- * unknowns) and the KLU sparse LU sit.  Matrices are passed dense,
- * column-major.  The KLU backend's pattern only grows (entries that were
+ * unknowns) and the KLU sparse LU sit.  Matrices are passed by compressed
+ * columns (hymo_sparse, rows ascending; stored zeros are allowed and do
+ * not enter KLU's pattern).  The KLU backend's pattern only grows (entries that were
  * ever non-zero stay in it), so it re-analyses only when an entry outside
  * it becomes non-zero, and otherwise refactors in place. */
 #ifndef HYMO_LINSOL_H
@@ -10,6 +11,7 @@
 #include <lapacke.h> /* lapack_int */
 
 #include "hymo/error.h"
+#include "hymo/linalg.h"
 #include "hymo/sim.h"
 
 typedef struct hymo_linsol hymo_linsol;
@@ -17,7 +19,7 @@ typedef struct hymo_linsol hymo_linsol;
 typedef struct {
     const char *name;
     /* 0 on success, > 0 if the matrix is singular */
-    int (*factor)(hymo_linsol *ls, const double *a_colmajor);
+    int (*factor)(hymo_linsol *ls, const hymo_sparse *J);
     /* solves in place: b <- A^{-1} b */
     void (*solve)(hymo_linsol *ls, double *b);
     void (*destroy)(hymo_linsol *ls);

@@ -57,7 +57,7 @@ static void open_model(setup *ms, const char *file)
     memcpy(ms->s0, hymo_sim_actuator_length(sim), (size_t)ms->na * sizeof(double));
     hymo_sim_free(sim);
     assert_int_equal(hymo_circuit_init(&ms->circ, ms->m, ms->s0, &err), HYMO_OK);
-    assert_int_equal(hymo_circuit_derivs_alloc(&ms->d, ms->np, ms->nu, ms->na, &err), HYMO_OK);
+    assert_int_equal(hymo_circuit_derivs_alloc(&ms->d, ms->m, ms->np, ms->nu, ms->na, &err), HYMO_OK);
 }
 
 static void close_model(setup *ms)
@@ -414,7 +414,7 @@ static void fd_check_model(const char *file, int n_samples, uint64_t seed_init)
                     switch (var) {
                     case VAR_P:
                         arr = is_p ? ARR_PP : ARR_FP;
-                        an = is_p ? d->dpdot_dp[r * np + j] : d->dF_dp[a * np + j];
+                        an = is_p ? hymo_sparse_get(&d->dpdot_dp, r, j) : hymo_sparse_get(&d->dF_dp, a, j);
                         trunc = h * h * fabs(an) / (8.0 * p_tr * p_tr);
                         break;
                     case VAR_U:
@@ -423,16 +423,16 @@ static void fd_check_model(const char *file, int n_samples, uint64_t seed_init)
                             continue;
                         }
                         arr = ARR_PU;
-                        an = d->dpdot_du[r * nu + j];
+                        an = hymo_sparse_get(&d->dpdot_du, r, j);
                         break;
                     case VAR_S:
                         arr = is_p ? ARR_PS : ARR_FS;
-                        an = is_p ? d->dpdot_ds[r * na + j] : (a == j ? d->dF_ds[a] : 0.0);
+                        an = is_p ? hymo_sparse_get(&d->dpdot_ds, r, j) : (a == j ? d->dF_ds[a] : 0.0);
                         trunc = h * h * inv_l2[j] * fabs(an);
                         break;
                     default:
                         arr = is_p ? ARR_PSD : ARR_FSD;
-                        an = is_p ? d->dpdot_dsd[r * na + j] : (a == j ? d->dF_dsd[a] : 0.0);
+                        an = is_p ? hymo_sparse_get(&d->dpdot_dsd, r, j) : (a == j ? d->dF_dsd[a] : 0.0);
                         if (!is_p && a == j) trunc = h * h / 6.0 * fric3[a];
                         break;
                     }
@@ -504,7 +504,7 @@ static void test_hand_fourbar(void **state)
     setup ms;
     open_model(&ms, "fourbar.yaml");
     const hymo_model *m = ms.m;
-    const int np = ms.np, nu = ms.nu, na = ms.na;
+    const int np = ms.np, na = ms.na;
     const hymo_node *v1 = &m->nodes[test_node_index(m, "V1")], *v2 = &m->nodes[test_node_index(m, "V2")];
     const int i1 = v1->state, i2 = v2->state;
     assert_int_equal(v1->n_parts, 1);
@@ -520,24 +520,24 @@ static void test_hand_fourbar(void **state)
     assert_int_equal(hymo_circuit_derivatives(&ms.circ, m, s, sd, p, u, 1, &ms.d), 0);
     const hymo_circuit_derivs *d = &ms.d;
     const double lam = W1 * Ct / sqrt(p_tr);
-    assert_close(d->dpdot_dp[i1 * np + i1], -lam, 1e-13 * lam);
-    assert_close(d->dpdot_dp[i1 * np + i2], lam, 1e-13 * lam);
+    assert_close(hymo_sparse_get(&d->dpdot_dp, i1, i1), -lam, 1e-13 * lam);
+    assert_close(hymo_sparse_get(&d->dpdot_dp, i1, i2), lam, 1e-13 * lam);
     /* U = 0 takes the U >= 0 branch: d pdot_1/dU = W1 Cv sqrt(p_pump - p_1) (P -> A) */
     const hymo_valve *va = &m->valves[0];
     assert_int_equal(va->port_A, test_node_index(m, "V1"));
     const double dU = W1 * va->Cv * sqrt(m->nodes[va->port_P].pressure - p[i1]);
-    assert_close(d->dpdot_du[i1 * nu + va->state], dU, 1e-13 * dU);
+    assert_close(hymo_sparse_get(&d->dpdot_du, i1, va->state), dU, 1e-13 * dU);
     /* no chamber in V1: no s, sd dependence */
     for (int a = 0; a < na; ++a) {
-        assert_true(d->dpdot_ds[i1 * na + a] == 0.0);
-        assert_true(d->dpdot_dsd[i1 * na + a] == 0.0);
+        assert_true(hymo_sparse_get(&d->dpdot_ds, i1, a) == 0.0);
+        assert_true(hymo_sparse_get(&d->dpdot_dsd, i1, a) == 0.0);
     }
     /* seal friction (eta = 0.88), fp > 0: dF/dp_pist = A_pist (1 - (1-eta) tanh(sd/v_s)) */
     assert_int_equal(cy->node_piston, test_node_index(m, "V2"));
     const double fac = 1.0 - (1.0 - cy->efficiency) * tanh(sd[0] / cy->friction_velocity);
     const int ip = m->nodes[cy->node_piston].state, ir = m->nodes[cy->node_rod].state;
-    assert_close(d->dF_dp[ip], cy->piston_area * fac, 1e-15);
-    assert_close(d->dF_dp[ir], -cy->rod_side_area * fac, 1e-15);
+    assert_close(hymo_sparse_get(&d->dF_dp, 0, ip), cy->piston_area * fac, 1e-15);
+    assert_close(hymo_sparse_get(&d->dF_dp, 0, ir), -cy->rod_side_area * fac, 1e-15);
     /* no damper, no viscous term: dF/ds = 0, dF/dsd = -(1-eta)|fp| sech^2(sd/v_s)/v_s */
     const double fp = p[ip] * cy->piston_area - p[ir] * cy->rod_side_area;
     assert_true(fp > 0.0);
@@ -572,7 +572,7 @@ static void test_hand_crane1(void **state)
     setup ms;
     open_model(&ms, "crane1.yaml");
     const hymo_model *m = ms.m;
-    const int np = ms.np, na = ms.na;
+    const int np = ms.np;
     const hymo_cylinder *cy = &m->cylinders[0];
     assert_true(cy->efficiency == 1.0 && cy->has_damper);
     const int ip = m->nodes[cy->node_piston].state, ir = m->nodes[cy->node_rod].state;
@@ -585,8 +585,8 @@ static void test_hand_crane1(void **state)
         double s[1] = {ms.s0[0] - lp0 + lps[c]}, sd[1] = {-0.2};
         assert_int_equal(hymo_circuit_derivatives(&ms.circ, m, s, sd, p, u, 1, &ms.d), 0);
         const hymo_circuit_derivs *d = &ms.d;
-        assert_true(d->dF_dp[ip] == cy->piston_area);
-        assert_true(d->dF_dp[ir] == -cy->rod_side_area);
+        assert_true(hymo_sparse_get(&d->dF_dp, 0, ip) == cy->piston_area);
+        assert_true(hymo_sparse_get(&d->dF_dp, 0, ir) == -cy->rod_side_area);
         assert_true(d->dF_ds[0] == (c == 0 ? 0.0 : -cy->damper_stiffness));
         assert_true(d->dF_dsd[0] == -cy->viscous - (c == 0 ? 0.0 : cy->damper_damping));
         /* piston volume (hose + chamber A_pist lp): Vdot = A_pist sd;
@@ -594,8 +594,8 @@ static void test_hand_crane1(void **state)
         const double lr = ms.circ.l_pist0[0] + ms.circ.l_rod0[0] - lps[c];
         const double Wp = volume_w(m, cy->node_piston, cy->piston_area * lps[c]);
         const double Wr = volume_w(m, cy->node_rod, cy->rod_side_area * lr);
-        assert_close(d->dpdot_dsd[ip * na + 0], -Wp * cy->piston_area, 1e-13 * Wp * cy->piston_area);
-        assert_close(d->dpdot_dsd[ir * na + 0], Wr * cy->rod_side_area, 1e-13 * Wr * cy->rod_side_area);
+        assert_close(hymo_sparse_get(&d->dpdot_dsd, ip, 0), -Wp * cy->piston_area, 1e-13 * Wp * cy->piston_area);
+        assert_close(hymo_sparse_get(&d->dpdot_dsd, ir, 0), Wr * cy->rod_side_area, 1e-13 * Wr * cy->rod_side_area);
     }
     close_model(&ms);
 }
@@ -614,7 +614,7 @@ static void check_kink(setup *ms, const double *s, const double *sd, const doubl
                        int j, int want_side)
 {
     const hymo_model *m = ms->m;
-    const int np = ms->np, nu = ms->nu, na = ms->na;
+    const int np = ms->np, na = ms->na;
     const double p_tr = m->fluid.p_transition;
     const hymo_circuit_derivs *d = &ms->d;
     assert_int_equal(hymo_circuit_derivatives(&ms->circ, m, s, sd, p, u, 1, &ms->d), 0);
@@ -650,12 +650,12 @@ static void check_kink(setup *ms, const double *s, const double *sd, const doubl
             const int is_p = r < np, a = r - np;
             double an, trunc = 0.0;
             if (var == VAR_P) {
-                an = is_p ? d->dpdot_dp[r * np + j] : d->dF_dp[a * np + j];
+                an = is_p ? hymo_sparse_get(&d->dpdot_dp, r, j) : hymo_sparse_get(&d->dF_dp, a, j);
                 trunc = h * fabs(an) / (4.0 * p_tr);
             } else if (var == VAR_U) {
-                an = is_p ? d->dpdot_du[r * nu + j] : 0.0;
+                an = is_p ? hymo_sparse_get(&d->dpdot_du, r, j) : 0.0;
             } else {
-                an = is_p ? d->dpdot_ds[r * na + j] : (a == j ? d->dF_ds[a] : 0.0);
+                an = is_p ? hymo_sparse_get(&d->dpdot_ds, r, j) : (a == j ? d->dF_ds[a] : 0.0);
                 trunc = h * inv_l * fabs(an);
             }
             const double fd = (f1[r] - f0[r]) / step;
@@ -744,36 +744,38 @@ static void test_modes(void **state)
     uint64_t seed = 7;
     sample_state(&ms, &seed, 5, s, sd, p, u);
     assert_int_equal(hymo_circuit_derivatives(&ms.circ, m, s, sd, p, u, 1, &ms.d), 0);
+    const hymo_sparse *sp[5] = {&ms.d.dpdot_dp, &ms.d.dpdot_du, &ms.d.dpdot_ds, &ms.d.dpdot_dsd, &ms.d.dF_dp};
     double dFp[MAXA * MAXP], dFs[MAXA], dFsd[MAXA];
-    memcpy(dFp, ms.d.dF_dp, (size_t)(na * np) * sizeof(double));
+    const int nfp = ms.d.dF_dp.col_start[np];
+    assert_true(nfp <= MAXA * MAXP);
+    memcpy(dFp, ms.d.dF_dp.value, (size_t)nfp * sizeof(double));
     memcpy(dFs, ms.d.dF_ds, (size_t)na * sizeof(double));
     memcpy(dFsd, ms.d.dF_dsd, (size_t)na * sizeof(double));
     /* want_pdot = 0: dF_* as before (even if stale), dpdot_* untouched */
     const double SENT = -12345.678;
-    for (int k = 0; k < np * np; ++k) ms.d.dpdot_dp[k] = SENT;
-    for (int k = 0; k < np * nu; ++k) ms.d.dpdot_du[k] = SENT;
-    for (int k = 0; k < np * na; ++k) ms.d.dpdot_ds[k] = ms.d.dpdot_dsd[k] = SENT;
-    for (int k = 0; k < na * np; ++k) ms.d.dF_dp[k] = SENT;
+    for (int a = 0; a < 5; ++a)
+        for (int k = 0; k < sp[a]->col_start[sp[a]->n_cols]; ++k) sp[a]->value[k] = SENT;
     for (int k = 0; k < na; ++k) ms.d.dF_ds[k] = ms.d.dF_dsd[k] = SENT;
     assert_int_equal(hymo_circuit_derivatives(&ms.circ, m, s, sd, p, u, 0, &ms.d), 0);
-    assert_memory_equal(ms.d.dF_dp, dFp, (size_t)(na * np) * sizeof(double));
+    assert_memory_equal(ms.d.dF_dp.value, dFp, (size_t)nfp * sizeof(double));
     assert_memory_equal(ms.d.dF_ds, dFs, (size_t)na * sizeof(double));
     assert_memory_equal(ms.d.dF_dsd, dFsd, (size_t)na * sizeof(double));
-    for (int k = 0; k < np * np; ++k) assert_true(ms.d.dpdot_dp[k] == SENT);
-    for (int k = 0; k < np * nu; ++k) assert_true(ms.d.dpdot_du[k] == SENT);
-    for (int k = 0; k < np * na; ++k) assert_true(ms.d.dpdot_ds[k] == SENT && ms.d.dpdot_dsd[k] == SENT);
+    for (int a = 0; a < 4; ++a)
+        for (int k = 0; k < sp[a]->col_start[sp[a]->n_cols]; ++k) assert_true(sp[a]->value[k] == SENT);
     /* stale entries are cleared with want_pdot = 1 too (same result as a fresh call) */
     assert_int_equal(hymo_circuit_derivatives(&ms.circ, m, s, sd, p, u, 1, &ms.d), 0);
     hymo_circuit_derivs fresh;
     hymo_error err;
-    assert_int_equal(hymo_circuit_derivs_alloc(&fresh, np, nu, na, &err), HYMO_OK);
+    assert_int_equal(hymo_circuit_derivs_alloc(&fresh, m, np, nu, na, &err), HYMO_OK);
     assert_int_equal(hymo_circuit_derivatives(&ms.circ, m, s, sd, p, u, 1, &fresh), 0);
-    assert_memory_equal(fresh.dpdot_dp, ms.d.dpdot_dp, (size_t)(np * np) * sizeof(double));
-    assert_memory_equal(fresh.dpdot_du, ms.d.dpdot_du, (size_t)(np * nu) * sizeof(double));
-    assert_memory_equal(fresh.dpdot_ds, ms.d.dpdot_ds, (size_t)(np * na) * sizeof(double));
-    assert_memory_equal(fresh.dpdot_dsd, ms.d.dpdot_dsd, (size_t)(np * na) * sizeof(double));
+    const hymo_sparse *fp_[4] = {&fresh.dpdot_dp, &fresh.dpdot_du, &fresh.dpdot_ds, &fresh.dpdot_dsd};
+    for (int a = 0; a < 4; ++a) {
+        const int n = sp[a]->col_start[sp[a]->n_cols];
+        assert_int_equal(fp_[a]->col_start[fp_[a]->n_cols], n);
+        assert_memory_equal(fp_[a]->value, sp[a]->value, (size_t)(n > 0 ? n : 1) * sizeof(double));
+    }
     hymo_circuit_derivs_free(&fresh);
-    assert_null(fresh.dpdot_dp);
+    assert_null(fresh.dpdot_dp.value);
     /* cyl1's piston volume driven below zero: -1, as hymo_circuit_eval */
     const hymo_cylinder *cy = &m->cylinders[0];
     const hymo_node *nd = &m->nodes[cy->node_piston];

@@ -230,7 +230,7 @@ static void fd_check(fixture *fx, const double *p0, double s_, double sd_, const
     memcpy(p, p0, (size_t)np * sizeof *p);
     hymo_circuit_derivs d;
     hymo_error err;
-    assert_int_equal(hymo_circuit_derivs_alloc(&d, np, 0, 1, &err), HYMO_OK);
+    assert_int_equal(hymo_circuit_derivs_alloc(&d, m, np, 0, 1, &err), HYMO_OK);
     assert_int_equal(hymo_circuit_derivatives(&c, m, s, sd, p, NULL, 1, &d), 0);
     for (int k = 0; k < np + 2; ++k) { /* columns: p_k, then s, then sd */
         double pp[8], pm[8], sp[1] = {s_}, sm[1] = {s_}, sdp[1] = {sd_}, sdm[1] = {sd_}, fp[8], fm[8], h;
@@ -250,7 +250,7 @@ static void fd_check(fixture *fx, const double *p0, double s_, double sd_, const
         assert_int_equal(hymo_circuit_eval(&c, m, sm, sdm, pm, NULL, NULL, fm, NULL, NULL), 0);
         for (int i = 0; i < np; ++i) {
             const double fd = (fp[i] - fm[i]) / (2.0 * h);
-            const double an = k < np ? d.dpdot_dp[i * np + k] : k == np ? d.dpdot_ds[i] : d.dpdot_dsd[i];
+            const double an = k < np ? hymo_sparse_get(&d.dpdot_dp, i, k) : k == np ? hymo_sparse_get(&d.dpdot_ds, i, 0) : hymo_sparse_get(&d.dpdot_dsd, i, 0);
             /* plus the round-off of the differenced values */
             const double scale = fabs(an) + fabs(fd) + 1e-9, round = 1e-14 * (fabs(fp[i]) + fabs(fm[i])) / h;
             if (fabs(fd - an) > 1e-5 * scale + round)

@@ -60,10 +60,12 @@ static void check(int k, int n, int dense_a, int random_d, hymo_linsol_kind kind
     assert_int_equal(hymo_linsol_create(kind, n, &ls, &err), HYMO_OK);
     assert_int_equal(hymo_linsol_set_dense_block(ls, k, &err), HYMO_OK);
     double worst = 0.0;
+    hymo_sparse sp = {0};
     for (int round = 0; round < 6; ++round) {
         fill(k, n, a, round, dense_a, random_d);
         for (int i = 0; i < n; ++i) b[i] = x[i] = test_urand_pm1(&rng);
-        assert_int_equal(ls->ops->factor(ls, a), 0);
+        test_sparse_from_dense(n, a, round % 3, &sp); /* with and without stored zeros */
+        assert_int_equal(ls->ops->factor(ls, &sp), 0);
         ls->ops->solve(ls, x);
         worst = fmax(worst, test_rel_residual(n, a, x, b));
     }
@@ -71,6 +73,7 @@ static void check(int k, int n, int dense_a, int random_d, hymo_linsol_kind kind
     print_message("%s k = %d, n = %d, %s A%s: worst relative residual %.3g\n", ls->ops->name, k, n,
                   dense_a ? "dense" : "sparse", random_d ? ", random D" : "", worst);
     assert_true(worst <= 1e-12);
+    hymo_sparse_free(&sp);
     hymo_linsol_free(ls);
     test_free(a);
     test_free(b);

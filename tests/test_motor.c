@@ -99,7 +99,7 @@ static void check_derivs(hymo_model *m, const char *label)
     hymo_circuit circ;
     hymo_circuit_derivs d;
     assert_int_equal(hymo_circuit_init(&circ, m, s0, &err), HYMO_OK);
-    assert_int_equal(hymo_circuit_derivs_alloc(&d, np, nu, na, &err), HYMO_OK);
+    assert_int_equal(hymo_circuit_derivs_alloc(&d, m, np, nu, na, &err), HYMO_OK);
     unsigned seed = 12345u;
     double worst = 0.0;
     int checked = 0;
@@ -135,11 +135,11 @@ static void check_derivs(hymo_model *m, const char *label)
                 const double fd = i < np ? (pdp[i] - pdm[i]) / (2 * h) : (Fp[i - np] - Fm[i - np]) / (2 * h);
                 double an;
                 if (i < np) {
-                    an = col < np ? d.dpdot_dp[i * np + col]
-                                  : col < np + na ? d.dpdot_ds[i * na + col - np] : d.dpdot_dsd[i * na + col - np - na];
+                    an = col < np ? hymo_sparse_get(&d.dpdot_dp, i, col)
+                                  : col < np + na ? hymo_sparse_get(&d.dpdot_ds, i, col - np) : hymo_sparse_get(&d.dpdot_dsd, i, col - np - na);
                 } else {
                     const int a = i - np;
-                    an = col < np ? d.dF_dp[a * np + col]
+                    an = col < np ? hymo_sparse_get(&d.dF_dp, a, col)
                                   : col < np + na ? (col - np == a ? d.dF_ds[a] : 0.0)
                                                   : (col - np - na == a ? d.dF_dsd[a] : 0.0);
                 }

@@ -102,3 +102,17 @@ double test_rel_residual(int n, const double *a, const double *x, const double *
     }
     return r / (an * xn);
 }
+
+void test_sparse_from_dense(int n, const double *a, int zeros, hymo_sparse *sp)
+{
+    if (sp->n_cols == 0) assert_int_equal(hymo_sparse_alloc(sp, n, n, n * n), 0);
+    hymo_sparse_begin(sp);
+    int z = 0;
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < n; ++i) {
+            const double v = a[(size_t)j * n + i];
+            if (v != 0.0 || (zeros > 0 && ++z % zeros == 0)) assert_int_equal(hymo_sparse_push(sp, i, v), 0);
+        }
+        hymo_sparse_end_column(sp);
+    }
+}

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "hymo/cosim.h"
+#include "hymo/linalg.h"
 #include "hymo/model.h"
 #include "hymo/reference.h"
 
@@ -44,5 +45,9 @@ double test_urand_pm1(uint64_t *state);
 /* Relative residual |A x - b|_inf / (|A|_inf |x|_inf) of the column-major
  * n x n matrix a. */
 double test_rel_residual(int n, const double *a, const double *x, const double *b);
+/* The column-major n x n matrix a by compressed columns: its non-zeros,
+ * and every `zeros`-th zero stored as an explicit zero (0: none); *sp is
+ * allocated on the first call (n_cols 0) and reused. */
+void test_sparse_from_dense(int n, const double *a, int zeros, hymo_sparse *sp);
 
 #endif

@@ -408,7 +408,7 @@ static int fd_check(const fixture *fx, const double *p0, double U, const unsigne
     for (int a = 0; a < na; ++a) s[a] = fx->s0[a] + 0.01, sd[a] = 0.01;
     hymo_circuit_derivs d;
     hymo_error err;
-    assert_int_equal(hymo_circuit_derivs_alloc(&d, np, 1, na, &err), HYMO_OK);
+    assert_int_equal(hymo_circuit_derivs_alloc(&d, m, np, 1, na, &err), HYMO_OK);
     double u[1] = {U};
     assert_int_equal(hymo_circuit_derivatives(&c, m, s, sd, p0, u, 1, &d), 0);
     int bad = 0;
@@ -430,7 +430,7 @@ static int fd_check(const fixture *fx, const double *p0, double U, const unsigne
         assert_int_equal(hymo_circuit_eval(&c, m, s, sd, pm, um, NULL, fm, NULL, NULL), 0);
         for (int i = 0; i < np; ++i) {
             const double fdv = (fp[i] - fm[i]) / (2.0 * h);
-            const double an = k < np ? d.dpdot_dp[i * np + k] : d.dpdot_du[i];
+            const double an = k < np ? hymo_sparse_get(&d.dpdot_dp, i, k) : hymo_sparse_get(&d.dpdot_du, i, 0);
             const double scale = fabs(an) + fabs(fdv) + 1e-3;
             if (fabs(fdv - an) > 1e-6 * scale) {
                 print_error("d pdot_%d / d %s%d at U = %g: analytic %.10g, finite difference %.10g (sw %s)\n", i,

@@ -1,5 +1,6 @@
 /* hymo — small dense linear algebra (row-major, no allocation): LU with
- * partial pivoting, full-pivoting column selection, norms.  Used inside
+ * partial pivoting, full-pivoting column selection, norms; and a
+ * compressed-column sparse matrix.  Used inside
  * the step loop by the engine, the formulations, the hydraulics and
  * co-simulation subsystems. */
 #ifndef HYMO_LINALG_H
@@ -24,5 +25,42 @@ double hymo_full_pivot_columns(int m, int n, const double *a, double *work, cons
 
 /* max |v[i]| over the n entries (0 for n <= 0); NaN if an entry is NaN. */
 double hymo_norm_inf(int n, const double *v);
+
+/* A sparse matrix by compressed columns: the rows of column j are
+ * row[col_start[j] .. col_start[j + 1]), ascending, each with its value.
+ * Two uses: a fixed pattern set once (hymo_sparse_pattern: the circuit
+ * derivatives), written through hymo_sparse_at; or a matrix filled column
+ * by column (hymo_sparse_begin / _push / _end_column: the engine's Newton
+ * matrix), whose arrays grow (allocate) only when it holds more entries
+ * than ever before. */
+typedef struct {
+    int n_rows, n_cols;
+    int *col_start; /* n_cols + 1 */
+    int *row;       /* capacity */
+    double *value;  /* capacity */
+    int capacity;
+    int nnz, n_done; /* filling: entries pushed, columns ended */
+} hymo_sparse;
+
+/* Allocates an empty n_rows x n_cols matrix with room for `capacity`
+ * entries; 0 on success, -1 out of memory. */
+int hymo_sparse_alloc(hymo_sparse *s, int n_rows, int n_cols, int capacity);
+/* The pattern of the n pairs (rows[k], cols[k]) (duplicates merged,
+ * indices in range), values zero; 0 on success, -1 out of memory. */
+int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int *rows, const int *cols);
+void hymo_sparse_free(hymo_sparse *s);
+/* the address of entry (i, j), or NULL if it is outside the pattern */
+double *hymo_sparse_at(const hymo_sparse *s, int i, int j);
+/* entry (i, j), 0 outside the pattern */
+double hymo_sparse_get(const hymo_sparse *s, int i, int j);
+/* sets every stored value to zero (the pattern stays) */
+void hymo_sparse_zero(hymo_sparse *s);
+/* filling column by column: begin, then for each column its entries with
+ * rows ascending and end_column; push returns -1 if growing failed */
+void hymo_sparse_begin(hymo_sparse *s);
+int hymo_sparse_push(hymo_sparse *s, int i, double v);
+void hymo_sparse_end_column(hymo_sparse *s);
+/* ends the columns up to n_cols (empty) */
+void hymo_sparse_finish(hymo_sparse *s);
 
 #endif
