@@ -131,6 +131,16 @@ typedef struct {
     int *Bp, *Bi, *Cp, *Ci;  /* B = J[0:k, k:n] by columns (nd + 1), C = J[k:n, 0:k] (k + 1) */
     double *Bx, *Cx;
     size_t Bcap, Ccap;
+    /* D as independent blocks (the connected components of its pattern:
+     * a chain's circuits), each factorised by the own dense LU, when every
+     * block has at most BLOCK_MAX unknowns: a column of C then touches only
+     * its blocks (D^-1 C costs O(nnz), not O(k nd)) */
+    int use_blocks, nblk;
+    int *blk_of, *blk_start, *blk_idx, *blk_local; /* nd, nblk + 1, nd, nd */
+    size_t *blk_off;                               /* nblk + 1: offsets of the blocks' LU in blk */
+    double *blk, *blk_rhs;                         /* sum of size^2, BLOCK_MAX */
+    lapack_int *blk_piv;                           /* nd */
+    int *blk_mark, *blk_list;                      /* nblk scratch */
 } klu_impl;
 
 static void klu_release(klu_impl *k)
@@ -200,17 +210,13 @@ static int klu_pattern(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
         }
     }
     klu_release(k);
-    k->sym = klu_analyze(nd, k->Ap, k->Ai, &k->common);
-    if (!k->sym) return 1;
-    k->num = klu_factor(k->Ap, k->Ai, k->Ax, k->sym, &k->common);
-    return k->num ? 0 : 1;
+    return 0;
 }
 
-static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
+/* D's values into its pattern; 1 if a non-zero lies outside it */
+static int values_fit(klu_impl *k, const hymo_sparse *J, int nd)
 {
-    const int n = ls->n, kk = k->k, nd = n - kk;
-    if (!k->sym || !k->num) return klu_pattern(ls, k, J);
-    /* same pattern? an entry outside it that is non-zero extends it */
+    const int kk = k->k;
     for (int j = 0; j < nd; ++j) {
         int q = k->Ap[j];
         const int qe = k->Ap[j + 1];
@@ -220,8 +226,133 @@ static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
             if (i < 0) continue;
             while (q < qe && k->Ai[q] < i) ++q;
             if (q < qe && k->Ai[q] == i) k->Ax[q] = J->value[e];
-            else if (J->value[e] != 0.0) return klu_pattern(ls, k, J);
+            else if (J->value[e] != 0.0) return 1;
         }
+    }
+    return 0;
+}
+
+#define BLOCK_MAX 48
+
+static int find_root(int *parent, int i)
+{
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* The connected components of D's pattern (union-find), and whether all
+ * are small enough for the dense block path; the arrays are (re)allocated
+ * with the pattern. */
+static int blocks_setup(klu_impl *k, int nd)
+{
+    free(k->blk_of), free(k->blk_start), free(k->blk_idx), free(k->blk_local), free(k->blk_off), free(k->blk);
+    free(k->blk_piv), free(k->blk_mark), free(k->blk_list), free(k->blk_rhs);
+    k->blk_of = k->blk_start = k->blk_idx = k->blk_local = k->blk_mark = k->blk_list = NULL;
+    k->blk_off = NULL, k->blk = k->blk_rhs = NULL, k->blk_piv = NULL;
+    k->use_blocks = 0;
+    const size_t n1 = (size_t)(nd > 0 ? nd : 1);
+    int *parent = malloc(n1 * sizeof(int));
+    k->blk_of = malloc(n1 * sizeof(int));
+    k->blk_idx = malloc(n1 * sizeof(int));
+    k->blk_local = malloc(n1 * sizeof(int));
+    k->blk_start = calloc(n1 + 1, sizeof(int));
+    if (!parent || !k->blk_of || !k->blk_idx || !k->blk_local || !k->blk_start) return free(parent), 1;
+    for (int i = 0; i < nd; ++i) parent[i] = i;
+    for (int j = 0; j < nd; ++j)
+        for (int q = k->Ap[j]; q < k->Ap[j + 1]; ++q) {
+            const int a = find_root(parent, k->Ai[q]), b = find_root(parent, j);
+            if (a != b) parent[a < b ? b : a] = a < b ? a : b;
+        }
+    int nb = 0; /* blocks numbered by their smallest unknown; blk_of from the roots */
+    for (int i = 0; i < nd; ++i) {
+        const int r = find_root(parent, i);
+        k->blk_of[i] = r == i ? nb++ : k->blk_of[r];
+    }
+    free(parent);
+    k->nblk = nb;
+    for (int i = 0; i < nd; ++i) k->blk_start[k->blk_of[i] + 1]++;
+    int largest = 0;
+    for (int b = 0; b < nb; ++b) {
+        if (k->blk_start[b + 1] > largest) largest = k->blk_start[b + 1];
+        k->blk_start[b + 1] += k->blk_start[b];
+    }
+    if (largest > BLOCK_MAX) return 0; /* KLU on the whole of D */
+    k->blk_off = malloc(((size_t)nb + 1) * sizeof(size_t));
+    k->blk_mark = calloc((size_t)(nb > 0 ? nb : 1), sizeof(int));
+    k->blk_list = malloc((size_t)(nb > 0 ? nb : 1) * sizeof(int));
+    k->blk_piv = malloc(n1 * sizeof(lapack_int));
+    k->blk_rhs = malloc(BLOCK_MAX * sizeof(double));
+    if (!k->blk_off || !k->blk_mark || !k->blk_list || !k->blk_piv || !k->blk_rhs) return 1;
+    int *fill = k->blk_local; /* scratch: next slot per block, then the local indices */
+    for (int b = 0; b < nb; ++b) fill[b] = k->blk_start[b];
+    for (int i = 0; i < nd; ++i) k->blk_idx[fill[k->blk_of[i]]++] = i; /* ascending within a block */
+    size_t off = 0;
+    for (int b = 0; b < nb; ++b) {
+        const size_t sz = (size_t)(k->blk_start[b + 1] - k->blk_start[b]);
+        k->blk_off[b] = off;
+        off += sz * sz;
+        for (int q = k->blk_start[b]; q < k->blk_start[b + 1]; ++q) k->blk_local[k->blk_idx[q]] = q - k->blk_start[b];
+    }
+    k->blk_off[nb] = off;
+    k->blk = malloc((off > 0 ? off : 1) * sizeof(double));
+    if (!k->blk) return 1;
+    k->use_blocks = 1;
+    return 0;
+}
+
+static int blocks_factor(klu_impl *k, int nd)
+{
+    memset(k->blk, 0, k->blk_off[k->nblk] * sizeof(double));
+    for (int j = 0; j < nd; ++j) {
+        const int b = k->blk_of[j], sz = k->blk_start[b + 1] - k->blk_start[b];
+        double *col = k->blk + k->blk_off[b] + (size_t)k->blk_local[j] * (size_t)sz;
+        for (int q = k->Ap[j]; q < k->Ap[j + 1]; ++q) col[k->blk_local[k->Ai[q]]] = k->Ax[q];
+    }
+    for (int b = 0; b < k->nblk; ++b)
+        if (hymo_lu_unblocked(k->blk_start[b + 1] - k->blk_start[b], k->blk + k->blk_off[b],
+                              k->blk_piv + k->blk_start[b]))
+            return 1;
+    return 0;
+}
+
+static void lu_solve_factors(int n, const double *a, const lapack_int *ipiv, double *b);
+
+/* x <- D^-1 x over block b (x indexed by D's unknowns) */
+static void block_solve(klu_impl *k, int b, double *x)
+{
+    const int q0 = k->blk_start[b], sz = k->blk_start[b + 1] - q0;
+    double *r = k->blk_rhs;
+    for (int q = 0; q < sz; ++q) r[q] = x[k->blk_idx[q0 + q]];
+    lu_solve_factors(sz, k->blk + k->blk_off[b], k->blk_piv + q0, r);
+    for (int q = 0; q < sz; ++q) x[k->blk_idx[q0 + q]] = r[q];
+}
+
+/* x <- D^-1 x */
+static void d_solve(klu_impl *k, int nd, double *x)
+{
+    if (!k->use_blocks) {
+        klu_solve(k->sym, k->num, nd, 1, x, &k->common);
+        return;
+    }
+    for (int b = 0; b < k->nblk; ++b) block_solve(k, b, x);
+}
+
+static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
+{
+    const int n = ls->n, kk = k->k, nd = n - kk;
+    const int grown = !k->Ap || values_fit(k, J, nd); /* same pattern? a non-zero outside it extends it */
+    if (grown) {
+        if (klu_pattern(ls, k, J)) return 1;
+        if (kk > 0 && blocks_setup(k, nd)) return 1;
+    }
+    if (k->use_blocks) return blocks_factor(k, nd);
+    if (!k->sym) {
+        k->sym = klu_analyze(nd, k->Ap, k->Ai, &k->common);
+        if (!k->sym) return 1;
+    }
+    if (!k->num) {
+        k->num = klu_factor(k->Ap, k->Ai, k->Ax, k->sym, &k->common);
+        return k->num && k->common.status != KLU_SINGULAR ? 0 : 1;
     }
     if (klu_refactor(k->Ap, k->Ai, k->Ax, k->sym, k->num, &k->common) && k->common.status != KLU_SINGULAR)
         return 0;
@@ -270,7 +401,6 @@ static int gather_block(const hymo_sparse *J, int r0, int r1, int c0, int nc, in
 /* the leading block is taken as dense when this fraction of it is non-zero
  * in the first matrix */
 #define SCHUR_DENSITY 0.25
-static void lu_solve_factors(int n, const double *a, const lapack_int *ipiv, double *b);
 
 static int klu_factor_dense(hymo_linsol *ls, const hymo_sparse *J)
 {
@@ -290,11 +420,33 @@ static int klu_factor_dense(hymo_linsol *ls, const hymo_sparse *J)
         gather_block(J, kk, n, 0, kk, k->Cp, &k->Ci, &k->Cx, &k->Ccap))
         return 1;
     double *w = k->w;
+    if (k->use_blocks) memset(w, 0, (size_t)nd * sizeof(double));
     for (int j = 0; j < kk; ++j) { /* S[:, j] = A[:, j] - B D^-1 C[:, j] */
         double *Sj = &k->S[(size_t)j * kk];
         memset(Sj, 0, (size_t)kk * sizeof(double));
         for (int e = J->col_start[j]; e < J->col_start[j + 1] && J->row[e] < kk; ++e) Sj[J->row[e]] = J->value[e];
         if (k->Cp[j] == k->Cp[j + 1]) continue;
+        if (k->use_blocks) { /* only the blocks of C[:, j]'s rows (w is kept zero outside them) */
+            int nb = 0;
+            for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) {
+                const int r = k->Ci[e], b = k->blk_of[r];
+                w[r] = k->Cx[e];
+                if (!k->blk_mark[b]) k->blk_mark[b] = 1, k->blk_list[nb++] = b;
+            }
+            for (int t = 0; t < nb; ++t) {
+                const int b = k->blk_list[t];
+                k->blk_mark[b] = 0;
+                block_solve(k, b, w);
+                for (int qq = k->blk_start[b]; qq < k->blk_start[b + 1]; ++qq) {
+                    const int q = k->blk_idx[qq];
+                    const double x = w[q];
+                    w[q] = 0.0;
+                    if (x == 0.0) continue;
+                    for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) Sj[k->Bi[e]] -= k->Bx[e] * x;
+                }
+            }
+            continue;
+        }
         memset(w, 0, (size_t)nd * sizeof(double));
         for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) w[k->Ci[e]] = k->Cx[e];
         klu_solve(k->sym, k->num, nd, 1, w, &k->common);
@@ -312,7 +464,7 @@ static void klu_solve_dense(hymo_linsol *ls, double *b)
     klu_impl *k = ls->impl;
     const int n = ls->n, kk = k->k, nd = n - kk;
     double *bm = b, *bh = b + kk, *w = k->w;
-    klu_solve(k->sym, k->num, nd, 1, bh, &k->common); /* y = D^-1 b_h */
+    d_solve(k, nd, bh); /* y = D^-1 b_h */
     if (kk == 0) return;
     for (int q = 0; q < nd; ++q) { /* b_m - B y */
         const double y = bh[q];
@@ -323,7 +475,7 @@ static void klu_solve_dense(hymo_linsol *ls, double *b)
     memset(w, 0, (size_t)nd * sizeof(double));
     for (int j = 0; j < kk; ++j) /* x_h = y - D^-1 C x_m */
         for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) w[k->Ci[e]] += k->Cx[e] * bm[j];
-    klu_solve(k->sym, k->num, nd, 1, w, &k->common);
+    d_solve(k, nd, w);
     for (int q = 0; q < nd; ++q) bh[q] -= w[q];
 }
 
@@ -344,6 +496,8 @@ static void klu_destroy(hymo_linsol *ls)
         free(k->Cp);
         free(k->Ci);
         free(k->Cx);
+        free(k->blk_of), free(k->blk_start), free(k->blk_idx), free(k->blk_local), free(k->blk_off);
+        free(k->blk), free(k->blk_piv), free(k->blk_mark), free(k->blk_list), free(k->blk_rhs);
         free(k);
     }
 }
