@@ -559,6 +559,60 @@ void hymo_kin_mass(hymo_kin *kin)
     }
 }
 
+int hymo_kin_tree_factor(hymo_kin *kin, const double *e, double *w)
+{
+    const int nb = kin->nb;
+    for (int k = 0; k < nb; ++k) update_mass_geometry(kin, k);
+    for (int k = nb - 1; k >= 0; --k) {
+        double *P = &w[HYMO_KIN_TREE_W * k], *Pb = P + 36;
+        for (int c = 0; c < 6; ++c) { /* Mbar_k, column by column */
+            double unit[6] = {0, 0, 0, 0, 0, 0};
+            unit[c] = 1.0;
+            spatial_mul(&kin->Iown[10 * k], unit, &P[6 * c]);
+        }
+        for (int t = kin->child_first[k]; t < kin->child_first[k + 1]; ++t) {
+            const double *Pc = &w[HYMO_KIN_TREE_W * kin->child_list[t]], *Pbc = Pc + 36, dc = Pc[42];
+            for (int r = 0; r < 6; ++r)
+                for (int q = 0; q < 6; ++q) P[6 * r + q] += Pc[6 * r + q] - Pbc[r] * Pbc[q] / dc;
+        }
+        const double *b = &kin->b[6 * k];
+        for (int r = 0; r < 6; ++r) Pb[r] = dot6(&P[6 * r], b); /* P symmetric */
+        const double bPb = dot6(b, Pb), d = bPb + e[k];
+        if (!isfinite(d) || !(fabs(d) > 1e-12 * fabs(bPb))) return 1;
+        P[42] = d;
+    }
+    return 0;
+}
+
+void hymo_kin_tree_solve(const hymo_kin *kin, const double *w, double *x, double *s)
+{
+    const int nb = kin->nb;
+    double *beta = s, *acc = s + 6 * nb;
+    for (int k = nb - 1; k >= 0; --k) { /* bias wrenches, and x_k <- f_k - b_k^T beta_k */
+        double *bk = &beta[6 * k];
+        for (int r = 0; r < 6; ++r) bk[r] = 0.0;
+        for (int t = kin->child_first[k]; t < kin->child_first[k + 1]; ++t) {
+            const int c = kin->child_list[t];
+            const double *Pc = &w[HYMO_KIN_TREE_W * c], *Pbc = Pc + 36, f = x[c] / Pc[42];
+            for (int r = 0; r < 6; ++r) bk[r] += beta[6 * c + r] + Pbc[r] * f;
+        }
+        x[k] -= dot6(&kin->b[6 * k], bk);
+    }
+    for (int k = 0; k < nb; ++k) { /* root to leaves: x_k, and the body accelerations */
+        const int p = kin->bd[k].parent;
+        const double *Pk = &w[HYMO_KIN_TREE_W * k], *b = &kin->b[6 * k];
+        double *a = &acc[6 * k];
+        if (p == HYMO_GROUND) {
+            x[k] /= Pk[42];
+            for (int r = 0; r < 6; ++r) a[r] = b[r] * x[k];
+        } else {
+            const double *ap = &acc[6 * p];
+            x[k] = (x[k] - dot6(Pk + 36, ap)) / Pk[42];
+            for (int r = 0; r < 6; ++r) a[r] = ap[r] + b[r] * x[k];
+        }
+    }
+}
+
 void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model)
 {
     (void)model;

@@ -123,6 +123,17 @@ void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const 
 void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model);
 /* M' alone (the fast Newton matrix): as hymo_kin_mass_and_forces without Q'. */
 void hymo_kin_mass(hymo_kin *kin);
+/* Open tree: (M' + diag(e)) x = f in O(nb), without M' (the
+ * articulated-body recursion in the global twists: leaves to root, the
+ * subtree's articulated inertia P_k = Mbar_k + sum over children c of
+ * P_c - P_c b_c b_c^T P_c / d_c, d_c = b_c^T P_c b_c + e_c; then root to
+ * leaves).  tree_factor keeps P b and d per body in w (HYMO_KIN_TREE_W nb
+ * doubles) and returns 1 if a pivot d_k is not finite or negligible
+ * against b_k^T P_k b_k; tree_solve overwrites x (f in, x out), scratch
+ * s of 12 nb doubles.  At the positions of the last hymo_kin_mass. */
+#define HYMO_KIN_TREE_W 43
+int hymo_kin_tree_factor(hymo_kin *kin, const double *e, double *w);
+void hymo_kin_tree_solve(const hymo_kin *kin, const double *w, double *x, double *s);
 
 /* r = M' zdd - Q' (nb) from the forces assembled so far, without forming
  * M' (after hymo_kin_forces_begin and the point forces). */

@@ -199,6 +199,7 @@ struct hymo_sim {
     double *jmech;
     hymo_sparse jh, jfull;
     double *tan_w; /* nx scratch, kept zero (src/forces.c) */
+    double *tree_w, *tree_s; /* open trees: the articulated-body factors (hymo_engine_tree_solver) */
     int *tan_mark; /* nx scratch, kept zero */
     double *zsave;           /* nz: numeric Jacobian scratch */
     int jac_valid;           /* the factorisation in ls belongs to the current unknowns */
@@ -274,6 +275,9 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
 hymo_status hymo_engine_unpack(hymo_sim *sim, const double *x, double t, hymo_error *err);
 /* f(x): unpack, forces, inverse dynamics, residual rows. */
 hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, double t, hymo_error *err);
+/* Open trees (no cut joints, every joint an unknown in order): hands the
+ * linear solver the O(n) articulated-body solve of M' + diag (src/jacobian.c). */
+void hymo_engine_tree_solver(hymo_sim *sim);
 /* Factorises sim->jfull (after the formulation saw the mechanical block
  * sim->jmech). */
 hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err);

@@ -138,6 +138,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->xpred, nx);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx);
     ALLOC(sim->jmech, sim->nxm * sim->nxm); ALLOC(sim->tan_w, nx); ALLOC(sim->tan_mark, nx);
+    ALLOC(sim->tree_w, HYMO_KIN_TREE_W * nz); ALLOC(sim->tree_s, 12 * nz);
     /* the fast Jacobian's gradients: the cylinders', then the force elements' */
     const int nfe = hymo_fe_max_rows(model);
     ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * nz); ALLOC(sim->act_gx, (na + nfe) * nz);
@@ -163,6 +164,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
         (st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err)) != HYMO_OK ||
         (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
+    hymo_engine_tree_solver(sim); /* after the start: the unknowns are chosen */
     sim->forces = forces;
     if (sim->nsw > 0) { /* the branches from here on follow the switching states, set at the start */
         hymo_engine_switching(sim, sim->g_start);
@@ -194,7 +196,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->ud,         sim->un,          sim->udn,      sim->hu,      sim->uref_start, sim->uref_end,
                         sim->zdd_prev,   sim->pd_prev,     sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,
                         sim->force,      sim->ext_force,   sim->tlm_in,   sim->s_prev,   sim->x,       sim->dx,       sim->f,
-                        sim->fp,         sim->jmech,   sim->tan_w,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
+                        sim->fp,         sim->jmech,   sim->tan_w,   sim->tree_w,  sim->tree_s,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
                         sim->kkt_rhs,    sim->work,        sim->power,    sim->c_pos,   sim->c_vel,    sim->c_acc,
                         sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);

@@ -109,6 +109,38 @@ static void fe_stiffness(hymo_sim *sim)
  * relative size ~ dt |zd| and dt^2 |K|/|M'|; they only slow the
  * (otherwise quadratic) convergence slightly, never change the solution,
  * which is defined by the residual alone. */
+/* ---------------- open trees: O(n) mechanical block ---------------- */
+
+static const double *tree_mass(void *ctx)
+{
+    hymo_sim *sim = ctx;
+    hymo_kin_mass(&sim->mb.kin); /* the stale columns only */
+    return sim->mb.kin.M;
+}
+
+static int tree_factor(void *ctx, const double *e)
+{
+    hymo_sim *sim = ctx;
+    return hymo_kin_tree_factor(&sim->mb.kin, e, sim->tree_w);
+}
+
+static void tree_solve(void *ctx, double *x)
+{
+    hymo_sim *sim = ctx;
+    hymo_kin_tree_solve(&sim->mb.kin, sim->tree_w, x, sim->tree_s);
+}
+
+void hymo_engine_tree_solver(hymo_sim *sim)
+{
+    if (sim->m != 0 || sim->nxm != sim->nz || sim->nxm == 0) return;
+    const int *indep;
+    sim->form.ops->independent(&sim->form, &indep);
+    for (int k = 0; k < sim->nxm; ++k)
+        if (indep[k] != k) return;
+    const hymo_linsol_tree t = {sim, sim->nxm, tree_mass, tree_factor, tree_solve};
+    hymo_linsol_set_tree(sim->ls, &t);
+}
+
 /* The whole matrix for the linear solver: the mechanical block's
  * non-zeros, then the force source's entries, column by column. */
 static int compose(hymo_sim *sim)

@@ -192,18 +192,6 @@ int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int
     return 0;
 }
 
-double *hymo_sparse_at(const hymo_sparse *s, int i, int j)
-{
-    int lo = s->col_start[j], hi = s->col_start[j + 1] - 1;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2, r = s->row[mid];
-        if (r == i) return &s->value[mid];
-        if (r < i) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return NULL;
-}
-
 double hymo_sparse_get(const hymo_sparse *s, int i, int j)
 {
     const double *v = hymo_sparse_at(s, i, j);
@@ -219,23 +207,17 @@ void hymo_sparse_begin(hymo_sparse *s)
     s->col_start[0] = 0;
 }
 
-int hymo_sparse_push(hymo_sparse *s, int i, double v)
+int hymo_sparse_grow(hymo_sparse *s)
 {
-    if (s->nnz == s->capacity) {
-        const int cap = 2 * s->capacity;
-        int *r = realloc(s->row, (size_t)cap * sizeof(int));
-        if (r) s->row = r;
-        double *x = realloc(s->value, (size_t)cap * sizeof(double));
-        if (x) s->value = x;
-        if (!r || !x) return -1;
-        s->capacity = cap;
-    }
-    s->row[s->nnz] = i;
-    s->value[s->nnz++] = v;
+    const int cap = 2 * s->capacity;
+    int *r = realloc(s->row, (size_t)cap * sizeof(int));
+    if (r) s->row = r;
+    double *x = realloc(s->value, (size_t)cap * sizeof(double));
+    if (x) s->value = x;
+    if (!r || !x) return -1;
+    s->capacity = cap;
     return 0;
 }
-
-void hymo_sparse_end_column(hymo_sparse *s) { s->col_start[++s->n_done] = s->nnz; }
 
 void hymo_sparse_finish(hymo_sparse *s)
 {

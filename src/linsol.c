@@ -103,7 +103,7 @@ static void dense_destroy(hymo_linsol *ls)
     }
 }
 
-static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, dense_destroy, NULL};
+static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, dense_destroy, NULL, NULL};
 
 /* ---------------- KLU sparse LU ---------------- */
 
@@ -141,6 +141,9 @@ typedef struct {
     double *blk, *blk_rhs;                         /* sum of size^2, BLOCK_MAX */
     lapack_int *blk_piv;                           /* nd */
     int *blk_mark, *blk_list;                      /* nblk scratch */
+    hymo_linsol_tree tree; /* ctx NULL: none */
+    int tree_active;       /* the last factorisation of S is the tree's */
+    double *tree_e;        /* k: diag(S - M') */
 } klu_impl;
 
 static void klu_release(klu_impl *k)
@@ -456,6 +459,21 @@ static int klu_factor_dense(hymo_linsol *ls, const hymo_sparse *J)
             for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) Sj[k->Bi[e]] -= k->Bx[e] * x;
         }
     }
+    k->tree_active = 0;
+    if (k->tree.ctx && k->tree.n == kk && k->tree_e) { /* S = M' + diagonal: O(k) */
+        const double *M = k->tree.mass(k->tree.ctx);
+        int diag = 1;
+        for (int j = 0; j < kk && diag; ++j)
+            for (int i = 0; i < kk; ++i)
+                if (i != j && k->S[(size_t)j * kk + i] != M[(size_t)i * kk + j]) {
+                    diag = 0;
+                    break;
+                }
+        if (diag) {
+            for (int i = 0; i < kk; ++i) k->tree_e[i] = k->S[(size_t)i * kk + i] - M[(size_t)i * kk + i];
+            if (!k->tree.factor(k->tree.ctx, k->tree_e)) return k->tree_active = 1, 0;
+        }
+    }
     return hymo_lu_unblocked(kk, k->S, k->spiv);
 }
 
@@ -471,7 +489,8 @@ static void klu_solve_dense(hymo_linsol *ls, double *b)
         if (y == 0.0) continue;
         for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) bm[k->Bi[e]] -= k->Bx[e] * y;
     }
-    lu_solve_factors(kk, k->S, k->spiv, bm); /* x_m = S^-1 (b_m - B y) */
+    if (k->tree_active) k->tree.solve(k->tree.ctx, bm); /* x_m = S^-1 (b_m - B y) */
+    else lu_solve_factors(kk, k->S, k->spiv, bm);
     memset(w, 0, (size_t)nd * sizeof(double));
     for (int j = 0; j < kk; ++j) /* x_h = y - D^-1 C x_m */
         for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) w[k->Ci[e]] += k->Cx[e] * bm[j];
@@ -498,6 +517,7 @@ static void klu_destroy(hymo_linsol *ls)
         free(k->Cx);
         free(k->blk_of), free(k->blk_start), free(k->blk_idx), free(k->blk_local), free(k->blk_off);
         free(k->blk), free(k->blk_piv), free(k->blk_mark), free(k->blk_list), free(k->blk_rhs);
+        free(k->tree_e);
         free(k);
     }
 }
@@ -523,11 +543,26 @@ static hymo_status klu_set_block(hymo_linsol *ls, int k, hymo_error *err)
     return HYMO_OK;
 }
 
-static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy, klu_set_block};
+static void klu_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
+{
+    klu_impl *k = ls->impl;
+    if (k->k == 0 || tree->n != k->k) return; /* no dense block: no use */
+    free(k->tree_e);
+    k->tree_e = malloc((size_t)tree->n * sizeof(double));
+    if (k->tree_e) k->tree = *tree; /* else the dense LU */
+}
+
+static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy, klu_set_block,
+                                        klu_set_tree};
 
 hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err)
 {
     return ls->ops->set_block ? ls->ops->set_block(ls, k, err) : HYMO_OK;
+}
+
+void hymo_linsol_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
+{
+    if (ls->ops->set_tree) ls->ops->set_tree(ls, tree);
 }
 
 hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, hymo_error *err)

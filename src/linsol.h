@@ -16,6 +16,22 @@
 
 typedef struct hymo_linsol hymo_linsol;
 
+/* The mechanical block of an open tree (no cut joints, every joint an
+ * unknown, in order) is M' + (actuator, force-element and hydraulic terms);
+ * where those terms are diagonal, the block and its Schur complement are
+ * M' + diag(e), which the articulated-body recursion solves in O(n)
+ * (hymo_kin_tree_factor) instead of the O(n^3) dense LU.  The engine
+ * provides it; the KLU backend's Schur path uses it when the complement's
+ * off-diagonal entries equal M''s exactly (checked at each factorisation,
+ * else the dense LU). */
+typedef struct hymo_linsol_tree {
+    void *ctx;
+    int n;                                     /* the block's unknowns */
+    const double *(*mass)(void *ctx);          /* M' now (n x n, symmetric) */
+    int (*factor)(void *ctx, const double *e); /* M' + diag(e): 0, or 1 (then the dense LU) */
+    void (*solve)(void *ctx, double *x);       /* x <- (M' + diag(e))^-1 x */
+} hymo_linsol_tree;
+
 typedef struct {
     const char *name;
     /* 0 on success, > 0 if the matrix is singular */
@@ -26,6 +42,9 @@ typedef struct {
     /* the leading k unknowns form a dense block (hymo_linsol_set_dense_block);
      * NULL: the backend has no use for it (dense) */
     hymo_status (*set_block)(hymo_linsol *ls, int k, hymo_error *err);
+    /* an O(n) solver of the dense block's tree structure (hymo_linsol_set_tree);
+     * NULL: the backend has no use for it */
+    void (*set_tree)(hymo_linsol *ls, const struct hymo_linsol_tree *tree);
 } hymo_linsol_ops;
 
 struct hymo_linsol {
@@ -40,6 +59,7 @@ void hymo_linsol_free(hymo_linsol *ls);
  * from 16 of them on, J = [A B; C D] is factorised as KLU on D and the
  * dense LU of A - B D^-1 C (src/linsol.c); the dense solver ignores it. */
 hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err);
+void hymo_linsol_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree);
 
 /* Unblocked right-looking LU with partial pivoting of the column-major
  * n x n matrix a in place (LAPACK dgetf2's algorithm: the same pivots,

@@ -49,8 +49,19 @@ int hymo_sparse_alloc(hymo_sparse *s, int n_rows, int n_cols, int capacity);
  * indices in range), values zero; 0 on success, -1 out of memory. */
 int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int *rows, const int *cols);
 void hymo_sparse_free(hymo_sparse *s);
-/* the address of entry (i, j), or NULL if it is outside the pattern */
-double *hymo_sparse_at(const hymo_sparse *s, int i, int j);
+/* the address of entry (i, j), or NULL if it is outside the pattern
+ * (binary search in column j) */
+static inline double *hymo_sparse_at(const hymo_sparse *s, int i, int j)
+{
+    int lo = s->col_start[j], hi = s->col_start[j + 1] - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2, r = s->row[mid];
+        if (r == i) return &s->value[mid];
+        if (r < i) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return (double *)0;
+}
 /* entry (i, j), 0 outside the pattern */
 double hymo_sparse_get(const hymo_sparse *s, int i, int j);
 /* sets every stored value to zero (the pattern stays) */
@@ -58,8 +69,16 @@ void hymo_sparse_zero(hymo_sparse *s);
 /* filling column by column: begin, then for each column its entries with
  * rows ascending and end_column; push returns -1 if growing failed */
 void hymo_sparse_begin(hymo_sparse *s);
-int hymo_sparse_push(hymo_sparse *s, int i, double v);
-void hymo_sparse_end_column(hymo_sparse *s);
+/* doubles the capacity; 0 on success, -1 out of memory */
+int hymo_sparse_grow(hymo_sparse *s);
+static inline int hymo_sparse_push(hymo_sparse *s, int i, double v)
+{
+    if (s->nnz == s->capacity && hymo_sparse_grow(s)) return -1;
+    s->row[s->nnz] = i;
+    s->value[s->nnz++] = v;
+    return 0;
+}
+static inline void hymo_sparse_end_column(hymo_sparse *s) { s->col_start[++s->n_done] = s->nnz; }
 /* ends the columns up to n_cols (empty) */
 void hymo_sparse_finish(hymo_sparse *s);
 
