@@ -199,7 +199,7 @@ static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
     if (m > 0) {
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
         for (int r = 0; r < m; ++r) w[r] = mb->gamma[pt->rows[r]];
-        hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, w);
+        hymo_partition_solve(pt, w);
         for (int c = 0; c < m; ++c) mb->zddn[pt->dep[c]] = -w[c];
         for (int k = 0; k < ni; ++k) u[k] = mb->zddn[pt->indep[k]];
         hymo_partition_add_dependent(pt, u, mb->zddn);

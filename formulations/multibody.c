@@ -2,6 +2,7 @@
  * geometry shared by the formulations, the engine and the model compiler. */
 #include "multibody.h"
 
+#include <klu.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,30 @@ int hymo_mb_kkt_factor(const hymo_mb *mb, double *K, int *piv)
 
 /* ---------------- coordinate partitioning ---------------- */
 
+/* Phi_d of many loops (a ladder's 2N rows) is sparse: its dense LU at every
+ * inner iteration of double-step was O(m^3) (docs/performance.md).  From
+ * this many rows on, KLU factorises it (the pattern of its non-zeros, grown
+ * as entries appear, re-analysed when it grows or the partition changes;
+ * klu_refactor otherwise); the shipped models (a few loops) keep the dense
+ * LU and their numbers. */
+#define HYMO_PHID_SPARSE_MIN 32
+
+struct hymo_phid_sparse {
+    int *Ap, *Ai; /* m + 1, cap */
+    double *Ax;
+    int cap, nnz, active; /* active: the last factorisation is KLU's */
+    klu_symbolic *sym;
+    klu_numeric *num;
+    klu_common common;
+};
+
+static void phid_release(struct hymo_phid_sparse *s)
+{
+    if (s->num) klu_free_numeric(&s->num, &s->common);
+    if (s->sym) klu_free_symbolic(&s->sym, &s->common);
+}
+
+
 hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank, hymo_error *err)
 {
     memset(pt, 0, sizeof *pt);
@@ -85,6 +110,11 @@ hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank
     CALLOC(pt->rows, m_all);
     CALLOC(pt->row_mask, m_all);
     for (int r = 0; r < rank; ++r) pt->rows[r] = r;
+    if (rank >= HYMO_PHID_SPARSE_MIN) {
+        CALLOC(pt->sp, 1);
+        CALLOC(pt->sp->Ap, rank + 1);
+        klu_defaults(&pt->sp->common);
+    }
     return HYMO_OK;
 nomem:
     hymo_partition_free(pt);
@@ -97,6 +127,11 @@ void hymo_partition_free(hymo_partition *pt)
     free(pt->dep);
     free(pt->phid_lu);
     free(pt->phid_piv);
+    if (pt->sp) {
+        phid_release(pt->sp);
+        free(pt->sp->Ap), free(pt->sp->Ai), free(pt->sp->Ax);
+        free(pt->sp);
+    }
     free(pt->R);
     free(pt->work);
     free(pt->mask);
@@ -107,6 +142,85 @@ void hymo_partition_free(hymo_partition *pt)
     memset(pt, 0, sizeof *pt);
 }
 
+/* Phi_d's values into the pattern; 1 if a non-zero lies outside it */
+static int phid_fit(hymo_partition *pt, const double *phi_z)
+{
+    struct hymo_phid_sparse *s = pt->sp;
+    const int m = pt->m, nz = pt->nz;
+    for (int c = 0; c < m; ++c) {
+        int q = s->Ap[c];
+        for (int r = 0; r < m; ++r) {
+            const double v = phi_z[pt->rows[r] * nz + pt->dep[c]];
+            if (q < s->Ap[c + 1] && s->Ai[q] == r) s->Ax[q++] = v;
+            else if (v != 0.0) return 1;
+        }
+    }
+    return 0;
+}
+
+/* the pattern: the old one (if kept), the non-zeros and the diagonal
+ * (fresh arrays: allocated when the pattern grows or the partition changes) */
+static int phid_pattern(hymo_partition *pt, const double *phi_z, int keep)
+{
+    struct hymo_phid_sparse *s = pt->sp;
+    const int m = pt->m, nz = pt->nz;
+    int n = 0, *Ap = NULL, *Ai = NULL;
+    double *Ax = NULL;
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1) {
+            Ap = malloc(((size_t)m + 1) * sizeof(int));
+            Ai = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+            Ax = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+            if (!Ap || !Ai || !Ax) return free(Ap), free(Ai), free(Ax), 1;
+        }
+        int q = 0;
+        for (int c = 0; c < m; ++c) {
+            int o = keep ? s->Ap[c] : 0;
+            const int oe = keep ? s->Ap[c + 1] : 0;
+            if (pass == 1) Ap[c] = q;
+            for (int r = 0; r < m; ++r) {
+                const double v = phi_z[pt->rows[r] * nz + pt->dep[c]];
+                const int old = o < oe && s->Ai[o] == r;
+                if (old) ++o;
+                if (old || v != 0.0 || r == c) {
+                    if (pass == 1) Ai[q] = r, Ax[q] = v;
+                    ++q;
+                }
+            }
+        }
+        if (pass == 1) Ap[m] = q;
+        n = q;
+    }
+    free(s->Ap), free(s->Ai), free(s->Ax);
+    s->Ap = Ap, s->Ai = Ai, s->Ax = Ax;
+    s->nnz = s->cap = n;
+    phid_release(s);
+    return 0;
+}
+
+static int phid_klu_factor(hymo_partition *pt, const double *phi_z)
+{
+    struct hymo_phid_sparse *s = pt->sp;
+    const int m = pt->m;
+    if (!s->sym || phid_fit(pt, phi_z)) {
+        if (phid_pattern(pt, phi_z, s->sym != NULL)) return 1;
+        s->sym = klu_analyze(m, s->Ap, s->Ai, &s->common);
+        if (!s->sym) return 1;
+    }
+    if (s->num && klu_refactor(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->common) &&
+        s->common.status != KLU_SINGULAR)
+        return 0;
+    if (s->num) klu_free_numeric(&s->num, &s->common);
+    s->num = klu_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->common);
+    return !s->num || s->common.status == KLU_SINGULAR;
+}
+
+void hymo_partition_solve(const hymo_partition *pt, double *x)
+{
+    if (pt->sp && pt->sp->active) klu_solve(pt->sp->sym, pt->sp->num, pt->m, 1, x, &pt->sp->common);
+    else hymo_lu_solve(pt->m, pt->phid_lu, pt->phid_piv, x);
+}
+
 /* LU of Phi_d and R = dz/dz_i (nz x ni, row-major): the independent rows
  * are the identity, the dependent ones -Phi_d^{-1} Phi_i.  R maps
  * independent increments, velocities and accelerations to all coordinates
@@ -115,12 +229,15 @@ void hymo_partition_factor(hymo_partition *pt, const double *phi_z)
 {
     const int m = pt->m, nz = pt->nz, ni = pt->ni;
     double *R = pt->R, *w = pt->work;
-    for (int r = 0; r < m; ++r)
-        for (int c = 0; c < m; ++c) pt->phid_lu[r * m + c] = phi_z[pt->rows[r] * nz + pt->dep[c]];
-    hymo_lu_factor(m, pt->phid_lu, pt->phid_piv);
+    if (pt->sp) pt->sp->active = !phid_klu_factor(pt, phi_z); /* else (singular) the dense LU says so */
+    if (!pt->sp || !pt->sp->active) {
+        for (int r = 0; r < m; ++r)
+            for (int c = 0; c < m; ++c) pt->phid_lu[r * m + c] = phi_z[pt->rows[r] * nz + pt->dep[c]];
+        hymo_lu_factor(m, pt->phid_lu, pt->phid_piv);
+    }
     for (int k = 0; k < ni; ++k) {
         for (int r = 0; r < m; ++r) w[r] = phi_z[pt->rows[r] * nz + pt->indep[k]];
-        hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, w);
+        hymo_partition_solve(pt, w);
         for (int l = 0; l < ni; ++l) R[pt->indep[l] * ni + k] = l == k;
         for (int c = 0; c < m; ++c) R[pt->dep[c] * ni + k] = -w[c];
     }
@@ -227,7 +344,7 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
         if (m == 0) return 0;
         hymo_partition_factor(pt, phi_z);
         for (int r = 0; r < m; ++r) delta[r] = phi[pt->rows[r]];
-        hymo_lu_solve(m, pt->phid_lu, pt->phid_piv, delta);
+        hymo_partition_solve(pt, delta);
         double dmax = hymo_norm_inf(m, delta);
         if (!isfinite(dmax)) return 1;
         double limit = 0.5; /* damp large assembly steps (rad or m) */

@@ -65,6 +65,9 @@ typedef struct {
     int *indep, *dep; /* ni, m */
     double *phid_lu;  /* m x m, LU of Phi_d */
     int *phid_piv;
+    /* from HYMO_PHID_SPARSE_MIN rows on, Phi_d by KLU (formulations/multibody.c;
+     * NULL: the dense LU above) */
+    struct hymo_phid_sparse *sp;
     double *R;        /* nz x ni */
     double *work;     /* m_all*nz + 2 nz + 2 m_all */
     unsigned char *mask, *mask2;
@@ -84,6 +87,8 @@ void hymo_partition_free(hymo_partition *pt);
  * nz) with pt->m pivots, then factorised; returns the smallest pivot (<= 0:
  * rank deficient, nothing changed). */
 double hymo_partition_select(hymo_partition *pt, const double *phi_z);
+/* x <- Phi_d^-1 x with the factors of the last hymo_partition_factor */
+void hymo_partition_solve(const hymo_partition *pt, double *x);
 
 /* Gaussian elimination with full pivoting on the m x n matrix a (copied to
  * work), over the columns with allowed[j] != 0 (all if NULL): at most
