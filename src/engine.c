@@ -109,6 +109,45 @@ static void describe_unknown(const hymo_sim *sim, int index, char *buf, size_t l
     snprintf(buf, len, "spool block, valve %s", index < model->n_valves ? model->valves[index].name : "?");
 }
 
+/* The error of a Newton solve that stopped after `iter` iterations at t1
+ * with the last increment sim->dx, whose largest value relative to its
+ * block's tolerance is inc, at unknown `index`.  With an increment beyond
+ * its tolerance (or not a number) that unknown is the one that failed.
+ * With every increment within its tolerance the stopping test failed on
+ * the mechanical block's own target (the contractive test's tau <= 1 x
+ * tolerance, with the contraction rate theta): that block and its largest
+ * unknown are named, not the block of the largest relative increment. */
+static hymo_status convergence_error(const hymo_sim *sim, double t1, int iter, double inc, int index,
+                                     hymo_error *err)
+{
+    char what[128];
+    const double fnorm = hymo_norm_inf(sim->nx, sim->f);
+    if (!(inc <= 1.0) || sim->nxm == 0) {
+        describe_unknown(sim, index, what, sizeof what);
+        char at[64] = "";
+        if (index >= sim->nxm && index < sim->nxm + sim->np) /* the pressure iterate (cavitation?) */
+            snprintf(at, sizeof at, " (iterate %.4g MPa absolute)", 1e-6 * sim->x[index]);
+        return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
+                              "t = %.6g s (step %ld): Newton-Raphson did not converge in %d iterations; residual "
+                              "norm %.3g; largest increment %.3g x tolerance in the %s%s",
+                              t1, sim->step + 1, iter, fnorm, inc, what, at);
+    }
+    int im = 0;
+    double worst = 0.0;
+    for (int i = 0; i < sim->nxm; ++i)
+        if (fabs(sim->dx[i]) > worst) worst = fabs(sim->dx[i]), im = i;
+    describe_unknown(sim, im, what, sizeof what);
+    const double inc_m = worst / sim->opt.tol_position, theta = sim->newton_theta;
+    return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
+                          "t = %.6g s (step %ld): Newton-Raphson did not converge in %d iterations in the %s: "
+                          "increment %.3g x tolerance, contraction rate %.3g, estimated error %.3g x tolerance "
+                          "against the %s test's target %.3g x tolerance; residual norm %.3g; every increment "
+                          "within its tolerance (largest %.3g x)",
+                          t1, sim->step + 1, iter, what, inc_m, theta,
+                          theta < 1.0 ? theta / (1.0 - theta) * inc_m : INFINITY, sim->newton->name, sim->newton_tau,
+                          fnorm, inc);
+}
+
 /* Valve references at the step start (right limit) and end (left limit);
  * returns whether a reference jumps at the step start or varies within the
  * step. */
@@ -267,15 +306,7 @@ static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_erro
             at_evaluated = 1;
         }
         if (done) break;
-        if (iter >= sim->opt.max_iter || !isfinite(inc)) {
-            char what[128];
-            describe_unknown(sim, index, what, sizeof what);
-            return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
-                                  "t = %.6g s (step %ld): Newton-Raphson did not converge in %d "
-                                  "iterations; residual norm %.3g; largest increment %.3g x tolerance "
-                                  "in the %s",
-                                  t1, sim->step + 1, iter, hymo_norm_inf(sim->nx, sim->f), inc, what);
-        }
+        if (iter >= sim->opt.max_iter || !isfinite(inc)) return convergence_error(sim, t1, iter, inc, index, err);
         refresh = jo->refresh_after(inc, prev);
         prev = inc;
     }
