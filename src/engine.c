@@ -306,7 +306,10 @@ static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_erro
             at_evaluated = 1;
         }
         if (done) break;
-        if (iter >= sim->opt.max_iter || !isfinite(inc)) return convergence_error(sim, t1, iter, inc, index, err);
+        if (iter >= sim->opt.max_iter || !isfinite(inc)) {
+            *iter_out = iter; /* spent (a halved retry counts them) */
+            return convergence_error(sim, t1, iter, inc, index, err);
+        }
         refresh = jo->refresh_after(inc, prev);
         prev = inc;
     }
@@ -396,17 +399,53 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
     return HYMO_OK;
 }
 
+/* A (sub-)step whose Newton iteration fails, or whose solution has a
+ * pressure below a hard fluid floor (entrained air: the continuous
+ * equations cannot reach the vapour pressure, so such a solution is the
+ * trapezoidal rule overshooting a transient much faster than the step),
+ * is retried from the committed state with half its size, down to
+ * dt/MIN_FRACTION and at most MAX_RETRIES times per grid step; after a
+ * sub-step that converged the next one doubles (up to the rest of the
+ * step).  A run that never needs it is unchanged bit for bit.  Out of
+ * retries, a failed iteration is the error and a solution below the floor
+ * is kept (the summary flags it), as without the retry. */
+#define MIN_FRACTION 1024.0
+#define MAX_RETRIES 40
+
+/* a volume's pressure in the solved iterate below the fluid's hard floor */
+static int below_hard_floor(const hymo_sim *sim)
+{
+    const double pf = hymo_fluid_hard_floor(sim->model);
+    if (!(pf > -INFINITY)) return 0;
+    for (int k = 0; k < sim->np; ++k)
+        if (sim->pn[k] < pf) return 1;
+    return 0;
+}
+
+/* st with err's message saying how often the step was halved before */
+static hymo_status halved_error(const hymo_sim *sim, hymo_status st, int halvings, hymo_error *err)
+{
+    if (halvings > 0 && err) {
+        const size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n,
+                 " (after %d retries with halved steps, the last of %.3g s; reduce dt)", halvings, sim->h);
+    }
+    return st;
+}
+
 /* One step of size dt to the grid time t_{k+1}.  Where a switching
  * function crosses inside it, the step is cut at the crossing (located to
  * EVENT_TIME_TOL dt), the branch switched, the integration restarted there
  * (consistent accelerations, the actuator power with the new branch) and
  * continued to t_{k+1}: each sub-step integrates a smooth branch, so the
- * rule keeps its order; the output stays on the dt grid. */
+ * rule keeps its order; the output stays on the dt grid.  A sub-step that
+ * fails is halved (MIN_FRACTION, MAX_RETRIES above). */
 static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
 {
     const double dt = sim->opt.dt, t1 = hymo_engine_step_end(sim);
     hymo_status st;
-    int iter = 0, total = 0, events = 0;
+    int iter = 0, total = 0, events = 0, halvings = 0, start_changed = 1;
+    double target = t1; /* end of the (sub-)step being solved */
     /* dt on the grid; the last step is shortened to land on t_end */
     sim->h = t1 == (double)(sim->step + 1) * dt && sim->t == (double)sim->step * dt ? dt : t1 - sim->t;
     /* motor branch: a driven joint's acceleration jumps at its signal's breakpoints:
@@ -415,40 +454,77 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
         (st = trapezoidal_restart(sim, err)) != HYMO_OK)
         return st;
     for (;;) {
-        if (sim->nsw > 0) {
-            hymo_engine_switching(sim, sim->g_start);
+        if (start_changed) { /* the state at sim->t (after a failed solve the last evaluation is not) */
+            if (sim->nsw > 0) hymo_engine_switching(sim, sim->g_start);
             memcpy(sim->lambda_save, sim->mb.lambda, (size_t)sim->m * sizeof(double));
+            start_changed = 0;
         }
-        if ((st = solve(sim, t1, &iter, err)) != HYMO_OK) return st;
+        const double h_try = sim->h;
+        const int can_halve = halvings < MAX_RETRIES && 0.5 * h_try >= dt / MIN_FRACTION;
+        int redo = 0, i = -1;
+        st = solve(sim, target, &iter, err);
+        if (st == HYMO_ERR_CONVERGENCE && can_halve)
+            redo = 1, sim->event_iterations += iter;
+        else if (st != HYMO_OK)
+            return halved_error(sim, st, halvings, err);
+        else if (can_halve && below_hard_floor(sim))
+            redo = 1, sim->event_iterations += iter;
+        if (!redo && sim->nsw > 0) {
+            hymo_engine_switching(sim, sim->g_end);
+            i = first_crossing(sim);
+        }
+        if (i >= 0) {
+            if (++events > MAX_EVENTS_PER_STEP)
+                return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
+                                      "t = %.6g s (step %ld): more than %d events in one step (switching "
+                                      "function %d chatters); reduce dt",
+                                      sim->t, sim->step + 1, MAX_EVENTS_PER_STEP, i);
+            sim->event_iterations += iter; /* the step that crossed is discarded: location work */
+            st = locate(sim, i, &iter, err);
+            if (st == HYMO_ERR_CONVERGENCE && can_halve)
+                redo = 1, --events;
+            else if (st != HYMO_OK)
+                return halved_error(sim, st, halvings, err);
+            else if (can_halve && below_hard_floor(sim))
+                redo = 1, --events, sim->event_iterations += iter;
+        }
+        if (redo) { /* from the committed state with half the step */
+            hymo_error_clear(err);
+            ++halvings;
+            sim->step_halvings++;
+            sim->h = 0.5 * h_try;
+            target = sim->t + sim->h;
+            memcpy(sim->mb.lambda, sim->lambda_save, (size_t)sim->m * sizeof(double));
+            continue;
+        }
         total += iter;
-        if (sim->nsw == 0) break;
-        hymo_engine_switching(sim, sim->g_end);
-        const int i = first_crossing(sim);
-        if (i < 0) break;
-        if (++events > MAX_EVENTS_PER_STEP)
-            return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
-                                  "t = %.6g s (step %ld): more than %d events in one step (switching function "
-                                  "%d chatters); reduce dt",
-                                  sim->t, sim->step + 1, MAX_EVENTS_PER_STEP, i);
-        total -= iter; /* the step that crossed is discarded: location work */
-        sim->event_iterations += iter;
-        if ((st = locate(sim, i, &iter, err)) != HYMO_OK) return st;
-        total += iter;
-        /* an event within the location tolerance of t_{k+1} is at t_{k+1} */
-        const int at_end = t1 - (sim->t + sim->h) <= EVENT_TIME_TOL * dt;
-        const double te = at_end ? t1 : sim->t + sim->h;
-        commit(sim, te, 0, at_end);
+        if (i < 0) {
+            if (target == t1) break;
+            commit(sim, target, 0, 0); /* a halved sub-step; the next one twice as long */
+            start_changed = 1;
+            sim->h = 2.0 * h_try;
+            target = sim->t + sim->h;
+            if (target >= t1 - EVENT_TIME_TOL * dt) sim->h = t1 - sim->t, target = t1;
+            continue;
+        }
+        /* an event within the location tolerance of the sub-step's end is at its end */
+        const int at_end = target - (sim->t + sim->h) <= EVENT_TIME_TOL * dt;
+        const double te = at_end ? target : sim->t + sim->h;
+        const int grid = at_end && target == t1;
+        commit(sim, te, 0, grid);
+        start_changed = 1;
         /* every function that has crossed by te takes its new branch */
         for (int k = 0; k < sim->nsw; ++k) sim->sw[k] = sim->g_end[k] >= 0.0;
         sim->events++;
         sim->last_event = te;
         if ((st = trapezoidal_restart(sim, err)) != HYMO_OK) return st;
         memcpy(sim->pd, sim->hp, (size_t)sim->np * sizeof(double)); /* rates with the new branch */
-        if (at_end) {
+        if (grid) {
             sim->iterations_total += total;
             break;
         }
         sim->h = t1 - te;
+        target = t1;
     }
     if (sim->t != t1) commit(sim, t1, total, 1);
     sim->last_iterations = total;
