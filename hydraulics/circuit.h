@@ -102,9 +102,6 @@ static inline double hymo_node_pressure(const hymo_model *model, int node, const
 typedef struct {
     const char *name;
     double (*inv_bulk)(const hymo_model *model, double p, double *dinv_dp);
-    /* 1: the continuous equations cannot reach the law's floor (hymo_fluid_floor),
-     * so a step solution below it is an artefact of the step size */
-    int hard_floor;
 } hymo_fluid_law;
 const hymo_fluid_law *hymo_fluid_law_of(const hymo_model *model);
 /* Volume at p of the fluid (mixture) that fills a unit volume at p_ref:
@@ -113,9 +110,6 @@ double hymo_fluid_mixture_volume(const hymo_model *model, double p);
 /* Lowest physical absolute pressure: p_vapour (entrained air), 0 Pa
  * (constant bulk modulus). */
 double hymo_fluid_floor(const hymo_model *model);
-/* The floor if the law's is hard (entrained air: p_vapour), else -INFINITY
- * (the constant law: negative pressures are non-physical, not impossible). */
-double hymo_fluid_hard_floor(const hymo_model *model);
 /* Gas volume of accumulator ac at pressure p (V0 at and below p0). */
 double hymo_accumulator_gas_volume(const hymo_accumulator *ac, double p);
 /* Compliance -dV_g/dp of the charged accumulators at node (the switching

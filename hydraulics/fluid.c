@@ -51,8 +51,8 @@ static double inv_bulk_entrained_air(const hymo_model *m, double p, double *dinv
 
 /* indexed by hymo_fluid_model */
 static const hymo_fluid_law k_laws[] = {
-    {"constant", inv_bulk_constant, 0},
-    {"entrained_air", inv_bulk_entrained_air, 1},
+    {"constant", inv_bulk_constant},
+    {"entrained_air", inv_bulk_entrained_air},
 };
 
 const hymo_fluid_law *hymo_fluid_law_of(const hymo_model *model)
@@ -73,11 +73,6 @@ double hymo_fluid_mixture_volume(const hymo_model *m, double p)
 double hymo_fluid_floor(const hymo_model *m)
 {
     return m->fluid_air.model == HYMO_FLUID_ENTRAINED_AIR ? m->fluid_air.p_vapour : 0.0;
-}
-
-double hymo_fluid_hard_floor(const hymo_model *m)
-{
-    return hymo_fluid_law_of(m)->hard_floor ? hymo_fluid_floor(m) : -INFINITY;
 }
 
 double hymo_accumulator_gas_volume(const hymo_accumulator *ac, double p)
