@@ -399,8 +399,9 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
     return HYMO_OK;
 }
 
-/* A (sub-)step whose Newton iteration fails (also inside the location
- * of an event) is retried from the committed state with half its size,
+/* A (sub-)step whose Newton iteration fails (no convergence, or an
+ * iterate the model cannot evaluate: a non-positive volume, a singular
+ * matrix; also inside the location of an event) is retried from the committed state with half its size,
  * down to dt/MIN_FRACTION and at most MAX_RETRIES times per grid step;
  * after a sub-step that converged the next one doubles (up to the rest of
  * the step).  A run that never needs it is unchanged bit for bit.  Out of
@@ -455,7 +456,7 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
         const int can_halve = halvings < MAX_RETRIES && 0.5 * h_try >= dt / MIN_FRACTION;
         int redo = 0, i = -1;
         st = solve(sim, target, &iter, err);
-        if (st == HYMO_ERR_CONVERGENCE && can_halve)
+        if ((st == HYMO_ERR_CONVERGENCE || st == HYMO_ERR_NUMERIC) && can_halve)
             redo = 1, sim->event_iterations += iter;
         else if (st != HYMO_OK)
             return halved_error(sim, st, halvings, err);
@@ -471,7 +472,7 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
                                       sim->t, sim->step + 1, MAX_EVENTS_PER_STEP, i);
             sim->event_iterations += iter; /* the step that crossed is discarded: location work */
             st = locate(sim, i, &iter, err);
-            if (st == HYMO_ERR_CONVERGENCE && can_halve)
+            if ((st == HYMO_ERR_CONVERGENCE || st == HYMO_ERR_NUMERIC) && can_halve)
                 redo = 1, --events;
             else if (st != HYMO_OK)
                 return halved_error(sim, st, halvings, err);
