@@ -266,6 +266,7 @@ static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_erro
 {
     const hymo_jacobian_ops *jo = sim->jacobian;
     hymo_status st;
+    *iter_out = 0; /* on an error: the iterations spent, if known */
     sim->mb.dt = sim->h;
     if (sim->h != sim->jac_h) sim->jac_valid = 0; /* the matrix scales with h */
     const int inputs_change = update_inputs(sim, t1);
@@ -401,8 +402,9 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
 
 /* A (sub-)step whose Newton iteration fails (no convergence, or an
  * iterate the model cannot evaluate: a non-positive volume, a singular
- * matrix; also inside the location of an event) is retried from the committed state with half its size,
- * down to dt/MIN_FRACTION and at most MAX_RETRIES times per grid step;
+ * matrix; also inside the location of an event) is retried from the
+ * committed state with half its size, down to dt/MIN_FRACTION and at most
+ * MAX_RETRIES times per grid step;
  * after a sub-step that converged the next one doubles (up to the rest of
  * the step).  A run that never needs it is unchanged bit for bit.  Out of
  * retries, the failure is the error.  Measured on the excavator at
