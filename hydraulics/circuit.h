@@ -222,14 +222,20 @@ static inline double hymo_check_flow_d(const hymo_circuit *circ, const hymo_mode
         return cv->Cmax * g + cv->leakage * dp;
     }
     /* opening: Q = C_max x g(dp), x = (dp - p_crack)/p_open.  Inside a step
-     * the branch is kept past its switching point (events), where x < 0;
-     * there g(|dp|) continues it (= g(dp) on the physical side dp >= p_crack
-     * >= 0), so that the flow keeps the sign of x and rises with dp (with
-     * g(dp) both factors are negative for dp < 0: flow against the pressure
-     * drop, a negative conductance that stopped Newton, docs/models.md) */
-    const double x = y / cv->p_open, sg = dp < 0.0 ? -1.0 : 1.0;
-    g *= sg;
-    dg *= sg; /* d g(|dp|)/d dp = sgn(dp) g'(|dp|) = sgn(dp) g'(dp) (g' even) */
+     * the branch is kept past its switching point (events), where x < 0 */
+    const double x = y / cv->p_open;
+    if (y < 0.0) {
+        /* past the cracking point (x < 0) the law continues as its tangent
+         * there, C_max x g(p_crack): the same value and slope at x = 0
+         * (the slope of x g(dp) at x = 0 is g(p_crack)/p_open), linear and
+         * rising in dp.  x g(dp) itself has a negative slope for
+         * dp < p_crack/2 (laminar; p_crack/3 turbulent) and a peak at
+         * dp = 0, where Newton cycled (docs/models.md) */
+        double dgc;
+        const double gc = hymo_orifice_g_d(cv->p_crack, model->fluid.p_transition, &dgc);
+        *G = cv->Cmax * gc / cv->p_open + cv->leakage;
+        return cv->Cmax * x * gc + cv->leakage * dp;
+    }
     *G = cv->Cmax * (g / cv->p_open + x * dg) + cv->leakage;
     return cv->Cmax * x * g + cv->leakage * dp;
 }

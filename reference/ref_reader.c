@@ -562,6 +562,9 @@ static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s
         TRY(attr_long(r, solver, "/solver", "n_events", &s->n_events));
         TRY(attr_long(r, solver, "/solver", "event_iterations", &s->event_iterations));
     }
+    s->step_halvings = 0; /* s18-newton: written only when > 0 */
+    if (st == HYMO_OK && H5Aexists(solver, "step_halvings") > 0)
+        TRY(attr_long(r, solver, "/solver", "step_halvings", &s->step_halvings));
     TRY(attr_double(r, energy, "/energy", "peak_drift", &s->peak_drift));
     TRY(attr_double(r, energy, "/energy", "max_work", &s->max_work));
     TRY(attr_double(r, energy, "/energy", "relative_drift", &s->relative_drift));

@@ -1103,6 +1103,8 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
     ATTR(attr_double, HYMO_GROUP_SOLVER, "wall_total", s->wall_total)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "n_events", s->n_events)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "event_iterations", s->event_iterations)
+    if (s->step_halvings > 0) /* s18-newton */
+        ATTR(attr_long, HYMO_GROUP_SOLVER, "step_halvings", s->step_halvings)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "peak_drift", s->peak_drift)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "max_work", s->max_work)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "relative_drift", s->relative_drift)

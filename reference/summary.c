@@ -97,6 +97,9 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
     if (s->n_events > 0)
         fprintf(out, "%-12s %ld located (%ld Newton iterations to locate them)\n", "events", s->n_events,
                 s->event_iterations);
+    if (s->step_halvings > 0) /* s18-newton */
+        fprintf(out, "%-12s %ld sub-steps retried with half the size after a Newton failure (a transient faster "
+                "than dt there)\n", "halvings", s->step_halvings);
     const char *indep = s->independent_list[0] && memchr(s->independent_list, '\0', sizeof s->independent_list)
                             ? s->independent_list
                             : text(s->independent, "?");

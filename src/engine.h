@@ -255,6 +255,9 @@ struct hymo_sim {
     hymo_fe fe;
     int nsw_source;
     double fe_work, fe_power, fe_t;
+
+    /* s18-newton: (sub-)steps retried with half their size (src/engine.c, MAX_HALVINGS) */
+    long step_halvings;
 };
 typedef struct hymo_control hymo_control;
 

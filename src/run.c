@@ -164,6 +164,7 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     }
     s->n_events = sim->events;
     s->event_iterations = sim->event_iterations;
+    s->step_halvings = sim->step_halvings; /* s18-newton */
     if (sim->m > 0) { /* mbstruct: redundant constraint rows */
         const hymo_constraints *con = sim->mb.con;
         s->constraint_rank = con->rank;

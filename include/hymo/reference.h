@@ -124,6 +124,11 @@ typedef struct {
     int constraint_rank, n_redundant;
     char redundant[HYMO_REF_TEXT_MAX];
     double max_redundant_violation;
+
+    /* s18-newton: trapezoidal (sub-)steps retried with half their size
+     * after a Newton failure (a transient faster than dt); /solver attribute
+     * step_halvings, written only when > 0 (absent: 0). */
+    long step_halvings;
 } hymo_run_summary;
 
 /* Prints the summary block (same text for `hymo run` and `hymo info`). */
