@@ -132,12 +132,48 @@ done:
     return s_min;
 }
 
+/* s18-alpha: the default penalty factor of format 2 models, scaled with the
+ * mechanism's mass matrix (docs/model-format.md "Penalty factor").  The
+ * penalty term (dt^2/4) alpha Phi_z^T Phi_z of the Newton matrix is made
+ * PENALTY_MASS_RATIO times M' in magnitude at dt = PENALTY_DT_REF, the
+ * magnitudes being the largest diagonal entries at the start:
+ *     alpha_M = PENALTY_MASS_RATIO (4 / dt_ref^2) max_i M'_ii / max_i (Phi_z^T Phi_z)_ii,
+ * so that alpha follows the masses and inertias as the ALI3-P literature
+ * recommends (Bayo and Ledesma 1996; Cuadrado et al. 2000: alpha relative
+ * to the mass matrix).  The lower bound is the given alpha (the seeds'
+ * 1e11: smaller factors were measured to stop Newton on the Bennett
+ * linkage at small dt), so light mechanisms keep it; heavy ones get more.
+ * Why heavy ones need it (measured on data/excavator.yaml at 1e11): the
+ * multiplier iteration contracts per Newton iteration by
+ * rho = 1/(1 + (h^2/4) alpha s_min) (see below), and the sub-steps that
+ * locate events make h far smaller than dt (h = 41 us at t = 1.957 s:
+ * rho = 0.75, no convergence in 20 iterations); the inertia of tonne-class
+ * links makes s_min small, and alpha_M restores the margin.  The ratio is
+ * measured (docs/models.md "Penalty factor"). */
+#define PENALTY_MASS_RATIO 4.0
+
+static double penalty_mass_alpha(const hymo_mb *mb, double alpha_min)
+{
+    const int nz = mb->nz, m = mb->m;
+    double m_max = 0.0, p_max = 0.0;
+    for (int i = 0; i < nz; ++i) {
+        double s = 0.0;
+        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * mb->phi_z[r * nz + i];
+        if (s > p_max) p_max = s;
+        if (mb->kin.M[i * nz + i] > m_max) m_max = mb->kin.M[i * nz + i];
+    }
+    if (!(p_max > 0.0) || !(m_max > 0.0)) return alpha_min;
+    const double a = PENALTY_MASS_RATIO * 4.0 / (PENALTY_DT_REF * PENALTY_DT_REF) * m_max / p_max;
+    return isfinite(a) && a > alpha_min ? a : alpha_min;
+}
+
 static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err)
 {
     (void)f, (void)t, (void)err;
     if (mb->m == 0) return HYMO_OK;
     hymo_kin_forces_begin(&mb->kin, mb->model); /* M' at the start positions */
     hymo_kin_mass(&mb->kin);
+    if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha); /* s18-alpha */
     const double s_min = smallest_compliance(mb);
     if (s_min > 0.0 && isfinite(s_min)) {
         const double alpha_rho = 4.0 * (1.0 / PENALTY_RHO - 1.0) / (PENALTY_DT_REF * PENALTY_DT_REF * s_min);
