@@ -19,6 +19,8 @@ typedef struct {
     int *colp, *colr; /* nz + 1, m x nz scratch (tangent): the rows of Phi_z's non-zeros per column */
     int nz, m;
     int lambda_frozen;
+    double *gram; /* s18-alpha: nz x nz scratch (lambda_min_norm) */
+    int *gpiv;        /* nz */
 } pb_content;
 
 static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error *err)
@@ -34,8 +36,11 @@ static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->all = calloc(nz, sizeof(int));
     c->colp = calloc(nz + 1, sizeof(int));
     c->colr = calloc(nz * m, sizeof(int));
+    c->gram = calloc(nz * nz, sizeof(double));
+    c->gpiv = calloc(nz, sizeof(int));
     c->nz = mb->nz;
     c->m = mb->m;
+    if (!c->gram || !c->gpiv) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     if (!c->jzz || !c->piv || !c->w || !c->y || !c->all || !c->colp || !c->colr) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     for (int j = 0; j < mb->nz; ++j) c->all[j] = j;
     return HYMO_OK;
@@ -52,6 +57,8 @@ static void pb_destroy(hymo_formulation *f)
     free(c->all);
     free(c->colp);
     free(c->colr);
+    free(c->gram);
+    free(c->gpiv);
     free(c);
     f->content = NULL;
 }
@@ -280,6 +287,56 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
     for (int j = 0; j < nz; ++j) v[j] -= y[j];
 }
 
+/* s18-alpha: with redundant constraint rows, lambda is determined only up
+ * to the null space of Phi_z^T; the updates lambda += alpha Phi let it
+ * drift there without bound (the Bennett linkage, 3 redundant rows of 5,
+ * dt = 0.25 ms: max |lambda| 526 N after 1 s, 1.2e7 N after 6 s, with
+ * Phi_z^T lambda 17-24 N; 10x more at alpha = 1e12).  The forces do not
+ * see it, but the numeric Newton matrix does, through the geometric
+ * stiffness dt^2/4 sum_r lambda_r d2Phi_r/dz2 (its mechanical block minus
+ * M' + dt^2/4 alpha Phi_z^T Phi_z reached 0.095 against M' ~ 1.2-2), and
+ * the velocity and acceleration projections use that block: penalty with
+ * the numeric Jacobian lost second order (docs/models.md, Bennett).  So at
+ * the end of each step lambda is replaced by the smallest multipliers with
+ * the same generalised force g = Phi_z^T lambda: lambda = Phi_z w with
+ * Phi_z^T Phi_z w = g (any solution gives the same Phi_z w; the singular
+ * Gram matrix is shifted by GRAM_SHIFT of its largest diagonal entry and
+ * the solve refined once).  Mechanisms without redundant rows are left
+ * as they are (their lambda is unique). */
+#define GRAM_SHIFT 1e-13
+
+static void lambda_min_norm(pb_content *c, hymo_mb *mb)
+{
+    const int nz = mb->nz, m = mb->m;
+    if (mb->con->rank >= m) return;
+    const double *P = mb->phi_z;
+    double *A = c->gram, *w = c->y, *lam = c->w, dmax = 0.0; /* y, w: project()'s scratch */
+    for (int i = 0; i < nz; ++i)
+        for (int j = 0; j < nz; ++j) {
+            double s = 0.0;
+            for (int r = 0; r < m; ++r) s += P[r * nz + i] * P[r * nz + j];
+            A[i * nz + j] = s;
+            if (i == j && s > dmax) dmax = s;
+        }
+    for (int i = 0; i < nz; ++i) A[i * nz + i] += GRAM_SHIFT * dmax;
+    if (!(dmax > 0.0) || hymo_lu_factor(nz, A, c->gpiv)) return;
+    for (int r = 0; r < m; ++r) lam[r] = 0.0;
+    for (int pass = 0; pass < 2; ++pass) { /* w from the residual force g - Phi_z^T lam, added */
+        for (int i = 0; i < nz; ++i) {
+            double s = 0.0;
+            for (int r = 0; r < m; ++r) s += P[r * nz + i] * (mb->lambda[r] - lam[r]);
+            w[i] = s;
+        }
+        hymo_lu_solve(nz, A, c->gpiv, w);
+        for (int r = 0; r < m; ++r) {
+            double s = 0.0;
+            for (int j = 0; j < nz; ++j) s += P[r * nz + j] * w[j];
+            lam[r] += s;
+        }
+    }
+    for (int r = 0; r < m; ++r) mb->lambda[r] = lam[r];
+}
+
 static hymo_status pb_finish_step(hymo_formulation *f, hymo_mb *mb, double t, long step, int *unknowns_changed,
                                   hymo_error *err)
 {
@@ -290,6 +347,7 @@ static hymo_status pb_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
     hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
     project(f->content, mb, mb->zddn, mb->gamma);
+    lambda_min_norm(f->content, mb); /* s18-alpha */
     return HYMO_OK;
 }
 
