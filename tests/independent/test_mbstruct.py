@@ -12,7 +12,9 @@ Measured at commit time (Debug build; max |dz| over 3 s, rad):
                penalty numeric                            1.59e-5 / 4.71e-6 / 9.16e-6  (no order: the
                    redundant rows' multipliers drifted in null(Phi_z^T), and the numeric matrix's
                    geometric stiffness with them; since s18-alpha lambda is kept minimal:
-                                                          1.51e-5 / 9.34e-7 / 5.83e-8  (16.1, 16.0))
+                                                          1.51e-5 / 9.34e-7 / 5.83e-8  (16.1, 16.0);
+                   penalty fast since then (projection repeated where one pass leaves > 1 %):
+                                                          1.61e-5 / 9.12e-7 / 5.70e-8  (17.7, 16.0))
   spatial_fourbar at 1 ms: double-step 8.00e-6, penalty 7.83e-6 (ratio 1.02)
 """
 
