@@ -40,6 +40,9 @@ typedef struct {
      * finish_step follows (no forces, no residual): the formulation may
      * leave out what its finish_step evaluates again */
     int final_unpack;
+    /* s18-alpha: 1 = alpha is the lower bound of the mass-scaled default
+     * (penalty.c, penalty_mass_alpha), 0 = alpha as given */
+    int alpha_auto;
 } hymo_mb;
 
 hymo_status hymo_mb_alloc(hymo_mb *mb, const hymo_model *model, const hymo_kin_model *km,

@@ -458,6 +458,7 @@ size_t hymo_struct_offset(const char *name, const char *field)
         F(hymo_cosim_summary, errors),       F(hymo_model, gravity),
         F(hymo_model, bodies),               F(hymo_model, signals),
         F(hymo_body, inertia),               F(hymo_signal, v),
+        F(hymo_run_options, penalty_alpha_auto), /* s18-alpha */
     };
 #undef F
     for (size_t i = 0; name && field && i < sizeof fields / sizeof fields[0]; ++i)

@@ -40,7 +40,7 @@ static int run_option(const char *name, const char *value, hymo_run_options *o, 
     else if (!strcmp(name, "--t-end")) o->t_end = v;
     else if (!strcmp(name, "--rtol")) o->rtol = v;
     else if (!strcmp(name, "--atol")) o->atol = v;
-    else if (!strcmp(name, "--alpha")) o->penalty_alpha = v;
+    else if (!strcmp(name, "--alpha")) o->penalty_alpha = v, o->penalty_alpha_auto = 0; /* s18-alpha */
     else if (!strcmp(name, "--max-iter")) {
         if (v != floor(v) || v > 1e6) {
             hymo_error_set(err, HYMO_ERR_ARGUMENT, "--max-iter: '%s' is not a whole number in 1 .. 1000000", value);

@@ -115,6 +115,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     if ((st = hymo_mb_alloc(&sim->mb, model, &cm->kin, &cm->con, err)) != HYMO_OK) goto fail;
     sim->mb.dt = opt->dt;
     sim->mb.alpha = opt->penalty_alpha;
+    sim->mb.alpha_auto = opt->penalty_alpha_auto; /* s18-alpha: penalty.c pb_start */
     sim->mb.reselect_ratio = opt->reselect_ratio;
     if ((st = sim->form.ops->create(&sim->form, &sim->mb, err)) != HYMO_OK) goto fail;
     const int nz = sim->nz = model->n_bodies;

@@ -64,7 +64,8 @@ static void usage_run(FILE *out)
           "                         fast: approximate analytic Jacobian (M', penalty and\n"
           "                         actuator terms, exact hydraulic rows), rebuilt while moving\n"
           "  --linear-solver dense|klu  dense LU (default; LAPACK above 800 unknowns) or KLU sparse LU\n"
-          "  --alpha A              penalty factor (default: model file, 1e11)\n"
+          "  --alpha A              penalty factor as given (default: model file; 1e11, or in\n"
+          "                         format 2 scaled with the masses, docs/model-format.md)\n"
           "  --reselect-threshold R  double-step: re-select the independent coordinates when the\n"
           "                         current pivots fall below R x the best (0 < R <= 1; default:\n"
           "                         model file, else 0.1)\n"
@@ -211,7 +212,7 @@ static int cmd_run(int argc, char **argv)
     }
     if (!isnan(dt)) opt.dt = dt;
     if (!isnan(t_end)) opt.t_end = t_end;
-    if (!isnan(alpha)) opt.penalty_alpha = alpha;
+    if (!isnan(alpha)) opt.penalty_alpha = alpha, opt.penalty_alpha_auto = 0; /* s18-alpha: as given */
     if (!bad && !isnan(reselect)) {
         if (reselect > 0.0 && reselect <= 1.0)
             opt.reselect_ratio = reselect;

@@ -630,6 +630,8 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     d->tol_pressure = DEFAULT_TOL_PRESSURE;
     d->tol_spool = DEFAULT_TOL_SPOOL;
     yaml_node_t *sim = map_get(c, root, "simulation");
+    /* s18-alpha: format 2 without penalty_alpha: the mass-scaled default */
+    m->penalty_alpha_auto = format >= 2 && !(sim && map_get(c, sim, "penalty_alpha"));
     if (!sim) return HYMO_OK;
     static const char *const sim_keys[] = {"dt", "t_end", "penalty_alpha", "max_iterations",
                                            "tolerances", "reselect_threshold", NULL};

@@ -20,6 +20,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->dt = model->defaults.dt;
     opt->t_end = model->defaults.t_end;
     opt->penalty_alpha = model->defaults.penalty_alpha;
+    opt->penalty_alpha_auto = model->penalty_alpha_auto; /* s18-alpha */
     opt->tol_position = model->defaults.tol_position;
     opt->tol_pressure = model->defaults.tol_pressure;
     opt->tol_spool = model->defaults.tol_spool;

@@ -449,6 +449,12 @@ typedef struct hymo_model {
      * is actuator n_cylinders + n_motors + k of a run (its force is the reaction) */
     int n_drivers;
     hymo_joint_driver *drivers;
+
+    /* s18-alpha: 1 when the penalty factor is the mass-scaled default (a
+     * format 2 file without simulation.penalty_alpha; docs/model-format.md
+     * "Penalty factor"): defaults.penalty_alpha is then its lower bound;
+     * 0 when the file gives penalty_alpha or is format 1 (1e11 as given) */
+    int penalty_alpha_auto;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).

@@ -72,6 +72,13 @@ typedef struct {
      * takes longer than 2 s; default 0 (the CLI turns it on for a terminal
      * or with --progress) */
     int progress;
+    /* s18-alpha: 1 = the penalty formulation scales the penalty factor
+     * with the mechanism's mass matrix at the start, taking penalty_alpha
+     * as its lower bound (docs/model-format.md "Penalty factor"); set by
+     * hymo_run_options_default from the model (format 2 files without
+     * simulation.penalty_alpha); 0 = penalty_alpha as given (the CLI's
+     * --alpha sets 0) */
+    int penalty_alpha_auto;
 } hymo_run_options;
 
 /* Default of hymo_run_options.reselect_ratio (model file:

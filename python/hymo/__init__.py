@@ -116,10 +116,13 @@ def run_options(model, **options):
     formulation="double-step"|"penalty", jacobian="numeric"|"fast",
     linear_solver="dense"|"klu", newton_test, predictor, penalty_alpha,
     tol_position, tol_pressure, tol_spool, max_iter, reselect_ratio,
-    verbose, rtol, atol, error_estimate, output_every), checked
+    verbose, rtol, atol, error_estimate, output_every, penalty_alpha_auto;
+    giving penalty_alpha sets penalty_alpha_auto = 0 unless both are given), checked
     (hymo_run_options_check)."""
     opt = _buffer("hymo_run_options", _ffi.RunOptions)
     _lib.hymo_run_options_default(ctypes.byref(opt), model._ptr)
+    if "penalty_alpha" in options and "penalty_alpha_auto" not in options:  # s18-alpha: as given
+        options = dict(options, penalty_alpha_auto=0)
     _set_fields(opt, options, _ENUMS, "run options")
     err = _new_err()
     _check(_lib.hymo_run_options_check(ctypes.byref(opt), ctypes.byref(err)), err)

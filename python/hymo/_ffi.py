@@ -27,6 +27,7 @@ class RunOptions(ctypes.Structure):
         ("tol_position", c_double), ("tol_pressure", c_double), ("tol_spool", c_double),
         ("max_iter", c_int), ("reselect_ratio", c_double), ("verbose", c_int),
         ("rtol", c_double), ("atol", c_double), ("error_estimate", c_int), ("output_every", c_int),
+        ("progress", c_int), ("penalty_alpha_auto", c_int),  # s18-alpha
     ]
 
 
@@ -192,7 +193,8 @@ def _declare(lib):
 
 def _check_layouts(lib):
     # members whose offset the library states: an insertion before them breaks the mirror
-    offsets = (("hymo_run_options", RunOptions, "output_every"), ("hymo_run_summary", RunSummary, "event_iterations"),
+    offsets = (("hymo_run_options", RunOptions, "output_every"), ("hymo_run_options", RunOptions, "penalty_alpha_auto"),
+               ("hymo_run_summary", RunSummary, "event_iterations"),
                ("hymo_run_summary", RunSummary, "n_volumes_below_zero"),
                ("hymo_cosim_summary", CosimSummary, "verdict_reason"), ("hymo_cosim_summary", CosimSummary, "errors"),
                ("hymo_model", ModelHead, "gravity"), ("hymo_model", ModelHead, "bodies"),
