@@ -1,0 +1,64 @@
+/* branch s18-ux: source lines for the checks made after loading, and the
+ * switching functions of the signals' dead-zone and clamp kinks
+ * (docs/model-format.md, "Signal shaping"; docs/architecture.md, "Events"). */
+#include "model_load_ux.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static yaml_node_t *get(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE) return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        if (k && k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, key) == 0)
+            return yaml_document_get_node(doc, p->value);
+    }
+    return NULL;
+}
+
+static int line_of(const yaml_node_t *n) { return n ? (int)n->start_mark.line + 1 : 0; }
+
+/* whether signal s feeds a valve's reference or an external force or torque */
+static int feeds(const hymo_model *m, int s)
+{
+    for (int v = 0; v < m->n_valves; ++v)
+        if (m->valves[v].signal == s) return 1;
+    for (int e = 0; e < m->n_force_elements; ++e) {
+        const hymo_force_element *el = &m->force_elements[e];
+        if (el->type != HYMO_FE_EXTERNAL) continue;
+        for (int k = 0; k < 3; ++k)
+            if (el->force_signal[k] == s || el->torque_signal[k] == s) return 1;
+    }
+    return 0;
+}
+
+hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, hymo_model *m, hymo_error *err)
+{
+    m->independent_line = line_of(get(doc, root, "independent"));
+    if (m->n_volumes > 0) {
+        m->volume_p0_line = calloc((size_t)m->n_volumes, sizeof *m->volume_p0_line);
+        if (!m->volume_p0_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        yaml_node_t *vols = get(doc, get(doc, root, "hydraulics"), "volumes");
+        for (int k = 0; vols && vols->type == YAML_SEQUENCE_NODE && k < m->n_volumes; ++k) {
+            yaml_node_item_t *it = vols->data.sequence.items.start + k;
+            if (it >= vols->data.sequence.items.top) break;
+            yaml_node_t *vn = yaml_document_get_node(doc, *it);
+            yaml_node_t *pn = get(doc, vn, "initial_pressure");
+            m->volume_p0_line[k] = line_of(pn ? pn : vn);
+        }
+    }
+    for (int s = 0; s < m->n_signals; ++s) {
+        hymo_signal_shape *sh = m->signals[s].shape;
+        if (!sh) continue;
+        sh->n_kinks = 0;
+        sh->sw_first = -1;
+        if (!feeds(m, s)) continue;
+        sh->n_kinks = hymo_signal_kink_levels(&m->signals[s], sh->kink_level);
+        if (sh->n_kinks > 0) {
+            sh->sw_first = m->n_force_switches;
+            m->n_force_switches += sh->n_kinks;
+        }
+    }
+    return HYMO_OK;
+}
