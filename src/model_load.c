@@ -1320,6 +1320,10 @@ static int element_exists(const hymo_model *m, const char *name)
         if (strcmp(m->pumps[i].name, name) == 0) return 1;
     for (int i = 0; i < m->n_flow_controls; i++)
         if (strcmp(m->flow_controls[i].name, name) == 0) return 1;
+    for (int i = 0; i < m->n_accumulators; i++) /* branch s18-ux: the later sections too */
+        if (strcmp(m->accumulators[i].name, name) == 0) return 1;
+    for (int i = 0; i < m->n_motors; i++)
+        if (strcmp(m->motors[i].name, name) == 0) return 1;
     return 0;
 }
 
@@ -1328,8 +1332,8 @@ static hymo_status check_new_element(ctx_t *c, yaml_node_t *map, const hymo_mode
 {
     if (element_exists(m, name)) {
         return fail_field(c, map, "name", HYMO_ERR_MODEL,
-                          "duplicate name '%s' (cylinders, throttles, valves, relief and check valves share "
-                          "names)",
+                          "duplicate name '%s' (cylinders, throttles, valves, relief and check valves, pumps, "
+                          "flow control valves, accumulators and motors share names)",
                           name);
     }
     return HYMO_OK;
@@ -1356,7 +1360,9 @@ static hymo_status f_point_ref(ctx_t *c, yaml_node_t *map, const char *key, cons
     TRY(f_ref(c, map, key, 1, &name));
     if (strchr(name, '.')) {
         *out = hymo_model_find_point(m, name);
-        if (*out < 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'", name);
+        char hint[256]; /* branch s18-ux: what there is */
+        if (*out < 0) hymo_point_hint(m, name, hint, sizeof hint);
+        if (*out < 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'%s", name, hint);
         return HYMO_OK;
     }
     int found = -1, count = 0;
@@ -1366,7 +1372,9 @@ static hymo_status f_point_ref(ctx_t *c, yaml_node_t *map, const char *key, cons
             count++;
         }
     }
-    if (count == 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'", name);
+    char hint[256]; /* branch s18-ux: what there is */
+    if (count == 0) hymo_point_hint(m, name, hint, sizeof hint);
+    if (count == 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'%s", name, hint);
     if (count > 1) {
         return fail_field(c, map, key, HYMO_ERR_MODEL,
                           "point name '%s' is ambiguous (%d bodies have it); write BODY.%s", name,

@@ -3,6 +3,7 @@
  * (docs/model-format.md, "Signal shaping"; docs/architecture.md, "Events"). */
 #include "model_load_ux.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,4 +62,64 @@ hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, hymo_model *m,
         }
     }
     return HYMO_OK;
+}
+
+static const char *body_name(const hymo_model *m, int b) { return b == HYMO_GROUND ? "ground" : m->bodies[b].name; }
+
+/* appends "fmt" with a, b to buf (used of len); "..." once it is full */
+static void add(char *buf, size_t len, size_t *used, const char *fmt, const char *a, const char *b)
+{
+    if (*used >= len) return; /* full */
+    const size_t room = len - *used;
+    int w = snprintf(buf + *used, room, fmt, a, b);
+    if (w >= 0 && (size_t)w + 5 < room) {
+        *used += (size_t)w;
+        return;
+    }
+    buf[*used] = '\0';
+    if (room > 4) snprintf(buf + *used, room, "...");
+    *used = len;
+}
+
+void hymo_point_hint(const hymo_model *m, const char *name, char *buf, size_t len)
+{
+    if (!len) return;
+    buf[0] = '\0';
+    if (len < 16) return;
+    size_t used = 0;
+    const size_t cap = len - 2; /* room for the closing ')' */
+    const char *dot = strchr(name, '.');
+    int body = -3; /* -3: no body given */
+    if (dot) {
+        const size_t bl = (size_t)(dot - name);
+        body = -2;
+        if (bl == 6 && !strncmp(name, "ground", 6)) body = HYMO_GROUND;
+        for (int i = 0; body == -2 && i < m->n_bodies; ++i)
+            if (strlen(m->bodies[i].name) == bl && !strncmp(m->bodies[i].name, name, bl)) body = i;
+        if (body == -2) {
+            char bn[HYMO_NAME_MAX];
+            snprintf(bn, sizeof bn, "%.*s", (int)(bl < sizeof bn - 1 ? bl : sizeof bn - 1), name);
+            add(buf, cap, &used, " (no body '%s'; bodies: ground%s", bn, "");
+            for (int i = 0; i < m->n_bodies; ++i) add(buf, cap, &used, ", %s%s", m->bodies[i].name, "");
+            strcat(buf, ")");
+            return;
+        }
+    }
+    int n = 0;
+    for (int p = 0; p < m->n_points; ++p) {
+        const hymo_point *pt = &m->points[p];
+        if (body != -3 && pt->body != body) continue;
+        if (body != -3)
+            add(buf, cap, &used, n ? ", %s%s" : " (points of %s: %s", n ? pt->name : body_name(m, body),
+                n ? "" : pt->name);
+        else
+            add(buf, cap, &used, n ? ", %s.%s" : " (points: %s.%s", body_name(m, pt->body), pt->name);
+        ++n;
+    }
+    if (n == 0) {
+        if (body != -3) snprintf(buf, len, " (%s has no named points)", body_name(m, body));
+        else snprintf(buf, len, " (the model has no named points)");
+        return;
+    }
+    strcat(buf, ")");
 }

@@ -13,4 +13,8 @@
  * sw_first; appended to m->n_force_switches). */
 hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, hymo_model *m, hymo_error *err);
 
+/* For an "unknown point" message: " (no body 'X'; bodies: ...)" or
+ * " (points of B: ...)" or " (points: B.P, ...)", cut to fit len. */
+void hymo_point_hint(const hymo_model *m, const char *name, char *buf, size_t len);
+
 #endif
