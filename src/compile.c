@@ -148,6 +148,18 @@ static hymo_status independent_count_error(const hymo_model *model, hymo_error *
                           src_name(model), at, model->n_independent_hint, nz - rank, nz, rank, rk, nz - rank);
 }
 
+/* branch s18-ux: rank of phi_z (m x nz) by full pivoting; -1 out of memory */
+static int rank_here(int m, int nz, const double *phi_z)
+{
+    double *work = calloc((size_t)m * nz + 1, sizeof(double));
+    unsigned char *cols = calloc((size_t)nz + 1, 1), *rows = calloc((size_t)m + 1, 1);
+    int rank = -1;
+    double pmin;
+    if (work && cols && rows) rank = hymo_rank_pivots(m, nz, phi_z, work, NULL, cols, rows, m, HYMO_RANK_TOL, &pmin);
+    free(work), free(cols), free(rows);
+    return rank;
+}
+
 static void assemble_violation(const hymo_model *model, const hymo_compiled *cm, const double *phi, double *worst,
                                int *wc)
 {
@@ -263,7 +275,16 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
     }
     if (!square) {
         hymo_partition_free(&w->pt);
-        return assemble_least_squares(model, cm, w, z, err);
+        st = assemble_least_squares(model, cm, w, z, err);
+        if (st == HYMO_ERR_ASSEMBLY && model->n_independent_hint > 0) {
+            /* branch s18-ux: holding more joints than the mobility cannot
+             * assemble; say so rather than "cannot be assembled" (the rank
+             * at the configuration reached, generically the rank) */
+            const int rank = rank_here(m, nz, w->phi_z);
+            if (rank > 0 && nz - model->n_independent_hint < rank)
+                return independent_count_error(model, err, nz, m, rank);
+        }
+        return st;
     }
     double *x = calloc((size_t)m, sizeof(double));
     if (!x) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (assembly)");

@@ -45,6 +45,7 @@ void hymo_model_free(hymo_model *model)
     free(model->motors);
     free(model->drivers);
     free(model->volume_p0_line); /* branch s18-ux */
+    free(model->driver_line);
     free(model);
 }
 

@@ -49,6 +49,16 @@ hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, hymo_model *m,
             m->volume_p0_line[k] = line_of(pn ? pn : vn);
         }
     }
+    if (m->n_drivers > 0) {
+        m->driver_line = calloc((size_t)m->n_drivers, sizeof *m->driver_line);
+        if (!m->driver_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        yaml_node_t *dj = get(doc, root, "driven_joints");
+        for (int k = 0; dj && dj->type == YAML_SEQUENCE_NODE && k < m->n_drivers; ++k) {
+            yaml_node_item_t *it = dj->data.sequence.items.start + k;
+            if (it >= dj->data.sequence.items.top) break;
+            m->driver_line[k] = line_of(yaml_document_get_node(doc, *it));
+        }
+    }
     for (int s = 0; s < m->n_signals; ++s) {
         hymo_signal_shape *sh = m->signals[s].shape;
         if (!sh) continue;
