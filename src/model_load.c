@@ -2185,7 +2185,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
     TRY(hymo_model_load_sensors(&c->doc, root, c->origin, m, c->err)); /* branch sensors */
     TRY(hymo_load_forces(&c->doc, map_get(c, root, "forces"), c->origin, c->err, m)); /* src/model_load_forces.c */
     TRY(load_drivers(c, root, m)); /* model_load_motor.inc */
-    TRY(hymo_load_ux(&c->doc, root, m, c->err)); /* branch s18-ux: src/model_load_ux.c */
+    TRY(hymo_load_ux(&c->doc, root, c->origin, m, c->err)); /* branch s18-ux: src/model_load_ux.c */
     return HYMO_OK;
 }
 

@@ -34,7 +34,8 @@ static int feeds(const hymo_model *m, int s)
     return 0;
 }
 
-hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, hymo_model *m, hymo_error *err)
+hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, const char *origin, hymo_model *m,
+                         hymo_error *err)
 {
     m->independent_line = line_of(get(doc, root, "independent"));
     if (m->n_volumes > 0) {
@@ -56,7 +57,21 @@ hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, hymo_model *m,
         for (int k = 0; dj && dj->type == YAML_SEQUENCE_NODE && k < m->n_drivers; ++k) {
             yaml_node_item_t *it = dj->data.sequence.items.start + k;
             if (it >= dj->data.sequence.items.top) break;
-            m->driver_line[k] = line_of(yaml_document_get_node(doc, *it));
+            yaml_node_t *dn = yaml_document_get_node(doc, *it);
+            m->driver_line[k] = line_of(dn);
+            const hymo_signal *sig = &m->signals[m->drivers[k].signal];
+            const hymo_signal_shape *sh = sig->shape;
+            const int dz = sh && sh->has_dead_zone && sh->dead_lo < sh->dead_hi;
+            const int cl = sh && sh->has_clamp && sh->clamp_lo < sh->clamp_hi;
+            if (dz || cl) {
+                yaml_node_t *sn = get(doc, dn, "signal");
+                return hymo_error_set(err, HYMO_ERR_MODEL,
+                                      "%s:%d: driven_joints[%d].signal: signal '%s' has a %s: where the motion "
+                                      "meets its %s the joint's velocity jumps, an impulse the driven joint cannot "
+                                      "follow; drive the joint with a signal without dead_zone and clamp",
+                                      origin, line_of(sn ? sn : dn), k, sig->name, dz ? "dead_zone" : "clamp",
+                                      dz ? "edges" : "limits");
+            }
         }
     }
     for (int s = 0; s < m->n_signals; ++s) {

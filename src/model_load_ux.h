@@ -10,8 +10,10 @@
 /* After every section is loaded: the source lines of the values that
  * checks made after loading name (volume_p0_line, independent_line), and
  * the switching functions of the signal kinks (hymo_signal_shape.n_kinks,
- * sw_first; appended to m->n_force_switches). */
-hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, hymo_model *m, hymo_error *err);
+ * sw_first; appended to m->n_force_switches).  Refuses a driven joint whose
+ * signal has a dead zone or clamp (velocity jumps at its kinks). */
+hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, const char *origin, hymo_model *m,
+                         hymo_error *err);
 
 /* For an "unknown point" message: " (no body 'X'; bodies: ...)" or
  * " (points of B: ...)" or " (points: B.P, ...)", cut to fit len. */
