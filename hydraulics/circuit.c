@@ -75,11 +75,16 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
             circ->l_rod0[c] = cy->length - circ->l_pist0[c];
         }
         if (!(circ->l_pist0[c] > 0.0) || !(circ->l_rod0[c] > 0.0)) {
+            /* branch s18-ux: file:line, the documented path and what to change */
+            char at[32] = "";
+            if (model->cylinder_line && model->cylinder_line[c] > 0) snprintf(at, sizeof at, ":%d", model->cylinder_line[c]);
             hymo_error_set(err, HYMO_ERR_MODEL,
-                           "%s: cylinders.%s: initial chamber lengths piston %.6g m, rod %.6g m "
-                           "(s0 = %.6g m, length = %.6g m) must be positive",
-                           model->source_path ? model->source_path : model->name, cy->name,
-                           circ->l_pist0[c], circ->l_rod0[c], s0[c], cy->length);
+                           "%s%s: hydraulics.cylinders[%d] (%s): initial chamber lengths piston %.6g m, rod %.6g m "
+                           "(s0 = %.6g m, length = %.6g m) must be positive: without piston_length0 the piston "
+                           "side starts at s0 - length, so the distance s0 between base and rod at the start "
+                           "must lie between length and 2 length (%.6g .. %.6g m); or give piston_length0",
+                           model->source_path ? model->source_path : model->name, at, c, cy->name,
+                           circ->l_pist0[c], circ->l_rod0[c], s0[c], cy->length, cy->length, 2.0 * cy->length);
             hymo_circuit_free(circ);
             return HYMO_ERR_MODEL;
         }

@@ -1414,10 +1414,10 @@ static hymo_status load_cylinder(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k
     TRY(f_number(c, cn, "length", 1, 0, R_POSITIVE, &cy->length, NULL));
     TRY(f_number(c, cn, "piston_length0", 0, 0, R_NONNEGATIVE, &cy->l_pist0, &cy->has_l_pist0));
     if (cy->has_l_pist0) {
-        if (cy->l_pist0 > cy->length) {
+        if (!(cy->l_pist0 > 0.0 && cy->l_pist0 < cy->length)) { /* branch s18-ux: both chambers non-empty */
             return fail_field(c, cn, "piston_length0", HYMO_ERR_MODEL,
-                              "must not exceed the cylinder length %g, got %g", cy->length,
-                              cy->l_pist0);
+                              "must lie strictly between 0 and the cylinder length %g (both chambers "
+                              "start with some length), got %g", cy->length, cy->l_pist0);
         }
         cy->l_rod0 = cy->length - cy->l_pist0;
     }

@@ -50,6 +50,16 @@ hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, const char *or
             m->volume_p0_line[k] = line_of(pn ? pn : vn);
         }
     }
+    if (m->n_cylinders > 0) {
+        m->cylinder_line = calloc((size_t)m->n_cylinders, sizeof *m->cylinder_line);
+        if (!m->cylinder_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        yaml_node_t *cs = get(doc, get(doc, root, "hydraulics"), "cylinders");
+        for (int k = 0; cs && cs->type == YAML_SEQUENCE_NODE && k < m->n_cylinders; ++k) {
+            yaml_node_item_t *it = cs->data.sequence.items.start + k;
+            if (it >= cs->data.sequence.items.top) break;
+            m->cylinder_line[k] = line_of(yaml_document_get_node(doc, *it));
+        }
+    }
     if (m->n_drivers > 0) {
         m->driver_line = calloc((size_t)m->n_drivers, sizeof *m->driver_line);
         if (!m->driver_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");

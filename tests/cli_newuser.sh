@@ -6,7 +6,9 @@
 #    (hydraulics.volumes[i].initial_pressure), an `independent` list of the
 #    wrong length (the count is the whole model's degrees of freedom; too
 #    many names is that error, not "cannot be assembled"), a driven joint the
-#    assembly moved (driven_joints[k]);
+#    assembly moved (driven_joints[k]), a cylinder whose start does not fit
+#    its length (hydraulics.cylinders[i]; piston_length0 0 or l, which the
+#    docs allowed and the run refused, is a loader error);
 #  - a make-up valve supplies its full flow only with the tank above its
 #    cracking + opening pressure (tests/models/makeup_demo.yaml, numbers by
 #    hand in docs/model-format.md);
@@ -105,6 +107,12 @@ bad "$T/driven_pendulum.yaml" 's/{name: drive, joint: q1, signal: crank_angle}/{
     "driven_joints[0].signall: unknown field" driven_key
 bad "$T/driven_pendulum.yaml" 's/{name: drive, joint: q1, signal: crank_angle}/{name: drive, joint: q9, signal: crank_angle}/' \
     "driven_joints[0].joint: unknown joint 'q9'" driven_joint
+bad "$D/relief_demo.yaml" 's/piston_length0: 0.25 /piston_length0: 0 /' \
+    "piston_length0_zero.yaml:63: hydraulics.cylinders[0].piston_length0: must lie strictly between 0 and the cylinder length 0.3" \
+    piston_length0_zero
+bad "$D/relief_demo.yaml" 's/      piston_length0: 0.25 .*$//; s/      length: 0.3$/      length: 0.6/' \
+    "cylinder_fit.yaml:57: hydraulics.cylinders[0] (cyl1): initial chamber lengths piston -0.1 m, rod 0.7 m (s0 = 0.5 m, length = 0.6 m) must be positive: without piston_length0" \
+    cylinder_fit
 bad "$T/driven_pendulum.yaml" 's/filter_time_constant: 0.1}/filter_time_constant: 0.1, clamp: [-1, 1]}/' \
     "driven_clamp.yaml:29: driven_joints[0].signal: signal 'crank_angle' has a clamp" driven_clamp
 echo "cli_newuser: ok"

@@ -463,7 +463,8 @@ typedef struct hymo_model {
      * (n_volumes entries, NULL without volumes) and of `independent` */
     int *volume_p0_line;
     int independent_line;
-    int *driver_line; /* of each driven_joints item (n_drivers entries) */
+    int *driver_line;   /* of each driven_joints item (n_drivers entries) */
+    int *cylinder_line; /* of each hydraulics.cylinders item (n_cylinders entries) */
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
