@@ -93,6 +93,7 @@ hymo_status hymo_fe_apply(hymo_fe *fe, const hymo_model *model, hymo_kin *kin, d
                           hymo_error *err)
 {
     fe->power = 0.0;
+    fe->t_eval = t, fe->dt_eval = dt;
     for (int e = 0; e < fe->n; ++e) {
         const hymo_force_element *el = &model->force_elements[e];
         double F = 0.0, dl = 0.0, dld = 0.0;
@@ -282,5 +283,11 @@ void hymo_fe_switching(const hymo_fe *fe, const hymo_model *model, const hymo_ki
         const double z = kin->zlast[el->joint];
         if (el->has_lower) g[el->sw_lower] = el->lower - z;
         if (el->has_upper) g[el->sw_upper] = z - el->upper;
+    }
+    for (int s = 0; s < model->n_signals; ++s) { /* branch s18-ux: kinks of the signals */
+        const hymo_signal *sig = &model->signals[s];
+        if (!sig->shape || sig->shape->n_kinks <= 0) continue;
+        const double x = hymo_signal_eval_unlimited(sig, fe->t_eval, fe->t_eval > 0.0 ? -1 : +1, fe->dt_eval);
+        for (int j = 0; j < sig->shape->n_kinks; ++j) g[sig->shape->sw_first + j] = x - sig->shape->kink_level[j];
     }
 }

@@ -49,6 +49,9 @@ typedef struct {
     double *talpha;
     int *tp, *tq;
     double *scratch; /* 3 nz + 2 nz */
+    /* branch s18-ux: time and grid step of the last hymo_fe_apply (the
+     * signals' kink functions are evaluated there) */
+    double t_eval, dt_eval;
 } hymo_fe;
 
 /* Rows hymo_fe_gradients may fill for this model (the gradient buffer
@@ -72,7 +75,11 @@ hymo_status hymo_fe_apply(hymo_fe *fe, const hymo_model *model, hymo_kin *kin, d
 int hymo_fe_gradients(hymo_fe *fe, const hymo_model *model, const hymo_kin *kin, double *gz);
 
 /* Switching functions of the limits at the last hymo_kin_positions:
- * g = lower - z (lower limit), z - upper (upper limit); >= 0: in contact. */
+ * g = lower - z (lower limit), z - upper (upper limit); >= 0: in contact.
+ * Then (branch s18-ux) the kinks of the signals that feed valves and
+ * external forces at the time of the last hymo_fe_apply: g = x(t) - level
+ * (hymo_signal_kink_levels; x the signal before its dead zone and clamp,
+ * left limit for t > 0, snapped to the step grid). */
 void hymo_fe_switching(const hymo_fe *fe, const hymo_model *model, const hymo_kin *kin, double *g);
 
 #endif

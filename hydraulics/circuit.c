@@ -75,11 +75,16 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
             circ->l_rod0[c] = cy->length - circ->l_pist0[c];
         }
         if (!(circ->l_pist0[c] > 0.0) || !(circ->l_rod0[c] > 0.0)) {
+            /* branch s18-ux: file:line, the documented path and what to change */
+            char at[32] = "";
+            if (model->cylinder_line && model->cylinder_line[c] > 0) snprintf(at, sizeof at, ":%d", model->cylinder_line[c]);
             hymo_error_set(err, HYMO_ERR_MODEL,
-                           "%s: cylinders.%s: initial chamber lengths piston %.6g m, rod %.6g m "
-                           "(s0 = %.6g m, length = %.6g m) must be positive",
-                           model->source_path ? model->source_path : model->name, cy->name,
-                           circ->l_pist0[c], circ->l_rod0[c], s0[c], cy->length);
+                           "%s%s: hydraulics.cylinders[%d] (%s): initial chamber lengths piston %.6g m, rod %.6g m "
+                           "(s0 = %.6g m, length = %.6g m) must be positive: without piston_length0 the piston "
+                           "side starts at s0 - length, so the distance s0 between base and rod at the start "
+                           "must lie between length and 2 length (%.6g .. %.6g m); or give piston_length0",
+                           model->source_path ? model->source_path : model->name, at, c, cy->name,
+                           circ->l_pist0[c], circ->l_rod0[c], s0[c], cy->length, cy->length, 2.0 * cy->length);
             hymo_circuit_free(circ);
             return HYMO_ERR_MODEL;
         }
@@ -371,30 +376,42 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
     }
     for (int k = 0; k < model->n_nodes; ++k) {
         const hymo_node *nd = &model->nodes[k];
+        /* branch s18-ux: "file:line: hydraulics.volumes[i].initial_pressure"
+         * as the loader's messages (volume i is node i, pressure state i) */
+        char where[HYMO_NAME_MAX + 128];
+        if (nd->kind == HYMO_NODE_VOLUME) {
+            const int line = model->volume_p0_line ? model->volume_p0_line[nd->state] : 0;
+            if (line > 0)
+                snprintf(where, sizeof where, "%s:%d: hydraulics.volumes[%d].initial_pressure (volume %s)", src,
+                         line, nd->state, nd->name);
+            else
+                snprintf(where, sizeof where, "%s: hydraulics.volumes[%d].initial_pressure (volume %s)", src,
+                         nd->state, nd->name);
+        }
         if (nd->kind == HYMO_NODE_VOLUME && !known[nd->state]) {
             free(known);
             return hymo_error_set(err, HYMO_ERR_MODEL,
-                                  "%s: volumes.%s: initial_pressure is 'static' but the volume is "
-                                  "neither a cylinder chamber whose other chamber has a given "
-                                  "pressure nor joined to one through a throttle, flow control valve or motor port",
-                                  src, nd->name);
+                                  "%s: 'static' cannot be solved: the volume is neither a cylinder chamber "
+                                  "whose other chamber's pressure is given (a number) nor joined to such a "
+                                  "volume through a throttle, flow control valve or motor port; give a number",
+                                  where);
         }
         if (nd->kind == HYMO_NODE_VOLUME && model->fluid_air.model == HYMO_FLUID_ENTRAINED_AIR &&
             !(p[nd->state] > model->fluid_air.p_vapour)) {
             double v = p[nd->state];
             free(known);
             return hymo_error_set(err, HYMO_ERR_MODEL,
-                                  "%s: volumes.%s: initial pressure %.6g Pa is at or below the fluid's vapour "
+                                  "%s: initial pressure %.6g Pa is at or below the fluid's vapour "
                                   "pressure %.6g Pa (hydraulics.fluid.vapour_pressure; model: entrained_air)",
-                                  src, nd->name, v, model->fluid_air.p_vapour);
+                                  where, v, model->fluid_air.p_vapour);
         }
         if (nd->kind == HYMO_NODE_VOLUME && !(p[nd->state] > 0.0)) {
             double v = p[nd->state];
             free(known);
             return hymo_error_set(err, HYMO_ERR_MODEL,
-                                  "%s: volumes.%s: static equilibrium needs a non-positive "
+                                  "%s: static equilibrium needs a non-positive "
                                   "pressure (%.6g Pa); the mechanism cannot be held at rest",
-                                  src, nd->name, v);
+                                  where, v);
         }
     }
     free(known);

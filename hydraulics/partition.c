@@ -85,12 +85,12 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
     *n_parts = 0;
     if (model->n_drivers > 0) /* motor branch: the split couples cylinders only */
         return hymo_error_set(err, HYMO_ERR_MODEL,
-                              "%s: driven_joints.%s: prescribed joint motions are not supported in co-simulation "
+                              "%s: driven_joints[0] (%s): prescribed joint motions are not supported in co-simulation "
                               "(split) yet; run the model monolithically",
                               src, model->drivers[0].name);
     if (model->n_motors > 0) /* motor branch: the split couples cylinders only */
         return hymo_error_set(err, HYMO_ERR_MODEL,
-                              "%s: motors.%s: hydraulic motors are not supported in co-simulation (split) yet; "
+                              "%s: hydraulics.motors[0] (%s): hydraulic motors are not supported in co-simulation (split) yet; "
                               "run the model monolithically",
                               src, model->motors[0].name);
     int *parent = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
@@ -108,9 +108,9 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         int nodes[2] = {th->node_a, th->node_b};
         if (uf_join_nodes(model, parent, nodes, 2) == 0) {
             st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: throttles.%s: connects no volume (%s - %s), so it belongs to "
+                                "%s: hydraulics.throttles[%d] (%s): connects no volume (%s - %s), so it belongs to "
                                 "no hydraulic circuit",
-                                src, th->name, model->nodes[th->node_a].name, model->nodes[th->node_b].name);
+                                src, t, th->name, model->nodes[th->node_a].name, model->nodes[th->node_b].name);
             goto done;
         }
     }
@@ -119,9 +119,9 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         int nodes[4] = {va->port_P, va->port_T, va->port_A, va->port_B};
         if (uf_join_nodes(model, parent, nodes, 4) == 0) {
             st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: valves.%s: none of its ports P, T, A, B is a volume, so it "
+                                "%s: hydraulics.valves[%d] (%s): none of its ports P, T, A, B is a volume, so it "
                                 "belongs to no hydraulic circuit",
-                                src, va->name);
+                                src, v, va->name);
             goto done;
         }
     }
@@ -130,9 +130,9 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         int nodes[2] = {rv->node_a, rv->node_b};
         if (uf_join_nodes(model, parent, nodes, 2) == 0) {
             st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: relief_valves.%s: connects no volume (%s - %s), so it belongs to "
+                                "%s: hydraulics.relief_valves[%d] (%s): connects no volume (%s - %s), so it belongs to "
                                 "no hydraulic circuit",
-                                src, rv->name, model->nodes[rv->node_a].name, model->nodes[rv->node_b].name);
+                                src, r, rv->name, model->nodes[rv->node_a].name, model->nodes[rv->node_b].name);
             goto done;
         }
     }
@@ -141,9 +141,9 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         int nodes[2] = {cv->node_a, cv->node_b};
         if (uf_join_nodes(model, parent, nodes, 2) == 0) {
             st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: check_valves.%s: connects no volume (%s - %s), so it belongs to "
+                                "%s: hydraulics.check_valves[%d] (%s): connects no volume (%s - %s), so it belongs to "
                                 "no hydraulic circuit",
-                                src, cv->name, model->nodes[cv->node_a].name, model->nodes[cv->node_b].name);
+                                src, k, cv->name, model->nodes[cv->node_a].name, model->nodes[cv->node_b].name);
             goto done;
         }
     }
@@ -152,9 +152,9 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         int nodes[2] = {pu->node_in, pu->node_out};
         if (uf_join_nodes(model, parent, nodes, 2) == 0) {
             st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: pumps.%s: connects no volume (%s - %s), so it belongs to "
+                                "%s: hydraulics.pumps[%d] (%s): connects no volume (%s - %s), so it belongs to "
                                 "no hydraulic circuit",
-                                src, pu->name, model->nodes[pu->node_in].name, model->nodes[pu->node_out].name);
+                                src, j, pu->name, model->nodes[pu->node_in].name, model->nodes[pu->node_out].name);
             goto done;
         }
     }
@@ -163,9 +163,9 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         int nodes[2] = {fc->node_a, fc->node_b};
         if (uf_join_nodes(model, parent, nodes, 2) == 0) {
             st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: flow_control_valves.%s: connects no volume (%s - %s), so it belongs to "
+                                "%s: hydraulics.flow_control_valves[%d] (%s): connects no volume (%s - %s), so it belongs to "
                                 "no hydraulic circuit",
-                                src, fc->name, model->nodes[fc->node_a].name, model->nodes[fc->node_b].name);
+                                src, k, fc->name, model->nodes[fc->node_a].name, model->nodes[fc->node_b].name);
             goto done;
         }
     }
@@ -174,9 +174,9 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         int nodes[2] = {cy->node_piston, cy->node_rod};
         if (uf_join_nodes(model, parent, nodes, 2) == 0) {
             st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: cylinders.%s: neither chamber is a volume, so it belongs to no "
+                                "%s: hydraulics.cylinders[%d] (%s): neither chamber is a volume, so it belongs to no "
                                 "hydraulic circuit",
-                                src, cy->name);
+                                src, c, cy->name);
             goto done;
         }
     }

@@ -125,6 +125,41 @@ static int asm_jacobian(const double *x, double *J, void *user)
 #define LM_MU 1e-8
 #define LM_HALVINGS 30
 
+/* branch s18-ux: an `independent` list of another length than the
+ * mobility, "file:line: independent: ..." with what the count means. */
+static hymo_status independent_count_error(const hymo_model *model, hymo_error *err, int nz, int m, int rank)
+{
+    char at[64] = "";
+    if (model->independent_line > 0) snprintf(at, sizeof at, ":%d", model->independent_line);
+    if (rank < 0) /* fewer names than the coordinates minus all m rows: too few whatever the rank */
+        return hymo_error_set(err, HYMO_ERR_MODEL,
+                              "%s%s: independent: %d joint(s) named, but the whole model has at least %d "
+                              "degree(s) of freedom: its %d joint coordinates (every joint of every body, "
+                              "open-chain and driven joints included) minus the %d constraint equations of the "
+                              "cut joints; name one joint per degree of freedom",
+                              src_name(model), at, model->n_independent_hint, nz - m, nz, m);
+    char rk[64] = "";
+    if (rank != m) snprintf(rk, sizeof rk, " (rank %d of %d equations)", rank, m);
+    return hymo_error_set(err, HYMO_ERR_MODEL,
+                          "%s%s: independent: %d joint(s) named, but the whole model has %d degree(s) of freedom: "
+                          "its %d joint coordinates (every joint of every body, open-chain and driven joints "
+                          "included) minus %d independent constraint equations%s of the cut joints; name "
+                          "exactly %d joint(s)",
+                          src_name(model), at, model->n_independent_hint, nz - rank, nz, rank, rk, nz - rank);
+}
+
+/* branch s18-ux: rank of phi_z (m x nz) by full pivoting; -1 out of memory */
+static int rank_here(int m, int nz, const double *phi_z)
+{
+    double *work = calloc((size_t)m * nz + 1, sizeof(double));
+    unsigned char *cols = calloc((size_t)nz + 1, 1), *rows = calloc((size_t)m + 1, 1);
+    int rank = -1;
+    double pmin;
+    if (work && cols && rows) rank = hymo_rank_pivots(m, nz, phi_z, work, NULL, cols, rows, m, HYMO_RANK_TOL, &pmin);
+    free(work), free(cols), free(rows);
+    return rank;
+}
+
 static void assemble_violation(const hymo_model *model, const hymo_compiled *cm, const double *phi, double *worst,
                                int *wc)
 {
@@ -236,14 +271,20 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
     }
     if (!square && model->n_independent_hint > 0 && nz - model->n_independent_hint > m) {
         hymo_partition_free(&w->pt); /* redundant rows only add degrees of freedom */
-        return hymo_error_set(err, HYMO_ERR_MODEL,
-                              "%s: independent: %d joints named, but %d coordinates - %d "
-                              "constraint equations = %d degrees of freedom",
-                              src_name(model), model->n_independent_hint, nz, m, nz - m);
+        return independent_count_error(model, err, nz, m, -1); /* rank not known yet: at most m */
     }
     if (!square) {
         hymo_partition_free(&w->pt);
-        return assemble_least_squares(model, cm, w, z, err);
+        st = assemble_least_squares(model, cm, w, z, err);
+        if (st == HYMO_ERR_ASSEMBLY && model->n_independent_hint > 0) {
+            /* branch s18-ux: holding more joints than the mobility cannot
+             * assemble; say so rather than "cannot be assembled" (the rank
+             * at the configuration reached, generically the rank) */
+            const int rank = rank_here(m, nz, w->phi_z);
+            if (rank > 0 && nz - model->n_independent_hint < rank)
+                return independent_count_error(model, err, nz, m, rank);
+        }
+        return st;
     }
     double *x = calloc((size_t)m, sizeof(double));
     if (!x) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (assembly)");
@@ -323,10 +364,7 @@ static hymo_status constraint_rank(const hymo_model *model, hymo_compiled *cm, i
                               "leave no degree of freedom",
                               src_name(model), m, rank, nz);
     if (model->n_independent_hint > 0 && nz - model->n_independent_hint != rank)
-        return hymo_error_set(err, HYMO_ERR_MODEL,
-                              "%s: independent: %d joints named, but %d coordinates - %d independent "
-                              "constraint equations (rank of %d) = %d degrees of freedom",
-                              src_name(model), model->n_independent_hint, nz, rank, m, nz - rank);
+        return independent_count_error(model, err, nz, m, rank);
     return hymo_partition_alloc(&w->pt, nz, m, rank, err);
 }
 

@@ -156,12 +156,15 @@ hymo_status hymo_drivers_check_start(const hymo_sim *sim, hymo_error *err)
     for (int k = 0; k < model->n_drivers; ++k) {
         const hymo_joint_driver *dr = &model->drivers[k];
         const double f0 = hymo_signal_eval(&model->signals[dr->signal], 0.0, +1), z0 = sim->mb.z[dr->joint];
+        char at[32] = ""; /* branch s18-ux: file:line and the documented path */
+        if (model->driver_line && model->driver_line[k] > 0) snprintf(at, sizeof at, ":%d", model->driver_line[k]);
         if (fabs(z0 - f0) > 1e-9 * (1.0 + fabs(f0)))
             return hymo_error_set(err, HYMO_ERR_MODEL,
-                                  "%s: driven_joints.%s: the assembly moved joint '%s' to %.17g, but its motion "
-                                  "starts at %.17g (list the joint under `independent:`)",
-                                  model->source_path ? model->source_path : model->name, dr->name,
-                                  model->bodies[dr->joint].joint_name, z0, f0);
+                                  "%s%s: driven_joints[%d] (%s): the assembly moved joint '%s' to %.17g, but its "
+                                  "motion starts at %.17g (list '%s' under `independent:`: the assembly holds only "
+                                  "the joints named there)",
+                                  model->source_path ? model->source_path : model->name, at, k, dr->name,
+                                  model->bodies[dr->joint].joint_name, z0, f0, model->bodies[dr->joint].joint_name);
     }
     return HYMO_OK;
 }

@@ -44,6 +44,9 @@ void hymo_model_free(hymo_model *model)
     free(model->force_elements);
     free(model->motors);
     free(model->drivers);
+    free(model->volume_p0_line); /* branch s18-ux */
+    free(model->driver_line);
+    free(model->cylinder_line);
     free(model);
 }
 

@@ -26,6 +26,7 @@
 #include <yaml.h>
 
 #include "model_load_forces.h"
+#include "model_load_ux.h" /* branch s18-ux */
 
 #define TRY(expr)                                                                                  \
     do {                                                                                           \
@@ -1321,6 +1322,10 @@ static int element_exists(const hymo_model *m, const char *name)
         if (strcmp(m->pumps[i].name, name) == 0) return 1;
     for (int i = 0; i < m->n_flow_controls; i++)
         if (strcmp(m->flow_controls[i].name, name) == 0) return 1;
+    for (int i = 0; i < m->n_accumulators; i++) /* branch s18-ux: the later sections too */
+        if (strcmp(m->accumulators[i].name, name) == 0) return 1;
+    for (int i = 0; i < m->n_motors; i++)
+        if (strcmp(m->motors[i].name, name) == 0) return 1;
     return 0;
 }
 
@@ -1329,8 +1334,8 @@ static hymo_status check_new_element(ctx_t *c, yaml_node_t *map, const hymo_mode
 {
     if (element_exists(m, name)) {
         return fail_field(c, map, "name", HYMO_ERR_MODEL,
-                          "duplicate name '%s' (cylinders, throttles, valves, relief and check valves share "
-                          "names)",
+                          "duplicate name '%s' (cylinders, throttles, valves, relief and check valves, pumps, "
+                          "flow control valves, accumulators and motors share names)",
                           name);
     }
     return HYMO_OK;
@@ -1357,7 +1362,9 @@ static hymo_status f_point_ref(ctx_t *c, yaml_node_t *map, const char *key, cons
     TRY(f_ref(c, map, key, 1, &name));
     if (strchr(name, '.')) {
         *out = hymo_model_find_point(m, name);
-        if (*out < 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'", name);
+        char hint[256]; /* branch s18-ux: what there is */
+        if (*out < 0) hymo_point_hint(m, name, hint, sizeof hint);
+        if (*out < 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'%s", name, hint);
         return HYMO_OK;
     }
     int found = -1, count = 0;
@@ -1367,7 +1374,9 @@ static hymo_status f_point_ref(ctx_t *c, yaml_node_t *map, const char *key, cons
             count++;
         }
     }
-    if (count == 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'", name);
+    char hint[256]; /* branch s18-ux: what there is */
+    if (count == 0) hymo_point_hint(m, name, hint, sizeof hint);
+    if (count == 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'%s", name, hint);
     if (count > 1) {
         return fail_field(c, map, key, HYMO_ERR_MODEL,
                           "point name '%s' is ambiguous (%d bodies have it); write BODY.%s", name,
@@ -1407,10 +1416,10 @@ static hymo_status load_cylinder(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k
     TRY(f_number(c, cn, "length", 1, 0, R_POSITIVE, &cy->length, NULL));
     TRY(f_number(c, cn, "piston_length0", 0, 0, R_NONNEGATIVE, &cy->l_pist0, &cy->has_l_pist0));
     if (cy->has_l_pist0) {
-        if (cy->l_pist0 > cy->length) {
+        if (!(cy->l_pist0 > 0.0 && cy->l_pist0 < cy->length)) { /* branch s18-ux: both chambers non-empty */
             return fail_field(c, cn, "piston_length0", HYMO_ERR_MODEL,
-                              "must not exceed the cylinder length %g, got %g", cy->length,
-                              cy->l_pist0);
+                              "must lie strictly between 0 and the cylinder length %g (both chambers "
+                              "start with some length), got %g", cy->length, cy->l_pist0);
         }
         cy->l_rod0 = cy->length - cy->l_pist0;
     }
@@ -2178,6 +2187,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
     TRY(hymo_model_load_sensors(&c->doc, root, c->origin, m, c->err)); /* branch sensors */
     TRY(hymo_load_forces(&c->doc, map_get(c, root, "forces"), c->origin, c->err, m)); /* src/model_load_forces.c */
     TRY(load_drivers(c, root, m)); /* model_load_motor.inc */
+    TRY(hymo_load_ux(&c->doc, root, c->origin, m, c->err)); /* branch s18-ux: src/model_load_ux.c */
     return HYMO_OK;
 }
 

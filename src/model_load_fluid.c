@@ -66,10 +66,10 @@ static hymo_status load_accumulator(ctx_t *c, yaml_node_t *an, hymo_model *m, in
     hymo_accumulator *ac = &m->accumulators[m->n_accumulators];
     TRY(check_map(c, an, keys));
     TRY(f_name(c, an, "name", ac->name));
-    TRY(check_new_element(c, an, m, ac->name));
     for (int j = 0; j < m->n_accumulators; ++j)
         if (strcmp(m->accumulators[j].name, ac->name) == 0)
             return fail_field(c, an, "name", HYMO_ERR_MODEL, "duplicate accumulator name '%s'", ac->name);
+    TRY(check_new_element(c, an, m, ac->name));
     TRY(f_node(c, an, "node", m, &ac->node));
     if (m->nodes[ac->node].kind != HYMO_NODE_VOLUME)
         return fail_field(c, an, "node", HYMO_ERR_MODEL,

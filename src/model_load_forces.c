@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "model_load_forces.h"
+#include "model_load_ux.h" /* branch s18-ux: hymo_point_hint */
 
 typedef struct {
     yaml_document_t *doc;
@@ -144,7 +145,9 @@ static hymo_status f_point(fctx *c, yaml_node_t *map, const char *key, int *out)
     const hymo_model *m = c->m;
     if (strchr(name, '.')) {
         *out = hymo_model_find_point(m, name);
-        return *out < 0 ? ffail(c, n, key, "unknown point '%s'", name) : HYMO_OK;
+        char hint[256]; /* branch s18-ux: what there is */
+        if (*out < 0) hymo_point_hint(m, name, hint, sizeof hint);
+        return *out < 0 ? ffail(c, n, key, "unknown point '%s'%s", name, hint) : HYMO_OK;
     }
     int found = -1, count = 0;
     for (int i = 0; i < m->n_points; i++)
@@ -152,7 +155,9 @@ static hymo_status f_point(fctx *c, yaml_node_t *map, const char *key, int *out)
             if (found < 0) found = i;
             count++;
         }
-    if (count == 0) return ffail(c, n, key, "unknown point '%s'", name);
+    char hint[256]; /* branch s18-ux: what there is */
+    if (count == 0) hymo_point_hint(m, name, hint, sizeof hint);
+    if (count == 0) return ffail(c, n, key, "unknown point '%s'%s", name, hint);
     if (count > 1)
         return ffail(c, n, key, "point name '%s' is ambiguous (%d bodies have it); write BODY.%s", name, count,
                      name);

@@ -107,7 +107,50 @@ static double table_eval(const hymo_signal *s, double t, int side, double dt, do
     return vs[i] + (t - ts[i]) / h * (vs[i + 1] - vs[i]);
 }
 
+static double eval_stages(const hymo_signal *s, double t, int side, double dt, double d[2], int limits);
+
 double hymo_signal_eval_d(const hymo_signal *s, double t, int side, double dt, double d[2])
+{
+    return eval_stages(s, t, side, dt, d, 1);
+}
+
+double hymo_signal_eval_unlimited(const hymo_signal *s, double t, int side, double dt)
+{
+    return eval_stages(s, t, side, dt, NULL, 0);
+}
+
+/* branch s18-ux: dead zone [lo, hi] maps x to x - hi above hi, x - lo below
+ * lo; its output meets a clamp bound c != 0 at x = c + hi (c > 0) or
+ * x = c + lo (c < 0); c = 0 is met on the whole dead band, whose edges are
+ * already levels.  Without a dead zone (or with lo = hi, a shift) the
+ * clamp bounds (shifted) are the levels; a clamp with min = max is a
+ * constant, without kinks. */
+int hymo_signal_kink_levels(const hymo_signal *s, double level[4])
+{
+    const hymo_signal_shape *sh = s ? s->shape : NULL;
+    int n = 0;
+    if (!sh) return 0;
+    double cand[4];
+    int nc = 0;
+    if (sh->has_dead_zone && sh->dead_lo < sh->dead_hi) cand[nc++] = sh->dead_lo, cand[nc++] = sh->dead_hi;
+    if (sh->has_clamp && sh->clamp_lo < sh->clamp_hi) {
+        const double b[2] = {sh->clamp_lo, sh->clamp_hi};
+        for (int k = 0; k < 2; ++k) {
+            if (!sh->has_dead_zone) cand[nc++] = b[k];
+            else if (!(sh->dead_lo < sh->dead_hi)) cand[nc++] = b[k] + sh->dead_hi; /* a shift only */
+            else if (b[k] > 0.0) cand[nc++] = b[k] + sh->dead_hi;
+            else if (b[k] < 0.0) cand[nc++] = b[k] + sh->dead_lo;
+        }
+    }
+    for (int k = 0; k < nc; ++k) {
+        int dup = 0;
+        for (int j = 0; j < n; ++j) dup |= level[j] == cand[k];
+        if (!dup) level[n++] = cand[k];
+    }
+    return n;
+}
+
+static double eval_stages(const hymo_signal *s, double t, int side, double dt, double d[2], int limits)
 {
     double dd[2] = {0.0, 0.0};
     if (!d) d = dd;
@@ -157,6 +200,7 @@ double hymo_signal_eval_d(const hymo_signal *s, double t, int side, double dt, d
             y2 = (x1 - y1) / tau;
         }
     }
+    if (!limits) return y;
     /* dead zone, then clamp (one-sided at the kinks: by side) */
     if (sh && sh->has_dead_zone) {
         const int up = side >= 0 ? y1 > 0.0 : y1 < 0.0; /* moving up on this side */

@@ -96,6 +96,14 @@ typedef struct hymo_signal_shape {
      * decay of one period exp(-period/tau) */
     double *w;
     double w_end, rho;
+    /* branch s18-ux (appended): the kinks of the dead zone and clamp as
+     * switching functions g_j = x(t) - level[j] (x: the signal before the
+     * dead zone), after the force elements' limits: n_kinks (0..4) of them
+     * from index sw_first of the force elements' functions; n_kinks = 0
+     * when the signal feeds no valve or external force */
+    int n_kinks;
+    double kink_level[4];
+    int sw_first;
 } hymo_signal_shape;
 
 typedef struct {
@@ -455,6 +463,14 @@ typedef struct hymo_model {
      * "Penalty factor"): defaults.penalty_alpha is then its lower bound;
      * 0 when the file gives penalty_alpha or is format 1 (1e11 as given) */
     int penalty_alpha_auto;
+
+    /* branch s18-ux (appended): source lines for the messages of checks
+     * made after loading (0: unknown): of each volume's initial_pressure
+     * (n_volumes entries, NULL without volumes) and of `independent` */
+    int *volume_p0_line;
+    int independent_line;
+    int *driver_line;   /* of each driven_joints item (n_drivers entries) */
+    int *cylinder_line; /* of each hydraulics.cylinders item (n_cylinders entries) */
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
@@ -509,6 +525,15 @@ double hymo_signal_eval_d(const hymo_signal *signal, double t, int side, double 
 /* The first breakpoint of the table (repeated with the period) later than
  * t + eps; +INFINITY if none. */
 double hymo_signal_next_breakpoint(const hymo_signal *signal, double t, double eps);
+/* branch s18-ux: the input levels x = level[j] (x the signal after the
+ * period and filter stages, before the dead zone) at which the shaped
+ * output has a kink: the dead zone's edges and the inputs at which the
+ * dead-zoned value meets a clamp bound (distinct, at most 4); returns
+ * their number (0 for a signal without dead zone or clamp). */
+int hymo_signal_kink_levels(const hymo_signal *signal, double level[4]);
+/* The signal before the dead zone and clamp (period and filter applied)
+ * at t, one-sided and snapped as hymo_signal_eval_d. */
+double hymo_signal_eval_unlimited(const hymo_signal *signal, double t, int side, double dt);
 
 /* Turbulent orifice law with laminar region (SPEC §2):
  * g = sgn(dp) sqrt|dp| for |dp| >= p_tr, dp / sqrt(p_tr) otherwise. */
