@@ -41,8 +41,9 @@ bad() {
 # --- checks after loading: file:line and the documented path
 bad "$D/crane1.yaml" 's/initial_pressure: 3.5e6/initial_pressure: static/' \
     "static_unsolved.yaml:85: hydraulics.volumes[0].initial_pressure (volume V1): 'static' cannot be solved" static_unsolved
+line=$(grep -n '^independent: \[boom, arm, bucket\]' "$D/excavator.yaml" | cut -d: -f1)
 bad "$D/excavator.yaml" 's/^independent: \[boom, arm, bucket\]/independent: [boom, arm]/' \
-    "independent_short.yaml:142: independent: 2 joint(s) named, but the whole model has at least 3 degree(s) of freedom: its 5 joint coordinates" \
+    "independent_short.yaml:$line: independent: 2 joint(s) named, but the whole model has at least 3 degree(s) of freedom: its 5 joint coordinates" \
     independent_short
 bad "$D/fourbar.yaml" 's/^independent: \[z3\]/independent: [z3, z2]/' \
     "independent_long.yaml:73: independent: 2 joint(s) named, but the whole model has 1 degree(s) of freedom" independent_long
