@@ -95,8 +95,9 @@ bad "$T/pendulum_forces.yaml" 's/point_b: arm.tip/point_b: arm.tipp/' \
     "forces[3].point_b: unknown point 'arm.tipp' (points of arm: tip)" force_point
 bad "$T/pendulum_forces.yaml" 's/{name: s1, points: \(.*\)}/{name: s1, points: \1, dead_zone: [1, -1]}/' \
     "signals[0].dead_zone: [lower, upper] needs lower <= upper" signal_dead_zone
+line=$(grep -n '{name: tooth_tip, point: bucket.T}' "$D/excavator.yaml" | cut -d: -f1)
 bad "$D/excavator.yaml" 's/{name: tooth_tip, point: bucket.T}/{name: tooth_tip, point: buckt.T}/' \
-    "excavator_sensor_body.yaml:146: sensors[0].point: unknown point 'buckt.T' (no body 'buckt'; bodies: ground, boom" \
+    "excavator_sensor_body.yaml:$line: sensors[0].point: unknown point 'buckt.T' (no body 'buckt'; bodies: ground, boom" \
     excavator_sensor_body
 bad "$D/excavator.yaml" 's/{name: tooth_tip, point: bucket.T}/{name: tooth_tip, body: buckt, point: [0, 0, 0]}/' \
     "sensors[0].body: unknown body 'buckt'" sensor_missing_body
