@@ -277,6 +277,12 @@ static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
     const double *R = c->pt.R, *M = mb->kin.M;
     double *MR = c->MR;
     int *rows = c->rows, nd = 0;
+    if (c->pt.m == 0) { /* R = I (not stored): M' and gz themselves */
+        for (int l = 0; l < nz; ++l)
+            for (int k = 0; k < nz; ++k) jac[l * ld + k] = M[k * nz + l];
+        memcpy(gx, gz, (size_t)na * (size_t)nz * sizeof(double));
+        return;
+    }
     for (int j = 0; j < nz; ++j) rows[j] = 0;
     for (int r = 0; r < c->pt.m; ++r) rows[c->pt.dep[r]] = 1;
     for (int j = 0; j < nz; ++j)

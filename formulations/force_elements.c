@@ -181,11 +181,11 @@ hymo_status hymo_fe_apply(hymo_fe *fe, const hymo_model *model, hymo_kin *kin, d
 static void add_w(const hymo_kin *kin, int B, const double r[3], const double e[3], int i, double s, double *w)
 {
     const int nz = kin->nb;
-    if (B == HYMO_GROUND || !kin->anc[B * nz + i]) return;
+    if (!hymo_kin_on_path(kin, B, i)) return;
     double exu[3];
     hymo_cross(e, &kin->u[3 * i], exu);
     for (int k = i; k < nz; ++k) {
-        if (!kin->anc[B * nz + k]) continue;
+        if (!hymo_kin_on_path(kin, B, k)) continue;
         double J[3];
         hymo_kin_point_jacobian(kin, B, k, r, J);
         w[k] += (k == i ? 0.5 : 1.0) * s * hymo_dot(J, exu);
@@ -250,8 +250,7 @@ int hymo_fe_gradients(hymo_fe *fe, const hymo_model *model, const hymo_kin *kin,
             /* sum_i (e_i w_i^T + w_i e_i^T) over the revolute joints */
             for (int i = 0; i < nz; ++i) {
                 if (!kin->bd[i].revolute) continue;
-                const int on_a = ba != HYMO_GROUND && kin->anc[ba * nz + i];
-                const int on_b = bb != HYMO_GROUND && kin->anc[bb * nz + i];
+                const int on_a = hymo_kin_on_path(kin, ba, i), on_b = hymo_kin_on_path(kin, bb, i);
                 if (!on_a && !on_b) continue;
                 double *ei = &gz[(size_t)fe->rows * nz], *w = ei + nz;
                 memset(ei, 0, 2 * (size_t)nz * sizeof(double));
@@ -272,6 +271,20 @@ int hymo_fe_gradients(hymo_fe *fe, const hymo_model *model, const hymo_kin *kin,
             g[el->joint] = 1.0;
         }
     }
+    return fe->rows;
+}
+
+int hymo_fe_joint(const hymo_model *model, int e)
+{
+    const hymo_force_element *el = &model->force_elements[e];
+    return el->type == HYMO_FE_SPRING_DAMPER ? -2 : el->type == HYMO_FE_EXTERNAL ? -1 : el->joint;
+}
+
+int hymo_fe_gradients_joint(hymo_fe *fe, const int *joint, double *g)
+{
+    fe->rows = fe->n;
+    fe->nterm = 0;
+    for (int e = 0; e < fe->n; ++e) g[e] = joint[e] < 0 ? 0.0 : 1.0;
     return fe->rows;
 }
 

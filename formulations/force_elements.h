@@ -74,6 +74,14 @@ hymo_status hymo_fe_apply(hymo_fe *fe, const hymo_model *model, hymo_kin *kin, d
  * indices into gz); returns the rows filled (fe->rows). */
 int hymo_fe_gradients(hymo_fe *fe, const hymo_model *model, const hymo_kin *kin, double *gz);
 
+/* The joint of element e's coordinate (joint elements), -1 for an
+ * external force (no coordinate), -2 for a spring-damper (a point-to-point
+ * length: several joints, and second-derivative rows). */
+int hymo_fe_joint(const hymo_model *model, int e);
+/* hymo_fe_gradients where no element is a spring-damper, one entry per
+ * row: g[e] = dl_e/dz_joint[e] (joint[e] from hymo_fe_joint). */
+int hymo_fe_gradients_joint(hymo_fe *fe, const int *joint, double *g);
+
 /* Switching functions of the limits at the last hymo_kin_positions:
  * g = lower - z (lower limit), z - upper (upper limit); >= 0: in contact.
  * Then (branch s18-ux) the kinks of the signals that feed valves and

@@ -58,18 +58,16 @@ hymo_status hymo_kin_model_init(hymo_kin_model *km, const hymo_model *model, hym
     int nb = model->n_bodies;
     km->nb = nb;
     size_t n = (size_t)(nb > 0 ? nb : 1);
-    km->anc = calloc(n * n, 1);
+    km->pre = calloc(n, sizeof(int));
+    km->sub = calloc(n, sizeof(int));
     km->bd = calloc(n, sizeof *km->bd);
     km->child_first = calloc(n + 1, sizeof(int));
     km->child_list = calloc(n, sizeof(int));
-    if (!km->anc || !km->bd || !km->child_first || !km->child_list) {
+    if (!km->pre || !km->sub || !km->bd || !km->child_first || !km->child_list) {
         hymo_kin_model_free(km);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (kinematic constants)");
     }
-    for (int i = 0; i < nb; ++i) {
-        for (int j = i; j != HYMO_GROUND; j = model->bodies[j].parent) km->anc[i * nb + j] = 1;
-        body_init(&model->bodies[i], &km->bd[i]);
-    }
+    for (int i = 0; i < nb; ++i) body_init(&model->bodies[i], &km->bd[i]);
     /* children lists (bodies are in topological order: parent < child) */
     for (int i = 0; i < nb; ++i)
         if (model->bodies[i].parent != HYMO_GROUND) km->child_first[model->bodies[i].parent + 1]++;
@@ -77,12 +75,27 @@ hymo_status hymo_kin_model_init(hymo_kin_model *km, const hymo_model *model, hym
     for (int i = 0, *fill = km->child_list; i < nb; ++i)
         for (int c = i + 1; c < nb; ++c)
             if (model->bodies[c].parent == i) *fill++ = c;
+    /* subtree sizes (leaves to root), then preorder indices (root to leaves):
+     * a child's block follows its parent's index and its elder siblings' blocks */
+    for (int i = nb - 1; i >= 0; --i) {
+        km->sub[i] += 1;
+        if (model->bodies[i].parent != HYMO_GROUND) km->sub[model->bodies[i].parent] += km->sub[i];
+    }
+    for (int i = 0, next_root = 0; i < nb; ++i) {
+        if (model->bodies[i].parent == HYMO_GROUND) km->pre[i] = next_root, next_root += km->sub[i];
+        int next = km->pre[i] + 1;
+        for (int t = km->child_first[i]; t < km->child_first[i + 1]; ++t) {
+            km->pre[km->child_list[t]] = next;
+            next += km->sub[km->child_list[t]];
+        }
+    }
     return HYMO_OK;
 }
 
 void hymo_kin_model_free(hymo_kin_model *km)
 {
-    free(km->anc);
+    free(km->pre);
+    free(km->sub);
     free(km->bd);
     free(km->child_first);
     free(km->child_list);
@@ -94,7 +107,8 @@ hymo_status hymo_kin_init(hymo_kin *kin, const hymo_kin_model *km, hymo_error *e
     memset(kin, 0, sizeof *kin);
     int nb = km->nb;
     kin->nb = nb;
-    kin->anc = km->anc;
+    kin->pre = km->pre;
+    kin->sub = km->sub;
     kin->bd = km->bd;
     kin->child_first = km->child_first;
     kin->child_list = km->child_list;
@@ -110,7 +124,6 @@ hymo_status hymo_kin_init(hymo_kin *kin, const hymo_kin_model *km, hymo_error *e
     kin->Qbar = calloc(n * 6, sizeof(double));
     kin->Phat = calloc(n * 6, sizeof(double));
     kin->acc = calloc(n * 6, sizeof(double));
-    kin->M = calloc(n * n, sizeof(double));
     kin->Q = calloc(n, sizeof(double));
     kin->Iown = calloc(n * 10, sizeof(double));
     kin->Ic = calloc(n * 10, sizeof(double));
@@ -121,7 +134,7 @@ hymo_status hymo_kin_init(hymo_kin *kin, const hymo_kin_model *km, hymo_error *e
     kin->m_stale = calloc(n, sizeof(int));
     kin->dirty = calloc(n, sizeof(int));
     if (!kin->R || !kin->o || !kin->u || !kin->g || !kin->J || !kin->b || !kin->Z || !kin->A0 || !kin->Qbar ||
-        !kin->Phat || !kin->acc || !kin->M || !kin->Q || !kin->Iown || !kin->Ic || !kin->zlast || !kin->zdlast ||
+        !kin->Phat || !kin->acc || !kin->Q || !kin->Iown || !kin->Ic || !kin->zlast || !kin->zdlast ||
         !kin->geo_stale || !kin->vel_stale || !kin->m_stale || !kin->dirty) {
         hymo_kin_free(kin);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (kinematics workspace)");
@@ -381,7 +394,7 @@ void hymo_kin_point_accel0(const hymo_kin *kin, int body, const double r[3], dou
 
 void hymo_kin_point_jacobian(const hymo_kin *kin, int body, int j, const double r[3], double out[3])
 {
-    if (body == HYMO_GROUND || !kin->anc[body * kin->nb + j]) {
+    if (!hymo_kin_on_path(kin, body, j)) {
         out[0] = out[1] = out[2] = 0.0;
         return;
     }
@@ -530,14 +543,19 @@ void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const 
  * (Qbar_k - Mbar_k A0_k) below j: for i on the path root..j,
  * M'_ij = b_i^T Mhat_j b_j and Q'_j = b_j^T Phat_j.  M' depends on the
  * positions only; a column is recomputed when its inputs changed. */
-void hymo_kin_mass(hymo_kin *kin)
+int hymo_kin_mass(hymo_kin *kin)
 {
     const int nb = kin->nb;
+    if (!kin->M) { /* entries of bodies without a common path stay zero */
+        kin->M = calloc((size_t)(nb > 0 ? nb : 1) * (size_t)(nb > 0 ? nb : 1), sizeof(double));
+        if (!kin->M) return 1;
+        for (int k = 0; k < nb; ++k) kin->m_stale[k] = 1;
+    }
     double *M = kin->M;
     /* column k of M' (rows on the path root..k) changes with b_k, with b of
      * its ancestors (then b_k changed too) and with Iown in the subtree of k:
      * m_stale is set for a changed body and all its ancestors (mark_m_stale).
-     * Entries of bodies without a common path stay zero (from hymo_kin_init). */
+     * Entries of bodies without a common path stay zero (from the allocation). */
     for (int k = nb - 1; k >= 0; --k) {
         if (!kin->m_stale[k]) continue;
         kin->m_stale[k] = 0;
@@ -557,6 +575,7 @@ void hymo_kin_mass(hymo_kin *kin)
             M[k * nb + i] = s;
         }
     }
+    return 0;
 }
 
 int hymo_kin_tree_factor(hymo_kin *kin, const double *e, double *w)
@@ -618,7 +637,7 @@ void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model)
     (void)model;
     const int nb = kin->nb;
     double *Q = kin->Q;
-    hymo_kin_mass(kin);
+    if (!kin->mass_lazy || kin->M) hymo_kin_mass(kin); /* lazy: Q' alone */
     for (int k = nb - 1; k >= 0; --k) {
         const double *Qb = &kin->Qbar[6 * k];
         double *P = &kin->Phat[6 * k];

@@ -43,7 +43,7 @@ typedef struct {
  * read-only by every run): topology and per-body constants. */
 typedef struct {
     int nb;
-    unsigned char *anc;  /* nb x nb: anc[i*nb + j] = 1 if joint j lies on the path root..i (incl. i) */
+    int *pre, *sub;      /* nb each: preorder index and subtree size (hymo_kin_on_path) */
     hymo_kin_body *bd;   /* nb per-body constants */
     int *child_first;    /* nb + 1: children of j are child_list[child_first[j] .. child_first[j+1]) */
     int *child_list;
@@ -57,7 +57,7 @@ void hymo_kin_model_free(hymo_kin_model *km);
 typedef struct {
     int nb;
     /* constants (borrowed from the hymo_kin_model, read-only) */
-    const unsigned char *anc;
+    const int *pre, *sub;
     const hymo_kin_body *bd;
     const int *child_first, *child_list;
     /* positions (global) */
@@ -74,7 +74,9 @@ typedef struct {
     double *Qbar; /* nb x 6, applied + velocity forces (before -Mbar A0) */
     double *Phat; /* nb x 6, scratch: subtree sums of Qbar - Mbar A0 (or of the residual wrenches) */
     double *acc;  /* nb x 6, scratch: sum of b_i zdd_i along each path */
-    double *M;    /* nb x nb, M' (row-major, symmetric)           */
+    double *M;    /* nb x nb, M' (row-major, symmetric): allocated by the first hymo_kin_mass */
+    int mass_lazy; /* 1: hymo_kin_mass_and_forces leaves M' alone until hymo_kin_mass asks for it
+                    * (an open tree solved in O(nb): the engine's tree mode) */
     double *Q;    /* nb, Q'                                        */
     /* caches (internal) */
     double *Iown;       /* nb x 10, spatial inertia about the global origin:
@@ -112,6 +114,13 @@ void hymo_kin_body_vector(const hymo_kin *kin, int body, const double v_local[3]
 void hymo_kin_point_velocity(const hymo_kin *kin, int body, const double r[3], double v[3]);
 /* Acceleration of that point with zdd = 0 (velocity-product part). */
 void hymo_kin_point_accel0(const hymo_kin *kin, int body, const double r[3], double a[3]);
+/* 1 if joint j lies on the path root..body (incl. body; 0 for the ground):
+ * body's preorder index falls within j's subtree.  O(1) and O(nb) memory
+ * (an nb x nb table was the chain's largest array after M'). */
+static inline int hymo_kin_on_path(const hymo_kin *kin, int body, int j)
+{
+    return body != HYMO_GROUND && (unsigned)(kin->pre[body] - kin->pre[j]) < (unsigned)kin->sub[j];
+}
 /* d r / d z_j for a global point r attached to body (zero if j not an ancestor). */
 void hymo_kin_point_jacobian(const hymo_kin *kin, int body, int j, const double r[3], double out[3]);
 
@@ -121,8 +130,9 @@ void hymo_kin_forces_begin(hymo_kin *kin, const hymo_model *model);
 void hymo_kin_add_point_force(hymo_kin *kin, int body, const double a[3], const double f[3]);
 /* M' and Q' from the forces assembled so far (leaves-to-root accumulation). */
 void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model);
-/* M' alone (the fast Newton matrix): as hymo_kin_mass_and_forces without Q'. */
-void hymo_kin_mass(hymo_kin *kin);
+/* M' alone (the fast Newton matrix): as hymo_kin_mass_and_forces without Q'.
+ * The nb x nb array is allocated at the first call; 1 if that fails. */
+int hymo_kin_mass(hymo_kin *kin);
 /* Open tree: (M' + diag(e)) x = f in O(nb), without M' (the
  * articulated-body recursion in the global twists: leaves to root, the
  * subtree's articulated inertia P_k = Mbar_k + sum over children c of

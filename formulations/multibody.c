@@ -52,9 +52,10 @@ void hymo_mb_free(hymo_mb *mb)
     memset(mb, 0, sizeof *mb);
 }
 
-int hymo_mb_kkt_factor(const hymo_mb *mb, double *K, int *piv)
+int hymo_mb_kkt_factor(hymo_mb *mb, double *K, int *piv)
 {
     const int nz = mb->nz, m = mb->m, n = nz + m;
+    if (hymo_kin_mass(&mb->kin)) return 1; /* current already, unless M' is formed on demand only */
     for (int i = 0; i < nz; ++i)
         for (int j = 0; j < nz; ++j) K[i * n + j] = mb->kin.M[i * nz + j];
     for (int r = 0; r < m; ++r) {
@@ -103,13 +104,15 @@ hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank
     CALLOC(pt->dep, m_all);
     CALLOC(pt->phid_lu, rank * rank);
     CALLOC(pt->phid_piv, rank);
-    CALLOC(pt->R, nz * nz);
+    CALLOC(pt->R, rank > 0 ? nz * (nz - rank) : 0); /* rank 0: R = I, not stored */
     CALLOC(pt->work, m_all * nz + 2 * nz + 2 * m_all);
     CALLOC(pt->mask, nz);
     CALLOC(pt->mask2, nz);
     CALLOC(pt->rows, m_all);
     CALLOC(pt->row_mask, m_all);
     for (int r = 0; r < rank; ++r) pt->rows[r] = r;
+    if (rank == 0)
+        for (int j = 0; j < nz; ++j) pt->indep[j] = j; /* all independent from the start (hymo_partition_select) */
     if (rank >= HYMO_PHID_SPARSE_MIN) {
         CALLOC(pt->sp, 1);
         CALLOC(pt->sp->Ap, rank + 1);
@@ -229,6 +232,7 @@ void hymo_partition_factor(hymo_partition *pt, const double *phi_z)
 {
     const int m = pt->m, nz = pt->nz, ni = pt->ni;
     double *R = pt->R, *w = pt->work;
+    if (m == 0) return; /* R = I (not stored) */
     if (pt->sp) pt->sp->active = !phid_klu_factor(pt, phi_z); /* else (singular) the dense LU says so */
     if (!pt->sp || !pt->sp->active) {
         for (int r = 0; r < m; ++r)
@@ -258,8 +262,7 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z)
 {
     const int m = pt->m, nz = pt->nz;
     if (m == 0) {
-        for (int j = 0; j < nz; ++j) pt->indep[j] = j;
-        for (int j = 0; j < nz * nz; ++j) pt->R[j] = j % (nz + 1) == 0; /* R = I */
+        for (int j = 0; j < nz; ++j) pt->indep[j] = j; /* R = I */
         return INFINITY;
     }
     double pmin;
@@ -469,6 +472,29 @@ void hymo_actuators_apply(const hymo_actuators *act, const hymo_model *model, hy
 
 #define EXACT_ZERO_MIN_NZ 16
 
+/* d s_a / d z_j of cylinder a (rb, rr its ends, e its direction) */
+static double cylinder_gradient(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin, int a,
+                                int j)
+{
+    const hymo_cylinder *cy = &model->cylinders[a];
+    const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
+    const double *rb = &act->ends[6 * a], *rr = rb + 3, *e = &act->dir[3 * a];
+    /* a joint on the paths to both ends moves them rigidly together: s
+     * does not change.  From EXACT_ZERO_MIN_NZ joints on that entry is set
+     * to the exact zero, which keeps the Newton matrix's coupling sparse
+     * (computed, it is a round-off residue that fills the actuator
+     * stiffness and KLU's pattern: a chain of N links and cylinders cost
+     * O(N^3) per matrix); below it the residue is kept, so that the small
+     * (shipped) models keep their numbers bit for bit (crane2's fast mode
+     * changes by 2 matrix builds in 18541 with the exact zero). */
+    const int on_b = hymo_kin_on_path(kin, pb->body, j), on_r = hymo_kin_on_path(kin, pr->body, j);
+    if (on_b == on_r && (kin->nb >= EXACT_ZERO_MIN_NZ || !on_b)) return 0.0;
+    double jb[3], jr[3];
+    hymo_kin_point_jacobian(kin, pb->body, j, rb, jb);
+    hymo_kin_point_jacobian(kin, pr->body, j, rr, jr);
+    return (jr[0] - jb[0]) * e[0] + (jr[1] - jb[1]) * e[1] + (jr[2] - jb[2]) * e[2];
+}
+
 void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
                               double *gz)
 {
@@ -477,33 +503,27 @@ void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model
         for (int j = 0; j < nz; ++j) gz[a * nz + j] = 0.0;
         gz[a * nz + motor_joint(model, a)] = 1.0;
     }
-    for (int a = 0; a < act->na && a < model->n_cylinders; ++a) {
-        const hymo_cylinder *cy = &model->cylinders[a];
-        const hymo_point *pb = &model->points[cy->point_base], *pr = &model->points[cy->point_rod];
-        const double *rb = &act->ends[6 * a], *rr = rb + 3, *e = &act->dir[3 * a];
-        const unsigned char *ab = pb->body == HYMO_GROUND ? NULL : &kin->anc[pb->body * nz];
-        const unsigned char *ar = pr->body == HYMO_GROUND ? NULL : &kin->anc[pr->body * nz];
-        for (int j = 0; j < nz; ++j) {
-            /* a joint on the paths to both ends moves them rigidly
-             * together: s does not change.  From EXACT_ZERO_MIN_NZ joints on
-             * that entry is set to the exact zero, which keeps the Newton
-             * matrix's coupling sparse (computed, it is a round-off residue
-             * that fills the actuator stiffness and KLU's pattern: a chain
-             * of N links and cylinders cost O(N^3) per matrix); below it
-             * the residue is kept, so that the small (shipped) models keep
-             * their numbers bit for bit (crane2's fast mode changes by
-             * 2 matrix builds in 18541 with the exact zero). */
-            const int on_b = ab && ab[j], on_r = ar && ar[j];
-            if (on_b == on_r && (nz >= EXACT_ZERO_MIN_NZ || !on_b)) {
-                gz[a * nz + j] = 0.0;
-                continue;
-            }
-            double jb[3], jr[3];
-            hymo_kin_point_jacobian(kin, pb->body, j, rb, jb);
-            hymo_kin_point_jacobian(kin, pr->body, j, rr, jr);
-            gz[a * nz + j] = (jr[0] - jb[0]) * e[0] + (jr[1] - jb[1]) * e[1] + (jr[2] - jb[2]) * e[2];
-        }
-    }
+    for (int a = 0; a < act->na && a < model->n_cylinders; ++a)
+        for (int j = 0; j < nz; ++j) gz[a * nz + j] = cylinder_gradient(act, model, kin, a, j);
+}
+
+int hymo_actuator_joint(const hymo_model *model, const hymo_kin *kin, int a)
+{
+    if (a >= model->n_cylinders) return motor_joint(model, a);
+    const hymo_cylinder *cy = &model->cylinders[a];
+    const int b[2] = {model->points[cy->point_base].body, model->points[cy->point_rod].body};
+    int joint = -1, count = 0;
+    for (int end = 0; end < 2; ++end) /* the joints below the common ancestor, on either side */
+        for (int x = b[end]; x != HYMO_GROUND && !hymo_kin_on_path(kin, b[1 - end], x); x = kin->bd[x].parent)
+            joint = x, ++count;
+    return count <= 1 ? joint : -2;
+}
+
+void hymo_actuators_gradients_joint(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
+                                    const int *joint, double *g)
+{
+    for (int a = 0; a < act->na; ++a)
+        g[a] = joint[a] < 0 ? 0.0 : a >= model->n_cylinders ? 1.0 : cylinder_gradient(act, model, kin, a, joint[a]);
 }
 
 void hymo_actuators_accel(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,

@@ -51,7 +51,7 @@ void hymo_mb_free(hymo_mb *mb);
 
 /* [M' Phi_z^T; Phi_z 0] (n = nz + m, row-major) into kkt and its LU; M' and
  * phi_z must be current.  Returns 0, or 1 if singular. */
-int hymo_mb_kkt_factor(const hymo_mb *mb, double *kkt, int *piv);
+int hymo_mb_kkt_factor(hymo_mb *mb, double *kkt, int *piv);
 
 /* ---- coordinate partitioning (double-step, and assembly of the model) ---- */
 
@@ -160,6 +160,13 @@ void hymo_actuators_apply(const hymo_actuators *act, const hymo_model *model, hy
 /* gz[a*nz + j] = d s_a / d z_j at the current kinematics. */
 void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
                               double *gz);
+/* The one joint whose coordinate moves actuator a's ends relative to
+ * each other (its gradient's only non-zero), -1 if none, -2 if several. */
+int hymo_actuator_joint(const hymo_model *model, const hymo_kin *kin, int a);
+/* g[a] = d s_a / d z_joint[a] (0 for joint[a] < 0): hymo_actuators_gradients'
+ * non-zeros where each actuator has at most one (hymo_actuator_joint). */
+void hymo_actuators_gradients_joint(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
+                                    const int *joint, double *g);
 /* sdd[na] for joint accelerations zdd (kinematics and actuators evaluated). */
 void hymo_actuators_accel(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
                           const double *zdd, double *sdd);

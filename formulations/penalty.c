@@ -29,14 +29,15 @@ static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     if (!c) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     f->content = c;
     const size_t nz = (size_t)mb->nz + 1, m = (size_t)mb->m + 1;
-    c->jzz = calloc(nz * nz, sizeof(double));
+    const size_t nzz = mb->m > 0 ? nz * nz : 1; /* without constraints no projection: O(nz) memory */
+    c->jzz = calloc(nzz, sizeof(double));
     c->piv = calloc(nz, sizeof(int));
     c->w = calloc(m, sizeof(double));
     c->y = calloc(nz, sizeof(double));
     c->all = calloc(nz, sizeof(int));
     c->colp = calloc(nz + 1, sizeof(int));
     c->colr = calloc(nz * m, sizeof(int));
-    c->gram = calloc(nz * nz, sizeof(double));
+    c->gram = calloc(nzz, sizeof(double));
     c->gpiv = calloc(nz, sizeof(int));
     c->nz = mb->nz;
     c->m = mb->m;
@@ -176,10 +177,10 @@ static double penalty_mass_alpha(const hymo_mb *mb, double alpha_min)
 
 static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err)
 {
-    (void)f, (void)t, (void)err;
+    (void)f, (void)t;
     if (mb->m == 0) return HYMO_OK;
     hymo_kin_forces_begin(&mb->kin, mb->model); /* M' at the start positions */
-    hymo_kin_mass(&mb->kin);
+    if (hymo_kin_mass(&mb->kin)) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (mass matrix)");
     if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha); /* s18-alpha */
     const double s_min = smallest_compliance(mb);
     if (s_min > 0.0 && isfinite(s_min)) {

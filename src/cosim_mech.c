@@ -59,24 +59,20 @@ static hymo_status tlm_forces(hymo_sim *sim, double t, hymo_error *err)
 static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
 {
     const hymo_model *model = sim->model;
-    const int nxm = sim->nxm, na = sim->na;
+    const int na = sim->na;
     if (na == 0) return HYMO_OK;
     hymo_circuit_derivs *cd = &sim->cderiv;
     if (hymo_circuit_derivatives(&sim->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 0, cd))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): a hydraulic volume became non-positive",
                               t, sim->step + 1);
     const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
-    double *J = sim->jmech;
     for (int a = 0; a < na; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
         const double *zc = sim->tlm_in + 2 * na + 2 * a;
         const double dF_dsd = cd->dF_dsd[a] + hymo_sparse_get(&cd->dF_dp, a, kp) * zc[0] * (-cy->piston_area) +
                               hymo_sparse_get(&cd->dF_dp, a, kr) * zc[1] * cy->rod_side_area;
-        const double k = c * (cd->dF_ds[a] + a1 * dF_dsd);
-        const double *g = &sim->act_gx[a * nxm];
-        for (int l = 0; l < nxm; ++l)
-            for (int i = 0; i < nxm; ++i) J[l * nxm + i] -= k * g[i] * g[l];
+        hymo_engine_actuator_stiffness(sim, a, c * (cd->dF_ds[a] + a1 * dF_dsd));
     }
     return HYMO_OK;
 }

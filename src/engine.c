@@ -594,14 +594,21 @@ hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, 
     const int nz = sim->nz, m = sim->m, n = nz + m;
     double *rhs = sim->kkt_rhs;
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
-    if (hymo_mb_kkt_factor(mb, sim->kkt, sim->kkt_piv))
+    /* tree mode: M' zdd = Q' by the articulated-body recursion (tan_w is zero), no M' */
+    if (sim->tree_mode ? hymo_kin_tree_factor(&mb->kin, sim->tan_w, sim->tree_w)
+                       : hymo_mb_kkt_factor(mb, sim->kkt, sim->kkt_piv))
         return hymo_error_set(err, HYMO_ERR_MODEL,
                               "%s: t = %.6g s: singular mass matrix (a body without mass or inertia about its "
                               "joint?)",
                               sim->model->source_path ? sim->model->source_path : sim->model->name, sim->t);
     for (int i = 0; i < nz; ++i) rhs[i] = mb->kin.Q[i];
     for (int r = 0; r < m; ++r) rhs[nz + r] = mb->con->redundant[r] ? 0.0 : -mb->gamma[r]; /* redundant: mu_r = 0 */
-    hymo_lu_solve(n, sim->kkt, sim->kkt_piv, rhs);
+    if (sim->tree_mode) {
+        hymo_kin_tree_solve(&mb->kin, sim->tree_w, rhs, sim->tree_s);
+        sim->jac_valid = 0; /* the Newton matrix's tree factors were in tree_w */
+    } else {
+        hymo_lu_solve(n, sim->kkt, sim->kkt_piv, rhs);
+    }
     memcpy(mb->zdd, rhs, (size_t)nz * sizeof(double));
     if (set_lambda) memcpy(mb->lambda, rhs + nz, (size_t)m * sizeof(double));
     return HYMO_OK;

@@ -70,6 +70,9 @@ typedef struct hymo_jacobian_ops {
     /* the state (and residual norm) at the converged unknowns x;
      * at_evaluated: x is the iterate whose residual sim->f holds */
     hymo_status (*finish)(hymo_sim *sim, const double *x, int at_evaluated, double t, hymo_error *err);
+    /* builds the matrix from the formulation's parts (not column by column
+     * from residuals), so that tree mode can leave M' out of it */
+    int tree_capable;
 } hymo_jacobian_ops;
 
 /* Newton stopping test of the trapezoidal integrator. */
@@ -210,9 +213,22 @@ struct hymo_sim {
     double newton_prev_m;    /* the mechanical block's previous scaled increment in this step */
     double newton_lte;       /* predictor-corrector distance of the last step, tolerance units */
     hymo_circuit_derivs cderiv;  /* fast Jacobian: circuit partial derivatives */
-    double *act_gz, *act_gx;     /* fast Jacobian: na x nz, na x nxm actuator length gradients */
+    /* fast Jacobian: the gradients of the actuators' lengths (na rows) and
+     * of the force elements' rows (src/jacobian.c), in the coordinates
+     * (act_gz) and mapped to the unknowns (act_gx), g_ld entries per row:
+     * dense (g_idx NULL: nz and nxm entries, entry s belongs to unknown s)
+     * or, in tree mode, one per row at unknown g_idx[row] (< 0: none) */
+    double *act_gz, *act_gx;
+    int g_ld, *g_idx;
+    int *g_jt_start, *g_jt;      /* tree mode: the actuators acting on unknown k: g_jt[g_jt_start[k] ..] */
+    /* tree mode (hymo_engine_tree_mode): an open tree without constraints
+     * whose actuators and force elements each act on one joint; the
+     * mechanical block is M' + diagonal, jmech holds the diagonal (nxm)
+     * and the linear solver adds M' (the O(n) articulated-body
+     * factorisation): no nz x nz array is formed */
+    int tree_mode;
     int *tan_idx;                /* fast Jacobian: nx scratch (non-zero index lists, src/forces.c) */
-    double *kkt, *kkt_rhs;       /* (nz+m)^2, nz+m: consistent accelerations */
+    double *kkt, *kkt_rhs;       /* (nz+m)^2 (tree mode: none), nz+m: consistent accelerations */
     int *kkt_piv;
     double *s_prev;              /* na: semi-implicit Euler, lengths at t_k */
 
@@ -281,6 +297,25 @@ hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, doub
 /* Open trees (no cut joints, every joint an unknown in order): hands the
  * linear solver the O(n) articulated-body solve of M' + diag (src/jacobian.c). */
 void hymo_engine_tree_solver(hymo_sim *sim);
+/* Tree mode (the field's comment), decided when the simulation is created
+ * (after the linear solver, before the Jacobian's arrays): sets
+ * sim->tree_mode, g_ld, g_idx and g_jt; HYMO_ERR_NOMEM only. */
+hymo_status hymo_engine_tree_mode(hymo_sim *sim, hymo_error *err);
+/* -k g g^T of actuator a's gradient (act_gx) into the mechanical block
+ * (src/forces.c): its stiffness and damping k = dt^2/4 (dF/ds + 2/dt dF/dsd) */
+void hymo_engine_actuator_stiffness(hymo_sim *sim, int a, double k);
+/* Entry s of gradient row `row`: its unknown (< 0: none). */
+static inline int hymo_engine_g_unknown(const hymo_sim *sim, int row, int s)
+{
+    return sim->g_idx ? sim->g_idx[row * sim->g_ld + s] : s;
+}
+/* jmech(i, l) += v; tree mode keeps the diagonal only, where every term
+ * arises (one joint per gradient row) */
+static inline void hymo_engine_mech_add(hymo_sim *sim, int i, int l, double v)
+{
+    if (!sim->tree_mode) sim->jmech[(size_t)l * (size_t)sim->nxm + (size_t)i] += v;
+    else if (i == l) sim->jmech[i] += v;
+}
 /* Factorises sim->jfull (after the formulation saw the mechanical block
  * sim->jmech). */
 hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err);

@@ -29,27 +29,28 @@ static hymo_status volume_error(const hymo_sim *sim, double t, hymo_error *err)
  * Only the non-zero entries of g (the joints between the cylinder's two
  * bodies) are visited: the terms left out are exact zeros, so the entries
  * are those of the full loops (up to the sign of a zero). */
-static void actuator_stiffness(hymo_sim *sim)
+void hymo_engine_actuator_stiffness(hymo_sim *sim, int a, double k)
 {
-    const int nxm = sim->nxm, na = sim->na;
-    const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
-    const hymo_circuit_derivs *cd = &sim->cderiv;
-    double *J = sim->jmech;
-    int *nzl = sim->tan_idx;
-    for (int a = 0; a < na; ++a) {
-        const double k = c * (cd->dF_ds[a] + a1 * cd->dF_dsd[a]);
-        const double *g = &sim->act_gx[a * nxm];
-        int n = 0;
-        for (int i = 0; i < nxm; ++i)
-            if (g[i] != 0.0) nzl[n++] = i;
-        for (int ql = 0; ql < n; ++ql) {
-            const int l = nzl[ql];
-            for (int qi = 0; qi < n; ++qi) {
-                const int i = nzl[qi];
-                J[l * nxm + i] -= k * g[i] * g[l];
-            }
+    const int ld = sim->g_ld;
+    const double *g = &sim->act_gx[a * ld];
+    int *nzl = sim->tan_idx, n = 0;
+    for (int s = 0; s < ld; ++s)
+        if (g[s] != 0.0 && hymo_engine_g_unknown(sim, a, s) >= 0) nzl[n++] = s;
+    for (int ql = 0; ql < n; ++ql) {
+        const int l = nzl[ql];
+        for (int qi = 0; qi < n; ++qi) {
+            const int i = nzl[qi];
+            hymo_engine_mech_add(sim, hymo_engine_g_unknown(sim, a, i), hymo_engine_g_unknown(sim, a, l),
+                                 -(k * g[i] * g[l]));
         }
     }
+}
+
+static void actuator_stiffness(hymo_sim *sim)
+{
+    const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    const hymo_circuit_derivs *cd = &sim->cderiv;
+    for (int a = 0; a < sim->na; ++a) hymo_engine_actuator_stiffness(sim, a, c * (cd->dF_ds[a] + a1 * cd->dF_dsd[a]));
 }
 
 /* ---------------- monolithic ---------------- */
@@ -167,10 +168,13 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
     const hymo_sparse *Ss = &cd->dpdot_ds, *Sd = &cd->dpdot_dsd, *Sp = &cd->dpdot_dp, *Su = &cd->dpdot_du,
                       *Sf = &cd->dF_dp;
     int *list = sim->tan_idx, bad = 0;
+    const int ld = sim->g_ld, *jt = sim->g_idx ? sim->g_jt : NULL;
     for (int k = 0; k < nxm; ++k) { /* pressure rows of the mechanical columns: -dt^2/4 (dpdot/ds + 2/dt dpdot/dsd) g */
         int n = 0;
-        for (int a = 0; a < na; ++a) {
-            const double g = gx[a * nxm + k];
+        const int q0 = jt ? sim->g_jt_start[k] : 0, q1 = jt ? sim->g_jt_start[k + 1] : na;
+        for (int q = q0; q < q1; ++q) { /* the actuators acting on unknown k */
+            const int a = jt ? jt[q] : q;
+            const double g = gx[jt ? a * ld : a * ld + k];
             if (g == 0.0) continue;
             for (int e = Ss->col_start[a]; e < Ss->col_start[a + 1]; ++e)
                 accumulate(sim, list, &n, p0 + Ss->row[e], (Ss->value[e] + a1 * Sd->value[e]) * g);
@@ -184,8 +188,10 @@ static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
             const int a = Sf->row[e];
             if (Sf->value[e] == 0.0) continue;
             const double f = -c * Sf->value[e];
-            for (int i = 0; i < nxm; ++i)
-                if (gx[a * nxm + i] != 0.0) accumulate(sim, list, &n, i, f * gx[a * nxm + i]);
+            for (int e2 = 0; e2 < ld; ++e2) {
+                const int i = hymo_engine_g_unknown(sim, a, e2);
+                if (gx[a * ld + e2] != 0.0 && i >= 0) accumulate(sim, list, &n, i, f * gx[a * ld + e2]);
+            }
         }
         bad |= push_accumulated(sim, list, n, 1.0);
         for (int e = Sp->col_start[q]; e < Sp->col_start[q + 1]; ++e) { /* dt^2/4 (2/dt I - dpdot/dp) */

@@ -65,7 +65,7 @@ static hymo_status newton_matrix_alloc(hymo_sim *sim, hymo_error *err)
     const hymo_circuit_derivs *cd = &sim->cderiv;
     const long nx = sim->nx, nxm = sim->nxm;
     long est = (long)cd->dpdot_dp.nnz + cd->dpdot_du.nnz + sim->nu + 4L * (cd->dpdot_ds.nnz + cd->dF_dp.nnz) + nx;
-    long full = nxm * nxm + 2 * est;
+    long full = (sim->tree_mode ? nxm : nxm * nxm) + 2 * est; /* tree mode: M' is not in it */
     if (full > nx * nx) full = nx * nx;
     if (est > INT_MAX / 4 || full > INT_MAX / 4)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "model too large: %ld unknowns", nx);
@@ -129,7 +129,12 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     /* an explicit formulation has no Newton unknowns; the sizes are unused then */
     sim->nxm = sim->form.ops->n_mech ? sim->form.ops->n_mech(&sim->form) : 0;
     const int nx = sim->nx = sim->nxm + forces->n_unknowns(sim);
-    if ((st = hymo_actuators_alloc(&sim->act, na, err)) != HYMO_OK) goto fail;
+    if ((st = hymo_actuators_alloc(&sim->act, na, err)) != HYMO_OK ||
+        (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK ||
+        (st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err)) != HYMO_OK ||
+        (st = hymo_engine_tree_mode(sim, err)) != HYMO_OK)
+        goto fail;
+    const int tree = sim->tree_mode; /* the Newton matrix's arrays are O(n) (src/engine.h) */
     ALLOC(sim->p, np); ALLOC(sim->pd, np); ALLOC(sim->pn, np); ALLOC(sim->pdn, np); ALLOC(sim->hp, np);
     ALLOC(sim->u, nu); ALLOC(sim->ud, nu); ALLOC(sim->un, nu); ALLOC(sim->udn, nu); ALLOC(sim->hu, nu);
     ALLOC(sim->uref_start, nu); ALLOC(sim->uref_end, nu);
@@ -138,13 +143,13 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->tlm_in, 4 * na); ALLOC(sim->s_prev, na);
     ALLOC(sim->xpred, nx);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx);
-    ALLOC(sim->jmech, sim->nxm * sim->nxm); ALLOC(sim->tan_w, nx); ALLOC(sim->tan_mark, nx);
+    ALLOC(sim->jmech, tree ? sim->nxm : sim->nxm * sim->nxm); ALLOC(sim->tan_w, nx); ALLOC(sim->tan_mark, nx);
     ALLOC(sim->tree_w, HYMO_KIN_TREE_W * nz); ALLOC(sim->tree_s, 12 * nz);
     /* the fast Jacobian's gradients: the cylinders', then the force elements' */
     const int nfe = hymo_fe_max_rows(model);
-    ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * nz); ALLOC(sim->act_gx, (na + nfe) * nz);
+    ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * (tree ? 1 : nz)); ALLOC(sim->act_gx, (na + nfe) * (tree ? 1 : nz));
     ALLOC(sim->tan_idx, nx);
-    ALLOC(sim->kkt, (nz + m + nd) * (nz + m + nd)); ALLOC(sim->kkt_rhs, nz + m + nd); ALLOC(sim->kkt_piv, nz + m + nd);
+    ALLOC(sim->kkt, tree ? 0 : (nz + m + nd) * (nz + m + nd)); ALLOC(sim->kkt_rhs, nz + m + nd); ALLOC(sim->kkt_piv, nz + m + nd);
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
     ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);
@@ -160,10 +165,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     sim->last_event = NAN;
     sim->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
     if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, model, np, nu, na, err)) != HYMO_OK ||
-        (st = newton_matrix_alloc(sim, err)) != HYMO_OK ||
-        (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK ||
-        (st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err)) != HYMO_OK ||
-        (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
+        (st = newton_matrix_alloc(sim, err)) != HYMO_OK || (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
     hymo_engine_tree_solver(sim); /* after the start: the unknowns are chosen */
     sim->forces = forces;
@@ -203,6 +205,7 @@ void hymo_sim_free(hymo_sim *sim)
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
     free(sim->tan_idx);
+    free(sim->g_idx), free(sim->g_jt_start), free(sim->g_jt);
     free(sim->tan_mark);
     hymo_sparse_free(&sim->jh);
     hymo_sparse_free(&sim->jfull);

@@ -6,6 +6,7 @@
  *            step whenever the contraction is poor */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -61,7 +62,7 @@ static hymo_status numeric_finish(hymo_sim *sim, const double *x, int at_evaluat
 }
 
 const hymo_jacobian_ops hymo_jacobian_numeric_ops = {
-    "numeric", always_at_start, always_after, numeric_build, -1.0, numeric_finish,
+    "numeric", always_at_start, always_after, numeric_build, -1.0, numeric_finish, 0,
 };
 
 /* ---------------- fast ---------------- */
@@ -80,23 +81,29 @@ static int fast_after(double inc, double prev) { return inc > 0.25 * prev; }
  * (formulations/force_elements.h). */
 static void fe_stiffness(hymo_sim *sim)
 {
-    const int nxm = sim->nxm;
+    const int ld = sim->g_ld;
     const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     const hymo_fe *fe = &sim->fe;
-    double *J = sim->jmech;
-    const double *gx = &sim->act_gx[(size_t)sim->na * nxm];
+    const int r0 = sim->na; /* the force elements' rows follow the actuators' */
+    const double *gx = sim->act_gx;
     for (int e = 0; e < fe->n; ++e) {
         const double k = c * (fe->dF_dl[e] + a1 * fe->dF_dld[e]);
         if (k == 0.0) continue;
-        const double *g = &gx[(size_t)e * nxm];
-        for (int l = 0; l < nxm; ++l)
-            for (int i = 0; i < nxm; ++i) J[l * nxm + i] -= k * g[i] * g[l];
+        const double *g = &gx[(size_t)(r0 + e) * ld];
+        for (int l = 0; l < ld; ++l) {
+            const int ul = hymo_engine_g_unknown(sim, r0 + e, l);
+            if (g[l] == 0.0 || ul < 0) continue; /* exact zeros */
+            for (int i = 0; i < ld; ++i) {
+                const int ui = hymo_engine_g_unknown(sim, r0 + e, i);
+                if (g[i] != 0.0 && ui >= 0) hymo_engine_mech_add(sim, ui, ul, -(k * g[i] * g[l]));
+            }
+        }
     }
-    for (int t = 0; t < fe->nterm; ++t) { /* the spring-dampers' d2l/dz2 terms: K_ik += alpha p_i q_k */
+    for (int t = 0; t < fe->nterm; ++t) { /* the spring-dampers' d2l/dz2 terms: K_ik += alpha p_i q_k (dense rows) */
         const double k = c * fe->talpha[t];
-        const double *vp = &gx[(size_t)fe->tp[t] * nxm], *vq = &gx[(size_t)fe->tq[t] * nxm];
-        for (int l = 0; l < nxm; ++l)
-            for (int i = 0; i < nxm; ++i) J[l * nxm + i] += k * vp[i] * vq[l];
+        const double *vp = &gx[(size_t)(r0 + fe->tp[t]) * ld], *vq = &gx[(size_t)(r0 + fe->tq[t]) * ld];
+        for (int l = 0; l < ld; ++l)
+            for (int i = 0; i < ld; ++i) hymo_engine_mech_add(sim, i, l, k * vp[i] * vq[l]);
     }
 }
 
@@ -114,7 +121,7 @@ static void fe_stiffness(hymo_sim *sim)
 static const double *tree_mass(void *ctx)
 {
     hymo_sim *sim = ctx;
-    hymo_kin_mass(&sim->mb.kin); /* the stale columns only */
+    if (hymo_kin_mass(&sim->mb.kin)) return NULL; /* the stale columns only (allocated at the first call) */
     return sim->mb.kin.M;
 }
 
@@ -130,19 +137,69 @@ static void tree_solve(void *ctx, double *x)
     hymo_kin_tree_solve(&sim->mb.kin, sim->tree_w, x, sim->tree_s);
 }
 
-void hymo_engine_tree_solver(hymo_sim *sim)
+/* every joint an unknown, in order, and no cut joint */
+static int open_tree(const hymo_sim *sim)
 {
-    if (sim->m != 0 || sim->nxm != sim->nz || sim->nxm == 0) return;
+    if (sim->m != 0 || sim->nxm != sim->nz || sim->nxm == 0) return 0;
     const int *indep;
     sim->form.ops->independent(&sim->form, &indep);
     for (int k = 0; k < sim->nxm; ++k)
-        if (indep[k] != k) return;
-    const hymo_linsol_tree t = {sim, sim->nxm, tree_mass, tree_factor, tree_solve};
+        if (indep[k] != k) return 0;
+    return 1;
+}
+
+void hymo_engine_tree_solver(hymo_sim *sim)
+{
+    if (sim->tree_mode || !open_tree(sim)) return;
+    const hymo_linsol_tree t = {sim, sim->nxm, tree_mass, tree_factor, tree_solve, 0};
     hymo_linsol_set_tree(sim->ls, &t);
 }
 
+/* Tree mode needs a matrix built from parts (the fast Jacobian), an open
+ * tree, no driven joints (their kinematic rows), every actuator and force
+ * element acting on one joint (no spring-damper: a point-to-point length
+ * and second-derivative rows) and a linear solver that takes the tree with
+ * M' left out (KLU with the Schur path).  The joints' lists are O(na). */
+hymo_status hymo_engine_tree_mode(hymo_sim *sim, hymo_error *err)
+{
+    const hymo_model *model = sim->model;
+    const int na = sim->na, nfe = model->n_force_elements, nz = sim->nz;
+    sim->tree_mode = 0;
+    sim->g_ld = sim->nxm;
+    if (!sim->jacobian->tree_capable || !open_tree(sim) || model->n_drivers > 0) return HYMO_OK;
+    int *joint = malloc((size_t)(na + nfe > 0 ? na + nfe : 1) * sizeof(int));
+    int *start = calloc((size_t)nz + 1, sizeof(int)), *list = malloc((size_t)(na > 0 ? na : 1) * sizeof(int));
+    if (!joint || !start || !list) {
+        free(joint), free(start), free(list);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (tree mode)");
+    }
+    int ok = 1;
+    for (int a = 0; a < na && ok; ++a) ok = (joint[a] = hymo_actuator_joint(model, &sim->mb.kin, a)) >= -1;
+    for (int e = 0; e < nfe && ok; ++e) ok = (joint[na + e] = hymo_fe_joint(model, e)) >= -1;
+    const hymo_linsol_tree t = {sim, sim->nxm, tree_mass, tree_factor, tree_solve, 1};
+    if (!ok || !hymo_linsol_set_tree(sim->ls, &t)) {
+        free(joint), free(start), free(list);
+        return HYMO_OK;
+    }
+    for (int a = 0; a < na; ++a)
+        if (joint[a] >= 0) start[joint[a] + 1]++;
+    for (int k = 0; k < nz; ++k) start[k + 1] += start[k];
+    for (int a = 0; a < na; ++a) /* ascending a within an unknown (start[j] counts the filled ones, then shifts back) */
+        if (joint[a] >= 0) list[start[joint[a]]++] = a;
+    for (int k = nz; k > 0; --k) start[k] = start[k - 1];
+    start[0] = 0;
+    sim->tree_mode = 1;
+    sim->g_ld = 1;
+    sim->g_idx = joint;
+    sim->g_jt_start = start;
+    sim->g_jt = list;
+    sim->mb.kin.mass_lazy = 1;
+    return HYMO_OK;
+}
+
 /* The whole matrix for the linear solver: the mechanical block's
- * non-zeros, then the force source's entries, column by column. */
+ * non-zeros (tree mode: its diagonal, M' left to the solver), then the
+ * force source's entries, column by column. */
 static int compose(hymo_sim *sim)
 {
     const int nx = sim->nx, nxm = sim->nxm;
@@ -151,7 +208,9 @@ static int compose(hymo_sim *sim)
     int bad = 0;
     hymo_sparse_begin(J);
     for (int j = 0; j < nx; ++j) {
-        if (j < nxm) {
+        if (j < nxm && sim->tree_mode) {
+            if (sim->jmech[j] != 0.0) bad |= hymo_sparse_push(J, j, sim->jmech[j]);
+        } else if (j < nxm) {
             const double *a = &sim->jmech[(size_t)j * nxm];
             for (int i = 0; i < nxm; ++i)
                 if (a[i] != 0.0) bad |= hymo_sparse_push(J, i, a[i]);
@@ -162,16 +221,32 @@ static int compose(hymo_sim *sim)
     return bad;
 }
 
-static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
+/* The gradients, and the formulation's part of the mechanical block: in
+ * tree mode (no cut joints, R = I) M' alone, left to the linear solver, and
+ * each gradient row's one entry. */
+static hymo_status mech_parts(hymo_sim *sim)
 {
-    const int nxm = sim->nxm;
+    const int nxm = sim->nxm, na = sim->na;
+    if (sim->tree_mode) {
+        memset(sim->jmech, 0, (size_t)nxm * sizeof(double));
+        hymo_actuators_gradients_joint(&sim->act, sim->model, &sim->mb.kin, sim->g_idx, sim->act_gz);
+        const int rows = hymo_fe_gradients_joint(&sim->fe, sim->g_idx + na, sim->act_gz + na);
+        memcpy(sim->act_gx, sim->act_gz, (size_t)(na + rows) * sizeof(double));
+        return HYMO_OK;
+    }
     memset(sim->jmech, 0, (size_t)nxm * (size_t)nxm * sizeof(double));
-    hymo_sparse_begin(&sim->jh);
-    hymo_kin_mass(&sim->mb.kin); /* M' at the current evaluation (Q' is not needed) */
+    if (hymo_kin_mass(&sim->mb.kin)) return HYMO_ERR_NOMEM; /* M' at the current evaluation (Q' is not needed) */
     hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
     /* the force elements' gradients after the cylinders' (mapped together) */
-    const int rows = hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)sim->na * sim->nz);
-    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, sim->na + rows, sim->act_gx, sim->jmech, nxm);
+    const int rows = hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)na * sim->nz);
+    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, na + rows, sim->act_gx, sim->jmech, nxm);
+    return HYMO_OK;
+}
+
+static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
+{
+    hymo_sparse_begin(&sim->jh);
+    if (mech_parts(sim) != HYMO_OK) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (mass matrix)");
     hymo_status st = sim->forces->tangent(sim, t, err);
     if (st != HYMO_OK) return st;
     hymo_sparse_finish(&sim->jh);
@@ -204,7 +279,7 @@ static hymo_status fast_finish(hymo_sim *sim, const double *x, int at_evaluated,
 #define NEGLIGIBLE_INCREMENT 1e-3
 
 const hymo_jacobian_ops hymo_jacobian_fast_ops = {
-    "fast", fast_at_start, fast_after, fast_build, NEGLIGIBLE_INCREMENT, fast_finish,
+    "fast", fast_at_start, fast_after, fast_build, NEGLIGIBLE_INCREMENT, fast_finish, 1,
 };
 
 /* ---------------- Newton stopping tests ---------------- */

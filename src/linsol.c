@@ -144,6 +144,9 @@ typedef struct {
     hymo_linsol_tree tree; /* ctx NULL: none */
     int tree_active;       /* the last factorisation of S is the tree's */
     double *tree_e;        /* k: diag(S - M') */
+    double *tree_v;        /* k: a column of S - M' (mass_outside), kept zero */
+    int *tree_rows;        /* k: its rows written */
+    unsigned char *tree_mark; /* k, kept zero */
 } klu_impl;
 
 static void klu_release(klu_impl *k)
@@ -405,10 +408,83 @@ static int gather_block(const hymo_sparse *J, int r0, int r1, int c0, int nc, in
  * in the first matrix */
 #define SCHUR_DENSITY 0.25
 
+/* Column j of the Schur complement A - B D^-1 C without M' (where the
+ * matrix leaves it out) added into Sj (length k, zero on entry, or holding
+ * M''s column); with mark (k, kept zero) the rows written are listed in
+ * rows[*nr].  O(non-zeros of the column's blocks). */
+static void schur_column(klu_impl *k, const hymo_sparse *J, int j, double *Sj, unsigned char *mark, int *rows,
+                         int *nr)
+{
+    const int kk = k->k, nd = J->n_cols - kk;
+    double *w = k->w;
+#define SCHUR_ADD(r, v)                                                                                           \
+    do {                                                                                                          \
+        const int r_ = (r);                                                                                       \
+        if (mark && !mark[r_]) mark[r_] = 1, rows[(*nr)++] = r_;                                                  \
+        Sj[r_] += (v);                                                                                            \
+    } while (0)
+    for (int e = J->col_start[j]; e < J->col_start[j + 1] && J->row[e] < kk; ++e) SCHUR_ADD(J->row[e], J->value[e]);
+    if (k->Cp[j] == k->Cp[j + 1]) return;
+    if (k->use_blocks) { /* only the blocks of C[:, j]'s rows (w is kept zero outside them) */
+        int nb = 0;
+        for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) {
+            const int r = k->Ci[e], b = k->blk_of[r];
+            w[r] = k->Cx[e];
+            if (!k->blk_mark[b]) k->blk_mark[b] = 1, k->blk_list[nb++] = b;
+        }
+        for (int t = 0; t < nb; ++t) {
+            const int b = k->blk_list[t];
+            k->blk_mark[b] = 0;
+            block_solve(k, b, w);
+            for (int qq = k->blk_start[b]; qq < k->blk_start[b + 1]; ++qq) {
+                const int q = k->blk_idx[qq];
+                const double x = w[q];
+                w[q] = 0.0;
+                if (x == 0.0) continue;
+                for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) SCHUR_ADD(k->Bi[e], -k->Bx[e] * x);
+            }
+        }
+        return;
+    }
+    memset(w, 0, (size_t)nd * sizeof(double));
+    for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) w[k->Ci[e]] = k->Cx[e];
+    klu_solve(k->sym, k->num, nd, 1, w, &k->common);
+    for (int q = 0; q < nd; ++q) {
+        const double x = w[q];
+        if (x == 0.0) continue;
+        for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) SCHUR_ADD(k->Bi[e], -k->Bx[e] * x);
+    }
+#undef SCHUR_ADD
+}
+
+/* The tree's factorisation of a complement without M' (mass_outside):
+ * 0 if its non-mass part is diagonal (e) and the tree factorises M' + e,
+ * 1 if not (then the dense LU with M'), -1 out of memory. */
+static int tree_outside(klu_impl *k, const hymo_sparse *J)
+{
+    const int kk = k->k;
+    double *v = k->tree_v;
+    int offdiag = 0, nr = 0;
+    for (int j = 0; j < kk; ++j) {
+        nr = 0;
+        schur_column(k, J, j, v, k->tree_mark, k->tree_rows, &nr);
+        k->tree_e[j] = v[j];
+        for (int t = 0; t < nr; ++t) {
+            const int r = k->tree_rows[t];
+            if (r != j && v[r] != 0.0) offdiag = 1;
+            v[r] = 0.0;
+            k->tree_mark[r] = 0;
+        }
+    }
+    if (offdiag) return 1;
+    return k->tree.factor(k->tree.ctx, k->tree_e) ? 1 : 0;
+}
+
 static int klu_factor_dense(hymo_linsol *ls, const hymo_sparse *J)
 {
     klu_impl *k = ls->impl;
-    if (!k->decided && k->k > 0) { /* a sparse leading block (a ladder's M') stays with KLU */
+    const int outside = k->tree.ctx && k->tree.mass_outside;
+    if (!k->decided && k->k > 0 && !outside) { /* a sparse leading block (a ladder's M') stays with KLU */
         size_t nz = 0;
         for (int j = 0; j < k->k; ++j)
             for (int e = J->col_start[j]; e < J->col_start[j + 1]; ++e)
@@ -422,55 +498,35 @@ static int klu_factor_dense(hymo_linsol *ls, const hymo_sparse *J)
     if (gather_block(J, 0, kk, kk, nd, k->Bp, &k->Bi, &k->Bx, &k->Bcap) ||
         gather_block(J, kk, n, 0, kk, k->Cp, &k->Ci, &k->Cx, &k->Ccap))
         return 1;
-    double *w = k->w;
-    if (k->use_blocks) memset(w, 0, (size_t)nd * sizeof(double));
-    for (int j = 0; j < kk; ++j) { /* S[:, j] = A[:, j] - B D^-1 C[:, j] */
-        double *Sj = &k->S[(size_t)j * kk];
-        memset(Sj, 0, (size_t)kk * sizeof(double));
-        for (int e = J->col_start[j]; e < J->col_start[j + 1] && J->row[e] < kk; ++e) Sj[J->row[e]] = J->value[e];
-        if (k->Cp[j] == k->Cp[j + 1]) continue;
-        if (k->use_blocks) { /* only the blocks of C[:, j]'s rows (w is kept zero outside them) */
-            int nb = 0;
-            for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) {
-                const int r = k->Ci[e], b = k->blk_of[r];
-                w[r] = k->Cx[e];
-                if (!k->blk_mark[b]) k->blk_mark[b] = 1, k->blk_list[nb++] = b;
-            }
-            for (int t = 0; t < nb; ++t) {
-                const int b = k->blk_list[t];
-                k->blk_mark[b] = 0;
-                block_solve(k, b, w);
-                for (int qq = k->blk_start[b]; qq < k->blk_start[b + 1]; ++qq) {
-                    const int q = k->blk_idx[qq];
-                    const double x = w[q];
-                    w[q] = 0.0;
-                    if (x == 0.0) continue;
-                    for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) Sj[k->Bi[e]] -= k->Bx[e] * x;
-                }
-            }
-            continue;
-        }
-        memset(w, 0, (size_t)nd * sizeof(double));
-        for (int e = k->Cp[j]; e < k->Cp[j + 1]; ++e) w[k->Ci[e]] = k->Cx[e];
-        klu_solve(k->sym, k->num, nd, 1, w, &k->common);
-        for (int q = 0; q < nd; ++q) {
-            const double x = w[q];
-            if (x == 0.0) continue;
-            for (int e = k->Bp[q]; e < k->Bp[q + 1]; ++e) Sj[k->Bi[e]] -= k->Bx[e] * x;
-        }
-    }
+    if (k->use_blocks) memset(k->w, 0, (size_t)nd * sizeof(double));
     k->tree_active = 0;
-    if (k->tree.ctx && k->tree.n == kk && k->tree_e) { /* S = M' + diagonal: O(k) */
-        const double *M = k->tree.mass(k->tree.ctx);
-        int diag = 1;
+    if (outside) {
+        const int r = tree_outside(k, J);
+        if (r <= 0) return r < 0 ? 1 : (k->tree_active = 1, 0);
+    }
+    if (!k->S) { /* the dense complement: at the first factorisation that needs it */
+        k->S = malloc((size_t)kk * (size_t)kk * sizeof(double));
+        if (!k->S) return 1;
+    }
+    const double *M = outside ? k->tree.mass(k->tree.ctx) : NULL;
+    if (outside && !M) return 1;
+    for (int j = 0; j < kk; ++j) { /* S[:, j] = A[:, j] (+ M'[:, j]) - B D^-1 C[:, j] */
+        double *Sj = &k->S[(size_t)j * kk];
+        if (M) memcpy(Sj, &M[(size_t)j * kk], (size_t)kk * sizeof(double)); /* symmetric: column j = row j */
+        else memset(Sj, 0, (size_t)kk * sizeof(double));
+        schur_column(k, J, j, Sj, NULL, NULL, NULL);
+    }
+    if (k->tree.ctx && !outside && k->tree_e) { /* S = M' + diagonal: O(k) */
+        const double *Mt = k->tree.mass(k->tree.ctx);
+        int diag = Mt != NULL;
         for (int j = 0; j < kk && diag; ++j)
             for (int i = 0; i < kk; ++i)
-                if (i != j && k->S[(size_t)j * kk + i] != M[(size_t)i * kk + j]) {
+                if (i != j && k->S[(size_t)j * kk + i] != Mt[(size_t)i * kk + j]) {
                     diag = 0;
                     break;
                 }
         if (diag) {
-            for (int i = 0; i < kk; ++i) k->tree_e[i] = k->S[(size_t)i * kk + i] - M[(size_t)i * kk + i];
+            for (int i = 0; i < kk; ++i) k->tree_e[i] = k->S[(size_t)i * kk + i] - Mt[(size_t)i * kk + i];
             if (!k->tree.factor(k->tree.ctx, k->tree_e)) return k->tree_active = 1, 0;
         }
     }
@@ -517,7 +573,7 @@ static void klu_destroy(hymo_linsol *ls)
         free(k->Cx);
         free(k->blk_of), free(k->blk_start), free(k->blk_idx), free(k->blk_local), free(k->blk_off);
         free(k->blk), free(k->blk_piv), free(k->blk_mark), free(k->blk_list), free(k->blk_rhs);
-        free(k->tree_e);
+        free(k->tree_e), free(k->tree_v), free(k->tree_rows), free(k->tree_mark);
         free(k);
     }
 }
@@ -532,24 +588,33 @@ static hymo_status klu_set_block(hymo_linsol *ls, int k, hymo_error *err)
     if (k < SCHUR_MIN || k >= ls->n) return HYMO_OK;
     klu_impl *d = ls->impl;
     const size_t kk = (size_t)k, nd = (size_t)(ls->n - k);
-    d->S = malloc(kk * kk * sizeof(double));
     d->spiv = malloc(kk * sizeof(lapack_int));
     d->w = malloc((size_t)ls->n * sizeof(double));
     d->Bp = malloc((nd + 1) * sizeof(int));
     d->Cp = malloc((kk + 1) * sizeof(int));
-    if (!d->S || !d->spiv || !d->w || !d->Bp || !d->Cp)
+    if (!d->spiv || !d->w || !d->Bp || !d->Cp)
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (KLU with a dense block)");
     d->k = k;
     return HYMO_OK;
 }
 
-static void klu_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
+static int klu_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
 {
     klu_impl *k = ls->impl;
-    if (k->k == 0 || tree->n != k->k) return; /* no dense block: no use */
-    free(k->tree_e);
-    k->tree_e = malloc((size_t)tree->n * sizeof(double));
-    if (k->tree_e) k->tree = *tree; /* else the dense LU */
+    if (k->k == 0 || tree->n != k->k) return 0; /* no dense block: no use */
+    const size_t n = (size_t)tree->n;
+    free(k->tree_e), free(k->tree_v), free(k->tree_rows), free(k->tree_mark);
+    k->tree_e = malloc(n * sizeof(double));
+    k->tree_v = calloc(n, sizeof(double));
+    k->tree_rows = malloc(n * sizeof(int));
+    k->tree_mark = calloc(n, 1);
+    if (!k->tree_e || !k->tree_v || !k->tree_rows || !k->tree_mark) { /* the dense LU, M' given */
+        free(k->tree_e), free(k->tree_v), free(k->tree_rows), free(k->tree_mark);
+        k->tree_e = k->tree_v = NULL, k->tree_rows = NULL, k->tree_mark = NULL;
+        return 0;
+    }
+    k->tree = *tree;
+    return 1;
 }
 
 static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy, klu_set_block,
@@ -560,9 +625,9 @@ hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err)
     return ls->ops->set_block ? ls->ops->set_block(ls, k, err) : HYMO_OK;
 }
 
-void hymo_linsol_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
+int hymo_linsol_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
 {
-    if (ls->ops->set_tree) ls->ops->set_tree(ls, tree);
+    return ls->ops->set_tree ? ls->ops->set_tree(ls, tree) : 0;
 }
 
 hymo_status hymo_linsol_create(hymo_linsol_kind kind, int n, hymo_linsol **out, hymo_error *err)

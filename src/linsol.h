@@ -23,13 +23,20 @@ typedef struct hymo_linsol hymo_linsol;
  * (hymo_kin_tree_factor) instead of the O(n^3) dense LU.  The engine
  * provides it; the KLU backend's Schur path uses it when the complement's
  * off-diagonal entries equal M''s exactly (checked at each factorisation,
- * else the dense LU). */
+ * else the dense LU).
+ * mass_outside (the engine's tree mode): the matrices given to factor leave
+ * M' out of the leading block, and the solver adds it: the tree
+ * factorisation when the rest of the complement is diagonal (checked over
+ * its non-zeros at each factorisation, O(nnz)), else M' from mass() into
+ * the dense LU of the complement (allocated then).  Neither M' nor an
+ * n x n array is formed while the tree serves: memory stays O(nnz). */
 typedef struct hymo_linsol_tree {
     void *ctx;
     int n;                                     /* the block's unknowns */
-    const double *(*mass)(void *ctx);          /* M' now (n x n, symmetric) */
+    const double *(*mass)(void *ctx);          /* M' now (n x n, symmetric); NULL: out of memory */
     int (*factor)(void *ctx, const double *e); /* M' + diag(e): 0, or 1 (then the dense LU) */
     void (*solve)(void *ctx, double *x);       /* x <- (M' + diag(e))^-1 x */
+    int mass_outside;
 } hymo_linsol_tree;
 
 typedef struct {
@@ -43,8 +50,8 @@ typedef struct {
      * NULL: the backend has no use for it (dense) */
     hymo_status (*set_block)(hymo_linsol *ls, int k, hymo_error *err);
     /* an O(n) solver of the dense block's tree structure (hymo_linsol_set_tree);
-     * NULL: the backend has no use for it */
-    void (*set_tree)(hymo_linsol *ls, const struct hymo_linsol_tree *tree);
+     * 1 if taken; NULL: the backend has no use for it */
+    int (*set_tree)(hymo_linsol *ls, const struct hymo_linsol_tree *tree);
 } hymo_linsol_ops;
 
 struct hymo_linsol {
@@ -59,7 +66,9 @@ void hymo_linsol_free(hymo_linsol *ls);
  * from 16 of them on, J = [A B; C D] is factorised as KLU on D and the
  * dense LU of A - B D^-1 C (src/linsol.c); the dense solver ignores it. */
 hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err);
-void hymo_linsol_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree);
+/* 1 if the backend takes the tree solver (KLU with a dense block of tree->n
+ * unknowns), else 0: then a mass_outside block must not be given to it */
+int hymo_linsol_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree);
 
 /* Unblocked right-looking LU with partial pivoting of the column-major
  * n x n matrix a in place (LAPACK dgetf2's algorithm: the same pivots,
