@@ -81,6 +81,7 @@ struct hymo_phid_sparse {
     int *Ap, *Ai; /* m + 1, cap */
     double *Ax;
     int cap, nnz, active; /* active: the last factorisation is KLU's */
+    hymo_sparse phid;     /* Phi_d's non-zeros (gathered from Phi_z at each factorisation) */
     klu_symbolic *sym;
     klu_numeric *num;
     klu_common common;
@@ -116,6 +117,7 @@ hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank
     if (rank >= HYMO_PHID_SPARSE_MIN) {
         CALLOC(pt->sp, 1);
         CALLOC(pt->sp->Ap, rank + 1);
+        if (hymo_sparse_alloc(&pt->sp->phid, rank, rank, 4 * rank)) goto nomem;
         klu_defaults(&pt->sp->common);
     }
     return HYMO_OK;
@@ -133,6 +135,7 @@ void hymo_partition_free(hymo_partition *pt)
     if (pt->sp) {
         phid_release(pt->sp);
         free(pt->sp->Ap), free(pt->sp->Ai), free(pt->sp->Ax);
+        hymo_sparse_free(&pt->sp->phid);
         free(pt->sp);
     }
     free(pt->R);
@@ -145,55 +148,32 @@ void hymo_partition_free(hymo_partition *pt)
     memset(pt, 0, sizeof *pt);
 }
 
-/* Phi_d's values into the pattern; 1 if a non-zero lies outside it */
-static int phid_fit(hymo_partition *pt, const double *phi_z)
+/* Phi_d = Phi_z[rows, dep] by compressed columns (its non-zeros); 1 out of memory */
+static int phid_gather(hymo_partition *pt, const double *phi_z)
 {
-    struct hymo_phid_sparse *s = pt->sp;
+    hymo_sparse *P = &pt->sp->phid;
     const int m = pt->m, nz = pt->nz;
+    int bad = 0;
+    hymo_sparse_begin(P);
     for (int c = 0; c < m; ++c) {
-        int q = s->Ap[c];
         for (int r = 0; r < m; ++r) {
             const double v = phi_z[pt->rows[r] * nz + pt->dep[c]];
-            if (q < s->Ap[c + 1] && s->Ai[q] == r) s->Ax[q++] = v;
-            else if (v != 0.0) return 1;
+            if (v != 0.0) bad |= hymo_sparse_push(P, r, v);
         }
+        hymo_sparse_end_column(P);
     }
-    return 0;
+    return bad;
 }
 
 /* the pattern: the old one (if kept), the non-zeros and the diagonal
  * (fresh arrays: allocated when the pattern grows or the partition changes) */
-static int phid_pattern(hymo_partition *pt, const double *phi_z, int keep)
+static int phid_pattern(hymo_partition *pt, int keep)
 {
     struct hymo_phid_sparse *s = pt->sp;
-    const int m = pt->m, nz = pt->nz;
-    int n = 0, *Ap = NULL, *Ai = NULL;
-    double *Ax = NULL;
-    for (int pass = 0; pass < 2; ++pass) {
-        if (pass == 1) {
-            Ap = malloc(((size_t)m + 1) * sizeof(int));
-            Ai = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-            Ax = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-            if (!Ap || !Ai || !Ax) return free(Ap), free(Ai), free(Ax), 1;
-        }
-        int q = 0;
-        for (int c = 0; c < m; ++c) {
-            int o = keep ? s->Ap[c] : 0;
-            const int oe = keep ? s->Ap[c + 1] : 0;
-            if (pass == 1) Ap[c] = q;
-            for (int r = 0; r < m; ++r) {
-                const double v = phi_z[pt->rows[r] * nz + pt->dep[c]];
-                const int old = o < oe && s->Ai[o] == r;
-                if (old) ++o;
-                if (old || v != 0.0 || r == c) {
-                    if (pass == 1) Ai[q] = r, Ax[q] = v;
-                    ++q;
-                }
-            }
-        }
-        if (pass == 1) Ap[m] = q;
-        n = q;
-    }
+    int *Ap, *Ai, n;
+    double *Ax;
+    if (hymo_sparse_block_union(&s->phid, 0, pt->m, keep ? s->Ap : NULL, keep ? s->Ai : NULL, &Ap, &Ai, &Ax, &n))
+        return 1;
     free(s->Ap), free(s->Ai), free(s->Ax);
     s->Ap = Ap, s->Ai = Ai, s->Ax = Ax;
     s->nnz = s->cap = n;
@@ -205,8 +185,9 @@ static int phid_klu_factor(hymo_partition *pt, const double *phi_z)
 {
     struct hymo_phid_sparse *s = pt->sp;
     const int m = pt->m;
-    if (!s->sym || phid_fit(pt, phi_z)) {
-        if (phid_pattern(pt, phi_z, s->sym != NULL)) return 1;
+    if (phid_gather(pt, phi_z)) return 1;
+    if (!s->sym || hymo_sparse_block_fit(&s->phid, 0, m, s->Ap, s->Ai, s->Ax)) {
+        if (phid_pattern(pt, s->sym != NULL)) return 1;
         s->sym = klu_analyze(m, s->Ap, s->Ai, &s->common);
         if (!s->sym) return 1;
     }

@@ -114,23 +114,12 @@ static void mono_residual(const hymo_sim *sim, double *fh)
     for (int k = 0; k < sim->nu; ++k) fu[k] = c * (sim->udn[k] - sim->hu[k]);
 }
 
-/* rows list[0..n) ascending (insertion sort: the lists are short) */
-static void sort_rows(int *list, int n)
-{
-    for (int a = 1; a < n; ++a) {
-        const int v = list[a];
-        int c = a - 1;
-        while (c >= 0 && list[c] > v) list[c + 1] = list[c], --c;
-        list[c + 1] = v;
-    }
-}
-
 /* pushes the accumulated rows list[0..n) of w (then cleared) as a column of sim->jh */
 static int push_accumulated(hymo_sim *sim, int *list, int n, double scale)
 {
     double *w = sim->tan_w;
     int bad = 0;
-    sort_rows(list, n);
+    hymo_sort_ints(list, n);
     for (int q = 0; q < n; ++q) {
         const int r = list[q];
         bad |= hymo_sparse_push(&sim->jh, r, scale * w[r]);

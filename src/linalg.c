@@ -1,5 +1,6 @@
 #include "hymo/linalg.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,17 +173,11 @@ int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int
     memcpy(fill, cs, ((size_t)n_cols + 1) * sizeof(int));
     for (int k = 0; k < n; ++k) s->row[fill[cols[k]]++] = rows[k];
     free(fill);
-    /* each column: sort its rows (insertion: columns are short) and merge duplicates */
+    /* each column: sort its rows and merge duplicates */
     int q = 0;
     for (int j = 0; j < n_cols; ++j) {
         const int b = cs[j], e = cs[j + 1];
-        int *r = s->row + b;
-        for (int a = 1; a < e - b; ++a) {
-            const int v = r[a];
-            int c = a - 1;
-            while (c >= 0 && r[c] > v) r[c + 1] = r[c], --c;
-            r[c + 1] = v;
-        }
+        hymo_sort_ints(s->row + b, e - b);
         cs[j] = q;
         for (int a = b; a < e; ++a)
             if (a == b || s->row[a] != s->row[a - 1]) s->row[q++] = s->row[a];
@@ -222,4 +217,68 @@ int hymo_sparse_grow(hymo_sparse *s)
 void hymo_sparse_finish(hymo_sparse *s)
 {
     while (s->n_done < s->n_cols) hymo_sparse_end_column(s);
+}
+
+int hymo_sparse_block_fit(const hymo_sparse *J, int r0, int n, const int *Ap, const int *Ai, double *Ax)
+{
+    for (int j = 0; j < n; ++j) {
+        int q = Ap[j];
+        const int qe = Ap[j + 1];
+        for (int z = q; z < qe; ++z) Ax[z] = 0.0;
+        for (int e = J->col_start[r0 + j]; e < J->col_start[r0 + j + 1]; ++e) {
+            const int i = J->row[e] - r0;
+            if (i < 0 || i >= n) continue;
+            while (q < qe && Ai[q] < i) ++q;
+            if (q < qe && Ai[q] == i) Ax[q] = J->value[e];
+            else if (J->value[e] != 0.0) return 1;
+        }
+    }
+    return 0;
+}
+
+int hymo_sparse_block_union(const hymo_sparse *J, int r0, int n, const int *Ap_old, const int *Ai_old, int **Ap_out,
+                            int **Ai_out, double **Ax_out, int *nnz_out)
+{
+    size_t nnz = 0;
+    int *Ap = NULL, *Ai = NULL;
+    double *Ax = NULL;
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1) {
+            Ap = malloc(((size_t)n + 1) * sizeof(int));
+            Ai = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
+            Ax = malloc((nnz > 0 ? nnz : 1) * sizeof(double));
+            if (!Ap || !Ai || !Ax || nnz > (size_t)INT_MAX) {
+                free(Ap), free(Ai), free(Ax);
+                return -1;
+            }
+        }
+        size_t q = 0;
+        for (int j = 0; j < n; ++j) { /* merge: old rows, non-zero rows, the diagonal (all ascending) */
+            int o = Ap_old ? Ap_old[j] : 0;
+            const int oe = Ap_old ? Ap_old[j + 1] : 0;
+            int e = J->col_start[r0 + j];
+            const int ee = J->col_start[r0 + j + 1];
+            while (e < ee && J->row[e] < r0) ++e;
+            int diag = 0;
+            if (pass == 1) Ap[j] = (int)q;
+            for (;;) {
+                while (e < ee && J->row[e] - r0 < n && J->value[e] == 0.0 && J->row[e] - r0 != j) ++e;
+                const int ro = o < oe ? Ai_old[o] : INT_MAX,
+                          rn = e < ee && J->row[e] - r0 < n ? J->row[e] - r0 : INT_MAX, rd = diag ? INT_MAX : j;
+                int r = ro < rn ? ro : rn;
+                if (rd < r) r = rd;
+                if (r == INT_MAX) break;
+                double v = 0.0;
+                if (ro == r) ++o;
+                if (rn == r) v = J->value[e++];
+                if (rd == r) diag = 1;
+                if (pass == 1) Ai[q] = r, Ax[q] = v;
+                ++q;
+            }
+        }
+        if (pass == 0) nnz = q;
+        else Ap[n] = (int)q;
+    }
+    *Ap_out = Ap, *Ai_out = Ai, *Ax_out = Ax, *nnz_out = (int)nnz;
+    return 0;
 }

@@ -164,77 +164,13 @@ static void klu_release(klu_impl *k)
  * klu_analyze allocates then too. */
 static int klu_pattern(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
 {
-    const int n = ls->n, kk = k->k, nd = n - kk;
-    int *Ap_old = k->Ap, *Ai_old = k->Ai;
-    size_t nnz = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-        int *Ap = NULL, *Ai = NULL;
-        double *Ax = NULL;
-        if (pass == 1) {
-            Ap = malloc(((size_t)nd + 1) * sizeof(int));
-            Ai = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
-            Ax = malloc((nnz > 0 ? nnz : 1) * sizeof(double));
-            if (!Ap || !Ai || !Ax || nnz > (size_t)INT_MAX) {
-                free(Ap), free(Ai), free(Ax);
-                return 1;
-            }
-        }
-        size_t q = 0;
-        for (int j = 0; j < nd; ++j) { /* merge: old rows, new non-zero rows, the diagonal (all ascending) */
-            int o = Ap_old ? Ap_old[j] : 0;
-            const int oe = Ap_old ? Ap_old[j + 1] : 0;
-            int e = J->col_start[kk + j];
-            const int ee = J->col_start[kk + j + 1];
-            while (e < ee && J->row[e] < kk) ++e;
-            int diag = 0;
-            if (pass == 1) Ap[j] = (int)q;
-            for (;;) {
-                while (e < ee && J->value[e] == 0.0 && J->row[e] - kk != j) ++e;
-                const int ro = o < oe ? Ai_old[o] : INT_MAX, rn = e < ee ? J->row[e] - kk : INT_MAX,
-                          rd = diag ? INT_MAX : j;
-                int r = ro < rn ? ro : rn;
-                if (rd < r) r = rd;
-                if (r == INT_MAX) break;
-                double v = 0.0;
-                if (ro == r) ++o;
-                if (rn == r) v = J->value[e++];
-                if (rd == r) diag = 1;
-                if (pass == 1) {
-                    Ai[q] = r;
-                    Ax[q] = v;
-                }
-                ++q;
-            }
-        }
-        if (pass == 0) {
-            nnz = q;
-        } else {
-            Ap[nd] = (int)q;
-            free(k->Ap), free(k->Ai), free(k->Ax);
-            k->Ap = Ap, k->Ai = Ai, k->Ax = Ax;
-            k->nnz = (int)q;
-        }
-    }
+    int *Ap, *Ai, nnz;
+    double *Ax;
+    if (hymo_sparse_block_union(J, k->k, ls->n - k->k, k->Ap, k->Ai, &Ap, &Ai, &Ax, &nnz)) return 1;
+    free(k->Ap), free(k->Ai), free(k->Ax);
+    k->Ap = Ap, k->Ai = Ai, k->Ax = Ax;
+    k->nnz = nnz;
     klu_release(k);
-    return 0;
-}
-
-/* D's values into its pattern; 1 if a non-zero lies outside it */
-static int values_fit(klu_impl *k, const hymo_sparse *J, int nd)
-{
-    const int kk = k->k;
-    for (int j = 0; j < nd; ++j) {
-        int q = k->Ap[j];
-        const int qe = k->Ap[j + 1];
-        for (int z = q; z < qe; ++z) k->Ax[z] = 0.0;
-        for (int e = J->col_start[kk + j]; e < J->col_start[kk + j + 1]; ++e) {
-            const int i = J->row[e] - kk;
-            if (i < 0) continue;
-            while (q < qe && k->Ai[q] < i) ++q;
-            if (q < qe && k->Ai[q] == i) k->Ax[q] = J->value[e];
-            else if (J->value[e] != 0.0) return 1;
-        }
-    }
     return 0;
 }
 
@@ -346,7 +282,7 @@ static void d_solve(klu_impl *k, int nd, double *x)
 static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
 {
     const int n = ls->n, kk = k->k, nd = n - kk;
-    const int grown = !k->Ap || values_fit(k, J, nd); /* same pattern? a non-zero outside it extends it */
+    const int grown = !k->Ap || hymo_sparse_block_fit(J, kk, nd, k->Ap, k->Ai, k->Ax); /* outside: extend */
     if (grown) {
         if (klu_pattern(ls, k, J)) return 1;
         if (kk > 0 && blocks_setup(k, nd)) return 1;

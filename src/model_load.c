@@ -1564,6 +1564,42 @@ static hymo_status load_volume(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
     return st;
 }
 
+/* name, from and to of a two-port element (`what`: "a throttle"); the
+ * ports must differ */
+static hymo_status f_two_port(ctx_t *c, yaml_node_t *n, const hymo_model *m, char *name, int *a, int *b,
+                              const char *what)
+{
+    TRY(f_name(c, n, "name", name));
+    TRY(check_new_element(c, n, m, name));
+    TRY(f_node(c, n, "from", m, a));
+    TRY(f_node(c, n, "to", m, b));
+    if (*a == *b) return fail_field(c, n, "to", HYMO_ERR_MODEL, "%s must connect two different nodes", what);
+    return HYMO_OK;
+}
+
+/* an orifice's flow_coefficient, or area and discharge_coefficient
+ * (C = C_d A sqrt(2/rho)) */
+static hymo_status f_orifice(ctx_t *c, yaml_node_t *n, const hymo_model *m, double *C)
+{
+    int has_ct, has_area, has_cd;
+    double area, cd;
+    TRY(f_number(c, n, "flow_coefficient", 0, 0, R_POSITIVE, C, &has_ct));
+    TRY(f_number(c, n, "area", 0, 0, R_POSITIVE, &area, &has_area));
+    TRY(f_number(c, n, "discharge_coefficient", 0, 0, R_POSITIVE, &cd, &has_cd));
+    if (has_ct && (has_area || has_cd)) {
+        return fail_field(c, n, "flow_coefficient", HYMO_ERR_MODEL,
+                          "give either flow_coefficient or area and discharge_coefficient, not both");
+    }
+    if (has_ct) return HYMO_OK;
+    if (!has_area && !has_cd) {
+        return fail(c, n, HYMO_ERR_MODEL, "missing required field: flow_coefficient, or area and discharge_coefficient");
+    }
+    if (!has_area) return missing(c, n, "area");
+    if (!has_cd) return missing(c, n, "discharge_coefficient");
+    *C = cd * area * sqrt(2.0 / m->fluid.density);
+    return HYMO_OK;
+}
+
 static hymo_status load_throttle(ctx_t *c, yaml_node_t *tn, hymo_model *m, int k)
 {
     (void)k; /* equals m->n_throttles: items are appended as they load */
@@ -1571,31 +1607,8 @@ static hymo_status load_throttle(ctx_t *c, yaml_node_t *tn, hymo_model *m, int k
                                        "flow_coefficient", NULL};
     hymo_throttle *th = &m->throttles[m->n_throttles];
     TRY(check_map(c, tn, keys));
-    TRY(f_name(c, tn, "name", th->name));
-    TRY(check_new_element(c, tn, m, th->name));
-    TRY(f_node(c, tn, "from", m, &th->node_a));
-    TRY(f_node(c, tn, "to", m, &th->node_b));
-    if (th->node_a == th->node_b) {
-        return fail_field(c, tn, "to", HYMO_ERR_MODEL, "a throttle must connect two different nodes");
-    }
-    int has_ct, has_area, has_cd;
-    double area, cd;
-    TRY(f_number(c, tn, "flow_coefficient", 0, 0, R_POSITIVE, &th->Ct, &has_ct));
-    TRY(f_number(c, tn, "area", 0, 0, R_POSITIVE, &area, &has_area));
-    TRY(f_number(c, tn, "discharge_coefficient", 0, 0, R_POSITIVE, &cd, &has_cd));
-    if (has_ct && (has_area || has_cd)) {
-        return fail_field(c, tn, "flow_coefficient", HYMO_ERR_MODEL,
-                          "give either flow_coefficient or area and discharge_coefficient, not both");
-    }
-    if (!has_ct) {
-        if (!has_area && !has_cd) {
-            return fail(c, tn, HYMO_ERR_MODEL,
-                        "missing required field: flow_coefficient, or area and discharge_coefficient");
-        }
-        if (!has_area) return missing(c, tn, "area");
-        if (!has_cd) return missing(c, tn, "discharge_coefficient");
-        th->Ct = cd * area * sqrt(2.0 / m->fluid.density);
-    }
+    TRY(f_two_port(c, tn, m, th->name, &th->node_a, &th->node_b, "a throttle"));
+    TRY(f_orifice(c, tn, m, &th->Ct));
     m->n_throttles++;
     return HYMO_OK;
 }
@@ -1606,13 +1619,7 @@ static hymo_status load_relief(ctx_t *c, yaml_node_t *rn, hymo_model *m, int k)
     static const char *const keys[] = {"name", "from", "to", "cracking_pressure", "gradient", "leakage", NULL};
     hymo_relief_valve *rv = &m->relief_valves[m->n_relief_valves];
     TRY(check_map(c, rn, keys));
-    TRY(f_name(c, rn, "name", rv->name));
-    TRY(check_new_element(c, rn, m, rv->name));
-    TRY(f_node(c, rn, "from", m, &rv->node_a));
-    TRY(f_node(c, rn, "to", m, &rv->node_b));
-    if (rv->node_a == rv->node_b) {
-        return fail_field(c, rn, "to", HYMO_ERR_MODEL, "a relief valve must connect two different nodes");
-    }
+    TRY(f_two_port(c, rn, m, rv->name, &rv->node_a, &rv->node_b, "a relief valve"));
     TRY(f_number(c, rn, "cracking_pressure", 1, 0, R_NONNEGATIVE, &rv->p_crack, NULL));
     TRY(f_number(c, rn, "gradient", 1, 0, R_POSITIVE, &rv->gradient, NULL));
     TRY(f_number(c, rn, "leakage", 0, 0, R_NONNEGATIVE, &rv->leakage, NULL));
@@ -1627,33 +1634,10 @@ static hymo_status load_check(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k)
                                        "flow_coefficient", "area", "discharge_coefficient", "leakage", NULL};
     hymo_check_valve *cv = &m->check_valves[m->n_check_valves];
     TRY(check_map(c, cn, keys));
-    TRY(f_name(c, cn, "name", cv->name));
-    TRY(check_new_element(c, cn, m, cv->name));
-    TRY(f_node(c, cn, "from", m, &cv->node_a));
-    TRY(f_node(c, cn, "to", m, &cv->node_b));
-    if (cv->node_a == cv->node_b) {
-        return fail_field(c, cn, "to", HYMO_ERR_MODEL, "a check valve must connect two different nodes");
-    }
+    TRY(f_two_port(c, cn, m, cv->name, &cv->node_a, &cv->node_b, "a check valve"));
     TRY(f_number(c, cn, "cracking_pressure", 1, 0, R_NONNEGATIVE, &cv->p_crack, NULL));
     TRY(f_number(c, cn, "opening_pressure", 1, 0, R_POSITIVE, &cv->p_open, NULL));
-    int has_ct, has_area, has_cd;
-    double area, cd;
-    TRY(f_number(c, cn, "flow_coefficient", 0, 0, R_POSITIVE, &cv->Cmax, &has_ct));
-    TRY(f_number(c, cn, "area", 0, 0, R_POSITIVE, &area, &has_area));
-    TRY(f_number(c, cn, "discharge_coefficient", 0, 0, R_POSITIVE, &cd, &has_cd));
-    if (has_ct && (has_area || has_cd)) {
-        return fail_field(c, cn, "flow_coefficient", HYMO_ERR_MODEL,
-                          "give either flow_coefficient or area and discharge_coefficient, not both");
-    }
-    if (!has_ct) {
-        if (!has_area && !has_cd) {
-            return fail(c, cn, HYMO_ERR_MODEL,
-                        "missing required field: flow_coefficient, or area and discharge_coefficient");
-        }
-        if (!has_area) return missing(c, cn, "area");
-        if (!has_cd) return missing(c, cn, "discharge_coefficient");
-        cv->Cmax = cd * area * sqrt(2.0 / m->fluid.density);
-    }
+    TRY(f_orifice(c, cn, m, &cv->Cmax));
     TRY(f_number(c, cn, "leakage", 0, 0, R_NONNEGATIVE, &cv->leakage, NULL));
     m->n_check_valves++;
     return HYMO_OK;

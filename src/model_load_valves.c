@@ -76,13 +76,7 @@ static hymo_status load_pump(ctx_t *c, yaml_node_t *pn, hymo_model *m, int k)
                                        "volumetric_efficiency", "leakage", NULL};
     hymo_pump *pu = &m->pumps[m->n_pumps];
     TRY(check_map(c, pn, keys));
-    TRY(f_name(c, pn, "name", pu->name));
-    TRY(check_new_element(c, pn, m, pu->name));
-    TRY(f_node(c, pn, "from", m, &pu->node_in));
-    TRY(f_node(c, pn, "to", m, &pu->node_out));
-    if (pu->node_in == pu->node_out) {
-        return fail_field(c, pn, "to", HYMO_ERR_MODEL, "a pump must connect two different nodes");
-    }
+    TRY(f_two_port(c, pn, m, pu->name, &pu->node_in, &pu->node_out, "a pump"));
     if (m->nodes[pu->node_in].kind != HYMO_NODE_VOLUME && m->nodes[pu->node_out].kind != HYMO_NODE_VOLUME) {
         return fail_field(c, pn, "to", HYMO_ERR_MODEL, "'%s' and '%s' are both sources: the pump would act on no volume",
                           m->nodes[pu->node_in].name, m->nodes[pu->node_out].name);
@@ -109,13 +103,7 @@ static hymo_status load_flow_control(ctx_t *c, yaml_node_t *fn, hymo_model *m, i
     static const char *const keys[] = {"name", "from", "to", "set_flow", "compensator_pressure", NULL};
     hymo_flow_control *fc = &m->flow_controls[m->n_flow_controls];
     TRY(check_map(c, fn, keys));
-    TRY(f_name(c, fn, "name", fc->name));
-    TRY(check_new_element(c, fn, m, fc->name));
-    TRY(f_node(c, fn, "from", m, &fc->node_a));
-    TRY(f_node(c, fn, "to", m, &fc->node_b));
-    if (fc->node_a == fc->node_b) {
-        return fail_field(c, fn, "to", HYMO_ERR_MODEL, "a flow control valve must connect two different nodes");
-    }
+    TRY(f_two_port(c, fn, m, fc->name, &fc->node_a, &fc->node_b, "a flow control valve"));
     if (m->nodes[fc->node_a].kind != HYMO_NODE_VOLUME && m->nodes[fc->node_b].kind != HYMO_NODE_VOLUME) {
         return fail_field(c, fn, "to", HYMO_ERR_MODEL,
                           "'%s' and '%s' are both sources: the valve would act on no volume", m->nodes[fc->node_a].name,

@@ -639,6 +639,24 @@ static void test_bad_input(void **state)
         {"  valves:\n    - {name: d, type: 4/3, P: ps, T: tank, A: V, B: W, leakage: 1e-13, time_constant: 0.01, "
          "signal: u}\n",
          "hydraulics.valves[0]: missing required field: flow_coefficient (or edges: {PA, BT, PB, AT})"},
+        /* the two-port and orifice fields shared by throttles, check and relief valves */
+        {"    - {name: t2, from: V, to: V, flow_coefficient: 1e-8}\n",
+         "hydraulics.throttles[1].to: a throttle must connect two different nodes"},
+        {"    - {name: t2, from: V, to: W, flow_coefficient: 1e-8, area: 1e-6}\n",
+         "hydraulics.throttles[1].flow_coefficient: give either flow_coefficient or area and discharge_coefficient, "
+         "not both"},
+        {"    - {name: t2, from: V, to: W, area: 1e-6}\n",
+         "hydraulics.throttles[1].discharge_coefficient: missing required field"},
+        {"    - {name: t2, from: V, to: W}\n",
+         "hydraulics.throttles[1]: missing required field: flow_coefficient, or area and discharge_coefficient"},
+        {"  check_valves:\n    - {name: cv, from: W, to: W, cracking_pressure: 1e5, opening_pressure: 1e5, "
+         "flow_coefficient: 1e-8}\n",
+         "hydraulics.check_valves[0].to: a check valve must connect two different nodes"},
+        {"  check_valves:\n    - {name: cv, from: V, to: W, cracking_pressure: 1e5, opening_pressure: 1e5, "
+         "discharge_coefficient: 0.7}\n",
+         "hydraulics.check_valves[0].area: missing required field"},
+        {"  relief_valves:\n    - {name: rv, from: V, to: V, cracking_pressure: 1e7, gradient: 1e11}\n",
+         "hydraulics.relief_valves[0].to: a relief valve must connect two different nodes"},
     };
     int failures = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

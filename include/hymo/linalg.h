@@ -42,6 +42,17 @@ typedef struct {
     int nnz, n_done; /* filling: entries pushed, columns ended */
 } hymo_sparse;
 
+/* a[0..n) ascending (insertion sort: for the short row lists of a column) */
+static inline void hymo_sort_ints(int *a, int n)
+{
+    for (int i = 1; i < n; ++i) {
+        const int v = a[i];
+        int c = i - 1;
+        while (c >= 0 && a[c] > v) a[c + 1] = a[c], --c;
+        a[c + 1] = v;
+    }
+}
+
 /* Allocates an empty n_rows x n_cols matrix with room for `capacity`
  * entries; 0 on success, -1 out of memory. */
 int hymo_sparse_alloc(hymo_sparse *s, int n_rows, int n_cols, int capacity);
@@ -49,6 +60,17 @@ int hymo_sparse_alloc(hymo_sparse *s, int n_rows, int n_cols, int capacity);
  * indices in range), values zero; 0 on success, -1 out of memory. */
 int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int *rows, const int *cols);
 void hymo_sparse_free(hymo_sparse *s);
+/* The square block of J at rows and columns [r0, r0 + n) as a compressed
+ * pattern for a sparse factorisation: into the pattern (Ap, Ai) the
+ * block's values (zero elsewhere in it, Ax); 1 if a non-zero of the block
+ * lies outside the pattern (then hymo_sparse_block_union). */
+int hymo_sparse_block_fit(const hymo_sparse *J, int r0, int n, const int *Ap, const int *Ai, double *Ax);
+/* The pattern that only grows: the old one (Ap_old, Ai_old; NULL: none),
+ * the block's non-zeros and the diagonal, rows ascending, in fresh arrays
+ * (*Ap n + 1, *Ai and *Ax *nnz) with the block's values; 0, or -1 out of
+ * memory (nothing allocated then). */
+int hymo_sparse_block_union(const hymo_sparse *J, int r0, int n, const int *Ap_old, const int *Ai_old, int **Ap,
+                            int **Ai, double **Ax, int *nnz);
 /* the address of entry (i, j), or NULL if it is outside the pattern
  * (binary search in column j) */
 static inline double *hymo_sparse_at(const hymo_sparse *s, int i, int j)
