@@ -263,53 +263,6 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z)
     return pmin;
 }
 
-int hymo_rank_pivots(int m, int n, const double *a, double *w, const unsigned char *allowed,
-                     unsigned char *col_mask, unsigned char *row_mask, int max_piv, double rel_tol,
-                     double *smallest)
-{
-    /* the same search and elimination as hymo_full_pivot_columns (src/linalg.c),
-     * with the used rows marked in row_mask (or NaN in the work copy) */
-    memcpy(w, a, (size_t)m * (size_t)n * sizeof(double));
-    memset(col_mask, 0, (size_t)n);
-    if (row_mask) memset(row_mask, 0, (size_t)m);
-    *smallest = INFINITY;
-    double first = 0.0;
-    int k = 0;
-    for (; k < max_piv && k < m; ++k) {
-        int pr = -1, pc = -1;
-        double best = -1.0;
-        for (int i = 0; i < m; ++i) {
-            if (row_mask ? row_mask[i] : (n > 0 && isnan(w[(size_t)i * n]))) continue;
-            for (int j = 0; j < n; ++j) {
-                if (col_mask[j] || (allowed && !allowed[j])) continue;
-                double v = fabs(w[i * n + j]);
-                if (v > best) {
-                    best = v;
-                    pr = i;
-                    pc = j;
-                }
-            }
-        }
-        if (pr < 0 || !(best > 0.0)) break;
-        if (k == 0)
-            first = best;
-        else if (best <= rel_tol * first)
-            break;
-        col_mask[pc] = 1;
-        if (best < *smallest) *smallest = best;
-        for (int i = 0; i < m; ++i) {
-            if (i == pr || (row_mask ? row_mask[i] : isnan(w[(size_t)i * n]))) continue;
-            double l = w[i * n + pc] / w[pr * n + pc];
-            for (int j = 0; j < n; ++j) w[i * n + j] -= l * w[pr * n + j];
-        }
-        if (row_mask)
-            row_mask[pr] = 1;
-        else
-            for (int j = 0; j < n; ++j) w[pr * n + j] = NAN;
-    }
-    return k;
-}
-
 /* Inner Newton: the kinematics are re-evaluated after the last update only
  * if it exceeded KIN_REFRESH, so positions used afterwards are within
  * 1e-11 of the converged ones (with quadratic convergence the error left

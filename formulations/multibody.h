@@ -93,17 +93,7 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z);
 /* x <- Phi_d^-1 x with the factors of the last hymo_partition_factor */
 void hymo_partition_solve(const hymo_partition *pt, double *x);
 
-/* Gaussian elimination with full pivoting on the m x n matrix a (copied to
- * work), over the columns with allowed[j] != 0 (all if NULL): at most
- * max_piv pivots, and none once the largest remaining |entry| is <= rel_tol
- * times the first pivot (or not > 0).  Marks the pivot columns in col_mask
- * (n) and the pivot rows in row_mask (m, may be NULL); the smallest pivot
- * in *smallest (INFINITY if none); returns the number of pivots (the
- * numerical rank of the allowed columns).  The choices equal
- * hymo_full_pivot_columns' for a matrix of full row rank. */
-int hymo_rank_pivots(int m, int n, const double *a, double *work, const unsigned char *allowed,
-                     unsigned char *col_mask, unsigned char *row_mask, int max_piv, double rel_tol,
-                     double *smallest);
+/* hymo_rank_pivots: include/hymo/linalg.h */
 /* Relative pivot below which a constraint row counts as redundant (at an
  * assembled configuration: the dependent rows' pivots are round-off). */
 #define HYMO_RANK_TOL 1e-9

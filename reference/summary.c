@@ -91,7 +91,7 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
                                         : "");
             }
             if (s->n_volumes_total > s->n_volume_ranges)
-                fprintf(out, "  (%d more volumes: see /states/p)\n", s->n_volumes_total - s->n_volume_ranges);
+                fprintf(out, "  (%d more volumes: see /states/p_range)\n", s->n_volumes_total - s->n_volume_ranges);
         }
     }
     if (s->n_events > 0)

@@ -151,7 +151,7 @@ static hymo_status independent_count_error(const hymo_model *model, hymo_error *
 /* branch s18-ux: rank of phi_z (m x nz) by full pivoting; -1 out of memory */
 static int rank_here(int m, int nz, const double *phi_z)
 {
-    double *work = calloc((size_t)m * nz + 1, sizeof(double));
+    double *work = calloc((size_t)m * nz + 2 * (size_t)m + 1, sizeof(double)); /* hymo_rank_pivots */
     unsigned char *cols = calloc((size_t)nz + 1, 1), *rows = calloc((size_t)m + 1, 1);
     int rank = -1;
     double pmin;
@@ -346,7 +346,7 @@ static hymo_status constraint_rank(const hymo_model *model, hymo_compiled *cm, i
     cm->con.rank = m;
     if (m > 0) memset(cm->con.redundant, 0, (size_t)m);
     if (m == 0) return hymo_partition_alloc(&w->pt, nz, 0, 0, err);
-    double *work = calloc((size_t)m * nz, sizeof(double));
+    double *work = calloc((size_t)m * nz + 2 * (size_t)m, sizeof(double)); /* hymo_rank_pivots */
     unsigned char *cols = calloc((size_t)nz, 1), *rows = calloc((size_t)m, 1);
     if (!work || !cols || !rows) {
         free(work), free(cols), free(rows);

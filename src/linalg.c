@@ -81,44 +81,80 @@ void hymo_lu_solve_transpose(int n, const double *lu, const int *piv, double *b)
     }
 }
 
-/* a row of the work copy that has given its pivot holds NaN */
-static int row_used(const double *w, int n, int i) { return n > 0 && isnan(w[(size_t)i * n]); }
+/* largest |w[i, j]| over the allowed, unmasked columns and the first j
+ * where it stands (-1 and -1.0 if none) */
+static double row_max(const double *wi, int n, const unsigned char *allowed, const unsigned char *col_mask, int *arg)
+{
+    double best = -1.0;
+    *arg = -1;
+    for (int j = 0; j < n; ++j) {
+        if (col_mask[j] || (allowed && !allowed[j])) continue;
+        const double v = fabs(wi[j]);
+        if (v > best) best = v, *arg = j;
+    }
+    return best;
+}
+
+int hymo_rank_pivots(int m, int n, const double *a, double *w, const unsigned char *allowed,
+                     unsigned char *col_mask, unsigned char *row_mask, int max_piv, double rel_tol,
+                     double *smallest)
+{
+    /* each row's largest |entry| (rmax, at column rarg; rarg -2: the row gave
+     * its pivot) is kept: a pivot changes only the rows with a non-zero in
+     * its column, which are rescanned.  The search over the row maxima finds
+     * the pivot the whole-matrix scan finds (the first largest in row-major
+     * order); rows whose multiplier is zero are left as they are (the scan's
+     * update would change at most the sign of a zero), so the pivots are the
+     * same as with the dense elimination. */
+    const size_t mn = (size_t)m * (size_t)n;
+    double *rmax = w + mn, *rarg = rmax + m; /* column indices as doubles (exact) */
+    memcpy(w, a, mn * sizeof(double));
+    memset(col_mask, 0, (size_t)n);
+    if (row_mask) memset(row_mask, 0, (size_t)m);
+    for (int i = 0; i < m; ++i) {
+        int arg;
+        rmax[i] = row_max(&w[(size_t)i * n], n, allowed, col_mask, &arg);
+        rarg[i] = arg;
+    }
+    *smallest = INFINITY;
+    double first = 0.0;
+    int k = 0;
+    for (; k < max_piv && k < m; ++k) {
+        int pr = -1, pc = -1;
+        double best = -1.0;
+        for (int i = 0; i < m; ++i)
+            if (rarg[i] >= 0.0 && rmax[i] > best) best = rmax[i], pr = i, pc = (int)rarg[i];
+        if (pr < 0 || !(best > 0.0)) break;
+        if (k == 0)
+            first = best;
+        else if (best <= rel_tol * first)
+            break;
+        col_mask[pc] = 1;
+        if (best < *smallest) *smallest = best;
+        const double *wp = &w[(size_t)pr * n];
+        rarg[pr] = -2.0; /* used */
+        if (row_mask) row_mask[pr] = 1;
+        for (int i = 0; i < m; ++i) {
+            if (rarg[i] == -2.0) continue;
+            double *wi = &w[(size_t)i * n];
+            const double l = wi[pc] / wp[pc];
+            if (l != 0.0)
+                for (int j = 0; j < n; ++j) wi[j] -= l * wp[j];
+            if (l != 0.0 || (int)rarg[i] == pc) { /* changed, or its largest entry left with the column */
+                int arg;
+                rmax[i] = row_max(wi, n, allowed, col_mask, &arg);
+                rarg[i] = arg;
+            }
+        }
+    }
+    return k;
+}
 
 double hymo_full_pivot_columns(int m, int n, const double *a, double *w, const unsigned char *allowed,
                                unsigned char *pivot_col)
 {
-    memcpy(w, a, (size_t)m * (size_t)n * sizeof(double));
-    memset(pivot_col, 0, (size_t)n);
-    /* a row that has given its pivot is filled with NaN in the work copy:
-     * no search or elimination reads it again (no size limit on m, no
-     * allocation: this runs inside the step loop) */
-    double smallest = INFINITY;
-    for (int k = 0; k < m; ++k) {
-        int pr = -1, pc = -1;
-        double best = -1.0;
-        for (int i = 0; i < m; ++i) {
-            if (row_used(w, n, i)) continue;
-            for (int j = 0; j < n; ++j) {
-                if (pivot_col[j] || (allowed && !allowed[j])) continue;
-                double v = fabs(w[i * n + j]);
-                if (v > best) {
-                    best = v;
-                    pr = i;
-                    pc = j;
-                }
-            }
-        }
-        if (pr < 0 || !(best > 0.0)) return 0.0;
-        pivot_col[pc] = 1;
-        if (best < smallest) smallest = best;
-        for (int i = 0; i < m; ++i) {
-            if (i == pr || row_used(w, n, i)) continue;
-            double l = w[i * n + pc] / w[pr * n + pc];
-            for (int j = 0; j < n; ++j) w[i * n + j] -= l * w[pr * n + j];
-        }
-        for (int j = 0; j < n; ++j) w[pr * n + j] = NAN; /* used */
-    }
-    return smallest;
+    double smallest;
+    return hymo_rank_pivots(m, n, a, w, allowed, pivot_col, NULL, m, 0.0, &smallest) == m ? smallest : 0.0;
 }
 
 double hymo_norm_inf(int n, const double *v)

@@ -259,6 +259,16 @@ static void companion_step(companion *c, const hymo_sim *sim, long k)
 }
 
 /* The estimate into the summary of a complete run (the companion freed by the caller). */
+/* /states/p_range [np x 4]: every volume's p_min, its time, p_max, its
+ * time over all steps (the summary and /states' attributes hold the first
+ * HYMO_SUMMARY_VOLUMES) */
+static hymo_status volume_ranges(hymo_ref_writer *w, const hymo_sim *sim, hymo_error *err)
+{
+    static const char *const cols[4] = {"p_min", "p_min_time", "p_max", "p_max_time"};
+    if (sim->np == 0) return HYMO_OK;
+    return hymo_ref_writer_put_matrix(w, "states/p_range", sim->np, 4, sim->p_vrange, "Pa, s, Pa, s", cols, err);
+}
+
 static void companion_estimate(const companion *c, hymo_run_summary *sum)
 {
     if (!c->sim || !sum->complete) return;
@@ -341,7 +351,9 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     sum.wall_total = hymo_now_seconds() - t_call; /* up to the file's close */
     if (writer) {
         hymo_error close_err;
-        hymo_status cst = hymo_ref_writer_close(writer, &sum, &close_err);
+        hymo_status cst = volume_ranges(writer, sim, &close_err); /* every volume's (the summary holds 32) */
+        if (cst == HYMO_OK) cst = hymo_ref_writer_close(writer, &sum, &close_err);
+        else hymo_ref_writer_discard(writer); /* no file, no temporary file */
         writer = NULL;
         /* a failed write: the close's message also says the file was not written */
         if (cst != HYMO_OK && (run_status == HYMO_OK || run_status == HYMO_ERR_IO || run_status == HYMO_ERR_HDF5)) {

@@ -42,6 +42,24 @@ for fam in chain ladder pipeline; do
         done
     done
 done
+# every volume's pressure range over all steps (/states/p_range; the summary
+# and /states' attributes hold the first 32 of the chain's 60 volumes)
+"$HYMO" run "$OUT/chain.yaml" --t-end 0.05 -o "$OUT/ranges.h5" > "$OUT/ranges.out" || fail "ranges run exited $?"
+grep -q "(28 more volumes: see /states/p_range)" "$OUT/ranges.out" || fail "summary: $(cat "$OUT/ranges.out")"
+"$PY" - "$OUT/ranges.h5" <<'EOF2' || fail "/states/p_range"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+r, p, t, st = f["states/p_range"][()], f["states/p"][()], f["time"][()], f["states"]
+assert r.shape == (60, 4), r.shape
+assert list(f["states/p_range"].attrs["names"]) in (["p_min", "p_min_time", "p_max", "p_max_time"],
+                                                    [b"p_min", b"p_min_time", b"p_max", b"p_max_time"])
+for i, k in enumerate(["volume_p_min", "volume_p_min_time", "volume_p_max", "volume_p_max_time"]):
+    assert np.array_equal(st.attrs[k], r[:32, i]), k  # the summary's 32, the same numbers
+# every step is seen (t = 0 included): with a row per step, the extremes of /states/p's columns exactly
+assert np.array_equal(r[:, 0], p.min(axis=0)) and np.array_equal(r[:, 2], p.max(axis=0))
+assert np.all((r[:, 1] >= 0) & (r[:, 1] <= t[-1])) and np.all((r[:, 3] >= 0) & (r[:, 3] <= t[-1]))
+print("p_range ok:", r.shape, "min %.4g Pa max %.4g Pa" % (r[:, 0].min(), r[:, 2].max()))
+EOF2
 # the families' sizes: chain 5N unknowns, ladder 2N+1 joints with 2N cut rows, pipeline N+3
 "$HYMO" run "$OUT/chain.yaml" --t-end 0.002 --formulation penalty | grep -q "independent  all" || fail "chain summary"
 grep -c "type: revolute" "$OUT/ladder.yaml" | grep -qx 17 || fail "ladder: not 17 joints"

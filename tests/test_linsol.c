@@ -131,7 +131,7 @@ static void test_full_pivot_many_rows(void **state)
 {
     (void)state;
     enum { M = 100, N = 130 };
-    static double a[M * N], w[M * N];
+    static double a[M * N], w[M * N + 2 * M];
     unsigned char piv[N];
     uint64_t seed = 12345;
     for (int i = 0; i < M * N; ++i) {

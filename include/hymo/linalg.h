@@ -17,9 +17,21 @@ void hymo_lu_solve(int n, const double *lu, const int *piv, double *b);
 void hymo_lu_solve_transpose(int n, const double *lu, const int *piv, double *b);
 
 /* Gaussian elimination with full pivoting on the m x n matrix a (copied to
- * work, m*n doubles). Marks in `pivot_col` (size n) the columns holding a
- * pivot (1) and returns the smallest |pivot|. If `allowed` is non-NULL only
- * columns with allowed[j] != 0 may be chosen. */
+ * work: m*n + 2*m doubles), over the columns with allowed[j] != 0 (all if
+ * NULL): at most max_piv pivots, and none once the largest remaining |entry|
+ * is <= rel_tol times the first pivot (or not > 0).  Marks the pivot
+ * columns in col_mask (n) and the pivot rows in row_mask (m, may be NULL);
+ * the smallest pivot in *smallest (INFINITY if none); returns the number
+ * of pivots (the numerical rank of the allowed columns).  Each pivot is the
+ * largest |entry| left, the first in row-major order among equal ones.
+ * O(m n) plus O(n) per row that a pivot's column touches: a sparse matrix
+ * (a ladder's Phi_z) costs O(m n), not O(m^2 n). */
+int hymo_rank_pivots(int m, int n, const double *a, double *work, const unsigned char *allowed,
+                     unsigned char *col_mask, unsigned char *row_mask, int max_piv, double rel_tol,
+                     double *smallest);
+/* hymo_rank_pivots with m pivots (work m*n + 2*m doubles): marks the pivot
+ * columns in pivot_col (n) and returns the smallest |pivot|, 0 if there
+ * are fewer than m. */
 double hymo_full_pivot_columns(int m, int n, const double *a, double *work, const unsigned char *allowed,
                                unsigned char *pivot_col);
 
