@@ -138,13 +138,11 @@ int hymo_rank_pivots(int m, int n, const double *a, double *w, const unsigned ch
             if (rarg[i] == -2.0) continue;
             double *wi = &w[(size_t)i * n];
             const double l = wi[pc] / wp[pc];
-            if (l != 0.0)
-                for (int j = 0; j < n; ++j) wi[j] -= l * wp[j];
-            if (l != 0.0 || (int)rarg[i] == pc) { /* changed, or its largest entry left with the column */
-                int arg;
-                rmax[i] = row_max(wi, n, allowed, col_mask, &arg);
-                rarg[i] = arg;
-            }
+            if (l == 0.0) continue; /* unchanged (its largest entry is not in column pc, or it is 0) */
+            for (int j = 0; j < n; ++j) wi[j] -= l * wp[j];
+            int arg;
+            rmax[i] = row_max(wi, n, allowed, col_mask, &arg);
+            rarg[i] = arg;
         }
     }
     return k;

@@ -152,10 +152,92 @@ static void test_full_pivot_many_rows(void **state)
     for (int i = 0; i < M; ++i) assert_int_equal(piv[(i * 7) % N], 1);
 }
 
+/* The whole-matrix full-pivoting elimination (scan every entry for each
+ * pivot, update every row): the reference hymo_rank_pivots must reproduce
+ * pivot for pivot. */
+static int rank_pivots_dense(int m, int n, const double *a, double *w, const unsigned char *allowed,
+                             unsigned char *col_mask, unsigned char *row_mask, int max_piv, double rel_tol,
+                             double *smallest)
+{
+    memcpy(w, a, (size_t)m * n * sizeof(double));
+    memset(col_mask, 0, (size_t)n);
+    memset(row_mask, 0, (size_t)m);
+    *smallest = INFINITY;
+    double first = 0.0;
+    int k = 0;
+    for (; k < max_piv && k < m; ++k) {
+        int pr = -1, pc = -1;
+        double best = -1.0;
+        for (int i = 0; i < m; ++i) {
+            if (row_mask[i]) continue;
+            for (int j = 0; j < n; ++j) {
+                if (col_mask[j] || (allowed && !allowed[j])) continue;
+                const double v = fabs(w[i * n + j]);
+                if (v > best) best = v, pr = i, pc = j;
+            }
+        }
+        if (pr < 0 || !(best > 0.0)) break;
+        if (k == 0) first = best;
+        else if (best <= rel_tol * first) break;
+        col_mask[pc] = 1;
+        if (best < *smallest) *smallest = best;
+        for (int i = 0; i < m; ++i) {
+            if (i == pr || row_mask[i]) continue;
+            const double l = w[i * n + pc] / w[pr * n + pc];
+            for (int j = 0; j < n; ++j) w[i * n + j] -= l * w[pr * n + j];
+        }
+        row_mask[pr] = 1;
+    }
+    return k;
+}
+
+/* hymo_rank_pivots (row maxima kept, only touched rows rescanned) against
+ * the whole-matrix elimination on 400 random matrices: sparse and dense,
+ * small integers (ties), dependent rows, zero rows, column masks, rel_tol
+ * 0 and 1e-9, max_piv below m: the same rank, pivot rows and columns and
+ * smallest pivot, exactly. */
+static void test_rank_pivots_reference(void **state)
+{
+    (void)state;
+    enum { MMAX = 40, NCOL = 48 };
+    static double a[MMAX * NCOL], w1[MMAX * NCOL + 2 * MMAX], w2[MMAX * NCOL];
+    unsigned char c1[NCOL], c2[NCOL], r1[MMAX], r2[MMAX], allowed[NCOL];
+    uint64_t seed = 987654321;
+#define RND() (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, (double)(seed >> 11) / 9007199254740992.0)
+    int ranks_below_m = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const int m = 1 + (int)(RND() * MMAX), n = 1 + (int)(RND() * NCOL);
+        const double density = trial % 4 == 0 ? 1.0 : 0.03 + 0.3 * RND();
+        const int integers = trial % 3 == 0;
+        for (int i = 0; i < m * n; ++i) {
+            const double v = integers ? floor(RND() * 7.0) - 3.0 : RND() - 0.5;
+            a[i] = RND() < density ? v : 0.0;
+        }
+        if (m > 3 && trial % 5 == 0) /* a dependent row and a zero row */
+            for (int j = 0; j < n; ++j) a[(m - 1) * n + j] = a[j] - 2.0 * a[n + j], a[(m - 2) * n + j] = 0.0;
+        for (int j = 0; j < n; ++j) allowed[j] = trial % 2 == 0 || RND() < 0.7;
+        const double rel_tol = trial % 3 == 1 ? 1e-9 : 0.0;
+        const int max_piv = trial % 7 == 0 && m > 1 ? m - 1 : m;
+        const unsigned char *al = trial % 2 == 0 ? NULL : allowed;
+        double s1, s2;
+        const int k1 = hymo_rank_pivots(m, n, a, w1, al, c1, r1, max_piv, rel_tol, &s1);
+        const int k2 = rank_pivots_dense(m, n, a, w2, al, c2, r2, max_piv, rel_tol, &s2);
+        assert_int_equal(k1, k2);
+        assert_memory_equal(c1, c2, (size_t)n);
+        assert_memory_equal(r1, r2, (size_t)m);
+        assert_true(s1 == s2);
+        ranks_below_m += k1 < m;
+    }
+#undef RND
+    print_message("rank pivots: 400 matrices as the whole-matrix elimination (%d of lower rank)\n", ranks_below_m);
+    assert_true(ranks_below_m > 50);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_pivot_many_rows),
+        cmocka_unit_test(test_rank_pivots_reference),
         cmocka_unit_test(test_random_matrices),
         cmocka_unit_test(test_klu_changing_pattern),
         cmocka_unit_test(test_klu_matches_dense),
