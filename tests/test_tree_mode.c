@@ -11,6 +11,8 @@
  *   same Newton iterations and matrix builds) to 5e-16 rad, 1e-7 Pa
  *   (measured 5e-18 rad, 4e-9 Pa) and with the numeric Jacobian to 1e-12
  *   rad, 1e-3 Pa (measured 2e-14 rad, 1.2e-5 Pa).
+ * - With a hydraulic motor on joint 10 in a circuit of its own: the same
+ *   (the motor's gradient is that joint's unit vector).
  * - The same chain with circuits 1 and 2 joined by a throttle: the Schur
  *   complement couples joints 1 and 2, so the solver falls back to the
  *   dense LU with M' (allocated then): same agreement.
@@ -29,7 +31,7 @@
 #include "engine.h"
 #include "test_util.h"
 
-enum { PLAIN = 0, SHARED = 1, SPRING = 2 };
+enum { PLAIN = 0, SHARED = 1, SPRING = 2, MOTOR = 3 };
 
 /* bench/gen_models.py chain(n) plus the variant's extras */
 static char *chain_yaml(int n, int variant)
@@ -68,6 +70,9 @@ static char *chain_yaml(int n, int variant)
             k, base, k);
     }
     OUT("  volumes:\n");
+    if (variant == MOTOR)
+        OUT("    - {name: ma, parts: [{volume: 1.0e-4, bulk_modulus: 1.0e9}], initial_pressure: static}\n"
+            "    - {name: mb, parts: [{volume: 1.0e-4, bulk_modulus: 1.0e9}], initial_pressure: 2.0e6}\n");
     for (int k = 1; k <= n; ++k)
         OUT("    - {name: a%d, parts: [{volume: 2.0e-5, bulk_modulus: 5.5e8}], initial_pressure: static}\n"
             "    - {name: p%d, parts: [{volume: 1.0e-5, bulk_modulus: 5.5e8}, {chamber: c%d.piston, bulk_modulus: "
@@ -76,9 +81,14 @@ static char *chain_yaml(int n, int variant)
             "3.15e10}], initial_pressure: 3.5e6}\n",
             k, k, k, k, k);
     OUT("  throttles:\n");
+    if (variant == MOTOR)
+        OUT("    - {name: tma, from: pump, to: ma, area: 1.0e-7, discharge_coefficient: 0.7}\n"
+            "    - {name: tmb, from: mb, to: tank, area: 1.0e-7, discharge_coefficient: 0.7}\n");
     for (int k = 1; k <= n; ++k)
         OUT("    - {name: t%d, from: a%d, to: p%d, area: 2.0e-5, discharge_coefficient: 0.8}\n", k, k, k);
     if (variant == SHARED) OUT("    - {name: tx12, from: p1, to: p2, area: 1.0e-6, discharge_coefficient: 0.8}\n");
+    if (variant == MOTOR) /* on joint 10, with a circuit of its own (pump -> ma -> motor -> mb -> tank) */
+        OUT("  motors:\n    - {name: mo, joint: q10, port_a: mb, port_b: ma, displacement: 1.0e-5}\n");
     OUT("  valves:\n");
     for (int k = 1; k <= n; ++k)
         OUT("    - {name: v%d, type: 4/3, P: pump, T: tank, A: a%d, B: r%d, flow_coefficient: 2.0e-9,\n"
@@ -166,6 +176,7 @@ static void check_variant(int variant)
 }
 
 static void test_plain(void **state) { (void)state, check_variant(PLAIN); }
+static void test_motor(void **state) { (void)state, check_variant(MOTOR); }
 static void test_shared(void **state) { (void)state, check_variant(SHARED); }
 
 static void test_not_taken(void **state)
@@ -212,6 +223,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain),
         cmocka_unit_test(test_shared),
+        cmocka_unit_test(test_motor),
         cmocka_unit_test(test_not_taken),
         cmocka_unit_test(test_memory),
     };
