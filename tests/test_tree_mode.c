@@ -213,6 +213,10 @@ static void test_memory(void **state)
 {
     (void)state;
     const double k32 = held_kb(32), k128 = held_kb(128);
+    if (!(k32 > 0.0)) { /* another allocator (AddressSanitizer's): mallinfo2 does not see it */
+        print_message("heap not measurable with this allocator (the plain build measures it)\n");
+        skip();
+    }
     const double p = log(k128 / k32) / log(4.0);
     printf("heap held: N = 32 %.0f KB, N = 128 %.0f KB: N^%.2f\n", k32, k128, p);
     assert_true(p <= 1.2);
