@@ -92,21 +92,22 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     return HYMO_OK;
 }
 
+void hymo_circuit_part_free(hymo_circuit_part *part)
+{
+    int *arrays[] = {part->volumes, part->valves, part->throttles, part->cylinders, part->reliefs,
+                     part->checks,  part->pumps,  part->fcs,       part->motors};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
+    part->volumes = part->valves = part->throttles = part->cylinders = NULL;
+    part->reliefs = part->checks = part->pumps = part->fcs = part->motors = NULL;
+}
+
 void hymo_circuit_free(hymo_circuit *circ)
 {
     free(circ->s0);
     free(circ->l_pist0);
     free(circ->l_rod0);
     free(circ->vol_node);
-    free(circ->whole.volumes);
-    free(circ->whole.valves);
-    free(circ->whole.throttles);
-    free(circ->whole.cylinders);
-    free(circ->whole.reliefs);
-    free(circ->whole.checks);
-    free(circ->whole.pumps);
-    free(circ->whole.fcs);
-    free(circ->whole.motors);
+    hymo_circuit_part_free(&circ->whole);
     memset(circ, 0, sizeof *circ);
 }
 

@@ -36,6 +36,9 @@ typedef struct {
     int *motors; /* motor indices; motor k is actuator model->n_cylinders + k */
 } hymo_circuit_part;
 
+/* Frees the part's index arrays (the part itself is the caller's). */
+void hymo_circuit_part_free(hymo_circuit_part *part);
+
 /* Per-run constants resolved from the initial geometry. */
 typedef struct {
     int na, np, nv;

@@ -424,14 +424,7 @@ static double *new_doubles(int n)
 void hymo_hyd_sub_free(hymo_hyd_sub *sub)
 {
     if (!sub) return;
-    free(sub->part.volumes);
-    free(sub->part.valves);
-    free(sub->part.throttles);
-    free(sub->part.cylinders);
-    free(sub->part.reliefs);
-    free(sub->part.checks);
-    free(sub->part.pumps);
-    free(sub->part.fcs);
+    hymo_circuit_part_free(&sub->part);
     free(sub->spool);
     double *arrays[] = {sub->tol, sub->fd_scale, sub->y, sub->p, sub->u, sub->pw, sub->uw, sub->pdot, sub->udot,
                         sub->s, sub->sd, sub->uref_a, sub->uref_m, sub->uref_b, sub->cs, sub->cv, sub->f0,
@@ -482,6 +475,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     sub->part.checks = copy_ints(part->checks, part->n_checks);
     sub->part.pumps = copy_ints(part->pumps, part->n_pumps);
     sub->part.fcs = copy_ints(part->fcs, part->n_fcs);
+    sub->part.motors = copy_ints(part->motors, part->n_motors); /* its own copy: freed with the part */
     sub->nvol = part->n_volumes;
     sub->nsp = part->n_valves;
     const int n = sub->n = sub->nvol + sub->nsp;
@@ -518,7 +512,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     sub->f1 = new_doubles(n);
     sub->fd = new_doubles(n);
     if (!sub->part.volumes || !sub->part.valves || !sub->part.throttles || !sub->part.cylinders ||
-        !sub->part.reliefs || !sub->part.checks || !sub->part.pumps || !sub->part.fcs || !sub->spool ||
+        !sub->part.reliefs || !sub->part.checks || !sub->part.pumps || !sub->part.fcs || !sub->part.motors || !sub->spool ||
         !sub->piv || !sub->tol || !sub->fd_scale || !sub->y || !sub->p || !sub->u || !sub->pw || !sub->uw ||
         !sub->pdot || !sub->udot || !sub->s || !sub->sd || !sub->uref_a || !sub->uref_m || !sub->uref_b ||
         !sub->cs || !sub->cv || !sub->f0 || !sub->fprev || !sub->jac || !sub->k1 || !sub->k2 || !sub->k3 ||

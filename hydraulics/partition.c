@@ -51,16 +51,7 @@ static void append_name(char *dst, size_t cap, const char *src)
 void hymo_circuit_parts_free(hymo_circuit_part *parts, int n_parts)
 {
     if (!parts) return;
-    for (int i = 0; i < n_parts; ++i) {
-        free(parts[i].volumes);
-        free(parts[i].valves);
-        free(parts[i].throttles);
-        free(parts[i].cylinders);
-        free(parts[i].reliefs);
-        free(parts[i].checks);
-        free(parts[i].pumps);
-        free(parts[i].fcs);
-    }
+    for (int i = 0; i < n_parts; ++i) hymo_circuit_part_free(&parts[i]);
     free(parts);
 }
 
