@@ -5,12 +5,13 @@
  * articulated-body recursion; nothing nz x nz is formed.
  *
  * - A chain of 20 links and cylinders (bench/gen_models.py's family, with a
- *   joint spring, a joint limit and an external force added): tree mode is
+ *   joint spring, a joint limit that engages (an event, located as with
+ *   the dense LU) and an external force added): tree mode is
  *   taken with both formulations, M' is never allocated, and the run agrees
  *   with the dense LU (fast Jacobian, the same matrix up to round-off: the
  *   same Newton iterations and matrix builds) to 5e-16 rad, 1e-7 Pa
- *   (measured 5e-18 rad, 4e-9 Pa) and with the numeric Jacobian to 1e-12
- *   rad, 1e-3 Pa (measured 2e-14 rad, 1.2e-5 Pa).
+ *   (measured <= 1e-17 rad, 4.9e-9 Pa) and with the numeric Jacobian to 1e-12
+ *   rad, 1e-3 Pa (measured <= 3.7e-14 rad, 1.9e-5 Pa).
  * - With a hydraulic motor on joint 10 in a circuit of its own: the same
  *   (the motor's gradient is that joint's unit vector).
  * - The same chain with circuits 1 and 2 joined by a throttle: the Schur
@@ -52,7 +53,7 @@ static char *chain_yaml(int n, int variant)
             k < n ? "      B: [0.7, 0.1, 0]\n" : "");
     }
     OUT("forces:\n  - {name: js, type: joint_spring, joint: q3, stiffness: 50, damping: 2, free_position: 0}\n"
-        "  - {name: lim, type: joint_limit, joint: q2, lower: -0.5, upper: 0.02, stiffness: 1.0e5, damping: 1.0e3}\n"
+        "  - {name: lim, type: joint_limit, joint: q2, lower: -0.5, upper: 5.0e-6, stiffness: 1.0e5, damping: 1.0e3}\n"
         "  - {name: push, type: external, point: l%d.T, frame: global, force: [0, 5, 0]}\n",
         n);
     if (variant == SPRING)
@@ -157,6 +158,8 @@ static void check_variant(int variant)
         assert_int_equal(test_n_allocs - before, 0); /* none in the step loop */
         run_to_end(dense), run_to_end(numeric);
         assert_true(tree->jacobian_evaluations > 0);
+        if (variant != SHARED) assert_true(tree->events >= 1); /* the joint limit engages (an event) */
+        assert_int_equal(tree->events, dense->events);
         /* M' is formed only where the complement is not M' + diagonal */
         if (variant == SHARED) assert_non_null(tree->mb.kin.M);
         else assert_null(tree->mb.kin.M);
@@ -165,7 +168,7 @@ static void check_variant(int variant)
         assert_int_equal(tree->jacobian_evaluations, dense->jacobian_evaluations);
         double dz, dp;
         compare(tree, dense, &dz, &dp);
-        printf("variant %d formulation %d: tree - dense %.3g rad %.3g Pa", variant, form, dz, dp);
+        printf("variant %d formulation %d: %ld events; tree - dense %.3g rad %.3g Pa", variant, form, tree->events, dz, dp);
         assert_true(dz <= 5e-16 && dp <= 1e-7);
         compare(tree, numeric, &dz, &dp);
         printf(", tree - numeric %.3g rad %.3g Pa\n", dz, dp);
