@@ -14,6 +14,7 @@
  *   rad, 1e-3 Pa (measured <= 3.7e-14 rad, 1.9e-5 Pa).
  * - With a hydraulic motor on joint 10 in a circuit of its own: the same
  *   (the motor's gradient is that joint's unit vector).
+ * - A branched tree (link 11 on link 5, beside link 6): the same.
  * - The same chain with circuits 1 and 2 joined by a throttle: the Schur
  *   complement couples joints 1 and 2, so the solver falls back to the
  *   dense LU with M' (allocated then): same agreement.
@@ -32,7 +33,9 @@
 #include "engine.h"
 #include "test_util.h"
 
-enum { PLAIN = 0, SHARED = 1, SPRING = 2, MOTOR = 3 };
+enum { PLAIN = 0, SHARED = 1, SPRING = 2, MOTOR = 3, BRANCH = 4 };
+/* BRANCH: link 11 hangs on link 5 (beside link 6), its cylinder from link 5 */
+#define PARENT(k, v) ((v) == BRANCH && (k) == 11 ? 5 : (k) - 1)
 
 /* bench/gen_models.py chain(n) plus the variant's extras */
 static char *chain_yaml(int n, int variant)
@@ -47,7 +50,7 @@ static char *chain_yaml(int n, int variant)
     for (int k = 1; k <= n; ++k) {
         OUT("  - name: l%d\n    joint: {name: q%d, type: revolute, parent: %s%.0d, location: %s, axis: [0, 0, 1], "
             "initial: 0}\n",
-            k, k, k == 1 ? "ground" : "l", k == 1 ? 0 : k - 1, k == 1 ? "[0, 0, 0]" : "J");
+            k, k, k == 1 ? "ground" : "l", k == 1 ? 0 : PARENT(k, variant), k == 1 ? "[0, 0, 0]" : "J");
         OUT("    mass: 2\n    com: [0.5, 0, 0]\n    inertia: [0, 0.16666666666666666, 0.16666666666666666]\n"
             "    points:\n      J: [1, 0, 0]\n      R: [0.3, 0.1, 0]\n      T: [1, 0.2, 0]\n%s",
             k < n ? "      B: [0.7, 0.1, 0]\n" : "");
@@ -65,7 +68,7 @@ static char *chain_yaml(int n, int variant)
     for (int k = 1; k <= n; ++k) {
         char base[32];
         if (k == 1) snprintf(base, sizeof base, "ground.G1");
-        else snprintf(base, sizeof base, "l%d.B", k - 1);
+        else snprintf(base, sizeof base, "l%d.B", PARENT(k, variant));
         OUT("    - {name: c%d, base: %s, rod: l%d.R, piston_diameter: 0.04, rod_diameter: 0.02,\n"
             "       length: 0.4, efficiency: 0.9, friction_velocity: 0.01}\n",
             k, base, k);
@@ -180,6 +183,7 @@ static void check_variant(int variant)
 
 static void test_plain(void **state) { (void)state, check_variant(PLAIN); }
 static void test_motor(void **state) { (void)state, check_variant(MOTOR); }
+static void test_branch(void **state) { (void)state, check_variant(BRANCH); }
 static void test_shared(void **state) { (void)state, check_variant(SHARED); }
 
 static void test_not_taken(void **state)
@@ -231,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_plain),
         cmocka_unit_test(test_shared),
         cmocka_unit_test(test_motor),
+        cmocka_unit_test(test_branch),
         cmocka_unit_test(test_not_taken),
         cmocka_unit_test(test_memory),
     };
