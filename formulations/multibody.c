@@ -78,9 +78,9 @@ int hymo_mb_kkt_factor(hymo_mb *mb, double *K, int *piv)
 #define HYMO_PHID_SPARSE_MIN 32
 
 struct hymo_phid_sparse {
-    int *Ap, *Ai; /* m + 1, cap */
+    int *Ap, *Ai; /* m + 1, the pattern's non-zeros */
     double *Ax;
-    int cap, nnz, active; /* active: the last factorisation is KLU's */
+    int active; /* the last factorisation is KLU's */
     hymo_sparse phid;     /* Phi_d's non-zeros (gathered from Phi_z at each factorisation) */
     klu_symbolic *sym;
     klu_numeric *num;
@@ -170,13 +170,12 @@ static int phid_gather(hymo_partition *pt, const double *phi_z)
 static int phid_pattern(hymo_partition *pt, int keep)
 {
     struct hymo_phid_sparse *s = pt->sp;
-    int *Ap, *Ai, n;
+    int *Ap, *Ai;
     double *Ax;
-    if (hymo_sparse_block_union(&s->phid, 0, pt->m, keep ? s->Ap : NULL, keep ? s->Ai : NULL, &Ap, &Ai, &Ax, &n))
+    if (hymo_sparse_block_union(&s->phid, 0, pt->m, keep ? s->Ap : NULL, keep ? s->Ai : NULL, &Ap, &Ai, &Ax))
         return 1;
     free(s->Ap), free(s->Ai), free(s->Ax);
     s->Ap = Ap, s->Ai = Ai, s->Ax = Ax;
-    s->nnz = s->cap = n;
     phid_release(s);
     return 0;
 }

@@ -202,7 +202,7 @@ struct hymo_sim {
     double *jmech;
     hymo_sparse jh, jfull;
     double *tan_w; /* nx scratch, kept zero (src/forces.c) */
-    double *tree_w, *tree_s; /* open trees: the articulated-body factors (hymo_engine_tree_solver) */
+    double *tree_w, *tree_s; /* tree mode: the articulated-body factors (hymo_engine_tree_mode) */
     int *tan_mark; /* nx scratch, kept zero */
     double *zsave;           /* nz: numeric Jacobian scratch */
     int jac_valid;           /* the factorisation in ls belongs to the current unknowns */
@@ -294,9 +294,6 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
 hymo_status hymo_engine_unpack(hymo_sim *sim, const double *x, double t, hymo_error *err);
 /* f(x): unpack, forces, inverse dynamics, residual rows. */
 hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, double t, hymo_error *err);
-/* Open trees (no cut joints, every joint an unknown in order): hands the
- * linear solver the O(n) articulated-body solve of M' + diag (src/jacobian.c). */
-void hymo_engine_tree_solver(hymo_sim *sim);
 /* Tree mode (the field's comment), decided when the simulation is created
  * (after the linear solver, before the Jacobian's arrays): sets
  * sim->tree_mode, g_ld, g_idx and g_jt; HYMO_ERR_NOMEM only. */

@@ -167,7 +167,6 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, model, np, nu, na, err)) != HYMO_OK ||
         (st = newton_matrix_alloc(sim, err)) != HYMO_OK || (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
-    hymo_engine_tree_solver(sim); /* after the start: the unknowns are chosen */
     sim->forces = forces;
     if (sim->nsw > 0) { /* the branches from here on follow the switching states, set at the start */
         hymo_engine_switching(sim, sim->g_start);

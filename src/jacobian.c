@@ -148,13 +148,6 @@ static int open_tree(const hymo_sim *sim)
     return 1;
 }
 
-void hymo_engine_tree_solver(hymo_sim *sim)
-{
-    if (sim->tree_mode || !open_tree(sim)) return;
-    const hymo_linsol_tree t = {sim, sim->nxm, tree_mass, tree_factor, tree_solve, 0};
-    hymo_linsol_set_tree(sim->ls, &t);
-}
-
 /* Tree mode needs a matrix built from parts (the fast Jacobian), an open
  * tree, no driven joints (their kinematic rows), every actuator and force
  * element acting on one joint (no spring-damper: a point-to-point length
@@ -176,7 +169,7 @@ hymo_status hymo_engine_tree_mode(hymo_sim *sim, hymo_error *err)
     int ok = 1;
     for (int a = 0; a < na && ok; ++a) ok = (joint[a] = hymo_actuator_joint(model, &sim->mb.kin, a)) >= -1;
     for (int e = 0; e < nfe && ok; ++e) ok = (joint[na + e] = hymo_fe_joint(model, e)) >= -1;
-    const hymo_linsol_tree t = {sim, sim->nxm, tree_mass, tree_factor, tree_solve, 1};
+    const hymo_linsol_tree t = {sim, sim->nxm, tree_mass, tree_factor, tree_solve};
     if (!ok || !hymo_linsol_set_tree(sim->ls, &t)) {
         free(joint), free(start), free(list);
         return HYMO_OK;

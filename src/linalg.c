@@ -271,7 +271,7 @@ int hymo_sparse_block_fit(const hymo_sparse *J, int r0, int n, const int *Ap, co
 }
 
 int hymo_sparse_block_union(const hymo_sparse *J, int r0, int n, const int *Ap_old, const int *Ai_old, int **Ap_out,
-                            int **Ai_out, double **Ax_out, int *nnz_out)
+                            int **Ai_out, double **Ax_out)
 {
     size_t nnz = 0;
     int *Ap = NULL, *Ai = NULL;
@@ -313,6 +313,6 @@ int hymo_sparse_block_union(const hymo_sparse *J, int r0, int n, const int *Ap_o
         if (pass == 0) nnz = q;
         else Ap[n] = (int)q;
     }
-    *Ap_out = Ap, *Ai_out = Ai, *Ax_out = Ax, *nnz_out = (int)nnz;
+    *Ap_out = Ap, *Ai_out = Ai, *Ax_out = Ax;
     return 0;
 }

@@ -117,7 +117,6 @@ static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, de
  * Only if that block is dense (SCHUR_DENSITY of it non-zero in the first
  * matrix): a ladder's M' (depth-2 tree) stays with KLU. */
 typedef struct {
-    int nnz;
     int *Ap, *Ai; /* D's pattern (nd + 1, nnz): compressed columns, rows ascending */
     double *Ax;   /* nnz */
     klu_symbolic *sym;
@@ -144,7 +143,7 @@ typedef struct {
     hymo_linsol_tree tree; /* ctx NULL: none */
     int tree_active;       /* the last factorisation of S is the tree's */
     double *tree_e;        /* k: diag(S - M') */
-    double *tree_v;        /* k: a column of S - M' (mass_outside), kept zero */
+    double *tree_v;        /* k: a column of S - M', kept zero */
     int *tree_rows;        /* k: its rows written */
     unsigned char *tree_mark; /* k, kept zero */
 } klu_impl;
@@ -164,12 +163,11 @@ static void klu_release(klu_impl *k)
  * klu_analyze allocates then too. */
 static int klu_pattern(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
 {
-    int *Ap, *Ai, nnz;
+    int *Ap, *Ai;
     double *Ax;
-    if (hymo_sparse_block_union(J, k->k, ls->n - k->k, k->Ap, k->Ai, &Ap, &Ai, &Ax, &nnz)) return 1;
+    if (hymo_sparse_block_union(J, k->k, ls->n - k->k, k->Ap, k->Ai, &Ap, &Ai, &Ax)) return 1;
     free(k->Ap), free(k->Ai), free(k->Ax);
     k->Ap = Ap, k->Ai = Ai, k->Ax = Ax;
-    k->nnz = nnz;
     klu_release(k);
     return 0;
 }
@@ -393,9 +391,9 @@ static void schur_column(klu_impl *k, const hymo_sparse *J, int j, double *Sj, u
 #undef SCHUR_ADD
 }
 
-/* The tree's factorisation of a complement without M' (mass_outside):
- * 0 if its non-mass part is diagonal (e) and the tree factorises M' + e,
- * 1 if not (then the dense LU with M'), -1 out of memory. */
+/* The tree's factorisation of a complement without M': 0 if its non-mass
+ * part is diagonal (e) and the tree factorises M' + e, else 1 (then the
+ * dense LU with M'). */
 static int tree_outside(klu_impl *k, const hymo_sparse *J)
 {
     const int kk = k->k;
@@ -419,7 +417,7 @@ static int tree_outside(klu_impl *k, const hymo_sparse *J)
 static int klu_factor_dense(hymo_linsol *ls, const hymo_sparse *J)
 {
     klu_impl *k = ls->impl;
-    const int outside = k->tree.ctx && k->tree.mass_outside;
+    const int outside = k->tree.ctx != NULL; /* the matrix leaves M' to the tree */
     if (!k->decided && k->k > 0 && !outside) { /* a sparse leading block (a ladder's M') stays with KLU */
         size_t nz = 0;
         for (int j = 0; j < k->k; ++j)
@@ -437,8 +435,7 @@ static int klu_factor_dense(hymo_linsol *ls, const hymo_sparse *J)
     if (k->use_blocks) memset(k->w, 0, (size_t)nd * sizeof(double));
     k->tree_active = 0;
     if (outside) {
-        const int r = tree_outside(k, J);
-        if (r <= 0) return r < 0 ? 1 : (k->tree_active = 1, 0);
+        if (!tree_outside(k, J)) return k->tree_active = 1, 0;
     }
     if (!k->S) { /* the dense complement: at the first factorisation that needs it */
         k->S = malloc((size_t)kk * (size_t)kk * sizeof(double));
@@ -451,20 +448,6 @@ static int klu_factor_dense(hymo_linsol *ls, const hymo_sparse *J)
         if (M) memcpy(Sj, &M[(size_t)j * kk], (size_t)kk * sizeof(double)); /* symmetric: column j = row j */
         else memset(Sj, 0, (size_t)kk * sizeof(double));
         schur_column(k, J, j, Sj, NULL, NULL, NULL);
-    }
-    if (k->tree.ctx && !outside && k->tree_e) { /* S = M' + diagonal: O(k) */
-        const double *Mt = k->tree.mass(k->tree.ctx);
-        int diag = Mt != NULL;
-        for (int j = 0; j < kk && diag; ++j)
-            for (int i = 0; i < kk; ++i)
-                if (i != j && k->S[(size_t)j * kk + i] != Mt[(size_t)i * kk + j]) {
-                    diag = 0;
-                    break;
-                }
-        if (diag) {
-            for (int i = 0; i < kk; ++i) k->tree_e[i] = k->S[(size_t)i * kk + i] - Mt[(size_t)i * kk + i];
-            if (!k->tree.factor(k->tree.ctx, k->tree_e)) return k->tree_active = 1, 0;
-        }
     }
     return hymo_lu_unblocked(kk, k->S, k->spiv);
 }

@@ -20,23 +20,19 @@ typedef struct hymo_linsol hymo_linsol;
  * unknown, in order) is M' + (actuator, force-element and hydraulic terms);
  * where those terms are diagonal, the block and its Schur complement are
  * M' + diag(e), which the articulated-body recursion solves in O(n)
- * (hymo_kin_tree_factor) instead of the O(n^3) dense LU.  The engine
- * provides it; the KLU backend's Schur path uses it when the complement's
- * off-diagonal entries equal M''s exactly (checked at each factorisation,
- * else the dense LU).
- * mass_outside (the engine's tree mode): the matrices given to factor leave
- * M' out of the leading block, and the solver adds it: the tree
- * factorisation when the rest of the complement is diagonal (checked over
- * its non-zeros at each factorisation, O(nnz)), else M' from mass() into
- * the dense LU of the complement (allocated then).  Neither M' nor an
- * n x n array is formed while the tree serves: memory stays O(nnz). */
+ * (hymo_kin_tree_factor) instead of the O(n^3) dense LU.  The engine's tree
+ * mode provides it, and the matrices it then gives to factor leave M' out
+ * of the leading block: the solver adds it, by the tree factorisation when
+ * the rest of the complement is diagonal (checked over its non-zeros at
+ * each factorisation, O(nnz)), else by M' from mass() into the dense LU of
+ * the complement (allocated then).  Neither M' nor an n x n array is formed
+ * while the tree serves: memory stays O(nnz). */
 typedef struct hymo_linsol_tree {
     void *ctx;
     int n;                                     /* the block's unknowns */
     const double *(*mass)(void *ctx);          /* M' now (n x n, symmetric); NULL: out of memory */
     int (*factor)(void *ctx, const double *e); /* M' + diag(e): 0, or 1 (then the dense LU) */
     void (*solve)(void *ctx, double *x);       /* x <- (M' + diag(e))^-1 x */
-    int mass_outside;
 } hymo_linsol_tree;
 
 typedef struct {
@@ -67,7 +63,7 @@ void hymo_linsol_free(hymo_linsol *ls);
  * dense LU of A - B D^-1 C (src/linsol.c); the dense solver ignores it. */
 hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err);
 /* 1 if the backend takes the tree solver (KLU with a dense block of tree->n
- * unknowns), else 0: then a mass_outside block must not be given to it */
+ * unknowns), else 0: then the matrices must hold M' */
 int hymo_linsol_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree);
 
 /* Unblocked right-looking LU with partial pivoting of the column-major

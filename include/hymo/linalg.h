@@ -79,10 +79,10 @@ void hymo_sparse_free(hymo_sparse *s);
 int hymo_sparse_block_fit(const hymo_sparse *J, int r0, int n, const int *Ap, const int *Ai, double *Ax);
 /* The pattern that only grows: the old one (Ap_old, Ai_old; NULL: none),
  * the block's non-zeros and the diagonal, rows ascending, in fresh arrays
- * (*Ap n + 1, *Ai and *Ax *nnz) with the block's values; 0, or -1 out of
+ * (*Ap n + 1, *Ai and *Ax (*Ap)[n]) with the block's values; 0, or -1 out of
  * memory (nothing allocated then). */
 int hymo_sparse_block_union(const hymo_sparse *J, int r0, int n, const int *Ap_old, const int *Ai_old, int **Ap,
-                            int **Ai, double **Ax, int *nnz);
+                            int **Ai, double **Ax);
 /* the address of entry (i, j), or NULL if it is outside the pattern
  * (binary search in column j) */
 static inline double *hymo_sparse_at(const hymo_sparse *s, int i, int j)
