@@ -124,11 +124,35 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
     con->rank = m;
     con->redundant = calloc((size_t)(m > 0 ? m : 1), 1);
     con->pc = calloc((size_t)(m > 0 ? m : 1), sizeof *con->pc);
-    con->jlist = calloc((size_t)(m > 0 ? m : 1) * (size_t)(nz > 0 ? nz : 1), sizeof(int));
-    if (!con->pc || !con->jlist || !con->redundant) {
+    if (!con->pc || !con->redundant) {
         hymo_constraints_free(con);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraints)");
     }
+    /* the pattern: the joints on the paths from body_a and body_b to the ground */
+    unsigned char *code = calloc((size_t)(nz > 0 ? nz : 1), 1);
+    con->row_start = calloc((size_t)m + 1, sizeof(int));
+    if (!code || !con->row_start) goto nomem;
+    for (int pass = 0; pass < 2; ++pass) {
+        int nnz = 0;
+        for (int i = 0; i < m; ++i) {
+            const hymo_prim *p = &con->prims[i];
+            for (int k = p->body_a; k != HYMO_GROUND; k = model->bodies[k].parent) code[k] |= 1;
+            for (int k = p->body_b; k != HYMO_GROUND; k = model->bodies[k].parent) code[k] |= 2;
+            for (int j = 0; j < nz; ++j) {
+                if (code[j] && pass) con->col[nnz] = j, con->group[nnz] = code[j];
+                nnz += code[j] != 0;
+                code[j] = 0;
+            }
+            con->row_start[i + 1] = nnz;
+        }
+        if (!pass) {
+            con->nnz = nnz;
+            con->col = calloc((size_t)(nnz > 0 ? nnz : 1), sizeof(int));
+            con->group = calloc((size_t)(nnz > 0 ? nnz : 1), 1);
+            if (!con->col || !con->group) goto nomem;
+        }
+    }
+    free(code);
     for (int i = 0; i < m; ++i) {
         const hymo_prim *p = &con->prims[i];
         hymo_prim_const *pc = &con->pc[i];
@@ -136,17 +160,6 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
         hymo_kin_vec3_init(p->pb, &pc->pb);
         hymo_kin_vec3_init(p->va, &pc->va);
         hymo_kin_vec3_init(p->vb, &pc->vb);
-        int *list = &con->jlist[i * nz], n = 0;
-        for (int c = 0; c < 4; ++c) { /* c = 0 last */
-            int code = (c + 1) % 4;
-            for (int j = 0; j < nz; ++j) {
-                int cj = 0;
-                for (int k = p->body_a; k != HYMO_GROUND; k = model->bodies[k].parent) cj |= (k == j);
-                for (int k = p->body_b; k != HYMO_GROUND; k = model->bodies[k].parent) cj |= 2 * (k == j);
-                if (cj == code) list[n++] = j;
-            }
-            if (code) pc->end[code] = n;
-        }
         if (i > 0 && p->type != HYMO_PRIM_VV) {
             const hymo_prim *q = &con->prims[i - 1];
             pc->same_points = q->type != HYMO_PRIM_VV && q->body_a == p->body_a && q->body_b == p->body_b &&
@@ -154,6 +167,10 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
         }
     }
     return HYMO_OK;
+nomem:
+    free(code);
+    hymo_constraints_free(con);
+    return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraints)");
 }
 
 void hymo_constraints_free(hymo_constraints *con)
@@ -161,7 +178,9 @@ void hymo_constraints_free(hymo_constraints *con)
     free(con->prims);
     free(con->cut_first);
     free(con->pc);
-    free(con->jlist);
+    free(con->row_start);
+    free(con->col);
+    free(con->group);
     free(con->redundant);
     memset(con, 0, sizeof *con);
 }
@@ -217,45 +236,31 @@ static inline void vector_rates(const hymo_kin *kin, int body, const double v[3]
     for (int k = 0; k < 3; ++k) vdd0[k] += t[k];
 }
 
-static inline void dot_rows(const double *bb, const int *list, int n, const double f[6], double *row)
-{
-    const double f0 = f[0], f1 = f[1], f2 = f[2], f3 = f[3], f4 = f[4], f5 = f[5];
-    for (int t = 0; t < n; ++t) {
-        const int j = list[t];
-        const double *b = &bb[6 * j];
-        row[j] = (b[0] * f0 + b[1] * f1 + b[2] * f2) + (b[3] * f3 + b[4] * f4 + b[5] * f5);
-    }
-}
-
-/* Row i of Phi_z: with b_j = [b_l; b_a] (dr/dz_j = b_l + b_a x r, dv/dz_j = b_a x v),
- * d phi / d z_j = b_j . F1 for the joints moving body_a only, b_j . F2 for
- * body_b only, b_j . (F1 + F2) for both, 0 for the others. */
+/* Row i of Phi_z (its pattern's values): with b_j = [b_l; b_a] (dr/dz_j =
+ * b_l + b_a x r, dv/dz_j = b_a x v), d phi / d z_j = b_j . F1 for the
+ * joints moving body_a only, b_j . F2 for body_b only, b_j . (F1 + F2) for
+ * both. */
 static inline void jacobian_row(const hymo_constraints *con, const hymo_kin *kin, int i, const double F1[6],
-                                const double F2[6], double *row)
+                                const double F2[6], double *phi_z)
 {
-    const int nz = con->nz, *end = con->pc[i].end;
-    const int *list = &con->jlist[(size_t)i * nz];
-    dot_rows(kin->b, list, end[1], F1, row);
-    dot_rows(kin->b, list + end[1], end[2] - end[1], F2, row);
-    if (end[3] > end[2]) {
-        double F3[6];
-        for (int k = 0; k < 6; ++k) F3[k] = F1[k] + F2[k];
-        dot_rows(kin->b, list + end[2], end[3] - end[2], F3, row);
+    double F[4][6];
+    for (int k = 0; k < 6; ++k) F[1][k] = F1[k], F[2][k] = F2[k], F[3][k] = F1[k] + F2[k];
+    for (int t = con->row_start[i]; t < con->row_start[i + 1]; ++t) {
+        const double *b = &kin->b[6 * con->col[t]], *f = F[con->group[t]];
+        phi_z[t] = (b[0] * f[0] + b[1] * f[1] + b[2] * f[2]) + (b[3] * f[3] + b[4] * f[4] + b[5] * f[5]);
     }
-    for (int t = end[3]; t < nz; ++t) row[list[t]] = 0.0;
 }
 
 void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
                            double *phi_z, double *gamma)
 {
-    const int nz = con->nz;
     double ra[3] = {0, 0, 0}, rb[3] = {0, 0, 0}, d[3] = {0, 0, 0};
     double pva[3] = {0, 0, 0}, pvb[3] = {0, 0, 0}, dd0[3] = {0, 0, 0};
     double F1[6], F2[6];
     for (int i = 0; i < con->m; ++i) {
         const hymo_prim *p = &con->prims[i];
         const hymo_prim_const *pc = &con->pc[i];
-        double *row = phi_z ? &phi_z[(size_t)i * nz] : NULL;
+        double *row = phi_z;
         if (p->type == HYMO_PRIM_VV) {
             double va[3], vb[3];
             vector_of(kin, p->body_a, &pc->va, va);

@@ -6,6 +6,7 @@
 #ifndef HYMO_CONSTRAINTS_H
 #define HYMO_CONSTRAINTS_H
 
+#include "hymo/linalg.h"
 #include "kinematics.h"
 
 typedef enum { HYMO_PRIM_PP_GLOBAL, HYMO_PRIM_PP_BODYDIR, HYMO_PRIM_VV } hymo_prim_type;
@@ -22,8 +23,6 @@ typedef struct {
 typedef struct {
     hymo_kin_vec3 pa, pb, va, vb; /* the primitive's local vectors with their sparsity */
     int same_points;              /* point-point with the bodies and points of the previous row */
-    int end[4];                   /* jlist[end[c-1] .. end[c]) (end[0] = 0): the joints that move
-                                   * body_a only (c = 1), body_b only (2), both (3) */
 } hymo_prim_const;
 
 typedef struct {
@@ -33,8 +32,13 @@ typedef struct {
     int *cut_first; /* first row of each cut joint, size ncut + 1 */
     /* constants for the evaluation (set by hymo_constraints_init) */
     hymo_prim_const *pc; /* m */
-    int *jlist;          /* m x nz: per row the joints grouped as in hymo_prim_const.end, then
-                          * those that move neither body */
+    /* Phi_z's pattern by rows: row r's non-zeros are the joints
+     * col[row_start[r] .. row_start[r + 1]) (ascending), those that move
+     * body_a (group 1), body_b (2) or both (3: a common ancestor, whose
+     * entry is computed too); the values are an array of nnz (phi_z) */
+    int nnz;
+    int *row_start, *col;
+    unsigned char *group;
     /* mbstruct: rank of Phi_z at the assembled start and the rows left out
      * of a maximal independent set there (redundant[r] = 1); rank = m and
      * none redundant until the model compiler (src/compile.c) sets them */
@@ -46,9 +50,17 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
 void hymo_constraints_free(hymo_constraints *con);
 
 /* Needs hymo_kin_positions (and hymo_kin_velocities when gamma != NULL).
- * phi [m], phi_z [m x nz] row-major (may be NULL), gamma [m] (may be NULL). */
+ * phi [m], phi_z [nnz]: the values of the pattern (may be NULL), gamma [m]
+ * (may be NULL). */
 void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
                            double *phi_z, double *gamma);
+
+/* Phi_z as a matrix view: the pattern with the values phi_z (nnz) */
+static inline hymo_csr hymo_constraints_csr(const hymo_constraints *con, const double *phi_z)
+{
+    const hymo_csr a = {con->m, con->nz, con->row_start, con->col, phi_z};
+    return a;
+}
 
 /* mbstruct: the twist row of every spatial translational cut joint from
  * the start (kin: positions at the model's initial z): the body-b vector

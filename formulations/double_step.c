@@ -54,7 +54,7 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
         memset(c->hint_dep, 1, (size_t)mb->nz);
         for (int k = 0; k < model->n_independent_hint; ++k) c->hint_dep[model->independent_hint[k]] = 0;
     }
-    hymo_status st = hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, err);
+    hymo_status st = hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, mb->con->nnz, err);
     if (st == HYMO_OK && model->n_drivers > 0 && mb->m > 0) { /* motor branch: driven joints stay independent */
         if (!(c->pt.allowed = malloc((size_t)mb->nz))) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         memset(c->pt.allowed, 1, (size_t)mb->nz);
@@ -106,10 +106,9 @@ static int take_hint(ds_content *c, const hymo_mb *mb)
     const int rank = pt->m, nz = mb->nz;
     if (!c->hint_dep) return 0;
     double best, hint;
-    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
-        return 0;
-    if (hymo_rank_pivots(mb->m, nz, mb->phi_z, pt->work, c->hint_dep, pt->mask, pt->row_mask, rank, 0.0, &hint) <
-            rank ||
+    const hymo_csr a = hymo_constraints_csr(mb->con, mb->phi_zv);
+    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank) return 0;
+    if (hymo_rank_pivots_csr(&a, &pt->rw, c->hint_dep, pt->mask, pt->row_mask, rank, 0.0, &hint) < rank ||
         !(hint > 0.0) || hint < mb->reselect_ratio * best)
         return 0;
     int ni = 0, nd = 0;
@@ -121,8 +120,7 @@ static int take_hint(ds_content *c, const hymo_mb *mb)
     }
     for (int r = 0, k = 0; r < mb->m; ++r)
         if (pt->row_mask[r]) pt->rows[k++] = r;
-    hymo_partition_factor(pt, mb->phi_z);
-    return 1;
+    return !hymo_partition_factor(pt, &a); /* else the full selection */
 }
 
 static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, hymo_error *err)
@@ -131,7 +129,8 @@ static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, 
         append_log(c, mb->model, t);
         return HYMO_OK;
     }
-    if (!(hymo_partition_select(&c->pt, mb->phi_z) > 0.0))
+    const hymo_csr a = hymo_constraints_csr(mb->con, mb->phi_zv);
+    if (!(hymo_partition_select(&c->pt, &a) > 0.0))
         return hymo_error_set(err, HYMO_ERR_ASSEMBLY,
                               "t = %.6g s: constraint Jacobian is rank deficient (singular "
                               "configuration or redundant cut-joint equations)",
@@ -177,7 +176,7 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
         const int j = pt->indep[k];
         mb->zn[j] = base ? base[j] + q[k] : q[k];
     }
-    if (hymo_partition_solve_positions(pt, &mb->kin, mb->model, mb->con, mb->zn, mb->phi, mb->phi_z,
+    if (hymo_partition_solve_positions(pt, &mb->kin, mb->model, mb->con, mb->zn, mb->phi, mb->phi_zv,
                                        INNER_MAX_ITER, INNER_TOL))
         return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
                               "t = %.6g s: dependent coordinates did not converge (max |Phi| = %.3g)", t,
@@ -355,12 +354,11 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
      * rank pivots (mbstruct: the redundant rows give none) */
     if (step % RESELECT_EVERY != 0) return HYMO_OK;
     double best, cur;
-    if (hymo_rank_pivots(m, nz, mb->phi_z, pt->work, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank)
-        best = 0.0;
+    const hymo_csr a = hymo_constraints_csr(mb->con, mb->phi_zv);
+    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank) best = 0.0;
     for (int j = 0; j < nz; ++j) pt->mask2[j] = 0;
     for (int r = 0; r < rank; ++r) pt->mask2[pt->dep[r]] = 1;
-    if (hymo_rank_pivots(m, nz, mb->phi_z, pt->work, pt->mask2, pt->mask, pt->row_mask, rank, 0.0, &cur) < rank)
-        cur = 0.0;
+    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->mask2, pt->mask, pt->row_mask, rank, 0.0, &cur) < rank) cur = 0.0;
     if (cur >= mb->reselect_ratio * best) return HYMO_OK;
     hymo_status st = select_partition(c, mb, t, err); /* logged with the time at which the new set starts */
     if (st != HYMO_OK) return st;

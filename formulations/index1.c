@@ -73,31 +73,30 @@ static hymo_status i1_accelerations(hymo_formulation *f, hymo_mb *mb, double t, 
     const int nz = mb->nz, m = mb->m;
     const double alpha = mb->alpha;
     double *A = c->A, *rhs = c->rhs, *phid = c->phid, *bias = c->bias;
+    const hymo_constraints *con = mb->con;
+    const int *rs = con->row_start, *cj = con->col;
+    const double *P = mb->phi_zv;
+    const hymo_csr pz = hymo_constraints_csr(con, P);
     memcpy(A, mb->kin.M, (size_t)nz * nz * sizeof(double));
     for (int r = 0; r < m; ++r) {
-        double v = 0.0;
-        for (int j = 0; j < nz; ++j) v += mb->phi_z[r * nz + j] * mb->zd[j];
+        const double v = hymo_csr_row_dot(&pz, r, mb->zd);
         phid[r] = v;
         bias[r] = mb->gamma[r] + 2.0 * ALI1_XI * ALI1_OMEGA * v + ALI1_OMEGA * ALI1_OMEGA * mb->phi[r];
-        for (int i = 0; i < nz; ++i)
-            for (int j = 0; j < nz; ++j) A[i * nz + j] += alpha * mb->phi_z[r * nz + i] * mb->phi_z[r * nz + j];
+        for (int a = rs[r]; a < rs[r + 1]; ++a) /* alpha Phi_z^T Phi_z, each entry's rows ascending */
+            for (int b = rs[r]; b < rs[r + 1]; ++b) A[cj[a] * nz + cj[b]] += alpha * P[a] * P[b];
     }
     if (hymo_lu_factor(nz, A, c->piv))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): singular leading matrix (index-1)",
                               t, step + 1);
     for (int it = 0; it < (m > 0 ? ALI1_MAX_ITER : 1); ++it) {
-        for (int i = 0; i < nz; ++i) {
-            double s = mb->kin.Q[i];
-            for (int r = 0; r < m; ++r) s -= mb->phi_z[r * nz + i] * (alpha * bias[r] + mb->lambda[r]);
-            rhs[i] = s;
-        }
+        for (int i = 0; i < nz; ++i) rhs[i] = mb->kin.Q[i];
+        for (int r = 0; r < m; ++r)
+            for (int t = rs[r]; t < rs[r + 1]; ++t) rhs[cj[t]] -= P[t] * (alpha * bias[r] + mb->lambda[r]);
         hymo_lu_solve(nz, A, c->piv, rhs);
         memcpy(mb->zdd, rhs, (size_t)nz * sizeof(double));
         double worst = 0.0;
         for (int r = 0; r < m; ++r) { /* Phidd + 2 xi w Phid + w^2 Phi */
-            double acc = 0.0;
-            for (int j = 0; j < nz; ++j) acc += mb->phi_z[r * nz + j] * mb->zdd[j];
-            double v = acc + bias[r];
+            const double v = hymo_csr_row_dot(&pz, r, mb->zdd) + bias[r];
             mb->lambda[r] += alpha * v;
             worst = fmax(worst, fabs(v));
         }

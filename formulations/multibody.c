@@ -34,7 +34,7 @@ hymo_status hymo_mb_alloc(hymo_mb *mb, const hymo_model *model, const hymo_kin_m
     CALLOC(mb->zdn, nz);
     CALLOC(mb->zddn, nz);
     CALLOC(mb->phi, m);
-    CALLOC(mb->phi_z, m * nz);
+    CALLOC(mb->phi_zv, con->nnz);
     CALLOC(mb->gamma, m);
     CALLOC(mb->dyn_res, nz);
     return HYMO_OK;
@@ -47,7 +47,7 @@ void hymo_mb_free(hymo_mb *mb)
 {
     hymo_kin_free(&mb->kin);
     double *arr[] = {mb->z,   mb->zd,  mb->zdd,   mb->lambda, mb->zn,    mb->zdn,
-                     mb->zddn, mb->phi, mb->phi_z, mb->gamma,  mb->dyn_res};
+                     mb->zddn, mb->phi, mb->phi_zv, mb->gamma,  mb->dyn_res};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
     memset(mb, 0, sizeof *mb);
 }
@@ -61,10 +61,99 @@ int hymo_mb_kkt_factor(hymo_mb *mb, double *K, int *piv)
     for (int r = 0; r < m; ++r) {
         /* a redundant row (mbstruct) is replaced by mu_r = 0: the rest stays regular */
         const int red = mb->con->redundant[r];
-        for (int j = 0; j < nz; ++j) K[(nz + r) * n + j] = K[j * n + nz + r] = red ? 0.0 : mb->phi_z[r * nz + j];
+        const hymo_constraints *con = mb->con;
+        for (int j = 0; j < nz; ++j) K[(nz + r) * n + j] = K[j * n + nz + r] = 0.0;
+        if (!red)
+            for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t)
+                K[(nz + r) * n + con->col[t]] = K[con->col[t] * n + nz + r] = mb->phi_zv[t];
         for (int q = 0; q < m; ++q) K[(nz + r) * n + nz + q] = red && q == r ? 1.0 : 0.0;
     }
     return hymo_lu_factor(n, K, piv);
+}
+
+struct hymo_kkt_sparse {
+    int n;
+    int *tp, *tr, *tt; /* Phi_z by columns: column j's rows tr[tp[j] .. tp[j+1]) and their places tt in phi_zv */
+    hymo_sparse K;
+    klu_symbolic *sym;
+    klu_numeric *num;
+    klu_common common;
+};
+
+hymo_kkt_sparse *hymo_mb_kkt_sparse_new(const hymo_mb *mb)
+{
+    const hymo_constraints *con = mb->con;
+    const int nz = mb->nz, m = mb->m, n = nz + m;
+    hymo_kkt_sparse *ks = calloc(1, sizeof *ks);
+    if (!ks) return NULL;
+    ks->n = n;
+    ks->tp = calloc((size_t)nz + 2, sizeof(int));
+    ks->tr = calloc((size_t)con->nnz + 1, sizeof(int));
+    ks->tt = calloc((size_t)con->nnz + 1, sizeof(int));
+    if (!ks->tp || !ks->tr || !ks->tt || hymo_sparse_alloc(&ks->K, n, n, 2 * con->nnz + 2 * nz + m)) {
+        hymo_mb_kkt_sparse_free(ks);
+        return NULL;
+    }
+    for (int t = 0; t < con->nnz; ++t) ks->tp[con->col[t] + 1]++;
+    for (int j = 0; j < nz; ++j) ks->tp[j + 1] += ks->tp[j];
+    /* shifted by one column: tp[j + 1] the next free place of column j, then its end */
+    for (int j = nz; j > 0; --j) ks->tp[j] = ks->tp[j - 1];
+    ks->tp[0] = 0;
+    for (int r = 0; r < m; ++r)
+        for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) {
+            const int q = ks->tp[con->col[t] + 1]++;
+            ks->tr[q] = r, ks->tt[q] = t;
+        }
+    klu_defaults(&ks->common);
+    return ks;
+}
+
+void hymo_mb_kkt_sparse_free(hymo_kkt_sparse *ks)
+{
+    if (!ks) return;
+    if (ks->num) klu_free_numeric(&ks->num, &ks->common);
+    if (ks->sym) klu_free_symbolic(&ks->sym, &ks->common);
+    hymo_sparse_free(&ks->K);
+    free(ks->tp), free(ks->tr), free(ks->tt);
+    free(ks);
+}
+
+int hymo_mb_kkt_sparse_factor(hymo_mb *mb, hymo_kkt_sparse *ks)
+{
+    const int nz = mb->nz, m = mb->m;
+    const hymo_constraints *con = mb->con;
+    if (hymo_kin_mass(&mb->kin)) return 1;
+    const double *M = mb->kin.M;
+    hymo_sparse *K = &ks->K;
+    int bad = 0;
+    hymo_sparse_begin(K);
+    for (int j = 0; j < nz; ++j) { /* [M'; Phi_z] column j; a redundant row's entries left out */
+        for (int i = 0; i < nz; ++i)
+            if (M[i * nz + j] != 0.0 || i == j) bad |= hymo_sparse_push(K, i, M[i * nz + j]);
+        for (int q = ks->tp[j]; q < ks->tp[j + 1]; ++q)
+            if (!con->redundant[ks->tr[q]]) bad |= hymo_sparse_push(K, nz + ks->tr[q], mb->phi_zv[ks->tt[q]]);
+        hymo_sparse_end_column(K);
+    }
+    for (int r = 0; r < m; ++r) { /* [Phi_z^T; 0], or the unit column of mu_r = 0 for a redundant row */
+        if (!con->redundant[r])
+            for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t)
+                bad |= hymo_sparse_push(K, con->col[t], mb->phi_zv[t]);
+        else
+            bad |= hymo_sparse_push(K, nz + r, 1.0);
+        hymo_sparse_end_column(K);
+    }
+    if (bad) return 1;
+    if (ks->num) klu_free_numeric(&ks->num, &ks->common);
+    if (ks->sym) klu_free_symbolic(&ks->sym, &ks->common);
+    ks->sym = klu_analyze(ks->n, K->col_start, K->row, &ks->common);
+    if (!ks->sym) return 1;
+    ks->num = klu_factor(K->col_start, K->row, K->value, ks->sym, &ks->common);
+    return !ks->num || ks->common.status == KLU_SINGULAR;
+}
+
+void hymo_mb_kkt_sparse_solve(hymo_kkt_sparse *ks, double *rhs)
+{
+    klu_solve(ks->sym, ks->num, ks->n, 1, rhs, &ks->common);
 }
 
 /* ---------------- coordinate partitioning ---------------- */
@@ -80,7 +169,6 @@ int hymo_mb_kkt_factor(hymo_mb *mb, double *K, int *piv)
 struct hymo_phid_sparse {
     int *Ap, *Ai; /* m + 1, the pattern's non-zeros */
     double *Ax;
-    int active; /* the last factorisation is KLU's */
     hymo_sparse phid;     /* Phi_d's non-zeros (gathered from Phi_z at each factorisation) */
     klu_symbolic *sym;
     klu_numeric *num;
@@ -94,7 +182,7 @@ static void phid_release(struct hymo_phid_sparse *s)
 }
 
 
-hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank, hymo_error *err)
+hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank, int nnz, hymo_error *err)
 {
     memset(pt, 0, sizeof *pt);
     pt->nz = nz;
@@ -103,10 +191,13 @@ hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank
     pt->ni = nz - rank;
     CALLOC(pt->indep, nz);
     CALLOC(pt->dep, m_all);
-    CALLOC(pt->phid_lu, rank * rank);
+    if (rank < HYMO_PHID_SPARSE_MIN) CALLOC(pt->phid_lu, rank * rank); /* else KLU's */
     CALLOC(pt->phid_piv, rank);
     CALLOC(pt->R, rank > 0 ? nz * (nz - rank) : 0); /* rank 0: R = I, not stored */
-    CALLOC(pt->work, m_all * nz + 2 * nz + 2 * m_all);
+    CALLOC(pt->work, 2 * nz + 2 * m_all);
+    CALLOC(pt->pos, nz);
+    CALLOC(pt->rowpos, m_all);
+    if (hymo_rank_work_alloc(&pt->rw, m_all, nz, nnz)) goto nomem;
     CALLOC(pt->mask, nz);
     CALLOC(pt->mask2, nz);
     CALLOC(pt->rows, m_all);
@@ -140,6 +231,9 @@ void hymo_partition_free(hymo_partition *pt)
     }
     free(pt->R);
     free(pt->work);
+    free(pt->pos);
+    free(pt->rowpos);
+    hymo_rank_work_free(&pt->rw);
     free(pt->mask);
     free(pt->mask2);
     free(pt->rows);
@@ -148,21 +242,43 @@ void hymo_partition_free(hymo_partition *pt)
     memset(pt, 0, sizeof *pt);
 }
 
-/* Phi_d = Phi_z[rows, dep] by compressed columns (its non-zeros); 1 out of memory */
-static int phid_gather(hymo_partition *pt, const double *phi_z)
+/* pos[j]: c for the dependent coordinate dep[c], -1 - k for indep[k];
+ * rowpos[r]: k for the kept row rows[k], -1 for a row left out */
+static void partition_maps(hymo_partition *pt)
+{
+    for (int k = 0; k < pt->ni; ++k) pt->pos[pt->indep[k]] = -1 - k;
+    for (int c = 0; c < pt->m; ++c) pt->pos[pt->dep[c]] = c;
+    for (int r = 0; r < pt->m_all; ++r) pt->rowpos[r] = -1;
+    for (int k = 0; k < pt->m; ++k) pt->rowpos[pt->rows[k]] = k;
+}
+
+/* Phi_d = Phi_z[rows, dep] by compressed columns (its non-zeros, rows
+ * ascending); 1 out of memory */
+static int phid_gather(hymo_partition *pt, const hymo_csr *a)
 {
     hymo_sparse *P = &pt->sp->phid;
-    const int m = pt->m, nz = pt->nz;
-    int bad = 0;
-    hymo_sparse_begin(P);
-    for (int c = 0; c < m; ++c) {
-        for (int r = 0; r < m; ++r) {
-            const double v = phi_z[pt->rows[r] * nz + pt->dep[c]];
-            if (v != 0.0) bad |= hymo_sparse_push(P, r, v);
-        }
-        hymo_sparse_end_column(P);
+    const int m = pt->m;
+    int *cs = P->col_start, n = 0;
+    for (int c = 0; c <= m; ++c) cs[c] = 0;
+    for (int k = 0; k < m; ++k) {
+        const int r = pt->rows[k];
+        for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
+            if (pt->pos[a->col[t]] >= 0 && a->value[t] != 0.0) cs[pt->pos[a->col[t]] + 1]++, ++n;
     }
-    return bad;
+    while (P->capacity < n)
+        if (hymo_sparse_grow(P)) return 1;
+    for (int c = 0; c < m; ++c) cs[c + 1] += cs[c];
+    int *fill = pt->rw.rarg; /* m_all >= m ints, free outside hymo_rank_pivots_csr */
+    for (int c = 0; c < m; ++c) fill[c] = cs[c];
+    for (int k = 0; k < m; ++k) { /* kept rows ascending: each column's rows ascending */
+        const int r = pt->rows[k];
+        for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t) {
+            const int c = pt->pos[a->col[t]];
+            if (c >= 0 && a->value[t] != 0.0) P->row[fill[c]] = k, P->value[fill[c]++] = a->value[t];
+        }
+    }
+    P->nnz = n, P->n_done = m;
+    return 0;
 }
 
 /* the pattern: the old one (if kept), the non-zeros and the diagonal
@@ -180,11 +296,11 @@ static int phid_pattern(hymo_partition *pt, int keep)
     return 0;
 }
 
-static int phid_klu_factor(hymo_partition *pt, const double *phi_z)
+static int phid_klu_factor(hymo_partition *pt, const hymo_csr *a)
 {
     struct hymo_phid_sparse *s = pt->sp;
     const int m = pt->m;
-    if (phid_gather(pt, phi_z)) return 1;
+    if (phid_gather(pt, a)) return 1;
     if (!s->sym || hymo_sparse_block_fit(&s->phid, 0, m, s->Ap, s->Ai, s->Ax)) {
         if (phid_pattern(pt, s->sym != NULL)) return 1;
         s->sym = klu_analyze(m, s->Ap, s->Ai, &s->common);
@@ -200,31 +316,45 @@ static int phid_klu_factor(hymo_partition *pt, const double *phi_z)
 
 void hymo_partition_solve(const hymo_partition *pt, double *x)
 {
-    if (pt->sp && pt->sp->active) klu_solve(pt->sp->sym, pt->sp->num, pt->m, 1, x, &pt->sp->common);
+    if (pt->sp) klu_solve(pt->sp->sym, pt->sp->num, pt->m, 1, x, &pt->sp->common);
     else hymo_lu_solve(pt->m, pt->phid_lu, pt->phid_piv, x);
 }
 
 /* LU of Phi_d and R = dz/dz_i (nz x ni, row-major): the independent rows
  * are the identity, the dependent ones -Phi_d^{-1} Phi_i.  R maps
  * independent increments, velocities and accelerations to all coordinates
- * and projects the dynamics (R^T). */
-void hymo_partition_factor(hymo_partition *pt, const double *phi_z)
+ * and projects the dynamics (R^T).  Returns 0, 1 if Phi_d is singular (KLU:
+ * or out of memory); R is then left as it was. */
+int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
 {
-    const int m = pt->m, nz = pt->nz, ni = pt->ni;
+    const int m = pt->m, ni = pt->ni;
     double *R = pt->R, *w = pt->work;
-    if (m == 0) return; /* R = I (not stored) */
-    if (pt->sp) pt->sp->active = !phid_klu_factor(pt, phi_z); /* else (singular) the dense LU says so */
-    if (!pt->sp || !pt->sp->active) {
-        for (int r = 0; r < m; ++r)
-            for (int c = 0; c < m; ++c) pt->phid_lu[r * m + c] = phi_z[pt->rows[r] * nz + pt->dep[c]];
-        hymo_lu_factor(m, pt->phid_lu, pt->phid_piv);
+    if (m == 0) return 0; /* R = I (not stored) */
+    partition_maps(pt);
+    if (pt->sp) {
+        if (phid_klu_factor(pt, a)) return 1;
+    } else {
+        double *lu = pt->phid_lu;
+        for (int i = 0; i < m * m; ++i) lu[i] = 0.0;
+        for (int k = 0; k < m; ++k) {
+            const int r = pt->rows[k];
+            for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
+                if (pt->pos[a->col[t]] >= 0) lu[k * m + pt->pos[a->col[t]]] = a->value[t];
+        }
+        if (hymo_lu_factor(m, lu, pt->phid_piv)) return 1;
     }
     for (int k = 0; k < ni; ++k) {
-        for (int r = 0; r < m; ++r) w[r] = phi_z[pt->rows[r] * nz + pt->indep[k]];
+        for (int q = 0; q < m; ++q) w[q] = 0.0;
+        for (int q = 0; q < m; ++q) {
+            const int r = pt->rows[q];
+            for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
+                if (pt->pos[a->col[t]] == -1 - k) w[q] = a->value[t];
+        }
         hymo_partition_solve(pt, w);
         for (int l = 0; l < ni; ++l) R[pt->indep[l] * ni + k] = l == k;
         for (int c = 0; c < m; ++c) R[pt->dep[c] * ni + k] = -w[c];
     }
+    return 0;
 }
 
 void hymo_partition_set(hymo_partition *pt, const unsigned char *independent)
@@ -238,7 +368,7 @@ void hymo_partition_set(hymo_partition *pt, const unsigned char *independent)
     }
 }
 
-double hymo_partition_select(hymo_partition *pt, const double *phi_z)
+double hymo_partition_select(hymo_partition *pt, const hymo_csr *a)
 {
     const int m = pt->m, nz = pt->nz;
     if (m == 0) {
@@ -246,8 +376,7 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z)
         return INFINITY;
     }
     double pmin;
-    if (hymo_rank_pivots(pt->m_all, nz, phi_z, pt->work, pt->allowed, pt->mask, pt->row_mask, m, 0.0, &pmin) < m)
-        return 0.0;
+    if (hymo_rank_pivots_csr(a, &pt->rw, pt->allowed, pt->mask, pt->row_mask, m, 0.0, &pmin) < m) return 0.0;
     if (!(pmin > 0.0)) return pmin;
     int ni = 0, nd = 0;
     for (int j = 0; j < nz; ++j) {
@@ -258,8 +387,7 @@ double hymo_partition_select(hymo_partition *pt, const double *phi_z)
     }
     for (int r = 0, k = 0; r < pt->m_all; ++r)
         if (pt->row_mask[r]) pt->rows[k++] = r;
-    hymo_partition_factor(pt, phi_z);
-    return pmin;
+    return hymo_partition_factor(pt, a) ? 0.0 : pmin;
 }
 
 /* Inner Newton: the kinematics are re-evaluated after the last update only
@@ -274,11 +402,12 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
 {
     const int m = pt->m;
     double *delta = pt->work;
+    const hymo_csr a = hymo_constraints_csr(con, phi_z);
     for (int it = 0; it < max_iter; ++it) {
         hymo_kin_positions(kin, model, z);
         hymo_constraints_eval(con, kin, phi, phi_z, NULL);
         if (m == 0) return 0;
-        hymo_partition_factor(pt, phi_z);
+        if (hymo_partition_factor(pt, &a)) return 1;
         for (int r = 0; r < m; ++r) delta[r] = phi[pt->rows[r]];
         hymo_partition_solve(pt, delta);
         double dmax = hymo_norm_inf(m, delta);
@@ -290,7 +419,7 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
             if (dmax > KIN_REFRESH) { /* keep kinematics consistent with the last update */
                 hymo_kin_positions(kin, model, z);
                 hymo_constraints_eval(con, kin, phi, phi_z, NULL);
-                hymo_partition_factor(pt, phi_z);
+                if (hymo_partition_factor(pt, &a)) return 1;
             }
             return 0;
         }

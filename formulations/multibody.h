@@ -34,7 +34,7 @@ typedef struct {
     /* iterate at t_{k+1} (formulation: unpack) */
     double *zn, *zdn, *zddn; /* nz each                                        */
     /* evaluation (formulation: unpack / finish_step) */
-    double *phi, *phi_z, *gamma; /* m, m x nz (row-major), m                   */
+    double *phi, *phi_zv, *gamma; /* m, con->nnz (Phi_z's non-zeros: hymo_constraints_csr), m */
     double *dyn_res;             /* nz: M' zdd - Q' at the iterate (engine)    */
     /* engine: set for the unpack of the converged unknowns that only
      * finish_step follows (no forces, no residual): the formulation may
@@ -53,6 +53,23 @@ void hymo_mb_free(hymo_mb *mb);
  * phi_z must be current.  Returns 0, or 1 if singular. */
 int hymo_mb_kkt_factor(hymo_mb *mb, double *kkt, int *piv);
 
+/* The same matrix by its non-zeros, factorised by KLU (a mechanism of many
+ * loops: the dense (nz + m)^2 matrix was most of a ladder's memory).  Its
+ * arrays grow only when the matrix holds more non-zeros than before; KLU
+ * allocates its factors at each factorisation (at the start and after
+ * events, not per step).  Without driven joints (src/driver.c). */
+typedef struct hymo_kkt_sparse hymo_kkt_sparse;
+/* nz + m from which the engine uses it (the shipped models stay below and
+ * keep their dense LU's numbers) */
+#define HYMO_KKT_SPARSE_MIN 64
+/* NULL out of memory */
+hymo_kkt_sparse *hymo_mb_kkt_sparse_new(const hymo_mb *mb);
+void hymo_mb_kkt_sparse_free(hymo_kkt_sparse *ks);
+/* 0, or 1 if singular (or out of memory) */
+int hymo_mb_kkt_sparse_factor(hymo_mb *mb, hymo_kkt_sparse *ks);
+/* rhs (nz + m) <- K^{-1} rhs */
+void hymo_mb_kkt_sparse_solve(hymo_kkt_sparse *ks, double *rhs);
+
 /* ---- coordinate partitioning (double-step, and assembly of the model) ---- */
 
 /* Independent coordinates z_i and dependent z_d with Phi_d = dPhi/dz_d
@@ -66,13 +83,15 @@ int hymo_mb_kkt_factor(hymo_mb *mb, double *kkt, int *piv);
 typedef struct {
     int nz, m, ni;
     int *indep, *dep; /* ni, m */
-    double *phid_lu;  /* m x m, LU of Phi_d */
+    double *phid_lu;  /* m x m, LU of Phi_d (NULL with sp) */
     int *phid_piv;
     /* from HYMO_PHID_SPARSE_MIN rows on, Phi_d by KLU (formulations/multibody.c;
      * NULL: the dense LU above) */
     struct hymo_phid_sparse *sp;
     double *R;        /* nz x ni */
-    double *work;     /* m_all*nz + 2 nz + 2 m_all */
+    double *work;     /* 2 nz + 2 m_all */
+    int *pos, *rowpos; /* nz, m_all: where a coordinate / row is in dep, indep, rows (hymo_partition_factor) */
+    hymo_rank_work rw; /* hymo_rank_pivots_csr on Phi_z */
     unsigned char *mask, *mask2;
     /* mbstruct: all constraint rows, the kept ones (m, ascending) and their mask (m_all) */
     int m_all;
@@ -83,13 +102,14 @@ typedef struct {
     unsigned char *allowed;
 } hymo_partition;
 
-/* m_all constraint rows of rank `rank` (= m_all without redundant rows). */
-hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank, hymo_error *err);
+/* m_all constraint rows of rank `rank` (= m_all without redundant rows),
+ * Phi_z with about nnz non-zeros. */
+hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank, int nnz, hymo_error *err);
 void hymo_partition_free(hymo_partition *pt);
-/* Independent set (and the kept rows) by full pivoting on phi_z (m_all x
- * nz) with pt->m pivots, then factorised; returns the smallest pivot (<= 0:
- * rank deficient, nothing changed). */
-double hymo_partition_select(hymo_partition *pt, const double *phi_z);
+/* Independent set (and the kept rows) by full pivoting on Phi_z (m_all x
+ * nz, hymo_rank_pivots_csr) with pt->m pivots, then factorised; returns the
+ * smallest pivot (<= 0: rank deficient or Phi_d singular). */
+double hymo_partition_select(hymo_partition *pt, const hymo_csr *phi_z);
 /* x <- Phi_d^-1 x with the factors of the last hymo_partition_factor */
 void hymo_partition_solve(const hymo_partition *pt, double *x);
 
@@ -99,10 +119,11 @@ void hymo_partition_solve(const hymo_partition *pt, double *x);
 #define HYMO_RANK_TOL 1e-9
 /* Independent set given as a mask over z (1 = independent); not factorised. */
 void hymo_partition_set(hymo_partition *pt, const unsigned char *independent);
-/* LU of Phi_d and R from phi_z. */
-void hymo_partition_factor(hymo_partition *pt, const double *phi_z);
+/* LU of Phi_d and R from Phi_z; 0, or 1 if Phi_d is singular (R unchanged). */
+int hymo_partition_factor(hymo_partition *pt, const hymo_csr *phi_z);
 /* Solves Phi(z) = 0 for z_d with z_i fixed (Newton; leaves kin, phi and
- * phi_z evaluated at z and the partition factorised); 0 on success. */
+ * phi_z (con->nnz values) evaluated at z and the partition factorised); 0
+ * on success. */
 int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo_model *model,
                                    const hymo_constraints *con, double *z, double *phi, double *phi_z,
                                    int max_iter, double tol);

@@ -16,7 +16,8 @@ typedef struct {
     int *piv;
     double *w, *y; /* m, nz scratch */
     int *all;      /* 0 .. nz-1: every coordinate is an unknown */
-    int *colp, *colr; /* nz + 1, m x nz scratch (tangent): the rows of Phi_z's non-zeros per column */
+    int *colp, *colr, *colt; /* nz + 1, nnz, nnz scratch (tangent): the rows of Phi_z's non-zeros per
+                              * column and their places in phi_zv */
     int nz, m;
     int lambda_frozen;
     double *gram; /* s18-alpha: nz x nz scratch (lambda_min_norm) */
@@ -35,14 +36,15 @@ static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->w = calloc(m, sizeof(double));
     c->y = calloc(nz, sizeof(double));
     c->all = calloc(nz, sizeof(int));
-    c->colp = calloc(nz + 1, sizeof(int));
-    c->colr = calloc(nz * m, sizeof(int));
+    c->colp = calloc(2 * nz + 2, sizeof(int)); /* and the fill pointers (tangent) */
+    c->colr = calloc((size_t)mb->con->nnz + 1, sizeof(int));
+    c->colt = calloc((size_t)mb->con->nnz + 1, sizeof(int));
     c->gram = calloc(nzz, sizeof(double));
     c->gpiv = calloc(nz, sizeof(int));
     c->nz = mb->nz;
     c->m = mb->m;
     if (!c->gram || !c->gpiv) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
-    if (!c->jzz || !c->piv || !c->w || !c->y || !c->all || !c->colp || !c->colr) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
+    if (!c->jzz || !c->piv || !c->w || !c->y || !c->all || !c->colp || !c->colr || !c->colt) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     for (int j = 0; j < mb->nz; ++j) c->all[j] = j;
     return HYMO_OK;
 }
@@ -58,6 +60,7 @@ static void pb_destroy(hymo_formulation *f)
     free(c->all);
     free(c->colp);
     free(c->colr);
+    free(c->colt);
     free(c->gram);
     free(c->gpiv);
     free(c);
@@ -95,6 +98,7 @@ static double smallest_compliance(hymo_mb *mb)
     const int nz = mb->nz, m = mb->m;
     int mk = 0;
     for (int r = 0; r < m; ++r) mk += !mb->con->redundant[r];
+    const hymo_csr P = hymo_constraints_csr(mb->con, mb->phi_zv);
     double *A = calloc((size_t)nz * nz + (size_t)nz * mk + (size_t)mk * mk + 2 * (size_t)mk + 1, sizeof(double));
     int *piv = calloc((size_t)nz + (size_t)mk + 1, sizeof(int));
     double s_min = NAN;
@@ -104,17 +108,14 @@ static double smallest_compliance(hymo_mb *mb)
     if (hymo_lu_factor(nz, A, piv)) goto done;
     for (int r = 0, k = 0; r < m; ++r) { /* X = M^{-1} Phi_k^T, column k in X[k*nz ..] */
         if (mb->con->redundant[r]) continue;
-        for (int j = 0; j < nz; ++j) X[k * nz + j] = mb->phi_z[r * nz + j];
+        for (int j = 0; j < nz; ++j) X[k * nz + j] = 0.0;
+        for (int t = P.row_start[r]; t < P.row_start[r + 1]; ++t) X[k * nz + P.col[t]] = P.value[t];
         hymo_lu_solve(nz, A, piv, &X[k * nz]);
         ++k;
     }
     for (int r = 0, a = 0; r < m; ++r) {
         if (mb->con->redundant[r]) continue;
-        for (int b = 0; b < mk; ++b) {
-            double s = 0.0;
-            for (int j = 0; j < nz; ++j) s += mb->phi_z[r * nz + j] * X[b * nz + j];
-            S[a * mk + b] = s;
-        }
+        for (int b = 0; b < mk; ++b) S[a * mk + b] = hymo_csr_row_dot(&P, r, &X[b * nz]);
         ++a;
     }
     memcpy(X, S, (size_t)mk * mk * sizeof(double)); /* keep S for the Rayleigh quotient */
@@ -160,13 +161,15 @@ done:
  * measured (docs/models.md "Penalty factor"). */
 #define PENALTY_MASS_RATIO 4.0
 
-static double penalty_mass_alpha(const hymo_mb *mb, double alpha_min)
+static double penalty_mass_alpha(const hymo_mb *mb, double alpha_min, double *colsq)
 {
-    const int nz = mb->nz, m = mb->m;
+    const int nz = mb->nz;
+    const hymo_constraints *con = mb->con;
     double m_max = 0.0, p_max = 0.0;
+    for (int i = 0; i < nz; ++i) colsq[i] = 0.0; /* (Phi_z^T Phi_z)_ii, the rows in ascending order */
+    for (int t = 0; t < con->nnz; ++t) colsq[con->col[t]] += mb->phi_zv[t] * mb->phi_zv[t];
     for (int i = 0; i < nz; ++i) {
-        double s = 0.0;
-        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * mb->phi_z[r * nz + i];
+        const double s = colsq[i];
         if (s > p_max) p_max = s;
         if (mb->kin.M[i * nz + i] > m_max) m_max = mb->kin.M[i * nz + i];
     }
@@ -177,11 +180,11 @@ static double penalty_mass_alpha(const hymo_mb *mb, double alpha_min)
 
 static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err)
 {
-    (void)f, (void)t;
+    (void)t;
     if (mb->m == 0) return HYMO_OK;
     hymo_kin_forces_begin(&mb->kin, mb->model); /* M' at the start positions */
     if (hymo_kin_mass(&mb->kin)) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (mass matrix)");
-    if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha); /* s18-alpha */
+    if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha, ((pb_content *)f->content)->y); /* s18-alpha */
     const double s_min = smallest_compliance(mb);
     if (s_min > 0.0 && isfinite(s_min)) {
         const double alpha_rho = 4.0 * (1.0 / PENALTY_RHO - 1.0) / (PENALTY_DT_REF * PENALTY_DT_REF * s_min);
@@ -219,7 +222,7 @@ static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
     /* with constraints, pb_finish_step evaluates them at the projected rates */
     if (!(mb->final_unpack && mb->m > 0)) hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     if (mb->m > 0) {
-        hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, NULL);
+        hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, NULL);
         if (!c->lambda_frozen) { /* lambda^(h+1) = lambda^(h) + alpha Phi^(h+1) */
             for (int r = 0; r < mb->m; ++r) mb->lambda[r] += mb->alpha * mb->phi[r];
             c->lambda_frozen = 1;
@@ -233,12 +236,12 @@ static void pb_residual(const hymo_formulation *f, const hymo_mb *mb, double *fm
     const double c = mb->dt * mb->dt / 4.0, alpha = mb->alpha;
     int nz = mb->nz, m = mb->m;
     double *w = ((pb_content *)f->content)->w; /* m scratch: the multipliers with the penalty term */
+    const hymo_constraints *con = mb->con;
     for (int r = 0; r < m; ++r) w[r] = alpha * mb->phi[r] + mb->lambda[r];
-    for (int i = 0; i < nz; ++i) {
-        double s = mb->dyn_res[i];
-        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + i] * w[r];
-        fm[i] = c * s;
-    }
+    for (int i = 0; i < nz; ++i) fm[i] = mb->dyn_res[i];
+    for (int r = 0; r < m; ++r) /* Phi_z^T w: for each i the rows in ascending order */
+        for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) fm[con->col[t]] += mb->phi_zv[t] * w[r];
+    for (int i = 0; i < nz; ++i) fm[i] *= c;
 }
 
 static void pb_after_update(hymo_formulation *f, hymo_mb *mb)
@@ -270,16 +273,16 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
     int nz = mb->nz, m = mb->m;
     const double c = mb->dt * mb->dt / 4.0 * mb->alpha;
     double *w = pc->w, *y = pc->y;
+    const hymo_constraints *con = mb->con;
+    const double *P = mb->phi_zv;
     for (int r = 0; r < m; ++r) {
         double s = bias ? bias[r] : 0.0;
-        for (int j = 0; j < nz; ++j) s += mb->phi_z[r * nz + j] * v[j];
+        for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) s += P[t] * v[con->col[t]];
         w[r] = c * s;
     }
-    for (int j = 0; j < nz; ++j) {
-        double s = 0.0;
-        for (int r = 0; r < m; ++r) s += mb->phi_z[r * nz + j] * w[r];
-        y[j] = s;
-    }
+    for (int j = 0; j < nz; ++j) y[j] = 0.0;
+    for (int r = 0; r < m; ++r)
+        for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) y[con->col[t]] += P[t] * w[r];
     /* motor branch: a driven joint's rate is prescribed; its row of the
      * matrix is the unit row (src/driver.c), so with a zero right-hand side
      * the projection leaves it and projects the other coordinates */
@@ -310,30 +313,26 @@ static void lambda_min_norm(pb_content *c, hymo_mb *mb)
 {
     const int nz = mb->nz, m = mb->m;
     if (mb->con->rank >= m) return;
-    const double *P = mb->phi_z;
+    const double *P = mb->phi_zv;
+    const hymo_constraints *con = mb->con;
+    const int *rs = con->row_start, *cj = con->col;
     double *A = c->gram, *w = c->y, *lam = c->w, dmax = 0.0; /* y, w: project()'s scratch */
+    for (int i = 0; i < nz * nz; ++i) A[i] = 0.0;
+    for (int r = 0; r < m; ++r) /* Phi_z^T Phi_z, each entry's rows in ascending order */
+        for (int a = rs[r]; a < rs[r + 1]; ++a)
+            for (int b = rs[r]; b < rs[r + 1]; ++b) A[cj[a] * nz + cj[b]] += P[a] * P[b];
     for (int i = 0; i < nz; ++i)
-        for (int j = 0; j < nz; ++j) {
-            double s = 0.0;
-            for (int r = 0; r < m; ++r) s += P[r * nz + i] * P[r * nz + j];
-            A[i * nz + j] = s;
-            if (i == j && s > dmax) dmax = s;
-        }
+        if (A[i * nz + i] > dmax) dmax = A[i * nz + i];
     for (int i = 0; i < nz; ++i) A[i * nz + i] += GRAM_SHIFT * dmax;
     if (!(dmax > 0.0) || hymo_lu_factor(nz, A, c->gpiv)) return;
     for (int r = 0; r < m; ++r) lam[r] = 0.0;
     for (int pass = 0; pass < 2; ++pass) { /* w from the residual force g - Phi_z^T lam, added */
-        for (int i = 0; i < nz; ++i) {
-            double s = 0.0;
-            for (int r = 0; r < m; ++r) s += P[r * nz + i] * (mb->lambda[r] - lam[r]);
-            w[i] = s;
-        }
+        for (int i = 0; i < nz; ++i) w[i] = 0.0;
+        for (int r = 0; r < m; ++r)
+            for (int t = rs[r]; t < rs[r + 1]; ++t) w[cj[t]] += P[t] * (mb->lambda[r] - lam[r]);
         hymo_lu_solve(nz, A, c->gpiv, w);
-        for (int r = 0; r < m; ++r) {
-            double s = 0.0;
-            for (int j = 0; j < nz; ++j) s += P[r * nz + j] * w[j];
-            lam[r] += s;
-        }
+        const hymo_csr pz = hymo_constraints_csr(con, P);
+        for (int r = 0; r < m; ++r) lam[r] += hymo_csr_row_dot(&pz, r, w);
     }
     for (int r = 0; r < m; ++r) mb->lambda[r] = lam[r];
 }
@@ -344,7 +343,7 @@ static double violation(const hymo_mb *mb, const double *v, const double *bias)
     double worst = 0.0;
     for (int r = 0; r < mb->m; ++r) {
         double s = bias ? bias[r] : 0.0;
-        for (int j = 0; j < mb->nz; ++j) s += mb->phi_z[r * mb->nz + j] * v[j];
+        for (int t = mb->con->row_start[r]; t < mb->con->row_start[r + 1]; ++t) s += mb->phi_zv[t] * v[mb->con->col[t]];
         if (fabs(s) > worst) worst = fabs(s);
     }
     return worst;
@@ -399,14 +398,17 @@ static void pb_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
     const pb_content *c = f->content;
     const int nz = mb->nz, m = mb->m;
     const double ca = mb->dt * mb->dt / 4.0 * mb->alpha;
-    const double *P = mb->phi_z;
-    int *colp = c->colp, *colr = c->colr, n = 0;
-    for (int i = 0; i < nz; ++i) {
-        colp[i] = n;
-        for (int r = 0; r < m; ++r)
-            if (P[r * nz + i] != 0.0) colr[n++] = r;
-    }
-    colp[nz] = n;
+    const double *P = mb->phi_zv;
+    const hymo_constraints *con = mb->con;
+    int *colp = c->colp, *colr = c->colr, *colt = c->colt;
+    for (int i = 0; i <= nz; ++i) colp[i] = 0;
+    for (int t = 0; t < con->nnz; ++t) colp[con->col[t] + 1] += P[t] != 0.0;
+    for (int i = 0; i < nz; ++i) colp[i + 1] += colp[i];
+    int *fill = colp + nz + 1;
+    for (int i = 0; i < nz; ++i) fill[i] = colp[i];
+    for (int r = 0; r < m; ++r) /* each column's rows ascending */
+        for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t)
+            if (P[t] != 0.0) colr[fill[con->col[t]]] = r, colt[fill[con->col[t]]++] = t;
     for (int j = 0; j < nz; ++j)
         for (int i = 0; i <= j; ++i) { /* Phi_z^T Phi_z is symmetric: each sum once */
             double s = 0.0;
@@ -418,8 +420,7 @@ static void pb_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
                 else if (colr[b] < colr[a])
                     ++b;
                 else {
-                    const int r = colr[a];
-                    s += P[r * nz + i] * P[r * nz + j];
+                    s += P[colt[a]] * P[colt[b]];
                     ++a, ++b;
                 }
             }

@@ -66,7 +66,7 @@ typedef struct {
     hymo_kin kin;
     hymo_partition pt;
     hymo_actuators act;
-    double *phi, *phi_z, *zd, *f_static;
+    double *phi, *phi_z, *zd, *f_static; /* phi_z: the con->nnz values of Phi_z's pattern */
 } init_ws;
 
 /* ---- assembly: Phi(z) = 0 in the dependent coordinates (KINSOL) ---- */
@@ -106,11 +106,12 @@ static int asm_residual(const double *x, double *f, void *user)
 static int asm_jacobian(const double *x, double *J, void *user)
 {
     const asm_data *a = user;
-    const int m = a->w->pt.m, nz = a->model->n_bodies;
+    const int m = a->w->pt.m;
     asm_set(a, x);
     hymo_constraints_eval(&a->cm->con, &a->w->kin, a->w->phi, a->w->phi_z, NULL);
+    const hymo_csr pz = hymo_constraints_csr(&a->cm->con, a->w->phi_z);
     for (int c = 0; c < m; ++c)
-        for (int r = 0; r < m; ++r) J[c * m + r] = a->w->phi_z[r * nz + a->w->pt.dep[c]];
+        for (int r = 0; r < m; ++r) J[c * m + r] = hymo_csr_get(&pz, r, a->w->pt.dep[c]);
     return 0;
 }
 
@@ -148,15 +149,23 @@ static hymo_status independent_count_error(const hymo_model *model, hymo_error *
                           src_name(model), at, model->n_independent_hint, nz - rank, nz, rank, rk, nz - rank);
 }
 
-/* branch s18-ux: rank of phi_z (m x nz) by full pivoting; -1 out of memory */
-static int rank_here(int m, int nz, const double *phi_z)
+/* branch s18-ux: rank of Phi_z (m x nz) by full pivoting, the redundant
+ * rows marked in rows (m, may be NULL); -1 out of memory */
+static int rank_here(const hymo_constraints *con, const double *phi_z, unsigned char *rows_out)
 {
-    double *work = calloc((size_t)m * nz + 2 * (size_t)m + 1, sizeof(double)); /* hymo_rank_pivots */
+    const int m = con->m, nz = con->nz;
+    hymo_rank_work rw;
     unsigned char *cols = calloc((size_t)nz + 1, 1), *rows = calloc((size_t)m + 1, 1);
     int rank = -1;
     double pmin;
-    if (work && cols && rows) rank = hymo_rank_pivots(m, nz, phi_z, work, NULL, cols, rows, m, HYMO_RANK_TOL, &pmin);
-    free(work), free(cols), free(rows);
+    if (cols && rows && !hymo_rank_work_alloc(&rw, m, nz, con->nnz)) {
+        const hymo_csr pz = hymo_constraints_csr(con, phi_z);
+        rank = hymo_rank_pivots_csr(&pz, &rw, NULL, cols, rows, m, HYMO_RANK_TOL, &pmin);
+        hymo_rank_work_free(&rw);
+        if (rows_out)
+            for (int r = 0; r < m; ++r) rows_out[r] = !rows[r];
+    }
+    free(cols), free(rows);
     return rank;
 }
 
@@ -183,9 +192,11 @@ static hymo_status assemble_least_squares(const hymo_model *model, const hymo_co
     int *free_j = calloc((size_t)nz, sizeof(int)), *piv = calloc((size_t)nz, sizeof(int));
     double *A = calloc((size_t)nz * nz, sizeof(double)), *d = calloc((size_t)nz, sizeof(double));
     double *zt = calloc((size_t)nz, sizeof(double));
+    double *P = calloc((size_t)m * nz + 1, sizeof(double)); /* Phi_z dense (transient) */
+    const hymo_csr pz = hymo_constraints_csr(&cm->con, w->phi_z);
     unsigned char *held = calloc((size_t)nz, 1);
     hymo_status st = HYMO_OK;
-    if (!free_j || !piv || !A || !d || !zt || !held) {
+    if (!free_j || !piv || !A || !d || !zt || !held || !P) {
         st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (assembly)");
         goto done;
     }
@@ -194,16 +205,17 @@ static hymo_status assemble_least_squares(const hymo_model *model, const hymo_co
         if (!held[j]) free_j[nf++] = j;
     hymo_kin_positions(&w->kin, model, z);
     hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
+    hymo_csr_dense(&pz, P);
     double f = hymo_norm_inf(m, w->phi);
     for (it = 0; it < ASM_MAX_ITER && nf > 0 && f > ASM_FNORM_TOL; ++it) {
         double dmax_diag = 0.0;
         for (int a = 0; a < nf; ++a) {
             double g = 0.0;
-            for (int r = 0; r < m; ++r) g += w->phi_z[r * nz + free_j[a]] * w->phi[r];
+            for (int r = 0; r < m; ++r) g += P[r * nz + free_j[a]] * w->phi[r];
             d[a] = -g;
             for (int b = 0; b < nf; ++b) {
                 double s = 0.0;
-                for (int r = 0; r < m; ++r) s += w->phi_z[r * nz + free_j[a]] * w->phi_z[r * nz + free_j[b]];
+                for (int r = 0; r < m; ++r) s += P[r * nz + free_j[a]] * P[r * nz + free_j[b]];
                 A[a * nf + b] = s;
             }
             dmax_diag = fmax(dmax_diag, A[a * nf + a]);
@@ -226,6 +238,7 @@ static hymo_status assemble_least_squares(const hymo_model *model, const hymo_co
         f = fnew;
         hymo_kin_positions(&w->kin, model, z);
         hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
+        hymo_csr_dense(&pz, P);
     }
     hymo_kin_positions(&w->kin, model, z);
     hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
@@ -240,7 +253,7 @@ static hymo_status assemble_least_squares(const hymo_model *model, const hymo_co
                             src_name(model), model->n_cuts ? model->cuts[wc].name : "?", worst, it);
     }
 done:
-    free(free_j), free(piv), free(A), free(d), free(zt), free(held);
+    free(free_j), free(piv), free(A), free(d), free(zt), free(held), free(P);
     return st;
 }
 
@@ -256,7 +269,7 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
     hymo_kin_positions(&w->kin, model, z);
     hymo_constraints_eval(&cm->con, &w->kin, w->phi, w->phi_z, NULL);
     if (m == 0) return HYMO_OK;
-    hymo_status st = hymo_partition_alloc(&w->pt, nz, m, m, err);
+    hymo_status st = hymo_partition_alloc(&w->pt, nz, m, m, cm->con.nnz, err);
     if (st != HYMO_OK) return st;
     int square = m < nz;
     if (square && model->n_independent_hint > 0) {
@@ -267,7 +280,8 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
             hymo_partition_set(&w->pt, w->pt.mask);
         }
     } else if (square) {
-        square = hymo_partition_select(&w->pt, w->phi_z) > 0.0;
+        const hymo_csr pz = hymo_constraints_csr(&cm->con, w->phi_z);
+        square = hymo_partition_select(&w->pt, &pz) > 0.0;
     }
     if (!square && model->n_independent_hint > 0 && nz - model->n_independent_hint > m) {
         hymo_partition_free(&w->pt); /* redundant rows only add degrees of freedom */
@@ -280,7 +294,7 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
             /* branch s18-ux: holding more joints than the mobility cannot
              * assemble; say so rather than "cannot be assembled" (the rank
              * at the configuration reached, generically the rank) */
-            const int rank = rank_here(m, nz, w->phi_z);
+            const int rank = rank_here(&cm->con, w->phi_z, NULL);
             if (rank > 0 && nz - model->n_independent_hint < rank)
                 return independent_count_error(model, err, nz, m, rank);
         }
@@ -345,19 +359,10 @@ static hymo_status constraint_rank(const hymo_model *model, hymo_compiled *cm, i
     const int m = cm->con.m, nz = model->n_bodies;
     cm->con.rank = m;
     if (m > 0) memset(cm->con.redundant, 0, (size_t)m);
-    if (m == 0) return hymo_partition_alloc(&w->pt, nz, 0, 0, err);
-    double *work = calloc((size_t)m * nz + 2 * (size_t)m, sizeof(double)); /* hymo_rank_pivots */
-    unsigned char *cols = calloc((size_t)nz, 1), *rows = calloc((size_t)m, 1);
-    if (!work || !cols || !rows) {
-        free(work), free(cols), free(rows);
-        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraint rank)");
-    }
-    double pmin;
-    const int rank = hymo_rank_pivots(m, nz, w->phi_z, work, NULL, cols, rows, m, HYMO_RANK_TOL, &pmin);
-    free(work), free(cols);
+    if (m == 0) return hymo_partition_alloc(&w->pt, nz, 0, 0, 0, err);
+    const int rank = rank_here(&cm->con, w->phi_z, cm->con.redundant);
+    if (rank < 0) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraint rank)");
     cm->con.rank = rank;
-    for (int r = 0; r < m; ++r) cm->con.redundant[r] = !rows[r];
-    free(rows);
     if (rank >= nz)
         return hymo_error_set(err, HYMO_ERR_MODEL,
                               "%s: cut_joints: %d constraint equations of rank %d for %d joint coordinates "
@@ -365,7 +370,7 @@ static hymo_status constraint_rank(const hymo_model *model, hymo_compiled *cm, i
                               src_name(model), m, rank, nz);
     if (model->n_independent_hint > 0 && nz - model->n_independent_hint != rank)
         return independent_count_error(model, err, nz, m, rank);
-    return hymo_partition_alloc(&w->pt, nz, m, rank, err);
+    return hymo_partition_alloc(&w->pt, nz, m, rank, cm->con.nnz, err);
 }
 
 /* ---- static equilibrium: R_z^T (Q' + G F) = 0 for the actuator forces ---- */
@@ -566,7 +571,7 @@ static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, h
     if (st == HYMO_OK) st = hymo_actuators_alloc(&w.act, na, err);
     if (st != HYMO_OK) goto done;
     w.phi = calloc((size_t)m + 1, sizeof(double));
-    w.phi_z = calloc((size_t)m * nz + 1, sizeof(double));
+    w.phi_z = calloc((size_t)cm->con.nnz + 1, sizeof(double));
     w.zd = calloc((size_t)nz + 1, sizeof(double));
     w.f_static = calloc((size_t)na + 1, sizeof(double));
     cm->z0 = calloc((size_t)nz + 1, sizeof(double));
@@ -580,7 +585,8 @@ static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, h
     st = assemble(model, cm, &w, cm->z0, err);
     if (st == HYMO_OK) st = constraint_rank(model, cm, &w, err);
     if (st != HYMO_OK) goto done;
-    if (!(hymo_partition_select(&w.pt, w.phi_z) > 0.0)) {
+    const hymo_csr pz = hymo_constraints_csr(&cm->con, w.phi_z);
+    if (!(hymo_partition_select(&w.pt, &pz) > 0.0)) {
         st = hymo_error_set(err, HYMO_ERR_ASSEMBLY,
                             "t = 0 s: constraint Jacobian is rank deficient (singular configuration or "
                             "redundant cut-joint equations)");

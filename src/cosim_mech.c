@@ -141,7 +141,7 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
     hymo_status st = hymo_fe_apply(&sim->fe, model, &mb->kin, sim->t, sim->opt.dt, err); /* force elements */
     if (st != HYMO_OK) return st;
     hymo_kin_mass_and_forces(&mb->kin, model);
-    if (m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    if (m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     if (hymo_mb_kkt_factor(mb, mi->kkt, mi->piv))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular mass/constraint matrix (interface model)",
                               sim->t);

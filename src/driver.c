@@ -123,12 +123,13 @@ hymo_status hymo_drivers_consistent_accelerations(hymo_sim *sim, int set_lambda,
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz, m = sim->m, nd = model->n_drivers, n = nz + m + nd;
     double *K = sim->kkt, *rhs = sim->kkt_rhs;
-    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     memset(K, 0, (size_t)n * (size_t)n * sizeof(double));
     for (int i = 0; i < nz; ++i)
         for (int j = 0; j < nz; ++j) K[i * n + j] = mb->kin.M[i * nz + j];
-    for (int r = 0; r < m; ++r)
-        for (int j = 0; j < nz; ++j) K[(nz + r) * n + j] = K[j * n + nz + r] = mb->phi_z[r * nz + j];
+    for (int r = 0; r < m; ++r) /* the rest of the rows and columns is zero (memset) */
+        for (int t = mb->con->row_start[r]; t < mb->con->row_start[r + 1]; ++t)
+            K[(nz + r) * n + mb->con->col[t]] = K[mb->con->col[t] * n + nz + r] = mb->phi_zv[t];
     for (int i = 0; i < nz; ++i) rhs[i] = mb->kin.Q[i];
     for (int r = 0; r < m; ++r) rhs[nz + r] = -mb->gamma[r];
     for (int k = 0; k < nd; ++k) {

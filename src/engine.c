@@ -593,9 +593,10 @@ hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, 
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz, m = sim->m, n = nz + m;
     double *rhs = sim->kkt_rhs;
-    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     /* tree mode: M' zdd = Q' by the articulated-body recursion (tan_w is zero), no M' */
     if (sim->tree_mode ? hymo_kin_tree_factor(&mb->kin, sim->tan_w, sim->tree_w)
+        : sim->kkt_sp  ? hymo_mb_kkt_sparse_factor(mb, sim->kkt_sp)
                        : hymo_mb_kkt_factor(mb, sim->kkt, sim->kkt_piv))
         return hymo_error_set(err, HYMO_ERR_MODEL,
                               "%s: t = %.6g s: singular mass matrix (a body without mass or inertia about its "
@@ -606,6 +607,8 @@ hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, 
     if (sim->tree_mode) {
         hymo_kin_tree_solve(&mb->kin, sim->tree_w, rhs, sim->tree_s);
         sim->jac_valid = 0; /* the Newton matrix's tree factors were in tree_w */
+    } else if (sim->kkt_sp) {
+        hymo_mb_kkt_sparse_solve(sim->kkt_sp, rhs);
     } else {
         hymo_lu_solve(n, sim->kkt, sim->kkt_piv, rhs);
     }
@@ -618,7 +621,7 @@ void hymo_engine_record_stats(hymo_sim *sim)
 {
     const hymo_model *model = sim->model;
     hymo_mb *mb = &sim->mb;
-    int m = sim->m, nz = sim->nz;
+    int m = sim->m;
     sim->kinetic = hymo_kin_kinetic_energy(&mb->kin, model);
     sim->potential = hymo_kin_potential_energy(&mb->kin, model);
     double wsum = 0.0;
@@ -646,11 +649,12 @@ void hymo_engine_record_stats(hymo_sim *sim)
      * projections for penalty); for double-step phi is the residual before the
      * last inner-Newton correction (<= 1e-10), i.e. an upper bound */
     double *vel = sim->cv_rows, *acc = sim->ca_rows;
+    const hymo_constraints *con = mb->con;
     for (int r = 0; r < m; ++r) {
         double sv = 0.0, sa = mb->gamma[r];
-        for (int j = 0; j < nz; ++j) {
-            sv += mb->phi_z[r * nz + j] * mb->zd[j];
-            sa += mb->phi_z[r * nz + j] * mb->zdd[j];
+        for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) {
+            sv += mb->phi_zv[t] * mb->zd[con->col[t]];
+            sa += mb->phi_zv[t] * mb->zdd[con->col[t]];
         }
         vel[r] = sv;
         acc[r] = sa;

@@ -228,8 +228,9 @@ struct hymo_sim {
      * factorisation): no nz x nz array is formed */
     int tree_mode;
     int *tan_idx;                /* fast Jacobian: nx scratch (non-zero index lists, src/forces.c) */
-    double *kkt, *kkt_rhs;       /* (nz+m)^2 (tree mode: none), nz+m: consistent accelerations */
+    double *kkt, *kkt_rhs;       /* (nz+m)^2 (tree mode, kkt_sp: none), nz+m: consistent accelerations */
     int *kkt_piv;
+    hymo_kkt_sparse *kkt_sp;     /* from HYMO_KKT_SPARSE_MIN = nz + m on (no driven joints): KLU's instead of kkt */
     double *s_prev;              /* na: semi-implicit Euler, lengths at t_k */
 
     /* records and statistics (hymo_engine_record_stats, after each step) */

@@ -19,7 +19,7 @@ static hymo_status euler_step(hymo_sim *sim, hymo_error *err)
     memcpy(mb->zdn, mb->zd, (size_t)nz * sizeof(double));
     hymo_kin_positions(&mb->kin, model, mb->z);
     hymo_kin_velocities(&mb->kin, model, mb->zd);
-    if (sim->m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    if (sim->m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     hymo_status st = hymo_engine_dynamics(sim, sim->t, err);
     if (st != HYMO_OK) return st;
     st = sim->form.ops->accelerations(&sim->form, mb, sim->t, sim->step, &sim->last_iterations, err);
@@ -42,7 +42,7 @@ static hymo_status euler_step(hymo_sim *sim, hymo_error *err)
         sim->work[a] += sim->force[a] * (sim->act.s[a] - sim->s_prev[a]);
         sim->power[a] = sim->force[a] * sim->act.sd[a];
     }
-    if (sim->m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    if (sim->m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     if (sim->nsw > 0) { /* no event location: the branches of the state reached */
         hymo_engine_switching(sim, sim->g_end);
         for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = sim->g_end[i] >= 0.0;

@@ -30,7 +30,7 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
         if (dst != HYMO_OK) return dst;
     }
     hymo_kin_positions(&mb->kin, model, mb->z);
-    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, NULL);
+    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, NULL);
     hymo_status st = sim->form.ops->start(&sim->form, mb, 0.0, err);
     if (st != HYMO_OK) return st;
     memset(mb->zd, 0, (size_t)sim->nz * sizeof(double));
@@ -52,7 +52,7 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
     memcpy(sim->ud, sim->hu, (size_t)sim->nu * sizeof(double));
     sim->energy0 = hymo_kin_kinetic_energy(&mb->kin, model) + hymo_kin_potential_energy(&mb->kin, model);
     for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
-    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_z, mb->gamma);
+    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     hymo_engine_record_stats(sim);
     return HYMO_OK;
 }
@@ -149,7 +149,10 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     const int nfe = hymo_fe_max_rows(model);
     ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * (tree ? 1 : nz)); ALLOC(sim->act_gx, (na + nfe) * (tree ? 1 : nz));
     ALLOC(sim->tan_idx, nx);
-    ALLOC(sim->kkt, tree ? 0 : (nz + m + nd) * (nz + m + nd)); ALLOC(sim->kkt_rhs, nz + m + nd); ALLOC(sim->kkt_piv, nz + m + nd);
+    /* consistent accelerations: the dense KKT matrix below HYMO_KKT_SPARSE_MIN (and with driven joints), KLU's from it on */
+    const int kkt_sparse = !tree && nd == 0 && nz + m >= HYMO_KKT_SPARSE_MIN;
+    ALLOC(sim->kkt, tree || kkt_sparse ? 0 : (nz + m + nd) * (nz + m + nd)); ALLOC(sim->kkt_rhs, nz + m + nd); ALLOC(sim->kkt_piv, nz + m + nd);
+    if (kkt_sparse && !(sim->kkt_sp = hymo_mb_kkt_sparse_new(&sim->mb))) goto nomem;
     ALLOC(sim->work, na); ALLOC(sim->power, na);
     ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
     ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);
@@ -203,6 +206,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->kkt_piv);
+    hymo_mb_kkt_sparse_free(sim->kkt_sp);
     free(sim->tan_idx);
     free(sim->g_idx), free(sim->g_jt_start), free(sim->g_jt);
     free(sim->tan_mark);

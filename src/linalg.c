@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 int hymo_lu_factor(int n, double *a, int *piv)
 {
@@ -153,6 +154,180 @@ double hymo_full_pivot_columns(int m, int n, const double *a, double *w, const u
 {
     double smallest;
     return hymo_rank_pivots(m, n, a, w, allowed, pivot_col, NULL, m, 0.0, &smallest) == m ? smallest : 0.0;
+}
+
+void hymo_csr_dense(const hymo_csr *a, double *dense)
+{
+    const size_t n = (size_t)a->n_cols;
+    memset(dense, 0, (size_t)a->n_rows * n * sizeof(double));
+    for (int i = 0; i < a->n_rows; ++i)
+        for (int t = a->row_start[i]; t < a->row_start[i + 1]; ++t) dense[(size_t)i * n + a->col[t]] = a->value[t];
+}
+
+int hymo_rank_work_alloc(hymo_rank_work *w, int m, int n, int nnz)
+{
+    memset(w, 0, sizeof *w);
+    w->m = m, w->n = n;
+    const size_t mm = (size_t)(m > 0 ? m : 1), nn = (size_t)(n > 0 ? n : 1);
+    w->pool_cap = 2 * (nnz > 0 ? nnz : 1) + 4 * (int)mm;
+    w->start = malloc(mm * sizeof(int)), w->len = malloc(mm * sizeof(int)), w->cap = malloc(mm * sizeof(int));
+    w->order = malloc(mm * sizeof(int));
+    w->rarg = malloc(mm * sizeof(int)), w->rmax = malloc(mm * sizeof(double));
+    w->tj = malloc(nn * sizeof(int)), w->tv = malloc(nn * sizeof(double));
+    w->pj = malloc((size_t)w->pool_cap * sizeof(int)), w->pv = malloc((size_t)w->pool_cap * sizeof(double));
+    if (!w->start || !w->len || !w->cap || !w->order || !w->rarg || !w->rmax || !w->tj || !w->tv || !w->pj || !w->pv) {
+        hymo_rank_work_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+void hymo_rank_work_free(hymo_rank_work *w)
+{
+    free(w->start), free(w->len), free(w->cap), free(w->order), free(w->rarg), free(w->rmax);
+    free(w->tj), free(w->tv), free(w->pj), free(w->pv);
+    memset(w, 0, sizeof *w);
+}
+
+/* room for `need` more entries at the pool's end (a row's new slot when
+ * its fill-in outgrows the old one): the rows still in use (not retired
+ * as pivot rows, or row `keep`) are first moved to the pool's front in the
+ * order of their slots, each keeping its slack; the pool grows (allocates)
+ * only if that leaves too little room, i.e. past the largest use so far */
+static int rank_pool_reserve(hymo_rank_work *w, int need, int keep)
+{
+    if (w->pool_used + need <= w->pool_cap) return 0;
+    int *order = w->order, n = 0;
+    for (int i = 0; i < w->m; ++i)
+        if (w->rarg[i] != -2 || i == keep) order[n++] = i;
+    for (int a = 1; a < n; ++a) { /* by slot (insertion sort: compactions are rare) */
+        const int v = order[a];
+        int c = a - 1;
+        while (c >= 0 && w->start[order[c]] > w->start[v]) order[c + 1] = order[c], --c;
+        order[c + 1] = v;
+    }
+    int used = 0;
+    for (int a = 0; a < n; ++a) { /* each row moves down (or stays) */
+        const int i = order[a];
+        memmove(&w->pj[used], &w->pj[w->start[i]], (size_t)w->len[i] * sizeof(int));
+        memmove(&w->pv[used], &w->pv[w->start[i]], (size_t)w->len[i] * sizeof(double));
+        w->start[i] = used;
+        used += w->cap[i];
+    }
+    w->pool_used = used;
+    if (w->pool_used + need <= w->pool_cap) return 0;
+    const int cap = 2 * (w->pool_used + need);
+    int *pj = realloc(w->pj, (size_t)cap * sizeof(int));
+    if (!pj) return -1;
+    w->pj = pj;
+    double *pv = realloc(w->pv, (size_t)cap * sizeof(double));
+    if (!pv) return -1;
+    w->pv = pv;
+    w->pool_cap = cap;
+    return 0;
+}
+
+static double row_max_sparse(const int *cj, const double *v, int len, const unsigned char *allowed,
+                             const unsigned char *col_mask, int *arg)
+{
+    double best = -1.0;
+    *arg = -1;
+    for (int t = 0; t < len; ++t) {
+        const int j = cj[t];
+        if (col_mask[j] || (allowed && !allowed[j])) continue;
+        const double a = fabs(v[t]);
+        if (a > best) best = a, *arg = j;
+    }
+    return best;
+}
+
+int hymo_rank_pivots_csr(const hymo_csr *a, hymo_rank_work *w, const unsigned char *allowed,
+                         unsigned char *col_mask, unsigned char *row_mask, int max_piv, double rel_tol,
+                         double *smallest)
+{
+    /* hymo_rank_pivots' elimination on the stored entries: a row without
+     * an allowed non-zero has maximum -1 where the dense scan finds 0, which
+     * changes no pivot (one needs a maximum > 0); an entry outside row i's
+     * pattern is the dense 0, so "0 - l p" and "x - l 0" are the dense
+     * results; the pivot column's entries are dropped from the eliminated
+     * rows (the dense scan keeps their round-off but, the column masked,
+     * never reads them again). */
+    const int m = a->n_rows, n = a->n_cols;
+    int *rarg = w->rarg;
+    double *rmax = w->rmax;
+    memset(col_mask, 0, (size_t)n);
+    if (row_mask) memset(row_mask, 0, (size_t)m);
+    w->pool_used = 0;
+    for (int i = 0; i < m; ++i) rarg[i] = -2; /* nothing to keep */
+    if (rank_pool_reserve(w, a->row_start[m], -1)) return -1;
+    for (int i = 0; i < m; ++i) {
+        const int b = a->row_start[i], len = a->row_start[i + 1] - b;
+        w->start[i] = w->pool_used, w->len[i] = w->cap[i] = len;
+        memcpy(&w->pj[w->pool_used], &a->col[b], (size_t)len * sizeof(int));
+        memcpy(&w->pv[w->pool_used], &a->value[b], (size_t)len * sizeof(double));
+        w->pool_used += len;
+        rmax[i] = row_max_sparse(&w->pj[w->start[i]], &w->pv[w->start[i]], len, allowed, col_mask, &rarg[i]);
+    }
+    *smallest = INFINITY;
+    double first = 0.0;
+    int k = 0;
+    for (; k < max_piv && k < m; ++k) {
+        int pr = -1, pc = -1;
+        double best = -1.0;
+        for (int i = 0; i < m; ++i)
+            if (rarg[i] >= 0 && rmax[i] > best) best = rmax[i], pr = i, pc = rarg[i];
+        if (pr < 0 || !(best > 0.0)) break;
+        if (k == 0)
+            first = best;
+        else if (best <= rel_tol * first)
+            break;
+        col_mask[pc] = 1;
+        if (best < *smallest) *smallest = best;
+        rarg[pr] = -2; /* used */
+        if (row_mask) row_mask[pr] = 1;
+        double piv = 0.0;
+        for (int t = 0; t < w->len[pr]; ++t)
+            if (w->pj[w->start[pr] + t] == pc) piv = w->pv[w->start[pr] + t];
+        for (int i = 0; i < m; ++i) {
+            if (rarg[i] == -2) continue;
+            const int *ci = &w->pj[w->start[i]];
+            const double *vi = &w->pv[w->start[i]];
+            int lo = 0, hi = w->len[i] - 1, at = -1;
+            while (lo <= hi && at < 0) {
+                const int mid = (lo + hi) / 2;
+                if (ci[mid] == pc) at = mid;
+                else if (ci[mid] < pc) lo = mid + 1;
+                else hi = mid - 1;
+            }
+            if (at < 0) continue;
+            const double l = vi[at] / piv;
+            if (l == 0.0) continue; /* unchanged, as in the dense scan */
+            const int *cp = &w->pj[w->start[pr]];
+            const double *vp = &w->pv[w->start[pr]];
+            const int li = w->len[i], lp = w->len[pr];
+            int x = 0, y = 0, q = 0; /* row i - l row pr, merged by column, into tj/tv */
+            while (x < li || y < lp) {
+                int j;
+                double v;
+                if (y >= lp || (x < li && ci[x] < cp[y])) j = ci[x], v = vi[x], ++x;
+                else if (x >= li || cp[y] < ci[x]) j = cp[y], v = 0.0 - l * vp[y], ++y;
+                else j = ci[x], v = vi[x] - l * vp[y], ++x, ++y;
+                if (!col_mask[j]) w->tj[q] = j, w->tv[q++] = v;
+            }
+            if (q > w->cap[i]) { /* a new slot with room to grow as much again */
+                const int cap = 2 * q < n ? 2 * q : n;
+                w->len[i] = 0, w->cap[i] = 0; /* nothing to move */
+                if (rank_pool_reserve(w, cap, pr)) return -1;
+                w->start[i] = w->pool_used, w->cap[i] = cap;
+                w->pool_used += cap;
+            }
+            memcpy(&w->pj[w->start[i]], w->tj, (size_t)q * sizeof(int));
+            memcpy(&w->pv[w->start[i]], w->tv, (size_t)q * sizeof(double));
+            w->len[i] = q;
+            rmax[i] = row_max_sparse(w->tj, w->tv, q, allowed, col_mask, &rarg[i]);
+        }
+    }
+    return k;
 }
 
 double hymo_norm_inf(int n, const double *v)

@@ -202,6 +202,8 @@ static void test_rank_pivots_reference(void **state)
     enum { MMAX = 40, NCOL = 48 };
     static double a[MMAX * NCOL], w1[MMAX * NCOL + 2 * MMAX], w2[MMAX * NCOL];
     unsigned char c1[NCOL], c2[NCOL], r1[MMAX], r2[MMAX], allowed[NCOL];
+    static int rp[MMAX + 1], cj[MMAX * NCOL];
+    static double cv[MMAX * NCOL];
     uint64_t seed = 987654321;
 #define RND() (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, (double)(seed >> 11) / 9007199254740992.0)
     int ranks_below_m = 0;
@@ -226,10 +228,29 @@ static void test_rank_pivots_reference(void **state)
         assert_memory_equal(c1, c2, (size_t)n);
         assert_memory_equal(r1, r2, (size_t)m);
         assert_true(s1 == s2);
+        /* the same by rows of non-zeros (hymo_rank_pivots_csr), its pool
+         * deliberately small so that the fill-in makes it grow */
+        int nnz = 0;
+        rp[0] = 0;
+        for (int i = 0; i < m; ++i) {
+            for (int j = 0; j < n; ++j)
+                if (a[i * n + j] != 0.0) cj[nnz] = j, cv[nnz++] = a[i * n + j];
+            rp[i + 1] = nnz;
+        }
+        const hymo_csr csr = {m, n, rp, cj, cv};
+        hymo_rank_work rw;
+        assert_int_equal(hymo_rank_work_alloc(&rw, m, n, 1), 0);
+        double s3;
+        const int k3 = hymo_rank_pivots_csr(&csr, &rw, al, c2, r2, max_piv, rel_tol, &s3);
+        hymo_rank_work_free(&rw);
+        assert_int_equal(k3, k1);
+        assert_memory_equal(c1, c2, (size_t)n);
+        assert_memory_equal(r1, r2, (size_t)m);
+        assert_true(s3 == s1);
         ranks_below_m += k1 < m;
     }
 #undef RND
-    print_message("rank pivots: 400 matrices as the whole-matrix elimination (%d of lower rank)\n", ranks_below_m);
+    print_message("rank pivots (dense and by rows of non-zeros): 400 matrices as the whole-matrix elimination (%d of lower rank)\n", ranks_below_m);
     assert_true(ranks_below_m > 50);
 }
 

@@ -753,7 +753,14 @@ static void eval_phi(const hymo_model *m, hymo_kin *kin, const hymo_constraints 
 {
     hymo_kin_positions(kin, m, z);
     if (zd) hymo_kin_velocities(kin, m, zd);
-    hymo_constraints_eval(con, kin, phi, phi_z, gamma);
+    if (!phi_z) {
+        hymo_constraints_eval(con, kin, phi, NULL, gamma);
+        return;
+    }
+    double vals[16 * MAXB]; /* Phi_z's non-zeros, then the dense matrix (zeros outside the tree's pattern) */
+    hymo_constraints_eval(con, kin, phi, vals, gamma);
+    const hymo_csr a = hymo_constraints_csr(con, vals);
+    hymo_csr_dense(&a, phi_z);
 }
 
 /* Tolerances (geometry up to ~10 m, rates |zd| <= 2):
@@ -1237,8 +1244,7 @@ static void test_static_start(void **state)
             assert_int_equal(hymo_kin_init(&kin, &m->compiled->kin, &err), HYMO_OK);
             assert_int_equal(hymo_constraints_init(&con, m, &err), HYMO_OK);
             double phi[16], phi_z[16 * MAXB];
-            hymo_kin_positions(&kin, m, z);
-            hymo_constraints_eval(&con, &kin, phi, phi_z, NULL);
+            eval_phi(m, &kin, &con, z, NULL, phi, phi_z, NULL);
             for (int r = 0; r < con.m; ++r) CHECK_CLOSE(phi[r], 0.0, 1e-12);
 
             /* actuator lengths against the independent kinematics */

@@ -25,6 +25,14 @@
  * - Memory: the heap a created chain holds after 20 steps grows as N^p
  *   with p <= 1.2 from N = 32 to 128 (measured 1.0; before tree mode 1.7). */
 #include <malloc.h>
+
+/* bytes the heap holds: small blocks (uordblks) and those glibc serves by
+ * mmap (hblkhd: large arrays, above the mmap threshold) */
+static size_t heap_in_use(void)
+{
+    const struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,13 +212,13 @@ static void test_not_taken(void **state)
 static double held_kb(int n)
 {
     hymo_model *m = chain_model(n, PLAIN);
-    const size_t before = mallinfo2().uordblks;
+    const size_t before = heap_in_use();
     hymo_sim *sim = create(m, 0, 1, 1);
     hymo_error err;
     hymo_error_clear(&err);
     for (int k = 0; k < 20; ++k)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    const double kb = (double)(mallinfo2().uordblks - before) / 1024.0;
+    const double kb = (double)(heap_in_use() - before) / 1024.0;
     hymo_sim_free(sim);
     hymo_model_free(m);
     return kb;

@@ -35,6 +35,67 @@ int hymo_rank_pivots(int m, int n, const double *a, double *work, const unsigned
 double hymo_full_pivot_columns(int m, int n, const double *a, double *work, const unsigned char *allowed,
                                unsigned char *pivot_col);
 
+/* A sparse matrix by rows, as a view of arrays held elsewhere: row i's
+ * non-zeros are the columns col[row_start[i] .. row_start[i + 1]),
+ * ascending, with their values (a mechanism's Phi_z: the pattern is fixed
+ * by the tree, formulations/constraints.h). */
+typedef struct {
+    int n_rows, n_cols;
+    const int *row_start, *col;
+    const double *value;
+} hymo_csr;
+
+/* sum_j a(i, j) x[j] over row i's non-zeros, in ascending column order */
+static inline double hymo_csr_row_dot(const hymo_csr *a, int i, const double *x)
+{
+    double s = 0.0;
+    for (int t = a->row_start[i]; t < a->row_start[i + 1]; ++t) s += a->value[t] * x[a->col[t]];
+    return s;
+}
+/* entry (i, j) (binary search in row i), 0 outside the pattern */
+static inline double hymo_csr_get(const hymo_csr *a, int i, int j)
+{
+    int lo = a->row_start[i], hi = a->row_start[i + 1] - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2, c = a->col[mid];
+        if (c == j) return a->value[mid];
+        if (c < j) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0.0;
+}
+/* the dense n_rows x n_cols row-major copy (zeros outside the pattern) */
+void hymo_csr_dense(const hymo_csr *a, double *dense);
+
+/* Work of hymo_rank_pivots_csr: the rows being eliminated, each in a slot
+ * of a pool that grows (allocates) only when the fill-in of an
+ * elimination exceeds every earlier one. */
+typedef struct {
+    int m, n;
+    int *start, *len, *cap; /* m: each row's slot in the pool */
+    int *order;             /* m: scratch (compaction) */
+    int *pj;                /* pool: columns */
+    double *pv;             /* pool: values */
+    int pool_cap, pool_used;
+    double *rmax;           /* m */
+    int *rarg;              /* m */
+    int *tj;                /* n: one merged row */
+    double *tv;             /* n */
+} hymo_rank_work;
+
+/* For m x n matrices with about nnz non-zeros; 0, or -1 out of memory. */
+int hymo_rank_work_alloc(hymo_rank_work *w, int m, int n, int nnz);
+void hymo_rank_work_free(hymo_rank_work *w);
+/* hymo_rank_pivots on a sparse matrix: the same pivots, the same smallest
+ * pivot and the same masks (each pivot the largest |entry| left, the first
+ * in row-major order among equal ones; the eliminated entries are the
+ * dense elimination's, bit for bit), in O(non-zeros + fill-in) memory;
+ * O(m) per pivot to find the rows its column touches.  -1 if the pool
+ * could not grow (out of memory). */
+int hymo_rank_pivots_csr(const hymo_csr *a, hymo_rank_work *w, const unsigned char *allowed,
+                         unsigned char *col_mask, unsigned char *row_mask, int max_piv, double rel_tol,
+                         double *smallest);
+
 /* max |v[i]| over the n entries (0 for n <= 0); NaN if an entry is NaN. */
 double hymo_norm_inf(int n, const double *v);
 

@@ -1,0 +1,221 @@
+/* Phi_z by its non-zeros (formulations/constraints.h) on a mechanism of
+ * many loops, checked against dense algebra and the constraint equations:
+ * a ladder of 40 four-bar loops (bench/gen_models.py's family: 81 joint
+ * coordinates, 80 constraint rows, mobility 1), so that every sparse path
+ * is taken: the KKT matrix of the consistent accelerations by KLU
+ * (nz + m = 161 >= HYMO_KKT_SPARSE_MIN), Phi_d by KLU (80 rows >= 32) and
+ * the rank-revealing elimination on the rows' non-zeros.
+ * - the consistent accelerations (sparse KKT) after 30 steps, moving, satisfy
+ *   Phi_z zdd + gamma = 0 and M' zdd + Phi_z^T lambda = Q' (residuals
+ *   computed here from dense copies), and equal the dense KKT solution;
+ * - the pattern holds every non-zero: the dense Phi_z from the values
+ *   equals central differences of Phi;
+ * - hymo_rank_pivots_csr on Phi_z gives hymo_rank_pivots' pivots. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "hymo/linalg.h"
+#include "test_util.h"
+
+enum { N = 40 };
+
+static char *ladder_yaml(int n)
+{
+    size_t cap = 4096 + (size_t)n * 900, len = 0;
+    char *s = malloc(cap);
+#define OUT(...) (len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__))
+    const double d = 0.5, lean = 70.0 * 3.14159265358979323846 / 180.0;
+    OUT("format: 1\nname: ladder%d\ngravity: [0, -9.81, 0]\nsimulation:\n  dt: 1.0e-3\n  t_end: 0.1\n"
+        "  penalty_alpha: 1.0e11\n  max_iterations: 20\n"
+        "  tolerances: {position: 1.0e-7, pressure: 1.0e-2, spool: 1.0e-7}\n"
+        "ground:\n  points:\n    G: [-0.6, 0.0, 0]\nbodies:\n",
+        n);
+    for (int k = 0; k <= n; ++k) {
+        OUT("  - name: o%d\n    joint: {name: r%d, type: revolute, parent: ground, location: [%.17g, 0, 0], "
+            "axis: [0, 0, 1], initial: %.17g}\n    mass: 1.0\n    com: [0.5, 0, 0]\n"
+            "    inertia: [0, 0.08333333333333333, 0.08333333333333333]\n    points:\n      T: [1, 0, 0]\n",
+            k, k, k * d, lean);
+        if (k == 0) OUT("      F: [0.5, 0, 0]\n");
+        if (k >= 1)
+            OUT("  - name: c%d\n    joint: {name: s%d, type: revolute, parent: o%d, location: T, axis: [0, 0, 1], "
+                "initial: %.17g}\n    mass: 0.5\n    com: [%.17g, 0, 0]\n    inertia: [0, %.17g, %.17g]\n"
+                "    points:\n      E: [%.17g, 0, 0]\n",
+                k, k, k - 1, -lean, d / 2, 0.5 * d * d / 12, 0.5 * d * d / 12, d);
+    }
+    OUT("cut_joints:\n");
+    for (int k = 1; k <= n; ++k)
+        OUT("  - {name: e%d, type: planar_revolute, body_a: c%d, point_a: E, body_b: o%d, point_b: T}\n", k, k, k);
+    OUT("independent: [r0]\nsignals:\n  - name: U_ref\n    points: [[0, 0], [0.001, 0], [0.001, 2], [10, 2]]\n"
+        "hydraulics:\n  fluid: {bulk_modulus: 1.5e9, density: 850, laminar_transition: 2.0e5}\n"
+        "  sources:\n    - {name: pump, pressure: 7.6e6}\n    - {name: tank, pressure: 1.0e5}\n"
+        "  cylinders:\n    - {name: cyl, base: ground.G, rod: o0.F, piston_diameter: 0.063, rod_diameter: 0.028,\n"
+        "       length: 0.5, efficiency: 0.9, friction_velocity: 0.01}\n"
+        "  volumes:\n    - {name: V1, parts: [{volume: 4.71e-5, bulk_modulus: 5.5e8}], initial_pressure: static}\n"
+        "    - {name: V2, parts: [{volume: 3.14e-5, bulk_modulus: 5.5e8}, {chamber: cyl.piston, bulk_modulus: "
+        "3.15e10}], initial_pressure: static}\n"
+        "    - {name: V3, parts: [{volume: 7.85e-5, bulk_modulus: 5.5e8}, {chamber: cyl.rod, bulk_modulus: "
+        "3.15e10}], initial_pressure: 3.5e6}\n"
+        "  throttles:\n    - {name: th, from: V1, to: V2, area: 2.83e-5, discharge_coefficient: 0.8}\n"
+        "  valves:\n    - {name: dcv, type: 4/3, P: pump, T: tank, A: V1, B: V3, flow_coefficient: 2.138e-9,\n"
+        "       bandwidth_hz: 35, signal: U_ref}\n");
+#undef OUT
+    assert_true(len < cap);
+    return s;
+}
+
+static hymo_model *ladder_model(void)
+{
+    char *text = ladder_yaml(N);
+    hymo_model *m = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_model_load_string(text, "ladder", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    free(text);
+    return m;
+}
+
+static hymo_sim *ladder_sim(const hymo_model *m, hymo_formulation_kind form)
+{
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, m);
+    opt.formulation = form;
+    opt.verbose = 0;
+    hymo_sim *sim = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    return sim;
+}
+
+/* the start's accelerations from the sparse KKT against the equations and the dense KKT */
+static void test_kkt_sparse(void **state)
+{
+    (void)state;
+    hymo_model *m = ladder_model();
+    hymo_sim *sim = ladder_sim(m, HYMO_FORMULATION_DOUBLE_STEP);
+    hymo_mb *mb = &sim->mb;
+    const int nz = mb->nz, mr = mb->m, n = nz + mr;
+    assert_int_equal(nz, 2 * N + 1);
+    assert_int_equal(mr, 2 * N);
+    assert_non_null(sim->kkt_sp); /* the sparse path is the one taken */
+    /* moving (the valve opens at 1 ms): gamma and zdd are not zero */
+    hymo_error err;
+    hymo_error_clear(&err);
+    for (int k = 0; k < 30; ++k) assert_int_equal(hymo_sim_step(sim, &err), HYMO_OK);
+    hymo_kin_positions(&mb->kin, m, mb->z); /* as after an event (the engine's restart) */
+    hymo_kin_velocities(&mb->kin, m, mb->zd);
+    memcpy(mb->zn, mb->z, (size_t)nz * sizeof(double));
+    memcpy(mb->zdn, mb->zd, (size_t)nz * sizeof(double));
+    assert_int_equal(hymo_engine_dynamics(sim, sim->t, &err), HYMO_OK);
+    assert_int_equal(hymo_engine_consistent_accelerations(sim, 1, &err), HYMO_OK);
+    print_message("t = %g s, |zd| up to %.3g rad/s\n", sim->t, hymo_norm_inf(nz, mb->zd));
+    const hymo_csr pz = hymo_constraints_csr(mb->con, mb->phi_zv);
+    double *P = calloc((size_t)mr * nz, sizeof(double));
+    hymo_csr_dense(&pz, P);
+    /* Phi_z zdd + gamma = 0 */
+    double worst = 0.0, scale = 0.0;
+    for (int r = 0; r < mr; ++r) {
+        double s = mb->gamma[r];
+        for (int j = 0; j < nz; ++j) s += P[r * nz + j] * mb->zdd[j];
+        worst = fmax(worst, fabs(s));
+        scale = fmax(scale, fabs(mb->gamma[r]));
+    }
+    print_message("|Phi_z zdd + gamma| = %.3g (|gamma| up to %.3g)\n", worst, scale);
+    assert_true(worst <= 1e-10 * fmax(1.0, scale));
+    /* the dense KKT solution of the same system (multibody.c's dense path) */
+    double *K = calloc((size_t)n * n, sizeof(double)), *x = calloc((size_t)n, sizeof(double));
+    int *piv = calloc((size_t)n, sizeof(int));
+    assert_int_equal(hymo_mb_kkt_factor(mb, K, piv), 0);
+    for (int i = 0; i < nz; ++i) x[i] = mb->kin.Q[i];
+    for (int r = 0; r < mr; ++r) x[nz + r] = -mb->gamma[r];
+    hymo_lu_solve(n, K, piv, x);
+    double dz = 0.0, zmax = 0.0;
+    for (int j = 0; j < nz; ++j) dz = fmax(dz, fabs(x[j] - mb->zdd[j])), zmax = fmax(zmax, fabs(x[j]));
+    print_message("sparse vs dense KKT: max |d zdd| = %.3g of %.3g\n", dz, zmax);
+    assert_true(dz <= 1e-10 * fmax(1.0, zmax));
+    /* M' zdd + Phi_z^T lambda = Q' with the sparse solve's multipliers */
+    memcpy(x, mb->kin.Q, (size_t)nz * sizeof(double));
+    for (int r = 0; r < mr; ++r) x[nz + r] = -mb->gamma[r];
+    hymo_mb_kkt_sparse_factor(mb, sim->kkt_sp);
+    hymo_mb_kkt_sparse_solve(sim->kkt_sp, x);
+    double res = 0.0, qmax = 0.0;
+    for (int i = 0; i < nz; ++i) {
+        double s = -mb->kin.Q[i];
+        for (int j = 0; j < nz; ++j) s += mb->kin.M[i * nz + j] * x[j];
+        for (int r = 0; r < mr; ++r) s += P[r * nz + i] * x[nz + r];
+        res = fmax(res, fabs(s));
+        qmax = fmax(qmax, fabs(mb->kin.Q[i]));
+    }
+    print_message("|M' zdd + Phi_z^T lambda - Q'| = %.3g (|Q'| up to %.3g)\n", res, qmax);
+    assert_true(res <= 1e-9 * fmax(1.0, qmax));
+    free(K), free(x), free(piv), free(P);
+    hymo_sim_free(sim);
+    hymo_model_free(m);
+}
+
+/* the pattern holds every non-zero (central differences of Phi), and the
+ * sparse elimination pivots as the dense one */
+static void test_pattern_and_pivots(void **state)
+{
+    (void)state;
+    hymo_model *m = ladder_model();
+    hymo_sim *sim = ladder_sim(m, HYMO_FORMULATION_DOUBLE_STEP);
+    hymo_mb *mb = &sim->mb;
+    const int nz = mb->nz, mr = mb->m;
+    double *z = calloc((size_t)nz, sizeof(double)), *P = calloc((size_t)mr * nz, sizeof(double));
+    double *php = calloc((size_t)mr, sizeof(double)), *phm = calloc((size_t)mr, sizeof(double));
+    double *w = calloc((size_t)mr * nz + 2 * (size_t)mr, sizeof(double));
+    memcpy(z, mb->z, (size_t)nz * sizeof(double));
+    hymo_kin_positions(&mb->kin, m, z);
+    hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, NULL);
+    const hymo_csr pz = hymo_constraints_csr(mb->con, mb->phi_zv);
+    hymo_csr_dense(&pz, P);
+    assert_true(mb->con->nnz <= 3 * mr); /* a loop's rows: its coupler, its rocker and the previous rocker */
+    double worst = 0.0;
+    const double h = 1e-6;
+    for (int j = 0; j < nz; ++j) {
+        const double z0 = z[j];
+        z[j] = z0 + h;
+        hymo_kin_positions(&mb->kin, m, z);
+        hymo_constraints_eval(mb->con, &mb->kin, php, NULL, NULL);
+        z[j] = z0 - h;
+        hymo_kin_positions(&mb->kin, m, z);
+        hymo_constraints_eval(mb->con, &mb->kin, phm, NULL, NULL);
+        z[j] = z0;
+        for (int r = 0; r < mr; ++r) worst = fmax(worst, fabs((php[r] - phm[r]) / (2 * h) - P[r * nz + j]));
+    }
+    print_message("Phi_z (%d non-zeros) vs central differences: %.3g\n", mb->con->nnz, worst);
+    assert_true(worst <= 1e-8);
+    unsigned char c1[2 * N + 1], c2[2 * N + 1], r1[2 * N], r2[2 * N];
+    double s1, s2;
+    hymo_rank_work rw;
+    assert_int_equal(hymo_rank_work_alloc(&rw, mr, nz, mb->con->nnz), 0);
+    const int k1 = hymo_rank_pivots(mr, nz, P, w, NULL, c1, r1, mr, 0.0, &s1);
+    const int k2 = hymo_rank_pivots_csr(&pz, &rw, NULL, c2, r2, mr, 0.0, &s2);
+    hymo_rank_work_free(&rw);
+    assert_int_equal(k1, mr);
+    assert_int_equal(k2, k1);
+    assert_memory_equal(c1, c2, (size_t)nz);
+    assert_memory_equal(r1, r2, (size_t)mr);
+    assert_true(s1 == s2);
+    free(z), free(P), free(php), free(phm), free(w);
+    hymo_sim_free(sim);
+    hymo_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kkt_sparse),
+        cmocka_unit_test(test_pattern_and_pivots),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
