@@ -30,6 +30,11 @@ typedef struct {
     unsigned char *hint_dep;
     int *rows;  /* nz scratch (tangent): the dependent coordinates, ascending */
     int reselections;
+    /* many loops (nz + m >= HYMO_KKT_SPARSE_MIN, no driven joints): R^T M' R
+     * from the products M' R e_l (hymo_kin_mass_times), M' never formed
+     * (kin.mass_lazy); v: nz scratch (a column of R) */
+    int products;
+    double *v;
 } ds_content;
 
 /* Independent sets the log holds in full (each nz names + its start time). */
@@ -46,7 +51,8 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->names = calloc(c->names_cap, 1);
     c->log = calloc(c->log_cap, 1);
     c->rows = calloc((size_t)mb->nz + 1, sizeof(int));
-    if (!c->MR || !c->names || !c->log || !c->rows) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+    c->v = calloc((size_t)mb->nz + 1, sizeof(double));
+    if (!c->MR || !c->names || !c->log || !c->rows || !c->v) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     const hymo_model *model = mb->model;
     if (mb->m > 0 && model->n_independent_hint == mb->nz - mb->con->rank) {
         c->hint_dep = malloc((size_t)mb->nz);
@@ -75,6 +81,7 @@ static void ds_destroy(hymo_formulation *f)
     if (!c) return;
     hymo_partition_free(&c->pt);
     free(c->MR);
+    free(c->v);
     free(c->names);
     free(c->log);
     free(c->hint_dep);
@@ -141,7 +148,10 @@ static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, 
 
 static hymo_status ds_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err)
 {
-    return select_partition(f->content, mb, t, err);
+    ds_content *c = f->content;
+    c->products = mb->nz + mb->m >= HYMO_KKT_SPARSE_MIN && c->pt.m > 0 && mb->model->n_drivers == 0;
+    if (c->products) mb->kin.mass_lazy = 1; /* the engine's KKT matrix takes M''s entries from the tree too */
+    return select_partition(c, mb, t, err);
 }
 
 static void ds_begin_step(hymo_formulation *f, hymo_mb *mb) { (void)f, (void)mb; }
@@ -268,7 +278,7 @@ static hymo_status ds_after_jacobian(hymo_formulation *f, const double *jac, int
  * those rows, in ascending order, so that they are the full sums term by
  * term without the exact zeros (bit-identical), at O(nz m) per column
  * instead of O(nz^2) (an open chain, m = 0: M' itself). */
-static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
+static void ds_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz, int na, double *gx,
                        double *jac, int ld)
 {
     const ds_content *c = f->content;
@@ -276,6 +286,24 @@ static void ds_tangent(const hymo_formulation *f, const hymo_mb *mb, const doubl
     const double *R = c->pt.R, *M = mb->kin.M;
     double *MR = c->MR;
     int *rows = c->rows, nd = 0;
+    if (c->products) { /* M' R column by column in O(nz) each, M' not formed */
+        for (int l = 0; l < ni; ++l) {
+            for (int i = 0; i < nz; ++i) c->v[i] = R[i * ni + l];
+            hymo_kin_mass_times(&mb->kin, c->v, MR);
+            for (int k = 0; k < ni; ++k) {
+                double s = 0.0;
+                for (int i = 0; i < nz; ++i) s += R[i * ni + k] * MR[i];
+                jac[l * ld + k] = s;
+            }
+        }
+        for (int a = 0; a < na; ++a)
+            for (int k = 0; k < ni; ++k) {
+                double s = 0.0;
+                for (int j = 0; j < nz; ++j) s += gz[a * nz + j] * R[j * ni + k];
+                gx[a * ni + k] = s;
+            }
+        return;
+    }
     if (c->pt.m == 0) { /* R = I (not stored): M' and gz themselves */
         for (int l = 0; l < nz; ++l)
             for (int k = 0; k < nz; ++k) jac[l * ld + k] = M[k * nz + l];

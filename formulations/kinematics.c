@@ -578,6 +578,48 @@ int hymo_kin_mass(hymo_kin *kin)
     return 0;
 }
 
+void hymo_kin_mass_times(hymo_kin *kin, const double *v, double *out)
+{
+    const int nb = kin->nb;
+    double *a = kin->acc;
+    for (int k = 0; k < nb; ++k) { /* root to leaves: a_k = a_parent + b_k v_k */
+        update_mass_geometry(kin, k);
+        const int p = kin->bd[k].parent;
+        const double *b = &kin->b[6 * k];
+        for (int r = 0; r < 6; ++r) a[6 * k + r] = (p == HYMO_GROUND ? 0.0 : a[6 * p + r]) + b[r] * v[k];
+    }
+    for (int k = nb - 1; k >= 0; --k) { /* leaves to root: a_k becomes the subtree's wrench W_k */
+        double w[6];
+        spatial_mul(&kin->Iown[10 * k], &a[6 * k], w);
+        for (int t = kin->child_first[k]; t < kin->child_first[k + 1]; ++t)
+            for (int r = 0; r < 6; ++r) w[r] += a[6 * kin->child_list[t] + r];
+        memcpy(&a[6 * k], w, sizeof w);
+        out[k] = dot6(&kin->b[6 * k], w);
+    }
+}
+
+void hymo_kin_composite(hymo_kin *kin)
+{
+    const int nb = kin->nb;
+    for (int k = nb - 1; k >= 0; --k) {
+        update_mass_geometry(kin, k);
+        double *C = &kin->Ic[10 * k];
+        memcpy(C, &kin->Iown[10 * k], 10 * sizeof(double));
+        for (int t = kin->child_first[k]; t < kin->child_first[k + 1]; ++t) {
+            const double *Cc = &kin->Ic[10 * kin->child_list[t]];
+            for (int r = 0; r < 10; ++r) C[r] += Cc[r];
+        }
+    }
+    for (int k = 0; k < nb; ++k) kin->m_stale[k] = 1; /* M' (if formed) recomputed from its own Ic */
+}
+
+double hymo_kin_mass_entry(const hymo_kin *kin, int i, int k)
+{
+    double w[6];
+    spatial_mul(&kin->Ic[10 * k], &kin->b[6 * k], w);
+    return dot6(&kin->b[6 * i], w);
+}
+
 int hymo_kin_tree_factor(hymo_kin *kin, const double *e, double *w)
 {
     const int nb = kin->nb;

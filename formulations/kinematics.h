@@ -133,6 +133,18 @@ void hymo_kin_mass_and_forces(hymo_kin *kin, const hymo_model *model);
 /* M' alone (the fast Newton matrix): as hymo_kin_mass_and_forces without Q'.
  * The nb x nb array is allocated at the first call; 1 if that fails. */
 int hymo_kin_mass(hymo_kin *kin);
+/* out = M' v without forming M', O(nb): body accelerations a_k = a_parent
+ * + b_k v_k root to leaves, then the subtree wrenches W_k = Mbar_k a_k +
+ * sum over the children's W leaves to root, (M' v)_k = b_k^T W_k (acc is
+ * the scratch).  At the current positions. */
+void hymo_kin_mass_times(hymo_kin *kin, const double *v, double *out);
+/* The composite (subtree) inertias Ic of all bodies at the current
+ * positions, O(nb), for hymo_kin_mass_entry; M' (if formed) is marked
+ * stale. */
+void hymo_kin_composite(hymo_kin *kin);
+/* M'_ik = b_i^T Ic_k b_k for i on the path root..k (hymo_kin_mass's
+ * formula, the same number), after hymo_kin_composite. */
+double hymo_kin_mass_entry(const hymo_kin *kin, int i, int k);
 /* Open tree: (M' + diag(e)) x = f in O(nb), without M' (the
  * articulated-body recursion in the global twists: leaves to root, the
  * subtree's articulated inertia P_k = Mbar_k + sum over children c of

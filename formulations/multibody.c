@@ -73,6 +73,7 @@ int hymo_mb_kkt_factor(hymo_mb *mb, double *K, int *piv)
 
 struct hymo_kkt_sparse {
     int n;
+    int *anc; /* nz: a path's joints */
     int *tp, *tr, *tt; /* Phi_z by columns: column j's rows tr[tp[j] .. tp[j+1]) and their places tt in phi_zv */
     hymo_sparse K;
     klu_symbolic *sym;
@@ -88,9 +89,10 @@ hymo_kkt_sparse *hymo_mb_kkt_sparse_new(const hymo_mb *mb)
     if (!ks) return NULL;
     ks->n = n;
     ks->tp = calloc((size_t)nz + 2, sizeof(int));
+    ks->anc = calloc((size_t)nz + 1, sizeof(int));
     ks->tr = calloc((size_t)con->nnz + 1, sizeof(int));
     ks->tt = calloc((size_t)con->nnz + 1, sizeof(int));
-    if (!ks->tp || !ks->tr || !ks->tt || hymo_sparse_alloc(&ks->K, n, n, 2 * con->nnz + 2 * nz + m)) {
+    if (!ks->tp || !ks->anc || !ks->tr || !ks->tt || hymo_sparse_alloc(&ks->K, n, n, 2 * con->nnz + 2 * nz + m)) {
         hymo_mb_kkt_sparse_free(ks);
         return NULL;
     }
@@ -114,7 +116,7 @@ void hymo_mb_kkt_sparse_free(hymo_kkt_sparse *ks)
     if (ks->num) klu_free_numeric(&ks->num, &ks->common);
     if (ks->sym) klu_free_symbolic(&ks->sym, &ks->common);
     hymo_sparse_free(&ks->K);
-    free(ks->tp), free(ks->tr), free(ks->tt);
+    free(ks->tp), free(ks->anc), free(ks->tr), free(ks->tt);
     free(ks);
 }
 
@@ -122,14 +124,21 @@ int hymo_mb_kkt_sparse_factor(hymo_mb *mb, hymo_kkt_sparse *ks)
 {
     const int nz = mb->nz, m = mb->m;
     const hymo_constraints *con = mb->con;
-    if (hymo_kin_mass(&mb->kin)) return 1;
-    const double *M = mb->kin.M;
+    hymo_kin *kin = &mb->kin;
+    hymo_kin_composite(kin); /* M' by its entries on the tree's paths, not formed */
     hymo_sparse *K = &ks->K;
-    int bad = 0;
+    int bad = 0, *anc = ks->anc;
     hymo_sparse_begin(K);
     for (int j = 0; j < nz; ++j) { /* [M'; Phi_z] column j; a redundant row's entries left out */
-        for (int i = 0; i < nz; ++i)
-            if (M[i * nz + j] != 0.0 || i == j) bad |= hymo_sparse_push(K, i, M[i * nz + j]);
+        int na = 0; /* M'_ij: i on the path root..j (ascending), then the bodies below j */
+        for (int i = kin->bd[j].parent; i != HYMO_GROUND; i = kin->bd[i].parent) anc[na++] = i;
+        while (na > 0) {
+            const int i = anc[--na];
+            bad |= hymo_sparse_push(K, i, hymo_kin_mass_entry(kin, i, j));
+        }
+        bad |= hymo_sparse_push(K, j, hymo_kin_mass_entry(kin, j, j));
+        for (int i = j + 1; i < nz; ++i)
+            if (hymo_kin_on_path(kin, i, j)) bad |= hymo_sparse_push(K, i, hymo_kin_mass_entry(kin, j, i));
         for (int q = ks->tp[j]; q < ks->tp[j + 1]; ++q)
             if (!con->redundant[ks->tr[q]]) bad |= hymo_sparse_push(K, nz + ks->tr[q], mb->phi_zv[ks->tt[q]]);
         hymo_sparse_end_column(K);
@@ -165,6 +174,7 @@ void hymo_mb_kkt_sparse_solve(hymo_kkt_sparse *ks, double *rhs)
  * klu_refactor otherwise); the shipped models (a few loops) keep the dense
  * LU and their numbers. */
 #define HYMO_PHID_SPARSE_MIN 32
+#define HYMO_PIVOT_THRESHOLD 0.5
 
 struct hymo_phid_sparse {
     int *Ap, *Ai; /* m + 1, the pattern's non-zeros */
@@ -198,6 +208,13 @@ hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank
     CALLOC(pt->pos, nz);
     CALLOC(pt->rowpos, m_all);
     if (hymo_rank_work_alloc(&pt->rw, m_all, nz, nnz)) goto nomem;
+    /* many rows: threshold pivoting, whose fill-in stays near Phi_z's
+     * non-zeros (full pivoting's grew as m^2 on a ladder); the shipped
+     * models (few loops) keep the full pivoting's selections.  Measured on
+     * ladders (bench_scale, double-step, KLU, heap at N = 64 / 256): full
+     * pivoting 494 / 3361 KB, threshold 0.9 431 / 2383 KB, 0.5 and 0.1
+     * 384 / 1472 KB (N^0.97): 0.5, the stricter of the two */
+    if (m_all >= HYMO_PHID_SPARSE_MIN) pt->rw.threshold = HYMO_PIVOT_THRESHOLD;
     CALLOC(pt->mask, nz);
     CALLOC(pt->mask2, nz);
     CALLOC(pt->rows, m_all);

@@ -221,7 +221,7 @@ typedef struct {
     /* fast Jacobian: mechanical block without actuator terms into jac
      * (column-major, leading dimension ld), actuator gradients in the
      * unknowns gx[a*n_mech + k] from gz[a*nz + j] (na actuators) */
-    void (*tangent)(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
+    void (*tangent)(const hymo_formulation *f, hymo_mb *mb, const double *gz, int na, double *gx,
                     double *jac, int ld);
     /* joint of mechanical unknown k (messages) */
     int (*unknown_joint)(const hymo_formulation *f, int k);

@@ -392,7 +392,7 @@ static hymo_status pb_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
  * The sums over the rows r run over the rows where both columns of Phi_z
  * are non-zero, in ascending order: the full sums without their exact
  * zeros (bit-identical), O(nz^2) for the sparse Phi_z of a mechanism. */
-static void pb_tangent(const hymo_formulation *f, const hymo_mb *mb, const double *gz, int na, double *gx,
+static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz, int na, double *gx,
                        double *jac, int ld)
 {
     const pb_content *c = f->content;

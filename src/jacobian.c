@@ -228,7 +228,10 @@ static hymo_status mech_parts(hymo_sim *sim)
         return HYMO_OK;
     }
     memset(sim->jmech, 0, (size_t)nxm * (size_t)nxm * sizeof(double));
-    if (hymo_kin_mass(&sim->mb.kin)) return HYMO_ERR_NOMEM; /* M' at the current evaluation (Q' is not needed) */
+    /* M' at the current evaluation (Q' is not needed); a formulation that
+     * asked for M' on demand only (kin.mass_lazy: double-step on many loops
+     * uses M' v products) forms none */
+    if (!sim->mb.kin.mass_lazy && hymo_kin_mass(&sim->mb.kin)) return HYMO_ERR_NOMEM;
     hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
     /* the force elements' gradients after the cylinders' (mapped together) */
     const int rows = hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)na * sim->nz);

@@ -172,10 +172,11 @@ int hymo_rank_work_alloc(hymo_rank_work *w, int m, int n, int nnz)
     w->pool_cap = 2 * (nnz > 0 ? nnz : 1) + 4 * (int)mm;
     w->start = malloc(mm * sizeof(int)), w->len = malloc(mm * sizeof(int)), w->cap = malloc(mm * sizeof(int));
     w->order = malloc(mm * sizeof(int));
+    w->colcnt = malloc(nn * sizeof(int));
     w->rarg = malloc(mm * sizeof(int)), w->rmax = malloc(mm * sizeof(double));
     w->tj = malloc(nn * sizeof(int)), w->tv = malloc(nn * sizeof(double));
     w->pj = malloc((size_t)w->pool_cap * sizeof(int)), w->pv = malloc((size_t)w->pool_cap * sizeof(double));
-    if (!w->start || !w->len || !w->cap || !w->order || !w->rarg || !w->rmax || !w->tj || !w->tv || !w->pj || !w->pv) {
+    if (!w->start || !w->len || !w->cap || !w->order || !w->colcnt || !w->rarg || !w->rmax || !w->tj || !w->tv || !w->pj || !w->pv) {
         hymo_rank_work_free(w);
         return -1;
     }
@@ -184,7 +185,7 @@ int hymo_rank_work_alloc(hymo_rank_work *w, int m, int n, int nnz)
 
 void hymo_rank_work_free(hymo_rank_work *w)
 {
-    free(w->start), free(w->len), free(w->cap), free(w->order), free(w->rarg), free(w->rmax);
+    free(w->start), free(w->len), free(w->cap), free(w->order), free(w->colcnt), free(w->rarg), free(w->rmax);
     free(w->tj), free(w->tv), free(w->pj), free(w->pv);
     memset(w, 0, sizeof *w);
 }
@@ -268,6 +269,11 @@ int hymo_rank_pivots_csr(const hymo_csr *a, hymo_rank_work *w, const unsigned ch
         w->pool_used += len;
         rmax[i] = row_max_sparse(&w->pj[w->start[i]], &w->pv[w->start[i]], len, allowed, col_mask, &rarg[i]);
     }
+    int *cnt = w->colcnt; /* threshold pivoting: live rows holding each column */
+    if (w->threshold > 0.0) {
+        memset(cnt, 0, (size_t)n * sizeof(int));
+        for (int t = 0; t < a->row_start[m]; ++t) cnt[a->col[t]]++;
+    }
     *smallest = INFINITY;
     double first = 0.0;
     int k = 0;
@@ -281,6 +287,21 @@ int hymo_rank_pivots_csr(const hymo_csr *a, hymo_rank_work *w, const unsigned ch
             first = best;
         else if (best <= rel_tol * first)
             break;
+        if (w->threshold > 0.0) { /* the sparsest of the entries >= threshold x the largest */
+            long cost = -1;
+            const double floor = w->threshold * best;
+            for (int i = 0; i < m; ++i) {
+                if (rarg[i] < 0 || rmax[i] < floor) continue;
+                for (int t = 0; t < w->len[i]; ++t) {
+                    const int j = w->pj[w->start[i] + t];
+                    const double v = fabs(w->pv[w->start[i] + t]);
+                    if (col_mask[j] || (allowed && !allowed[j]) || !(v >= floor)) continue;
+                    const long c = (long)(w->len[i] - 1) * (long)(cnt[j] - 1);
+                    if (cost < 0 || c < cost || (c == cost && v > best)) cost = c, best = v, pr = i, pc = j;
+                }
+            }
+            for (int t = 0; t < w->len[pr]; ++t) cnt[w->pj[w->start[pr] + t]]--; /* row pr retires */
+        }
         col_mask[pc] = 1;
         if (best < *smallest) *smallest = best;
         rarg[pr] = -2; /* used */
@@ -313,6 +334,10 @@ int hymo_rank_pivots_csr(const hymo_csr *a, hymo_rank_work *w, const unsigned ch
                 else if (x >= li || cp[y] < ci[x]) j = cp[y], v = 0.0 - l * vp[y], ++y;
                 else j = ci[x], v = vi[x] - l * vp[y], ++x, ++y;
                 if (!col_mask[j]) w->tj[q] = j, w->tv[q++] = v;
+            }
+            if (w->threshold > 0.0) {
+                for (int t = 0; t < li; ++t) cnt[ci[t]]--;
+                for (int t = 0; t < q; ++t) cnt[w->tj[t]]++;
             }
             if (q > w->cap[i]) { /* a new slot with room to grow as much again */
                 const int cap = 2 * q < n ? 2 * q : n;

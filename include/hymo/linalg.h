@@ -81,6 +81,14 @@ typedef struct {
     int *rarg;              /* m */
     int *tj;                /* n: one merged row */
     double *tv;             /* n */
+    int *colcnt;            /* n: live rows holding each column (threshold pivoting) */
+    /* 0 (hymo_rank_work_alloc's): full pivoting, hymo_rank_pivots' pivots;
+     * in (0, 1]: threshold pivoting, each pivot the entry with the fewest
+     * Markowitz fill-ins (row entries - 1) x (column entries - 1) among
+     * those >= threshold x the largest left (ties: the larger), which keeps
+     * a banded matrix banded (a ladder's Phi_z: full pivoting grows O(m^2)
+     * fill-in); *smallest is then the smallest pivot taken */
+    double threshold;
 } hymo_rank_work;
 
 /* For m x n matrices with about nnz non-zeros; 0, or -1 out of memory. */
