@@ -3,7 +3,9 @@
  * or penalty), or the index-1 penalty formulation with semi-implicit Euler.
  *
  * Inputs per cylinder a: velocity-force F_a; velocity-pressure p_pist,a,
- * p_rod,a (inputs 2a, 2a+1).  Outputs: s (0..na-1), sd (na..), sdd (2na..),
+ * p_rod,a (inputs 2a, 2a+1).  A hydraulic motor k is coupled as actuator
+ * a = n_cylinders + k (motor-cosim): s the joint coordinate, F the torque,
+ * its ports a and b in place of the chambers.  Outputs: s (0..na-1), sd (na..), sdd (2na..),
  * and with the interface model G = A (I - P_c) M^-1 A^T (na x na, row-major)
  * and a0 = sdd at zero cylinder force (seed 000 Eqs. 12-15: M_eff = G^-1,
  * Q_eff = G^-1 a0), so that sdd = a0 + G F. */
@@ -409,10 +411,14 @@ static int mech_add_variables(mech_impl *mi, const hymo_model *model)
         for (int j = 0; j < model->n_bodies; ++j)
             bad |= hymo_var_table_add(t, MV_Z + q, j, R, zu[model->bodies[j].joint_type == HYMO_JOINT_REVOLUTE][q],
                                       model->bodies[j].joint_name, "%s[%d]", zq[q], j);
-    static const char *const aq[4] = {"s", "sd", "force", "work"}, *const au[4] = {"m", "m/s", "N", "J"};
-    for (int q = 0; q < 4; ++q)
-        for (int a = 0; a < model->n_cylinders; ++a)
-            bad |= hymo_var_table_add(t, MV_S + q, a, R, au[q], model->cylinders[a].name, "%s[%d]", aq[q], a);
+    static const char *const aq[4] = {"s", "sd", "force", "work"}, *const au[2][4] = {{"m", "m/s", "N", "J"},
+                                                                                     {"rad", "rad/s", "N m", "J"}};
+    for (int q = 0; q < 4; ++q) /* the cylinders, then the motors (motor-cosim: joint coordinate, rate, torque) */
+        for (int a = 0; a < hymo_coupled_actuators(model); ++a) {
+            const int rot = a >= model->n_cylinders &&
+                            model->bodies[model->motors[a - model->n_cylinders].joint].joint_type == HYMO_JOINT_REVOLUTE;
+            bad |= hymo_var_table_add(t, MV_S + q, a, R, au[rot][q], hymo_actuator_name(model, a), "%s[%d]", aq[q], a);
+        }
     bad |= hymo_var_table_add(t, MV_KINETIC, 0, R, "J", "kinetic energy", "kinetic_energy");
     bad |= hymo_var_table_add(t, MV_POTENTIAL, 0, R, "J", "potential energy", "potential_energy");
     bad |= hymo_var_table_add(t, MV_DRIFT, 0, R, "J", "energy balance E - E0 - W_act (SPEC 4)", "energy_drift");

@@ -274,10 +274,12 @@ static hymo_status sp_tangent(hymo_sim *sim, double t, hymo_error *err)
 static void sp_set_inputs(hymo_sim *sim, const double *p)
 {
     const hymo_model *model = sim->model;
-    for (int a = 0; a < sim->na; ++a) {
-        const hymo_cylinder *cy = &model->cylinders[a];
-        sim->pn[model->nodes[cy->node_piston].state] = p[2 * a];
-        sim->pn[model->nodes[cy->node_rod].state] = p[2 * a + 1];
+    for (int a = 0; a < sim->na; ++a) { /* a cylinder's chambers, a motor's ports (motor-cosim) */
+        int node0, node1;
+        double w0, w1;
+        hymo_actuator_ports(model, a, &node0, &node1, &w0, &w1);
+        if (model->nodes[node0].kind == HYMO_NODE_VOLUME) sim->pn[model->nodes[node0].state] = p[2 * a];
+        if (model->nodes[node1].kind == HYMO_NODE_VOLUME) sim->pn[model->nodes[node1].state] = p[2 * a + 1];
     }
 }
 
