@@ -75,11 +75,6 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
     const int np = model->n_volumes;
     *parts = NULL;
     *n_parts = 0;
-    if (model->n_drivers > 0) /* motor branch: the split couples cylinders only */
-        return hymo_error_set(err, HYMO_ERR_MODEL,
-                              "%s: driven_joints[0] (%s): prescribed joint motions are not supported in co-simulation "
-                              "(split) yet; run the model monolithically",
-                              src, model->drivers[0].name);
     int *parent = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
     int *comp_of_root = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
     comp_key *keys = malloc((size_t)(np > 0 ? np : 1) * sizeof(comp_key));

@@ -311,7 +311,8 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
     int dims[HYMO_COLS_COUNT] = {[HYMO_COLS_ONE] = 1};
     if (model) {
         dims[HYMO_COLS_NZ] = model->n_bodies, dims[HYMO_COLS_NP] = model->n_volumes;
-        dims[HYMO_COLS_NU] = model->n_valves, dims[HYMO_COLS_NA] = hymo_coupled_actuators(model); /* + motors */
+        /* motor-cosim: every actuator, as `hymo run` (cylinders, motors, driven joints) */
+        dims[HYMO_COLS_NU] = model->n_valves, dims[HYMO_COLS_NA] = model->n_cylinders + model->n_motors + model->n_drivers;
         dims[HYMO_COLS_NCUT] = model->n_cuts;
     } else {
         dims[HYMO_COLS_NZ] = count_columns(d, 0, "z"), dims[HYMO_COLS_NP] = count_columns(d, 1, "p");

@@ -98,6 +98,16 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
     }
     const int tlm = opt->coupling == HYMO_COUPLING_TLM;
     if (tlm && (st = tlm_check(model, err)) != HYMO_OK) return st;
+    /* motor-cosim: a driven joint's motion stays in the mechanics; the options that cannot carry it */
+    if (model->n_drivers > 0 && (im || opt->mech_integrator != HYMO_MECH_TRAPEZOIDAL))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: driven_joints[0] (%s): %s is not supported with a prescribed joint motion (%s); "
+                              "use %s",
+                              model->source_path ? model->source_path : model->name, model->drivers[0].name,
+                              im ? "--extrapolation interface-model" : "--mech-integrator index1",
+                              im ? "the reduced model has no driver constraints"
+                                 : "only the trapezoidal mechanics imposes it",
+                              im ? "Lagrange extrapolation (0-3) or quadratic" : "--mech-integrator trapezoidal");
     hymo_split *sp = calloc(1, sizeof *sp);
     const int nsub = 1 + (im ? 1 : nparts),
               max_links = per * na + 2 * na + (im ? na * na + na : 0) + (tlm ? 2 * na : 0);

@@ -16,7 +16,12 @@
  *   against H = 0.1 ms falls as H^(p+1), p = 0, 1, 2, like a cylinder's;
  * - the forestry crane (4 s: the slewing motion is 1.5-3 s) against the
  *   monolithic run: the motor's angle and torque and its bond's residual
- *   energy. */
+ *   energy;
+ * - driven joints: the prescribed motion stays in the mechanics (makeup_demo:
+ *   a cylinder pulled by a driven joint); its joint and the cylinder follow
+ *   the monolithic run exactly, the chamber pressures and the reaction to
+ *   the measured coupling error; the interface model and the index-1
+ *   mechanics are refused with one line naming the driven joint. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -272,6 +277,55 @@ static void test_forestry_crane(void **state)
     hymo_model_free(model);
 }
 
+static void test_driven_joint(void **state)
+{
+    (void)state;
+    hymo_model *model = load_test_model("makeup_demo.yaml");
+    assert_int_equal(model->n_drivers, 1);
+    hymo_reference *ref = monolithic(model, 1.0, "cosim_motor_driven_ref.h5") /* its t_end */;
+    hymo_cosim_options opt;
+    hymo_cosim_options_default(&opt, model);
+    hymo_cosim_summary sum;
+    test_cosim_run(model, &opt, ref, "cosim_motor_driven.h5", &sum);
+    hymo_reference *run = test_read_ref("cosim_motor_driven.h5");
+    /* the cylinder, then the driven joint's reaction (as `hymo run` writes them) */
+    assert_int_equal(run->na, 2);
+    assert_string_equal(run->actuator_names[1], "pull");
+    const double dF_cyl = max_col_diff(run, ref, run->force, ref->force, 0),
+                 dF_pull = max_col_diff(run, ref, run->force, ref->force, 1);
+    /* measured (Debug): z and s exact, max |dp| 6.8 kPa and max |dF| 145 N (of 988 N) at the make-up valve's
+     * opening (t = 0.10 s), residual energy 1.6e-4 J at the end, max |E| 9.7e-4 J */
+    print_message("driven: max |dz| %.3g m, |ds| %.3g m, |dp| %.3g Pa, |dF| cylinder %.3g N, reaction %.3g N; "
+                  "E_res %.3g J (max %.3g J)\n",
+                  sum.errors.max[HYMO_CMP_Z], sum.errors.max[HYMO_CMP_S], sum.errors.max[HYMO_CMP_P], dF_cyl,
+                  dF_pull, sum.residual_energy_final, sum.residual_energy_max_abs);
+    assert_true(sum.stable);
+    assert_int_equal(sum.n_bonds, 1); /* the cylinder only: nothing to couple at the driven joint */
+    assert_true(sum.errors.max[HYMO_CMP_Z] == 0.0 && sum.errors.max[HYMO_CMP_S] == 0.0);
+    assert_true(sum.errors.max[HYMO_CMP_P] > 0.0 && sum.errors.max[HYMO_CMP_P] <= 1.4e4);
+    assert_true(dF_cyl <= 300.0 && dF_pull <= 300.0);
+    assert_true(sum.residual_energy_max_abs <= 2e-3);
+    hymo_ref_free(run);
+    hymo_ref_free(ref);
+    /* the refused combinations: one line naming the joint and the option */
+    static const char *const what[2] = {"--extrapolation interface-model", "--mech-integrator index1"};
+    for (int k = 0; k < 2; ++k) {
+        hymo_cosim_options_default(&opt, model);
+        if (k == 0)
+            opt.approx = HYMO_APPROX_INTERFACE_MODEL;
+        else
+            opt.mech_integrator = HYMO_MECH_INDEX1;
+        hymo_split *sp = NULL;
+        hymo_error err;
+        assert_int_equal(hymo_split_create(model, &opt, &sp, &err), HYMO_ERR_ARGUMENT);
+        assert_null(sp);
+        assert_non_null(strstr(err.message, "driven_joints[0] (pull)"));
+        assert_non_null(strstr(err.message, what[k]));
+        assert_null(strchr(err.message, '\n'));
+    }
+    hymo_model_free(model);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_pendulum_vs_monolithic),
         cmocka_unit_test(test_pendulum_convergence),
         cmocka_unit_test(test_forestry_crane),
+        cmocka_unit_test(test_driven_joint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
