@@ -169,6 +169,19 @@ static void list_circuits(const hymo_split *sp, char *buf, size_t cap)
 static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, const char *circuit, hymo_error *err)
 {
     const hymo_model *model = p->model;
+    /* motor-cosim: the split couples motors and keeps driven joints in the mechanics, but the FMU variable
+     * names and the system files' bonds know only cylinders */
+    const char *src = model->source_path ? model->source_path : model->name;
+    if (model->n_motors > 0)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: hydraulics.motors[0] (%s): --part %s does not support hydraulic motors yet; export "
+                              "--part whole, or run hymo cosim on the model",
+                              src, model->motors[0].name, circuit ? "circuit" : "mechanics");
+    if (model->n_drivers > 0)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: driven_joints[0] (%s): --part %s does not support prescribed joint motions yet; "
+                              "export --part whole, or run hymo cosim on the model",
+                              src, model->drivers[0].name, circuit ? "circuit" : "mechanics");
     hymo_status st = hymo_split_create(model, co, &p->split, err);
     if (st != HYMO_OK) return st;
     const hymo_split *sp = p->split;
@@ -343,9 +356,22 @@ static hymo_status whole_part(hymo_fmu_part *p, const hymo_run_options *ro, hymo
                     q ? "joint velocity" : "joint coordinate", "%s.%s", model->bodies[j].joint_name, zq[q]);
     const char *const aq[3] = {"s", "sd", "F"}, *const au[3] = {"m", "m/s", "N"};
     const char *const ad[3] = {"cylinder length", "cylinder rate", "cylinder force F_s"};
+    /* every actuator of the run (src/fmu_whole.c): the cylinders, then (motor-cosim) the motors and the driven
+     * joints, named after them, with the joint's units and "joint coordinate" etc. */
+    const char *const au_j[2][3] = {{"m", "m/s", "N"}, {"rad", "rad/s", "N.m"}};
+    const char *const ad_j[3] = {"joint coordinate", "joint rate", "torque (force) on the joint"};
+    const int nc = model->n_cylinders, nm = model->n_motors;
     for (int q = 0; q < 3; ++q)
-        for (int a = 0; a < model->n_cylinders; ++a)
-            add_var(p, HYMO_FMU_OUTPUT, o++, au[q], ad[q], "%s.%s", model->cylinders[a].name, aq[q]);
+        for (int a = 0; a < nc + nm + model->n_drivers; ++a) {
+            if (a < nc) {
+                add_var(p, HYMO_FMU_OUTPUT, o++, au[q], ad[q], "%s.%s", model->cylinders[a].name, aq[q]);
+                continue;
+            }
+            const int joint = a < nc + nm ? model->motors[a - nc].joint : model->drivers[a - nc - nm].joint;
+            const char *name = a < nc + nm ? model->motors[a - nc].name : model->drivers[a - nc - nm].name;
+            add_var(p, HYMO_FMU_OUTPUT, o++, au_j[model->bodies[joint].joint_type == HYMO_JOINT_REVOLUTE][q], ad_j[q],
+                    "%s.%s", name, aq[q]);
+        }
     for (int k = 0; k < model->n_volumes; ++k)
         for (int nd = 0; nd < model->n_nodes; ++nd)
             if (model->nodes[nd].kind == HYMO_NODE_VOLUME && model->nodes[nd].state == k)
