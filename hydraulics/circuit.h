@@ -31,7 +31,7 @@ typedef struct {
     int *pumps;
     int n_fcs;
     int *fcs; /* flow control valve indices */
-    /* motor branch: hydraulic motors (the whole model only; a split refuses them) */
+    /* motor branch: hydraulic motors (motor-cosim: also the circuits of a split) */
     int n_motors;
     int *motors; /* motor indices; motor k is actuator model->n_cylinders + k */
 } hymo_circuit_part;
@@ -438,12 +438,37 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
                              hymo_circuit_derivs *d);
 
 /* Splits the model into its circuits, ordered by their smallest cylinder
- * index (circuits without a cylinder last, by smallest volume). A throttle,
- * valve or cylinder touching no volume is a HYMO_ERR_MODEL error naming it.
- * Free with hymo_circuit_parts_free. */
+ * index (circuits without a cylinder next by their smallest motor, then by
+ * smallest volume). A motor joins its two ports' volumes into one circuit
+ * (motor-cosim). A throttle, valve, cylinder or motor touching no volume is
+ * a HYMO_ERR_MODEL error naming it.  Free with hymo_circuit_parts_free. */
 hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **parts, int *n_parts,
                                    hymo_error *err);
 void hymo_circuit_parts_free(hymo_circuit_part *parts, int n_parts);
+
+/* motor-cosim: the coupled actuators of a split co-simulation are the
+ * cylinders, then the hydraulic motors (actuator n_cylinders + k, its
+ * "length" the joint coordinate, its force the joint torque).  Their
+ * count, name, and the two hydraulic ports: a cylinder's piston and rod
+ * chambers, a motor's ports a and b; w0, w1 the weights of the ports'
+ * pressures in the ideal actuator force (A_pist, -A_rod; D, -D). */
+static inline int hymo_coupled_actuators(const hymo_model *model) { return model->n_cylinders + model->n_motors; }
+static inline const char *hymo_actuator_name(const hymo_model *model, int a)
+{
+    return a < model->n_cylinders ? model->cylinders[a].name : model->motors[a - model->n_cylinders].name;
+}
+static inline void hymo_actuator_ports(const hymo_model *model, int a, int *node0, int *node1, double *w0, double *w1)
+{
+    if (a < model->n_cylinders) {
+        const hymo_cylinder *cy = &model->cylinders[a];
+        *node0 = cy->node_piston, *node1 = cy->node_rod;
+        *w0 = cy->piston_area, *w1 = -cy->rod_side_area;
+    } else {
+        const hymo_motor *mo = &model->motors[a - model->n_cylinders];
+        *node0 = mo->node_a, *node1 = mo->node_b;
+        *w0 = mo->displacement, *w1 = -mo->displacement;
+    }
+}
 
 /* As hymo_circuit_eval, restricted to one part: writes pdot only for the
  * part's volumes, udot only for its spools, force only for its cylinders

@@ -197,8 +197,8 @@ static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y,
 {
     const hymo_circuit_part *pt = &sub->part;
     const double tau = t - sub->t0;
-    for (int i = 0; i < pt->n_cylinders; ++i) {
-        const int c = pt->cylinders[i];
+    for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motor-cosim: motors are actuators nc + k */
+        const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
         sub->s[c] = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
         sub->sd[c] = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
     }
@@ -479,7 +479,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     sub->nvol = part->n_volumes;
     sub->nsp = part->n_valves;
     const int n = sub->n = sub->nvol + sub->nsp;
-    const int np = model->n_volumes, nu = model->n_valves, na = model->n_cylinders, nv = model->n_valves;
+    const int np = model->n_volumes, nu = model->n_valves, na = hymo_coupled_actuators(model), nv = model->n_valves;
     sub->spool = malloc((size_t)(sub->nsp > 0 ? sub->nsp : 1) * sizeof(int));
     sub->piv = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
     sub->tol = new_doubles(n);
@@ -533,7 +533,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     memcpy(sub->uw, u0, (size_t)nu * sizeof(double));
     for (int i = 0; i < sub->nvol; ++i) sub->y[i] = p0[part->volumes[i]];
     for (int j = 0; j < sub->nsp; ++j) sub->y[sub->nvol + j] = u0[sub->spool[j]];
-    for (int c = 0; c < na; ++c) { /* at rest at s0 until the first set_motion */
+    for (int c = 0; c < model->n_cylinders; ++c) { /* at rest at s0 until the first set_motion (motors at 0) */
         sub->cs[HYMO_POLY_TERMS * c] = circ->s0[c];
         sub->s[c] = circ->s0[c];
     }
@@ -553,8 +553,9 @@ void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, con
 {
     sub->t0 = t0;
     sub->f0_stale = 1;
-    for (int i = 0; i < sub->part.n_cylinders; ++i) {
-        const int c = sub->part.cylinders[i];
+    const hymo_circuit_part *pt = &sub->part;
+    for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motor-cosim: motors are actuators nc + k */
+        const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
         memcpy(&sub->cs[HYMO_POLY_TERMS * c], &cs[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
         memcpy(&sub->cv[HYMO_POLY_TERMS * c], &cv[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
     }
@@ -690,6 +691,12 @@ void hymo_hyd_sub_force(const hymo_hyd_sub *sub, double t, double *force)
         const double s = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
         const double sd = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
         force[c] = hymo_cylinder_force(sub->model, sub->circ, c, s, sd, sub->p);
+    }
+    for (int i = 0; i < sub->part.n_motors; ++i) { /* motor-cosim: the torque at the joint rate w */
+        const int k = sub->part.motors[i], a = sub->model->n_cylinders + k;
+        const double w = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * a], tau);
+        double dT_ddp, dT_dw;
+        force[a] = hymo_motor_torque_d(sub->model, k, w, sub->p, &dT_ddp, &dT_dw);
     }
 }
 

@@ -34,8 +34,9 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
                                 hymo_error *err);
 void hymo_hyd_sub_free(hymo_hyd_sub *sub);
 
-/* Motion input over the next do_step: for each cylinder c of the part
- * (global index), s(t) = sum_k cs[4c+k] tau^k, sd(t) = sum_k cv[4c+k] tau^k,
+/* Motion input over the next do_step: for each actuator c of the part
+ * (global index: its cylinders, and its motors as actuator n_cylinders + k,
+ * s the joint coordinate and sd the joint rate; motor-cosim), s(t) = sum_k cs[4c+k] tau^k, sd(t) = sum_k cv[4c+k] tau^k,
  * tau = t - t0, k = 0..3 (arrays of size 4 na, plain polynomial
  * coefficients). */
 void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, const double *cv);
@@ -52,7 +53,8 @@ const double *hymo_hyd_sub_p(const hymo_hyd_sub *sub);
 const double *hymo_hyd_sub_u(const hymo_hyd_sub *sub);
 
 /* Cylinder force F_s (SPEC §2) at the current pressures with the motion
- * polynomial evaluated at t: force[c] for the part's cylinders only. */
+ * polynomial evaluated at t: force[c] for the part's cylinders, and the
+ * torque of its motors (hymo_motor_torque_d) at force[n_cylinders + k]. */
 void hymo_hyd_sub_force(const hymo_hyd_sub *sub, double t, double *force);
 
 /* State get/set (retried steps, Gauss-Seidel): the part's p and u plus the

@@ -56,13 +56,14 @@ void hymo_circuit_parts_free(hymo_circuit_part *parts, int n_parts)
 }
 
 typedef struct {
-    int root, min_cyl, min_vol;
+    int root, min_cyl, min_vol, min_motor; /* min_motor: motor-cosim */
 } comp_key;
 
 static int comp_key_cmp(const void *a, const void *b)
 {
     const comp_key *x = a, *y = b;
     if (x->min_cyl != y->min_cyl) return x->min_cyl < y->min_cyl ? -1 : 1;
+    if (x->min_motor != y->min_motor) return x->min_motor < y->min_motor ? -1 : 1;
     if (x->min_vol != y->min_vol) return x->min_vol < y->min_vol ? -1 : 1;
     return 0;
 }
@@ -74,16 +75,6 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
     const int np = model->n_volumes;
     *parts = NULL;
     *n_parts = 0;
-    if (model->n_drivers > 0) /* motor branch: the split couples cylinders only */
-        return hymo_error_set(err, HYMO_ERR_MODEL,
-                              "%s: driven_joints[0] (%s): prescribed joint motions are not supported in co-simulation "
-                              "(split) yet; run the model monolithically",
-                              src, model->drivers[0].name);
-    if (model->n_motors > 0) /* motor branch: the split couples cylinders only */
-        return hymo_error_set(err, HYMO_ERR_MODEL,
-                              "%s: hydraulics.motors[0] (%s): hydraulic motors are not supported in co-simulation (split) yet; "
-                              "run the model monolithically",
-                              src, model->motors[0].name);
     int *parent = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
     int *comp_of_root = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
     comp_key *keys = malloc((size_t)(np > 0 ? np : 1) * sizeof(comp_key));
@@ -171,8 +162,19 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             goto done;
         }
     }
+    for (int k = 0; k < model->n_motors; ++k) { /* motor-cosim: the flow a -> b joins its ports */
+        const hymo_motor *mo = &model->motors[k];
+        int nodes[2] = {mo->node_a, mo->node_b};
+        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
+            st = hymo_error_set(err, HYMO_ERR_MODEL,
+                                "%s: hydraulics.motors[%d] (%s): neither port is a volume (%s - %s), so it belongs to no "
+                                "hydraulic circuit",
+                                src, k, mo->name, model->nodes[mo->node_a].name, model->nodes[mo->node_b].name);
+            goto done;
+        }
+    }
 
-    /* components, keyed by (smallest cylinder, smallest volume) */
+    /* components, keyed by (smallest cylinder, smallest motor, smallest volume) */
     int nc = 0;
     for (int k = 0; k < np; ++k) comp_of_root[k] = -1;
     for (int k = 0; k < np; ++k) {
@@ -181,6 +183,7 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             comp_of_root[r] = nc;
             keys[nc].root = r;
             keys[nc].min_cyl = INT_MAX;
+            keys[nc].min_motor = INT_MAX;
             keys[nc].min_vol = k; /* k increases: the first one seen is the smallest */
             ++nc;
         }
@@ -189,6 +192,11 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         int r = state_root(model, parent, model->cylinders[c].node_piston);
         if (r < 0) r = state_root(model, parent, model->cylinders[c].node_rod);
         keys[comp_of_root[r]].min_cyl = c;
+    }
+    for (int k = model->n_motors - 1; k >= 0; --k) {
+        int r = state_root(model, parent, model->motors[k].node_a);
+        if (r < 0) r = state_root(model, parent, model->motors[k].node_b);
+        keys[comp_of_root[r]].min_motor = k;
     }
     qsort(keys, (size_t)nc, sizeof *keys, comp_key_cmp);
     for (int i = 0; i < nc; ++i) comp_of_root[keys[i].root] = i;
@@ -213,15 +221,16 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
                 pt->checks = malloc((size_t)(pt->n_checks > 0 ? pt->n_checks : 1) * sizeof(int));
                 pt->pumps = malloc((size_t)(pt->n_pumps > 0 ? pt->n_pumps : 1) * sizeof(int));
                 pt->fcs = malloc((size_t)(pt->n_fcs > 0 ? pt->n_fcs : 1) * sizeof(int));
+                pt->motors = malloc((size_t)(pt->n_motors > 0 ? pt->n_motors : 1) * sizeof(int));
                 if (!pt->volumes || !pt->valves || !pt->throttles || !pt->cylinders || !pt->reliefs || !pt->checks ||
-                    !pt->pumps || !pt->fcs) {
+                    !pt->pumps || !pt->fcs || !pt->motors) {
                     hymo_circuit_parts_free(out, nc);
                     st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
                     goto done;
                 }
             }
             pt->n_volumes = pt->n_valves = pt->n_throttles = pt->n_cylinders = pt->n_reliefs = pt->n_checks = 0;
-            pt->n_pumps = pt->n_fcs = 0;
+            pt->n_pumps = pt->n_fcs = pt->n_motors = 0;
         }
         for (int k = 0; k < np; ++k) {
             hymo_circuit_part *pt = &out[comp_of_root[uf_find(parent, k)]];
@@ -279,6 +288,13 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             if (pass == 1) pt->cylinders[pt->n_cylinders] = c;
             ++pt->n_cylinders;
         }
+        for (int k = 0; k < model->n_motors; ++k) { /* motor-cosim */
+            const hymo_motor *mo = &model->motors[k];
+            int node = model->nodes[mo->node_a].kind == HYMO_NODE_VOLUME ? mo->node_a : mo->node_b;
+            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
+            if (pass == 1) pt->motors[pt->n_motors] = k;
+            ++pt->n_motors;
+        }
     }
 #undef COMP_OF_NODE
     for (int i = 0; i < nc; ++i) {
@@ -287,10 +303,12 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         snprintf(head, sizeof head, "circuit%d(", i + 1);
         pt->name[0] = '\0';
         append_name(pt->name, sizeof pt->name, head);
-        if (pt->n_cylinders > 0) {
-            for (int j = 0; j < pt->n_cylinders; ++j) {
+        if (pt->n_cylinders + pt->n_motors > 0) { /* its cylinders, then its motors */
+            for (int j = 0; j < pt->n_cylinders + pt->n_motors; ++j) {
                 if (j > 0) append_name(pt->name, sizeof pt->name, ",");
-                append_name(pt->name, sizeof pt->name, model->cylinders[pt->cylinders[j]].name);
+                append_name(pt->name, sizeof pt->name,
+                            j < pt->n_cylinders ? model->cylinders[pt->cylinders[j]].name
+                                                : model->motors[pt->motors[j - pt->n_cylinders]].name);
             }
         } else { /* named after its first volume */
             for (int k = 0; k < model->n_nodes; ++k)

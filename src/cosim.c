@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "circuit.h" /* motor-cosim: hymo_coupled_actuators */
 #include "cosim_driver.h"
 #include "sensors.h" /* branch sensors: further outputs */
 #include "signals.h"
@@ -310,7 +311,8 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
     int dims[HYMO_COLS_COUNT] = {[HYMO_COLS_ONE] = 1};
     if (model) {
         dims[HYMO_COLS_NZ] = model->n_bodies, dims[HYMO_COLS_NP] = model->n_volumes;
-        dims[HYMO_COLS_NU] = model->n_valves, dims[HYMO_COLS_NA] = model->n_cylinders;
+        /* motor-cosim: every actuator, as `hymo run` (cylinders, motors, driven joints) */
+        dims[HYMO_COLS_NU] = model->n_valves, dims[HYMO_COLS_NA] = model->n_cylinders + model->n_motors + model->n_drivers;
         dims[HYMO_COLS_NCUT] = model->n_cuts;
     } else {
         dims[HYMO_COLS_NZ] = count_columns(d, 0, "z"), dims[HYMO_COLS_NP] = count_columns(d, 1, "p");
@@ -1040,22 +1042,28 @@ static hymo_status split_attrs(const void *ctx, hymo_ref_writer *w, hymo_error *
 
 /* The split's power bonds, one per cylinder a (hymo/cosim.h layouts): the
  * mechanics' inputs F_a (velocity-force) or p_pist,a and p_rod,a weighted
- * by the areas, its outputs sd_a and sdd_a, the hydraulics' sd_input[a]. */
+ * by the areas, its outputs sd_a and sdd_a, the hydraulics' sd_input[a].
+ * motor-cosim: one per motor k too (actuator a = n_cylinders + k): the
+ * torque, or p_a and p_b weighted by D and -D, times the joint rate. */
 static hymo_status split_bonds(const hymo_model *model, const hymo_cosim_options *opt, const hymo_split *sp,
                                hymo_cosim_bond *bonds, hymo_error *err)
 {
-    const int na = model->n_cylinders, per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
+    const int na = hymo_coupled_actuators(model), per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
     for (int a = 0; a < na; ++a) {
         hymo_cosim_bond *b = &bonds[a];
-        const hymo_cylinder *cy = &model->cylinders[a];
-        snprintf(b->name, sizeof b->name, "%s", cy->name);
-        snprintf(b->eff_name[0], sizeof b->eff_name[0], "%s.piston", cy->name);
-        snprintf(b->eff_name[1], sizeof b->eff_name[1], "%s.rod", cy->name);
+        const char *an = hymo_actuator_name(model, a);
+        const int motor = a >= model->n_cylinders;
+        int node0, node1;
+        double w0, w1;
+        hymo_actuator_ports(model, a, &node0, &node1, &w0, &w1);
+        snprintf(b->name, sizeof b->name, "%s", an);
+        snprintf(b->eff_name[0], sizeof b->eff_name[0], "%s.%s", an, motor ? "port_a" : "piston");
+        snprintf(b->eff_name[1], sizeof b->eff_name[1], "%s.%s", an, motor ? "port_b" : "rod");
         b->sub = 0;
         b->n_eff = per;
         b->eff_in[0] = per * a, b->eff_in[1] = per * a + 1;
-        b->eff_w[0] = per == 1 ? 1.0 : cy->piston_area;
-        b->eff_w[1] = -cy->rod_side_area;
+        b->eff_w[0] = per == 1 ? 1.0 : w0;
+        b->eff_w[1] = w1;
         for (int l = 0; l < sp->n_links; ++l)
             for (int k = 0; k < per; ++k)
                 if (sp->links[l].to == 0 && sp->links[l].input == b->eff_in[k])
@@ -1109,7 +1117,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
                               ref->model_name, ref->model_sha256, model->name, model->sha256);
     hymo_split *sp = NULL;
     hymo_master *m = NULL;
-    hymo_cosim_bond *bonds = calloc((size_t)model->n_cylinders + 1, sizeof *bonds);
+    hymo_cosim_bond *bonds = calloc((size_t)hymo_coupled_actuators(model) + 1, sizeof *bonds);
     if (!bonds) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     st = hymo_split_create(model, opt, &sp, err);
     if (st == HYMO_OK) st = hymo_split_master_create(sp, opt->H, &m, err);
@@ -1121,7 +1129,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
                                         .links = sp->links,
                                         .n_links = sp->n_links,
                                         .bonds = bonds,
-                                        .n_bonds = model->n_cylinders,
+                                        .n_bonds = hymo_coupled_actuators(model),
                                         .opt = opt,
                                         .rectangle = opt->approx == HYMO_APPROX_LAGRANGE0,
                                         .mech = 0,

@@ -1,8 +1,10 @@
 /* Hydraulic subsystem of split mode (layout in hymo/cosim.h): hydraulic
  * circuits (hydraulics/hyd_subsystem) behind the subsystem interface.
  *
- * One circuit: the inputs s, sd of its cylinders are the motion
- * polynomials of the step.  Interface model (seed 000 Eqs. 10-15): all
+ * One circuit: the inputs s, sd of its cylinders (and motors: joint
+ * coordinate and rate, motor-cosim) are the motion polynomials of the step.
+ * "Cylinder" below means a coupled actuator: a cylinder, or a motor as
+ * actuator n_cylinders + k (hymo_actuator_ports gives its two ports).  Interface model (seed 000 Eqs. 10-15): all
  * circuits in one subsystem, whose inputs are the mechanics' s, sd, G and
  * a0 at the step start; it advances the circuits in lockstep micro-steps
  * h_h, each from the motion of the reduced model sdd = a0 + G F with the
@@ -25,8 +27,8 @@ typedef struct {
     int interface_model;
     int n_parts;
     hymo_hyd_sub **hs; /* per circuit */
-    int nc;            /* cylinders */
-    int *cyl, *owner;  /* per local cylinder: model index, circuit */
+    int nc;            /* coupled actuators: cylinders and motors */
+    int *cyl, *owner;  /* per local actuator: model actuator index, circuit */
     int *p_owner, *u_owner; /* per pressure / spool state: circuit, or -1 */
     double h;          /* hydraulic step h_h */
     double t;          /* time of the outputs */
@@ -47,7 +49,7 @@ typedef struct {
 /* Constant motion s, sd of every cylinder (interface model), sdd = 0. */
 static void im_motion(hyd_impl *hi)
 {
-    const int na = hi->model->n_cylinders;
+    const int na = hymo_coupled_actuators(hi->model);
     for (int a = 0; a < na; ++a) {
         double *cs = &hi->cs[HYMO_POLY_TERMS * a], *cv = &hi->cv[HYMO_POLY_TERMS * a];
         memset(cs, 0, HYMO_POLY_TERMS * sizeof(double));
@@ -174,7 +176,9 @@ static void hyd_get_outputs(const hymo_subsystem *sub, double *y)
         for (int q = 0; q < hi->n_parts; ++q) hymo_hyd_sub_force(hi->hs[q], hi->t, hi->force);
     for (int i = 0; i < hi->nc; ++i) {
         const int c = hi->cyl[i];
-        const hymo_cylinder *cy = &model->cylinders[c];
+        int node0, node1;
+        double w0, w1;
+        hymo_actuator_ports(model, c, &node0, &node1, &w0, &w1);
         if (hi->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
             y[i] = hi->force[c];
         } else if (hi->tlm) { /* c = p_h + Z_c Q_h */
@@ -185,8 +189,8 @@ static void hyd_get_outputs(const hymo_subsystem *sub, double *y)
             }
         } else {
             const double *p = hymo_hyd_sub_p(hi->hs[hi->owner[i]]);
-            y[2 * i] = hymo_node_pressure(model, cy->node_piston, p);
-            y[2 * i + 1] = hymo_node_pressure(model, cy->node_rod, p);
+            y[2 * i] = hymo_node_pressure(model, node0, p); /* piston chamber / motor port a */
+            y[2 * i + 1] = hymo_node_pressure(model, node1, p);
         }
     }
 }
@@ -318,8 +322,9 @@ static int add_variables(hyd_impl *hi, const hymo_circuit *circ)
             bad |= hymo_var_table_add(t, HV_U, k, HYMO_VAR_REAL, "V", model->valves[v].name, "u[%d]", k);
     }
     for (int i = 0; i < hi->nc; ++i)
-        bad |= hymo_var_table_add(t, HV_SD_INPUT, hi->cyl[i], HYMO_VAR_REAL, "m/s", model->cylinders[hi->cyl[i]].name,
-                                  "sd_input[%d]", hi->cyl[i]);
+        bad |= hymo_var_table_add(t, HV_SD_INPUT, hi->cyl[i], HYMO_VAR_REAL,
+                                  hi->cyl[i] < model->n_cylinders ? "m/s" : "rad/s or m/s",
+                                  hymo_actuator_name(model, hi->cyl[i]), "sd_input[%d]", hi->cyl[i]);
     for (int i = 0; hi->tlm && i < hi->nc; ++i)
         bad |= hymo_var_table_add(t, HV_LINE_POWER, hi->cyl[i], HYMO_VAR_REAL, "W",
                                   "power the circuit delivers into the cylinder's TLM lines", "line_power[%d]",
@@ -350,12 +355,13 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
                                   const double *u0, hymo_subsystem **out, hymo_error *err)
 {
     *out = NULL;
-    const int na = model->n_cylinders, T = HYMO_POLY_TERMS;
+    const int na = hymo_coupled_actuators(model), T = HYMO_POLY_TERMS;
     int nc = 0;
-    for (int q = 0; q < n_parts; ++q) nc += parts[q].n_cylinders;
+    for (int q = 0; q < n_parts; ++q) nc += parts[q].n_cylinders + parts[q].n_motors;
     if (interface_model && nc != na)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "interface model: the hydraulic subsystem must hold all %d cylinders (got %d)", na, nc);
+                              "interface model: the hydraulic subsystem must hold all %d cylinders and motors (got %d)",
+                              na, nc);
     hymo_subsystem *sub = calloc(1, sizeof *sub);
     hyd_impl *hi = calloc(1, sizeof *hi);
     if (!sub || !hi) {
@@ -405,9 +411,11 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
         const hymo_circuit_part *pt = &parts[q];
         for (int j = 0; j < pt->n_volumes; ++j) hi->p_owner[pt->volumes[j]] = q;
         for (int j = 0; j < pt->n_valves; ++j) hi->u_owner[model->valves[pt->valves[j]].state] = q;
-        for (int j = 0; j < pt->n_cylinders; ++j, ++i) {
-            /* interface model: cylinders in model order (local = model index) */
-            const int c = pt->cylinders[j], li = interface_model ? c : i;
+        for (int j = 0; j < pt->n_cylinders + pt->n_motors; ++j, ++i) {
+            /* its cylinders, then its motors (actuator n_cylinders + k); interface
+             * model: in model order (local = model actuator index) */
+            const int c = j < pt->n_cylinders ? pt->cylinders[j] : model->n_cylinders + pt->motors[j - pt->n_cylinders],
+                      li = interface_model ? c : i;
             hi->cyl[li] = c;
             hi->owner[li] = q;
         }
@@ -420,7 +428,8 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
             return st;
         }
     }
-    for (int a = 0; a < na; ++a) hi->cs[T * a] = hi->im_s[a] = circ->s0[a]; /* at rest at s0 until the first input */
+    for (int a = 0; a < model->n_cylinders; ++a) /* at rest at s0 until the first input (motors at 0) */
+        hi->cs[T * a] = hi->im_s[a] = circ->s0[a];
     for (int q = 0; hi->tlm && q < n_parts; ++q) /* TLM lines: the chamber nodes, in tlm_inputs' order */
         for (int j = 0; j < nc; ++j) {
             if (hi->owner[j] != q) continue;

@@ -3,7 +3,9 @@
  * or penalty), or the index-1 penalty formulation with semi-implicit Euler.
  *
  * Inputs per cylinder a: velocity-force F_a; velocity-pressure p_pist,a,
- * p_rod,a (inputs 2a, 2a+1).  Outputs: s (0..na-1), sd (na..), sdd (2na..),
+ * p_rod,a (inputs 2a, 2a+1).  A hydraulic motor k is coupled as actuator
+ * a = n_cylinders + k (motor-cosim): s the joint coordinate, F the torque,
+ * its ports a and b in place of the chambers.  Outputs: s (0..na-1), sd (na..), sdd (2na..),
  * and with the interface model G = A (I - P_c) M^-1 A^T (na x na, row-major)
  * and a0 = sdd at zero cylinder force (seed 000 Eqs. 12-15: M_eff = G^-1,
  * Q_eff = G^-1 a0), so that sdd = a0 + G F. */
@@ -31,10 +33,10 @@
 static void tlm_pressures(hymo_sim *sim)
 {
     const hymo_model *model = sim->model;
-    for (int a = 0; a < sim->na; ++a) {
+    for (int a = 0; a < model->n_cylinders; ++a) { /* the cylinders (motor-cosim: a split refuses motors with TLM) */
         const hymo_cylinder *cy = &model->cylinders[a];
         const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
-        const double sd = sim->act.sd[a], *c = sim->tlm_in + 2 * a, *zc = c + 2 * sim->na;
+        const double sd = sim->act.sd[a], *c = sim->tlm_in + 2 * a, *zc = c + 2 * model->n_cylinders;
         sim->pn[kp] = c[0] + zc[0] * (-cy->piston_area * sd);
         sim->pn[kr] = c[1] + zc[1] * (cy->rod_side_area * sd);
     }
@@ -59,7 +61,7 @@ static hymo_status tlm_forces(hymo_sim *sim, double t, hymo_error *err)
 static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
 {
     const hymo_model *model = sim->model;
-    const int na = sim->na;
+    const int na = model->n_cylinders; /* motor-cosim: not the driven joints' actuators */
     if (na == 0) return HYMO_OK;
     hymo_circuit_derivs *cd = &sim->cderiv;
     if (hymo_circuit_derivatives(&sim->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 0, cd))
@@ -79,7 +81,7 @@ static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
 
 static void tlm_set_inputs(hymo_sim *sim, const double *in)
 {
-    memcpy(sim->tlm_in, in, (size_t)(4 * sim->na) * sizeof(double));
+    memcpy(sim->tlm_in, in, (size_t)(4 * sim->model->n_cylinders) * sizeof(double));
 }
 
 static int tlm_zero(const hymo_sim *sim) { return (void)sim, 0; }
@@ -95,7 +97,7 @@ static const hymo_force_source_ops tlm_force_ops = {
 
 typedef struct {
     hymo_sim *sim;
-    int na, nz, m, interface_model;
+    int na, nz, m, interface_model; /* na: coupled actuators (cylinders, motors); sim->na also counts driven joints */
     double t0;
     int n_inputs;
     double *coef; /* HYMO_POLY_TERMS * n_inputs */
@@ -242,7 +244,7 @@ static void mech_get_outputs(const hymo_subsystem *sub, double *y)
 static int mech_state_size(const hymo_subsystem *sub)
 {
     const mech_impl *mi = sub->impl;
-    return 2 + 3 * mi->nz + mi->m + 2 * mi->na + mi->sim->np + mi->na + mi->nz + 2 * mi->m + 2 +
+    return 2 + 3 * mi->nz + mi->m + 2 * mi->sim->na + mi->sim->np + mi->sim->na + mi->nz + 2 * mi->m + 2 +
            mi->sim->nsw + (mi->sim->fe.n > 0 ? 3 : 0); /* force elements: switching states and work */
 }
 
@@ -250,7 +252,7 @@ static void mech_get_state(const hymo_subsystem *sub, double *buf)
 {
     const mech_impl *mi = sub->impl;
     const hymo_sim *sim = mi->sim;
-    int nz = mi->nz, na = mi->na;
+    int nz = mi->nz, na = sim->na; /* work, power, ext_force of every actuator (driven joints too) */
     *buf++ = sim->t;
     *buf++ = (double)sim->step;
 #define PUT(src, n) (memcpy(buf, (src), (size_t)(n) * sizeof(double)), buf += (n))
@@ -273,7 +275,7 @@ static void mech_set_state(hymo_subsystem *sub, const double *buf)
 {
     mech_impl *mi = sub->impl;
     hymo_sim *sim = mi->sim;
-    int nz = mi->nz, na = mi->na;
+    int nz = mi->nz, na = sim->na;
     sim->t = *buf++;
     sim->step = lround(*buf++);
 #define GET(dst, n) (memcpy((dst), buf, (size_t)(n) * sizeof(double)), buf += (n))
@@ -409,10 +411,19 @@ static int mech_add_variables(mech_impl *mi, const hymo_model *model)
         for (int j = 0; j < model->n_bodies; ++j)
             bad |= hymo_var_table_add(t, MV_Z + q, j, R, zu[model->bodies[j].joint_type == HYMO_JOINT_REVOLUTE][q],
                                       model->bodies[j].joint_name, "%s[%d]", zq[q], j);
-    static const char *const aq[4] = {"s", "sd", "force", "work"}, *const au[4] = {"m", "m/s", "N", "J"};
+    static const char *const aq[4] = {"s", "sd", "force", "work"}, *const au[2][4] = {{"m", "m/s", "N", "J"},
+                                                                                     {"rad", "rad/s", "N m", "J"}};
+    /* the cylinders, then the motors and the driven joints (motor-cosim: joint coordinate, rate, torque or
+     * the reaction that imposes the motion) */
+    const int nc = model->n_cylinders, nm = model->n_motors;
     for (int q = 0; q < 4; ++q)
-        for (int a = 0; a < model->n_cylinders; ++a)
-            bad |= hymo_var_table_add(t, MV_S + q, a, R, au[q], model->cylinders[a].name, "%s[%d]", aq[q], a);
+        for (int a = 0; a < mi->sim->na; ++a) {
+            const int joint = a < nc ? -1 : a < nc + nm ? model->motors[a - nc].joint : model->drivers[a - nc - nm].joint;
+            const int rot = joint >= 0 && model->bodies[joint].joint_type == HYMO_JOINT_REVOLUTE;
+            bad |= hymo_var_table_add(t, MV_S + q, a, R, au[rot][q],
+                                      a < nc + nm ? hymo_actuator_name(model, a) : model->drivers[a - nc - nm].name,
+                                      "%s[%d]", aq[q], a);
+        }
     bad |= hymo_var_table_add(t, MV_KINETIC, 0, R, "J", "kinetic energy", "kinetic_energy");
     bad |= hymo_var_table_add(t, MV_POTENTIAL, 0, R, "J", "potential energy", "potential_energy");
     bad |= hymo_var_table_add(t, MV_DRIFT, 0, R, "J", "energy balance E - E0 - W_act (SPEC 4)", "energy_drift");
@@ -482,7 +493,7 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
         mech_destroy(sub);
         return st;
     }
-    int na = mi->na = mi->sim->na, nz = mi->nz = mi->sim->nz, m = mi->m = mi->sim->m, n = nz + m;
+    int na = mi->na = hymo_coupled_actuators(model), nz = mi->nz = mi->sim->nz, m = mi->m = mi->sim->m, n = nz + m;
     sub->n_inputs = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? na : 2 * na;
     mi->tlm = opt->coupling == HYMO_COUPLING_TLM;
     sub->n_outputs = 3 * na + (mi->interface_model ? na * na + na : 0) + (mi->tlm ? 2 * na : 0);
@@ -491,12 +502,12 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     mi->u = calloc(2 * (size_t)sub->n_inputs + 1, sizeof(double)); /* TLM: then Z_c */
     mi->zc = calloc(2 * (size_t)na + 1, sizeof(double));
     mi->wave = calloc(2 * (size_t)na + 1, sizeof(double));
-    mi->sdd = calloc((size_t)na + 1, sizeof(double));
+    mi->sdd = calloc((size_t)mi->sim->na + 1, sizeof(double)); /* hymo_actuators_accel: every actuator */
     mi->kkt = calloc((size_t)n * n + 1, sizeof(double));
     mi->rhs = calloc((size_t)n + 1, sizeof(double));
-    mi->jrow = calloc((size_t)na * nz + 1, sizeof(double));
+    mi->jrow = calloc((size_t)mi->sim->na * nz + 1, sizeof(double)); /* every actuator's row */
     mi->G = calloc((size_t)na * na + 1, sizeof(double));
-    mi->a0 = calloc((size_t)na + 1, sizeof(double));
+    mi->a0 = calloc((size_t)mi->sim->na + 1, sizeof(double));
     mi->piv = calloc((size_t)n + 1, sizeof(int));
     if (!mi->coef || !mi->u || !mi->sdd || !mi->kkt || !mi->rhs || !mi->jrow || !mi->G || !mi->a0 || !mi->piv ||
         !mi->zc || !mi->wave) {

@@ -26,8 +26,8 @@ static void add_link(hymo_split *sp, int from, int output, int to, int input)
     sp->links[sp->n_links++] = (hymo_link){from, output, to, input};
 }
 
-/* Links of hydraulic subsystem k whose local cylinder i is model cylinder
- * cyl[i] (nc of them). */
+/* Links of hydraulic subsystem k whose local cylinder i is model actuator
+ * cyl[i] (nc of them: cylinders, and motors as actuator n_cylinders + k). */
 static void link_hydraulics(hymo_split *sp, int k, const int *cyl, int nc, int na, int per, int interface_model,
                             int tlm)
 {
@@ -52,6 +52,11 @@ static void link_hydraulics(hymo_split *sp, int k, const int *cyl, int nc, int n
 static hymo_status tlm_check(const hymo_model *model, hymo_error *err)
 {
     const char *src = model->source_path ? model->source_path : model->name;
+    if (model->n_motors > 0) /* motor-cosim: a motor's leakage joins its two lines; not modelled */
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: hydraulics.motors[0] (%s): --coupling tlm is not supported for hydraulic motors "
+                              "(only cylinder chambers become TLM lines); use velocity-pressure or velocity-force",
+                              src, model->motors[0].name);
     for (int a = 0; a < model->n_cylinders; ++a)
         for (int r = 0; r < 2; ++r) {
             const hymo_cylinder *cy = &model->cylinders[a];
@@ -85,15 +90,25 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
     }
     const hymo_circuit_part *parts = cm->parts;
     const int nparts = cm->n_parts;
-    const int na = model->n_cylinders, im = opt->approx == HYMO_APPROX_INTERFACE_MODEL;
+    const int na = hymo_coupled_actuators(model), im = opt->approx == HYMO_APPROX_INTERFACE_MODEL;
     const int per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
     if (na == 0) {
-        return hymo_error_set(err, HYMO_ERR_MODEL, "%s: no cylinders: nothing to split for co-simulation",
+        return hymo_error_set(err, HYMO_ERR_MODEL, "%s: no cylinders or motors: nothing to split for co-simulation",
                               model->source_path ? model->source_path : model->name);
     }
-    hymo_split *sp = calloc(1, sizeof *sp);
     const int tlm = opt->coupling == HYMO_COUPLING_TLM;
     if (tlm && (st = tlm_check(model, err)) != HYMO_OK) return st;
+    /* motor-cosim: a driven joint's motion stays in the mechanics; the options that cannot carry it */
+    if (model->n_drivers > 0 && (im || opt->mech_integrator != HYMO_MECH_TRAPEZOIDAL))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: driven_joints[0] (%s): %s is not supported with a prescribed joint motion (%s); "
+                              "use %s",
+                              model->source_path ? model->source_path : model->name, model->drivers[0].name,
+                              im ? "--extrapolation interface-model" : "--mech-integrator index1",
+                              im ? "the reduced model has no driver constraints"
+                                 : "only the trapezoidal mechanics imposes it",
+                              im ? "Lagrange extrapolation (0-3) or quadratic" : "--mech-integrator trapezoidal");
+    hymo_split *sp = calloc(1, sizeof *sp);
     const int nsub = 1 + (im ? 1 : nparts),
               max_links = per * na + 2 * na + (im ? na * na + na : 0) + (tlm ? 2 * na : 0);
     int *all = calloc((size_t)na, sizeof(int));
@@ -123,7 +138,10 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
         for (int q = 0; q < nparts; ++q) {
             st = hymo_cosim_hyd_create(model, opt, circ, &parts[q], 1, 0, p0, u0, &sp->subsystems[1 + q], err);
             if (st != HYMO_OK) goto done;
-            link_hydraulics(sp, 1 + q, parts[q].cylinders, parts[q].n_cylinders, na, per, 0, tlm);
+            for (int j = 0; j < parts[q].n_cylinders + parts[q].n_motors; ++j) /* cylinders, then motors */
+                all[j] = j < parts[q].n_cylinders ? parts[q].cylinders[j]
+                                                  : model->n_cylinders + parts[q].motors[j - parts[q].n_cylinders];
+            link_hydraulics(sp, 1 + q, all, parts[q].n_cylinders + parts[q].n_motors, na, per, 0, tlm);
         }
     }
     /* master configuration */

@@ -378,7 +378,8 @@ static int io_index(const hymo_subsystem *sub, const char *name, int input)
  * it).  The mechanical side M != Y has an output K.sd (the flow), maybe
  * K.sdd, and inputs K.F (weight 1) or K.p_piston and K.p_rod weighted by
  * the areas: M's variables K.A_piston and K.A_rod, else cylinder K of the
- * system file's model. */
+ * system file's model; or (motor-cosim) K.p_a and K.p_b weighted by D and
+ * -D: M's variable K.D, else motor K of the model. */
 static hymo_status find_bonds(ctx_t *c, const hymo_model *model, const yaml_node_t *model_node)
 {
     hymo_cosim_system *sys = c->sys;
@@ -417,28 +418,52 @@ static hymo_status find_bonds(ctx_t *c, const hymo_model *model, const yaml_node
             }
             const hymo_subsystem *M = sys->subs[b->sub];
             snprintf(b->name, sizeof b->name, "%s", key);
-            snprintf(b->eff_name[0], sizeof b->eff_name[0], "%.100s.piston", key);
-            snprintf(b->eff_name[1], sizeof b->eff_name[1], "%.100s.rod", key);
             b->sdt_sub = y, b->sdt_vr = vr;
             snprintf(nm, sizeof nm, "%s.sdd", key);
             b->sdd_out = io_index(M, nm, 0);
-            static const char *const eff[3] = {"F", "p_piston", "p_rod"}, *const area[3] = {NULL, "A_piston", "A_rod"};
-            int in[3];
-            for (int e = 0; e < 3; ++e) {
+            /* a cylinder's chamber pressures weighted by its areas, or (motor-cosim) a motor's port pressures
+             * weighted by its displacement D, -D (M's variable K.D, else motor K of the model) */
+            static const char *const eff[5] = {"F", "p_piston", "p_rod", "p_a", "p_b"},
+                                     *const area[5] = {NULL, "A_piston", "A_rod", "D", "D"};
+            int in[5];
+            for (int e = 0; e < 5; ++e) {
                 snprintf(nm, sizeof nm, "%s.%s", key, eff[e]);
                 in[e] = io_index(M, nm, 1);
             }
+            const int motor = in[0] < 0 && in[1] < 0 && in[3] >= 0;
+            snprintf(b->eff_name[0], sizeof b->eff_name[0], "%.100s.%s", key, motor ? "port_a" : "piston");
+            snprintf(b->eff_name[1], sizeof b->eff_name[1], "%.100s.%s", key, motor ? "port_b" : "rod");
             b->n_eff = in[0] >= 0 ? 1 : 2;
             for (int e = 0; e < b->n_eff; ++e) {
-                const int which = in[0] >= 0 ? 0 : 1 + e;
+                const int which = in[0] >= 0 ? 0 : 1 + e + 2 * motor;
                 if (in[which] < 0)
                     return hymo_error_set(c->err, HYMO_ERR_MODEL,
                                           "%s: power bond '%s': subsystem '%s' has neither an input %s.F nor inputs "
-                                          "%s.p_piston and %s.p_rod",
-                                          c->origin, key, sys->sub_name[b->sub], key, key, key);
+                                          "%s.p_piston and %s.p_rod (or %s.p_a and %s.p_b)",
+                                          c->origin, key, sys->sub_name[b->sub], key, key, key, key, key);
                 b->eff_in[e] = in[which];
                 b->eff_w[e] = 1.0;
-                if (area[which]) {
+                if (area[which] && motor) {
+                    snprintf(nm, sizeof nm, "%s.%s", key, area[which]);
+                    int va = hymo_subsystem_find_variable(M, nm);
+                    double D = NAN;
+                    if (va >= 0) {
+                        M->ops->get_real(M, &va, 1, &D);
+                    } else if (model) {
+                        for (int k = 0; k < model->n_motors; ++k)
+                            if (strcmp(model->motors[k].name, key) == 0) D = model->motors[k].displacement;
+                        if (isnan(D))
+                            return fail(c, model_node, "model", HYMO_ERR_MODEL,
+                                        "power bond '%s': the model has no motor '%s' (its displacement weights the "
+                                        "port pressures)", key, key);
+                    }
+                    if (!(D > 0.0) || !isfinite(D))
+                        return hymo_error_set(c->err, HYMO_ERR_MODEL,
+                                              "%s: power bond '%s': the port pressures need the displacement: a "
+                                              "positive variable %s of subsystem '%s', or model: (the hymo model file "
+                                              "with motor '%s')", c->origin, key, nm, sys->sub_name[b->sub], key);
+                    b->eff_w[e] = which == 3 ? D : -D;
+                } else if (area[which]) {
                     snprintf(nm, sizeof nm, "%s.%s", key, area[which]);
                     int va = hymo_subsystem_find_variable(M, nm);
                     double A = NAN;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "circuit.h" /* motor-cosim: hymo_coupled_actuators, hymo_actuator_name */
 #include "cli.h"
 #include "fmu_internal.h"
 #include "hymo/reference.h"
@@ -147,8 +148,8 @@ static int find_circuit(const hymo_split *sp, const hymo_model *model, const cha
         if (!strcmp(sn, name)) return k;
         if (paren && strlen(name) == (size_t)(paren - sn) && !strncmp(sn, name, strlen(name))) return k;
     }
-    for (int c = 0; c < model->n_cylinders; ++c) {
-        if (strcmp(model->cylinders[c].name, name)) continue;
+    for (int c = 0; c < hymo_coupled_actuators(model); ++c) { /* a cylinder's or a motor's name */
+        if (strcmp(hymo_actuator_name(model, c), name)) continue;
         for (int l = 0; l < sp->n_links; ++l)
             if (sp->links[l].to == 0 && sp->links[l].from > 0 && sp->links[l].input == per * c)
                 return sp->links[l].from;
@@ -174,7 +175,7 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
     const hymo_split *sp = p->split;
     const int per = co->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
     const int im = co->approx == HYMO_APPROX_INTERFACE_MODEL;
-    const int na = model->n_cylinders;
+    const int na = hymo_coupled_actuators(model); /* the cylinders, then the motors (motor-cosim) */
     int k = 0;
     if (circuit) {
         k = find_circuit(sp, model, circuit, per, im);
@@ -183,7 +184,7 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
             list_circuits(sp, names, sizeof names);
             return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                                   "--part circuit:%s: %s has no such circuit (circuits: %s; also circuitN or a "
-                                  "cylinder name%s)",
+                                  "cylinder or motor name%s)",
                                   circuit, model->name, names, im ? ", or all with the interface model" : "");
         }
         snprintf(p->part_name, sizeof p->part_name, "circuit:%s", sp->subsystems[k]->name);
@@ -208,30 +209,39 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
         if (sp->subsystems[j]->n_outputs > max_out) max_out = sp->subsystems[j]->n_outputs;
     y0 = calloc((size_t)max_out, sizeof *y0);
     if (!y0) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (FMU variables)");
-    const char *const pq[2] = {"p_piston", "p_rod"};
-    const char *const pd[2] = {"piston chamber pressure", "rod chamber pressure"};
-    const char *const sq[3] = {"s", "sd", "sdd"}, *const su[3] = {"m", "m/s", "m/s2"};
-    const char *const sdsc[3] = {"cylinder length", "cylinder rate", "cylinder acceleration"};
+    /* names, units and descriptions of coupled actuator a: a cylinder, or a motor (motor-cosim: its joint
+     * coordinate, rate, acceleration and torque, its ports a and b) */
+#define AN(a) hymo_actuator_name(model, (a))
+#define MOT(a) ((a) >= model->n_cylinders)
+#define ROT(a) (MOT(a) && model->bodies[model->motors[(a) - model->n_cylinders].joint].joint_type == HYMO_JOINT_REVOLUTE)
+    const char *const pq[2][2] = {{"p_piston", "p_rod"}, {"p_a", "p_b"}};
+    const char *const pd[2][2] = {{"piston chamber pressure", "rod chamber pressure"},
+                                  {"motor port a pressure", "motor port b pressure"}};
+    const char *const sq[3] = {"s", "sd", "sdd"}, *const su[2][3] = {{"m", "m/s", "m/s2"}, {"rad", "rad/s", "rad/s2"}};
+    const char *const sdsc[2][3] = {{"cylinder length", "cylinder rate", "cylinder acceleration"},
+                                    {"motor joint coordinate", "motor joint rate", "motor joint acceleration"}};
+    const char *const fu[2] = {"N", "N.m"};
+    const char *const a0d[2] = {"interface model: cylinder acceleration at zero force",
+                                "interface model: motor joint acceleration at zero torque"};
     if (k == 0) {
         for (int a = 0; a < na; ++a)
             for (int r = 0; r < per; ++r)
                 if (per == 1)
-                    add_var(p, HYMO_FMU_INPUT, a, "N", "cylinder force F_s from the hydraulics", "%s.F",
-                            model->cylinders[a].name);
+                    add_var(p, HYMO_FMU_INPUT, a, fu[ROT(a)], MOT(a) ? "motor torque from the hydraulics"
+                                                                     : "cylinder force F_s from the hydraulics",
+                            "%s.F", AN(a));
                 else
-                    add_var(p, HYMO_FMU_INPUT, 2 * a + r, "Pa", pd[r], "%s.%s", model->cylinders[a].name, pq[r]);
+                    add_var(p, HYMO_FMU_INPUT, 2 * a + r, "Pa", pd[MOT(a)][r], "%s.%s", AN(a), pq[MOT(a)][r]);
         for (int q = 0; q < 3; ++q)
             for (int a = 0; a < na; ++a)
-                add_var(p, HYMO_FMU_OUTPUT, q * na + a, su[q], sdsc[q], "%s.%s", model->cylinders[a].name, sq[q]);
+                add_var(p, HYMO_FMU_OUTPUT, q * na + a, su[ROT(a)][q], sdsc[MOT(a)][q], "%s.%s", AN(a), sq[q]);
         if (im) {
             for (int a = 0; a < na; ++a)
                 for (int b = 0; b < na; ++b)
-                    add_var(p, HYMO_FMU_OUTPUT, 3 * na + a * na + b, "m/(s2.N)",
-                            "interface model: inverse effective mass G = M_eff^-1", "G[%s,%s]",
-                            model->cylinders[a].name, model->cylinders[b].name);
+                    add_var(p, HYMO_FMU_OUTPUT, 3 * na + a * na + b, ROT(a) || ROT(b) ? NULL : "m/(s2.N)",
+                            "interface model: inverse effective mass G = M_eff^-1", "G[%s,%s]", AN(a), AN(b));
             for (int a = 0; a < na; ++a)
-                add_var(p, HYMO_FMU_OUTPUT, 3 * na + na * na + a, "m/s2",
-                        "interface model: cylinder acceleration at zero force", "%s.a0", model->cylinders[a].name);
+                add_var(p, HYMO_FMU_OUTPUT, 3 * na + na * na + a, su[ROT(a)][2], a0d[MOT(a)], "%s.a0", AN(a));
         }
     } else {
         const int nc = im ? na : sub->n_outputs / per;
@@ -243,26 +253,31 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
         for (int i = 0; i < nc; ++i) cyl[i] = im ? i : circuit_cylinder(sp, k, i, per);
         for (int i = 0; i < nc; ++i)
             for (int q = 0; q < 2; ++q)
-                add_var(p, HYMO_FMU_INPUT, 2 * i + q, su[q], sdsc[q], "%s.%s", model->cylinders[cyl[i]].name, sq[q]);
+                add_var(p, HYMO_FMU_INPUT, 2 * i + q, su[ROT(cyl[i])][q], sdsc[MOT(cyl[i])][q], "%s.%s", AN(cyl[i]),
+                        sq[q]);
         if (im) {
             for (int i = 0; i < nc; ++i)
                 for (int j = 0; j < nc; ++j)
-                    add_var(p, HYMO_FMU_INPUT, 2 * nc + i * nc + j, "m/(s2.N)",
-                            "interface model: inverse effective mass G = M_eff^-1", "G[%s,%s]",
-                            model->cylinders[cyl[i]].name, model->cylinders[cyl[j]].name);
+                    add_var(p, HYMO_FMU_INPUT, 2 * nc + i * nc + j, ROT(cyl[i]) || ROT(cyl[j]) ? NULL : "m/(s2.N)",
+                            "interface model: inverse effective mass G = M_eff^-1", "G[%s,%s]", AN(cyl[i]),
+                            AN(cyl[j]));
             for (int i = 0; i < nc; ++i)
-                add_var(p, HYMO_FMU_INPUT, 2 * nc + nc * nc + i, "m/s2",
-                        "interface model: cylinder acceleration at zero force", "%s.a0", model->cylinders[cyl[i]].name);
+                add_var(p, HYMO_FMU_INPUT, 2 * nc + nc * nc + i, su[ROT(cyl[i])][2], a0d[MOT(cyl[i])], "%s.a0",
+                        AN(cyl[i]));
         }
         for (int i = 0; i < nc; ++i)
             for (int r = 0; r < per; ++r)
                 if (per == 1)
-                    add_var(p, HYMO_FMU_OUTPUT, i, "N", "cylinder force F_s", "%s.F", model->cylinders[cyl[i]].name);
+                    add_var(p, HYMO_FMU_OUTPUT, i, fu[ROT(cyl[i])], MOT(cyl[i]) ? "motor torque" : "cylinder force F_s",
+                            "%s.F", AN(cyl[i]));
                 else
-                    add_var(p, HYMO_FMU_OUTPUT, 2 * i + r, "Pa", pd[r], "%s.%s", model->cylinders[cyl[i]].name,
-                            pq[r]);
+                    add_var(p, HYMO_FMU_OUTPUT, 2 * i + r, "Pa", pd[MOT(cyl[i])][r], "%s.%s", AN(cyl[i]),
+                            pq[MOT(cyl[i])][r]);
         free(cyl);
     }
+#undef AN
+#undef MOT
+#undef ROT
     /* start values of the inputs: the initial outputs they are linked to (what
      * the split's master gives them for the first step) */
     for (int l = 0; l < sp->n_links; ++l) {
@@ -343,9 +358,22 @@ static hymo_status whole_part(hymo_fmu_part *p, const hymo_run_options *ro, hymo
                     q ? "joint velocity" : "joint coordinate", "%s.%s", model->bodies[j].joint_name, zq[q]);
     const char *const aq[3] = {"s", "sd", "F"}, *const au[3] = {"m", "m/s", "N"};
     const char *const ad[3] = {"cylinder length", "cylinder rate", "cylinder force F_s"};
+    /* every actuator of the run (src/fmu_whole.c): the cylinders, then (motor-cosim) the motors and the driven
+     * joints, named after them, with the joint's units and "joint coordinate" etc. */
+    const char *const au_j[2][3] = {{"m", "m/s", "N"}, {"rad", "rad/s", "N.m"}};
+    const char *const ad_j[3] = {"joint coordinate", "joint rate", "torque (force) on the joint"};
+    const int nc = model->n_cylinders, nm = model->n_motors;
     for (int q = 0; q < 3; ++q)
-        for (int a = 0; a < model->n_cylinders; ++a)
-            add_var(p, HYMO_FMU_OUTPUT, o++, au[q], ad[q], "%s.%s", model->cylinders[a].name, aq[q]);
+        for (int a = 0; a < nc + nm + model->n_drivers; ++a) {
+            if (a < nc) {
+                add_var(p, HYMO_FMU_OUTPUT, o++, au[q], ad[q], "%s.%s", model->cylinders[a].name, aq[q]);
+                continue;
+            }
+            const int joint = a < nc + nm ? model->motors[a - nc].joint : model->drivers[a - nc - nm].joint;
+            const char *name = a < nc + nm ? model->motors[a - nc].name : model->drivers[a - nc - nm].name;
+            add_var(p, HYMO_FMU_OUTPUT, o++, au_j[model->bodies[joint].joint_type == HYMO_JOINT_REVOLUTE][q], ad_j[q],
+                    "%s.%s", name, aq[q]);
+        }
     for (int k = 0; k < model->n_volumes; ++k)
         for (int nd = 0; nd < model->n_nodes; ++nd)
             if (model->nodes[nd].kind == HYMO_NODE_VOLUME && model->nodes[nd].state == k)

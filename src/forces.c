@@ -228,7 +228,12 @@ static void split_residual(const hymo_sim *sim, double *fh) { (void)sim, (void)f
 static int split_n_switches(const hymo_sim *sim) { return (void)sim, 0; }
 static void split_switching(const hymo_sim *sim, double *g) { (void)sim, (void)g; }
 
-static void from_input_force(hymo_sim *sim) { memcpy(sim->force, sim->ext_force, (size_t)sim->na * sizeof(double)); }
+/* the coupled actuators only (cylinders, motors): a driven joint's force is
+ * its reaction, written by src/driver.c (motor-cosim) */
+static void from_input_force(hymo_sim *sim)
+{
+    memcpy(sim->force, sim->ext_force, (size_t)hymo_coupled_actuators(sim->model) * sizeof(double));
+}
 
 static hymo_status sf_forces(hymo_sim *sim, double t, hymo_error *err)
 {
@@ -245,7 +250,7 @@ static hymo_status sf_tangent(hymo_sim *sim, double t, hymo_error *err)
 
 static void sf_set_inputs(hymo_sim *sim, const double *F)
 {
-    memcpy(sim->ext_force, F, (size_t)sim->na * sizeof(double));
+    memcpy(sim->ext_force, F, (size_t)hymo_coupled_actuators(sim->model) * sizeof(double));
 }
 
 const hymo_force_source_ops hymo_forces_split_force_ops = {
@@ -274,10 +279,12 @@ static hymo_status sp_tangent(hymo_sim *sim, double t, hymo_error *err)
 static void sp_set_inputs(hymo_sim *sim, const double *p)
 {
     const hymo_model *model = sim->model;
-    for (int a = 0; a < sim->na; ++a) {
-        const hymo_cylinder *cy = &model->cylinders[a];
-        sim->pn[model->nodes[cy->node_piston].state] = p[2 * a];
-        sim->pn[model->nodes[cy->node_rod].state] = p[2 * a + 1];
+    for (int a = 0; a < hymo_coupled_actuators(model); ++a) { /* a cylinder's chambers, a motor's ports (motor-cosim) */
+        int node0, node1;
+        double w0, w1;
+        hymo_actuator_ports(model, a, &node0, &node1, &w0, &w1);
+        if (model->nodes[node0].kind == HYMO_NODE_VOLUME) sim->pn[model->nodes[node0].state] = p[2 * a];
+        if (model->nodes[node1].kind == HYMO_NODE_VOLUME) sim->pn[model->nodes[node1].state] = p[2 * a + 1];
     }
 }
 

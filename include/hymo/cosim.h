@@ -1,7 +1,8 @@
 /* hymo — split-mode co-simulation (SPEC §7, seeds 000, 001, 003, 004).
  *
- * The model is split at every cylinder into one mechanical subsystem and
- * one hydraulic subsystem per circuit (connected volumes), hymo_split; the
+ * The model is split at every cylinder and hydraulic motor into one
+ * mechanical subsystem and one hydraulic subsystem per circuit (connected
+ * volumes), hymo_split; the
  * generic master (hymo/master.h) with Jacobi or Gauss-Seidel stages
  * exchanges s, sd (mechanics -> hydraulics) and F_s or the chamber
  * pressures (hydraulics -> mechanics), or with TLM (seed 003) the wave
@@ -160,6 +161,14 @@ const char *hymo_mech_inputs_name(hymo_mech_inputs_kind k); /* "extrapolate", "h
 int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out);
 
 /* ---- the split of a model: subsystems and links (also for FMU export) ----
+ *
+ * "Cylinder a" below is a coupled actuator: the na = n_cylinders + n_motors
+ * cylinders, then the motors (motor k is actuator n_cylinders + k: s its
+ * joint coordinate, F its torque, its ports a, b in place of the piston
+ * and rod chambers; motor-cosim).  Driven joints stay in the mechanics
+ * (not coupled); their actuators' variables follow the motors'.  TLM
+ * refuses motors; the interface model and the index-1 mechanics refuse
+ * driven joints.
  *
  * Subsystem 0, the mechanics (hymo_sim in split mode: trapezoidal
  * double-step or penalty; or the index-1 formulation), na cylinders:
