@@ -286,24 +286,6 @@ static void ds_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz,
     const double *R = c->pt.R, *M = mb->kin.M;
     double *MR = c->MR;
     int *rows = c->rows, nd = 0;
-    if (c->products) { /* M' R column by column in O(nz) each, M' not formed */
-        for (int l = 0; l < ni; ++l) {
-            for (int i = 0; i < nz; ++i) c->v[i] = R[i * ni + l];
-            hymo_kin_mass_times(&mb->kin, c->v, MR);
-            for (int k = 0; k < ni; ++k) {
-                double s = 0.0;
-                for (int i = 0; i < nz; ++i) s += R[i * ni + k] * MR[i];
-                jac[l * ld + k] = s;
-            }
-        }
-        for (int a = 0; a < na; ++a)
-            for (int k = 0; k < ni; ++k) {
-                double s = 0.0;
-                for (int j = 0; j < nz; ++j) s += gz[a * nz + j] * R[j * ni + k];
-                gx[a * ni + k] = s;
-            }
-        return;
-    }
     if (c->pt.m == 0) { /* R = I (not stored): M' and gz themselves */
         for (int l = 0; l < nz; ++l)
             for (int k = 0; k < nz; ++k) jac[l * ld + k] = M[k * nz + l];
@@ -314,12 +296,19 @@ static void ds_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz,
     for (int r = 0; r < c->pt.m; ++r) rows[c->pt.dep[r]] = 1;
     for (int j = 0; j < nz; ++j)
         if (rows[j]) rows[nd++] = j; /* nd <= j: entries not yet read */
-    if (2 * (nd + 1) > nz) { /* mostly dependent rows (a ladder): the plain loops are cheaper */
+    /* mostly dependent rows (a ladder): the plain loops are cheaper; many
+     * loops: column l of M' R by the product M' (R e_l) in O(nz), M' not formed */
+    if (c->products || 2 * (nd + 1) > nz) {
         for (int l = 0; l < ni; ++l) {
-            for (int i = 0; i < nz; ++i) {
-                double s = 0.0;
-                for (int j = 0; j < nz; ++j) s += M[i * nz + j] * R[j * ni + l];
-                MR[i] = s;
+            if (c->products) {
+                for (int i = 0; i < nz; ++i) c->v[i] = R[i * ni + l];
+                hymo_kin_mass_times(&mb->kin, c->v, MR);
+            } else {
+                for (int i = 0; i < nz; ++i) {
+                    double s = 0.0;
+                    for (int j = 0; j < nz; ++j) s += M[i * nz + j] * R[j * ni + l];
+                    MR[i] = s;
+                }
             }
             for (int k = 0; k < ni; ++k) {
                 double s = 0.0;

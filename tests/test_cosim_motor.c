@@ -191,16 +191,7 @@ static double order_error(const hymo_model *model, hymo_approx_kind approx, doub
     opt.approx = approx;
     opt.H = H;
     opt.mech.dt = opt.h_h = 1e-4;
-    hymo_cosim_summary sum;
-    test_cosim_run(model, &opt, NULL, "cosim_motor_order_run.h5", &sum);
-    assert_true(sum.stable);
-    hymo_reference *coarse = test_read_ref("cosim_motor_order_run.h5");
-    hymo_compare_result res;
-    hymo_error err;
-    if (hymo_compare_trajectories(coarse, fine, &res, &err) != HYMO_OK) fail_msg("%s", err.message);
-    assert_int_equal(res.n_samples, coarse->n);
-    hymo_ref_free(coarse);
-    return res.rms[HYMO_CMP_S];
+    return test_cosim_rms(model, &opt, fine, "cosim_motor_order_run.h5", HYMO_CMP_S);
 }
 
 static void test_pendulum_convergence(void **state)

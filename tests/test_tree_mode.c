@@ -24,15 +24,7 @@
  *   tests/test_no_alloc.c counts them).
  * - Memory: the heap a created chain holds after 20 steps grows as N^p
  *   with p <= 1.2 from N = 32 to 128 (measured 1.0; before tree mode 1.7). */
-#include <malloc.h>
 
-/* bytes the heap holds: small blocks (uordblks) and those glibc serves by
- * mmap (hblkhd: large arrays, above the mmap threshold) */
-static size_t heap_in_use(void)
-{
-    const struct mallinfo2 mi = mallinfo2();
-    return mi.uordblks + mi.hblkhd;
-}
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,13 +204,13 @@ static void test_not_taken(void **state)
 static double held_kb(int n)
 {
     hymo_model *m = chain_model(n, PLAIN);
-    const size_t before = heap_in_use();
+    const size_t before = test_heap_in_use();
     hymo_sim *sim = create(m, 0, 1, 1);
     hymo_error err;
     hymo_error_clear(&err);
     for (int k = 0; k < 20; ++k)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    const double kb = (double)(heap_in_use() - before) / 1024.0;
+    const double kb = (double)(test_heap_in_use() - before) / 1024.0;
     hymo_sim_free(sim);
     hymo_model_free(m);
     return kb;
@@ -227,14 +219,7 @@ static double held_kb(int n)
 static void test_memory(void **state)
 {
     (void)state;
-    const double k32 = held_kb(32), k128 = held_kb(128);
-    if (!(k32 > 0.0)) { /* another allocator (AddressSanitizer's): mallinfo2 does not see it */
-        print_message("heap not measurable with this allocator (the plain build measures it)\n");
-        skip();
-    }
-    const double p = log(k128 / k32) / log(4.0);
-    printf("heap held: N = 32 %.0f KB, N = 128 %.0f KB: N^%.2f\n", k32, k128, p);
-    assert_true(p <= 1.2);
+    test_heap_exponent("chain, tree mode, N = 32 and 128", held_kb(32), held_kb(128), 1.2);
 }
 
 int main(void)

@@ -1,5 +1,8 @@
 #include "test_util.h"
 
+#include "hymo/compare.h"
+
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +78,38 @@ void test_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, cons
     hymo_error_clear(&err);
     if (out) remove(out);
     if (hymo_cosim_run(model, opt, ref, out, sum, &err) != HYMO_OK) fail_msg("%s", err.message);
+}
+
+double test_cosim_rms(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *fine,
+                      const char *out, int quantity)
+{
+    hymo_cosim_summary sum;
+    test_cosim_run(model, opt, NULL, out, &sum);
+    assert_true(sum.stable);
+    hymo_reference *coarse = test_read_ref(out);
+    hymo_compare_result res;
+    hymo_error err;
+    if (hymo_compare_trajectories(coarse, fine, &res, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_int_equal(res.n_samples, coarse->n);
+    hymo_ref_free(coarse);
+    return res.rms[quantity];
+}
+
+size_t test_heap_in_use(void)
+{
+    const struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+void test_heap_exponent(const char *label, double k_n, double k_4n, double bound)
+{
+    if (!(k_n > 0.0)) { /* another allocator (AddressSanitizer's): mallinfo2 does not see it */
+        print_message("heap not measurable with this allocator (the plain build measures it)\n");
+        skip();
+    }
+    const double p = log(k_4n / k_n) / log(4.0);
+    print_message("%s: heap held %.0f KB, at 4 N %.0f KB: N^%.2f\n", label, k_n, k_4n, p);
+    assert_true(p <= bound);
 }
 
 double test_urand_pm1(uint64_t *state)

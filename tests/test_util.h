@@ -26,6 +26,20 @@ hymo_reference *test_read_ref(const char *path);
 void test_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
                     const char *out, hymo_cosim_summary *sum);
 
+/* RMS error of the state `quantity` (HYMO_CMP_*) of a co-simulation run
+ * with opt (written to out; it must be stable) at its communication points
+ * against the reference fine (whose grid contains them). */
+double test_cosim_rms(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *fine,
+                      const char *out, int quantity);
+
+/* Bytes the heap holds: glibc's small blocks and the mmap-served ones
+ * (0 under another allocator, e.g. AddressSanitizer's). */
+size_t test_heap_in_use(void);
+/* The exponent p of held(N) ~ N^p from the heap held (KB) at N and 4N,
+ * printed with label and asserted <= bound; the test is skipped where the
+ * heap cannot be measured (k_n == 0). */
+void test_heap_exponent(const char *label, double k_n, double k_4n, double bound);
+
 /* Pressure-state index of the volume and node index of the hydraulic node
  * called name (fails the test if there is none). */
 int test_volume_state(const hymo_model *m, const char *name);
