@@ -265,9 +265,9 @@ static void ds_residual(const hymo_formulation *f, const hymo_mb *mb, double *fm
 
 static void ds_after_update(hymo_formulation *f, hymo_mb *mb) { (void)f, (void)mb; }
 
-static hymo_status ds_after_jacobian(hymo_formulation *f, const double *jac, int ld, double t, hymo_error *err)
+static hymo_status ds_after_jacobian(hymo_formulation *f, const hymo_sparse *jac, double t, hymo_error *err)
 {
-    (void)f, (void)jac, (void)ld, (void)t, (void)err;
+    (void)f, (void)jac, (void)t, (void)err;
     return HYMO_OK;
 }
 
@@ -279,8 +279,10 @@ static hymo_status ds_after_jacobian(hymo_formulation *f, const double *jac, int
  * term without the exact zeros (bit-identical), at O(nz m) per column
  * instead of O(nz^2) (an open chain, m = 0: M' itself). */
 static void ds_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz, int na, double *gx,
-                       double *jac, int ld)
+                       hymo_sparse *block)
 {
+    double *jac = block->value; /* the complete pattern (no mech_pattern): column-major */
+    const int ld = block->n_rows;
     const ds_content *c = f->content;
     const int nz = mb->nz, ni = c->pt.ni;
     const double *R = c->pt.R, *M = mb->kin.M;

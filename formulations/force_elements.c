@@ -280,6 +280,15 @@ int hymo_fe_joint(const hymo_model *model, int e)
     return el->type == HYMO_FE_SPRING_DAMPER ? -2 : el->type == HYMO_FE_EXTERNAL ? -1 : el->joint;
 }
 
+int hymo_fe_joints(const hymo_model *model, const hymo_kin *kin, int e, int *out)
+{
+    const hymo_force_element *el = &model->force_elements[e];
+    if (el->type == HYMO_FE_SPRING_DAMPER)
+        return hymo_kin_path_union(kin, model->points[el->point_a].body, model->points[el->point_b].body, out);
+    const int j = hymo_fe_joint(model, e);
+    return j >= 0 ? (out[0] = j, 1) : 0;
+}
+
 int hymo_fe_gradients_joint(hymo_fe *fe, const int *joint, double *g)
 {
     fe->rows = fe->n;

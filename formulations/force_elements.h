@@ -78,6 +78,10 @@ int hymo_fe_gradients(hymo_fe *fe, const hymo_model *model, const hymo_kin *kin,
  * external force (no coordinate), -2 for a spring-damper (a point-to-point
  * length: several joints, and second-derivative rows). */
 int hymo_fe_joint(const hymo_model *model, int e);
+/* The joints whose coordinates element e's gradient rows can involve
+ * (a spring-damper's: both ends' paths) into out (at most nz); returns
+ * their number (0: an external force). */
+int hymo_fe_joints(const hymo_model *model, const hymo_kin *kin, int e, int *out);
 /* hymo_fe_gradients where no element is a spring-damper, one entry per
  * row: g[e] = dl_e/dz_joint[e] (joint[e] from hymo_fe_joint). */
 int hymo_fe_gradients_joint(hymo_fe *fe, const int *joint, double *g);

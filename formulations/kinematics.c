@@ -613,6 +613,15 @@ void hymo_kin_composite(hymo_kin *kin)
     for (int k = 0; k < nb; ++k) kin->m_stale[k] = 1; /* M' (if formed) recomputed from its own Ic */
 }
 
+int hymo_kin_path_union(const hymo_kin *kin, int b0, int b1, int *out)
+{
+    int n = 0;
+    for (int x = b0; x != HYMO_GROUND; x = kin->bd[x].parent) out[n++] = x;
+    for (int x = b1; x != HYMO_GROUND && (b0 == HYMO_GROUND || !hymo_kin_on_path(kin, b0, x)); x = kin->bd[x].parent)
+        out[n++] = x;
+    return n;
+}
+
 double hymo_kin_mass_entry(const hymo_kin *kin, int i, int k)
 {
     double w[6];

@@ -142,6 +142,11 @@ void hymo_kin_mass_times(hymo_kin *kin, const double *v, double *out);
  * positions, O(nb), for hymo_kin_mass_entry; M' (if formed) is marked
  * stale. */
 void hymo_kin_composite(hymo_kin *kin);
+/* The joints on the paths from the ground to bodies b0 and b1 (either may
+ * be HYMO_GROUND), each once, into out (at most nb); returns their number.
+ * A point-to-point length between the two bodies depends on these
+ * coordinates only. */
+int hymo_kin_path_union(const hymo_kin *kin, int b0, int b1, int *out);
 /* M'_ik = b_i^T Ic_k b_k for i on the path root..k (hymo_kin_mass's
  * formula, the same number), after hymo_kin_composite. */
 double hymo_kin_mass_entry(const hymo_kin *kin, int i, int k);

@@ -598,6 +598,13 @@ int hymo_actuator_joint(const hymo_model *model, const hymo_kin *kin, int a)
     return count <= 1 ? joint : -2;
 }
 
+int hymo_actuator_joints(const hymo_model *model, const hymo_kin *kin, int a, int *out)
+{
+    if (a >= model->n_cylinders) return out[0] = motor_joint(model, a), 1;
+    const hymo_cylinder *cy = &model->cylinders[a];
+    return hymo_kin_path_union(kin, model->points[cy->point_base].body, model->points[cy->point_rod].body, out);
+}
+
 void hymo_actuators_gradients_joint(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
                                     const int *joint, double *g)
 {

@@ -174,6 +174,10 @@ void hymo_actuators_gradients(const hymo_actuators *act, const hymo_model *model
 /* The one joint whose coordinate moves actuator a's ends relative to
  * each other (its gradient's only non-zero), -1 if none, -2 if several. */
 int hymo_actuator_joint(const hymo_model *model, const hymo_kin *kin, int a);
+/* The joints whose coordinates actuator a's gradient can involve (both
+ * ends' paths; a motor's or driven joint's own joint) into out (at most
+ * nz); returns their number. */
+int hymo_actuator_joints(const hymo_model *model, const hymo_kin *kin, int a, int *out);
 /* g[a] = d s_a / d z_joint[a] (0 for joint[a] < 0): hymo_actuators_gradients'
  * non-zeros where each actuator has at most one (hymo_actuator_joint). */
 void hymo_actuators_gradients_joint(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
@@ -212,17 +216,27 @@ typedef struct {
     /* after a Newton update */
     void (*after_update)(hymo_formulation *f, hymo_mb *mb);
     /* after the Newton matrix was built: its mechanical block (n_mech x
-     * n_mech, column-major, leading dimension ld) */
-    hymo_status (*after_jacobian)(hymo_formulation *f, const double *jac, int ld, double t, hymo_error *err);
+     * n_mech, the pattern mech_pattern asked for) */
+    hymo_status (*after_jacobian)(hymo_formulation *f, const hymo_sparse *jac, double t, hymo_error *err);
     /* after convergence (projections, coordinate re-selection) at t_{k+1} =
      * t, step number `step`; *unknowns_changed = 1 if the meaning of x changed */
     hymo_status (*finish_step)(hymo_formulation *f, hymo_mb *mb, double t, long step, int *unknowns_changed,
                                hymo_error *err);
-    /* fast Jacobian: mechanical block without actuator terms into jac
-     * (column-major, leading dimension ld), actuator gradients in the
-     * unknowns gx[a*n_mech + k] from gz[a*nz + j] (na actuators) */
+    /* fast Jacobian: mechanical block without actuator terms into jac's
+     * pattern (zero on entry), actuator gradients in the unknowns
+     * gx[a*n_mech + k] from gz[a*nz + j] (na actuators) */
     void (*tangent)(const hymo_formulation *f, hymo_mb *mb, const double *gz, int na, double *gx,
-                    double *jac, int ld);
+                    hymo_sparse *jac);
+    /* The mechanical block's pattern, decided when the simulation is
+     * created (after start's sizes are known, before the first matrix):
+     * the (row, column) pairs of the formulation's own terms and of every
+     * force set s, whose terms couple the joints set_joint[set_start[s] ..
+     * set_start[s + 1]) with each other (the actuators' and force
+     * elements' stiffness), in the unknowns; their number is returned and
+     * they are written to rows and cols unless NULL.  -1, or no op: the
+     * block is dense (hymo_sparse_full: value column-major). */
+    int (*mech_pattern)(const hymo_formulation *f, const hymo_mb *mb, const int *set_start, const int *set_joint,
+                        int n_sets, int *rows, int *cols);
     /* joint of mechanical unknown k (messages) */
     int (*unknown_joint)(const hymo_formulation *f, int k);
     /* independent coordinates (indices into z) */

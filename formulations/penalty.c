@@ -3,7 +3,16 @@
  * step's increments of all joint coordinates; lambda is updated after every
  * Newton update.
  * Content: the LU of the projection matrix (the mechanical block of the
- * Newton matrix) and scratch. */
+ * Newton matrix) and scratch.
+ * Many loops (nz + m >= HYMO_KKT_SPARSE_MIN, no driven joints: a ladder):
+ * the block is sparse, M' + (dt^2/4) alpha Phi_z^T Phi_z has non-zeros
+ * only where two joints share a path (M') or a constraint row, plus the
+ * actuators' and force elements' joint sets (pb_mech_pattern); the
+ * tangent writes those entries with M''s from the composite inertias (M'
+ * never formed), KLU factorises the projection matrix, and the start's
+ * estimate of the smallest compliance uses the sparse KKT matrix: O(n)
+ * memory (docs/performance.md).  Below, the dense block and LU. */
+#include <klu.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +21,19 @@
 #include "multibody.h"
 
 typedef struct {
-    double *jzz; /* nz x nz: LU of the projection matrix */
+    double *jzz; /* nz x nz: LU of the projection matrix (dense mode) */
     int *piv;
+    int sparse;  /* the block by its pattern, KLU's LU of it */
+    klu_symbolic *sym;
+    klu_numeric *num;
+    klu_common common;
     double *w, *y; /* m, nz scratch */
     int *all;      /* 0 .. nz-1: every coordinate is an unknown */
     int *colp, *colr, *colt; /* nz + 1, nnz, nnz scratch (tangent): the rows of Phi_z's non-zeros per
                               * column and their places in phi_zv */
     int nz, m;
     int lambda_frozen;
-    double *gram; /* s18-alpha: nz x nz scratch (lambda_min_norm) */
+    double *gram; /* s18-alpha: nz x nz scratch (lambda_min_norm; with redundant rows only) */
     int *gpiv;        /* nz */
 } pb_content;
 
@@ -30,8 +43,11 @@ static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     if (!c) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     f->content = c;
     const size_t nz = (size_t)mb->nz + 1, m = (size_t)mb->m + 1;
-    const size_t nzz = mb->m > 0 ? nz * nz : 1; /* without constraints no projection: O(nz) memory */
+    c->sparse = mb->m > 0 && mb->nz + mb->m >= HYMO_KKT_SPARSE_MIN && mb->model->n_drivers == 0;
+    /* without constraints no projection, on many loops KLU's: O(nz) memory */
+    const size_t nzz = mb->m > 0 && !c->sparse ? nz * nz : 1;
     c->jzz = calloc(nzz, sizeof(double));
+    klu_defaults(&c->common);
     c->piv = calloc(nz, sizeof(int));
     c->w = calloc(m, sizeof(double));
     c->y = calloc(nz, sizeof(double));
@@ -39,11 +55,8 @@ static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->colp = calloc(2 * nz + 2, sizeof(int)); /* and the fill pointers (tangent) */
     c->colr = calloc((size_t)mb->con->nnz + 1, sizeof(int));
     c->colt = calloc((size_t)mb->con->nnz + 1, sizeof(int));
-    c->gram = calloc(nzz, sizeof(double));
-    c->gpiv = calloc(nz, sizeof(int));
     c->nz = mb->nz;
     c->m = mb->m;
-    if (!c->gram || !c->gpiv) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     if (!c->jzz || !c->piv || !c->w || !c->y || !c->all || !c->colp || !c->colr || !c->colt) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     for (int j = 0; j < mb->nz; ++j) c->all[j] = j;
     return HYMO_OK;
@@ -63,6 +76,8 @@ static void pb_destroy(hymo_formulation *f)
     free(c->colt);
     free(c->gram);
     free(c->gpiv);
+    if (c->num) klu_free_numeric(&c->num, &c->common);
+    if (c->sym) klu_free_symbolic(&c->sym, &c->common);
     free(c);
     f->content = NULL;
 }
@@ -93,51 +108,38 @@ static int pb_n_mech(const hymo_formulation *f) { return ((const pb_content *)f-
 #define PENALTY_DT_REF 1e-3
 #define PENALTY_POWER_ITER 30
 
+/* s_min by inverse iteration on S, each solve S y = x through the sparse
+ * KKT matrix [M' Phi_z^T; Phi_z 0] [u; mu] = [0; x] (mu = -S^-1 x; a
+ * redundant row's mu_r = x_r = 0), and the Rayleigh quotient from the last
+ * pair: y^T S y / y^T y = y^T x / y^T y.  O(n) memory on many loops. */
 static double smallest_compliance(hymo_mb *mb)
 {
     const int nz = mb->nz, m = mb->m;
-    int mk = 0;
-    for (int r = 0; r < m; ++r) mk += !mb->con->redundant[r];
-    const hymo_csr P = hymo_constraints_csr(mb->con, mb->phi_zv);
-    double *A = calloc((size_t)nz * nz + (size_t)nz * mk + (size_t)mk * mk + 2 * (size_t)mk + 1, sizeof(double));
-    int *piv = calloc((size_t)nz + (size_t)mk + 1, sizeof(int));
-    double s_min = NAN;
-    if (!A || !piv) goto done;
-    double *X = A + (size_t)nz * nz, *S = X + (size_t)nz * mk, *x = S + (size_t)mk * mk, *y = x + mk;
-    memcpy(A, mb->kin.M, (size_t)nz * nz * sizeof(double));
-    if (hymo_lu_factor(nz, A, piv)) goto done;
-    for (int r = 0, k = 0; r < m; ++r) { /* X = M^{-1} Phi_k^T, column k in X[k*nz ..] */
-        if (mb->con->redundant[r]) continue;
-        for (int j = 0; j < nz; ++j) X[k * nz + j] = 0.0;
-        for (int t = P.row_start[r]; t < P.row_start[r + 1]; ++t) X[k * nz + P.col[t]] = P.value[t];
-        hymo_lu_solve(nz, A, piv, &X[k * nz]);
-        ++k;
-    }
-    for (int r = 0, a = 0; r < m; ++r) {
-        if (mb->con->redundant[r]) continue;
-        for (int b = 0; b < mk; ++b) S[a * mk + b] = hymo_csr_row_dot(&P, r, &X[b * nz]);
-        ++a;
-    }
-    memcpy(X, S, (size_t)mk * mk * sizeof(double)); /* keep S for the Rayleigh quotient */
-    if (hymo_lu_factor(mk, X, piv)) goto done;
-    for (int k = 0; k < mk; ++k) x[k] = 1.0 + 0.1 * (k % 7); /* inverse iteration */
+    hymo_kkt_sparse *ks = hymo_mb_kkt_sparse_new(mb);
+    double *x = calloc((size_t)m + 1, sizeof(double)), *rhs = calloc((size_t)(nz + m) + 1, sizeof(double));
+    double s_min = NAN, num = 0.0, den = 0.0;
+    if (!ks || !x || !rhs || hymo_mb_kkt_sparse_factor(mb, ks)) goto done;
+    for (int r = 0; r < m; ++r) x[r] = mb->con->redundant[r] ? 0.0 : 1.0 + 0.1 * (r % 7);
     for (int it = 0; it < PENALTY_POWER_ITER; ++it) {
-        const double n = hymo_norm_inf(mk, x);
-        for (int k = 0; k < mk; ++k) x[k] /= n;
-        hymo_lu_solve(mk, X, piv, x);
-    }
-    double num = 0.0, den = 0.0;
-    for (int a = 0; a < mk; ++a) {
-        double s = 0.0;
-        for (int b = 0; b < mk; ++b) s += S[a * mk + b] * x[b];
-        y[a] = s;
-        num += x[a] * s;
-        den += x[a] * x[a];
+        const double n = hymo_norm_inf(m, x);
+        if (!(n > 0.0) || !isfinite(n)) goto done;
+        for (int r = 0; r < m; ++r) x[r] /= n;
+        for (int i = 0; i < nz; ++i) rhs[i] = 0.0;
+        for (int r = 0; r < m; ++r) rhs[nz + r] = x[r];
+        hymo_mb_kkt_sparse_solve(ks, rhs);
+        num = den = 0.0;
+        for (int r = 0; r < m; ++r) {
+            const double y = -rhs[nz + r];
+            num += y * x[r];
+            den += y * y;
+            x[r] = y;
+        }
     }
     s_min = den > 0.0 ? num / den : NAN;
 done:
-    free(A);
-    free(piv);
+    hymo_mb_kkt_sparse_free(ks);
+    free(x);
+    free(rhs);
     return s_min;
 }
 
@@ -161,17 +163,18 @@ done:
  * measured (docs/models.md "Penalty factor"). */
 #define PENALTY_MASS_RATIO 4.0
 
-static double penalty_mass_alpha(const hymo_mb *mb, double alpha_min, double *colsq)
+static double penalty_mass_alpha(hymo_mb *mb, double alpha_min, double *colsq)
 {
     const int nz = mb->nz;
     const hymo_constraints *con = mb->con;
     double m_max = 0.0, p_max = 0.0;
     for (int i = 0; i < nz; ++i) colsq[i] = 0.0; /* (Phi_z^T Phi_z)_ii, the rows in ascending order */
     for (int t = 0; t < con->nnz; ++t) colsq[con->col[t]] += mb->phi_zv[t] * mb->phi_zv[t];
+    hymo_kin_composite(&mb->kin); /* M'_ii from the composite inertias (the formed M''s number) */
     for (int i = 0; i < nz; ++i) {
-        const double s = colsq[i];
+        const double s = colsq[i], mii = hymo_kin_mass_entry(&mb->kin, i, i);
         if (s > p_max) p_max = s;
-        if (mb->kin.M[i * nz + i] > m_max) m_max = mb->kin.M[i * nz + i];
+        if (mii > m_max) m_max = mii;
     }
     if (!(p_max > 0.0) || !(m_max > 0.0)) return alpha_min;
     const double a = PENALTY_MASS_RATIO * 4.0 / (PENALTY_DT_REF * PENALTY_DT_REF) * m_max / p_max;
@@ -182,8 +185,14 @@ static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_err
 {
     (void)t;
     if (mb->m == 0) return HYMO_OK;
+    pb_content *c = f->content;
+    if (c->sparse) mb->kin.mass_lazy = 1; /* the tangent and the engine's KKT matrix take M''s entries */
+    if (mb->con->rank < mb->m && !c->gram) { /* lambda_min_norm's scratch */
+        c->gram = calloc((size_t)mb->nz * (size_t)mb->nz + 1, sizeof(double));
+        c->gpiv = calloc((size_t)mb->nz + 1, sizeof(int));
+        if (!c->gram || !c->gpiv) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
+    }
     hymo_kin_forces_begin(&mb->kin, mb->model); /* M' at the start positions */
-    if (hymo_kin_mass(&mb->kin)) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (mass matrix)");
     if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha, ((pb_content *)f->content)->y); /* s18-alpha */
     const double s_min = smallest_compliance(mb);
     if (s_min > 0.0 && isfinite(s_min)) {
@@ -251,14 +260,29 @@ static void pb_after_update(hymo_formulation *f, hymo_mb *mb)
 }
 
 /* The projection matrix of seed 002 Eqs. 20-21 is the mechanical block of
- * the Newton matrix: keep its LU. */
-static hymo_status pb_after_jacobian(hymo_formulation *f, const double *jac, int ld, double t, hymo_error *err)
+ * the Newton matrix: keep its LU (dense, or KLU's on the block's fixed
+ * pattern: analysed once, refactorised with the last pivots, factorised
+ * afresh only where those fail). */
+static hymo_status pb_after_jacobian(hymo_formulation *f, const hymo_sparse *jac, double t, hymo_error *err)
 {
     pb_content *c = f->content;
     const int nz = c->nz;
     if (c->m == 0) return HYMO_OK;
+    if (c->sparse) {
+        if (!c->sym && !(c->sym = klu_analyze(nz, jac->col_start, jac->row, &c->common)))
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (projection matrix)");
+        if (c->num && klu_refactor(jac->col_start, jac->row, jac->value, c->sym, c->num, &c->common) &&
+            c->common.status == KLU_OK)
+            return HYMO_OK;
+        if (c->num) klu_free_numeric(&c->num, &c->common);
+        c->num = klu_factor(jac->col_start, jac->row, jac->value, c->sym, &c->common);
+        if (c->num && c->common.status == KLU_OK) return HYMO_OK;
+        if (c->num) klu_free_numeric(&c->num, &c->common);
+        return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular projection matrix", t);
+    }
+    const double *v = jac->value; /* the complete pattern: column-major */
     for (int i = 0; i < nz; ++i)
-        for (int j = 0; j < nz; ++j) c->jzz[i * nz + j] = jac[(size_t)j * ld + i];
+        for (int j = 0; j < nz; ++j) c->jzz[i * nz + j] = v[(size_t)j * nz + i];
     if (hymo_lu_factor(nz, c->jzz, c->piv))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular projection matrix", t);
     return HYMO_OK;
@@ -287,7 +311,10 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
      * matrix is the unit row (src/driver.c), so with a zero right-hand side
      * the projection leaves it and projects the other coordinates */
     for (int k = 0; k < mb->model->n_drivers; ++k) y[mb->model->drivers[k].joint] = 0.0;
-    hymo_lu_solve(nz, pc->jzz, pc->piv, y);
+    if (pc->sparse)
+        klu_solve(pc->sym, pc->num, nz, 1, y, &pc->common);
+    else
+        hymo_lu_solve(nz, pc->jzz, pc->piv, y);
     for (int j = 0; j < nz; ++j) v[j] -= y[j];
 }
 
@@ -312,7 +339,7 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
 static void lambda_min_norm(pb_content *c, hymo_mb *mb)
 {
     const int nz = mb->nz, m = mb->m;
-    if (mb->con->rank >= m) return;
+    if (mb->con->rank >= m || !c->gram) return;
     const double *P = mb->phi_zv;
     const hymo_constraints *con = mb->con;
     const int *rs = con->row_start, *cj = con->col;
@@ -388,12 +415,23 @@ static hymo_status pb_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
     return HYMO_OK;
 }
 
-/* M' + dt^2/4 alpha Phi_z^T Phi_z (see the engine's fast Jacobian); gx = gz.
- * The sums over the rows r run over the rows where both columns of Phi_z
- * are non-zero, in ascending order: the full sums without their exact
- * zeros (bit-identical), O(nz^2) for the sparse Phi_z of a mechanism. */
+/* M'_ij: the formed matrix's, or (sparse mode, M' not formed) from the
+ * composite inertias where one joint is on the other's path (the same
+ * number), zero elsewhere */
+static double mass_ij(const pb_content *c, const hymo_kin *kin, int i, int j)
+{
+    if (!c->sparse) return kin->M[(size_t)i * (size_t)c->nz + (size_t)j];
+    if (hymo_kin_on_path(kin, j, i)) return hymo_kin_mass_entry(kin, i, j);
+    if (hymo_kin_on_path(kin, i, j)) return hymo_kin_mass_entry(kin, j, i);
+    return 0.0;
+}
+
+/* M' + dt^2/4 alpha Phi_z^T Phi_z (see the engine's fast Jacobian) at the
+ * block's pattern; gx = gz.  The sums over the rows r run over the rows
+ * where both columns of Phi_z are non-zero, in ascending order: the full
+ * sums without their exact zeros (bit-identical). */
 static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz, int na, double *gx,
-                       double *jac, int ld)
+                       hymo_sparse *jac)
 {
     const pb_content *c = f->content;
     const int nz = mb->nz, m = mb->m;
@@ -409,8 +447,10 @@ static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz,
     for (int r = 0; r < m; ++r) /* each column's rows ascending */
         for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t)
             if (P[t] != 0.0) colr[fill[con->col[t]]] = r, colt[fill[con->col[t]]++] = t;
+    if (c->sparse) hymo_kin_composite(&mb->kin);
     for (int j = 0; j < nz; ++j)
-        for (int i = 0; i <= j; ++i) { /* Phi_z^T Phi_z is symmetric: each sum once */
+        for (int e = jac->col_start[j]; e < jac->col_start[j + 1]; ++e) {
+            const int i = jac->row[e];
             double s = 0.0;
             int a = colp[i], b = colp[j];
             const int ae = colp[i + 1], be = colp[j + 1];
@@ -424,10 +464,35 @@ static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz,
                     ++a, ++b;
                 }
             }
-            jac[j * ld + i] = mb->kin.M[i * nz + j] + ca * s;
-            jac[i * ld + j] = mb->kin.M[j * nz + i] + ca * s;
+            jac->value[e] = mass_ij(c, &mb->kin, i, j) + ca * s;
         }
     memcpy(gx, gz, (size_t)na * (size_t)nz * sizeof(double));
+}
+
+/* Sparse mode: M''s pairs (a joint and each joint on its path, both
+ * ways), Phi_z^T Phi_z's (the columns of each row, pairwise) and every
+ * force set's (the unknowns are the joint coordinates). */
+static int pb_mech_pattern(const hymo_formulation *f, const hymo_mb *mb, const int *set_start, const int *set_joint,
+                           int n_sets, int *rows, int *cols)
+{
+    const pb_content *c = f->content;
+    if (!c->sparse) return -1;
+    const hymo_constraints *con = mb->con;
+    int n = 0;
+#define PAIR(i, j) (rows ? (rows[n] = (i), cols[n] = (j)) : 0, ++n)
+    for (int j = 0; j < mb->nz; ++j)
+        for (int i = j; i != HYMO_GROUND; i = mb->kin.bd[i].parent) {
+            PAIR(i, j);
+            if (i != j) PAIR(j, i);
+        }
+    for (int r = 0; r < con->m; ++r)
+        for (int a = con->row_start[r]; a < con->row_start[r + 1]; ++a)
+            for (int b = con->row_start[r]; b < con->row_start[r + 1]; ++b) PAIR(con->col[a], con->col[b]);
+    for (int k = 0; k < n_sets; ++k)
+        for (int a = set_start[k]; a < set_start[k + 1]; ++a)
+            for (int b = set_start[k]; b < set_start[k + 1]; ++b) PAIR(set_joint[a], set_joint[b]);
+#undef PAIR
+    return n;
 }
 
 static int pb_unknown_joint(const hymo_formulation *f, int k) { return (void)f, k; }
@@ -457,6 +522,7 @@ const hymo_formulation_ops hymo_penalty_ops = {
     .after_jacobian = pb_after_jacobian,
     .finish_step = pb_finish_step,
     .tangent = pb_tangent,
+    .mech_pattern = pb_mech_pattern,
     .unknown_joint = pb_unknown_joint,
     .independent = pb_independent,
     .log = pb_log,

@@ -104,13 +104,15 @@ void hymo_drivers_jacobian(hymo_sim *sim)
 {
     const hymo_model *model = sim->model;
     const int nx = sim->nx, nxm = sim->nxm;
-    double *J = sim->jmech; /* column-major */
+    hymo_sparse *J = &sim->jm;  /* complete with driven joints (mech_pattern) */
     hymo_sparse *H = &sim->jh; /* the other columns' mechanical rows */
     for (int k = 0; k < model->n_drivers; ++k) {
         const int u = unknown_of(sim, model->drivers[k].joint);
         if (u < 0) continue; /* the residual reports it */
-        for (int col = 0; col < nxm; ++col) J[(size_t)col * nxm + u] = 0.0; /* the kinematic row */
-        J[(size_t)u * nxm + u] = 1.0;
+        for (int col = 0; col < nxm; ++col) { /* the kinematic row */
+            double *e = hymo_sparse_at(J, u, col);
+            if (e) *e = col == u ? 1.0 : 0.0;
+        }
         for (int col = nxm; col < nx; ++col)
             for (int e = H->col_start[col]; e < H->col_start[col + 1]; ++e)
                 if (H->row[e] == u) H->value[e] = 0.0;

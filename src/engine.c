@@ -64,7 +64,7 @@ hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, doub
 hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err)
 {
     sim->jacobian_evaluations++;
-    hymo_status st = sim->form.ops->after_jacobian(&sim->form, sim->jmech, sim->nxm, t, err);
+    hymo_status st = sim->form.ops->after_jacobian(&sim->form, &sim->jm, t, err);
     if (st != HYMO_OK) return st;
     if (sim->ls->ops->factor(sim->ls, &sim->jfull))
         return hymo_error_set(err, HYMO_ERR_NUMERIC,

@@ -62,7 +62,7 @@ typedef struct hymo_jacobian_ops {
     /* rebuild before the next iteration, given the scaled increments of
      * this iteration and the previous one? */
     int (*refresh_after)(double inc, double prev);
-    /* the Newton matrix sim->jmech, sim->jfull at the current evaluation (time t) */
+    /* the Newton matrix sim->jm, sim->jfull at the current evaluation (time t) */
     hymo_status (*build)(hymo_sim *sim, double t, hymo_error *err);
     /* a Newton correction below this fraction of the tolerances is not
      * applied (the evaluated iterate is kept); < 0: always applied */
@@ -114,7 +114,7 @@ typedef struct hymo_force_source_ops {
     /* hydraulic residual rows */
     void (*residual)(const hymo_sim *sim, double *fh);
     /* fast Jacobian: actuator stiffness and damping added to the
-     * mechanical block sim->jmech, and the hydraulic rows and columns (all
+     * mechanical block sim->jm, and the hydraulic rows and columns (all
      * entries outside that block) pushed into sim->jh column by column
      * (begun by the caller; columns not ended are empty) */
     hymo_status (*tangent)(hymo_sim *sim, double t, hymo_error *err);
@@ -192,15 +192,16 @@ struct hymo_sim {
 
     /* Newton (integrator) */
     double *x, *dx, *f, *fp; /* nx: unknowns, correction, residual, perturbed residual */
-    /* the Newton matrix (jacobian.build): the mechanical block dense
-     * (nxm x nxm, column-major: the formulation's tangent and the actuator
-     * and force-element stiffness write it), the entries outside it by
-     * compressed columns (jh: the force source's hydraulic rows and
-     * columns), and the whole matrix by compressed columns (jfull: what the
-     * linear solver factorises).  No nx x nx array: memory and cost grow
-     * with the non-zeros. */
-    double *jmech;
-    hymo_sparse jh, jfull;
+    /* the Newton matrix (jacobian.build): the mechanical block (jm, nxm x
+     * nxm, a pattern fixed when the simulation is created: the complete
+     * one, value column-major, unless the formulation gives its non-zeros
+     * (penalty on many loops) or tree mode its diagonal; the formulation's
+     * tangent and the actuator and force-element stiffness write it), the
+     * entries outside it by compressed columns (jh: the force source's
+     * hydraulic rows and columns), and the whole matrix by compressed
+     * columns (jfull: what the linear solver factorises).  No nx x nx
+     * array: memory and cost grow with the non-zeros. */
+    hymo_sparse jm, jh, jfull;
     double *tan_w; /* nx scratch, kept zero (src/forces.c) */
     double *tree_w, *tree_s; /* tree mode: the articulated-body factors (hymo_engine_tree_mode) */
     int *tan_mark; /* nx scratch, kept zero */
@@ -223,7 +224,7 @@ struct hymo_sim {
     int *g_jt_start, *g_jt;      /* tree mode: the actuators acting on unknown k: g_jt[g_jt_start[k] ..] */
     /* tree mode (hymo_engine_tree_mode): an open tree without constraints
      * whose actuators and force elements each act on one joint; the
-     * mechanical block is M' + diagonal, jmech holds the diagonal (nxm)
+     * mechanical block is M' + diagonal, jm holds the diagonal (nxm)
      * and the linear solver adds M' (the O(n) articulated-body
      * factorisation): no nz x nz array is formed */
     int tree_mode;
@@ -307,15 +308,16 @@ static inline int hymo_engine_g_unknown(const hymo_sim *sim, int row, int s)
 {
     return sim->g_idx ? sim->g_idx[row * sim->g_ld + s] : s;
 }
-/* jmech(i, l) += v; tree mode keeps the diagonal only, where every term
- * arises (one joint per gradient row) */
+/* jm(i, l) += v inside the block's pattern: tree mode keeps the diagonal,
+ * where every term arises (one joint per gradient row); a formulation's
+ * pattern holds every joint set's pairs (the terms outside are exact zeros) */
 static inline void hymo_engine_mech_add(hymo_sim *sim, int i, int l, double v)
 {
-    if (!sim->tree_mode) sim->jmech[(size_t)l * (size_t)sim->nxm + (size_t)i] += v;
-    else if (i == l) sim->jmech[i] += v;
+    double *e = hymo_sparse_at(&sim->jm, i, l);
+    if (e) *e += v;
 }
 /* Factorises sim->jfull (after the formulation saw the mechanical block
- * sim->jmech). */
+ * sim->jm). */
 hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err);
 /* Actuators, forces (through the force source) and M', Q' at the current
  * kinematics; time t for messages. */

@@ -63,9 +63,9 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
 static hymo_status newton_matrix_alloc(hymo_sim *sim, hymo_error *err)
 {
     const hymo_circuit_derivs *cd = &sim->cderiv;
-    const long nx = sim->nx, nxm = sim->nxm;
+    const long nx = sim->nx;
     long est = (long)cd->dpdot_dp.nnz + cd->dpdot_du.nnz + sim->nu + 4L * (cd->dpdot_ds.nnz + cd->dF_dp.nnz) + nx;
-    long full = (sim->tree_mode ? nxm : nxm * nxm) + 2 * est; /* tree mode: M' is not in it */
+    long full = (long)sim->jm.nnz + 2 * est; /* the mechanical block's pattern (tree mode: M' is not in it) */
     if (full > nx * nx) full = nx * nx;
     if (est > INT_MAX / 4 || full > INT_MAX / 4)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "model too large: %ld unknowns", nx);
@@ -79,6 +79,54 @@ hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt
                             hymo_error *err)
 {
     return hymo_sim_create_with(model, opt, NULL, out, err);
+}
+
+
+/* The mechanical block's pattern (sim->jm, src/engine.h): tree mode's
+ * diagonal, or the formulation's (hymo_formulation_ops.mech_pattern: its
+ * own terms and the actuators' and force elements' joint sets), or the
+ * complete one. */
+static hymo_status mech_block(hymo_sim *sim, hymo_error *err)
+{
+    const hymo_model *model = sim->model;
+    const int n = sim->nxm, nz = sim->nz, nsets = sim->na + model->n_force_elements;
+    if (sim->tree_mode) {
+        if (hymo_sparse_alloc(&sim->jm, n, n, n)) goto nomem;
+        for (int j = 0; j < n; ++j) sim->jm.row[j] = j, sim->jm.col_start[j + 1] = j + 1;
+        sim->jm.nnz = n;
+        return HYMO_OK;
+    }
+    int np = -1;
+    int *start = NULL, *joint = NULL, *rows = NULL, *cols = NULL;
+    if (sim->form.ops->mech_pattern) {
+        start = calloc((size_t)nsets + 1, sizeof(int));
+        joint = malloc(((size_t)nsets * (size_t)nz + 1) * sizeof(int));
+        if (!start || !joint) goto nomem_sets;
+        for (int s = 0; s < nsets; ++s) {
+            int *out = joint + start[s];
+            const int k = s < sim->na ? hymo_actuator_joints(model, &sim->mb.kin, s, out)
+                                      : hymo_fe_joints(model, &sim->mb.kin, s - sim->na, out);
+            start[s + 1] = start[s] + k;
+        }
+        np = sim->form.ops->mech_pattern(&sim->form, &sim->mb, start, joint, nsets, NULL, NULL);
+    }
+    if (np < 0) {
+        free(start), free(joint);
+        if (hymo_sparse_full(&sim->jm, n, n)) goto nomem;
+        return HYMO_OK;
+    }
+    rows = malloc(((size_t)np + 1) * sizeof(int));
+    cols = malloc(((size_t)np + 1) * sizeof(int));
+    if (!rows || !cols) goto nomem_sets;
+    sim->form.ops->mech_pattern(&sim->form, &sim->mb, start, joint, nsets, rows, cols);
+    const int bad = hymo_sparse_pattern(&sim->jm, n, n, np, rows, cols);
+    free(start), free(joint), free(rows), free(cols);
+    if (bad) goto nomem;
+    return HYMO_OK;
+nomem_sets:
+    free(start), free(joint), free(rows), free(cols);
+nomem:
+    return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (mechanical block of the Newton matrix)");
 }
 
 hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options *opt, const hymo_sim_tables *tables,
@@ -143,7 +191,8 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->tlm_in, 4 * na); ALLOC(sim->s_prev, na);
     ALLOC(sim->xpred, nx);
     ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx);
-    ALLOC(sim->jmech, tree ? sim->nxm : sim->nxm * sim->nxm); ALLOC(sim->tan_w, nx); ALLOC(sim->tan_mark, nx);
+    if ((st = mech_block(sim, err)) != HYMO_OK) goto fail;
+    ALLOC(sim->tan_w, nx); ALLOC(sim->tan_mark, nx);
     ALLOC(sim->tree_w, HYMO_KIN_TREE_W * nz); ALLOC(sim->tree_s, 12 * nz);
     /* the fast Jacobian's gradients: the cylinders', then the force elements' */
     const int nfe = hymo_fe_max_rows(model);
@@ -201,7 +250,7 @@ void hymo_sim_free(hymo_sim *sim)
                         sim->ud,         sim->un,          sim->udn,      sim->hu,      sim->uref_start, sim->uref_end,
                         sim->zdd_prev,   sim->pd_prev,     sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,
                         sim->force,      sim->ext_force,   sim->tlm_in,   sim->s_prev,   sim->x,       sim->dx,       sim->f,
-                        sim->fp,         sim->jmech,   sim->tan_w,   sim->tree_w,  sim->tree_s,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
+                        sim->fp,         sim->tan_w,   sim->tree_w,  sim->tree_s,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
                         sim->kkt_rhs,    sim->work,        sim->power,    sim->c_pos,   sim->c_vel,    sim->c_acc,
                         sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
@@ -210,6 +259,7 @@ void hymo_sim_free(hymo_sim *sim)
     free(sim->tan_idx);
     free(sim->g_idx), free(sim->g_jt_start), free(sim->g_jt);
     free(sim->tan_mark);
+    hymo_sparse_free(&sim->jm);
     hymo_sparse_free(&sim->jh);
     hymo_sparse_free(&sim->jfull);
     free(sim->sw);

@@ -42,7 +42,10 @@ static hymo_status numeric_build(hymo_sim *sim, double t, hymo_error *err)
         if (st != HYMO_OK) return st;
         for (int i = 0; i < nx; ++i) {
             const double v = (sim->fp[i] - sim->f[i]) / eps;
-            if (j < nxm && i < nxm) sim->jmech[(size_t)j * nxm + i] = v;
+            if (j < nxm && i < nxm) { /* the mechanical block's pattern (penalty's projections) */
+                double *e = hymo_sparse_at(&sim->jm, i, j);
+                if (e) *e = v;
+            }
             if (v != 0.0) bad |= hymo_sparse_push(J, i, v);
         }
         hymo_sparse_end_column(J);
@@ -200,14 +203,11 @@ static int compose(hymo_sim *sim)
     hymo_sparse *J = &sim->jfull;
     int bad = 0;
     hymo_sparse_begin(J);
+    const hymo_sparse *B = &sim->jm;
     for (int j = 0; j < nx; ++j) {
-        if (j < nxm && sim->tree_mode) {
-            if (sim->jmech[j] != 0.0) bad |= hymo_sparse_push(J, j, sim->jmech[j]);
-        } else if (j < nxm) {
-            const double *a = &sim->jmech[(size_t)j * nxm];
-            for (int i = 0; i < nxm; ++i)
-                if (a[i] != 0.0) bad |= hymo_sparse_push(J, i, a[i]);
-        }
+        if (j < nxm)
+            for (int e = B->col_start[j]; e < B->col_start[j + 1]; ++e)
+                if (B->value[e] != 0.0) bad |= hymo_sparse_push(J, B->row[e], B->value[e]);
         for (int e = H->col_start[j]; e < H->col_start[j + 1]; ++e) bad |= hymo_sparse_push(J, H->row[e], H->value[e]);
         hymo_sparse_end_column(J);
     }
@@ -219,15 +219,14 @@ static int compose(hymo_sim *sim)
  * each gradient row's one entry. */
 static hymo_status mech_parts(hymo_sim *sim)
 {
-    const int nxm = sim->nxm, na = sim->na;
+    const int na = sim->na;
+    hymo_sparse_zero(&sim->jm);
     if (sim->tree_mode) {
-        memset(sim->jmech, 0, (size_t)nxm * sizeof(double));
         hymo_actuators_gradients_joint(&sim->act, sim->model, &sim->mb.kin, sim->g_idx, sim->act_gz);
         const int rows = hymo_fe_gradients_joint(&sim->fe, sim->g_idx + na, sim->act_gz + na);
         memcpy(sim->act_gx, sim->act_gz, (size_t)(na + rows) * sizeof(double));
         return HYMO_OK;
     }
-    memset(sim->jmech, 0, (size_t)nxm * (size_t)nxm * sizeof(double));
     /* M' at the current evaluation (Q' is not needed); a formulation that
      * asked for M' on demand only (kin.mass_lazy: double-step on many loops
      * uses M' v products) forms none */
@@ -235,7 +234,7 @@ static hymo_status mech_parts(hymo_sim *sim)
     hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
     /* the force elements' gradients after the cylinders' (mapped together) */
     const int rows = hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)na * sim->nz);
-    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, na + rows, sim->act_gx, sim->jmech, nxm);
+    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, na + rows, sim->act_gx, &sim->jm);
     return HYMO_OK;
 }
 

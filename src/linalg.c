@@ -421,6 +421,17 @@ int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int
     return 0;
 }
 
+int hymo_sparse_full(hymo_sparse *s, int n_rows, int n_cols)
+{
+    const size_t n = (size_t)n_rows * (size_t)n_cols;
+    if (n > (size_t)INT_MAX || hymo_sparse_alloc(s, n_rows, n_cols, n > 0 ? (int)n : 1)) return -1;
+    for (int j = 0; j <= n_cols; ++j) s->col_start[j] = j * n_rows;
+    for (int j = 0; j < n_cols; ++j)
+        for (int i = 0; i < n_rows; ++i) s->row[(size_t)j * n_rows + i] = i;
+    s->nnz = (int)n;
+    return 0;
+}
+
 double hymo_sparse_get(const hymo_sparse *s, int i, int j)
 {
     const double *v = hymo_sparse_at(s, i, j);

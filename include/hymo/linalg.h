@@ -140,6 +140,10 @@ int hymo_sparse_alloc(hymo_sparse *s, int n_rows, int n_cols, int capacity);
 /* The pattern of the n pairs (rows[k], cols[k]) (duplicates merged,
  * indices in range), values zero; 0 on success, -1 out of memory. */
 int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int *rows, const int *cols);
+/* The complete n_rows x n_cols pattern, values zero: entry (i, j) is
+ * value[j * n_rows + i] (column-major with leading dimension n_rows, so
+ * that dense code can use value directly); 0, or -1 out of memory. */
+int hymo_sparse_full(hymo_sparse *s, int n_rows, int n_cols);
 void hymo_sparse_free(hymo_sparse *s);
 /* The square block of J at rows and columns [r0, r0 + n) as a compressed
  * pattern for a sparse factorisation: into the pattern (Ap, Ai) the
