@@ -10,7 +10,9 @@
  *   computed here from dense copies), and equal the dense KKT solution;
  * - the pattern holds every non-zero: the dense Phi_z from the values
  *   equals central differences of Phi;
- * - hymo_rank_pivots_csr on Phi_z gives hymo_rank_pivots' pivots. */
+ * - hymo_rank_pivots_csr on Phi_z gives hymo_rank_pivots' pivots;
+ * - penalty's mechanical block by its pattern (test_penalty_block) and both
+ *   formulations' memory O(N) (test_ladder_memory). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,7 +30,7 @@
 enum { N = 40 };
 
 
-static char *ladder_yaml(int n)
+static char *ladder_yaml(int n, int spring)
 {
     size_t cap = 4096 + (size_t)n * 900, len = 0;
     char *s = malloc(cap);
@@ -54,6 +56,10 @@ static char *ladder_yaml(int n)
     OUT("cut_joints:\n");
     for (int k = 1; k <= n; ++k)
         OUT("  - {name: e%d, type: planar_revolute, body_a: c%d, point_a: E, body_b: o%d, point_b: T}\n", k, k, k);
+    if (spring) /* across the ladder: joints on neither's path nor in a common row */
+        OUT("forces:\n  - {name: sd, type: spring_damper, point_a: c%d.E, point_b: o%d.T, stiffness: 50, damping: 5, "
+            "free_length: 0.3}\n",
+            n / 2, n - 3);
     OUT("independent: [r0]\nsignals:\n  - name: U_ref\n    points: [[0, 0], [0.001, 0], [0.001, 2], [10, 2]]\n"
         "hydraulics:\n  fluid: {bulk_modulus: 1.5e9, density: 850, laminar_transition: 2.0e5}\n"
         "  sources:\n    - {name: pump, pressure: 7.6e6}\n    - {name: tank, pressure: 1.0e5}\n"
@@ -72,9 +78,9 @@ static char *ladder_yaml(int n)
     return s;
 }
 
-static hymo_model *ladder_model_n(int n)
+static hymo_model *ladder_model_n(int n, int spring)
 {
-    char *text = ladder_yaml(n);
+    char *text = ladder_yaml(n, spring);
     hymo_model *m = NULL;
     hymo_error err;
     hymo_error_clear(&err);
@@ -83,19 +89,29 @@ static hymo_model *ladder_model_n(int n)
     return m;
 }
 
-static hymo_model *ladder_model(void) { return ladder_model_n(N); }
+static hymo_model *ladder_model(void) { return ladder_model_n(N, 0); }
 
-static hymo_sim *ladder_sim(const hymo_model *m, hymo_formulation_kind form)
+static hymo_sim *ladder_sim_with(const hymo_model *m, hymo_formulation_kind form, hymo_jacobian_mode jac,
+                                 hymo_linsol_kind ls)
 {
     hymo_run_options opt;
     hymo_run_options_default(&opt, m);
     opt.formulation = form;
+    opt.jacobian = jac;
+    opt.linear_solver = ls;
     opt.verbose = 0;
     hymo_sim *sim = NULL;
     hymo_error err;
     hymo_error_clear(&err);
     if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     return sim;
+}
+
+static hymo_sim *ladder_sim(const hymo_model *m, hymo_formulation_kind form)
+{
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, m);
+    return ladder_sim_with(m, form, opt.jacobian, opt.linear_solver);
 }
 
 /* the start's accelerations from the sparse KKT against the equations and the dense KKT */
@@ -288,11 +304,13 @@ static void test_threshold_pivots(void **state)
     hymo_model_free(m);
 }
 
-static double held_kb(int n)
+static double held_kb(int n, hymo_formulation_kind form)
 {
-    hymo_model *m = ladder_model_n(n);
+    hymo_model *m = ladder_model_n(n, 0);
     const size_t before = test_heap_in_use();
-    hymo_sim *sim = ladder_sim(m, HYMO_FORMULATION_DOUBLE_STEP);
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, m);
+    hymo_sim *sim = ladder_sim_with(m, form, opt.jacobian, HYMO_LINSOL_KLU); /* the sparse path */
     hymo_error err;
     hymo_error_clear(&err);
     for (int k = 0; k < 10; ++k)
@@ -303,13 +321,108 @@ static double held_kb(int n)
     return kb;
 }
 
-/* double-step on a ladder holds O(N) memory (Phi_z's non-zeros, M' never
- * formed, the sparse KKT matrix, threshold pivoting): measured N^0.97
- * over N = 64..256 (bench_scale); here N = 32 and 128 */
+/* both formulations on a ladder hold O(N) memory: double-step (Phi_z's
+ * non-zeros, M' never formed, the sparse KKT matrix, threshold pivoting)
+ * measured N^0.97 over N = 64..256 (bench_scale); penalty (the mechanical
+ * block by its pattern, KLU's projection matrix) N^1.0; here N = 32 and
+ * 128, KLU for the Newton matrix (the dense solver's LU is nx^2) */
 static void test_ladder_memory(void **state)
 {
     (void)state;
-    test_heap_exponent("ladder, double-step, N = 32 and 128", held_kb(32), held_kb(128), 1.2);
+    test_heap_exponent("ladder, double-step, N = 32 and 128", held_kb(32, HYMO_FORMULATION_DOUBLE_STEP),
+                       held_kb(128, HYMO_FORMULATION_DOUBLE_STEP), 1.2);
+    test_heap_exponent("ladder, penalty, N = 32 and 128", held_kb(32, HYMO_FORMULATION_PENALTY),
+                       held_kb(128, HYMO_FORMULATION_PENALTY), 1.2);
+}
+
+static int in_set(const int *set, int n, int j)
+{
+    for (int k = 0; k < n; ++k)
+        if (set[k] == j) return 1;
+    return 0;
+}
+
+/* Penalty's mechanical block by its pattern (sparse mode, N = 40 loops and
+ * a spring-damper across the ladder, whose joint set is neither on one
+ * path nor in one constraint row):
+ * - the pattern holds every non-zero of the numeric Jacobian's mechanical
+ *   block (forward differences of the residual, which know no pattern);
+ * - the fast block equals M' (formed here) + (dt^2/4) alpha Phi_z^T Phi_z
+ *   (dense, here) at every entry outside the spring's and the cylinder's
+ *   joint sets (their stiffness is added there), and the pattern holds
+ *   every non-zero of that sum. */
+static void test_penalty_block(void **state)
+{
+    (void)state;
+    hymo_model *m = ladder_model_n(N, 1);
+    hymo_error err;
+    hymo_error_clear(&err);
+    for (int mode = 0; mode < 2; ++mode) {
+        hymo_sim *sim = ladder_sim_with(m, HYMO_FORMULATION_PENALTY, mode ? HYMO_JACOBIAN_FAST : HYMO_JACOBIAN_NUMERIC,
+                                        HYMO_LINSOL_KLU);
+        const int n = sim->nxm, nz = sim->nz;
+        const hymo_sparse *B = &sim->jm;
+        assert_int_equal(n, nz);
+        print_message("penalty block: %d of %d entries in the pattern\n", B->col_start[n], n * n);
+        assert_true(B->col_start[n] < n * n / 8);
+        for (int k = 0; k < 30; ++k)
+            if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+        if (mode == 0) { /* the matrix of the last iteration (a build after the step would evaluate the
+                          * residual at increments from the committed state) */
+            const hymo_sparse *J = &sim->jfull;
+            double vmax = 0.0, outside = 0.0;
+            int count = 0;
+            for (int j = 0; j < n; ++j)
+                for (int e = J->col_start[j]; e < J->col_start[j + 1]; ++e) {
+                    const int i = J->row[e];
+                    if (i >= n) continue;
+                    vmax = fmax(vmax, fabs(J->value[e]));
+                    if (!hymo_sparse_at(B, i, j) && J->value[e] != 0.0) outside = fmax(outside, fabs(J->value[e])), ++count;
+                }
+            print_message("numeric block: max |entry| %.3g, %d non-zeros outside the pattern (max %.3g)\n", vmax,
+                          count, outside);
+            assert_int_equal(count, 0);
+        } else {
+            if (sim->jacobian->build(sim, sim->t, &err) != HYMO_OK) fail_msg("%s", err.message); /* at the state */
+            hymo_mb *mb = &sim->mb;
+            assert_int_equal(hymo_kin_mass(&mb->kin), 0);
+            const double *M = mb->kin.M, ca = mb->dt * mb->dt / 4.0 * mb->alpha;
+            double *P = calloc((size_t)sim->m * nz, sizeof(double)), *ref = calloc((size_t)nz * nz, sizeof(double));
+            int *set = malloc(2 * (size_t)nz * sizeof(int));
+            assert_non_null(P), assert_non_null(ref), assert_non_null(set);
+            const hymo_csr pz = hymo_constraints_csr(mb->con, mb->phi_zv);
+            hymo_csr_dense(&pz, P);
+            int ns = hymo_actuator_joints(m, &mb->kin, 0, set);
+            ns += hymo_fe_joints(m, &mb->kin, 0, set + ns);
+            assert_true(ns >= 3);
+            double rmax = 0.0, worst = 0.0;
+            int missing = 0;
+            for (int i = 0; i < nz; ++i)
+                for (int j = 0; j < nz; ++j) {
+                    double s = 0.0;
+                    for (int r = 0; r < sim->m; ++r) s += P[r * nz + i] * P[r * nz + j];
+                    ref[i * nz + j] = M[i * nz + j] + ca * s;
+                    rmax = fmax(rmax, fabs(ref[i * nz + j]));
+                }
+            for (int i = 0; i < nz; ++i)
+                for (int j = 0; j < nz; ++j) {
+                    const double *e = hymo_sparse_at(B, i, j);
+                    if (!e) {
+                        missing += ref[i * nz + j] != 0.0;
+                        continue;
+                    }
+                    if (!(in_set(set, ns, i) && in_set(set, ns, j))) worst = fmax(worst, fabs(*e - ref[i * nz + j]));
+                }
+            print_message("fast block: max |M' + c Phi_z^T Phi_z| %.3g, largest difference %.3g, %d non-zeros "
+                          "outside the pattern\n",
+                          rmax, worst, missing);
+            assert_int_equal(missing, 0);
+            assert_true(worst <= 1e-13 * rmax);
+            free(P), free(ref), free(set);
+        }
+        hymo_sim_free(sim);
+    }
+    hymo_model_free(m);
 }
 
 int main(void)
@@ -319,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_pattern_and_pivots),
         cmocka_unit_test(test_threshold_pivots),
         cmocka_unit_test(test_ladder_memory),
+        cmocka_unit_test(test_penalty_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
