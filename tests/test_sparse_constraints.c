@@ -11,8 +11,10 @@
  * - the pattern holds every non-zero: the dense Phi_z from the values
  *   equals central differences of Phi;
  * - hymo_rank_pivots_csr on Phi_z gives hymo_rank_pivots' pivots;
- * - penalty's mechanical block by its pattern (test_penalty_block) and both
- *   formulations' memory O(N) (test_ladder_memory). */
+ * - penalty's mechanical block by its pattern and its start factor from
+ *   the smallest compliance (test_penalty_block: against LAPACK's
+ *   eigenvalues, 1.2e-13) and both formulations' memory O(N)
+ *   (test_ladder_memory). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <lapacke.h>
 
 #include "engine.h"
 #include "hymo/linalg.h"
@@ -342,6 +346,59 @@ static int in_set(const int *set, int n, int j)
     return 0;
 }
 
+/* The penalty factor at the start: max(alpha, alpha_rho) with alpha_rho =
+ * 4 (1/rho - 1) / (dt_ref^2 s_min), rho = 1e-2, dt_ref = 1 ms
+ * (formulations/penalty.c), s_min the smallest eigenvalue of
+ * S = Phi_z M'^-1 Phi_z^T: here from M' formed, dense solves and LAPACK's
+ * symmetric eigensolver, against the formulation's inverse iteration
+ * through the sparse KKT matrix. */
+static void check_start_alpha(const hymo_model *model)
+{
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, model);
+    opt.formulation = HYMO_FORMULATION_PENALTY;
+    opt.linear_solver = HYMO_LINSOL_KLU;
+    opt.penalty_alpha = 1e9; /* below alpha_rho: the rule sets the factor */
+    opt.penalty_alpha_auto = 0;
+    opt.verbose = 0;
+    hymo_sim *sim = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_mb *mb = &sim->mb;
+    const int nz = sim->nz, m = sim->m;
+    assert_int_equal(hymo_kin_mass(&mb->kin), 0);
+    double *A = malloc((size_t)nz * nz * sizeof(double)), *X = calloc((size_t)nz * m, sizeof(double));
+    double *P = calloc((size_t)m * nz, sizeof(double)), *S = malloc((size_t)m * m * sizeof(double));
+    double *w = malloc((size_t)m * sizeof(double));
+    int *piv = malloc((size_t)nz * sizeof(int));
+    assert_true(A && X && P && S && w && piv);
+    memcpy(A, mb->kin.M, (size_t)nz * nz * sizeof(double));
+    assert_int_equal(hymo_lu_factor(nz, A, piv), 0);
+    const hymo_csr pz = hymo_constraints_csr(mb->con, mb->phi_zv);
+    hymo_csr_dense(&pz, P);
+    for (int r = 0; r < m; ++r) { /* X column r = M'^-1 Phi_r^T */
+        memcpy(&X[(size_t)r * nz], &P[(size_t)r * nz], (size_t)nz * sizeof(double));
+        hymo_lu_solve(nz, A, piv, &X[(size_t)r * nz]);
+    }
+    for (int a = 0; a < m; ++a)
+        for (int b = 0; b < m; ++b) {
+            double t = 0.0;
+            for (int j = 0; j < nz; ++j) t += P[(size_t)a * nz + j] * X[(size_t)b * nz + j];
+            S[(size_t)a * m + b] = 0.5 * t;
+            S[(size_t)b * m + a] += 0.5 * t; /* symmetrised: each entry ends as the mean of its two sums */
+        }
+    assert_int_equal(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', m, S, m, w), 0);
+    const double s_min = w[0], a_rho = 4.0 * (1.0 / 1e-2 - 1.0) / (1e-6 * s_min);
+    const double expect = fmax(opt.penalty_alpha, a_rho);
+    print_message("start: s_min %.6g (LAPACK), alpha %.6g, expected %.6g (relative difference %.2g)\n", s_min,
+                  mb->alpha, expect, fabs(mb->alpha - expect) / expect);
+    assert_true(a_rho > opt.penalty_alpha); /* the rule acts on this ladder */
+    assert_true(fabs(mb->alpha - expect) <= 1e-6 * expect);
+    free(A), free(X), free(P), free(S), free(w), free(piv);
+    hymo_sim_free(sim);
+}
+
 /* Penalty's mechanical block by its pattern (sparse mode, N = 40 loops and
  * a spring-damper across the ladder, whose joint set is neither on one
  * path nor in one constraint row):
@@ -357,6 +414,7 @@ static void test_penalty_block(void **state)
     hymo_model *m = ladder_model_n(N, 1);
     hymo_error err;
     hymo_error_clear(&err);
+    check_start_alpha(m);
     for (int mode = 0; mode < 2; ++mode) {
         hymo_sim *sim = ladder_sim_with(m, HYMO_FORMULATION_PENALTY, mode ? HYMO_JACOBIAN_FAST : HYMO_JACOBIAN_NUMERIC,
                                         HYMO_LINSOL_KLU);
