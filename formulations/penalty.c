@@ -13,6 +13,7 @@
  * estimate of the smallest compliance uses the sparse KKT matrix: O(n)
  * memory (docs/performance.md).  Below, the dense block and LU. */
 #include <klu.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,13 @@ typedef struct {
                               * column and their places in phi_zv */
     int nz, m;
     int lambda_frozen;
-    double *gram; /* s18-alpha: nz x nz scratch (lambda_min_norm; with redundant rows only) */
+    double *gram; /* s18-alpha: nz x nz scratch (lambda_min_norm; with redundant rows only, dense mode) */
     int *gpiv;        /* nz */
+    /* sparse mode with redundant rows: the Gram matrix on its own pattern
+     * (Phi_z^T Phi_z's pairs and the diagonal) and KLU's LU of it */
+    hymo_sparse gsp;
+    klu_symbolic *gsym;
+    klu_numeric *gnum;
 } pb_content;
 
 static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error *err)
@@ -78,6 +84,9 @@ static void pb_destroy(hymo_formulation *f)
     free(c->gpiv);
     if (c->num) klu_free_numeric(&c->num, &c->common);
     if (c->sym) klu_free_symbolic(&c->sym, &c->common);
+    if (c->gnum) klu_free_numeric(&c->gnum, &c->common);
+    if (c->gsym) klu_free_symbolic(&c->gsym, &c->common);
+    hymo_sparse_free(&c->gsp);
     free(c);
     f->content = NULL;
 }
@@ -181,16 +190,19 @@ static double penalty_mass_alpha(hymo_mb *mb, double alpha_min, double *colsq)
     return isfinite(a) && a > alpha_min ? a : alpha_min;
 }
 
+static int gram_sparse_alloc(pb_content *c, const hymo_mb *mb);
+
 static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err)
 {
     (void)t;
     if (mb->m == 0) return HYMO_OK;
     pb_content *c = f->content;
     if (c->sparse) mb->kin.mass_lazy = 1; /* the tangent and the engine's KKT matrix take M''s entries */
-    if (mb->con->rank < mb->m && !c->gram) { /* lambda_min_norm's scratch */
-        c->gram = calloc((size_t)mb->nz * (size_t)mb->nz + 1, sizeof(double));
-        c->gpiv = calloc((size_t)mb->nz + 1, sizeof(int));
-        if (!c->gram || !c->gpiv) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
+    if (mb->con->rank < mb->m && !c->gram && !c->gsym) { /* lambda_min_norm's scratch */
+        if (c->sparse ? gram_sparse_alloc(c, mb)
+                      : !(c->gram = calloc((size_t)mb->nz * (size_t)mb->nz + 1, sizeof(double))) ||
+                            !(c->gpiv = calloc((size_t)mb->nz + 1, sizeof(int))))
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty, Gram matrix)");
     }
     hymo_kin_forces_begin(&mb->kin, mb->model); /* M' at the start positions */
     if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha, ((pb_content *)f->content)->y); /* s18-alpha */
@@ -336,14 +348,33 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
  * as they are (their lambda is unique). */
 #define GRAM_SHIFT 1e-13
 
-static void lambda_min_norm(pb_content *c, hymo_mb *mb)
+/* The shifted Gram matrix Phi_z^T Phi_z + GRAM_SHIFT max_i (Phi_z^T Phi_z)_ii I
+ * and its LU: dense (each entry's rows in ascending order), or on gsp's
+ * pattern by KLU (refactorised with the start's pivots).  0, or 1 if
+ * singular. */
+static int gram_factor(pb_content *c, const hymo_mb *mb)
 {
     const int nz = mb->nz, m = mb->m;
-    if (mb->con->rank >= m || !c->gram) return;
     const double *P = mb->phi_zv;
-    const hymo_constraints *con = mb->con;
-    const int *rs = con->row_start, *cj = con->col;
-    double *A = c->gram, *w = c->y, *lam = c->w, dmax = 0.0; /* y, w: project()'s scratch */
+    const int *rs = mb->con->row_start, *cj = mb->con->col;
+    double dmax = 0.0;
+    if (c->sparse) {
+        hymo_sparse *G = &c->gsp;
+        hymo_sparse_zero(G);
+        for (int r = 0; r < m; ++r)
+            for (int a = rs[r]; a < rs[r + 1]; ++a)
+                for (int b = rs[r]; b < rs[r + 1]; ++b) *hymo_sparse_at(G, cj[a], cj[b]) += P[a] * P[b];
+        for (int i = 0; i < nz; ++i) dmax = fmax(dmax, *hymo_sparse_at(G, i, i));
+        if (!(dmax > 0.0)) return 1;
+        for (int i = 0; i < nz; ++i) *hymo_sparse_at(G, i, i) += GRAM_SHIFT * dmax;
+        if (c->gnum && klu_refactor(G->col_start, G->row, G->value, c->gsym, c->gnum, &c->common) &&
+            c->common.status == KLU_OK)
+            return 0;
+        if (c->gnum) klu_free_numeric(&c->gnum, &c->common);
+        c->gnum = klu_factor(G->col_start, G->row, G->value, c->gsym, &c->common);
+        return !c->gnum || c->common.status != KLU_OK;
+    }
+    double *A = c->gram;
     for (int i = 0; i < nz * nz; ++i) A[i] = 0.0;
     for (int r = 0; r < m; ++r) /* Phi_z^T Phi_z, each entry's rows in ascending order */
         for (int a = rs[r]; a < rs[r + 1]; ++a)
@@ -351,13 +382,56 @@ static void lambda_min_norm(pb_content *c, hymo_mb *mb)
     for (int i = 0; i < nz; ++i)
         if (A[i * nz + i] > dmax) dmax = A[i * nz + i];
     for (int i = 0; i < nz; ++i) A[i * nz + i] += GRAM_SHIFT * dmax;
-    if (!(dmax > 0.0) || hymo_lu_factor(nz, A, c->gpiv)) return;
+    return !(dmax > 0.0) || hymo_lu_factor(nz, A, c->gpiv);
+}
+
+/* gsp's pattern and KLU's analysis, and a first factorisation at the
+ * start's values (so that the step loop only refactorises); 0, or 1 out of
+ * memory */
+static int gram_sparse_alloc(pb_content *c, const hymo_mb *mb)
+{
+    const hymo_constraints *con = mb->con;
+    size_t np = (size_t)mb->nz;
+    for (int r = 0; r < con->m; ++r) np += (size_t)(con->row_start[r + 1] - con->row_start[r]) * (con->row_start[r + 1] - con->row_start[r]);
+    int *rows = malloc(np * sizeof(int)), *cols = malloc(np * sizeof(int));
+    int bad = !rows || !cols || np > (size_t)INT_MAX;
+    size_t n = 0;
+    for (int i = 0; i < mb->nz && !bad; ++i) rows[n] = cols[n] = i, ++n;
+    for (int r = 0; r < con->m && !bad; ++r)
+        for (int a = con->row_start[r]; a < con->row_start[r + 1]; ++a)
+            for (int b = con->row_start[r]; b < con->row_start[r + 1]; ++b) rows[n] = con->col[a], cols[n++] = con->col[b];
+    bad = bad || hymo_sparse_pattern(&c->gsp, mb->nz, mb->nz, (int)n, rows, cols);
+    free(rows), free(cols);
+    if (bad) return 1;
+    c->gsym = klu_analyze(mb->nz, c->gsp.col_start, c->gsp.row, &c->common);
+    if (!c->gsym) return 1;
+    gram_factor(c, mb); /* a singular start leaves gnum NULL: factorised in the loop */
+    return 0;
+}
+
+static void gram_solve(pb_content *c, double *w)
+{
+    if (c->sparse)
+        klu_solve(c->gsym, c->gnum, c->nz, 1, w, &c->common);
+    else
+        hymo_lu_solve(c->nz, c->gram, c->gpiv, w);
+}
+
+static void lambda_min_norm(pb_content *c, hymo_mb *mb)
+{
+    const int nz = mb->nz, m = mb->m;
+    if (mb->con->rank >= m || (!c->gram && !c->gsym)) return;
+    const double *P = mb->phi_zv;
+    const hymo_constraints *con = mb->con;
+    const int *rs = con->row_start, *cj = con->col;
+    double *w = c->y, *lam = c->w; /* y, w: project()'s scratch */
+    if (gram_factor(c, mb)) return;
     for (int r = 0; r < m; ++r) lam[r] = 0.0;
     for (int pass = 0; pass < 2; ++pass) { /* w from the residual force g - Phi_z^T lam, added */
         for (int i = 0; i < nz; ++i) w[i] = 0.0;
         for (int r = 0; r < m; ++r)
             for (int t = rs[r]; t < rs[r + 1]; ++t) w[cj[t]] += P[t] * (mb->lambda[r] - lam[r]);
-        hymo_lu_solve(nz, A, c->gpiv, w);
+        gram_solve(c, w);
         const hymo_csr pz = hymo_constraints_csr(con, P);
         for (int r = 0; r < m; ++r) lam[r] += hymo_csr_row_dot(&pz, r, w);
     }
