@@ -133,9 +133,17 @@ def run_options(model, **options):
 
 
 class Model:
-    """A loaded model (hymo_model): read-only, shared by every run of it."""
+    """A loaded model (hymo_model): read-only, shared by every run of it.
+    hymo.Model(path) loads a model file (as hymo.load(path))."""
 
-    def __init__(self, ptr):
+    def __init__(self, path):
+        if isinstance(path, ctypes.c_void_p):  # from_file / from_string: the loaded hymo_model
+            ptr = path
+        elif isinstance(path, (str, bytes, os.PathLike)):
+            err, ptr = _new_err(), ctypes.c_void_p()
+            _check(_lib.hymo_model_load_file(os.fsencode(path), ctypes.byref(ptr), ctypes.byref(err)), err)
+        else:
+            raise TypeError("hymo.Model(path): a model file's path (str or os.PathLike), not %s" % type(path).__name__)
         self._ptr = ptr
         head = ctypes.cast(ptr, ctypes.POINTER(_ffi.ModelHead)).contents
         self.name = head.name.decode()
@@ -146,9 +154,7 @@ class Model:
 
     @classmethod
     def from_file(cls, path):
-        err, out = _new_err(), ctypes.c_void_p()
-        _check(_lib.hymo_model_load_file(os.fsencode(path), ctypes.byref(out), ctypes.byref(err)), err)
-        return cls(out)
+        return cls(os.fspath(path))
 
     @classmethod
     def from_string(cls, text, origin="<string>"):

@@ -48,6 +48,20 @@ def test_load_error_names_file_and_line():
     assert "no_such_model.yaml" in str(e.value)
 
 
+def test_model_constructor():
+    # hymo.Model(path) as a new user writes it: loaded, not a crash (it
+    # took the path for a pointer and segfaulted)
+    m = hymo.Model(CRANE1)
+    assert m.name == "crane1" and m.joints == ["z1", "z2"]
+    import pathlib
+    assert hymo.Model(pathlib.Path(CRANE1)).name == "crane1"
+    with pytest.raises(TypeError, match="a model file's path"):
+        hymo.Model(42)
+    with pytest.raises(hymo.Error) as e:
+        hymo.Model(os.path.join(DATA, "no_such_model.yaml"))
+    assert "no_such_model.yaml" in str(e.value)
+
+
 def test_model_from_string_and_names(crane1):
     with open(CRANE1) as f:
         m = hymo.loads(f.read(), origin="crane1-string")
