@@ -206,6 +206,8 @@ class Sim:
     between steps (include/hymo/control.h)."""
 
     def __init__(self, model, **options):
+        if isinstance(model, (str, bytes, os.PathLike)):  # a path, as cosim() takes
+            model = Model(model)
         self.model = model  # keeps the model alive
         self.options = run_options(model, **options)
         self._ptr = ctypes.c_void_p()

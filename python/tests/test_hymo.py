@@ -60,6 +60,7 @@ def test_model_constructor():
     with pytest.raises(hymo.Error) as e:
         hymo.Model(os.path.join(DATA, "no_such_model.yaml"))
     assert "no_such_model.yaml" in str(e.value)
+    assert hymo.Sim(CRANE1, t_end=0.01).model.name == "crane1"  # a path, as cosim() takes
 
 
 def test_model_from_string_and_names(crane1):
