@@ -37,7 +37,7 @@ typedef struct {
     double *v;
 } ds_content;
 
-/* Independent sets the log holds in full (each nz names + its start time). */
+/* Independent sets the log holds in full (each ni names + its start time). */
 #define LOG_SETS 8
 
 static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error *err)
@@ -46,7 +46,7 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     if (!c) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     f->content = c;
     c->MR = calloc((size_t)mb->nz + 1, sizeof(double));
-    c->names_cap = (size_t)mb->nz * HYMO_NAME_MAX + 1;
+    c->names_cap = (size_t)(mb->nz - mb->con->rank) * HYMO_NAME_MAX + 1; /* ni names, each with its comma */
     c->log_cap = LOG_SETS * (c->names_cap + 32) + 8;
     c->names = calloc(c->names_cap, 1);
     c->log = calloc(c->log_cap, 1);
