@@ -313,7 +313,12 @@ static inline int hymo_engine_g_unknown(const hymo_sim *sim, int row, int s)
  * pattern holds every joint set's pairs (the terms outside are exact zeros) */
 static inline void hymo_engine_mech_add(hymo_sim *sim, int i, int l, double v)
 {
-    double *e = hymo_sparse_at(&sim->jm, i, l);
+    hymo_sparse *B = &sim->jm;
+    if (B->nnz == B->n_rows * B->n_cols) { /* the complete pattern: column-major, no search */
+        B->value[(size_t)l * (size_t)B->n_rows + (size_t)i] += v;
+        return;
+    }
+    double *e = hymo_sparse_at(B, i, l);
     if (e) *e += v;
 }
 /* Factorises sim->jfull (after the formulation saw the mechanical block
