@@ -314,7 +314,7 @@ static inline int hymo_engine_g_unknown(const hymo_sim *sim, int row, int s)
 static inline void hymo_engine_mech_add(hymo_sim *sim, int i, int l, double v)
 {
     hymo_sparse *B = &sim->jm;
-    if (B->nnz == B->n_rows * B->n_cols) { /* the complete pattern: column-major, no search */
+    if ((long long)B->nnz == (long long)B->n_rows * B->n_cols) { /* the complete pattern: column-major, no search */
         B->value[(size_t)l * (size_t)B->n_rows + (size_t)i] += v;
         return;
     }
