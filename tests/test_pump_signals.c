@@ -20,7 +20,12 @@
  *   4. Newton: the fast Jacobian agrees with the numeric one, with as many
  *      iterations (the speed enters no derivative; the set flow enters the
  *      valve's orifice branch and refreshes the fast matrix when it
- *      changes).
+ *      changes);
+ *   5. the co-simulation's hydraulic subsystem (hydraulics/hyd_subsystem.c)
+ *      on the same line (no actuator: its ODE is the whole model's): its
+ *      trapezoidal rule and RK4 against the monolithic dt/32 run at 0.21 s
+ *      and 0.31 s, after the set flow's and the speed's steps, converge
+ *      with their order.
  * The SciPy solution of the same line is tests/independent/test_pump_signals.py;
  * the co-simulation (hydraulic subsystems) and the CLI's messages are in
  * tests/cli_pump_signals.sh; bad files in tests/bad_models/ (test_model_load). */
@@ -30,6 +35,7 @@
 #include <string.h>
 
 #include "circuit.h"
+#include "hyd_subsystem.h"
 #include "hymo/sim.h"
 #include "test_util.h"
 
@@ -284,6 +290,71 @@ static void test_newton(void **state)
     hymo_model_free(m);
 }
 
+/* ---------------------------------------------------------------- */
+/* 5. hydraulic subsystem                                           */
+
+static void test_subsystem(void **state)
+{
+    (void)state;
+    hymo_model *m = test_load_model(LINE);
+    hymo_error err;
+    hymo_error_clear(&err);
+    hymo_circuit circ;
+    hymo_circuit_part *parts = NULL;
+    int n_parts = 0;
+    assert_int_equal(hymo_circuit_init(&circ, m, NULL, &err), HYMO_OK);
+    assert_int_equal(hymo_circuit_partition(m, &parts, &n_parts, &err), HYMO_OK);
+    assert_int_equal(n_parts, 1);
+    static const double t_chk[2] = {0.21, 0.31};
+    /* the reference: the monolithic runs at dt/16 and dt/32 extrapolated
+     * (Richardson, second order) */
+    double ref[2][2], ref16[2];
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, m);
+    for (int c = 0; c < 2; ++c) {
+        opt.t_end = t_chk[c];
+        opt.dt = 1e-3 / 16.0;
+        run(m, &opt, ref16, NULL, NULL);
+        opt.dt = 1e-3 / 32.0;
+        run(m, &opt, ref[c], NULL, NULL);
+        for (int i = 0; i < 2; ++i) ref[c][i] += (ref[c][i] - ref16[i]) / 3.0;
+    }
+    const double p0[2] = {1.0e6, 1.0e5}, u0[1] = {0.0};
+    static const struct {
+        hymo_hyd_integrator_kind kind;
+        double h0, lo, hi; /* error ratio per halving of h */
+    } kinds[] = {{HYMO_HYD_TRAPEZOIDAL, 1e-3, 3.0, 5.5}, {HYMO_HYD_RK4, 2.5e-4, 8.0, 40.0}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+        double e[3][2];
+        for (int r = 0; r < 3; ++r) {
+            const double h = kinds[k].h0 / (double)(1 << r);
+            hymo_hyd_sub *sub = NULL;
+            if (hymo_hyd_sub_create(m, &circ, &parts[0], kinds[k].kind, h, 1e-4, 1e-9, 20, p0, u0, &sub, &err) !=
+                HYMO_OK)
+                fail_msg("%s", err.message);
+            double t = 0.0;
+            for (int c = 0; c < 2; ++c) { /* communication steps of 10 ms */
+                for (; t < t_chk[c] - 1e-12; t += 0.01)
+                    if (hymo_hyd_sub_do_step(sub, t, 0.01, &err) != HYMO_OK) fail_msg("%s", err.message);
+                const double *p = hymo_hyd_sub_p(sub);
+                e[r][c] = fmax(fabs(p[0] - ref[c][0]), fabs(p[1] - ref[c][1]));
+            }
+            print_message("hydraulic subsystem %s, h %.4g ms: |p - p_ref| at 0.21 s %.4g Pa, 0.31 s %.4g Pa\n",
+                          hymo_hyd_integrator_name(kinds[k].kind), h * 1e3, e[r][0], e[r][1]);
+            hymo_hyd_sub_free(sub);
+        }
+        for (int r = 1; r < 3; ++r)
+            for (int c = 0; c < 2; ++c) {
+                const double ratio = e[r - 1][c] / e[r][c];
+                print_message("  halving %d at %.2f s: %.2fx\n", r, t_chk[c], ratio);
+                assert_true(ratio > kinds[k].lo && ratio < kinds[k].hi);
+            }
+    }
+    hymo_circuit_parts_free(parts, n_parts);
+    hymo_circuit_free(&circ);
+    hymo_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_steady),
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_newton),
+        cmocka_unit_test(test_subsystem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
