@@ -764,6 +764,10 @@ void hymo_hyd_sub_set_state(hymo_hyd_sub *sub, const double *buf)
     const double *b = buf + n;
     memcpy(sub->f0, b, (size_t)n * sizeof(double));
     memcpy(sub->fprev, b + n, (size_t)n * sizeof(double));
+    /* branch pump-signals: uref_b (whose pump speeds and set flows the jump
+     * test compares) is not part of the state: the next step evaluates f0
+     * afresh, with the right limit of the inputs */
+    if (sub->nin) sub->f0_stale = 1;
     b += 2 * n;
     sub->hist = (int)b[0];
     sub->hist_h = b[1];
