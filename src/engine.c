@@ -188,8 +188,9 @@ static int update_inputs(hymo_sim *sim, double t1)
 static hymo_status inputs_at_start(hymo_sim *sim, hymo_error *err)
 {
     const hymo_model *model = sim->model;
-    if (!sim->in_end || sim->np == 0 || sim->forces->n_unknowns(sim) == 0) return HYMO_OK;
+    if (!sim->in_end) return HYMO_OK;
     hymo_circuit_inputs(model, sim->t, +1, sim->opt.dt, sim->in_start, sim->in_start + model->n_pumps);
+    if (sim->np == 0 || sim->forces->n_unknowns(sim) == 0) return HYMO_OK; /* the circuit is elsewhere */
     int jump = 0;
     for (int i = 0; i < sim->n_in; ++i) jump |= sim->in_start[i] != sim->in_end[i];
     if (!jump) return HYMO_OK;

@@ -6,9 +6,10 @@
 # events; the split co-simulation, whose hydraulic subsystem evaluates the
 # pump and the flow control valve at its own stage times, stays within the
 # monolithic run's accuracy thresholds with both RK4 and trapezoidal
-# hydraulics, and its recorded flows follow the signals; the FMU-free IDA
-# run agrees; an unknown signal name exits 2 with one line naming the file,
-# the field and the name (run and cosim).
+# hydraulics, and its recorded flows follow the signals; the IDA run
+# agrees; the exported FMUs (whole; mechanics + circuit) reproduce the run
+# and the co-simulation bit for bit; an unknown signal name exits 2 with one
+# line naming the file, the field and the name (run and cosim).
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u
 HYMO=$1; SRC=$2; OUT=$3/cli_pump_signals
@@ -72,6 +73,17 @@ for path in sys.argv[1:]:
     bad += not (e_pump < 1e-18 and e_pow < 1e-8 and e_fc < 1e-18)
 sys.exit(1 if bad else 0)
 EOF
+fi
+
+# FMU export (docs/fmi.md), through the independent master tests/fmi_master.py:
+# the whole model bit-identical to the run, the mechanics and circuit FMUs to
+# the co-simulation (their hydraulic subsystem evaluates the signals)
+if /usr/bin/python3 -c "import h5py, numpy" 2>/dev/null; then
+    for c in whole jacobi; do
+        /usr/bin/python3 "$SRC/tests/fmi_master.py" $c --hymo "$HYMO" --model "$M" --work "$OUT/fmu" --t-end 3.0 \
+            > "$OUT/fmu_$c.out" 2>&1 || fail "fmi_master $c: $(tail -3 "$OUT/fmu_$c.out")"
+        grep -q "bit-identical" "$OUT/fmu_$c.out" || fail "fmi_master $c: $(tail -3 "$OUT/fmu_$c.out")"
+    done
 fi
 
 # bad input: one line naming file:line, the field and the name; exit 2; no output file
