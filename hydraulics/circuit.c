@@ -16,6 +16,38 @@ static int *index_array(int n)
     return calloc((size_t)(n > 0 ? n : 1), sizeof(int));
 }
 
+/* ---- branch pump-signals: time-dependent pump speeds and set flows ---- */
+
+int hymo_circuit_has_inputs(const hymo_model *model)
+{
+    for (int j = 0; j < model->n_pumps; ++j)
+        if (model->pumps[j].speed_signal >= 0) return 1;
+    for (int f = 0; f < model->n_flow_controls; ++f)
+        if (model->flow_controls[f].set_flow_signal >= 0) return 1;
+    return 0;
+}
+
+static double factor_at(const hymo_model *model, int s, double t, int side, double dt)
+{
+    if (s < 0) return 1.0;
+    const hymo_signal *sig = &model->signals[s];
+    if (side == 0) return hymo_signal_eval(sig, t, +1);
+    return dt > 0.0 ? hymo_signal_eval_snapped(sig, t, side, dt) : hymo_signal_eval(sig, t, side);
+}
+
+void hymo_circuit_inputs(const hymo_model *model, double t, int side, double dt, double *speed, double *flow)
+{
+    for (int j = 0; j < model->n_pumps; ++j) {
+        const hymo_pump *pu = &model->pumps[j];
+        speed[j] = pu->speed_signal < 0 ? pu->speed : pu->speed * factor_at(model, pu->speed_signal, t, side, dt);
+    }
+    for (int f = 0; f < model->n_flow_controls; ++f) {
+        const hymo_flow_control *fc = &model->flow_controls[f];
+        flow[f] = fc->set_flow_signal < 0 ? fc->q_set
+                                          : fc->q_set * factor_at(model, fc->set_flow_signal, t, side, dt);
+    }
+}
+
 hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const double *s0,
                               hymo_error *err)
 {
@@ -265,7 +297,7 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
     for (int i = 0; i < part->n_pumps; ++i) {
         const int j = part->pumps[i];
         double G;
-        FLOW(model->pumps[j].node_in, model->pumps[j].node_out, hymo_pump_flow_d(model, j, p, &G));
+        FLOW(model->pumps[j].node_in, model->pumps[j].node_out, hymo_pump_flow_d(circ, model, j, p, &G));
     }
     for (int i = 0; i < part->n_fcs; ++i) {
         const int f = part->fcs[i];

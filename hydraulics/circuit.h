@@ -59,7 +59,35 @@ typedef struct {
     int sw_valve, sw_fc;
     /* branch fluid: offset of the accumulators' switching functions */
     int sw_accumulator;
+    /* branch pump-signals: the pump speeds n(t) (rev/s, n_pumps) and the
+     * flow control valves' set flows Q_set(t) (m^3/s, n_flow_controls) in
+     * force at the evaluation, filled by hymo_circuit_inputs at its time;
+     * NULL (the compiled circuit, a model without speed_signal or
+     * set_flow_signal): the model's constants.  An evaluator of a model
+     * with such signals points its own copy of the circuit at its own
+     * arrays and refills them whenever the time changes, as it does U_ref. */
+    const double *pump_speed, *fc_flow;
 } hymo_circuit;
+
+/* branch pump-signals: whether a pump or flow control valve of the model
+ * has a factor signal (then hymo_circuit_inputs matters). */
+int hymo_circuit_has_inputs(const hymo_model *model);
+/* The pump speeds n_j(t) = speed_j s_j(t) into speed[n_pumps] and the set
+ * flows q_set_f s_f(t) into flow[n_flow_controls] (the constant where an
+ * element has no signal).  side +1: right limit, -1: left limit, snapped
+ * to a breakpoint within 1e-6 dt if dt > 0 (hymo_signal_eval_snapped, as
+ * the valve references); side 0: the plain value (hymo_signal_eval, +1). */
+void hymo_circuit_inputs(const hymo_model *model, double t, int side, double dt, double *speed, double *flow);
+/* Speed of pump j and set flow of flow control valve f in force (the
+ * circuit's inputs, else the model's constants). */
+static inline double hymo_pump_speed(const hymo_circuit *circ, const hymo_model *model, int j)
+{
+    return circ->pump_speed ? circ->pump_speed[j] : model->pumps[j].speed;
+}
+static inline double hymo_flow_control_set(const hymo_circuit *circ, const hymo_model *model, int f)
+{
+    return circ->fc_flow ? circ->fc_flow[f] : model->flow_controls[f].q_set;
+}
 
 /* Switching functions (events), in this order:
  *   per cylinder c: g[2c] = l_d - l_pist, g[2c+1] = l_d - l_rod (>= 0:
@@ -246,41 +274,46 @@ static inline double hymo_check_flow_d(const hymo_circuit *circ, const hymo_mode
 /* ---- valves branch: pumps, flow control valves, 4/3 valve edges ---- */
 
 /* Flow in -> out of pump j, Q = eta_v D n - C_L (p_out - p_in), and in *G
- * dQ/dp_in (= -dQ/dp_out = C_L). Smooth: no switching point. */
-static inline double hymo_pump_flow_d(const hymo_model *model, int j, const double *p, double *G)
+ * dQ/dp_in (= -dQ/dp_out = C_L). Smooth: no switching point.  n is the
+ * speed in force (hymo_pump_speed: the circuit's inputs at its time). */
+static inline double hymo_pump_flow_d(const hymo_circuit *circ, const hymo_model *model, int j, const double *p,
+                                      double *G)
 {
     const hymo_pump *pu = &model->pumps[j];
     const double dp = hymo_node_pressure(model, pu->node_out, p) - hymo_node_pressure(model, pu->node_in, p);
     *G = pu->leakage;
-    return pu->eta_v * pu->displacement * pu->speed - pu->leakage * dp;
+    return pu->eta_v * pu->displacement * hymo_pump_speed(circ, model, j) - pu->leakage * dp;
 }
 
 /* Hydraulic power of pump j, (p_out - p_in) Q in W, and its flow in *Q
  * (for the output: per-element flows and powers). */
-static inline double hymo_pump_power(const hymo_model *model, int j, const double *p, double *Q)
+static inline double hymo_pump_power(const hymo_circuit *circ, const hymo_model *model, int j, const double *p,
+                                     double *Q)
 {
     const hymo_pump *pu = &model->pumps[j];
     double G;
-    *Q = hymo_pump_flow_d(model, j, p, &G);
+    *Q = hymo_pump_flow_d(circ, model, j, p, &G);
     return (hymo_node_pressure(model, pu->node_out, p) - hymo_node_pressure(model, pu->node_in, p)) * *Q;
 }
 
 /* Flow a -> b of flow control valve f and, in *G, dQ/dp_a (= -dQ/dp_b) on
  * the branch taken (the switching state's if circ->sw is set, else
- * regulating for dp - dp_c >= 0): Q_set, or Q_set g(dp)/g(dp_c) below. */
+ * regulating for dp - dp_c >= 0): Q_set, or Q_set g(dp)/g(dp_c) below,
+ * with the set flow in force (hymo_flow_control_set). */
 static inline double hymo_flow_control_flow_d(const hymo_circuit *circ, const hymo_model *model, int f,
                                               const double *p, double *G)
 {
     const hymo_flow_control *fc = &model->flow_controls[f];
     const double dp = hymo_node_pressure(model, fc->node_a, p) - hymo_node_pressure(model, fc->node_b, p);
+    const double q_set = hymo_flow_control_set(circ, model, f); /* branch pump-signals: Q_set(t) */
     if (circ->sw ? circ->sw[circ->sw_fc + f] : dp - fc->dp_c >= 0.0) {
         *G = 0.0;
-        return fc->q_set;
+        return q_set;
     }
     double dgc, gc = hymo_orifice_g_d(fc->dp_c, model->fluid.p_transition, &dgc);
     double dg, g = hymo_orifice_g_d(dp, model->fluid.p_transition, &dg);
-    *G = fc->q_set / gc * dg;
-    return fc->q_set / gc * g;
+    *G = q_set / gc * dg;
+    return q_set / gc * g;
 }
 
 /* Opening factor of edge e of valve v at spool state U on the branch taken

@@ -279,7 +279,7 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
         add_flow(&f, model->check_valves[k].node_a, model->check_valves[k].node_b, q, G, -1, 0.0);
     }
     for (int j = 0; j < model->n_pumps; ++j) {
-        double G, q = hymo_pump_flow_d(model, j, p, &G);
+        double G, q = hymo_pump_flow_d(circ, model, j, p, &G);
         add_flow(&f, model->pumps[j].node_in, model->pumps[j].node_out, q, G, -1, 0.0);
     }
     for (int k = 0; k < model->n_flow_controls; ++k) {

@@ -83,8 +83,8 @@ static const char *pump_name(const hymo_model *m, int i) { return m->pumps[i].na
 static void pump_eval(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
                       const double *zd, double *q, double *w, double *qnode)
 {
-    (void)zd, (void)circ, (void)u;
-    w[0] = hymo_pump_power(m, i, p, &q[0]);
+    (void)zd, (void)u;
+    w[0] = hymo_pump_power(circ, m, i, p, &q[0]);
     move(qnode, m->pumps[i].node_in, m->pumps[i].node_out, q[0]);
 }
 

@@ -39,7 +39,13 @@ struct hymo_hyd_sub {
     double *pw, *uw;  /* np, nu: RHS arguments */
     double *pdot, *udot;
     double *s, *sd;                   /* na */
-    double *uref_a, *uref_m, *uref_b; /* nv: step start (right), middle, end (left) */
+    double *uref_a, *uref_m, *uref_b; /* nv (+ nin): step start (right), middle, end (left) */
+    /* branch pump-signals: nin = n_pumps + n_flow_controls when a pump or
+     * flow control valve has a signal (else 0): the uref arrays then carry
+     * the pump speeds and set flows at the same time and side after the
+     * valve references, and circ_in is the circuit pointed at them */
+    int nin;
+    hymo_circuit circ_in;
     double t0, *cs, *cv;              /* motion polynomials, 4 na each */
     /* trapezoidal history */
     double *f0, *fprev; /* n: f(t_k, y_k), f(t_{k-1}, y_{k-1}) */
@@ -108,6 +114,22 @@ static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *o
         const hymo_signal *sig = valve_signal(sub->model, v);
         out[v] = side == 0 ? hymo_signal_eval(sig, t, +1) : hymo_signal_eval_snapped(sig, t, side, h);
     }
+    if (sub->nin) { /* branch pump-signals: speeds and set flows at the same time and side */
+        double *in = out + sub->model->n_valves;
+        hymo_circuit_inputs(sub->model, t, side, side == 0 ? 0.0 : h, in, in + sub->model->n_pumps);
+    }
+}
+
+/* The circuit to evaluate with the references uref of eval_uref: its pump
+ * speeds and set flows are those after the valve references (branch
+ * pump-signals); the shared circuit without such signals. */
+static const hymo_circuit *circ_at(hymo_hyd_sub *sub, const double *uref)
+{
+    if (!sub->nin) return sub->circ;
+    sub->circ_in = *sub->circ;
+    sub->circ_in.pump_speed = uref + sub->model->n_valves;
+    sub->circ_in.fc_flow = uref + sub->model->n_valves + sub->model->n_pumps;
+    return &sub->circ_in;
 }
 
 /* TLM boundaries (hymo_hyd_sub_tlm_add): with s, sd and pw, uw set from y,
@@ -121,7 +143,7 @@ static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *o
 static int tlm_eval(hymo_hyd_sub *sub, const double *uref)
 {
     ++sub->rhs_evals;
-    return hymo_circuit_eval_part_node(sub->circ, sub->model, &sub->part, sub->s, sub->sd, sub->pw, sub->uw, uref,
+    return hymo_circuit_eval_part_node(circ_at(sub, uref), sub->model, &sub->part, sub->s, sub->sd, sub->pw, sub->uw, uref,
                                        sub->pdot, sub->udot, NULL);
 }
 
@@ -205,7 +227,7 @@ static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y,
     for (int i = 0; i < sub->nvol; ++i) sub->pw[pt->volumes[i]] = y[i];
     for (int j = 0; j < sub->nsp; ++j) sub->uw[sub->spool[j]] = y[sub->nvol + j];
     int bad = sub->n_tlm > 0 ? tlm_solve(sub, t, uref, y)
-                             : (++sub->rhs_evals, hymo_circuit_eval_part_node(sub->circ, sub->model, pt, sub->s, sub->sd,
+                             : (++sub->rhs_evals, hymo_circuit_eval_part_node(circ_at(sub, uref), sub->model, pt, sub->s, sub->sd,
                                                                              sub->pw, sub->uw, uref, sub->pdot,
                                                                              sub->udot, NULL));
     if (bad >= 0) return bad;
@@ -324,8 +346,14 @@ static hymo_status trap_step(hymo_hyd_sub *sub, double t, double t1, double h, h
     int bad;
     hymo_status st;
     eval_uref(sub, t, +1, h, sub->uref_a);
+    /* branch pump-signals: f0 holds the pressure rates of the previous
+     * step's end, with its (left-limit) pump speeds and set flows, still in
+     * uref_b: where one jumps at t, f0 is re-evaluated with the right limit */
+    int input_jump = 0;
+    for (int i = sub->model->n_valves; i < sub->model->n_valves + sub->nin; ++i)
+        input_jump |= sub->uref_a[i] != sub->uref_b[i];
     eval_uref(sub, t1, -1, h, sub->uref_b);
-    if (sub->hist == 0 || sub->f0_stale) {
+    if (sub->hist == 0 || sub->f0_stale || input_jump) {
         /* first step, or the motion input jumped at a communication point:
          * the trapezoidal rule needs f at the start with the new input */
         if ((bad = rhs(sub, t, sub->uref_a, y0, f0)) >= 0) return volume_error(sub, t, bad, err);
@@ -493,9 +521,10 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     sub->udot = new_doubles(nu);
     sub->s = new_doubles(na);
     sub->sd = new_doubles(na);
-    sub->uref_a = new_doubles(nv);
-    sub->uref_m = new_doubles(nv);
-    sub->uref_b = new_doubles(nv);
+    sub->nin = hymo_circuit_has_inputs(model) ? model->n_pumps + model->n_flow_controls : 0; /* pump-signals */
+    sub->uref_a = new_doubles(nv + sub->nin);
+    sub->uref_m = new_doubles(nv + sub->nin);
+    sub->uref_b = new_doubles(nv + sub->nin);
     sub->cs = new_doubles(HYMO_POLY_TERMS * na);
     sub->cv = new_doubles(HYMO_POLY_TERMS * na);
     sub->f0 = new_doubles(n);
@@ -735,6 +764,10 @@ void hymo_hyd_sub_set_state(hymo_hyd_sub *sub, const double *buf)
     const double *b = buf + n;
     memcpy(sub->f0, b, (size_t)n * sizeof(double));
     memcpy(sub->fprev, b + n, (size_t)n * sizeof(double));
+    /* branch pump-signals: uref_b (whose pump speeds and set flows the jump
+     * test compares) is not part of the state: the next step evaluates f0
+     * afresh, with the right limit of the inputs */
+    if (sub->nin) sub->f0_stale = 1;
     b += 2 * n;
     sub->hist = (int)b[0];
     sub->hist_h = b[1];

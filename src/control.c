@@ -383,6 +383,8 @@ static hymo_status refresh_rates(hymo_sim *sim, hymo_error *err)
         sim->uref_end[v] = hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0);
         sim->uref_start[v] = keep; /* scratch: uref_start is recomputed at every step start */
     }
+    if (sim->in_end) /* branch pump-signals: the speeds and set flows in force from now on, as the pd below */
+        hymo_circuit_inputs(sim->model, sim->t, +1, sim->opt.dt, sim->in_end, sim->in_end + sim->model->n_pumps);
     hymo_status st = hymo_engine_dynamics(sim, sim->t, err);
     if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
     if (st == HYMO_OK) {

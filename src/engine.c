@@ -165,7 +165,44 @@ static int update_inputs(hymo_sim *sim, double t1)
         /* one-sided limit at the step start (SPEC §3) */
         sim->ud[va->state] = (sim->uref_start[v] - sim->u[va->state]) / va->tau;
     }
+    if (sim->in_end) { /* branch pump-signals: speeds and set flows at t_{k+1}- (the circuit's) */
+        const int npu = model->n_pumps;
+        hymo_circuit_inputs(model, t1, -1, dt, sim->in_end, sim->in_end + npu);
+        /* the Newton matrix holds dQ/dp of the flow control valves' orifice
+         * branch, Q_set g'(dp)/g(dp_c): new when a set flow changes (a pump's
+         * speed enters no derivative) */
+        for (int f = npu; f < sim->n_in; ++f) inputs_change |= sim->in_end[f] != sim->in_start[f];
+    }
     return inputs_change;
+}
+
+/* branch pump-signals: the pump speeds and set flows in force from the
+ * committed time on (right limit, into in_start).  Where one jumps at
+ * sim->t (a table step, snapped to the step grid, or at an event's time)
+ * the committed pressure rates pd are those of the left limit: they are
+ * re-evaluated with the right limit, as update_inputs does the spool rates
+ * (SPEC §3), so that the step integrates the new flow from its start and
+ * keeps its order.  Needs the state at sim->t as evaluated last (the
+ * trapezoidal step's start, where the switching functions are evaluated
+ * too); only where the pressures are the engine's own unknowns. */
+static hymo_status inputs_at_start(hymo_sim *sim, hymo_error *err)
+{
+    const hymo_model *model = sim->model;
+    if (!sim->in_end) return HYMO_OK;
+    hymo_circuit_inputs(model, sim->t, +1, sim->opt.dt, sim->in_start, sim->in_start + model->n_pumps);
+    if (sim->np == 0 || sim->forces->n_unknowns(sim) == 0) return HYMO_OK; /* the circuit is elsewhere */
+    int jump = 0;
+    for (int i = 0; i < sim->n_in; ++i) jump |= sim->in_start[i] != sim->in_end[i];
+    if (!jump) return HYMO_OK;
+    memcpy(sim->in_end, sim->in_start, (size_t)sim->n_in * sizeof(double));
+    if (hymo_circuit_eval(&sim->circ, model, sim->act.s, sim->act.sd, sim->p, sim->u, sim->uref_end, sim->pd, NULL,
+                          NULL))
+        return hymo_error_set(err, HYMO_ERR_NUMERIC,
+                              "t = %.6g s (step %ld): a hydraulic volume became non-positive "
+                              "(piston beyond its stroke?)",
+                              sim->t, sim->step + 1);
+    sim->jac_valid = 0;
+    return HYMO_OK;
 }
 
 /* Predictor: SPEC §3 (z + zd h + zdd h^2/2, p + pd h, U + Ud h); the
@@ -456,6 +493,7 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
         return st;
     for (;;) {
         if (start_changed) { /* the state at sim->t (after a failed solve the last evaluation is not) */
+            if ((st = inputs_at_start(sim, err)) != HYMO_OK) return st;
             if (sim->nsw > 0) hymo_engine_switching(sim, sim->g_start);
             memcpy(sim->lambda_save, sim->mb.lambda, (size_t)sim->m * sizeof(double));
             start_changed = 0;

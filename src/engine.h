@@ -181,6 +181,13 @@ struct hymo_sim {
     double *p, *pd, *u, *ud;     /* np, np, nu, nu */
     double *pn, *pdn, *un, *udn; /* np, np, nu, nu; split velocity-pressure: pn is the input */
     double *uref_start, *uref_end; /* nu: valve references at t_k+ and t_{k+1}- (step start) */
+    /* branch pump-signals: pump speeds then flow control set flows
+     * (n_in = n_pumps + n_flow_controls; NULL, 0 for a model without
+     * speed_signal or set_flow_signal) at t_k+ (scratch) and at the
+     * evaluation's time: circ.pump_speed and circ.fc_flow point into in_end,
+     * set with uref_end (t_{k+1}- in a step, the right limit at a start) */
+    double *in_start, *in_end;
+    int n_in;
     /* predictor history (t_{k-1}, t_{k-2}) */
     double *zdd_prev, *pd_prev, *pd_prev2, *lambda_prev, *lambda_prev2; /* nz, np, np, m, m */
 

@@ -177,6 +177,7 @@ static void whole_snap(whole_impl *w, snap *s)
     snap_d(s, sim->act.s, na), snap_d(s, sim->act.sd, na);
     snap_d(s, sim->p, np), snap_d(s, sim->pd, np), snap_d(s, sim->u, nu), snap_d(s, sim->ud, nu);
     snap_d(s, sim->uref_start, nu), snap_d(s, sim->uref_end, nu);
+    if (sim->in_end) snap_d(s, sim->in_start, sim->n_in), snap_d(s, sim->in_end, sim->n_in); /* pump-signals */
     snap_d(s, sim->zdd_prev, nz), snap_d(s, sim->pd_prev, np), snap_d(s, sim->pd_prev2, np);
     snap_d(s, sim->lambda_prev, m), snap_d(s, sim->lambda_prev2, m);
     snap_d(s, sim->force, na), snap_d(s, sim->work, na), snap_d(s, sim->power, na);

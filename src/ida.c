@@ -55,6 +55,13 @@ static double next_breakpoint(const hymo_sim *sim, double t)
         const double b = hymo_signal_next_breakpoint(sig, t, 1e-9 * sim->opt.dt); /* periodic: repeated */
         if (b < next) next = b;
     }
+    const hymo_model *m = sim->model; /* branch pump-signals: the pumps' and flow control valves' signals */
+    for (int j = 0; sim->in_end && j < m->n_pumps + m->n_flow_controls; ++j) {
+        const int s = j < m->n_pumps ? m->pumps[j].speed_signal : m->flow_controls[j - m->n_pumps].set_flow_signal;
+        if (s < 0) continue;
+        const double b = hymo_signal_next_breakpoint(&m->signals[s], t, 1e-9 * sim->opt.dt);
+        if (b < next) next = b;
+    }
     return next;
 }
 
@@ -63,6 +70,8 @@ static void set_inputs(hymo_sim *sim, const ida_content *c, double t)
 {
     const int side = t >= c->t_break - 1e-9 * sim->opt.dt ? -1 : +1;
     for (int v = 0; v < sim->nu; ++v) sim->uref_end[v] = hymo_sim_valve_ref(sim, v, t, side, 0.0);
+    if (sim->in_end) /* branch pump-signals: pump speeds and set flows (the circuit's) */
+        hymo_circuit_inputs(sim->model, t, side, 0.0, sim->in_end, sim->in_end + sim->model->n_pumps);
 }
 
 /* The engine state at (t, y, y'); f (if not NULL) the residual. */
@@ -262,6 +271,12 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
                 const hymo_valve *va = &model->valves[v];
                 double uref = hymo_sim_valve_ref(sim, v, tret, +1, 0.0);
                 up[va->state] = (uref - u[va->state]) / va->tau;
+            }
+            if (sim->in_end) { /* branch pump-signals: a pump speed or set flow may jump: the pressure rates of the right limit */
+                c->t_break = next_breakpoint(sim, tret);
+                hymo_status st = evaluate(sim, c, tret, y, yp, NULL, err);
+                if (st != HYMO_OK) return st;
+                memcpy(yp + 2 * ni, sim->hp, (size_t)np * sizeof(double));
             }
             if (restart(sim, c, tret)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA restart failed");
         } else if (flag == IDA_ROOT_RETURN) { /* an event: the new branch, consistent rates, restart */

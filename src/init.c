@@ -44,6 +44,7 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
     memcpy(sim->un, sim->u, (size_t)sim->nu * sizeof(double));
     for (int v = 0; v < sim->nu; ++v)
         sim->uref_end[v] = hymo_signal_eval(&model->signals[model->valves[v].signal], 0.0, +1);
+    if (sim->in_end) hymo_circuit_inputs(model, 0.0, +1, sim->opt.dt, sim->in_end, sim->in_end + model->n_pumps);
     st = hymo_engine_dynamics(sim, 0.0, err);
     if (st != HYMO_OK) return st;
     st = hymo_engine_consistent_accelerations(sim, 1, err);
@@ -186,6 +187,10 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(sim->p, np); ALLOC(sim->pd, np); ALLOC(sim->pn, np); ALLOC(sim->pdn, np); ALLOC(sim->hp, np);
     ALLOC(sim->u, nu); ALLOC(sim->ud, nu); ALLOC(sim->un, nu); ALLOC(sim->udn, nu); ALLOC(sim->hu, nu);
     ALLOC(sim->uref_start, nu); ALLOC(sim->uref_end, nu);
+    if (hymo_circuit_has_inputs(model)) { /* branch pump-signals */
+        sim->n_in = model->n_pumps + model->n_flow_controls;
+        ALLOC(sim->in_start, sim->n_in); ALLOC(sim->in_end, sim->n_in);
+    }
     ALLOC(sim->zdd_prev, nz); ALLOC(sim->pd_prev, np); ALLOC(sim->pd_prev2, np);
     ALLOC(sim->lambda_prev, m); ALLOC(sim->lambda_prev2, m);
     ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->tlm_in, 4 * na); ALLOC(sim->s_prev, na);
@@ -216,6 +221,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     sim->h = sim->h_prev = opt->dt;
     sim->last_event = NAN;
     sim->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
+    if (sim->in_end) sim->circ.pump_speed = sim->in_end, sim->circ.fc_flow = sim->in_end + model->n_pumps;
     if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, model, np, nu, na, err)) != HYMO_OK ||
         (st = newton_matrix_alloc(sim, err)) != HYMO_OK || (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
@@ -248,6 +254,7 @@ void hymo_sim_free(hymo_sim *sim)
     hymo_linsol_free(sim->ls);
     double *arrays[] = {sim->p,          sim->pd,          sim->pn,       sim->pdn,     sim->hp,       sim->u,
                         sim->ud,         sim->un,          sim->udn,      sim->hu,      sim->uref_start, sim->uref_end,
+                        sim->in_start,   sim->in_end,
                         sim->zdd_prev,   sim->pd_prev,     sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,
                         sim->force,      sim->ext_force,   sim->tlm_in,   sim->s_prev,   sim->x,       sim->dx,       sim->f,
                         sim->fp,         sim->tan_w,   sim->tree_w,  sim->tree_s,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,

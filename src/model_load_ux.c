@@ -20,11 +20,16 @@ static yaml_node_t *get(yaml_document_t *doc, yaml_node_t *map, const char *key)
 
 static int line_of(const yaml_node_t *n) { return n ? (int)n->start_mark.line + 1 : 0; }
 
-/* whether signal s feeds a valve's reference or an external force or torque */
+/* whether signal s feeds a valve's reference, an external force or torque,
+ * a pump's speed or a flow control valve's set flow (branch pump-signals) */
 static int feeds(const hymo_model *m, int s)
 {
     for (int v = 0; v < m->n_valves; ++v)
         if (m->valves[v].signal == s) return 1;
+    for (int j = 0; j < m->n_pumps; ++j)
+        if (m->pumps[j].speed_signal == s) return 1;
+    for (int f = 0; f < m->n_flow_controls; ++f)
+        if (m->flow_controls[f].set_flow_signal == s) return 1;
     for (int e = 0; e < m->n_force_elements; ++e) {
         const hymo_force_element *el = &m->force_elements[e];
         if (el->type != HYMO_FE_EXTERNAL) continue;

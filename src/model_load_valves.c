@@ -69,11 +69,51 @@ static hymo_status load_valve_edges(ctx_t *c, yaml_node_t *vn, hymo_model *m, hy
     return HYMO_OK;
 }
 
+/* branch pump-signals: the optional factor signal `key` of a pump's speed
+ * or a flow control valve's set flow (docs/model-format.md, "pumps"):
+ * *out the signal's index, -1 without the key.  The factor must not be
+ * negative: the signal's smallest table value through its dead zone and
+ * clamp (both monotone; the period repeats the table and the filter stays
+ * within the table's values) is a lower bound of s(t), and it must be
+ * >= 0. */
+static hymo_status f_factor_signal(ctx_t *c, yaml_node_t *map, hymo_model *m, const char *key, const char *what,
+                                   int *out)
+{
+    const char *name;
+    *out = -1;
+    TRY(f_ref(c, map, key, 0, &name));
+    if (!name) return HYMO_OK;
+    for (int i = 0; i < m->n_signals; i++)
+        if (strcmp(m->signals[i].name, name) == 0) *out = i;
+    if (*out < 0) {
+        char names[256];
+        size_t used = 0;
+        names[0] = '\0';
+        for (int i = 0; i < m->n_signals && used < sizeof names; ++i)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", m->signals[i].name);
+        return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown signal '%s' (signals: %s)", name,
+                          m->n_signals ? names : "none");
+    }
+    const hymo_signal *sg = &m->signals[*out];
+    double lo = sg->v[0];
+    for (int i = 1; i < sg->n_points; ++i)
+        if (sg->v[i] < lo) lo = sg->v[i];
+    const hymo_signal_shape *sh = sg->shape;
+    if (sh && sh->has_dead_zone) lo = lo > sh->dead_hi ? lo - sh->dead_hi : lo < sh->dead_lo ? lo - sh->dead_lo : 0.0;
+    if (sh && sh->has_clamp) lo = lo < sh->clamp_lo ? sh->clamp_lo : lo > sh->clamp_hi ? sh->clamp_hi : lo;
+    if (lo < 0.0)
+        return fail_field(c, map, key, HYMO_ERR_MODEL,
+                          "signal '%s' goes down to %g: it multiplies the %s and must not be negative (clamp it, "
+                          "e.g. clamp: [0, 1])",
+                          name, lo, what);
+    return HYMO_OK;
+}
+
 static hymo_status load_pump(ctx_t *c, yaml_node_t *pn, hymo_model *m, int k)
 {
     (void)k; /* equals m->n_pumps: items are appended as they load */
     static const char *const keys[] = {"name",      "from", "to", "displacement", "speed", "speed_rpm",
-                                       "volumetric_efficiency", "leakage", NULL};
+                                       "volumetric_efficiency", "leakage", "speed_signal", NULL};
     hymo_pump *pu = &m->pumps[m->n_pumps];
     TRY(check_map(c, pn, keys));
     TRY(f_two_port(c, pn, m, pu->name, &pu->node_in, &pu->node_out, "a pump"));
@@ -93,6 +133,7 @@ static hymo_status load_pump(ctx_t *c, yaml_node_t *pn, hymo_model *m, int k)
     if (has_rpm) pu->speed = rpm / 60.0;
     TRY(f_number(c, pn, "volumetric_efficiency", 0, 1.0, R_EFFICIENCY, &pu->eta_v, NULL));
     TRY(f_number(c, pn, "leakage", 0, 0, R_NONNEGATIVE, &pu->leakage, NULL));
+    TRY(f_factor_signal(c, pn, m, "speed_signal", "pump speed", &pu->speed_signal));
     m->n_pumps++;
     return HYMO_OK;
 }
@@ -100,7 +141,8 @@ static hymo_status load_pump(ctx_t *c, yaml_node_t *pn, hymo_model *m, int k)
 static hymo_status load_flow_control(ctx_t *c, yaml_node_t *fn, hymo_model *m, int k)
 {
     (void)k; /* equals m->n_flow_controls */
-    static const char *const keys[] = {"name", "from", "to", "set_flow", "compensator_pressure", NULL};
+    static const char *const keys[] = {"name", "from", "to", "set_flow", "compensator_pressure", "set_flow_signal",
+                                       NULL};
     hymo_flow_control *fc = &m->flow_controls[m->n_flow_controls];
     TRY(check_map(c, fn, keys));
     TRY(f_two_port(c, fn, m, fc->name, &fc->node_a, &fc->node_b, "a flow control valve"));
@@ -111,6 +153,7 @@ static hymo_status load_flow_control(ctx_t *c, yaml_node_t *fn, hymo_model *m, i
     }
     TRY(f_number(c, fn, "set_flow", 1, 0, R_POSITIVE, &fc->q_set, NULL));
     TRY(f_number(c, fn, "compensator_pressure", 1, 0, R_POSITIVE, &fc->dp_c, NULL));
+    TRY(f_factor_signal(c, fn, m, "set_flow_signal", "set flow", &fc->set_flow_signal));
     m->n_flow_controls++;
     return HYMO_OK;
 }

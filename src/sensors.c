@@ -36,6 +36,9 @@ struct hymo_outputs {
     double *qnode;     /* n_nodes: flow scratch */
     double *flow_tmp;  /* n_flows: when flows are recorded but ... (always allocated) */
     double *power_tmp; /* n_powers */
+    /* branch pump-signals: pump speeds and set flows at a row's time, for a
+     * state without a circuit that has its own (NULL without such signals) */
+    double *inputs;
 };
 
 static const char *const axis_name[3] = {"x", "y", "z"};
@@ -60,6 +63,11 @@ hymo_status hymo_outputs_create(hymo_outputs **out, const hymo_model *model, hym
     o->qnode = calloc((size_t)model->n_nodes + 1, sizeof *o->qnode);
     o->flow_tmp = calloc((size_t)nf + 1, sizeof *o->flow_tmp);
     o->power_tmp = calloc((size_t)npw + 1, sizeof *o->power_tmp);
+    if (hymo_circuit_has_inputs(model) &&
+        !(o->inputs = calloc((size_t)(model->n_pumps + model->n_flow_controls), sizeof *o->inputs))) {
+        hymo_outputs_free(o);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (outputs)");
+    }
     char(*fn)[HYMO_FLOW_NAME_MAX] = calloc((size_t)nf + 1, sizeof *fn);
     char(*pn)[HYMO_FLOW_NAME_MAX] = calloc((size_t)npw + 1, sizeof *pn);
     if (!o->names || !o->name_ptr || !o->qnode || !o->flow_tmp || !o->power_tmp || !fn || !pn) {
@@ -117,6 +125,7 @@ void hymo_outputs_free(hymo_outputs *o)
     free(o->qnode);
     free(o->flow_tmp);
     free(o->power_tmp);
+    free(o->inputs);
     free(o);
 }
 
@@ -172,7 +181,15 @@ void hymo_outputs_eval(hymo_outputs *o, const hymo_output_state *st, double *con
         static const hymo_circuit geometry; /* sw NULL: branches from the geometry */
         double *q = o->kind_of[SER_FLOW] >= 0 ? row[o->kind_of[SER_FLOW]] : o->flow_tmp;
         double *w = o->kind_of[SER_POWER] >= 0 ? row[o->kind_of[SER_POWER]] : o->power_tmp;
-        hymo_flow_eval(st->circ ? st->circ : &geometry, m, st->p, st->u, st->zd, q, w, o->qnode);
+        const hymo_circuit *circ = st->circ ? st->circ : &geometry;
+        hymo_circuit at; /* branch pump-signals: the speeds and set flows at the row's time */
+        if (o->inputs && !circ->pump_speed) {
+            at = *circ;
+            hymo_circuit_inputs(m, st->t, st->t > 0.0 ? -1 : +1, 0.0, o->inputs, o->inputs + m->n_pumps);
+            at.pump_speed = o->inputs, at.fc_flow = o->inputs + m->n_pumps;
+            circ = &at;
+        }
+        hymo_flow_eval(circ, m, st->p, st->u, st->zd, q, w, o->qnode);
     }
     if (o->kind_of[SER_UREF] >= 0) memcpy(row[o->kind_of[SER_UREF]], st->uref, (size_t)m->n_valves * sizeof(double));
 }

@@ -16,7 +16,9 @@ typedef struct hymo_outputs hymo_outputs;
 /* The state one row is computed from: time, joint coordinates, rates and
  * accelerations (nz), pressures (np), spools (nu), the valve references
  * (per valve) and the circuit whose branch rules apply (NULL: the
- * geometry's). */
+ * geometry's) and whose pump speeds and set flows are in force (a circuit
+ * without its own: those of the signals at t, the left limit for t > 0;
+ * branch pump-signals). */
 typedef struct {
     double t;
     const double *z, *zd, *zdd, *p, *u, *uref;

@@ -501,6 +501,14 @@ static const bad_case bad_cases[] = {
      "hydraulics.relief_valves[0].cracking_pressure: must not be negative"},
     {"check_missing_opening.yaml", HYMO_ERR_MODEL, 22,
      "hydraulics.check_valves[0].opening_pressure: missing required field"},
+    /* branch pump-signals */
+    {"pump_unknown_speed_signal.yaml", HYMO_ERR_MODEL, 22,
+     "hydraulics.pumps[0].speed_signal: unknown signal 'engin' (signals: engine)"},
+    {"flow_control_signal_wrong_type.yaml", HYMO_ERR_MODEL, 26,
+     "hydraulics.flow_control_valves[0].set_flow_signal: expected a name, got a list"},
+    {"pump_speed_signal_negative.yaml", HYMO_ERR_MODEL, 23,
+     "hydraulics.pumps[0].speed_signal: signal 'neg' goes down to -0.2: it multiplies the pump speed and must "
+     "not be negative"},
 };
 #define N_BAD_CASES ((int)(sizeof bad_cases / sizeof bad_cases[0]))
 

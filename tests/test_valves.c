@@ -139,9 +139,9 @@ static void test_pump(void **state)
     const int ip = test_volume_state(m, "Vp");
     double p[4] = {0, 0, 0, 0}, G, Q;
     p[ip] = 12e6;
-    assert_close(hymo_pump_flow_d(m, 0, p, &G), eta * D * n - CL * (12e6 - pt), 1e-18);
+    assert_close(hymo_pump_flow_d(&fx.circ, m, 0, p, &G), eta * D * n - CL * (12e6 - pt), 1e-18);
     assert_close(G, CL, 0.0);
-    assert_close(hymo_pump_power(m, 0, p, &Q), (12e6 - pt) * (eta * D * n - CL * (12e6 - pt)), 1e-9);
+    assert_close(hymo_pump_power(&fx.circ, m, 0, p, &Q), (12e6 - pt) * (eta * D * n - CL * (12e6 - pt)), 1e-9);
     assert_close(Q, eta * D * n - CL * (12e6 - pt), 1e-18);
     /* the line holds p_t + p_crack + Q/k_g, Q = eta D n - C_L d, d = p - p_t:
      * k_g (d - p_crack) = eta D n - C_L d */

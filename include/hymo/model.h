@@ -335,6 +335,9 @@ typedef struct {
     double speed;        /* n, rev/s */
     double eta_v;        /* constant volumetric efficiency factor (1: none) */
     double leakage;      /* C_L, m^3/(s Pa) (0: none) */
+    /* branch pump-signals (appended): index into signals of the factor
+     * s(t) >= 0 on the speed, n(t) = speed s(t); -1: constant speed */
+    int speed_signal;
 } hymo_pump;
 
 /* Pressure-compensated flow control valve (2-way compensator + metering
@@ -345,6 +348,9 @@ typedef struct {
     int node_a, node_b;
     double q_set; /* regulated flow, m^3/s */
     double dp_c;  /* compensator setting (minimum regulating drop), Pa (> 0) */
+    /* branch pump-signals (appended): index into signals of the factor
+     * s(t) >= 0 on the set flow, Q_set(t) = q_set s(t); -1: constant */
+    int set_flow_signal;
 } hymo_flow_control;
 
 /* ------------------------------------------------------------------ */
