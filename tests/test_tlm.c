@@ -12,8 +12,10 @@
  *   data/crane1.yaml, equals the mechanics' variables tlm_mass[0], [1] and
  *   the run summary;
  * - bonds: with the valve closed (t <= 1 s) the residual energy is exactly
- *   zero; with held waves (p = 0) the line energy bookkeeping is exact up
- *   to round-off (the receiver releases exactly what the sender put in);
+ *   zero; with held waves (p = 0, rectangle rule) and with p = 2
+ *   (trapezoidal rule: the line energy by the same rule) the line energy
+ *   bookkeeping is exact up to round-off (the receiver releases exactly
+ *   what the sender put in);
  * - Gauss-Seidel gives the same run as Jacobi bit for bit (the waves of
  *   t - H are all a side needs: the master uses points up to t);
  * - a retried step (get_state, set_state) of every subsystem repeats bit
@@ -73,18 +75,19 @@ static void test_convergence_to_monolithic(void **state)
         hymo_ref_free(coarse);
     }
     const double o1 = log2(c[1] / c[0]), o2 = log2(c[2] / c[1]);
-    const double q1 = log2(E[1] / E[0]), q2 = log2(E[2] / E[1]);
     print_message("TLM p = 2, crane1 3 s, h_m = h_h = 0.1 ms: vs monolithic (dt 0.1 ms) RMS s error %.4g m at "
                   "H = 0.1 ms (max |dp| %.4g Pa), %.4g %.4g %.4g m at H = 0.4 0.8 1.6 ms; vs TLM at 0.1 ms %.4g %.4g "
-                  "%.4g m: orders %.3f %.3f; max |E_res| %.4g %.4g %.4g J: orders %.3f %.3f\n",
-                  e_fine, p_fine, e[0], e[1], e[2], c[0], c[1], c[2], o1, o2, E[0], E[1], E[2], q1, q2);
+                  "%.4g m: orders %.3f %.3f; max |E_res| %.4g %.4g %.4g J\n",
+                  e_fine, p_fine, e[0], e[1], e[2], c[0], c[1], c[2], o1, o2, E[0], E[1], E[2]);
     /* measured (Debug -Werror): see docs/cosimulation.md; bounds from the spread of the measured orders */
     assert_true(e_fine < e[0] && e[0] < e[1] && e[1] < e[2]); /* towards the monolithic run */
     assert_true(e_fine <= 2e-7);
     assert_true(o1 >= 0.65 && o1 <= 1.25);
     assert_true(o2 >= 0.65 && o2 <= 1.25);
-    assert_true(q1 >= 0.9 && q1 <= 1.1);
-    assert_true(q2 >= 0.9 && q2 <= 1.1);
+    /* the lines' energy by the port powers' trapezoidal rule: round-off
+     * (measured 1.9e-11 .. 5.6e-11 J; 0.028 .. 0.110 J, order 1, when the
+     * line energy took the waves at t + H only) */
+    for (int i = 0; i < 3; ++i) assert_true(E[i] <= 1e-9);
     hymo_ref_free(fine);
     hymo_ref_free(mono);
     hymo_model_free(model);
