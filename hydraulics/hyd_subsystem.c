@@ -112,11 +112,11 @@ static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *o
 
 /* TLM boundaries (hymo_hyd_sub_tlm_add): with s, sd and pw, uw set from y,
  * solves p_l - c_l(t - T) - Z_c,l Q_l(p) = 0 for the lines' pressures by
- * Newton with a forward-difference Jacobian (warm start: y), Q_l = pdot_l C_l
+ * Newton with a forward-difference Jacobian (warm start: y), Q_l = pdot_l C_l(p_l)
  * the net inflow the circuit gives the node (its cylinder's rate is zero).
  * Leaves pw, pdot, udot at the solution and tlm_p, tlm_q set; -1, or the
- * node of a non-positive volume (or of a line that did not converge,
- * tlm_r[0] = NAN then). */
+ * node of a non-positive volume (or of the line with the largest residual
+ * when they did not converge, tlm_r[0] = NAN then). */
 #define TLM_MAX_ITER 50
 static int tlm_eval(hymo_hyd_sub *sub, const double *uref)
 {
@@ -192,8 +192,11 @@ static int tlm_solve(hymo_hyd_sub *sub, double t, const double *uref, const doub
         }
         big = bigt;
     }
+    int worst = 0; /* name the line with the largest residual (NaN counts as largest) */
+    for (int l = 1; l < nl; ++l)
+        if (!(fabs(r[l]) <= fabs(r[worst]))) worst = l;
     r[0] = NAN;
-    return sub->circ->vol_node[sub->tlm_state[0]];
+    return sub->circ->vol_node[sub->tlm_state[worst]];
 }
 
 /* f(t, y) of the part; returns -1, or the node index of a non-positive volume. */
