@@ -203,40 +203,7 @@ static void test_retried_step(void **state)
     hymo_cosim_options opt;
     tlm_options(&opt, model, 1e-3);
     opt.mech.dt = 5e-4;
-    hymo_split *sp = NULL;
-    hymo_master *m = NULL;
-    hymo_error err;
-    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
-    if (hymo_split_master_create(sp, opt.H, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    for (int n = 0; n < 1600; ++n) /* into the motion (valves open from 1 s) */
-        if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    const int ns = sp->n_subsystems;
-    double *s0[8], *y1[8], *y2[8];
-    assert_true(ns <= 8);
-    for (int k = 0; k < ns; ++k) {
-        const hymo_subsystem *sub = sp->subsystems[k];
-        s0[k] = calloc((size_t)sub->ops->state_size(sub), sizeof(double));
-        y1[k] = calloc((size_t)sub->n_outputs, sizeof(double));
-        y2[k] = calloc((size_t)sub->n_outputs, sizeof(double));
-        sub->ops->get_state(sub, s0[k]);
-    }
-    const double t = hymo_master_time(m);
-    if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    for (int k = 0; k < ns; ++k) {
-        hymo_subsystem *sub = sp->subsystems[k];
-        sub->ops->get_outputs(sub, y1[k]);
-        sub->ops->set_state(sub, s0[k]);
-        sub->ops->set_inputs(sub, t, hymo_master_inputs(m, k));
-        if (sub->ops->do_step(sub, t, opt.H, &err) != HYMO_OK) fail_msg("%s", err.message);
-        sub->ops->get_outputs(sub, y2[k]);
-        for (int i = 0; i < sub->n_outputs; ++i)
-            if (y1[k][i] != y2[k][i]) fail_msg("%s output %d: %.17g then %.17g", sub->name, i, y1[k][i], y2[k][i]);
-        free(s0[k]);
-        free(y1[k]);
-        free(y2[k]);
-    }
-    hymo_master_free(m);
-    hymo_split_free(sp);
+    test_cosim_retried_step(model, &opt, 1600); /* into the motion (valves open from 1 s) */
     hymo_model_free(model);
 }
 

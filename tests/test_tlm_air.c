@@ -27,16 +27,6 @@
 #include "hymo/reference.h"
 #include "test_util.h"
 
-static hymo_model *load_test_model(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/models/%s", HYMO_TESTS_DIR, name);
-    hymo_model *model = NULL;
-    hymo_error err;
-    if (hymo_model_load_file(path, &model, &err) != HYMO_OK) fail_msg("loading %s: %s", path, err.message);
-    return model;
-}
-
 /* The monolithic run of model at dt over t_end into path, read back. */
 static hymo_reference *monolithic(const hymo_model *model, double dt, double t_end, const char *path)
 {
@@ -71,7 +61,7 @@ static double inv_bf(double p, double B_oil, double a0, double p_ref, double p_v
 static void test_impedance_by_hand(void **state)
 {
     (void)state;
-    hymo_model *model = load_test_model("makeup_demo.yaml");
+    hymo_model *model = test_load_test_model("makeup_demo.yaml");
     const double pi = 3.14159265358979323846, H = 1e-3, p0 = 0.4e6, B_oil = 1.5e9, B_hose = 1.5e9, B_tube = 3.15e10;
     const double D = 0.080, d = 0.035, l_p0 = 0.1, l = 0.3, V_hose = 1.0e-4;
     const double A_p = pi * D * D / 4.0, A_r = pi * (D * D - d * d) / 4.0;
@@ -104,7 +94,7 @@ static void test_impedance_by_hand(void **state)
 static void test_makeup_demo(void **state)
 {
     (void)state;
-    hymo_model *model = load_test_model("makeup_demo.yaml");
+    hymo_model *model = test_load_test_model("makeup_demo.yaml");
     hymo_reference *mono = monolithic(model, 1e-4, 1.0, "tlm_air_makeup_ref.h5");
     const double Hs[3] = {1e-3, 5e-4, 1e-4};
     /* measured: p RMS 221, 57.0, 13.0 Pa; max 6.92e3, 1.75e3, 250 Pa (the piston side); s max 3.1e-7, 7.4e-8,
@@ -188,43 +178,10 @@ static void test_excavator(void **state)
 static void test_retried_step(void **state)
 {
     (void)state;
-    hymo_model *model = load_test_model("makeup_demo.yaml");
+    hymo_model *model = test_load_test_model("makeup_demo.yaml");
     hymo_cosim_options opt;
     tlm_options(&opt, model, 1e-3, 1.0);
-    hymo_split *sp = NULL;
-    hymo_master *m = NULL;
-    hymo_error err;
-    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
-    if (hymo_split_master_create(sp, opt.H, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    for (int n = 0; n < 150; ++n) /* into the motion (the make-up valve opens at 0.10 s) */
-        if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    const int ns = sp->n_subsystems;
-    double *s0[4], *y1[4], *y2[4];
-    assert_true(ns <= 4);
-    for (int k = 0; k < ns; ++k) {
-        const hymo_subsystem *sub = sp->subsystems[k];
-        s0[k] = calloc((size_t)sub->ops->state_size(sub), sizeof(double));
-        y1[k] = calloc((size_t)sub->n_outputs, sizeof(double));
-        y2[k] = calloc((size_t)sub->n_outputs, sizeof(double));
-        sub->ops->get_state(sub, s0[k]);
-    }
-    const double t = hymo_master_time(m);
-    if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    for (int k = 0; k < ns; ++k) {
-        hymo_subsystem *sub = sp->subsystems[k];
-        sub->ops->get_outputs(sub, y1[k]);
-        sub->ops->set_state(sub, s0[k]);
-        sub->ops->set_inputs(sub, t, hymo_master_inputs(m, k));
-        if (sub->ops->do_step(sub, t, opt.H, &err) != HYMO_OK) fail_msg("%s", err.message);
-        sub->ops->get_outputs(sub, y2[k]);
-        for (int i = 0; i < sub->n_outputs; ++i)
-            if (y1[k][i] != y2[k][i]) fail_msg("%s output %d: %.17g then %.17g", sub->name, i, y1[k][i], y2[k][i]);
-        free(s0[k]);
-        free(y1[k]);
-        free(y2[k]);
-    }
-    hymo_master_free(m);
-    hymo_split_free(sp);
+    test_cosim_retried_step(model, &opt, 150); /* into the motion (the make-up valve opens at 0.10 s) */
     hymo_model_free(model);
 }
 
