@@ -624,7 +624,12 @@ double hymo_tlm_impedance(const hymo_circuit *circ, const hymo_model *model, int
 {
     hymo_circuit c = *circ; /* the accumulators' branch from p alone, as at the other end */
     c.sw = NULL;
-    return T / hymo_tlm_compliance(&c, model, node, s, p);
+    /* never at or below the fluid's floor, where the law's continuation
+     * would give a non-positive C (an active line); 1 Pa above it the line
+     * is as soft as the law allows (not reached in the shipped models:
+     * the lowest line pressure is 0.10 MPa) */
+    const double p_min = hymo_fluid_floor(model) + 1.0;
+    return T / hymo_tlm_compliance(&c, model, node, s, p > p_min ? p : p_min);
 }
 
 int hymo_hyd_sub_tlm_count(const hymo_hyd_sub *sub) { return sub->n_tlm; }

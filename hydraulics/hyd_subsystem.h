@@ -101,7 +101,8 @@ double hymo_tlm_compliance(const hymo_circuit *circ, const hymo_model *model, in
  * parasitic inductance L = T Z_c, Eq. 7), with C of
  * hymo_tlm_compliance and the accumulators' branch decided by p alone (not
  * by a switching state), so that both line ends get the bit-identical
- * value from the same s and p. */
+ * value from the same s and p; p is taken no lower than 1 Pa above the
+ * fluid's floor (hymo_fluid_floor). */
 double hymo_tlm_impedance(const hymo_circuit *circ, const hymo_model *model, int node, const double *s, double p,
                           double T);
 

@@ -132,12 +132,12 @@ static hymo_status im_step(hyd_impl *hi, double t, double H, hymo_error *err)
     return HYMO_OK;
 }
 
-/* TLM: Z_c = T / C(p) of every line at s(t0) and the line pressure
- * p = (c_mech + c_hyd) / 2 of the two waves at t0 (the value at t0 of the
- * received polynomial and this end's last output), T = H: the mechanics
- * computes the same from the same s and waves.  Z_c and the mechanical
- * waves are handed to the circuits (lines in local-cylinder order per
- * circuit). */
+/* TLM: Z_c = T / C(p) of every line at s(t0) and the line pressure p of
+ * t0 (hymo_tlm_line_pressure: the mean of the two port pressures, from the
+ * value at t0 of the received polynomial and this end's output, and both
+ * of one step earlier), T = H: the mechanics computes the same from the
+ * same s and waves.  Z_c and the mechanical waves are handed to the
+ * circuits (lines in local-cylinder order per circuit). */
 static void tlm_inputs(hyd_impl *hi, double t, double H)
 {
     const hymo_model *model = hi->model;

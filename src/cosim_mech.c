@@ -169,10 +169,10 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
 }
 
 /* Z_c = T / C(p) of every chamber at the actuator lengths of the step
- * start and the line pressure p = (c_mech + c_hyd) / 2 of the two waves at
- * the step start (this end's last output and the value at t of the
- * received polynomial), T = H: the hydraulics computes the same from the
- * same s and waves. */
+ * start and the line pressure p there (hymo_tlm_line_pressure: the mean of
+ * the two port pressures, from this end's last output and the value at t
+ * of the received polynomial, and both of one step earlier), T = H: the
+ * hydraulics computes the same from the same s and waves. */
 static void tlm_impedances(mech_impl *mi, double H)
 {
     hymo_sim *sim = mi->sim;
