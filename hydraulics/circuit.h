@@ -134,6 +134,9 @@ static inline double hymo_node_pressure(const hymo_model *model, int node, const
 typedef struct {
     const char *name;
     double (*inv_bulk)(const hymo_model *model, double p, double *dinv_dp);
+    /* V / B_f(p): the fluid's share of a volume V's compliance, m^3/Pa
+     * (constant: V / B_oil, the expression SPEC §2 writes) */
+    double (*compliance)(const hymo_model *model, double V, double p);
 } hymo_fluid_law;
 const hymo_fluid_law *hymo_fluid_law_of(const hymo_model *model);
 /* Volume at p of the fluid (mixture) that fills a unit volume at p_ref:

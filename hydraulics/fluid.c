@@ -49,10 +49,22 @@ static double inv_bulk_entrained_air(const hymo_model *m, double p, double *dinv
     return inv;
 }
 
+static double compliance_constant(const hymo_model *m, double V, double p)
+{
+    (void)p;
+    return V / m->fluid.bulk_modulus_oil;
+}
+
+static double compliance_entrained_air(const hymo_model *m, double V, double p)
+{
+    double dinv;
+    return V * inv_bulk_entrained_air(m, p, &dinv);
+}
+
 /* indexed by hymo_fluid_model */
 static const hymo_fluid_law k_laws[] = {
-    {"constant", inv_bulk_constant},
-    {"entrained_air", inv_bulk_entrained_air},
+    {"constant", inv_bulk_constant, compliance_constant},
+    {"entrained_air", inv_bulk_entrained_air, compliance_entrained_air},
 };
 
 const hymo_fluid_law *hymo_fluid_law_of(const hymo_model *model)

@@ -60,11 +60,11 @@ struct hymo_hyd_sub {
     double *k1, *k2, *k3, *k4, *yt, *y1, *yp, *dy, *f1, *fd;
     long steps, rhs_evals, newton_iters, jacobians;
     /* TLM lines (hymo_hyd_sub_tlm_add): per line the entry of y, the
-     * pressure state, Z_c, the compliance C at the step start, the wave
-     * polynomial, and p_h, Q_h at the current time; Newton work */
+     * pressure state, Z_c, the wave polynomial, and p_h, Q_h at the
+     * current time; Newton work */
     int n_tlm;
     int *tlm_y, *tlm_state;
-    double *tlm_zc, *tlm_C, *tlm_coef, *tlm_p, *tlm_q;
+    double *tlm_zc, *tlm_coef, *tlm_p, *tlm_q;
     double *tlm_x, *tlm_r, *tlm_J, *tlm_dx, *tlm_xt, *tlm_rt;
     int *tlm_piv;
     double tlm_t0, tlm_T;
@@ -134,11 +134,11 @@ static const hymo_circuit *circ_at(hymo_hyd_sub *sub, const double *uref)
 
 /* TLM boundaries (hymo_hyd_sub_tlm_add): with s, sd and pw, uw set from y,
  * solves p_l - c_l(t - T) - Z_c,l Q_l(p) = 0 for the lines' pressures by
- * Newton with a forward-difference Jacobian (warm start: y), Q_l = pdot_l C_l
+ * Newton with a forward-difference Jacobian (warm start: y), Q_l = pdot_l C_l(p_l)
  * the net inflow the circuit gives the node (its cylinder's rate is zero).
  * Leaves pw, pdot, udot at the solution and tlm_p, tlm_q set; -1, or the
- * node of a non-positive volume (or of a line that did not converge,
- * tlm_r[0] = NAN then). */
+ * node of a non-positive volume (or of the line with the largest residual
+ * when they did not converge, tlm_r[0] = NAN then). */
 #define TLM_MAX_ITER 50
 static int tlm_eval(hymo_hyd_sub *sub, const double *uref)
 {
@@ -158,7 +158,11 @@ static int tlm_residual(hymo_hyd_sub *sub, const double *uref, double tau, const
     if (bad >= 0) return bad;
     *big = 0.0;
     for (int l = 0; l < nl; ++l) {
-        sub->tlm_q[l] = sub->pdot[sub->tlm_state[l]] * sub->tlm_C[l];
+        /* the net inflow: pdot times the node's compliance at x (= 1/W of
+         * hymo_circuit_eval whatever the fluid law; sd = 0 here) */
+        sub->tlm_q[l] = sub->pdot[sub->tlm_state[l]] *
+                        hymo_tlm_compliance(sub->circ, sub->model, sub->circ->vol_node[sub->tlm_state[l]], sub->s,
+                                            x[l]);
         sub->tlm_p[l] = x[l];
         r[l] = x[l] - hymo_poly_eval(&sub->tlm_coef[HYMO_POLY_TERMS * l], tau) - sub->tlm_zc[l] * sub->tlm_q[l];
         *big = fmax(*big, fabs(r[l]) / HYD_FD_SCALE_PRESSURE);
@@ -210,8 +214,11 @@ static int tlm_solve(hymo_hyd_sub *sub, double t, const double *uref, const doub
         }
         big = bigt;
     }
+    int worst = 0; /* name the line with the largest residual (NaN counts as largest) */
+    for (int l = 1; l < nl; ++l)
+        if (!(fabs(r[l]) <= fabs(r[worst]))) worst = l;
     r[0] = NAN;
-    return sub->circ->vol_node[sub->tlm_state[0]];
+    return sub->circ->vol_node[sub->tlm_state[worst]];
 }
 
 /* f(t, y) of the part; returns -1, or the node index of a non-positive volume. */
@@ -460,7 +467,7 @@ void hymo_hyd_sub_free(hymo_hyd_sub *sub)
                         sub->dy, sub->f1, sub->fd};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sub->piv);
-    double *tlm[] = {sub->tlm_zc, sub->tlm_C, sub->tlm_coef, sub->tlm_p, sub->tlm_q, sub->tlm_x, sub->tlm_r, sub->tlm_J,
+    double *tlm[] = {sub->tlm_zc, sub->tlm_coef, sub->tlm_p, sub->tlm_q, sub->tlm_x, sub->tlm_r, sub->tlm_J,
                      sub->tlm_dx, sub->tlm_xt, sub->tlm_rt};
     for (size_t i = 0; i < sizeof tlm / sizeof tlm[0]; ++i) free(tlm[i]);
     free(sub->tlm_y);
@@ -622,7 +629,7 @@ hymo_status hymo_hyd_sub_do_step(hymo_hyd_sub *sub, double t, double H, hymo_err
 /* ------------------------------------------------------------------ */
 /* TLM lines                                                           */
 
-double hymo_tlm_compliance(const hymo_circuit *circ, const hymo_model *model, int node, const double *s)
+double hymo_tlm_compliance(const hymo_circuit *circ, const hymo_model *model, int node, const double *s, double p)
 {
     const hymo_node *nd = &model->nodes[node];
     if (nd->kind != HYMO_NODE_VOLUME) return 0.0;
@@ -633,7 +640,25 @@ double hymo_tlm_compliance(const hymo_circuit *circ, const hymo_model *model, in
         V += Vs;
         compl_sum += Vs / sv->bulk_modulus;
     }
-    return V / model->fluid.bulk_modulus_oil + compl_sum;
+    double C = hymo_fluid_law_of(model)->compliance(model, V, p) + compl_sum;
+    if (model->n_accumulators > 0) {
+        double dA;
+        C += hymo_accumulator_compliance(circ, model, node, p, &dA);
+    }
+    return C;
+}
+
+double hymo_tlm_impedance(const hymo_circuit *circ, const hymo_model *model, int node, const double *s, double p,
+                          double T)
+{
+    hymo_circuit c = *circ; /* the accumulators' branch from p alone, as at the other end */
+    c.sw = NULL;
+    /* never at or below the fluid's floor, where the law's continuation
+     * would give a non-positive C (an active line); 1 Pa above it the line
+     * is as soft as the law allows (not reached in the shipped models:
+     * the lowest line pressure is 0.10 MPa) */
+    const double p_min = hymo_fluid_floor(model) + 1.0;
+    return T / hymo_tlm_compliance(&c, model, node, s, p > p_min ? p : p_min);
 }
 
 int hymo_hyd_sub_tlm_count(const hymo_hyd_sub *sub) { return sub->n_tlm; }
@@ -658,7 +683,6 @@ hymo_status hymo_hyd_sub_tlm_add(hymo_hyd_sub *sub, int node, hymo_error *err)
     GROW(sub->tlm_state, n);
     GROW(sub->tlm_piv, n);
     GROW(sub->tlm_zc, n);
-    GROW(sub->tlm_C, n);
     GROW(sub->tlm_coef, HYMO_POLY_TERMS * n);
     GROW(sub->tlm_p, n);
     GROW(sub->tlm_q, n);
@@ -673,7 +697,6 @@ hymo_status hymo_hyd_sub_tlm_add(hymo_hyd_sub *sub, int node, hymo_error *err)
     sub->tlm_y[l] = iy;
     sub->tlm_state[l] = nd->state;
     sub->tlm_zc[l] = 0.0;
-    sub->tlm_C[l] = hymo_tlm_compliance(sub->circ, sub->model, node, sub->s);
     memset(&sub->tlm_coef[HYMO_POLY_TERMS * l], 0, HYMO_POLY_TERMS * sizeof(double));
     sub->tlm_coef[HYMO_POLY_TERMS * l] = sub->y[iy]; /* at rest: the wave is the initial pressure */
     sub->tlm_p[l] = sub->y[iy];
@@ -692,11 +715,8 @@ void hymo_hyd_sub_tlm_set(hymo_hyd_sub *sub, double t0, double T, const double *
         const int c = sub->part.cylinders[i];
         sub->s[c] = sub->cs[HYMO_POLY_TERMS * c];
     }
-    for (int l = 0; l < sub->n_tlm; ++l) {
-        sub->tlm_zc[l] = zc[l];
-        /* the cylinders stand still in the hydraulics (set_motion): s at the step start */
-        sub->tlm_C[l] = hymo_tlm_compliance(sub->circ, sub->model, sub->circ->vol_node[sub->tlm_state[l]], sub->s);
-    }
+    /* the cylinders stand still in the hydraulics (set_motion): s at the step start */
+    for (int l = 0; l < sub->n_tlm; ++l) sub->tlm_zc[l] = zc[l];
     memcpy(sub->tlm_coef, c_coef, (size_t)(HYMO_POLY_TERMS * sub->n_tlm) * sizeof(double));
 }
 

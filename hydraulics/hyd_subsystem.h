@@ -90,11 +90,32 @@ long hymo_hyd_sub_jacobians(const hymo_hyd_sub *sub);
  * (s at the step start, sd = 0): the chamber's volume rate is the
  * mechanics' flow at the other end of the line. */
 
-/* Compliance C = V / B_e (m^3/Pa) of volume node `node` at actuator lengths
- * s[na]: sum over its parts of V_part / B_part plus V / B_oil, as
- * hymo_circuit_eval combines them.  TLM: Z_c = T / C, parasitic inductance
- * L = T^2 / C (seed 003 Eqs. 5, 7).  0 for a node that is not a volume. */
-double hymo_tlm_compliance(const hymo_circuit *circ, const hymo_model *model, int node, const double *s);
+/* Compliance C(p) = V / B_e(p) (m^3/Pa) of volume node `node` at actuator
+ * lengths s[na] and pressure p: V / B_f(p) (the fluid law; V / B_oil for
+ * the constant one) plus the sum over its parts of V_part / B_part plus the
+ * charged accumulators' A(p), as hymo_circuit_eval combines them: its
+ * pdot = (Q - Vdot) / C.  0 for a node that is not a volume. */
+double hymo_tlm_compliance(const hymo_circuit *circ, const hymo_model *model, int node, const double *s, double p);
+
+/* TLM line impedance Z_c = T / C(p) (seed 003 Eq. 5, Z_c = K T / V;
+ * parasitic inductance L = T Z_c, Eq. 7), with C of
+ * hymo_tlm_compliance and the accumulators' branch decided by p alone (not
+ * by a switching state), so that both line ends get the bit-identical
+ * value from the same s and p; p is taken no lower than 1 Pa above the
+ * fluid's floor (hymo_fluid_floor). */
+double hymo_tlm_impedance(const hymo_circuit *circ, const hymo_model *model, int node, const double *s, double p,
+                          double T);
+
+/* The pressure hymo_tlm_impedance is evaluated at: the mean of the line's
+ * two port pressures at the step start t, p = (p_1(t) + p_2(t)) / 2 =
+ * ((a + b) + (a' + b')) / 4 with a, b the two ends' waves at t and a', b'
+ * those at t - H (p_1 = (a + b') / 2, p_2 = (b + a') / 2).  Symmetric in
+ * the ends: called with (own, received, own', received') at either end it
+ * gives the bit-identical value. */
+static inline double hymo_tlm_line_pressure(double a, double b, double a_prev, double b_prev)
+{
+    return 0.25 * ((a + b) + (a_prev + b_prev));
+}
 
 /* Makes volume node `node` (of the part) the hydraulic end of TLM line
  * number hymo_hyd_sub_tlm_count() (before the first step; allocates). */

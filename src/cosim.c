@@ -235,6 +235,7 @@ typedef struct {
      * the sum of the squared waves per line end (2 per bond); records */
     int tlm;
     double *tlm_eline, *tlm_deline, *tlm_b2;  /* nb, nb, 2 nb */
+    double *tlm_deline_prev;                  /* nb: tlm_deline of the step before */
     double *rec_zc, *rec_mass, *rec_eline;    /* cap x 2 nb, cap x 2 nb, cap x nb */
     /* branch sensors: the further outputs (src/sensors.h) of the rows, for
      * the writer (computed in write_output; none without a model) */
@@ -252,7 +253,7 @@ static void driver_free(driver *d)
     free(d->hyd_stat_vr);
     double *arr[] = {d->sdt,    d->dP,      d->dP_prev, d->E,         d->rec_dP,    d->rec_E,
                      d->rec_Et, d->rec_sdd, d->rec_y,   d->rec_sdt,   d->rec_W,     d->rec_out,
-                     d->tlm_eline, d->tlm_deline, d->tlm_b2, d->rec_zc, d->rec_mass, d->rec_eline};
+                     d->tlm_eline, d->tlm_deline, d->tlm_deline_prev, d->tlm_b2, d->rec_zc, d->rec_mass, d->rec_eline};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
 }
 
@@ -366,6 +367,7 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
     if (d->tlm) {
         CALLOC(d->tlm_eline, nb);
         CALLOC(d->tlm_deline, nb);
+        CALLOC(d->tlm_deline_prev, nb);
         CALLOC(d->tlm_b2, 2 * nb);
         CALLOC(d->rec_zc, d->cap * 2 * nb);
         CALLOC(d->rec_mass, d->cap * 2 * nb);
@@ -943,7 +945,13 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         bond_powers(&d);
         for (int a = 0; a < nb; ++a) {
             double dE = hymo_cosim_residual_energy_step(setup->rectangle, H, d.dP_prev[a], d.dP[a]);
-            if (d.tlm) dE += d.tlm_deline[a]; /* plus the change of the energy stored in the lines */
+            /* plus the change of the energy stored in the lines, by the same
+             * rule as the port powers: the rectangle rule's is H c^2/(4 Z_c)
+             * of the waves at t + H; the trapezoidal rule's is the mean of
+             * this step's change and the one before */
+            if (d.tlm)
+                dE += setup->rectangle ? d.tlm_deline[a] : 0.5 * (d.tlm_deline_prev[a] + d.tlm_deline[a]);
+            if (d.tlm) d.tlm_deline_prev[a] = d.tlm_deline[a];
             d.E[a] += dE;
             d.E_total += dE;
             d.dP_prev[a] = d.dP[a];

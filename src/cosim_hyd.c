@@ -43,6 +43,8 @@ typedef struct {
     int *tlm_line;
     double *tlm_zc, *tlm_coef; /* per circuit (its lines in order), scratch */
     double *tlm_zc_out;        /* per local line: Z_c of the last step */
+    double *tlm_wave;          /* per local line: this end's wave c = p_h + Z_c Q_h at hi->t (the output) */
+    double *tlm_wave_prev, *tlm_cin_prev; /* per local line: this end's and the received wave one point earlier */
     hymo_var_table vars;
 } hyd_impl;
 
@@ -130,9 +132,12 @@ static hymo_status im_step(hyd_impl *hi, double t, double H, hymo_error *err)
     return HYMO_OK;
 }
 
-/* TLM: Z_c = T / C of every line at s(t0) with T = H (the mechanics
- * computes the same from the same s), and the mechanical waves, handed to
- * the circuits (lines in local-cylinder order per circuit). */
+/* TLM: Z_c = T / C(p) of every line at s(t0) and the line pressure p of
+ * t0 (hymo_tlm_line_pressure: the mean of the two port pressures, from the
+ * value at t0 of the received polynomial and this end's output, and both
+ * of one step earlier), T = H: the mechanics computes the same from the
+ * same s and waves.  Z_c and the mechanical waves are handed to the
+ * circuits (lines in local-cylinder order per circuit). */
 static void tlm_inputs(hyd_impl *hi, double t, double H)
 {
     const hymo_model *model = hi->model;
@@ -142,14 +147,29 @@ static void tlm_inputs(hyd_impl *hi, double t, double H)
             if (hi->owner[i] != q) continue;
             const hymo_cylinder *cy = &model->cylinders[hi->cyl[i]];
             for (int r = 0; r < 2; ++r, ++n) {
-                const int node = r ? cy->node_rod : cy->node_piston;
-                hi->tlm_zc[n] = hi->tlm_zc_out[2 * i + r] = H / hymo_tlm_compliance(hi->circ, model, node, hi->im_s);
-                memcpy(&hi->tlm_coef[HYMO_POLY_TERMS * n], &hi->coef[HYMO_POLY_TERMS * (2 * hi->nc + 2 * i + r)],
-                       HYMO_POLY_TERMS * sizeof(double));
+                const int node = r ? cy->node_rod : cy->node_piston, j = 2 * i + r;
+                const double *cm = &hi->coef[HYMO_POLY_TERMS * (2 * hi->nc + j)];
+                const double p = hymo_tlm_line_pressure(cm[0], hi->tlm_wave[j], hi->tlm_cin_prev[j], hi->tlm_wave_prev[j]);
+                hi->tlm_zc[n] = hi->tlm_zc_out[j] = hymo_tlm_impedance(hi->circ, model, node, hi->im_s, p, H);
+                hi->tlm_cin_prev[j] = cm[0];
+                memcpy(&hi->tlm_coef[HYMO_POLY_TERMS * n], cm, HYMO_POLY_TERMS * sizeof(double));
             }
         }
         hymo_hyd_sub_tlm_set(hi->hs[q], t, H, hi->tlm_zc, hi->tlm_coef);
     }
+}
+
+/* TLM: this end's waves c = p_h + Z_c Q_h at the end of the step (the
+ * outputs). */
+static void tlm_waves(hyd_impl *hi)
+{
+    memcpy(hi->tlm_wave_prev, hi->tlm_wave, (size_t)(2 * hi->nc) * sizeof(double));
+    for (int i = 0; i < hi->nc; ++i)
+        for (int r = 0; r < 2; ++r) {
+            double p, Q;
+            hymo_hyd_sub_tlm_end(hi->hs[hi->owner[i]], hi->tlm_line[2 * i + r], &p, &Q);
+            hi->tlm_wave[2 * i + r] = p + hi->tlm_zc_out[2 * i + r] * Q;
+        }
 }
 
 static hymo_status hyd_do_step(hymo_subsystem *sub, double t, double H, hymo_error *err)
@@ -164,6 +184,7 @@ static hymo_status hyd_do_step(hymo_subsystem *sub, double t, double H, hymo_err
     if (st == HYMO_OK) {
         hi->t = t + H;
         hi->H_last = H;
+        if (hi->tlm) tlm_waves(hi);
     }
     return st;
 }
@@ -182,11 +203,8 @@ static void hyd_get_outputs(const hymo_subsystem *sub, double *y)
         if (hi->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
             y[i] = hi->force[c];
         } else if (hi->tlm) { /* c = p_h + Z_c Q_h */
-            for (int r = 0; r < 2; ++r) {
-                double p, Q;
-                hymo_hyd_sub_tlm_end(hi->hs[hi->owner[i]], hi->tlm_line[2 * i + r], &p, &Q);
-                y[2 * i + r] = p + hi->tlm_zc_out[2 * i + r] * Q;
-            }
+            y[2 * i] = hi->tlm_wave[2 * i];
+            y[2 * i + 1] = hi->tlm_wave[2 * i + 1];
         } else {
             const double *p = hymo_hyd_sub_p(hi->hs[hi->owner[i]]);
             y[2 * i] = hymo_node_pressure(model, node0, p); /* piston chamber / motor port a */
@@ -199,7 +217,7 @@ static void hyd_get_outputs(const hymo_subsystem *sub, double *y)
 static int hyd_state_size(const hymo_subsystem *sub)
 {
     const hyd_impl *hi = sub->impl;
-    int n = 2;
+    int n = 2 + (hi->tlm ? 6 * hi->nc : 0); /* TLM: the waves the next step's Z_c reads */
     for (int q = 0; q < hi->n_parts; ++q) n += hymo_hyd_sub_state_size(hi->hs[q]);
     return n;
 }
@@ -209,6 +227,11 @@ static void hyd_get_state(const hymo_subsystem *sub, double *buf)
     const hyd_impl *hi = sub->impl;
     *buf++ = hi->t;
     *buf++ = hi->H_last;
+    for (int k = 0; hi->tlm && k < 3; ++k) {
+        const double *w = k == 0 ? hi->tlm_wave : k == 1 ? hi->tlm_wave_prev : hi->tlm_cin_prev;
+        memcpy(buf, w, (size_t)(2 * hi->nc) * sizeof(double));
+        buf += 2 * hi->nc;
+    }
     for (int q = 0; q < hi->n_parts; ++q) {
         hymo_hyd_sub_get_state(hi->hs[q], buf);
         buf += hymo_hyd_sub_state_size(hi->hs[q]);
@@ -220,6 +243,11 @@ static void hyd_set_state(hymo_subsystem *sub, const double *buf)
     hyd_impl *hi = sub->impl;
     hi->t = *buf++;
     hi->H_last = *buf++;
+    for (int k = 0; hi->tlm && k < 3; ++k) {
+        double *w = k == 0 ? hi->tlm_wave : k == 1 ? hi->tlm_wave_prev : hi->tlm_cin_prev;
+        memcpy(w, buf, (size_t)(2 * hi->nc) * sizeof(double));
+        buf += 2 * hi->nc;
+    }
     for (int q = 0; q < hi->n_parts; ++q) {
         hymo_hyd_sub_set_state(hi->hs[q], buf);
         buf += hymo_hyd_sub_state_size(hi->hs[q]);
@@ -241,6 +269,9 @@ static void hyd_destroy(hymo_subsystem *sub)
         free(hi->tlm_zc);
         free(hi->tlm_coef);
         free(hi->tlm_zc_out);
+        free(hi->tlm_wave);
+        free(hi->tlm_wave_prev);
+        free(hi->tlm_cin_prev);
         double *arr[] = {hi->coef, hi->cs, hi->cv, hi->force, hi->im_s, hi->im_sd, hi->im_sdd};
         for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
         hymo_var_table_free(&hi->vars);
@@ -396,10 +427,13 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
     hi->tlm_line = calloc(2 * n1, sizeof(int));
     hi->tlm_zc = calloc(2 * n1, sizeof(double));
     hi->tlm_zc_out = calloc(2 * n1, sizeof(double));
+    hi->tlm_wave = calloc(2 * n1, sizeof(double));
+    hi->tlm_wave_prev = calloc(2 * n1, sizeof(double));
+    hi->tlm_cin_prev = calloc(2 * n1, sizeof(double));
     hi->tlm_coef = calloc(T * 2 * n1, sizeof(double));
     if (!hi->hs || !hi->cyl || !hi->owner || !hi->p_owner || !hi->u_owner || !hi->coef || !hi->cs || !hi->cv ||
         !hi->force || !hi->im_s || !hi->im_sd || !hi->im_sdd || !hi->tlm_line || !hi->tlm_zc || !hi->tlm_zc_out ||
-        !hi->tlm_coef) {
+        !hi->tlm_coef || !hi->tlm_wave || !hi->tlm_wave_prev || !hi->tlm_cin_prev) {
         hyd_destroy(sub);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
@@ -443,6 +477,11 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
                 }
             }
         }
+    if (hi->tlm) { /* at rest: the waves are the initial pressures (Z_c Q_h = 0 Q_h) */
+        tlm_waves(hi);
+        memcpy(hi->tlm_wave_prev, hi->tlm_wave, 2 * n1 * sizeof(double));
+        memcpy(hi->tlm_cin_prev, hi->tlm_wave, 2 * n1 * sizeof(double)); /* the mechanics' initial waves (p0) */
+    }
     if (add_variables(hi, circ)) {
         hyd_destroy(sub);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");

@@ -112,6 +112,7 @@ typedef struct {
     int tlm;
     double tlm_T;
     double *zc, *wave;
+    double *wave_prev, *cin_prev; /* TLM: this end's wave and the received one, one communication point earlier */
 } mech_impl;
 
 static void mech_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
@@ -167,8 +168,11 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
     return HYMO_OK;
 }
 
-/* Z_c = T / C of every chamber at the actuator lengths of the step start,
- * T = H (the hydraulics computes the same from the s it receives). */
+/* Z_c = T / C(p) of every chamber at the actuator lengths of the step
+ * start and the line pressure p there (hymo_tlm_line_pressure: the mean of
+ * the two port pressures, from this end's last output and the value at t
+ * of the received polynomial, and both of one step earlier), T = H: the
+ * hydraulics computes the same from the same s and waves. */
 static void tlm_impedances(mech_impl *mi, double H)
 {
     hymo_sim *sim = mi->sim;
@@ -179,8 +183,13 @@ static void tlm_impedances(mech_impl *mi, double H)
     mi->tlm_T = H;
     for (int a = 0; a < mi->na; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
-        mi->zc[2 * a] = H / hymo_tlm_compliance(&sim->circ, model, cy->node_piston, sim->act.s);
-        mi->zc[2 * a + 1] = H / hymo_tlm_compliance(&sim->circ, model, cy->node_rod, sim->act.s);
+        for (int r = 0; r < 2; ++r) {
+            const int j = 2 * a + r;
+            const double cin = mi->coef[HYMO_POLY_TERMS * j];
+            const double p = hymo_tlm_line_pressure(mi->wave[j], cin, mi->wave_prev[j], mi->cin_prev[j]);
+            mi->zc[j] = hymo_tlm_impedance(&sim->circ, model, r ? cy->node_rod : cy->node_piston, sim->act.s, p, H);
+            mi->cin_prev[j] = cin;
+        }
     }
 }
 
@@ -190,6 +199,7 @@ static void tlm_impedances(mech_impl *mi, double H)
 static void tlm_waves(mech_impl *mi)
 {
     const hymo_model *model = mi->sim->model;
+    memcpy(mi->wave_prev, mi->wave, (size_t)(2 * mi->na) * sizeof(double));
     for (int a = 0; a < mi->na; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         const double sd = mi->sim->act.sd[a], Q[2] = {-cy->piston_area * sd, cy->rod_side_area * sd};
@@ -245,7 +255,8 @@ static int mech_state_size(const hymo_subsystem *sub)
 {
     const mech_impl *mi = sub->impl;
     return 2 + 3 * mi->nz + mi->m + 2 * mi->sim->na + mi->sim->np + mi->sim->na + mi->nz + 2 * mi->m + 2 +
-           mi->sim->nsw + (mi->sim->fe.n > 0 ? 3 : 0); /* force elements: switching states and work */
+           mi->sim->nsw + (mi->sim->fe.n > 0 ? 3 : 0) /* force elements: switching states and work */ +
+           (mi->tlm ? 6 * mi->na : 0); /* TLM: the waves the next step's Z_c reads */
 }
 
 static void mech_get_state(const hymo_subsystem *sub, double *buf)
@@ -262,6 +273,7 @@ static void mech_get_state(const hymo_subsystem *sub, double *buf)
     PUT(&sim->newton_theta, 1), PUT(&sim->newton_lte, 1);
     for (int i = 0; i < sim->nsw; ++i) *buf++ = sim->sw[i];
     if (sim->fe.n > 0) PUT(&sim->fe_work, 1), PUT(&sim->fe_power, 1), PUT(&sim->fe_t, 1);
+    if (mi->tlm) PUT(mi->wave, 2 * mi->na), PUT(mi->wave_prev, 2 * mi->na), PUT(mi->cin_prev, 2 * mi->na);
 #undef PUT
     /* The Newton matrix is not part of the snapshot: the next step builds
      * a fresh one, as a retried step from this snapshot does, so both
@@ -285,6 +297,7 @@ static void mech_set_state(hymo_subsystem *sub, const double *buf)
     GET(&sim->newton_theta, 1), GET(&sim->newton_lte, 1);
     for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = *buf++ != 0.0;
     if (sim->fe.n > 0) GET(&sim->fe_work, 1), GET(&sim->fe_power, 1), GET(&sim->fe_t, 1);
+    if (mi->tlm) GET(mi->wave, 2 * mi->na), GET(mi->wave_prev, 2 * mi->na), GET(mi->cin_prev, 2 * mi->na);
 #undef GET
     memcpy(sim->mb.zn, sim->mb.z, (size_t)nz * sizeof(double));
     memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
@@ -297,7 +310,7 @@ static void mech_destroy(hymo_subsystem *sub)
     mech_impl *mi = sub->impl;
     if (mi) {
         hymo_sim_free(mi->sim);
-        double *arr[] = {mi->coef, mi->u, mi->sdd, mi->kkt, mi->rhs, mi->jrow, mi->G, mi->a0, mi->zc, mi->wave};
+        double *arr[] = {mi->coef, mi->u, mi->sdd, mi->kkt, mi->rhs, mi->jrow, mi->G, mi->a0, mi->zc, mi->wave, mi->wave_prev, mi->cin_prev};
         for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
         free(mi->piv);
         hymo_var_table_free(&mi->vars);
@@ -502,6 +515,8 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     mi->u = calloc(2 * (size_t)sub->n_inputs + 1, sizeof(double)); /* TLM: then Z_c */
     mi->zc = calloc(2 * (size_t)na + 1, sizeof(double));
     mi->wave = calloc(2 * (size_t)na + 1, sizeof(double));
+    mi->wave_prev = calloc(2 * (size_t)na + 1, sizeof(double));
+    mi->cin_prev = calloc(2 * (size_t)na + 1, sizeof(double));
     mi->sdd = calloc((size_t)mi->sim->na + 1, sizeof(double)); /* hymo_actuators_accel: every actuator */
     mi->kkt = calloc((size_t)n * n + 1, sizeof(double));
     mi->rhs = calloc((size_t)n + 1, sizeof(double));
@@ -510,7 +525,7 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     mi->a0 = calloc((size_t)mi->sim->na + 1, sizeof(double));
     mi->piv = calloc((size_t)n + 1, sizeof(int));
     if (!mi->coef || !mi->u || !mi->sdd || !mi->kkt || !mi->rhs || !mi->jrow || !mi->G || !mi->a0 || !mi->piv ||
-        !mi->zc || !mi->wave) {
+        !mi->zc || !mi->wave || !mi->wave_prev || !mi->cin_prev) {
         mech_destroy(sub);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
@@ -521,12 +536,15 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     hymo_actuators_eval(&sim->act, model, &sim->mb.kin);
     hymo_actuators_accel(&sim->act, model, &sim->mb.kin, sim->mb.zdd, mi->sdd);
     if (mi->tlm) { /* at rest: the waves are the initial pressures */
-        tlm_impedances(mi, opt->H);
         for (int a = 0; a < na; ++a) {
             const hymo_cylinder *cy = &model->cylinders[a];
-            mi->coef[HYMO_POLY_TERMS * (2 * a)] = sim->p[model->nodes[cy->node_piston].state];
-            mi->coef[HYMO_POLY_TERMS * (2 * a + 1)] = sim->p[model->nodes[cy->node_rod].state];
+            for (int r = 0; r < 2; ++r) {
+                const int j = 2 * a + r;
+                mi->coef[HYMO_POLY_TERMS * j] = mi->wave[j] = mi->wave_prev[j] = mi->cin_prev[j] =
+                    sim->p[model->nodes[r ? cy->node_rod : cy->node_piston].state];
+            }
         }
+        tlm_impedances(mi, opt->H);
         tlm_waves(mi);
     }
     if (mi->interface_model && (st = interface_model(mi, err)) != HYMO_OK) {

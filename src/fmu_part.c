@@ -170,6 +170,10 @@ static void list_circuits(const hymo_split *sp, char *buf, size_t cap)
 static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, const char *circuit, hymo_error *err)
 {
     const hymo_model *model = p->model;
+    if (co->coupling == HYMO_COUPLING_TLM) /* the waves, impedances and the line pressure's state have no FMU form */
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "--coupling tlm: FMU parts are not available with TLM coupling (use hymo cosim "
+                              "--coupling tlm, or velocity-pressure / velocity-force for FMUs)");
     hymo_status st = hymo_split_create(model, co, &p->split, err);
     if (st != HYMO_OK) return st;
     const hymo_split *sp = p->split;

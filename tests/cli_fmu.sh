@@ -91,6 +91,8 @@ bad "missing -o" "$M" --part mechanics
 bad "missing MODEL" --part mechanics -o "$OUT/bad.fmu"
 bad "invalid value 'sideways'" "$M" --part mechanics --coupling sideways -o "$OUT/bad.fmu"
 bad "not a co-simulation option" "$M" --part mechanics --integrator ida -o "$OUT/bad.fmu"
+bad "FMU parts are not available with TLM" "$M" --part mechanics --coupling tlm -o "$OUT/bad.fmu"
+bad "FMU parts are not available with TLM" "$M" --part circuit:circuit1 --coupling tlm -o "$OUT/bad.fmu"
 bad "not an option of --part whole" "$M" --part whole --coupling velocity-force -o "$OUT/bad.fmu"
 bad "'rk5' is not\|invalid value 'rk5'" "$M" --part whole --integrator rk5 -o "$OUT/bad.fmu"
 bad "not a positive number" "$M" --part whole --dt -1 -o "$OUT/bad.fmu"
@@ -119,5 +121,5 @@ mkdir -p "$OUT/y"
     || fail "unzip installed.fmu"
 cmp -s "$OUT/y/binaries/linux64/crane1_mechanics.so" "$(find "$P" -name libhymo_fmu.so | head -1)" \
     || fail "the installed FMU does not hold the installed binary"
-echo "cli_fmu: 8 FMUs described, $(wc -l < "$OUT/exported.txt") fmi2* functions exported, 18 bad inputs refused, installed hymo fmu ok"
+echo "cli_fmu: 8 FMUs described, $(wc -l < "$OUT/exported.txt") fmi2* functions exported, 20 bad inputs refused, installed hymo fmu ok"
 exit 0

@@ -12,8 +12,10 @@
  *   data/crane1.yaml, equals the mechanics' variables tlm_mass[0], [1] and
  *   the run summary;
  * - bonds: with the valve closed (t <= 1 s) the residual energy is exactly
- *   zero; with held waves (p = 0) the line energy bookkeeping is exact up
- *   to round-off (the receiver releases exactly what the sender put in);
+ *   zero; with held waves (p = 0, rectangle rule) and with p = 2
+ *   (trapezoidal rule: the line energy by the same rule) the line energy
+ *   bookkeeping is exact up to round-off (the receiver releases exactly
+ *   what the sender put in);
  * - Gauss-Seidel gives the same run as Jacobi bit for bit (the waves of
  *   t - H are all a side needs: the master uses points up to t);
  * - a retried step (get_state, set_state) of every subsystem repeats bit
@@ -73,18 +75,19 @@ static void test_convergence_to_monolithic(void **state)
         hymo_ref_free(coarse);
     }
     const double o1 = log2(c[1] / c[0]), o2 = log2(c[2] / c[1]);
-    const double q1 = log2(E[1] / E[0]), q2 = log2(E[2] / E[1]);
     print_message("TLM p = 2, crane1 3 s, h_m = h_h = 0.1 ms: vs monolithic (dt 0.1 ms) RMS s error %.4g m at "
                   "H = 0.1 ms (max |dp| %.4g Pa), %.4g %.4g %.4g m at H = 0.4 0.8 1.6 ms; vs TLM at 0.1 ms %.4g %.4g "
-                  "%.4g m: orders %.3f %.3f; max |E_res| %.4g %.4g %.4g J: orders %.3f %.3f\n",
-                  e_fine, p_fine, e[0], e[1], e[2], c[0], c[1], c[2], o1, o2, E[0], E[1], E[2], q1, q2);
+                  "%.4g m: orders %.3f %.3f; max |E_res| %.4g %.4g %.4g J\n",
+                  e_fine, p_fine, e[0], e[1], e[2], c[0], c[1], c[2], o1, o2, E[0], E[1], E[2]);
     /* measured (Debug -Werror): see docs/cosimulation.md; bounds from the spread of the measured orders */
     assert_true(e_fine < e[0] && e[0] < e[1] && e[1] < e[2]); /* towards the monolithic run */
     assert_true(e_fine <= 2e-7);
     assert_true(o1 >= 0.65 && o1 <= 1.25);
     assert_true(o2 >= 0.65 && o2 <= 1.25);
-    assert_true(q1 >= 0.9 && q1 <= 1.1);
-    assert_true(q2 >= 0.9 && q2 <= 1.1);
+    /* the lines' energy by the port powers' trapezoidal rule: round-off
+     * (measured 1.9e-11 .. 5.6e-11 J; 0.028 .. 0.110 J, order 1, when the
+     * line energy took the waves at t + H only) */
+    for (int i = 0; i < 3; ++i) assert_true(E[i] <= 1e-9);
     hymo_ref_free(fine);
     hymo_ref_free(mono);
     hymo_model_free(model);
@@ -200,40 +203,7 @@ static void test_retried_step(void **state)
     hymo_cosim_options opt;
     tlm_options(&opt, model, 1e-3);
     opt.mech.dt = 5e-4;
-    hymo_split *sp = NULL;
-    hymo_master *m = NULL;
-    hymo_error err;
-    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
-    if (hymo_split_master_create(sp, opt.H, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    for (int n = 0; n < 1600; ++n) /* into the motion (valves open from 1 s) */
-        if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    const int ns = sp->n_subsystems;
-    double *s0[8], *y1[8], *y2[8];
-    assert_true(ns <= 8);
-    for (int k = 0; k < ns; ++k) {
-        const hymo_subsystem *sub = sp->subsystems[k];
-        s0[k] = calloc((size_t)sub->ops->state_size(sub), sizeof(double));
-        y1[k] = calloc((size_t)sub->n_outputs, sizeof(double));
-        y2[k] = calloc((size_t)sub->n_outputs, sizeof(double));
-        sub->ops->get_state(sub, s0[k]);
-    }
-    const double t = hymo_master_time(m);
-    if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    for (int k = 0; k < ns; ++k) {
-        hymo_subsystem *sub = sp->subsystems[k];
-        sub->ops->get_outputs(sub, y1[k]);
-        sub->ops->set_state(sub, s0[k]);
-        sub->ops->set_inputs(sub, t, hymo_master_inputs(m, k));
-        if (sub->ops->do_step(sub, t, opt.H, &err) != HYMO_OK) fail_msg("%s", err.message);
-        sub->ops->get_outputs(sub, y2[k]);
-        for (int i = 0; i < sub->n_outputs; ++i)
-            if (y1[k][i] != y2[k][i]) fail_msg("%s output %d: %.17g then %.17g", sub->name, i, y1[k][i], y2[k][i]);
-        free(s0[k]);
-        free(y1[k]);
-        free(y2[k]);
-    }
-    hymo_master_free(m);
-    hymo_split_free(sp);
+    test_cosim_retried_step(model, &opt, 1600); /* into the motion (valves open from 1 s) */
     hymo_model_free(model);
 }
 

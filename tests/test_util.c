@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include "hymo/compare.h"
+#include "hymo/master.h"
 
 #include <malloc.h>
 #include <math.h>
@@ -8,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-hymo_model *test_load_model(const char *file_name)
+static hymo_model *load_model_in(const char *dir, const char *file_name)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s", HYMO_DATA_DIR, file_name);
+    snprintf(path, sizeof path, "%s/%s", dir, file_name);
     hymo_model *model = NULL;
     hymo_error err;
     hymo_error_clear(&err);
@@ -19,6 +20,53 @@ hymo_model *test_load_model(const char *file_name)
         fail_msg("loading %s: %s", path, err.message);
     }
     return model;
+}
+
+hymo_model *test_load_model(const char *file_name) { return load_model_in(HYMO_DATA_DIR, file_name); }
+
+hymo_model *test_load_test_model(const char *file_name) { return load_model_in(HYMO_TESTS_DIR "/models", file_name); }
+
+void test_cosim_retried_step(const hymo_model *model, const hymo_cosim_options *opt, int n_steps)
+{
+    hymo_split *sp = NULL;
+    hymo_master *m = NULL;
+    hymo_error err;
+    if (hymo_split_create(model, opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
+    if (hymo_split_master_create(sp, opt->H, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    for (int n = 0; n < n_steps; ++n)
+        if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    const int ns = sp->n_subsystems;
+    double **s0 = calloc((size_t)ns, sizeof *s0), **y1 = calloc((size_t)ns, sizeof *y1),
+           **y2 = calloc((size_t)ns, sizeof *y2);
+    assert_true(s0 && y1 && y2);
+    for (int k = 0; k < ns; ++k) {
+        const hymo_subsystem *sub = sp->subsystems[k];
+        s0[k] = calloc((size_t)sub->ops->state_size(sub), sizeof(double));
+        y1[k] = calloc((size_t)sub->n_outputs + 1, sizeof(double));
+        y2[k] = calloc((size_t)sub->n_outputs + 1, sizeof(double));
+        assert_true(s0[k] && y1[k] && y2[k]);
+        sub->ops->get_state(sub, s0[k]);
+    }
+    const double t = hymo_master_time(m);
+    if (hymo_master_step(m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    for (int k = 0; k < ns; ++k) {
+        hymo_subsystem *sub = sp->subsystems[k];
+        sub->ops->get_outputs(sub, y1[k]);
+        sub->ops->set_state(sub, s0[k]);
+        sub->ops->set_inputs(sub, t, hymo_master_inputs(m, k));
+        if (sub->ops->do_step(sub, t, opt->H, &err) != HYMO_OK) fail_msg("%s", err.message);
+        sub->ops->get_outputs(sub, y2[k]);
+        for (int i = 0; i < sub->n_outputs; ++i)
+            if (y1[k][i] != y2[k][i]) fail_msg("%s output %d: %.17g then %.17g", sub->name, i, y1[k][i], y2[k][i]);
+        free(s0[k]);
+        free(y1[k]);
+        free(y2[k]);
+    }
+    free(s0);
+    free(y1);
+    free(y2);
+    hymo_master_free(m);
+    hymo_split_free(sp);
 }
 
 char *test_read_file(const char *path)

@@ -15,6 +15,8 @@
 
 /* Loads data/<name> or fails the test with the loader's message. */
 hymo_model *test_load_model(const char *file_name);
+/* The same for tests/models/<name>. */
+hymo_model *test_load_test_model(const char *file_name);
 /* The whole text of a file (NUL-terminated, free() it); fails the test if it
  * cannot be read. */
 char *test_read_file(const char *path);
@@ -25,6 +27,12 @@ hymo_reference *test_read_ref(const char *path);
  * message. */
 void test_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
                     const char *out, hymo_cosim_summary *sum);
+
+/* Runs the split of model for opt over n_steps communication steps, then
+ * one more; every subsystem, set back to its get_state snapshot before
+ * that step and given the master's inputs again, must repeat its outputs
+ * bit for bit (FMI fmi2SetFMUstate semantics); fails the test otherwise. */
+void test_cosim_retried_step(const hymo_model *model, const hymo_cosim_options *opt, int n_steps);
 
 /* RMS error of the state `quantity` (HYMO_CMP_*) of a co-simulation run
  * with opt (written to out; it must be stable) at its communication points
