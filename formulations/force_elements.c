@@ -83,10 +83,25 @@ static int limit_active(const hymo_fe *fe, int sw_index, double g)
     return fe->sw ? fe->sw[sw_index] : g >= 0.0;
 }
 
-static double signal_value(const hymo_model *model, int s, double t, double dt)
+static double signal_value(const hymo_fe *fe, const hymo_model *model, int s, double t, double dt)
 {
     if (s < 0) return 1.0;
-    return hymo_signal_eval_snapped(&model->signals[s], t, t > 0.0 ? -1 : +1, dt);
+    return hymo_signal_eval_snapped(&model->signals[s], t, fe->side ? fe->side : t > 0.0 ? -1 : +1, dt);
+}
+
+int hymo_fe_signals_jump(const hymo_model *model, double t, double dt)
+{
+    for (int e = 0; e < model->n_force_elements; ++e) {
+        const hymo_force_element *el = &model->force_elements[e];
+        if (el->type != HYMO_FE_EXTERNAL) continue;
+        for (int k = 0; k < 6; ++k) {
+            const int s = k < 3 ? el->force_signal[k] : el->torque_signal[k - 3];
+            if (s >= 0 && hymo_signal_eval_snapped(&model->signals[s], t, -1, dt) !=
+                              hymo_signal_eval_snapped(&model->signals[s], t, +1, dt))
+                return 1;
+        }
+    }
+    return 0;
 }
 
 hymo_status hymo_fe_apply(hymo_fe *fe, const hymo_model *model, hymo_kin *kin, double t, double dt,
@@ -127,8 +142,8 @@ hymo_status hymo_fe_apply(hymo_fe *fe, const hymo_model *model, hymo_kin *kin, d
             const hymo_point *pa = &model->points[el->point_a];
             double f[3], n[3], r[3], v[3];
             for (int k = 0; k < 3; ++k) {
-                f[k] = el->force[k] * signal_value(model, el->force_signal[k], t, dt);
-                n[k] = el->torque[k] * signal_value(model, el->torque_signal[k], t, dt);
+                f[k] = el->force[k] * signal_value(fe, model, el->force_signal[k], t, dt);
+                n[k] = el->torque[k] * signal_value(fe, model, el->torque_signal[k], t, dt);
             }
             if (el->body_frame) {
                 hymo_kin_body_vector(kin, pa->body, f, f);

@@ -52,7 +52,15 @@ typedef struct {
     /* branch s18-ux: time and grid step of the last hymo_fe_apply (the
      * signals' kink functions are evaluated there) */
     double t_eval, dt_eval;
+    /* the signals' one-sided limit at t: 0 the left one for t > 0 (a
+     * step's end), +1 the right one (the engine's restart at a step start
+     * where a signal jumps, hymo_fe_signals_jump) */
+    int side;
 } hymo_fe;
+
+/* 1 if a signal of an external force or torque jumps at t (its left and
+ * right limits differ: a table step at t, snapped to the step grid dt). */
+int hymo_fe_signals_jump(const hymo_model *model, double t, double dt);
 
 /* Rows hymo_fe_gradients may fill for this model (the gradient buffer
  * holds this many rows of nz). */

@@ -487,10 +487,18 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     /* dt on the grid; the last step is shortened to land on t_end */
     sim->h = t1 == (double)(sim->step + 1) * dt && sim->t == (double)sim->step * dt ? dt : t1 - sim->t;
     /* motor branch: a driven joint's acceleration jumps at its signal's breakpoints:
-     * restart there from the right limits (consistent accelerations) */
-    if (sim->model->n_drivers && sim->step > 0 && hymo_drivers_break_at(sim, sim->t) &&
-        (st = trapezoidal_restart(sim, err)) != HYMO_OK)
-        return st;
+     * restart there from the right limits (consistent accelerations); so
+     * where an external force's signal jumps (a table step on the grid: the
+     * committed accelerations are the left limit's, and the step was first
+     * order, pendulum with a 30 N step at 0.3 s: error ratios 2.03-2.14 per
+     * halving of dt) */
+    if (sim->step > 0 && ((sim->model->n_drivers && hymo_drivers_break_at(sim, sim->t)) ||
+                          hymo_fe_signals_jump(sim->model, sim->t, dt))) {
+        sim->fe.side = +1;
+        st = trapezoidal_restart(sim, err);
+        sim->fe.side = 0;
+        if (st != HYMO_OK) return st;
+    }
     for (;;) {
         if (start_changed) { /* the state at sim->t (after a failed solve the last evaluation is not) */
             if ((st = inputs_at_start(sim, err)) != HYMO_OK) return st;
