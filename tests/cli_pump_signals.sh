@@ -78,9 +78,22 @@ fi
 # FMU export (docs/fmi.md), through the independent master tests/fmi_master.py:
 # the whole model bit-identical to the run, the mechanics and circuit FMUs to
 # the co-simulation (their hydraulic subsystem evaluates the signals)
+# In a sanitized build the FMU binary is ASan-instrumented and python is
+# not: the ASan runtime is preloaded, leak detection off (as the fmi_* tests,
+# tests/CMakeLists.txt; cli_fmu_binary.sh checks the FMU's leaks)
+BUILD=$(cd "$3" && pwd)
+while [ ! -f "$BUILD/CMakeCache.txt" ] && [ "$BUILD" != / ]; do BUILD=$(dirname "$BUILD"); done
+PRE=
+if [ -f "$BUILD/CMakeCache.txt" ]; then
+    case "$(sed -n 's/^HYMO_SANITIZE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")" in
+    ON|on|1|YES|yes|TRUE|true)
+        CC=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
+        PRE="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" ;;
+    esac
+fi
 if /usr/bin/python3 -c "import h5py, numpy" 2>/dev/null; then
     for c in whole jacobi; do
-        /usr/bin/python3 "$SRC/tests/fmi_master.py" $c --hymo "$HYMO" --model "$M" --work "$OUT/fmu" --t-end 3.0 \
+        env $PRE /usr/bin/python3 "$SRC/tests/fmi_master.py" $c --hymo "$HYMO" --model "$M" --work "$OUT/fmu" --t-end 3.0 \
             > "$OUT/fmu_$c.out" 2>&1 || fail "fmi_master $c: $(tail -3 "$OUT/fmu_$c.out")"
         grep -q "bit-identical" "$OUT/fmu_$c.out" || fail "fmi_master $c: $(tail -3 "$OUT/fmu_$c.out")"
     done
