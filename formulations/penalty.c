@@ -204,8 +204,8 @@ static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_err
                             !(c->gpiv = calloc((size_t)mb->nz + 1, sizeof(int))))
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty, Gram matrix)");
     }
-    hymo_kin_forces_begin(&mb->kin, mb->model); /* M' at the start positions */
-    if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha, ((pb_content *)f->content)->y); /* s18-alpha */
+    hymo_kin_forces_begin(&mb->kin, mb->model); /* the bodies' mass geometry at the start positions (M''s entries) */
+    if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha, c->y); /* s18-alpha */
     const double s_min = smallest_compliance(mb);
     if (s_min > 0.0 && isfinite(s_min)) {
         const double alpha_rho = 4.0 * (1.0 / PENALTY_RHO - 1.0) / (PENALTY_DT_REF * PENALTY_DT_REF * s_min);
