@@ -60,6 +60,12 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     circ->l_pist0 = calloc(n, sizeof(double));
     circ->l_rod0 = calloc(n, sizeof(double));
     circ->vol_node = index_array(circ->np);
+    const size_t np1 = (size_t)(circ->np > 0 ? circ->np : 1);
+    circ->vol_V = calloc(np1, sizeof(double));
+    circ->vol_C = calloc(np1, sizeof(double));
+    circ->vol_fixed = calloc(np1, 1);
+    circ->node_state = calloc((size_t)(model->n_nodes > 0 ? model->n_nodes : 1), sizeof(int));
+    circ->thr = calloc((size_t)(model->n_throttles > 0 ? model->n_throttles : 1), sizeof *circ->thr);
     hymo_circuit_part *w = &circ->whole;
     w->volumes = index_array(circ->np);
     w->valves = index_array(circ->nv);
@@ -70,7 +76,8 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     w->pumps = index_array(model->n_pumps);
     w->fcs = index_array(model->n_flow_controls);
     w->motors = index_array(model->n_motors);
-    if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0 || !circ->vol_node || !w->volumes || !w->valves ||
+    if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0 || !circ->vol_node || !circ->vol_V || !circ->vol_C ||
+        !circ->vol_fixed || !circ->node_state || !circ->thr || !w->volumes || !w->valves ||
         !w->throttles || !w->cylinders || !w->reliefs || !w->checks || !w->pumps || !w->fcs || !w->motors) {
         hymo_circuit_free(circ);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit)");
@@ -83,6 +90,29 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
             circ->vol_node[model->nodes[k].state] = k;
             w->volumes[w->n_volumes++] = model->nodes[k].state;
         }
+    circ->law = hymo_fluid_law_of(model);
+    for (int k = 0; k < model->n_nodes; ++k)
+        circ->node_state[k] = model->nodes[k].kind == HYMO_NODE_VOLUME ? model->nodes[k].state : -1;
+    for (int t = 0; t < model->n_throttles; ++t) {
+        const hymo_throttle *th = &model->throttles[t];
+        circ->thr[t] = (struct hymo_circuit_throttle_s){th->node_a, th->node_b, circ->node_state[th->node_a],
+                                                        circ->node_state[th->node_b]};
+    }
+    for (int i = 0; i < circ->np; ++i) { /* volumes without chambers: V and C once (W with the constants) */
+        const int k = circ->vol_node[i];
+        const hymo_node *nd = &model->nodes[k];
+        int fixed = 1, acc = 0;
+        for (int q = 0; q < nd->n_parts; ++q) fixed &= model->subvolumes[nd->first_part + q].cylinder < 0;
+        for (int j = 0; j < model->n_accumulators; ++j) acc |= model->accumulators[j].node == k;
+        if (!fixed) continue;
+        double Vdot;
+        hymo_volume_size(circ, model, i, NULL, NULL, &circ->vol_V[i], &circ->vol_C[i], &Vdot);
+        circ->vol_fixed[i] = circ->law->pressure_independent && !acc && circ->vol_V[i] > 0.0 ? 2 : 1;
+    }
+    if (hymo_circuit_own_constants(circ, model, &circ->consts, err) != HYMO_OK) {
+        hymo_circuit_free(circ);
+        return HYMO_ERR_NOMEM;
+    }
     for (int v = 0; v < circ->nv; ++v) w->valves[w->n_valves++] = v;
     for (int t = 0; t < model->n_throttles; ++t) w->throttles[w->n_throttles++] = t;
     for (int c = 0; c < circ->na; ++c) w->cylinders[w->n_cylinders++] = c;
@@ -124,6 +154,36 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     return HYMO_OK;
 }
 
+void hymo_circuit_refresh_constants(hymo_circuit *circ, const hymo_model *model)
+{
+    circ->sqrt_p_tr = sqrt(model->fluid.p_transition);
+    for (int k = 0; k < model->n_nodes; ++k)
+        circ->node_src[k] = model->nodes[k].kind == HYMO_NODE_VOLUME ? 0.0 : model->nodes[k].pressure;
+    for (int t = 0; t < model->n_throttles; ++t) circ->thr_Ct[t] = model->throttles[t].Ct;
+    for (int i = 0; i < circ->np; ++i) {
+        double dD_dp;
+        circ->vol_W[i] = circ->vol_inv[i] = 0.0;
+        if (circ->vol_fixed[i] == 2)
+            circ->vol_W[i] = hymo_volume_weight(circ, model, circ->vol_node[i], 0.0, circ->vol_V[i], circ->vol_C[i],
+                                                &circ->vol_inv[i], &dD_dp);
+    }
+}
+
+hymo_status hymo_circuit_own_constants(hymo_circuit *circ, const hymo_model *model, double **block,
+                                       hymo_error *err)
+{
+    const size_t n = 2 * (size_t)circ->np + (size_t)model->n_nodes + (size_t)model->n_throttles;
+    double *b = calloc(n > 0 ? n : 1, sizeof(double));
+    if (!b) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit constants)");
+    circ->vol_W = b;
+    circ->vol_inv = b + circ->np;
+    circ->node_src = b + 2 * (size_t)circ->np;
+    circ->thr_Ct = circ->node_src + model->n_nodes;
+    hymo_circuit_refresh_constants(circ, model);
+    *block = b;
+    return HYMO_OK;
+}
+
 void hymo_circuit_part_free(hymo_circuit_part *part)
 {
     int *arrays[] = {part->volumes, part->valves, part->throttles, part->cylinders, part->reliefs,
@@ -139,6 +199,12 @@ void hymo_circuit_free(hymo_circuit *circ)
     free(circ->l_pist0);
     free(circ->l_rod0);
     free(circ->vol_node);
+    free(circ->vol_V);
+    free(circ->vol_C);
+    free(circ->vol_fixed);
+    free(circ->node_state);
+    free(circ->thr);
+    free(circ->consts);
     hymo_circuit_part_free(&circ->whole);
     memset(circ, 0, sizeof *circ);
 }
@@ -223,13 +289,20 @@ double hymo_cylinder_force(const hymo_model *model, const hymo_circuit *circ, in
     return fp - cy->viscous * sd - fmu + hymo_cylinder_damper_force(model, circ, c, s, sd);
 }
 
+/* the orifice law with the circuit's sqrt(p_tr) */
+static inline double orifice(double dp, double p_tr, double sqrt_p_tr)
+{
+    double dg;
+    return hymo_orifice_g_dr(dp, p_tr, sqrt_p_tr, &dg);
+}
+
 /* The one evaluation path of the circuit equations (whole model or part). */
 int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *model,
                                 const hymo_circuit_part *part, const double *s, const double *sd,
                                 const double *p, const double *u, const double *u_ref, double *pdot,
                                 double *udot, double *force)
 {
-    const double p_tr = model->fluid.p_transition;
+    const double p_tr = model->fluid.p_transition, sq = circ->sqrt_p_tr;
     if (force) {
         for (int i = 0; i < part->n_cylinders; ++i) {
             const int c = part->cylinders[i];
@@ -258,9 +331,12 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
         if (nt_->kind == HYMO_NODE_VOLUME) pdot[nt_->state] += (q);                               \
     } while (0)
     for (int i = 0; i < part->n_throttles; ++i) {
-        const hymo_throttle *th = &model->throttles[part->throttles[i]];
-        double dp = hymo_node_pressure(model, th->node_a, p) - hymo_node_pressure(model, th->node_b, p);
-        FLOW(th->node_a, th->node_b, th->Ct * hymo_orifice_g(dp, p_tr));
+        const struct hymo_circuit_throttle_s *th = &circ->thr[part->throttles[i]];
+        const double pa = th->sa >= 0 ? p[th->sa] : circ->node_src[th->a];
+        const double pb = th->sb >= 0 ? p[th->sb] : circ->node_src[th->b];
+        const double q = circ->thr_Ct[part->throttles[i]] * orifice(pa - pb, p_tr, sq);
+        if (th->sa >= 0) pdot[th->sa] -= q;
+        if (th->sb >= 0) pdot[th->sb] += q;
     }
     for (int i = 0; i < part->n_valves; ++i) {
         const hymo_valve *va = &model->valves[part->valves[i]];
@@ -277,11 +353,11 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
         double pP = hymo_node_pressure(model, va->port_P, p), pT = hymo_node_pressure(model, va->port_T, p);
         double pA = hymo_node_pressure(model, va->port_A, p), pB = hymo_node_pressure(model, va->port_B, p);
         if (U >= 0.0) {
-            FLOW(va->port_P, va->port_A, va->Cv * U * hymo_orifice_g(pP - pA, p_tr));
-            FLOW(va->port_B, va->port_T, va->Cv * U * hymo_orifice_g(pB - pT, p_tr));
+            FLOW(va->port_P, va->port_A, va->Cv * U * orifice(pP - pA, p_tr, sq));
+            FLOW(va->port_B, va->port_T, va->Cv * U * orifice(pB - pT, p_tr, sq));
         } else {
-            FLOW(va->port_A, va->port_T, -va->Cv * U * hymo_orifice_g(pA - pT, p_tr));
-            FLOW(va->port_P, va->port_B, -va->Cv * U * hymo_orifice_g(pP - pB, p_tr));
+            FLOW(va->port_A, va->port_T, -va->Cv * U * orifice(pA - pT, p_tr, sq));
+            FLOW(va->port_P, va->port_B, -va->Cv * U * orifice(pP - pB, p_tr, sq));
         }
     }
     for (int i = 0; i < part->n_reliefs; ++i) {
@@ -312,20 +388,13 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
     }
 #undef FLOW
     for (int i = 0; i < part->n_volumes; ++i) {
-        const int k = circ->vol_node[part->volumes[i]];
-        const hymo_node *nd = &model->nodes[k];
-        double V = 0.0, Vdot = 0.0, compl_sum = 0.0;
-        for (int q = 0; q < nd->n_parts; ++q) {
-            const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
-            double dV_ds, Vs = hymo_subvolume_size(circ, model, sv, s, &dV_ds);
-            if (sv->cylinder >= 0) Vdot += dV_ds * sd[sv->cylinder];
-            V += Vs;
-            compl_sum += Vs / sv->bulk_modulus;
-        }
+        const int st = part->volumes[i], k = circ->vol_node[st];
+        double V, Vdot, compl_sum;
+        hymo_volume_size(circ, model, st, s, sd, &V, &compl_sum, &Vdot);
         if (!(V > 0.0)) return k;
         double inv_bf, dD_dp;
-        const double W = hymo_volume_weight(circ, model, k, p[nd->state], V, compl_sum, &inv_bf, &dD_dp);
-        pdot[nd->state] = W * (pdot[nd->state] - Vdot);
+        const double W = hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
+        pdot[st] = W * (pdot[st] - Vdot);
     }
     return -1;
 }

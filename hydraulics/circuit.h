@@ -67,7 +67,39 @@ typedef struct {
      * with such signals points its own copy of the circuit at its own
      * arrays and refills them whenever the time changes, as it does U_ref. */
     const double *pump_speed, *fc_flow;
+    /* constants of the evaluation (hymo_circuit_init): the fluid law's
+     * table; per pressure state i of a volume without cylinder chambers
+     * its volume vol_V[i] and container compliance vol_C[i] (sums over its
+     * parts in their order, as the loop would form them), vol_fixed[i] = 1
+     * (0: a volume with a chamber, whose size follows s), 2 if also its
+     * weight W = B_e/V is a constant (a pressure-independent fluid law, no
+     * accumulator at the node); per node its pressure state (-1: a
+     * source); per throttle its nodes and their states */
+    const struct hymo_fluid_law_s *law;
+    double *vol_V, *vol_C;
+    unsigned char *vol_fixed;
+    int *node_state;
+    struct hymo_circuit_throttle_s {
+        int a, b, sa, sb;
+    } *thr;
+    /* the constants that follow the model's parameters (fluid.p_transition,
+     * fluid.bulk_modulus, source pressures, throttle Ct: a run that changes
+     * one refills its own copy, hymo_circuit_own_constants): sqrt(p_tr) of
+     * the orifice law's laminar branch, W and 1/B_f of the volumes with
+     * vol_fixed 2, each source node's pressure, each throttle's Ct, all in
+     * the block `consts` */
+    double sqrt_p_tr;
+    double *vol_W, *vol_inv, *node_src, *thr_Ct;
+    double *consts;
 } hymo_circuit;
+
+/* Points circ's parameter constants at a fresh block, *block (the
+ * caller's to free), filled from model: for a run whose parameters change
+ * (a copy of a compiled circuit shares the compiled block). */
+hymo_status hymo_circuit_own_constants(hymo_circuit *circ, const hymo_model *model, double **block,
+                                       hymo_error *err);
+/* Refills them from model (a circuit with its own block only). */
+void hymo_circuit_refresh_constants(hymo_circuit *circ, const hymo_model *model);
 
 /* branch pump-signals: whether a pump or flow control valve of the model
  * has a factor signal (then hymo_circuit_inputs matters). */
@@ -129,14 +161,22 @@ static inline double hymo_node_pressure(const hymo_model *model, int node, const
     return n->kind == HYMO_NODE_VOLUME ? p[n->state] : n->pressure;
 }
 
+/* The same value from the circuit's compact node arrays (hymo_circuit_init). */
+static inline double hymo_circuit_node_p(const hymo_circuit *circ, int node, const double *p)
+{
+    const int st = circ->node_state[node];
+    return st >= 0 ? p[st] : circ->node_src[node];
+}
+
 /* Fluid law of the volumes (hydraulics/fluid.c; branch fluid): 1/B_f(p)
  * and its derivative. One table per hymo_fluid_model. */
-typedef struct {
+typedef struct hymo_fluid_law_s {
     const char *name;
     double (*inv_bulk)(const hymo_model *model, double p, double *dinv_dp);
     /* V / B_f(p): the fluid's share of a volume V's compliance, m^3/Pa
      * (constant: V / B_oil, the expression SPEC §2 writes) */
     double (*compliance)(const hymo_model *model, double V, double p);
+    int pressure_independent; /* 1/B_f is a constant (then a fixed volume's W is one) */
 } hymo_fluid_law;
 const hymo_fluid_law *hymo_fluid_law_of(const hymo_model *model);
 /* Volume at p of the fluid (mixture) that fills a unit volume at p_ref:
@@ -162,13 +202,26 @@ static inline double hymo_volume_weight(const hymo_circuit *circ, const hymo_mod
                                         double V, double compl_sum, double *inv_bf, double *dD_dp)
 {
     double dinv, dacc;
-    const double inv = hymo_fluid_law_of(model)->inv_bulk(model, p, &dinv);
+    const double inv = (circ->law ? circ->law : hymo_fluid_law_of(model))->inv_bulk(model, p, &dinv);
     const double acc = model->n_accumulators > 0 ? hymo_accumulator_compliance(circ, model, k, p, &dacc)
                                                  : (dacc = 0.0, 0.0);
     const double Be = 1.0 / (inv + (compl_sum + acc) / V);
     *inv_bf = inv;
     *dD_dp = V * dinv + dacc;
     return Be / V;
+}
+
+/* hymo_volume_weight of the volume with pressure state i: the constants of
+ * hymo_circuit_init where its weight is one (vol_fixed[i] == 2: the same
+ * bits, dD_dp = 0). */
+static inline double hymo_volume_weight_state(const hymo_circuit *circ, const hymo_model *model, int i, double p,
+                                              double V, double compl_sum, double *inv_bf, double *dD_dp)
+{
+    if (circ->vol_fixed[i] == 2) {
+        *inv_bf = circ->vol_inv[i], *dD_dp = 0.0;
+        return circ->vol_W[i];
+    }
+    return hymo_volume_weight(circ, model, circ->vol_node[i], p, V, compl_sum, inv_bf, dD_dp);
 }
 
 /* Chamber lengths of cylinder c at actuator length s. */
@@ -179,8 +232,9 @@ void hymo_cylinder_lengths(const hymo_circuit *circ, int c, double s, double *l_
  * always taken on the branch the function uses). */
 
 /* hymo_orifice_g(dp, p_tr) and, in *dg, its derivative on the branch taken
- * at dp (one-sided at |dp| = p_tr). */
-static inline double hymo_orifice_g_d(double dp, double p_tr, double *dg)
+ * at dp (one-sided at |dp| = p_tr); sqrt_p_tr = sqrt(p_tr) (the circuit's
+ * sqrt_p_tr: the same bits as computing it here). */
+static inline double hymo_orifice_g_dr(double dp, double p_tr, double sqrt_p_tr, double *dg)
 {
     if (dp >= p_tr) {
         double r = sqrt(dp);
@@ -192,9 +246,12 @@ static inline double hymo_orifice_g_d(double dp, double p_tr, double *dg)
         *dg = 0.5 / r;
         return -r;
     }
-    double r = sqrt(p_tr);
-    *dg = 1.0 / r;
-    return dp / r;
+    *dg = 1.0 / sqrt_p_tr;
+    return dp / sqrt_p_tr;
+}
+static inline double hymo_orifice_g_d(double dp, double p_tr, double *dg)
+{
+    return hymo_orifice_g_dr(dp, p_tr, sqrt(p_tr), dg);
 }
 
 /* Size of sub-volume sv at actuator lengths s[na]; *dV_ds = dV/ds of its
@@ -215,6 +272,29 @@ static inline double hymo_subvolume_size(const hymo_circuit *circ, const hymo_mo
     }
     *dV_ds = -cy->rod_side_area;
     return cy->rod_side_area * lr;
+}
+
+/* Volume V, container compliance C = sum V_s/B_s and volume rate Vdot of
+ * the volume with pressure state i (node circ->vol_node[i]) at actuator
+ * lengths s and rates sd: the sums over its parts in their order (a volume
+ * without chambers: the constants of hymo_circuit_init, the same bits). */
+static inline void hymo_volume_size(const hymo_circuit *circ, const hymo_model *model, int i, const double *s,
+                                    const double *sd, double *V, double *C, double *Vdot)
+{
+    if (circ->vol_fixed[i]) {
+        *V = circ->vol_V[i], *C = circ->vol_C[i], *Vdot = 0.0;
+        return;
+    }
+    const hymo_node *nd = &model->nodes[circ->vol_node[i]];
+    double v = 0.0, vd = 0.0, c = 0.0;
+    for (int q = 0; q < nd->n_parts; ++q) {
+        const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
+        double dV_ds, Vs = hymo_subvolume_size(circ, model, sv, s, &dV_ds);
+        if (sv->cylinder >= 0) vd += dV_ds * sd[sv->cylinder];
+        v += Vs;
+        c += Vs / sv->bulk_modulus;
+    }
+    *V = v, *C = c, *Vdot = vd;
 }
 
 /* Flow a -> b of relief valve r at pressures p and, in *G, dQ/dp_a
@@ -454,6 +534,16 @@ typedef struct {
     double *dF_dsd;        /* na: d F_a / d sd_a */
     double *qnet;          /* np: scratch (net inflow of each volume) */
     double *w;             /* 3 np: scratch (per-volume weights) */
+    /* per flow element (throttles, 4 edges per valve, relief and check
+     * valves, pumps, flow controls, motors, in this order from slot[0],
+     * slot_valve, ...): its volumes' states ia, ib (-1: a source) and the
+     * positions of its entries (ia, ia), (ia, ib), (ib, ia), (ib, ib) in
+     * dpdot_dp.value and (ia, v), (ib, v) in dpdot_du.value (-1: none), so
+     * that filling them needs no search */
+    struct hymo_flow_slot_s {
+        int ia, ib, aa, ab, ba, bb, ua, ub;
+    } *slot;
+    int slot_valve, slot_relief, slot_check, slot_pump, slot_fc, slot_motor;
 } hymo_circuit_derivs;
 
 /* Allocates (zeroed) derivatives for np pressures, nu spools, na actuators

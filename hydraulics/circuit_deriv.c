@@ -122,6 +122,60 @@ static int build_patterns(hymo_circuit_derivs *d, const hymo_model *model)
     return e;
 }
 
+typedef struct hymo_flow_slot_s flow_slot;
+
+/* the position of (i, j) in S's values, -1 if i or j < 0 */
+static int position(const hymo_sparse *S, int i, int j)
+{
+    const double *e = i >= 0 && j >= 0 ? hymo_sparse_at(S, i, j) : NULL;
+    return e ? (int)(e - S->value) : -1;
+}
+
+static void slot_set(hymo_circuit_derivs *d, const hymo_model *model, flow_slot *sl, int nf, int nt, int v)
+{
+    const int a = vol_state(model, nf, d->np), b = vol_state(model, nt, d->np);
+    sl->ia = a, sl->ib = b;
+    sl->aa = position(&d->dpdot_dp, a, a), sl->ab = position(&d->dpdot_dp, a, b);
+    sl->ba = position(&d->dpdot_dp, b, a), sl->bb = position(&d->dpdot_dp, b, b);
+    sl->ua = v >= 0 && v < d->nu ? position(&d->dpdot_du, a, v) : -1;
+    sl->ub = v >= 0 && v < d->nu ? position(&d->dpdot_du, b, v) : -1;
+}
+
+/* the slots of every flow element, in the order of hymo_circuit_derivatives */
+static int build_slots(hymo_circuit_derivs *d, const hymo_model *model)
+{
+    const int n = model->n_throttles + 4 * model->n_valves + model->n_relief_valves + model->n_check_valves +
+                  model->n_pumps + model->n_flow_controls + model->n_motors;
+    d->slot = calloc((size_t)(n > 0 ? n : 1), sizeof *d->slot);
+    if (!d->slot) return -1;
+    flow_slot *sl = d->slot;
+    for (int t = 0; t < model->n_throttles; ++t)
+        slot_set(d, model, sl++, model->throttles[t].node_a, model->throttles[t].node_b, -1);
+    d->slot_valve = (int)(sl - d->slot);
+    for (int v = 0; v < model->n_valves; ++v)
+        for (int e = 0; e < 4; ++e) {
+            int nf, nt;
+            hymo_valve_edge_nodes(&model->valves[v], e, &nf, &nt);
+            slot_set(d, model, sl++, nf, nt, model->valves[v].state);
+        }
+    d->slot_relief = (int)(sl - d->slot);
+    for (int r = 0; r < model->n_relief_valves; ++r)
+        slot_set(d, model, sl++, model->relief_valves[r].node_a, model->relief_valves[r].node_b, -1);
+    d->slot_check = (int)(sl - d->slot);
+    for (int k = 0; k < model->n_check_valves; ++k)
+        slot_set(d, model, sl++, model->check_valves[k].node_a, model->check_valves[k].node_b, -1);
+    d->slot_pump = (int)(sl - d->slot);
+    for (int j = 0; j < model->n_pumps; ++j)
+        slot_set(d, model, sl++, model->pumps[j].node_in, model->pumps[j].node_out, -1);
+    d->slot_fc = (int)(sl - d->slot);
+    for (int k = 0; k < model->n_flow_controls; ++k)
+        slot_set(d, model, sl++, model->flow_controls[k].node_a, model->flow_controls[k].node_b, -1);
+    d->slot_motor = (int)(sl - d->slot);
+    for (int k = 0; k < model->n_motors; ++k)
+        slot_set(d, model, sl++, model->motors[k].node_a, model->motors[k].node_b, -1);
+    return 0;
+}
+
 hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, const hymo_model *model, int np, int nu, int na,
                                       hymo_error *err)
 {
@@ -137,7 +191,7 @@ hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, const hymo_model *
     d->dF_dsd = calloc(a1, sizeof(double));
     d->qnet = calloc(n1, sizeof(double));
     d->w = calloc(3 * n1, sizeof(double));
-    if (!d->dF_ds || !d->dF_dsd || !d->qnet || !d->w || build_patterns(d, model)) {
+    if (!d->dF_ds || !d->dF_dsd || !d->qnet || !d->w || build_patterns(d, model) || build_slots(d, model)) {
         hymo_circuit_derivs_free(d);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit derivatives)");
     }
@@ -155,44 +209,40 @@ void hymo_circuit_derivs_free(hymo_circuit_derivs *d)
     free(d->dF_dsd);
     free(d->qnet);
     free(d->w);
+    free(d->slot);
     memset(d, 0, sizeof *d);
 }
 
-typedef struct {
-    const hymo_model *model;
-    hymo_circuit_derivs *d;
-} flow_acc;
-
-/* A flow q from node nf to node nt with dq/dp_nf = G, dq/dp_nt = -G and, if
- * v >= 0, dq/du_v = qu: its d Q_i/d(p, u) in the rows of the volumes. */
-static inline void add_flow(const flow_acc *f, int nf, int nt, double q, double G, int v, double qu)
+/* A flow q through the element of slot sl (from its node a to b) with
+ * dq/dp_a = G, dq/dp_b = -G and dq/du_v = qu (a valve edge): its
+ * d Q_i/d(p, u) in the rows of the volumes. */
+static inline void add_flow(hymo_circuit_derivs *d, const flow_slot *sl, double q, double G, double qu)
 {
-    const hymo_node *a = &f->model->nodes[nf], *b = &f->model->nodes[nt];
-    hymo_circuit_derivs *d = f->d;
-    double *qnet = d->qnet; /* net inflow Q_i, for d pdot / d s */
-    const int ia = a->kind == HYMO_NODE_VOLUME ? a->state : -1;
-    const int ib = b->kind == HYMO_NODE_VOLUME ? b->state : -1;
-    if (ia >= 0) { /* outflow of a */
-        *hymo_sparse_at(&d->dpdot_dp, ia, ia) -= G;
-        if (ib >= 0) *hymo_sparse_at(&d->dpdot_dp, ia, ib) += G;
-        if (v >= 0) *hymo_sparse_at(&d->dpdot_du, ia, v) -= qu;
-        qnet[ia] -= q;
+    double *vp = d->dpdot_dp.value, *vu = d->dpdot_du.value, *qnet = d->qnet; /* qnet: for d pdot / d s */
+    if (sl->ia >= 0) { /* outflow of a */
+        vp[sl->aa] -= G;
+        if (sl->ib >= 0) vp[sl->ab] += G;
+        if (sl->ua >= 0) vu[sl->ua] -= qu;
+        qnet[sl->ia] -= q;
     }
-    if (ib >= 0) { /* inflow of b */
-        if (ia >= 0) *hymo_sparse_at(&d->dpdot_dp, ib, ia) += G;
-        *hymo_sparse_at(&d->dpdot_dp, ib, ib) -= G;
-        if (v >= 0) *hymo_sparse_at(&d->dpdot_du, ib, v) += qu;
-        qnet[ib] += q;
+    if (sl->ib >= 0) { /* inflow of b */
+        if (sl->ia >= 0) vp[sl->ba] += G;
+        vp[sl->bb] -= G;
+        if (sl->ub >= 0) vu[sl->ub] += qu;
+        qnet[sl->ib] += q;
     }
 }
 
-/* Valve edge from -> to with opening c = Cv |U| and dc/dU = dc: q = c g(dp). */
-static inline void add_valve_edge(const flow_acc *f, const double *p, double p_tr, int nf, int nt, double c,
-                                  double dc, int v)
+/* Valve edge e (slot sl) with opening c = Cv |U| and dc/dU = dc: q = c g(dp). */
+static inline void add_valve_edge(hymo_circuit_derivs *d, const hymo_circuit *circ, const hymo_model *model,
+                                  const double *p, const hymo_valve *va, int e, const flow_slot *sl, double c,
+                                  double dc)
 {
-    double dg, g = hymo_orifice_g_d(hymo_node_pressure(f->model, nf, p) - hymo_node_pressure(f->model, nt, p),
-                                    p_tr, &dg);
-    add_flow(f, nf, nt, c * g, c * dg, v, dc * g);
+    int nf, nt;
+    hymo_valve_edge_nodes(va, e, &nf, &nt);
+    double dg, g = hymo_orifice_g_dr(hymo_node_pressure(model, nf, p) - hymo_node_pressure(model, nt, p),
+                                     model->fluid.p_transition, circ->sqrt_p_tr, &dg);
+    add_flow(d, sl, c * g, c * dg, dc * g);
 }
 
 static void force_derivatives(const hymo_circuit *circ, const hymo_model *model, const double *s,
@@ -241,57 +291,56 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
     hymo_sparse_zero(&d->dpdot_dsd);
     memset(d->qnet, 0, (size_t)(np > 0 ? np : 1) * sizeof(double));
     const double p_tr = model->fluid.p_transition;
-    const flow_acc f = {model, d};
+    const flow_slot *sl = d->slot;
 
     /* d Q / d(p, u): same element order and branches as hymo_circuit_eval */
     for (int t = 0; t < model->n_throttles; ++t) {
-        const hymo_throttle *th = &model->throttles[t];
-        double dg, g = hymo_orifice_g_d(
-                       hymo_node_pressure(model, th->node_a, p) - hymo_node_pressure(model, th->node_b, p), p_tr, &dg);
-        add_flow(&f, th->node_a, th->node_b, th->Ct * g, th->Ct * dg, -1, 0.0);
+        const struct hymo_circuit_throttle_s *th = &circ->thr[t];
+        double dg, g = hymo_orifice_g_dr(hymo_circuit_node_p(circ, th->a, p) - hymo_circuit_node_p(circ, th->b, p),
+                                         p_tr, circ->sqrt_p_tr, &dg);
+        add_flow(d, &sl[t], circ->thr_Ct[t] * g, circ->thr_Ct[t] * dg, 0.0);
     }
     for (int v = 0; v < model->n_valves; ++v) {
         const hymo_valve *va = &model->valves[v];
+        const flow_slot *se = &sl[d->slot_valve + 4 * v]; /* edges P->A, B->T, P->B, A->T */
         const double U = u[va->state];
         if (model->valve_edges && model->valve_edges[v].on) { /* edges, overlap, leakage */
             for (int e = 0; e < 4; ++e) {
-                int nf, nt;
                 double G, GU, q = hymo_valve_edge_flow_d(circ, model, v, e, U, p, &G, &GU);
-                hymo_valve_edge_nodes(va, e, &nf, &nt);
-                add_flow(&f, nf, nt, q, G, va->state, GU);
+                add_flow(d, &se[e], q, G, GU);
             }
             continue;
         }
         if (U >= 0.0) { /* q = Cv U g */
-            add_valve_edge(&f, p, p_tr, va->port_P, va->port_A, va->Cv * U, va->Cv, va->state);
-            add_valve_edge(&f, p, p_tr, va->port_B, va->port_T, va->Cv * U, va->Cv, va->state);
+            add_valve_edge(d, circ, model, p, va, 0, &se[0], va->Cv * U, va->Cv);
+            add_valve_edge(d, circ, model, p, va, 1, &se[1], va->Cv * U, va->Cv);
         } else { /* q = -Cv U g */
-            add_valve_edge(&f, p, p_tr, va->port_A, va->port_T, -va->Cv * U, -va->Cv, va->state);
-            add_valve_edge(&f, p, p_tr, va->port_P, va->port_B, -va->Cv * U, -va->Cv, va->state);
+            add_valve_edge(d, circ, model, p, va, 3, &se[3], -va->Cv * U, -va->Cv);
+            add_valve_edge(d, circ, model, p, va, 2, &se[2], -va->Cv * U, -va->Cv);
         }
     }
     for (int r = 0; r < model->n_relief_valves; ++r) {
         double G, q = hymo_relief_flow_d(circ, model, r, p, &G);
-        add_flow(&f, model->relief_valves[r].node_a, model->relief_valves[r].node_b, q, G, -1, 0.0);
+        add_flow(d, &sl[d->slot_relief + r], q, G, 0.0);
     }
     for (int k = 0; k < model->n_check_valves; ++k) {
         double G, q = hymo_check_flow_d(circ, model, k, p, &G);
-        add_flow(&f, model->check_valves[k].node_a, model->check_valves[k].node_b, q, G, -1, 0.0);
+        add_flow(d, &sl[d->slot_check + k], q, G, 0.0);
     }
     for (int j = 0; j < model->n_pumps; ++j) {
         double G, q = hymo_pump_flow_d(circ, model, j, p, &G);
-        add_flow(&f, model->pumps[j].node_in, model->pumps[j].node_out, q, G, -1, 0.0);
+        add_flow(d, &sl[d->slot_pump + j], q, G, 0.0);
     }
     for (int k = 0; k < model->n_flow_controls; ++k) {
         double G, q = hymo_flow_control_flow_d(circ, model, k, p, &G);
-        add_flow(&f, model->flow_controls[k].node_a, model->flow_controls[k].node_b, q, G, -1, 0.0);
+        add_flow(d, &sl[d->slot_fc + k], q, G, 0.0);
     }
     /* motors (motor branch): Q = D w + C_L dp from a to b; dQ/dw = D goes into the
      * sd columns like a chamber's dV/ds (outflow of a), scaled by -W below */
     for (int k = 0; k < model->n_motors && model->n_cylinders + k < na; ++k) {
         const hymo_motor *mo = &model->motors[k];
         const int a = model->n_cylinders + k;
-        add_flow(&f, mo->node_a, mo->node_b, hymo_motor_flow(model, k, sd[a], p), mo->leakage, -1, 0.0);
+        add_flow(d, &sl[d->slot_motor + k], hymo_motor_flow(model, k, sd[a], p), mo->leakage, 0.0);
         const hymo_node *pa = &model->nodes[mo->node_a], *pb = &model->nodes[mo->node_b];
         if (pa->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dpdot_dsd, pa->state, a) += mo->displacement;
         if (pb->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dpdot_dsd, pb->state, a) -= mo->displacement;
@@ -303,18 +352,12 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
     for (int i = 0; i < np; ++i) {
         const hymo_node *nd = &model->nodes[circ->vol_node[i]];
         const double Q = d->qnet[i];
-        double V = 0.0, Vdot = 0.0, compl_sum = 0.0;
-        for (int q = 0; q < nd->n_parts; ++q) {
-            const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
-            double dV_ds, Vs = hymo_subvolume_size(circ, model, sv, s, &dV_ds);
-            V += Vs;
-            compl_sum += Vs / sv->bulk_modulus;
-            if (sv->cylinder >= 0) Vdot += dV_ds * sd[sv->cylinder];
-        }
+        double V, Vdot, compl_sum;
+        hymo_volume_size(circ, model, i, s, sd, &V, &compl_sum, &Vdot);
         if (!(V > 0.0)) return -1;
         double inv_bf, dD_dp;
-        W[i] = hymo_volume_weight(circ, model, circ->vol_node[i], p[i], V, compl_sum, &inv_bf, &dD_dp);
-        for (int q = 0; q < nd->n_parts; ++q) {
+        W[i] = hymo_volume_weight_state(circ, model, i, p[i], V, compl_sum, &inv_bf, &dD_dp);
+        for (int q = 0; !circ->vol_fixed[i] && q < nd->n_parts; ++q) { /* the chambers' columns */
             const hymo_subvolume *sv = &model->subvolumes[nd->first_part + q];
             if (sv->cylinder < 0 || sv->cylinder >= na) continue;
             double dV_ds;

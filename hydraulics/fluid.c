@@ -63,8 +63,8 @@ static double compliance_entrained_air(const hymo_model *m, double V, double p)
 
 /* indexed by hymo_fluid_model */
 static const hymo_fluid_law k_laws[] = {
-    {"constant", inv_bulk_constant, compliance_constant},
-    {"entrained_air", inv_bulk_entrained_air, compliance_entrained_air},
+    {"constant", inv_bulk_constant, compliance_constant, 1},
+    {"entrained_air", inv_bulk_entrained_air, compliance_entrained_air, 0},
 };
 
 const hymo_fluid_law *hymo_fluid_law_of(const hymo_model *model)

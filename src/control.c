@@ -31,6 +31,7 @@ struct hymo_control {
     /* parameters: the run's copy of the model (has_copy), its own tables */
     int has_copy;
     hymo_model copy;
+    double *circ_consts; /* the run circuit's own parameter constants (hymo_circuit_own_constants) */
 };
 
 void hymo_sim_control_free(hymo_sim *sim)
@@ -43,6 +44,7 @@ void hymo_sim_control_free(hymo_sim *sim)
         free(c->copy.nodes);
         free(c->copy.cylinders);
     }
+    free(c->circ_consts);
     free(c->mode);
     free(c->value);
     free(c->fn);
@@ -356,6 +358,8 @@ static hymo_status own_copy(hymo_sim *sim, hymo_control *c, hymo_error *err)
     DUP(nodes, m->n_nodes)
     DUP(cylinders, m->n_cylinders)
 #undef DUP
+    /* the circuit's constants that follow the parameters: the run's own */
+    if (hymo_circuit_own_constants(&sim->circ, cp, &c->circ_consts, NULL) != HYMO_OK) goto nomem;
     c->has_copy = 1;
     sim->model = cp;
     return HYMO_OK;
@@ -420,9 +424,11 @@ hymo_status hymo_sim_set_parameter(hymo_sim *sim, const char *name, double value
     if (*a == value) return HYMO_OK;
     const double old = *a;
     *a = value;
+    hymo_circuit_refresh_constants(&sim->circ, sim->model);
     st = refresh_rates(sim, err);
     if (st != HYMO_OK) { /* keep the run as it was */
         *a = old;
+        hymo_circuit_refresh_constants(&sim->circ, sim->model);
         hymo_error e2;
         refresh_rates(sim, &e2);
         return st;

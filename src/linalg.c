@@ -481,6 +481,61 @@ int hymo_sparse_block_fit(const hymo_sparse *J, int r0, int n, const int *Ap, co
     return 0;
 }
 
+int hymo_sparse_block_fit_mapped(hymo_sparse_fit *fm, const hymo_sparse *J, int r0, int n, const int *Ap,
+                                 const int *Ai, double *Ax)
+{
+    const int *cs = J->col_start + r0, e0 = cs[0], ne = cs[n] - e0;
+    if (!fm->valid || fm->n != n || fm->ne != ne || memcmp(fm->cs, cs, ((size_t)n + 1) * sizeof(int)) ||
+        memcmp(fm->row, J->row + e0, (size_t)ne * sizeof(int))) {
+        fm->valid = 0;
+        if (fm->n != n || !fm->cs) {
+            int *c = realloc(fm->cs, ((size_t)n + 1) * sizeof(int));
+            if (!c) return -1;
+            fm->cs = c, fm->n = n;
+        }
+        if (ne > fm->cap || !fm->row) {
+            const size_t cap = ne > 0 ? (size_t)ne : 1;
+            int *r = realloc(fm->row, cap * sizeof(int));
+            if (r) fm->row = r;
+            int *m = realloc(fm->map, cap * sizeof(int));
+            if (m) fm->map = m;
+            if (!r || !m) return -1;
+            fm->cap = (int)cap;
+        }
+        memcpy(fm->cs, cs, ((size_t)n + 1) * sizeof(int));
+        memcpy(fm->row, J->row + e0, (size_t)ne * sizeof(int));
+        fm->ne = ne;
+        for (int j = 0; j < n; ++j) { /* the merge of hymo_sparse_block_fit */
+            int q = Ap[j];
+            const int qe = Ap[j + 1];
+            for (int e = cs[j]; e < cs[j + 1]; ++e) {
+                const int i = J->row[e] - r0;
+                if (i < 0 || i >= n) {
+                    fm->map[e - e0] = -1;
+                    continue;
+                }
+                while (q < qe && Ai[q] < i) ++q;
+                fm->map[e - e0] = q < qe && Ai[q] == i ? q : -2;
+            }
+        }
+        fm->valid = 1;
+    }
+    memset(Ax, 0, (size_t)Ap[n] * sizeof(double));
+    const double *v = J->value + e0;
+    for (int e = 0; e < ne; ++e) {
+        const int m = fm->map[e];
+        if (m >= 0) Ax[m] = v[e];
+        else if (m == -2 && v[e] != 0.0) return 1;
+    }
+    return 0;
+}
+
+void hymo_sparse_fit_free(hymo_sparse_fit *fm)
+{
+    free(fm->cs), free(fm->row), free(fm->map);
+    memset(fm, 0, sizeof *fm);
+}
+
 int hymo_sparse_block_union(const hymo_sparse *J, int r0, int n, const int *Ap_old, const int *Ai_old, int **Ap_out,
                             int **Ai_out, double **Ax_out)
 {

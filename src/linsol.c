@@ -119,6 +119,7 @@ static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, de
 typedef struct {
     int *Ap, *Ai; /* D's pattern (nd + 1, nnz): compressed columns, rows ascending */
     double *Ax;   /* nnz */
+    hymo_sparse_fit fit; /* J's entries' places in Ax (reset with the pattern) */
     klu_symbolic *sym;
     klu_numeric *num;
     klu_common common;
@@ -168,6 +169,7 @@ static int klu_pattern(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
     if (hymo_sparse_block_union(J, k->k, ls->n - k->k, k->Ap, k->Ai, &Ap, &Ai, &Ax)) return 1;
     free(k->Ap), free(k->Ai), free(k->Ax);
     k->Ap = Ap, k->Ai = Ai, k->Ax = Ax;
+    hymo_sparse_fit_reset(&k->fit);
     klu_release(k);
     return 0;
 }
@@ -280,7 +282,9 @@ static void d_solve(klu_impl *k, int nd, double *x)
 static int klu_factor_sparse(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
 {
     const int n = ls->n, kk = k->k, nd = n - kk;
-    const int grown = !k->Ap || hymo_sparse_block_fit(J, kk, nd, k->Ap, k->Ai, k->Ax); /* outside: extend */
+    const int fit = k->Ap ? hymo_sparse_block_fit_mapped(&k->fit, J, kk, nd, k->Ap, k->Ai, k->Ax) : 1;
+    if (fit < 0) return 1;
+    const int grown = fit; /* an entry outside the pattern: extend it */
     if (grown) {
         if (klu_pattern(ls, k, J)) return 1;
         if (kk > 0 && blocks_setup(k, nd)) return 1;
@@ -481,6 +485,7 @@ static void klu_destroy(hymo_linsol *ls)
         free(k->Ap);
         free(k->Ai);
         free(k->Ax);
+        hymo_sparse_fit_free(&k->fit);
         free(k->S);
         free(k->spiv);
         free(k->w);

@@ -150,6 +150,24 @@ void hymo_sparse_free(hymo_sparse *s);
  * block's values (zero elsewhere in it, Ax); 1 if a non-zero of the block
  * lies outside the pattern (then hymo_sparse_block_union). */
 int hymo_sparse_block_fit(const hymo_sparse *J, int r0, int n, const int *Ap, const int *Ai, double *Ax);
+/* hymo_sparse_block_fit with a map kept between calls: while J's pattern
+ * over the block's columns is the one of the last call (checked by
+ * comparing its column starts and rows), each entry goes straight to its
+ * place in Ax (or is dropped, or reports an entry outside the pattern);
+ * else the map is rebuilt, O(non-zeros), growing its arrays only beyond
+ * the most entries seen.  The same values and return as
+ * hymo_sparse_block_fit, or -1 out of memory.  Reset (hymo_sparse_fit_reset)
+ * whenever (Ap, Ai) change. */
+typedef struct {
+    int valid, n, ne, cap;
+    int *cs;  /* n + 1: J's column starts over the block's columns */
+    int *row; /* ne: J's rows there */
+    int *map; /* ne: place in Ax, -1 outside the block's rows, -2 outside the pattern */
+} hymo_sparse_fit;
+int hymo_sparse_block_fit_mapped(hymo_sparse_fit *fm, const hymo_sparse *J, int r0, int n, const int *Ap,
+                                 const int *Ai, double *Ax);
+static inline void hymo_sparse_fit_reset(hymo_sparse_fit *fm) { fm->valid = 0; }
+void hymo_sparse_fit_free(hymo_sparse_fit *fm);
 /* The pattern that only grows: the old one (Ap_old, Ai_old; NULL: none),
  * the block's non-zeros and the diagonal, rows ascending, in fresh arrays
  * (*Ap n + 1, *Ai and *Ax (*Ap)[n]) with the block's values; 0, or -1 out of
