@@ -147,48 +147,73 @@ static void test_callback_reproduces_signal(void **state)
     hymo_model_free(m);
 }
 
+/* A parameter set at t = 0 gives the run of the file that states it: each
+ * kind that the circuit's constants hold (hymo_circuit_refresh_constants:
+ * a source's pressure, a throttle's Ct, the fluid's bulk modulus (the fixed
+ * volume V3's weight) and laminar transition (sqrt(p_tr))). */
 static void test_parameter_at_start_equals_file(void **state)
 {
     (void)state;
+    static const struct {
+        const char *name, *from, *to, *with;
+        double factor; /* of the file's value (powers of 2 and the pump's: the same bits) */
+    } cases[] = {
+        {"source.pump.pressure", "{name: pump, pressure: 7.6e6}", "}", "{name: pump, pressure: 6.0e6}", 6.0 / 7.6},
+        {"throttle.throttle1.Ct", "area: 2.83e-5", "5", "area: 1.415e-5", 0.5},
+        {"fluid.bulk_modulus", "bulk_modulus: 1.5e9", "9", "bulk_modulus: 0.75e9", 0.5},
+        {"fluid.p_transition", "laminar_transition: 2.0e5", "5", "laminar_transition: 8.0e5", 4.0},
+    };
     hymo_model *m = test_load_model("crane1.yaml");
-    hymo_model *mf = crane1_edited("{name: pump, pressure: 7.6e6}", "}", "{name: pump, pressure: 6.0e6}");
-    for (int k = 0; k < 2; ++k) {
-        const hymo_integrator_kind integ = k ? HYMO_INTEGRATOR_IDA : HYMO_INTEGRATOR_TRAPEZOIDAL;
-        hymo_sim *a = make_sim(m, integ, 8.0), *b = make_sim(mf, integ, 8.0), *c = make_sim(m, integ, 8.0);
-        hymo_error err;
-        hymo_error_clear(&err);
-        assert_int_equal(hymo_sim_set_parameter(a, "source.pump.pressure", 6.0e6, &err), HYMO_OK);
-        double v = 0.0;
-        assert_int_equal(hymo_sim_get_parameter(a, "source.pump.pressure", &v, &err), HYMO_OK);
-        assert_true(v == 6.0e6);
-        assert_int_equal(hymo_sim_get_parameter(c, "source.pump.pressure", &v, &err), HYMO_OK);
-        assert_true(v == 7.6e6); /* the other run of the shared model */
-        step_to(a, 8.0);
-        step_to(b, 8.0);
-        step_to(c, 8.0);
-        const double dz = max_rel_diff(hymo_sim_z(a), hymo_sim_z(b), hymo_sim_nz(a));
-        const double dc = max_rel_diff(hymo_sim_z(a), hymo_sim_z(c), hymo_sim_nz(a));
-        print_message("%s: pump 6 MPa set at t = 0 vs in the file: max rel diff z %.3g; vs 7.6 MPa: %.3g\n",
-                      k ? "ida" : "trapezoidal", dz, dc);
-        assert_true(dz <= (k ? 1e-6 : 1e-13));
-        assert_true(dc > 1e-3);
-        hymo_sim_free(a);
-        hymo_sim_free(b);
-        hymo_sim_free(c);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+        hymo_model *mf = crane1_edited(cases[ci].from, cases[ci].to, cases[ci].with);
+        for (int k = 0; k < 2; ++k) {
+            const hymo_integrator_kind integ = k ? HYMO_INTEGRATOR_IDA : HYMO_INTEGRATOR_TRAPEZOIDAL;
+            hymo_sim *a = make_sim(m, integ, 8.0), *b = make_sim(mf, integ, 8.0), *c = make_sim(m, integ, 8.0);
+            hymo_error err;
+            hymo_error_clear(&err);
+            double v0 = 0.0, vf = 0.0, v = 0.0;
+            assert_int_equal(hymo_sim_get_parameter(a, cases[ci].name, &v0, &err), HYMO_OK);
+            assert_int_equal(hymo_sim_get_parameter(b, cases[ci].name, &vf, &err), HYMO_OK);
+            const double value = ci == 0 ? 6.0e6 : cases[ci].factor * v0;
+            assert_true(vf == value); /* the file states the same number */
+            assert_int_equal(hymo_sim_set_parameter(a, cases[ci].name, value, &err), HYMO_OK);
+            assert_int_equal(hymo_sim_get_parameter(a, cases[ci].name, &v, &err), HYMO_OK);
+            assert_true(v == value);
+            assert_int_equal(hymo_sim_get_parameter(c, cases[ci].name, &v, &err), HYMO_OK);
+            assert_true(v == v0); /* the other run of the shared model */
+            step_to(a, 8.0);
+            step_to(b, 8.0);
+            step_to(c, 8.0);
+            const double dz = max_rel_diff(hymo_sim_z(a), hymo_sim_z(b), hymo_sim_nz(a));
+            const double dp = max_rel_diff(hymo_sim_p(a), hymo_sim_p(b), hymo_sim_np(a));
+            const double dc = fmax(max_rel_diff(hymo_sim_z(a), hymo_sim_z(c), hymo_sim_nz(a)),
+                                   max_rel_diff(hymo_sim_p(a), hymo_sim_p(c), hymo_sim_np(a)));
+            print_message("%s: %s = %g set at t = 0 vs in the file: max rel diff z %.3g, p %.3g; vs unchanged: %.3g\n",
+                          k ? "ida" : "trapezoidal", cases[ci].name, value, dz, dp, dc);
+            assert_true(dz <= (k ? 1e-6 : 1e-13));
+            assert_true(dp <= (k ? 1e-6 : 1e-13));
+            assert_true(dc > 1e-5);
+            hymo_sim_free(a);
+            hymo_sim_free(b);
+            hymo_sim_free(c);
+        }
+        hymo_model_free(mf);
     }
     const int pump = test_node_index(m, "pump");
     assert_true(m->nodes[pump].pressure == 7.6e6); /* the model is not changed */
     hymo_model_free(m);
-    hymo_model_free(mf);
 }
 
 static void test_parameter_mid_run(void **state)
 {
     (void)state;
     hymo_model *m = test_load_model("crane1.yaml");
-    const char *names[] = {"valve.dcv1.tau", "throttle.throttle1.Ct", "cylinder.cyl1.viscous", "fluid.bulk_modulus"};
-    const double factor[] = {3.0, 0.5, 4.0, 0.5};
-    double z_trap[4][2];
+    /* the last three also change the circuit's parameter constants
+     * (hymo_circuit_refresh_constants: fixed volumes' W, sqrt(p_tr), sources) */
+    const char *names[] = {"valve.dcv1.tau",     "throttle.throttle1.Ct", "cylinder.cyl1.viscous",
+                           "fluid.bulk_modulus", "fluid.p_transition",    "source.pump.pressure"};
+    const double factor[] = {3.0, 0.5, 4.0, 0.5, 4.0, 0.9};
+    double z_trap[6][2];
     for (int k = 0; k < 2; ++k) {
         const hymo_integrator_kind integ = k ? HYMO_INTEGRATOR_IDA : HYMO_INTEGRATOR_TRAPEZOIDAL;
         for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
