@@ -27,12 +27,9 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-/* file (under data/) with the text from `from` to the end of `to` replaced by `with` */
-static hymo_model *file_edited(const char *file, const char *from, const char *to, const char *with)
+/* text (freed) with the part from `from` to the end of `to` after it replaced by `with` */
+static char *replaced(char *text, const char *from, const char *to, const char *with)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", HYMO_DATA_DIR, file);
-    char *text = test_read_file(path);
     char *a = strstr(text, from);
     assert_non_null(a);
     char *b = strstr(a, to);
@@ -42,13 +39,32 @@ static hymo_model *file_edited(const char *file, const char *from, const char *t
     char *out = malloc(n);
     assert_non_null(out);
     snprintf(out, n, "%.*s%s%s", (int)(a - text), text, with, b);
+    free(text);
+    return out;
+}
+
+static char *data_text(const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", HYMO_DATA_DIR, file);
+    return test_read_file(path);
+}
+
+/* the model of text (freed) */
+static hymo_model *load_text(char *text)
+{
     hymo_model *m = NULL;
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_model_load_string(out, "edited", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    free(out);
+    if (hymo_model_load_string(text, "edited", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
     free(text);
     return m;
+}
+
+/* file (under data/) with the text from `from` to the end of `to` replaced by `with` */
+static hymo_model *file_edited(const char *file, const char *from, const char *to, const char *with)
+{
+    return load_text(replaced(data_text(file), from, to, with));
 }
 
 static hymo_model *crane1_edited(const char *from, const char *to, const char *with)
@@ -326,30 +342,10 @@ static hymo_model *line_edited(const char *from, const char *to, const char *wit
     return file_edited(LINE, from, to, with);
 }
 
-/* the line with two texts replaced (each found once) */
+/* the line with two texts replaced */
 static hymo_model *line_replaced(const char *a1, const char *b1, const char *a2, const char *b2)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", HYMO_DATA_DIR, LINE);
-    char *text = test_read_file(path);
-    const size_t n = strlen(text) + strlen(b1) + strlen(b2) + 1;
-    char *out = malloc(n), *tmp = malloc(n);
-    assert_non_null(out);
-    assert_non_null(tmp);
-    const char *p1 = strstr(text, a1);
-    assert_non_null(p1);
-    snprintf(tmp, n, "%.*s%s%s", (int)(p1 - text), text, b1, p1 + strlen(a1));
-    const char *p2 = strstr(tmp, a2);
-    assert_non_null(p2);
-    snprintf(out, n, "%.*s%s%s", (int)(p2 - tmp), tmp, b2, p2 + strlen(a2));
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(out, "line-edited", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    free(out);
-    free(tmp);
-    free(text);
-    return m;
+    return load_text(replaced(replaced(data_text(LINE), a1, a1, b1), a2, a2, b2));
 }
 
 /* Runs a, b (and c) to t. */
