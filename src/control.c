@@ -21,12 +21,14 @@
 
 typedef enum { INPUT_SIGNAL = 0, INPUT_VALUE = 1, INPUT_CALLBACK = 2 } input_mode;
 
+/* The inputs, in one index: valves 0..nv-1, then the pumps' speed factors
+ * (nv + j), then the flow control valves' set-flow factors (nv + npu + f). */
 struct hymo_control {
-    int nv;
-    unsigned char *mode; /* nv: input_mode */
-    double *value;       /* nv */
-    hymo_input_fn *fn;   /* nv */
-    void **user;         /* nv */
+    int nv, nin;         /* valves; all inputs (nv + pumps + flow control valves) */
+    unsigned char *mode; /* nin: input_mode */
+    double *value;       /* nin */
+    hymo_input_fn *fn;   /* nin */
+    void **user;         /* nin */
     int changed;         /* since hymo_sim_take_changed */
     /* parameters: the run's copy of the model (has_copy), its own tables */
     int has_copy;
@@ -56,12 +58,13 @@ void hymo_sim_control_free(hymo_sim *sim)
 static hymo_status control_get(hymo_sim *sim, hymo_control **out, hymo_error *err)
 {
     if (!sim->control) {
-        const int nv = sim->model->n_valves;
+        const hymo_model *m = sim->model;
         hymo_control *c = calloc(1, sizeof *c);
         if (!c) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (controller overrides)");
         sim->control = c;
-        c->nv = nv;
-        const size_t n = (size_t)(nv > 0 ? nv : 1);
+        c->nv = m->n_valves;
+        c->nin = m->n_valves + m->n_pumps + m->n_flow_controls;
+        const size_t n = (size_t)(c->nin > 0 ? c->nin : 1);
         c->mode = calloc(n, 1);
         c->value = calloc(n, sizeof *c->value);
         c->fn = calloc(n, sizeof *c->fn);
@@ -90,6 +93,46 @@ const hymo_signal *hymo_sim_valve_signal(const hymo_sim *sim, int v)
     return &sim->model->signals[sim->model->valves[v].signal];
 }
 
+/* The model signal of flow input j (pump j, then flow control valve
+ * j - n_pumps), -1 if it has none. */
+static int flow_input_signal(const hymo_model *m, int j)
+{
+    return j < m->n_pumps ? m->pumps[j].speed_signal : m->flow_controls[j - m->n_pumps].set_flow_signal;
+}
+
+/* Flow input j's factor at t: the override, or its signal (as
+ * hymo_circuit_inputs evaluates it). */
+static double flow_factor(const hymo_sim *sim, int j, double t, int side, double dt)
+{
+    const hymo_control *c = sim->control;
+    const int k = c ? c->nv + j : 0;
+    if (c && c->mode[k] == INPUT_VALUE) return c->value[k];
+    if (c && c->mode[k] == INPUT_CALLBACK) return c->fn[k](t, c->user[k]);
+    const hymo_signal *sig = &sim->model->signals[flow_input_signal(sim->model, j)];
+    return dt > 0.0 ? hymo_signal_eval_snapped(sig, t, side, dt) : hymo_signal_eval(sig, t, side);
+}
+
+void hymo_sim_flow_inputs(const hymo_sim *sim, double t, int side, double dt, double *in)
+{
+    const hymo_model *m = sim->model;
+    const int npu = m->n_pumps;
+    hymo_circuit_inputs(m, t, side, dt, in, in + npu);
+    const hymo_control *c = sim->control;
+    if (!c) return;
+    for (int j = 0; j < npu + m->n_flow_controls; ++j) {
+        if (c->mode[c->nv + j] == INPUT_SIGNAL) continue;
+        const double f = flow_factor(sim, j, t, side, dt); /* the product as hymo_circuit_inputs forms it */
+        in[j] = j < npu ? m->pumps[j].speed * f : m->flow_controls[j - npu].q_set * f;
+    }
+}
+
+const hymo_signal *hymo_sim_flow_input_signal(const hymo_sim *sim, int j)
+{
+    const int s = flow_input_signal(sim->model, j);
+    if (s < 0 || (sim->control && sim->control->mode[sim->control->nv + j] != INPUT_SIGNAL)) return NULL;
+    return &sim->model->signals[s];
+}
+
 int hymo_sim_take_changed(hymo_sim *sim)
 {
     if (!sim->control || !sim->control->changed) return 0;
@@ -99,37 +142,82 @@ int hymo_sim_take_changed(hymo_sim *sim)
 
 /* ---- inputs ---- */
 
+/* Whether signal i drives an input (a valve's reference, a pump's speed or
+ * a flow control valve's set flow). */
+static int signal_is_input(const hymo_model *m, int i)
+{
+    for (int v = 0; v < m->n_valves; ++v)
+        if (m->valves[v].signal == i) return 1;
+    for (int j = 0; j < m->n_pumps + m->n_flow_controls; ++j)
+        if (flow_input_signal(m, j) == i) return 1;
+    return 0;
+}
+
 static void list_inputs(const hymo_model *model, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
+#define ADD(...) (used += (size_t)snprintf(buf + used, len - used, __VA_ARGS__))
     for (int i = 0; i < model->n_signals && used < len; ++i)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", model->signals[i].name);
+        if (signal_is_input(model, i)) ADD("%s%s", used ? ", " : "", model->signals[i].name);
     for (int v = 0; v < model->n_valves && used < len; ++v)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s (valve)", used ? ", " : "", model->valves[v].name);
-    if (!used) snprintf(buf, len, "none: the model has no valves");
+        ADD("%s%s (valve)", used ? ", " : "", model->valves[v].name);
+    for (int j = 0; j < model->n_pumps && used < len; ++j)
+        if (model->pumps[j].speed_signal >= 0) ADD("%s%s (pump speed)", used ? ", " : "", model->pumps[j].name);
+    for (int f = 0; f < model->n_flow_controls && used < len; ++f)
+        if (model->flow_controls[f].set_flow_signal >= 0)
+            ADD("%s%s (set flow)", used ? ", " : "", model->flow_controls[f].name);
+#undef ADD
+    if (!used) snprintf(buf, len, "none: the model has no valves and no pump or flow control valve with a signal");
 }
 
-/* Marks in sel[] the valves `name` selects; returns their number. */
-static int select_valves(const hymo_model *model, const char *name, unsigned char *sel)
+/* Marks in sel[] (nv + pumps + flow control valves) the inputs `name`
+ * selects; returns their number.  A pump or flow control valve named
+ * without a signal of its own is no input: *bare is its index (else -1). */
+static int select_inputs(const hymo_model *model, const char *name, unsigned char *sel, int *bare)
 {
     int n = 0;
     int signal = -1;
+    *bare = -1;
     for (int i = 0; i < model->n_signals; ++i)
         if (strcmp(model->signals[i].name, name) == 0) signal = i;
-    for (int v = 0; v < model->n_valves; ++v) {
+    const int nv = model->n_valves;
+    for (int v = 0; v < nv; ++v) {
         sel[v] = (signal >= 0 && model->valves[v].signal == signal) || strcmp(model->valves[v].name, name) == 0;
         n += sel[v];
+    }
+    for (int j = 0; j < model->n_pumps + model->n_flow_controls; ++j) {
+        const int s = flow_input_signal(model, j);
+        const char *el = j < model->n_pumps ? model->pumps[j].name : model->flow_controls[j - model->n_pumps].name;
+        const int named = strcmp(el, name) == 0;
+        if (named && s < 0) *bare = j;
+        sel[nv + j] = s >= 0 && (s == signal || named);
+        n += sel[nv + j];
     }
     return n;
 }
 
-static hymo_status unknown_input(const hymo_sim *sim, const char *name, hymo_error *err)
+static hymo_status unknown_input(const hymo_sim *sim, const char *name, int bare, hymo_error *err)
 {
     char names[256];
-    list_inputs(sim->model, names, sizeof names);
-    return hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: no valve reference signal or valve named '%s' (inputs: %s)",
-                          sim->model->name, name ? name : "(null)", names);
+    const hymo_model *m = sim->model;
+    list_inputs(m, names, sizeof names);
+    if (bare >= 0 && bare < m->n_pumps)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: pump '%s' has no speed_signal: its speed is the constant speed_rpm; to set it at "
+                              "run time give the pump `speed_signal: NAME` in the model file (a signal of value 1 "
+                              "runs as before until it is set) (inputs: %s)",
+                              m->name, name, names);
+    if (bare >= 0)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "%s: flow control valve '%s' has no set_flow_signal: its set flow is the constant "
+                              "set_flow; to set it at run time give the valve `set_flow_signal: NAME` in the model "
+                              "file (a signal of value 1 runs as before until it is set) (inputs: %s)",
+                              m->name, name, names);
+    return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                          "%s: no input named '%s': not a signal driving a valve, pump speed or set flow, nor a "
+                          "valve, or a pump or flow control valve with such a signal (inputs: %s)",
+                          m->name, name ? name : "(null)", names);
 }
 
 /* The spool rates of the committed state from the references in force now
@@ -151,23 +239,33 @@ static hymo_status set_input(hymo_sim *sim, const char *name, int mode, double v
     hymo_control *c;
     hymo_status st = control_get(sim, &c, err);
     if (st != HYMO_OK) return st;
-    /* c->mode doubles as scratch for the selection only after the check */
-    unsigned char *sel = calloc((size_t)(model->n_valves > 0 ? model->n_valves : 1), 1);
+    unsigned char *sel = calloc((size_t)(c->nin > 0 ? c->nin : 1), 1);
     if (!sel) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (controller overrides)");
-    if (!name || select_valves(model, name, sel) == 0) {
+    int bare = -1;
+    if (!name || select_inputs(model, name, sel, &bare) == 0) {
         free(sel);
-        return unknown_input(sim, name, err);
+        return unknown_input(sim, name, bare, err);
     }
-    for (int v = 0; v < model->n_valves; ++v) {
-        if (!sel[v]) continue;
-        const double before = hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0);
-        const int was = c->mode[v];
-        c->mode[v] = (unsigned char)mode;
-        c->value[v] = value;
-        c->fn[v] = fn;
-        c->user[v] = user;
-        if (mode != INPUT_VALUE || was != INPUT_VALUE || hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0) != before)
-            c->changed = 1;
+    for (int k = 0; mode == INPUT_VALUE && value < 0.0 && k < c->nin - c->nv; ++k)
+        if (sel[c->nv + k]) { /* a factor on a speed or a set flow (as the model loader refuses a negative table) */
+            free(sel);
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "input '%s' = %g: it multiplies the %s of %s '%s' and must "
+                                  "not be negative", name, value, k < model->n_pumps ? "speed" : "set flow",
+                                  k < model->n_pumps ? "pump" : "flow control valve",
+                                  k < model->n_pumps ? model->pumps[k].name
+                                                     : model->flow_controls[k - model->n_pumps].name);
+        }
+    for (int k = 0; k < c->nin; ++k) {
+        if (!sel[k]) continue;
+        const int v = k, j = k - c->nv; /* a valve, or flow input j */
+        const double before = k < c->nv ? hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0) : flow_factor(sim, j, sim->t, +1, 0.0);
+        const int was = c->mode[k];
+        c->mode[k] = (unsigned char)mode;
+        c->value[k] = value;
+        c->fn[k] = fn;
+        c->user[k] = user;
+        const double now = k < c->nv ? hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0) : flow_factor(sim, j, sim->t, +1, 0.0);
+        if (mode != INPUT_VALUE || was != INPUT_VALUE || now != before) c->changed = 1;
     }
     free(sel);
     refresh_spool_rates(sim);
@@ -200,7 +298,7 @@ hymo_status hymo_sim_get_input(const hymo_sim *sim, const char *name, double t, 
 {
     if (!sim || !value) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "no simulation or no output");
     const hymo_model *model = sim->model;
-    int signal = -1;
+    int signal = -1, bare = -1;
     for (int i = 0; name && i < model->n_signals; ++i)
         if (strcmp(model->signals[i].name, name) == 0) signal = i;
     for (int v = 0; name && v < model->n_valves; ++v)
@@ -208,7 +306,17 @@ hymo_status hymo_sim_get_input(const hymo_sim *sim, const char *name, double t, 
             *value = hymo_sim_valve_ref(sim, v, t, +1, 0.0);
             return HYMO_OK;
         }
-    return unknown_input(sim, name, err);
+    for (int j = 0; name && j < model->n_pumps + model->n_flow_controls; ++j) {
+        const int s = flow_input_signal(model, j);
+        const char *el = j < model->n_pumps ? model->pumps[j].name : model->flow_controls[j - model->n_pumps].name;
+        const int named = strcmp(el, name) == 0;
+        if (s >= 0 && (s == signal || named)) {
+            *value = flow_factor(sim, j, t, +1, 0.0);
+            return HYMO_OK;
+        }
+        if (named) bare = j;
+    }
+    return unknown_input(sim, name, bare, err);
 }
 
 /* ---- parameters ---- */
@@ -388,7 +496,7 @@ static hymo_status refresh_rates(hymo_sim *sim, hymo_error *err)
         sim->uref_start[v] = keep; /* scratch: uref_start is recomputed at every step start */
     }
     if (sim->in_end) /* branch pump-signals: the speeds and set flows in force from now on, as the pd below */
-        hymo_circuit_inputs(sim->model, sim->t, +1, sim->opt.dt, sim->in_end, sim->in_end + sim->model->n_pumps);
+        hymo_sim_flow_inputs(sim, sim->t, +1, sim->opt.dt, sim->in_end);
     hymo_status st = hymo_engine_dynamics(sim, sim->t, err);
     if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
     if (st == HYMO_OK) {

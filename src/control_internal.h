@@ -13,6 +13,16 @@
 double hymo_sim_valve_ref(const hymo_sim *sim, int v, double t, int side, double dt);
 /* The model signal valve v follows, or NULL if it is overridden (no breakpoints). */
 const hymo_signal *hymo_sim_valve_signal(const hymo_sim *sim, int v);
+/* branch pump-signals: the pumps' speeds and the flow control valves'
+ * set flows at t (in: n_pumps + n_flow_controls, as sim->in_end): the
+ * model's (hymo_circuit_inputs: speed x its signal's factor, with side and
+ * dt as above), with a factor set through hymo_sim_set_input* in place of
+ * an overridden signal's. */
+void hymo_sim_flow_inputs(const hymo_sim *sim, double t, int side, double dt, double *in);
+/* The model signal flow input j (pump j, then flow control valve
+ * j - n_pumps) follows, or NULL if it has none or is overridden (no
+ * breakpoints). */
+const hymo_signal *hymo_sim_flow_input_signal(const hymo_sim *sim, int j);
 /* Whether inputs or parameters were changed since the last call (the
  * committed rates were recomputed): an integrator that keeps its own
  * history (IDA) restarts from the committed state. */

@@ -167,7 +167,7 @@ static int update_inputs(hymo_sim *sim, double t1)
     }
     if (sim->in_end) { /* branch pump-signals: speeds and set flows at t_{k+1}- (the circuit's) */
         const int npu = model->n_pumps;
-        hymo_circuit_inputs(model, t1, -1, dt, sim->in_end, sim->in_end + npu);
+        hymo_sim_flow_inputs(sim, t1, -1, dt, sim->in_end); /* with the controller's overrides */
         /* the Newton matrix holds dQ/dp of the flow control valves' orifice
          * branch, Q_set g'(dp)/g(dp_c): new when a set flow changes (a pump's
          * speed enters no derivative) */
@@ -178,7 +178,8 @@ static int update_inputs(hymo_sim *sim, double t1)
 
 /* branch pump-signals: the pump speeds and set flows in force from the
  * committed time on (right limit, into in_start).  Where one jumps at
- * sim->t (a table step, snapped to the step grid, or at an event's time)
+ * sim->t (a table step, snapped to the step grid, or at an event's time, or
+ * a value set through hymo_sim_set_input between steps)
  * the committed pressure rates pd are those of the left limit: they are
  * re-evaluated with the right limit, as update_inputs does the spool rates
  * (SPEC §3), so that the step integrates the new flow from its start and
@@ -189,7 +190,7 @@ static hymo_status inputs_at_start(hymo_sim *sim, hymo_error *err)
 {
     const hymo_model *model = sim->model;
     if (!sim->in_end) return HYMO_OK;
-    hymo_circuit_inputs(model, sim->t, +1, sim->opt.dt, sim->in_start, sim->in_start + model->n_pumps);
+    hymo_sim_flow_inputs(sim, sim->t, +1, sim->opt.dt, sim->in_start);
     if (sim->np == 0 || sim->forces->n_unknowns(sim) == 0) return HYMO_OK; /* the circuit is elsewhere */
     int jump = 0;
     for (int i = 0; i < sim->n_in; ++i) jump |= sim->in_start[i] != sim->in_end[i];

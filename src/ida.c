@@ -55,11 +55,11 @@ static double next_breakpoint(const hymo_sim *sim, double t)
         const double b = hymo_signal_next_breakpoint(sig, t, 1e-9 * sim->opt.dt); /* periodic: repeated */
         if (b < next) next = b;
     }
-    const hymo_model *m = sim->model; /* branch pump-signals: the pumps' and flow control valves' signals */
-    for (int j = 0; sim->in_end && j < m->n_pumps + m->n_flow_controls; ++j) {
-        const int s = j < m->n_pumps ? m->pumps[j].speed_signal : m->flow_controls[j - m->n_pumps].set_flow_signal;
-        if (s < 0) continue;
-        const double b = hymo_signal_next_breakpoint(&m->signals[s], t, 1e-9 * sim->opt.dt);
+    /* branch pump-signals: the pumps' and flow control valves' signals */
+    for (int j = 0; sim->in_end && j < sim->n_in; ++j) {
+        const hymo_signal *sig = hymo_sim_flow_input_signal(sim, j); /* NULL: none, or overridden */
+        if (!sig) continue;
+        const double b = hymo_signal_next_breakpoint(sig, t, 1e-9 * sim->opt.dt);
         if (b < next) next = b;
     }
     return next;
@@ -71,7 +71,7 @@ static void set_inputs(hymo_sim *sim, const ida_content *c, double t)
     const int side = t >= c->t_break - 1e-9 * sim->opt.dt ? -1 : +1;
     for (int v = 0; v < sim->nu; ++v) sim->uref_end[v] = hymo_sim_valve_ref(sim, v, t, side, 0.0);
     if (sim->in_end) /* branch pump-signals: pump speeds and set flows (the circuit's) */
-        hymo_circuit_inputs(sim->model, t, side, 0.0, sim->in_end, sim->in_end + sim->model->n_pumps);
+        hymo_sim_flow_inputs(sim, t, side, 0.0, sim->in_end);
 }
 
 /* The engine state at (t, y, y'); f (if not NULL) the residual. */
@@ -244,6 +244,20 @@ static int restart(hymo_sim *sim, ida_content *c, double t)
     return flag;
 }
 
+/* branch pump-signals: where a pump speed or set flow may jump at t (a
+ * breakpoint of its signal, or a value set between steps), the pressure
+ * rates in y' are those of the right limit. */
+static hymo_status flow_inputs_right_limit(hymo_sim *sim, ida_content *c, double t, hymo_error *err)
+{
+    if (!sim->in_end) return HYMO_OK;
+    double *y = N_VGetArrayPointer(c->y), *yp = N_VGetArrayPointer(c->yp);
+    c->t_break = next_breakpoint(sim, t);
+    hymo_status st = evaluate(sim, c, t, y, yp, NULL, err);
+    if (st != HYMO_OK) return st;
+    memcpy(yp + 2 * c->ni, sim->hp, (size_t)sim->np * sizeof(double));
+    return HYMO_OK;
+}
+
 static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
 {
     ida_content *c = sim->integrator_content;
@@ -252,7 +266,9 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
     double *y = N_VGetArrayPointer(c->y), *yp = N_VGetArrayPointer(c->yp);
     sunrealtype tret = sim->t;
     if (hymo_sim_take_changed(sim)) { /* inputs or parameters changed between steps (src/control.c) */
-        pack(sim, c);
+        pack(sim, c); /* the spool rates of the references set (src/control.c) */
+        hymo_status st = flow_inputs_right_limit(sim, c, sim->t, err); /* a pump speed or set flow set */
+        if (st != HYMO_OK) return st;
         if (restart(sim, c, sim->t)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA restart failed");
     }
     while (tret < t1 - 1e-9 * dt) {
@@ -272,12 +288,8 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
                 double uref = hymo_sim_valve_ref(sim, v, tret, +1, 0.0);
                 up[va->state] = (uref - u[va->state]) / va->tau;
             }
-            if (sim->in_end) { /* branch pump-signals: a pump speed or set flow may jump: the pressure rates of the right limit */
-                c->t_break = next_breakpoint(sim, tret);
-                hymo_status st = evaluate(sim, c, tret, y, yp, NULL, err);
-                if (st != HYMO_OK) return st;
-                memcpy(yp + 2 * ni, sim->hp, (size_t)np * sizeof(double));
-            }
+            hymo_status st = flow_inputs_right_limit(sim, c, tret, err);
+            if (st != HYMO_OK) return st;
             if (restart(sim, c, tret)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA restart failed");
         } else if (flag == IDA_ROOT_RETURN) { /* an event: the new branch, consistent rates, restart */
             hymo_status st = switch_branches(sim, c, tret, err);

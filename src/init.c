@@ -44,7 +44,7 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
     memcpy(sim->un, sim->u, (size_t)sim->nu * sizeof(double));
     for (int v = 0; v < sim->nu; ++v)
         sim->uref_end[v] = hymo_signal_eval(&model->signals[model->valves[v].signal], 0.0, +1);
-    if (sim->in_end) hymo_circuit_inputs(model, 0.0, +1, sim->opt.dt, sim->in_end, sim->in_end + model->n_pumps);
+    if (sim->in_end) hymo_sim_flow_inputs(sim, 0.0, +1, sim->opt.dt, sim->in_end);
     st = hymo_engine_dynamics(sim, 0.0, err);
     if (st != HYMO_OK) return st;
     st = hymo_engine_consistent_accelerations(sim, 1, err);

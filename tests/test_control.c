@@ -10,7 +10,14 @@
  *     in both integrators;
  *   - refused parameters (masses, geometry), unknown names and bad values
  *     are clear errors;
- *   - hymo_sim_summary after stepping by hand to t_end: complete, wall time > 0. */
+ *   - hymo_sim_summary after stepping by hand to t_end: complete, wall time > 0;
+ *   - a pump's speed factor and a flow control valve's set-flow factor
+ *     (tests/models/pump_signal_line.yaml: pump1 x engine(t), fc1 x
+ *     command(t)) set by element or signal name at t = 0.2 s equal the file
+ *     whose signal has that step (trapezoidal: bit for bit; IDA: within its
+ *     tolerance); callbacks reproducing continuous tables reproduce the run;
+ *     a value held over a table step and cleared after it gives the table's
+ *     run; a pump without speed_signal and a negative factor are refused. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +27,9 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-/* crane1 with the text from `from` to the end of `to` replaced by `with` */
-static hymo_model *crane1_edited(const char *from, const char *to, const char *with)
+/* text (freed) with the part from `from` to the end of `to` after it replaced by `with` */
+static char *replaced(char *text, const char *from, const char *to, const char *with)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/crane1.yaml", HYMO_DATA_DIR);
-    char *text = test_read_file(path);
     char *a = strstr(text, from);
     assert_non_null(a);
     char *b = strstr(a, to);
@@ -35,13 +39,37 @@ static hymo_model *crane1_edited(const char *from, const char *to, const char *w
     char *out = malloc(n);
     assert_non_null(out);
     snprintf(out, n, "%.*s%s%s", (int)(a - text), text, with, b);
+    free(text);
+    return out;
+}
+
+static char *data_text(const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", HYMO_DATA_DIR, file);
+    return test_read_file(path);
+}
+
+/* the model of text (freed) */
+static hymo_model *load_text(char *text)
+{
     hymo_model *m = NULL;
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_model_load_string(out, "crane1-edited", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    free(out);
+    if (hymo_model_load_string(text, "edited", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
     free(text);
     return m;
+}
+
+/* file (under data/) with the text from `from` to the end of `to` replaced by `with` */
+static hymo_model *file_edited(const char *file, const char *from, const char *to, const char *with)
+{
+    return load_text(replaced(data_text(file), from, to, with));
+}
+
+static hymo_model *crane1_edited(const char *from, const char *to, const char *with)
+{
+    return file_edited("crane1.yaml", from, to, with);
 }
 
 static hymo_model *crane1_step_at(double t, double u)
@@ -302,6 +330,205 @@ static void test_summary_after_manual_steps(void **state)
     hymo_model_free(m);
 }
 
+/* ---- pump speed and set-flow inputs (tests/models/pump_signal_line.yaml) ---- */
+
+#define LINE "../tests/models/pump_signal_line.yaml"
+/* the file's engine signal (ramp, clamp, a step at 0.3 s) and command (a step at 0.2 s) */
+#define ENGINE_FROM "points: [[0, 0.4], [0.02", "clamp: [0, 0.85]"
+#define COMMAND_FROM "points: [[0, 0.5], [0.2", "[0.4, 1.0]]"
+
+static hymo_model *line_edited(const char *from, const char *to, const char *with)
+{
+    return file_edited(LINE, from, to, with);
+}
+
+/* the line with two texts replaced */
+static hymo_model *line_replaced(const char *a1, const char *b1, const char *a2, const char *b2)
+{
+    return load_text(replaced(replaced(data_text(LINE), a1, a1, b1), a2, a2, b2));
+}
+
+/* Runs a, b (and c) to t. */
+static void step_all(hymo_sim *a, hymo_sim *b, hymo_sim *c, double t)
+{
+    step_to(a, t);
+    step_to(b, t);
+    if (c) step_to(c, t);
+}
+
+/* which = 0: pump1's speed factor 0.4 -> 0.9 at 0.2 s; 1: fc1's set-flow
+ * factor 0.5 -> 1.0 at 0.2 s (the file's own command table). */
+static void check_flow_input_is_a_step(int which, hymo_integrator_kind integrator, double tol)
+{
+    const int ida = integrator == HYMO_INTEGRATOR_IDA;
+    hymo_model *m0, *m1; /* the table without the step, with it */
+    if (which == 0) {
+        m0 = line_edited(ENGINE_FROM, "points: [[0, 0.4], [0.4, 0.4]]");
+        m1 = line_edited(ENGINE_FROM, "points: [[0, 0.4], [0.2, 0.4], [0.2, 0.9], [0.4, 0.9]]");
+    } else {
+        m0 = line_edited(COMMAND_FROM, "points: [[0, 0.5], [0.4, 0.5]]");
+        m1 = test_load_model(LINE);
+    }
+    const char *signal = which ? "command" : "engine", *element = which ? "fc1" : "pump1";
+    const double before = which ? 0.5 : 0.4, after = which ? 1.0 : 0.9;
+    hymo_sim *a = make_sim(m0, integrator, 0.4), *b = make_sim(m1, integrator, 0.4), *c = make_sim(m0, integrator, 0.4);
+    hymo_error err;
+    hymo_error_clear(&err);
+    assert_int_equal(hymo_sim_set_input(a, signal, before, &err), HYMO_OK); /* by signal name: the table's value */
+    step_all(a, b, c, 0.2);
+    assert_true(max_rel_diff(hymo_sim_p(a), hymo_sim_p(b), hymo_sim_np(a)) <= (ida ? tol : 0.0));
+    if (hymo_sim_set_input(a, element, after, &err) != HYMO_OK) fail_msg("%s", err.message); /* by element name */
+    double u = 0.0;
+    assert_int_equal(hymo_sim_get_input(a, element, 0.3, &u, &err), HYMO_OK);
+    assert_true(u == after);
+    assert_int_equal(hymo_sim_get_input(a, signal, 0.3, &u, &err), HYMO_OK);
+    assert_true(u == after);
+    assert_int_equal(hymo_sim_get_input(c, element, 0.3, &u, &err), HYMO_OK);
+    assert_true(u == before); /* the other run of the shared model: its table */
+    for (int at = 0; at < 2; ++at) { /* in the transient after the step, at the end */
+        step_all(a, b, c, at ? 0.4 : 0.21);
+        const double dp = max_rel_diff(hymo_sim_p(a), hymo_sim_p(b), hymo_sim_np(a));
+        const double dc = max_rel_diff(hymo_sim_p(a), hymo_sim_p(c), hymo_sim_np(a));
+        print_message("%s: set_input(%s, %g) at 0.2 s vs a table step, t = %g s: p Vp %.6g Pa, VA %.6g Pa; max rel "
+                      "diff p %.3g (vs no step: %.3g)\n", ida ? "ida" : "trapezoidal", element, after, hymo_sim_time(a),
+                      hymo_sim_p(a)[0], hymo_sim_p(a)[1], dp, dc);
+        assert_true(dc > 0.01); /* the step matters */
+        if (ida)
+            assert_true(dp <= tol);
+        else
+            assert_true(dp == 0.0 && max_rel_diff(hymo_sim_z(a), hymo_sim_z(b), hymo_sim_nz(a)) == 0.0);
+    }
+    hymo_sim_free(a);
+    hymo_sim_free(b);
+    hymo_sim_free(c);
+    hymo_model_free(m0);
+    hymo_model_free(m1);
+}
+
+static void test_pump_speed_input(void **state)
+{
+    (void)state;
+    check_flow_input_is_a_step(0, HYMO_INTEGRATOR_TRAPEZOIDAL, 0.0);
+    /* IDA: measured 0 (at 0.21 and 0.4 s); restarted with the pressure rates
+     * of the left limit (planted): 9e-10 */
+    check_flow_input_is_a_step(0, HYMO_INTEGRATOR_IDA, 1e-12);
+}
+
+static void test_set_flow_input(void **state)
+{
+    (void)state;
+    check_flow_input_is_a_step(1, HYMO_INTEGRATOR_TRAPEZOIDAL, 0.0);
+    /* IDA: measured 9e-15; with the left limit's pressure rates (planted): 2.6e-9 */
+    check_flow_input_is_a_step(1, HYMO_INTEGRATOR_IDA, 1e-12);
+}
+
+static double table_at(double t, void *user) { return hymo_signal_eval((const hymo_signal *)user, t, +1); }
+
+/* Callbacks u(t) = the tables (continuous ones: the engine's ramp with its
+ * clamp's kink at 0.095 s, a command ramp) reproduce the run. */
+static void test_flow_input_callbacks(void **state)
+{
+    (void)state;
+    /* the engine without its step at 0.3 s, the command's step made a ramp */
+    hymo_model *m = line_replaced("[0.3, 1.0], [0.3, 0.6], [0.4, 0.6]]", "[0.4, 1.0]]",
+                                  "[0.2, 1.0], [0.4, 1.0]]", "[0.3, 1.0], [0.4, 1.0]]");
+    const int engine = 0, command = 1;
+    assert_string_equal(m->signals[engine].name, "engine");
+    assert_string_equal(m->signals[command].name, "command");
+    for (int k = 0; k < 2; ++k) {
+        const hymo_integrator_kind integ = k ? HYMO_INTEGRATOR_IDA : HYMO_INTEGRATOR_TRAPEZOIDAL;
+        hymo_sim *a = make_sim(m, integ, 0.4), *b = make_sim(m, integ, 0.4);
+        hymo_error err;
+        hymo_error_clear(&err);
+        assert_int_equal(hymo_sim_set_input_callback(a, "pump1", table_at, &m->signals[engine], &err), HYMO_OK);
+        assert_int_equal(hymo_sim_set_input_callback(a, "command", table_at, &m->signals[command], &err), HYMO_OK);
+        step_all(a, b, NULL, 0.4);
+        const double dp = max_rel_diff(hymo_sim_p(a), hymo_sim_p(b), hymo_sim_np(a));
+        print_message("%s: callbacks = engine and command tables, 0.4 s: max rel diff p %.3g (Vp %.6g Pa)\n",
+                      k ? "ida" : "trapezoidal", dp, hymo_sim_p(b)[0]);
+        assert_true(dp <= (k ? 1e-7 : 1e-12)); /* measured 0 and 1.0e-9 */
+        hymo_sim_free(a);
+        hymo_sim_free(b);
+    }
+    hymo_model_free(m);
+}
+
+/* A value held over the table's step at 0.2 s and cleared at 0.25 s: the
+ * run of a table whose step is at 0.25 s (the held value equals the table
+ * before its step); held to the end: the run without the step. */
+static void test_flow_input_clear(void **state)
+{
+    (void)state;
+    hymo_model *m0 = line_edited(ENGINE_FROM, "points: [[0, 0.4], [0.4, 0.4]]");
+    hymo_model *m1 = line_edited(ENGINE_FROM, "points: [[0, 0.4], [0.2, 0.4], [0.2, 0.9], [0.4, 0.9]]");
+    hymo_model *m2 = line_edited(ENGINE_FROM, "points: [[0, 0.4], [0.25, 0.4], [0.25, 0.9], [0.4, 0.9]]");
+    for (int k = 0; k < 2; ++k) {
+        const hymo_integrator_kind integ = k ? HYMO_INTEGRATOR_IDA : HYMO_INTEGRATOR_TRAPEZOIDAL;
+        hymo_sim *a = make_sim(m1, integ, 0.4), *d = make_sim(m2, integ, 0.4), *h = make_sim(m1, integ, 0.4),
+                 *c = make_sim(m0, integ, 0.4), *b = make_sim(m1, integ, 0.4);
+        hymo_error err;
+        hymo_error_clear(&err);
+        assert_int_equal(hymo_sim_set_input(a, "pump1", 0.4, &err), HYMO_OK);
+        assert_int_equal(hymo_sim_set_input(h, "engine", 0.4, &err), HYMO_OK);
+        step_all(a, d, h, 0.25);
+        step_all(c, b, NULL, 0.25);
+        assert_int_equal(hymo_sim_clear_input(a, "pump1", &err), HYMO_OK);
+        double u = 0.0;
+        assert_int_equal(hymo_sim_get_input(a, "pump1", 0.25, &u, &err), HYMO_OK);
+        assert_true(u == 0.9);
+        for (int at = 0; at < 2; ++at) {
+            const double t = at ? 0.4 : 0.26;
+            step_all(a, d, h, t);
+            step_all(c, b, NULL, t);
+            const double dd = max_rel_diff(hymo_sim_p(a), hymo_sim_p(d), hymo_sim_np(a));
+            const double db = max_rel_diff(hymo_sim_p(a), hymo_sim_p(b), hymo_sim_np(a));
+            const double dh = max_rel_diff(hymo_sim_p(h), hymo_sim_p(c), hymo_sim_np(h));
+            print_message("%s: held 0.4 over the step at 0.2 s, cleared at 0.25 s, t = %g s: Vp %.6g Pa; vs a table "
+                          "step at 0.25 s: max rel diff p %.3g (vs at 0.2 s: %.3g); held throughout vs no step: "
+                          "%.3g\n", k ? "ida" : "trapezoidal", t, hymo_sim_p(a)[0], dd, db, dh);
+            /* IDA: measured 4.4e-11 at 0.26 s; restarted with the left
+             * limit's pressure rates (planted): 1.6e-10 */
+            assert_true(dd <= (k ? 1e-10 : 0.0));
+            assert_true(dh <= (k ? 1e-12 : 0.0)); /* held over the table's step: no step (measured 0) */
+            if (!at) assert_true(db > 1e-4); /* in the transient: the step came 0.05 s later */
+        }
+        hymo_sim_free(a);
+        hymo_sim_free(b);
+        hymo_sim_free(c);
+        hymo_sim_free(d);
+        hymo_sim_free(h);
+    }
+    hymo_model_free(m0);
+    hymo_model_free(m1);
+    hymo_model_free(m2);
+}
+
+static void test_flow_input_refused(void **state)
+{
+    (void)state;
+    hymo_model *line = test_load_model(LINE), *demo = test_load_model("pump_demo.yaml");
+    hymo_sim *sim = make_sim(line, HYMO_INTEGRATOR_TRAPEZOIDAL, 0.4), *sd = make_sim(demo, HYMO_INTEGRATOR_TRAPEZOIDAL, 0.1);
+    hymo_error err;
+    hymo_error_clear(&err);
+    expect_error(hymo_sim_set_input(sim, "pump2", 1.0, &err), &err,
+                 "no input named 'pump2'");
+    expect_error(hymo_sim_set_input(sim, "pump2", 1.0, &err), &err,
+                 "(inputs: engine, command, pump1 (pump speed), fc1 (set flow))");
+    expect_error(hymo_sim_set_input(sim, "pump1", -0.5, &err), &err, "must not be negative");
+    expect_error(hymo_sim_set_input(sim, "fc1", -0.5, &err), &err, "set flow of flow control valve 'fc1'");
+    double u;
+    expect_error(hymo_sim_get_input(sim, "th1", 0.0, &u, &err), &err, "no input named 'th1'");
+    const char *pump = demo->pumps[0].name;
+    expect_error(hymo_sim_set_input(sd, pump, 1.0, &err), &err, "has no speed_signal");
+    expect_error(hymo_sim_clear_input(sd, pump, &err), &err, "`speed_signal: NAME`");
+    if (demo->n_flow_controls > 0)
+        expect_error(hymo_sim_set_input(sd, demo->flow_controls[0].name, 1.0, &err), &err, "has no set_flow_signal");
+    hymo_sim_free(sim);
+    hymo_sim_free(sd);
+    hymo_model_free(line);
+    hymo_model_free(demo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +539,11 @@ int main(void)
         cmocka_unit_test(test_parameter_mid_run),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_summary_after_manual_steps),
+        cmocka_unit_test(test_pump_speed_input),
+        cmocka_unit_test(test_set_flow_input),
+        cmocka_unit_test(test_flow_input_callbacks),
+        cmocka_unit_test(test_flow_input_clear),
+        cmocka_unit_test(test_flow_input_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

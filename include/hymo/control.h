@@ -2,16 +2,28 @@
  * simulation, set between steps.
  *
  * A controller that steps a hymo_sim by hand (hymo_sim_step) can replace a
- * valve's reference signal U_ref by a value it sets before each step, or by
- * a function of time it supplies, and can change a documented set of
+ * valve's reference signal U_ref, a pump's speed factor or a flow control
+ * valve's set-flow factor by a value it sets before each step, or by a
+ * function of time it supplies, and can change a documented set of
  * hydraulic parameters.  Nothing here changes the hymo_model: the model is
  * shared read-only by every run (and every sweep thread), so the overrides
  * live in the simulation (its private copy of the parameter tables).
  *
- * Inputs.  `name` is a signal name of the model file (every valve driven by
- * that signal is overridden) or a valve name (that valve only).
+ * Inputs.  `name` is a signal name of the model file (every valve, pump and
+ * flow control valve driven by that signal is overridden), a valve name
+ * (its reference), a pump name (its speed factor s: n = speed_rpm x s) or
+ * a flow control valve name (its set-flow factor c: Q_set = set_flow x c).
+ * The value replaces the signal's value: a valve's reference in V, a
+ * pump's or flow control valve's factor (>= 0, as the tables must be).
+ * A pump needs `speed_signal` and a flow control valve `set_flow_signal`
+ * in the model file to be an input (a signal of value 1 runs as the
+ * constant speed or set flow until it is set); without one the call is
+ * refused with a message naming the element and the key to add: their
+ * constants are compiled into the circuit, and a model without such
+ * signals keeps its constant-input code path (and bit-identical results).
  *   - a value holds from the current time on (a step change at the current
- *     time: the spool rate restarts from it, as at a step of a signal table);
+ *     time: the spool rate, or the pressure rates of a pump speed or set
+ *     flow, restart from it, as at a step of a signal table);
  *   - a callback u = fn(t, user) is evaluated at the times the integrator
  *     samples its inputs (trapezoidal: start and end of each step; IDA: at
  *     every residual evaluation, so it should be continuous within a step);
@@ -54,20 +66,26 @@
 extern "C" {
 #endif
 
-/* u = fn(t, user): a valve reference at time t. */
+/* u = fn(t, user): a valve reference (or a pump's or flow control
+ * valve's factor) at time t. */
 typedef double (*hymo_input_fn)(double t, void *user);
 
-/* Holds the reference of the valves named by `name` (signal or valve name)
- * at `value` from the current time on.  Errors: unknown name (the message
- * lists the model's signals and valves), non-finite value. */
+/* Holds the input(s) named by `name` (signal, valve, pump or flow control
+ * valve name) at `value` from the current time on.  Errors: unknown name
+ * (the message lists the model's inputs: signals that drive one, valves,
+ * pumps and flow control valves with a signal), a pump or flow control
+ * valve without a signal (the message says what to add), non-finite value,
+ * a negative pump or set-flow factor. */
 hymo_status hymo_sim_set_input(hymo_sim *sim, const char *name, double value, hymo_error *err);
 /* Takes the reference from fn(t, user) from the current time on. */
 hymo_status hymo_sim_set_input_callback(hymo_sim *sim, const char *name, hymo_input_fn fn, void *user,
                                         hymo_error *err);
 /* Returns to the model's signal table. */
 hymo_status hymo_sim_clear_input(hymo_sim *sim, const char *name, hymo_error *err);
-/* The reference valve `name` (or the first valve driven by signal `name`)
- * sees at time t (right limit): the override, or the signal table. */
+/* The reference valve `name` (or the first valve driven by signal `name`;
+ * else the factor of pump or flow control valve `name`, or of the first one
+ * driven by signal `name`) sees at time t (right limit): the override, or
+ * the signal table. */
 hymo_status hymo_sim_get_input(const hymo_sim *sim, const char *name, double t, double *value, hymo_error *err);
 
 /* Changes a parameter (list above) from the current time on. */

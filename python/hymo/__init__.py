@@ -272,8 +272,11 @@ class Sim:
         return self
 
     def set_input(self, name, value):
-        """Valve reference `name` (signal or valve name): a number, held
-        from now on, or a function u(t) of time."""
+        """Input `name`: a valve reference (signal or valve name), a pump's
+        speed factor or a flow control valve's set-flow factor (signal, or
+        pump / flow control valve name; the element needs speed_signal /
+        set_flow_signal in the model): a number, held from now on, or a
+        function u(t) of time."""
         err = _new_err()
         if callable(value):
             py = value
