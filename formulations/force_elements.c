@@ -104,6 +104,20 @@ int hymo_fe_signals_jump(const hymo_model *model, double t, double dt)
     return 0;
 }
 
+double hymo_fe_next_jump(const hymo_model *model, double t, double t_end, double eps)
+{
+    for (int e = 0; e < model->n_force_elements; ++e) {
+        const hymo_force_element *el = &model->force_elements[e];
+        if (el->type != HYMO_FE_EXTERNAL) continue;
+        for (int k = 0; k < 6; ++k) {
+            const int s = k < 3 ? el->force_signal[k] : el->torque_signal[k - 3];
+            const double b = s >= 0 ? hymo_signal_next_jump(&model->signals[s], t, t_end, eps) : INFINITY;
+            if (b < t_end) t_end = b;
+        }
+    }
+    return t_end;
+}
+
 hymo_status hymo_fe_apply(hymo_fe *fe, const hymo_model *model, hymo_kin *kin, double t, double dt,
                           hymo_error *err)
 {

@@ -61,6 +61,9 @@ typedef struct {
 /* 1 if a signal of an external force or torque jumps at t (its left and
  * right limits differ: a table step at t, snapped to the step grid dt). */
 int hymo_fe_signals_jump(const hymo_model *model, double t, double dt);
+/* The first time in (t + eps, t_end - eps) at which such a signal jumps
+ * (hymo_signal_next_jump), t_end if none. */
+double hymo_fe_next_jump(const hymo_model *model, double t, double t_end, double eps);
 
 /* Rows hymo_fe_gradients may fill for this model (the gradient buffer
  * holds this many rows of nz). */

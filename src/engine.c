@@ -472,6 +472,50 @@ static hymo_status halved_error(const hymo_sim *sim, hymo_status st, int halving
     return st;
 }
 
+/* The first time in (sim->t, t1) at which an input of the run jumps (a
+ * valve reference, a pump speed or set flow, an external force's signal:
+ * a table step; a driven joint's signal: any breakpoint, where its
+ * acceleration jumps), t1 if none.  A jump within the signals' snapping
+ * distance (1e-6 dt) of either end is at that end (on the grid). */
+static double next_input_jump(const hymo_sim *sim, double t1)
+{
+    const hymo_model *model = sim->model;
+    const double eps = 1e-6 * sim->opt.dt, t = sim->t;
+    double tb = t1;
+    for (int v = 0; v < sim->nu; ++v) {
+        const double b = hymo_signal_next_jump(hymo_sim_valve_signal(sim, v), t, tb, eps); /* NULL: overridden */
+        if (b < tb) tb = b;
+    }
+    for (int j = 0; sim->in_end && j < sim->n_in; ++j) {
+        const double b = hymo_signal_next_jump(hymo_sim_flow_input_signal(sim, j), t, tb, eps);
+        if (b < tb) tb = b;
+    }
+    tb = hymo_fe_next_jump(model, t, tb, eps);
+    for (int k = 0; k < model->n_drivers; ++k) {
+        const double b = hymo_signal_next_breakpoint(&model->signals[model->drivers[k].signal], t, eps);
+        if (b < tb - eps) tb = b;
+    }
+    return tb;
+}
+
+/* At a step's start where an input jumps (a driven joint's breakpoint, an
+ * external force's table step): the restart from the right limits
+ * (consistent accelerations with the values after the jump), so that the
+ * step integrates them from its start and keeps its order.  The valve
+ * references (update_inputs) and the pump and set-flow inputs
+ * (inputs_at_start) restart their rates at every step start. */
+static hymo_status restart_at_input_jump(hymo_sim *sim, hymo_error *err)
+{
+    const double dt = sim->opt.dt;
+    if (!((sim->model->n_drivers && hymo_drivers_break_at(sim, sim->t)) ||
+          hymo_fe_signals_jump(sim->model, sim->t, dt)))
+        return HYMO_OK;
+    sim->fe.side = +1;
+    const hymo_status st = trapezoidal_restart(sim, err);
+    sim->fe.side = 0;
+    return st;
+}
+
 /* One step of size dt to the grid time t_{k+1}.  Where a switching
  * function crosses inside it, the step is cut at the crossing (located to
  * EVENT_TIME_TOL dt), the branch switched, the integration restarted there
@@ -493,13 +537,12 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
      * committed accelerations are the left limit's, and the step was first
      * order, pendulum with a 30 N step at 0.3 s: error ratios 2.03-2.14 per
      * halving of dt) */
-    if (sim->step > 0 && ((sim->model->n_drivers && hymo_drivers_break_at(sim, sim->t)) ||
-                          hymo_fe_signals_jump(sim->model, sim->t, dt))) {
-        sim->fe.side = +1;
-        st = trapezoidal_restart(sim, err);
-        sim->fe.side = 0;
-        if (st != HYMO_OK) return st;
-    }
+    if (sim->step > 0 && (st = restart_at_input_jump(sim, err)) != HYMO_OK) return st;
+    /* an input that jumps inside the step cuts it there (t_stop): each
+     * sub-step integrates smooth inputs, the next restarts from the right
+     * limits (it was first order: the jump taken at the step's end) */
+    double t_stop = next_input_jump(sim, t1);
+    if (t_stop < t1) sim->h = t_stop - sim->t, target = t_stop;
     for (;;) {
         if (start_changed) { /* the state at sim->t (after a failed solve the last evaluation is not) */
             if ((st = inputs_at_start(sim, err)) != HYMO_OK) return st;
@@ -544,11 +587,17 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
         total += iter;
         if (i < 0) {
             if (target == t1) break;
-            commit(sim, target, 0, 0); /* a halved sub-step; the next one twice as long */
+            commit(sim, target, 0, 0); /* a halved sub-step, or one that ends at an input's jump */
             start_changed = 1;
-            sim->h = 2.0 * h_try;
+            if (target == t_stop) { /* the jump: restart from the right limits, on to the next stop */
+                if ((st = restart_at_input_jump(sim, err)) != HYMO_OK) return st;
+                t_stop = next_input_jump(sim, t1);
+                sim->h = t_stop - sim->t, target = t_stop;
+                continue;
+            }
+            sim->h = 2.0 * h_try; /* after a halved sub-step the next one twice as long */
             target = sim->t + sim->h;
-            if (target >= t1 - EVENT_TIME_TOL * dt) sim->h = t1 - sim->t, target = t1;
+            if (target >= t_stop - EVENT_TIME_TOL * dt) sim->h = t_stop - sim->t, target = t_stop;
             continue;
         }
         /* an event within the location tolerance of the sub-step's end is at its end */
@@ -567,8 +616,12 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
             sim->iterations_total += total;
             break;
         }
-        sim->h = t1 - te;
-        target = t1;
+        if (at_end && target == t_stop) { /* the event at an input's jump: its right limits too */
+            if ((st = restart_at_input_jump(sim, err)) != HYMO_OK) return st;
+            t_stop = next_input_jump(sim, t1);
+        }
+        sim->h = t_stop - te;
+        target = t_stop;
     }
     if (sim->t != t1) commit(sim, t1, total, 1);
     sim->last_iterations = total;

@@ -242,3 +242,15 @@ double hymo_signal_next_breakpoint(const hymo_signal *s, double t, double eps)
     }
     return INFINITY;
 }
+
+double hymo_signal_next_jump(const hymo_signal *s, double t, double t_end, double eps)
+{
+    if (!s || s->n_points <= 0) return INFINITY;
+    double b = hymo_signal_next_breakpoint(s, t, eps);
+    /* one period's breakpoints at most (a table's last one is followed by none) */
+    for (int k = 0; k <= s->n_points && b < t_end - eps; ++k) {
+        if (hymo_signal_eval(s, b, -1) != hymo_signal_eval(s, b, +1)) return b;
+        b = hymo_signal_next_breakpoint(s, b, eps);
+    }
+    return INFINITY;
+}

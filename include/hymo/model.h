@@ -531,6 +531,10 @@ double hymo_signal_eval_d(const hymo_signal *signal, double t, int side, double 
 /* The first breakpoint of the table (repeated with the period) later than
  * t + eps; +INFINITY if none. */
 double hymo_signal_next_breakpoint(const hymo_signal *signal, double t, double eps);
+/* The first breakpoint in (t + eps, t_end - eps) at which the signal's
+ * value jumps (its left and right limits differ: a table step, a period's
+ * wrap onto a different value; never with a filter); +INFINITY if none. */
+double hymo_signal_next_jump(const hymo_signal *signal, double t, double t_end, double eps);
 /* branch s18-ux: the input levels x = level[j] (x the signal after the
  * period and filter stages, before the dead zone) at which the shaped
  * output has a kink: the dead zone's edges and the inputs at which the
