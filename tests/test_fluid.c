@@ -35,14 +35,7 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-static hymo_model *load_text(const char *text)
-{
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, "inline.yaml", &m, &err) != HYMO_OK) fail_msg("load failed: %s", err.message);
-    return m;
-}
+static hymo_model *load_text(const char *text) { return test_load_text(text, "inline.yaml"); }
 
 static hymo_status load_text_err(const char *text, hymo_error *err)
 {

@@ -20,24 +20,7 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-static hymo_model *load_text(const char *text)
-{
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, "<motor>", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return m;
-}
-
-static hymo_model *load_file(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/models/%s", HYMO_TESTS_DIR, name);
-    hymo_model *m = NULL;
-    hymo_error err;
-    if (hymo_model_load_file(path, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return m;
-}
+static hymo_model *load_text(const char *text) { return test_load_text(text, "<motor>"); }
 
 /* a turret turned by a motor, a boom on it lifted by a cylinder (planar) */
 static const char *const turret =
@@ -162,7 +145,7 @@ static void check_derivs(hymo_model *m, const char *label)
 static void test_derivatives(void **state)
 {
     (void)state;
-    hymo_model *m = load_file("motor_inertia.yaml");
+    hymo_model *m = test_load_test_model("motor_inertia.yaml");
     check_derivs(m, "motor_inertia");
     hymo_model_free(m);
     m = load_text(turret);
@@ -239,7 +222,7 @@ static void test_held_pressure(void **state)
 static void test_steady_speed(void **state)
 {
     (void)state;
-    hymo_model *m = load_file("motor_inertia.yaml");
+    hymo_model *m = test_load_test_model("motor_inertia.yaml");
     const double D = 1e-5, CL = 2e-12, Ct = 4e-8, pP = 10e6, eta = 0.9, cv = 0.05, ws = 0.5;
     hymo_run_options opt;
     hymo_run_options_default(&opt, m);

@@ -29,12 +29,7 @@
 
 static hymo_model *load_check_model(void)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/models/load_check.yaml", HYMO_TESTS_DIR);
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_file(path, &m, &err) != HYMO_OK) fail_msg("loading %s: %s", path, err.message);
+    hymo_model *m = test_load_test_model("load_check.yaml");
     assert_int_equal(m->n_check_valves, 1);
     assert_int_equal(m->n_relief_valves, 1);
     return m;

@@ -39,14 +39,7 @@ static double bennett_closure(const double *z)
     return e2 > e3 ? e2 : e3;
 }
 
-static hymo_model *load_text(const char *text)
-{
-    hymo_model *model = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, "test_redundant", &model, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return model;
-}
+static hymo_model *load_text(const char *text) { return test_load_text(text, "test_redundant"); }
 
 /* Both formulations and Jacobians: the rank (2) and the 3 redundant rows
  * are found and reported; the assembly moves the deliberately wrong z2, z3

@@ -50,16 +50,7 @@
 #define CHECK_EVERY 8
 #define PI 3.14159265358979323846
 
-static const char *model_path(void) { return HYMO_TESTS_DIR "/models/slider_crank.yaml"; }
-
-static hymo_model *load_model(void)
-{
-    hymo_model *model = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_file(model_path(), &model, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return model;
-}
+static hymo_model *load_model(void) { return test_load_test_model("slider_crank.yaml"); }
 
 /* ---------------------------------------------------------------- closed form */
 

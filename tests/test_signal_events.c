@@ -22,13 +22,7 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-static hymo_model *load_text(const char *text)
-{
-    hymo_model *m = NULL;
-    hymo_error err;
-    if (hymo_model_load_string(text, "signal_events.yaml", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return m;
-}
+static hymo_model *load_text(const char *text) { return test_load_text(text, "signal_events.yaml"); }
 
 static hymo_signal mk(hymo_signal_shape *sh)
 {
