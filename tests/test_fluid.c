@@ -202,15 +202,9 @@ typedef struct {
 
 static double initial_stroke(const hymo_model *m)
 {
-    hymo_run_options opt;
-    hymo_run_options_default(&opt, m);
-    hymo_sim *sim = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    const double s0 = hymo_sim_actuator_length(sim)[0];
-    hymo_sim_free(sim);
-    return s0;
+    double s0[1];
+    test_initial_lengths(m, s0, 1);
+    return s0[0];
 }
 
 static void fd_check(fixture *fx, const double *p0, double s_, double sd_, const unsigned char *sw, int *n_checked)

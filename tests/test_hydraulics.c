@@ -190,10 +190,7 @@ static void crane1_open(crane1_setup *cs)
 {
     hymo_error err;
     cs->m = test_load_model("crane1.yaml");
-    hymo_run_options opt;
-    hymo_run_options_default(&opt, cs->m);
-    hymo_sim *sim = NULL;
-    if (hymo_sim_create(cs->m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_sim *sim = test_sim_create(cs->m, NULL);
     assert_int_equal(hymo_sim_np(sim), 3);
     assert_int_equal(hymo_sim_nu(sim), 1);
     cs->s0 = hymo_sim_actuator_length(sim)[0];

@@ -43,14 +43,8 @@ static void fixture_init(fixture *fx)
     fx->m = test_load_model("relief_demo.yaml");
     assert_int_equal(fx->m->n_relief_valves, 1);
     assert_int_equal(fx->m->n_check_valves, 1);
-    hymo_run_options opt;
-    hymo_run_options_default(&opt, fx->m);
-    hymo_sim *sim = NULL;
+    test_initial_lengths(fx->m, fx->s0, 1);
     hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(fx->m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    fx->s0[0] = hymo_sim_actuator_length(sim)[0];
-    hymo_sim_free(sim);
     assert_int_equal(hymo_circuit_init(&fx->circ, fx->m, fx->s0, &err), HYMO_OK);
 }
 

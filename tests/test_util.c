@@ -207,12 +207,33 @@ void test_cosim_order(const hymo_model *model, double t_end, int quantity, const
     }
 }
 
-hymo_sim *test_sim_run(const hymo_model *m, const hymo_run_options *opt, double *t_ev, int max_ev, int *n_ev)
+hymo_sim *test_sim_create(const hymo_model *m, const hymo_run_options *opt)
 {
+    hymo_run_options own;
+    if (!opt) {
+        hymo_run_options_default(&own, m);
+        opt = &own;
+    }
     hymo_sim *sim = NULL;
     hymo_error err;
     hymo_error_clear(&err);
     if (hymo_sim_create(m, opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    return sim;
+}
+
+void test_initial_lengths(const hymo_model *m, double *s0, int max)
+{
+    hymo_sim *sim = test_sim_create(m, NULL);
+    assert_true(hymo_sim_na(sim) <= max);
+    memcpy(s0, hymo_sim_actuator_length(sim), (size_t)hymo_sim_na(sim) * sizeof(double));
+    hymo_sim_free(sim);
+}
+
+hymo_sim *test_sim_run(const hymo_model *m, const hymo_run_options *opt, double *t_ev, int max_ev, int *n_ev)
+{
+    hymo_sim *sim = test_sim_create(m, opt);
+    hymo_error err;
+    hymo_error_clear(&err);
     int seen = 0;
     const long n = lround(opt->t_end / opt->dt);
     for (long k = 0; opt->integrator == HYMO_INTEGRATOR_IDA ? hymo_sim_time(sim) < opt->t_end - 1e-12 : k < n;

@@ -62,6 +62,11 @@ hymo_reference *test_monolithic(const hymo_model *model, double dt, double t_end
 void test_cosim_order(const hymo_model *model, double t_end, int quantity, const char *what, const char *unit,
                       double tol, const char *out_ref, const char *out_run);
 
+/* hymo_sim_create of m with opt (NULL: the model's run options) or fails
+ * the test with its message; hymo_sim_free the sim. */
+hymo_sim *test_sim_create(const hymo_model *m, const hymo_run_options *opt);
+/* The actuator lengths at t = 0 (hymo_sim_na of them, at most max) into s0. */
+void test_initial_lengths(const hymo_model *m, double *s0, int max);
 /* Creates a sim of m with opt and steps it to opt->t_end (IDA: while
  * t < t_end - 1e-12; a fixed-step integrator: lround(t_end / dt) steps);
  * the time of each new event into t_ev (if given; at most max_ev, NAN for

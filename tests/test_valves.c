@@ -47,14 +47,8 @@ typedef struct {
 static void fixture_init(fixture *fx, const char *file)
 {
     fx->m = test_load_model(file);
-    hymo_run_options opt;
-    hymo_run_options_default(&opt, fx->m);
-    hymo_sim *sim = NULL;
+    test_initial_lengths(fx->m, fx->s0, 4);
     hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(fx->m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    for (int a = 0; a < fx->m->n_cylinders; ++a) fx->s0[a] = hymo_sim_actuator_length(sim)[a];
-    hymo_sim_free(sim);
     assert_int_equal(hymo_circuit_init(&fx->circ, fx->m, fx->s0, &err), HYMO_OK);
 }
 
