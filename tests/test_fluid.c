@@ -326,10 +326,9 @@ static double acc_pressure(double t)
 /* runs to t_end; final p of V1, and the last event's time */
 static double acc_run(const hymo_model *m, const hymo_run_options *opt, double *t_event, long *events)
 {
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(m, opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(m, opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     while (hymo_sim_time(sim) < opt->t_end - 1e-9 * opt->dt)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     const double p = hymo_sim_p(sim)[0];
@@ -410,10 +409,9 @@ static double boom_run(const hymo_model *m, double dt, double *p_low, hymo_run_s
     hymo_run_options opt;
     hymo_run_options_default(&opt, m);
     opt.dt = dt;
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(m, &opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     const hymo_cylinder *cy = &m->cylinders[0];
     const hymo_fluid_air *fa = &m->fluid_air;
     const int i1 = test_volume_state(m, "V1"), i2 = test_volume_state(m, "V2");

@@ -119,10 +119,9 @@ static void run_case(const hymo_model *m, hymo_formulation_kind form, hymo_jacob
     opt.jacobian = jac;
     opt.dt = dt;
     opt.t_end = t_end;
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(m, &opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     while (hymo_sim_time(sim) < t_end - 1e-9 * dt)
         if (hymo_sim_step(sim, &err) != HYMO_OK)
             fail_msg("%s %s dt %g: %s", hymo_formulation_name(form), jac == HYMO_JACOBIAN_FAST ? "fast" : "numeric",
@@ -176,10 +175,9 @@ static void pressures(const hymo_model *m, hymo_integrator_kind integ, double dt
     opt.integrator = integ;
     opt.dt = dt;
     opt.t_end = t_end;
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(m, &opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     *n = 0;
     while (hymo_sim_time(sim) < t_end - 1e-9 * dt) {
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("dt %g: %s", dt, err.message);

@@ -179,10 +179,9 @@ static void run_and_compare(const hymo_model *model, hymo_formulation_kind form,
     hymo_run_options opt;
     options(model, form, dt, t_end, &opt);
     opt.jacobian = jac;
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(model, &opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     assert_int_equal(hymo_sim_nz(sim), 3);
     assert_int_equal(hymo_sim_na(sim), 0);
     assert_int_equal(hymo_sim_np(sim), 0);
