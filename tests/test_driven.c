@@ -31,10 +31,7 @@ static hymo_sim *create(const hymo_model *m, hymo_formulation_kind form, hymo_ja
     opt.formulation = form;
     opt.jacobian = jac;
     opt.dt = dt;
-    hymo_sim *sim = NULL;
-    hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return sim;
+    return test_sim_create(m, &opt);
 }
 
 static hymo_model *load_text(const char *text, hymo_error *err)

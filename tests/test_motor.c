@@ -178,7 +178,7 @@ static void test_held_pressure(void **state)
     opt.dt = 2.5e-4;
     hymo_sim *sim = NULL;
     hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     /* at rest: T = D dp (no friction at w = 0) */
     assert_close(hymo_sim_actuator_force(sim)[0], D * dp, 1e-12 * D * dp);
     const double w_inf = eta * D * dp / cv; /* 90 rad/s */
@@ -229,7 +229,7 @@ static void test_steady_speed(void **state)
     opt.t_end = 3.0;
     hymo_sim *sim = NULL;
     hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     while (hymo_sim_time(sim) < 3.0 - 1e-9)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     const double *p = hymo_sim_p(sim), w = hymo_sim_zd(sim)[0];
@@ -256,7 +256,7 @@ static void run_to(hymo_model *m, hymo_jacobian_mode jac, hymo_formulation_kind 
     opt.dt = 5e-4;
     hymo_sim *sim = NULL;
     hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     while (hymo_sim_time(sim) < t_end - 1e-9)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     memcpy(z, hymo_sim_z(sim), (size_t)m->n_bodies * sizeof(double));
@@ -310,7 +310,7 @@ static void test_reaction_on_parent(void **state)
     opt.dt = 1e-3;
     hymo_sim *sim = NULL;
     hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     double worst = 0.0, zd2 = 0.0;
     for (int k = 0; k < 1000; ++k) {
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
