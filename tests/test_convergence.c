@@ -24,10 +24,9 @@ static void run_to(const hymo_model *model, hymo_formulation_kind form, double d
     opt.formulation = form;
     opt.jacobian = HYMO_JACOBIAN_FAST;
     opt.dt = dt; /* the model file's tolerances and Newton test: what users run */
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(model, &opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     long n = lround(10.0 / dt);
     for (long k = 0; k < n; ++k)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("dt=%g: %s", dt, err.message);

@@ -34,12 +34,7 @@ static void test_consistency_with_monolithic(void **state)
 {
     (void)state;
     hymo_model *model = test_load_model("crane1.yaml");
-    hymo_run_options ro;
-    hymo_run_options_default(&ro, model);
-    hymo_run_summary rs;
-    hymo_error err;
-    if (hymo_run(model, &ro, "cosim_mono_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    hymo_reference *ref = test_read_ref("cosim_mono_ref.h5");
+    hymo_reference *ref = test_monolithic(model, 0.0, 0.0, "cosim_mono_ref.h5");
     hymo_cosim_options opt;
     hymo_cosim_options_default(&opt, model);
     opt.scheme = HYMO_SCHEME_JACOBI;
@@ -61,42 +56,14 @@ static void test_consistency_with_monolithic(void **state)
     hymo_model_free(model);
 }
 
-/* RMS error of s at the coarse run's communication points against the
- * fine run (whose 0.1 ms grid contains them: no interpolation error). */
-static double order_error(const hymo_model *model, hymo_approx_kind approx, double H, const hymo_reference *fine)
-{
-    hymo_cosim_options opt;
-    hymo_cosim_options_default(&opt, model);
-    opt.approx = approx;
-    opt.H = H;
-    opt.mech.dt = opt.h_h = 1e-4;
-    opt.mech.t_end = 3.0; /* the model file's tolerances (default Newton test) */
-    return test_cosim_rms(model, &opt, fine, "cosim_order_run.h5", HYMO_CMP_S);
-}
-
+/* With h_m = h_h = 0.1 ms the coupling error in s against H = 0.1 ms falls
+ * as H^(p+1) (crane1 over 3 s: the model file's tolerances, default Newton
+ * test). */
 static void test_convergence_order(void **state)
 {
     (void)state;
     hymo_model *model = test_load_model("crane1.yaml");
-    const double Hs[3] = {0.4e-3, 0.8e-3, 1.6e-3};
-    for (int p = 0; p <= 2; ++p) {
-        hymo_cosim_options opt;
-        hymo_cosim_options_default(&opt, model);
-        opt.approx = (hymo_approx_kind)p;
-        opt.H = opt.mech.dt = opt.h_h = 1e-4;
-        opt.mech.t_end = 3.0;
-        hymo_cosim_summary sum;
-        test_cosim_run(model, &opt, NULL, "cosim_order_ref.h5", &sum);
-        hymo_reference *ref = test_read_ref("cosim_order_ref.h5");
-        double e[3];
-        for (int i = 0; i < 3; ++i) e[i] = order_error(model, (hymo_approx_kind)p, Hs[i], ref);
-        double o1 = log2(e[1] / e[0]), o2 = log2(e[2] / e[1]);
-        print_message("p = %d: RMS s error %.3g %.3g %.3g m at H = 0.4 0.8 1.6 ms: orders %.2f %.2f (expected %d)\n",
-                      p, e[0], e[1], e[2], o1, o2, p + 1);
-        assert_true(fabs(o1 - (p + 1)) <= 0.3);
-        assert_true(fabs(o2 - (p + 1)) <= 0.3);
-        hymo_ref_free(ref);
-    }
+    test_cosim_order(model, 3.0, HYMO_CMP_S, "s error", "m", 0.3, "cosim_order_ref.h5", "cosim_order_run.h5");
     hymo_model_free(model);
 }
 
@@ -208,13 +175,7 @@ static void test_crane2_schemes(void **state)
 {
     (void)state;
     hymo_model *model = test_load_model("crane2.yaml");
-    hymo_run_options ro;
-    hymo_run_options_default(&ro, model);
-    ro.t_end = 12.0;
-    hymo_run_summary rs;
-    hymo_error err;
-    if (hymo_run(model, &ro, "cosim_crane2_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    hymo_reference *ref = test_read_ref("cosim_crane2_ref.h5");
+    hymo_reference *ref = test_monolithic(model, 0.0, 12.0, "cosim_crane2_ref.h5");
     const hymo_cosim_scheme schemes[3] = {HYMO_SCHEME_JACOBI, HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST,
                                           HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST};
     for (int s = 0; s < 3; ++s)
@@ -250,13 +211,7 @@ static void test_verdicts(void **state)
 {
     (void)state;
     hymo_model *model = test_load_model("crane1.yaml");
-    hymo_run_options ro;
-    hymo_run_options_default(&ro, model);
-    ro.t_end = 8.0;
-    hymo_run_summary rs;
-    hymo_error err;
-    if (hymo_run(model, &ro, "cosim_verdict_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    hymo_reference *ref = test_read_ref("cosim_verdict_ref.h5");
+    hymo_reference *ref = test_monolithic(model, 0.0, 8.0, "cosim_verdict_ref.h5");
     hymo_cosim_options opt;
     hymo_cosim_options_default(&opt, model);
     opt.coupling = HYMO_COUPLING_VELOCITY_FORCE;
@@ -306,6 +261,7 @@ static void test_verdicts(void **state)
     assert_int_equal(sum.verdict, HYMO_VERDICT_INACCURATE);
     assert_non_null(strstr(sum.verdict_reason, "no reference"));
     /* out-of-range limits are errors */
+    hymo_error err;
     opt.unstable_ratio = 0.0;
     assert_int_equal(hymo_cosim_run(model, &opt, NULL, NULL, &sum, &err), HYMO_ERR_ARGUMENT);
     opt.unstable_ratio = 0.1;

@@ -31,28 +31,6 @@
 #include "hymo/reference.h"
 #include "test_util.h"
 
-static hymo_model *load_test_model(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/models/%s", HYMO_TESTS_DIR, name);
-    hymo_model *model = NULL;
-    hymo_error err;
-    if (hymo_model_load_file(path, &model, &err) != HYMO_OK) fail_msg("loading %s: %s", path, err.message);
-    return model;
-}
-
-/* The monolithic run of model over t_end into path, read back. */
-static hymo_reference *monolithic(const hymo_model *model, double t_end, const char *path)
-{
-    hymo_run_options ro;
-    hymo_run_options_default(&ro, model);
-    ro.t_end = t_end;
-    hymo_run_summary rs;
-    hymo_error err;
-    if (hymo_run(model, &ro, path, &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return test_read_ref(path);
-}
-
 /* Largest |run - ref| of column col of an n x na matrix over the common
  * rows (the same 1 ms grid). */
 static double max_col_diff(const hymo_reference *run, const hymo_reference *ref, const double *x_run,
@@ -129,7 +107,7 @@ static void test_split_structure(void **state)
     hymo_model_free(model);
 
     /* the motor-only model: mechanics and one circuit, velocity-force */
-    model = load_test_model("motor_pendulum.yaml");
+    model = test_load_test_model("motor_pendulum.yaml");
     assert_int_equal(model->n_cylinders, 0);
     hymo_cosim_options_default(&opt, model);
     opt.coupling = HYMO_COUPLING_VELOCITY_FORCE;
@@ -146,8 +124,8 @@ static void test_split_structure(void **state)
 static void test_pendulum_vs_monolithic(void **state)
 {
     (void)state;
-    hymo_model *model = load_test_model("motor_pendulum.yaml");
-    hymo_reference *ref = monolithic(model, 3.0, "cosim_motor_pend_ref.h5");
+    hymo_model *model = test_load_test_model("motor_pendulum.yaml");
+    hymo_reference *ref = test_monolithic(model, 0.0, 3.0, "cosim_motor_pend_ref.h5");
     /* measured (Debug): velocity-pressure max |ds| 1.16e-6 rad, max |dp| 54 Pa, max |dT| 2.6e-3 N m,
      * residual energy -7.31e-5 J at the end (max |E| 7.31e-5 J); velocity-force 1.17e-6 rad, 53 Pa,
      * 0.085 N m (direct feed-through of the torque), -7.67e-5 J */
@@ -182,40 +160,14 @@ static void test_pendulum_vs_monolithic(void **state)
     hymo_model_free(model);
 }
 
-/* RMS error of the motor angle at the coarse run's communication points
- * against the fine run (its 0.1 ms grid contains them). */
-static double order_error(const hymo_model *model, hymo_approx_kind approx, double H, const hymo_reference *fine)
-{
-    hymo_cosim_options opt;
-    hymo_cosim_options_default(&opt, model);
-    opt.approx = approx;
-    opt.H = H;
-    opt.mech.dt = opt.h_h = 1e-4;
-    return test_cosim_rms(model, &opt, fine, "cosim_motor_order_run.h5", HYMO_CMP_S);
-}
-
+/* The motor angle's coupling error against H = 0.1 ms falls as H^(p+1)
+ * (h_m = h_h = 0.1 ms). */
 static void test_pendulum_convergence(void **state)
 {
     (void)state;
-    hymo_model *model = load_test_model("motor_pendulum.yaml");
-    const double Hs[3] = {0.4e-3, 0.8e-3, 1.6e-3};
-    for (int p = 0; p <= 2; ++p) {
-        hymo_cosim_options opt;
-        hymo_cosim_options_default(&opt, model);
-        opt.approx = (hymo_approx_kind)p;
-        opt.H = opt.mech.dt = opt.h_h = 1e-4;
-        hymo_cosim_summary sum;
-        test_cosim_run(model, &opt, NULL, "cosim_motor_order_ref.h5", &sum);
-        hymo_reference *ref = test_read_ref("cosim_motor_order_ref.h5");
-        double e[3];
-        for (int i = 0; i < 3; ++i) e[i] = order_error(model, (hymo_approx_kind)p, Hs[i], ref);
-        const double o1 = log2(e[1] / e[0]), o2 = log2(e[2] / e[1]);
-        print_message("p = %d: RMS angle error %.3g %.3g %.3g rad at H = 0.4 0.8 1.6 ms: orders %.2f %.2f (expected %d)\n",
-                      p, e[0], e[1], e[2], o1, o2, p + 1);
-        assert_true(fabs(o1 - (p + 1)) <= 0.35);
-        assert_true(fabs(o2 - (p + 1)) <= 0.35);
-        hymo_ref_free(ref);
-    }
+    hymo_model *model = test_load_test_model("motor_pendulum.yaml");
+    test_cosim_order(model, 0.0, HYMO_CMP_S, "angle error", "rad", 0.35, "cosim_motor_order_ref.h5",
+                     "cosim_motor_order_run.h5");
     hymo_model_free(model);
 }
 
@@ -226,7 +178,7 @@ static void test_forestry_crane(void **state)
 {
     (void)state;
     hymo_model *model = test_load_model("forestry_crane.yaml");
-    hymo_reference *ref = monolithic(model, 4.0, "cosim_motor_fc_ref.h5");
+    hymo_reference *ref = test_monolithic(model, 0.0, 4.0, "cosim_motor_fc_ref.h5");
     const int a = model->n_cylinders; /* the slewing motor */
     /* measured (Debug): velocity-pressure motor max |ds| 2.2e-7 rad, max |dT| 36 N m (of ~2e4 N m), bond
      * max |E| 1.21e-2 J, all actuators max |ds| 1.61e-6; velocity-force 1.25e-6 rad, 36 N m, 1.35e-2 J,
@@ -271,9 +223,9 @@ static void test_forestry_crane(void **state)
 static void test_driven_joint(void **state)
 {
     (void)state;
-    hymo_model *model = load_test_model("makeup_demo.yaml");
+    hymo_model *model = test_load_test_model("makeup_demo.yaml");
     assert_int_equal(model->n_drivers, 1);
-    hymo_reference *ref = monolithic(model, 1.0, "cosim_motor_driven_ref.h5") /* its t_end */;
+    hymo_reference *ref = test_monolithic(model, 0.0, 1.0, "cosim_motor_driven_ref.h5") /* its t_end */;
     hymo_cosim_options opt;
     hymo_cosim_options_default(&opt, model);
     hymo_cosim_summary sum;

@@ -31,10 +31,7 @@ static hymo_sim *create(const hymo_model *m, hymo_formulation_kind form, hymo_ja
     opt.formulation = form;
     opt.jacobian = jac;
     opt.dt = dt;
-    hymo_sim *sim = NULL;
-    hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return sim;
+    return test_sim_create(m, &opt);
 }
 
 static hymo_model *load_text(const char *text, hymo_error *err)
@@ -86,11 +83,7 @@ static void run_fourbar(const hymo_model *m, hymo_formulation_kind form, hymo_ja
 static void test_fourbar(void **state)
 {
     (void)state;
-    hymo_model *m = NULL;
-    hymo_error err;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/models/driven_fourbar.yaml", HYMO_TESTS_DIR);
-    if (hymo_model_load_file(path, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_model *m = test_load_test_model("driven_fourbar.yaml");
     double z[4][3], F[4];
     hymo_run_summary s[4];
     run_fourbar(m, HYMO_FORMULATION_DOUBLE_STEP, HYMO_JACOBIAN_NUMERIC, z[0], &F[0], &s[0]);

@@ -24,10 +24,9 @@
 /* event times of a run of crane1 with the given integrator options */
 static int event_times(const hymo_model *m, const hymo_run_options *opt, double *t_ev)
 {
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(m, opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(m, opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     long n = lround(opt->t_end / opt->dt), seen = 0;
     for (long k = 0; k < n; ++k) {
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);

@@ -61,7 +61,7 @@ static void compare_modes(const fast_case *fc, hymo_formulation_kind form, hymo_
         opt.formulation = form;
         opt.jacobian = mode == 0 ? HYMO_JACOBIAN_NUMERIC : HYMO_JACOBIAN_FAST;
         opt.newton_test = test;
-        if (hymo_sim_create(model, &opt, &sim[mode], &err) != HYMO_OK) fail_msg("%s", err.message);
+        sim[mode] = test_sim_create(model, &opt);
     }
     const int nz = hymo_sim_nz(sim[0]), np = hymo_sim_np(sim[0]);
     const long n = lround(fc->t_end / model->defaults.dt);

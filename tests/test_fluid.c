@@ -35,14 +35,7 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-static hymo_model *load_text(const char *text)
-{
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, "inline.yaml", &m, &err) != HYMO_OK) fail_msg("load failed: %s", err.message);
-    return m;
-}
+static hymo_model *load_text(const char *text) { return test_load_text(text, "inline.yaml"); }
 
 static hymo_status load_text_err(const char *text, hymo_error *err)
 {
@@ -209,15 +202,9 @@ typedef struct {
 
 static double initial_stroke(const hymo_model *m)
 {
-    hymo_run_options opt;
-    hymo_run_options_default(&opt, m);
-    hymo_sim *sim = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    const double s0 = hymo_sim_actuator_length(sim)[0];
-    hymo_sim_free(sim);
-    return s0;
+    double s0[1];
+    test_initial_lengths(m, s0, 1);
+    return s0[0];
 }
 
 static void fd_check(fixture *fx, const double *p0, double s_, double sd_, const unsigned char *sw, int *n_checked)
@@ -339,10 +326,9 @@ static double acc_pressure(double t)
 /* runs to t_end; final p of V1, and the last event's time */
 static double acc_run(const hymo_model *m, const hymo_run_options *opt, double *t_event, long *events)
 {
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(m, opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(m, opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     while (hymo_sim_time(sim) < opt->t_end - 1e-9 * opt->dt)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     const double p = hymo_sim_p(sim)[0];
@@ -423,10 +409,9 @@ static double boom_run(const hymo_model *m, double dt, double *p_low, hymo_run_s
     hymo_run_options opt;
     hymo_run_options_default(&opt, m);
     opt.dt = dt;
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(m, &opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     const hymo_cylinder *cy = &m->cylinders[0];
     const hymo_fluid_air *fa = &m->fluid_air;
     const int i1 = test_volume_state(m, "V1"), i2 = test_volume_state(m, "V2");

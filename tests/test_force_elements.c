@@ -257,6 +257,17 @@ static const char *fourbar_forces =
     "  - {name: lim, type: joint_limit, joint: z1, lower: -0.02, upper: 0.05, stiffness: 1e6, damping: 1e4}\n"
     "  - {name: ex, type: external, point: body1.C, frame: body, force: [0, -200, 0]}\n";
 
+/* A sim of m: double-step (form 0) or penalty (1), numeric (mode 0) or
+ * fast (1) Jacobian. */
+static hymo_sim *form_mode_sim(const hymo_model *m, int form, int mode)
+{
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, m);
+    opt.formulation = form ? HYMO_FORMULATION_PENALTY : HYMO_FORMULATION_DOUBLE_STEP;
+    opt.jacobian = mode ? HYMO_JACOBIAN_FAST : HYMO_JACOBIAN_NUMERIC;
+    return test_sim_create(m, &opt);
+}
+
 static void test_fast_equals_numeric(void **state)
 {
     (void)state;
@@ -267,11 +278,7 @@ static void test_fast_equals_numeric(void **state)
     for (int form = 0; form < 2; ++form) {
         hymo_sim *sim[2];
         for (int mode = 0; mode < 2; ++mode) {
-            hymo_run_options opt;
-            hymo_run_options_default(&opt, m);
-            opt.formulation = form ? HYMO_FORMULATION_PENALTY : HYMO_FORMULATION_DOUBLE_STEP;
-            opt.jacobian = mode ? HYMO_JACOBIAN_FAST : HYMO_JACOBIAN_NUMERIC;
-            if (hymo_sim_create(m, &opt, &sim[mode], &err) != HYMO_OK) fail_msg("%s", err.message);
+            sim[mode] = form_mode_sim(m, form, mode);
         }
         double dz = 0.0, zmin = 0.0, zmax = 0.0;
         for (int k = 0; k < 3000; ++k) {
@@ -334,11 +341,7 @@ static void test_stiff_fast_jacobian(void **state)
         for (int form = 0; form < 2; ++form) {
             hymo_sim *sim[2];
             for (int mode = 0; mode < 2; ++mode) {
-                hymo_run_options opt;
-                hymo_run_options_default(&opt, m);
-                opt.formulation = form ? HYMO_FORMULATION_PENALTY : HYMO_FORMULATION_DOUBLE_STEP;
-                opt.jacobian = mode ? HYMO_JACOBIAN_FAST : HYMO_JACOBIAN_NUMERIC;
-                if (hymo_sim_create(m, &opt, &sim[mode], &err) != HYMO_OK) fail_msg("%s", err.message);
+                sim[mode] = form_mode_sim(m, form, mode);
             }
             double dz = 0.0;
             for (int k = 0; k < 300; ++k) {
@@ -389,7 +392,7 @@ static double limit_run(const hymo_model *m, double dt, hymo_formulation_kind fo
     opt.dt = dt;
     opt.formulation = form;
     opt.jacobian = jac;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     const long n = lround(0.6 / dt);
     for (long k = 0; k < n; ++k)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
@@ -443,7 +446,7 @@ static void test_cosim_sees_elements(void **state)
     hymo_sim *sim;
     hymo_run_options_default(&opt, with);
     opt.dt = 1e-4;
-    if (hymo_sim_create(with, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(with, &opt);
     double zmax = 0.0;
     for (int k = 0; k < 25000; ++k) {
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
@@ -497,7 +500,7 @@ static void test_static_start(void **state)
     hymo_sim *sim;
     hymo_error err;
     hymo_run_options_default(&opt, m);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     double z0[3], dz = 0.0;
     memcpy(z0, hymo_sim_z(sim), sizeof z0);
     for (int k = 0; k < 500; ++k) {
@@ -526,7 +529,7 @@ static void test_energy_balance(void **state)
         hymo_error err;
         hymo_run_options_default(&opt, m);
         opt.dt = i ? 5e-4 : 1e-3;
-        if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+        sim = test_sim_create(m, &opt);
         for (long k = 0; k < lround(0.6 / opt.dt); ++k)
             if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
         hymo_run_summary s;

@@ -190,10 +190,7 @@ static void crane1_open(crane1_setup *cs)
 {
     hymo_error err;
     cs->m = test_load_model("crane1.yaml");
-    hymo_run_options opt;
-    hymo_run_options_default(&opt, cs->m);
-    hymo_sim *sim = NULL;
-    if (hymo_sim_create(cs->m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_sim *sim = test_sim_create(cs->m, NULL);
     assert_int_equal(hymo_sim_np(sim), 3);
     assert_int_equal(hymo_sim_nu(sim), 1);
     cs->s0 = hymo_sim_actuator_length(sim)[0];
@@ -223,23 +220,45 @@ static hymo_hyd_sub *make_sub(crane1_setup *cs, hymo_hyd_integrator_kind kind, d
     return sub;
 }
 
+/* cmocka's setup and teardown: a fresh crane1_setup for each test in *state */
+static int crane1_setup_fn(void **state)
+{
+    crane1_setup *cs = calloc(1, sizeof *cs);
+    assert_non_null(cs);
+    crane1_open(cs);
+    *state = cs;
+    return 0;
+}
+
+static int crane1_teardown_fn(void **state)
+{
+    crane1_close(*state);
+    free(*state);
+    return 0;
+}
+
+/* the tests' common subsystem: all_kinds[k], h = 0.1 ms, tolerances 1e-2 Pa
+ * and 1e-7 V, crane1's initial state */
+static hymo_hyd_sub *default_sub(crane1_setup *cs, int k)
+{
+    return make_sub(cs, all_kinds[k], 1e-4, 1e-2, 1e-7, cs->p0, cs->u0);
+}
+
 /* ------------------------------------------------------------------ */
 /* 3. Rest                                                             */
 
 static void test_rest(void **state)
 {
-    (void)state;
-    crane1_setup cs;
-    crane1_open(&cs);
+    crane1_setup *cs = *state;
     /* crane1's U_ref is 0 on [0, 1] s (left limit at 1 s included) */
-    assert_true(hymo_signal_eval(&cs.m->signals[0], 1.0, -1) == 0.0);
+    assert_true(hymo_signal_eval(&cs->m->signals[0], 1.0, -1) == 0.0);
     for (int k = 0; k < 3; ++k) {
-        hymo_hyd_sub *sub = make_sub(&cs, all_kinds[k], 1e-4, 1e-2, 1e-7, cs.p0, cs.u0);
-        double c_s[4] = {cs.s0, 0, 0, 0}, c_v[4] = {0, 0, 0, 0}, force;
+        hymo_hyd_sub *sub = default_sub(cs, k);
+        double c_s[4] = {cs->s0, 0, 0, 0}, c_v[4] = {0, 0, 0, 0}, force;
         /* force at rest = the monolithic static force (same F_s code, same state) */
         hymo_hyd_sub_set_motion(sub, 0.0, c_s, c_v);
         hymo_hyd_sub_force(sub, 0.0, &force);
-        assert_close(force, cs.f0, 1e-12 * fabs(cs.f0));
+        assert_close(force, cs->f0, 1e-12 * fabs(cs->f0));
         hymo_error err;
         for (int i = 0; i < 100; ++i) { /* H = 10 ms = 100 h, to t = 1 s */
             double t = i * 0.01;
@@ -247,14 +266,13 @@ static void test_rest(void **state)
             if (hymo_hyd_sub_do_step(sub, t, 0.01, &err) != HYMO_OK) fail_msg("%s", err.message);
         }
         const double *p = hymo_hyd_sub_p(sub), *u = hymo_hyd_sub_u(sub);
-        for (int j = 0; j < 3; ++j) assert_close(p[j], cs.p0[j], 1e-6);
+        for (int j = 0; j < 3; ++j) assert_close(p[j], cs->p0[j], 1e-6);
         assert_close(u[0], 0.0, 1e-12);
         long steps, evals, iters;
         hymo_hyd_sub_stats(sub, &steps, &evals, &iters);
         assert_int_equal(steps, 10000);
         hymo_hyd_sub_free(sub);
     }
-    crane1_close(&cs);
 }
 
 /* ------------------------------------------------------------------ */
@@ -327,22 +345,20 @@ static void order_run(crane1_setup *cs, hymo_hyd_integrator_kind kind, double h,
 
 static void test_orders(void **state)
 {
-    (void)state;
-    crane1_setup cs;
-    crane1_open(&cs);
+    crane1_setup *cs = *state;
     /* open valve: U_ref = 0.5 V + 1 V/s t (one linear piece) */
-    hymo_signal *sig = &cs.m->signals[0];
+    hymo_signal *sig = &cs->m->signals[0];
     sig->n_points = 2;
     sig->t[0] = 0.0;
     sig->v[0] = 0.5;
     sig->t[1] = 1.0;
     sig->v[1] = 1.5;
-    assert_int_equal(test_volume_state(cs.m, "V1"), 0);
-    assert_int_equal(test_volume_state(cs.m, "V2"), 1);
-    assert_int_equal(test_volume_state(cs.m, "V3"), 2);
+    assert_int_equal(test_volume_state(cs->m, "V1"), 0);
+    assert_int_equal(test_volume_state(cs->m, "V2"), 1);
+    assert_int_equal(test_volume_state(cs->m, "V3"), 2);
 
     double pr[3], ur[1], margins[3];
-    order_run(&cs, HYMO_HYD_RK4, 2e-6, pr, ur, margins);
+    order_run(cs, HYMO_HYD_RK4, 2e-6, pr, ur, margins);
     assert_true(margins[0] > 5.0);  /* valve edges turbulent (>= 10 in fact) */
     assert_true(margins[1] < 0.25); /* throttle laminar (~0.11) */
     assert_true(margins[2] > 0.49); /* U > 0: one valve branch */
@@ -354,7 +370,7 @@ static void test_orders(void **state)
         double e[3];
         for (int i = 0; i < 3; ++i) {
             double p[3], u[1];
-            order_run(&cs, all_kinds[k], hs[i], p, u, NULL);
+            order_run(cs, all_kinds[k], hs[i], p, u, NULL);
             e[i] = 0.0;
             for (int j = 0; j < 3; ++j) e[i] = fmax(e[i], fabs(p[j] - pr[j]));
         }
@@ -366,7 +382,6 @@ static void test_orders(void **state)
             assert_close(order, expect[k], slack[k]);
         }
     }
-    crane1_close(&cs);
 }
 
 /* ------------------------------------------------------------------ */
@@ -374,11 +389,9 @@ static void test_orders(void **state)
 
 static void test_bad_step_ratio(void **state)
 {
-    (void)state;
-    crane1_setup cs;
-    crane1_open(&cs);
+    crane1_setup *cs = *state;
     for (int k = 0; k < 3; ++k) {
-        hymo_hyd_sub *sub = make_sub(&cs, all_kinds[k], 1e-4, 1e-2, 1e-7, cs.p0, cs.u0);
+        hymo_hyd_sub *sub = default_sub(cs, k);
         hymo_error err;
         hymo_error_clear(&err);
         assert_int_equal(hymo_hyd_sub_do_step(sub, 0.0, 2.5e-4, &err), HYMO_ERR_ARGUMENT);
@@ -395,42 +408,36 @@ static void test_bad_step_ratio(void **state)
         assert_int_equal(steps, 3);
         hymo_hyd_sub_free(sub);
     }
-    crane1_close(&cs);
 }
 
 static void test_volume_failure(void **state)
 {
-    (void)state;
-    crane1_setup cs;
-    crane1_open(&cs);
+    crane1_setup *cs = *state;
     for (int k = 0; k < 3; ++k) {
-        hymo_hyd_sub *sub = make_sub(&cs, all_kinds[k], 1e-4, 1e-2, 1e-7, cs.p0, cs.u0);
+        hymo_hyd_sub *sub = default_sub(cs, k);
         /* piston 6 cm in from s0 (l_pist0 = 5 cm): V1 = 3.14e-5 - A_pist 0.01 < 0 */
-        double c_s[4] = {cs.s0 - 0.06, 0, 0, 0}, c_v[4] = {0, 0, 0, 0};
+        double c_s[4] = {cs->s0 - 0.06, 0, 0, 0}, c_v[4] = {0, 0, 0, 0};
         hymo_hyd_sub_set_motion(sub, 0.5, c_s, c_v);
         hymo_error err;
         assert_int_equal(hymo_hyd_sub_do_step(sub, 0.5, 1e-3, &err), HYMO_ERR_NUMERIC);
         assert_non_null(strstr(err.message, "V1"));
         assert_non_null(strstr(err.message, "t = 0.5"));
-        for (int j = 0; j < 3; ++j) assert_true(hymo_hyd_sub_p(sub)[j] == cs.p0[j]); /* state kept */
+        for (int j = 0; j < 3; ++j) assert_true(hymo_hyd_sub_p(sub)[j] == cs->p0[j]); /* state kept */
         hymo_hyd_sub_free(sub);
     }
-    crane1_close(&cs);
 }
 
 static void test_state_roundtrip(void **state)
 {
-    (void)state;
-    crane1_setup cs;
-    crane1_open(&cs);
+    crane1_setup *cs = *state;
     for (int k = 0; k < 3; ++k) {
-        hymo_hyd_sub *sub = make_sub(&cs, all_kinds[k], 1e-4, 1e-2, 1e-7, cs.p0, cs.u0);
+        hymo_hyd_sub *sub = default_sub(cs, k);
         hymo_error err;
         double c_s[4], c_v[4];
         /* through the valve opening at 1 s (U_ref steps at 1 s are one-sided) */
         for (int i = 0; i < 110; ++i) {
             double t = i * 0.01;
-            taylor_motion(cs.s0, t, c_s, c_v);
+            taylor_motion(cs->s0, t, c_s, c_v);
             hymo_hyd_sub_set_motion(sub, t, c_s, c_v);
             if (hymo_hyd_sub_do_step(sub, t, 0.01, &err) != HYMO_OK) fail_msg("%s", err.message);
         }
@@ -440,7 +447,7 @@ static void test_state_roundtrip(void **state)
         assert_non_null(buf);
         hymo_hyd_sub_get_state(sub, buf);
         const double t = 1.1;
-        taylor_motion(cs.s0, t, c_s, c_v);
+        taylor_motion(cs->s0, t, c_s, c_v);
         hymo_hyd_sub_set_motion(sub, t, c_s, c_v);
         assert_int_equal(hymo_hyd_sub_do_step(sub, t, 0.01, &err), HYMO_OK);
         double p1[3], u1[1], f1, f2;
@@ -448,7 +455,7 @@ static void test_state_roundtrip(void **state)
         u1[0] = hymo_hyd_sub_u(sub)[0];
         hymo_hyd_sub_force(sub, t + 0.01, &f1);
         /* a different step in between changes the state and the history */
-        double other_s[4] = {cs.s0 + 0.01, 0.05, 0, 0}, other_v[4] = {0.05, 0, 0, 0};
+        double other_s[4] = {cs->s0 + 0.01, 0.05, 0, 0}, other_v[4] = {0.05, 0, 0, 0};
         hymo_hyd_sub_set_motion(sub, t + 0.01, other_s, other_v);
         assert_int_equal(hymo_hyd_sub_do_step(sub, t + 0.01, 0.05, &err), HYMO_OK);
         assert_true(hymo_hyd_sub_p(sub)[0] != p1[0]);
@@ -464,7 +471,6 @@ static void test_state_roundtrip(void **state)
         free(buf);
         hymo_hyd_sub_free(sub);
     }
-    crane1_close(&cs);
 }
 
 static void test_names(void **state)
@@ -495,18 +501,16 @@ static double wall_seconds(void)
 
 static void test_timing(void **state)
 {
-    (void)state;
-    crane1_setup cs;
-    crane1_open(&cs);
+    crane1_setup *cs = *state;
     /* the master's case: h = 0.1 ms, H = 1 ms, crane1's own U_ref, a slow
      * prescribed motion; 3 s (the valve opens at 1 s) */
     for (int k = 0; k < 3; ++k) {
-        hymo_hyd_sub *sub = make_sub(&cs, all_kinds[k], 1e-4, 1e-2, 1e-7, cs.p0, cs.u0);
+        hymo_hyd_sub *sub = default_sub(cs, k);
         hymo_error err;
         double t0 = wall_seconds();
         for (int i = 0; i < 3000; ++i) {
             double t = i * 1e-3, c_s[4], c_v[4];
-            taylor_motion(cs.s0, t, c_s, c_v);
+            taylor_motion(cs->s0, t, c_s, c_v);
             hymo_hyd_sub_set_motion(sub, t, c_s, c_v);
             if (hymo_hyd_sub_do_step(sub, t, 1e-3, &err) != HYMO_OK) fail_msg("%s", err.message);
         }
@@ -519,7 +523,6 @@ static void test_timing(void **state)
                 (double)iters / (double)steps, hymo_hyd_sub_jacobians(sub));
         hymo_hyd_sub_free(sub);
     }
-    crane1_close(&cs);
 }
 
 int main(void)
@@ -527,13 +530,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partition),
         cmocka_unit_test(test_eval_part_crane2),
-        cmocka_unit_test(test_rest),
-        cmocka_unit_test(test_orders),
-        cmocka_unit_test(test_bad_step_ratio),
-        cmocka_unit_test(test_volume_failure),
-        cmocka_unit_test(test_state_roundtrip),
+        cmocka_unit_test_setup_teardown(test_rest, crane1_setup_fn, crane1_teardown_fn),
+        cmocka_unit_test_setup_teardown(test_orders, crane1_setup_fn, crane1_teardown_fn),
+        cmocka_unit_test_setup_teardown(test_bad_step_ratio, crane1_setup_fn, crane1_teardown_fn),
+        cmocka_unit_test_setup_teardown(test_volume_failure, crane1_setup_fn, crane1_teardown_fn),
+        cmocka_unit_test_setup_teardown(test_state_roundtrip, crane1_setup_fn, crane1_teardown_fn),
         cmocka_unit_test(test_names),
-        cmocka_unit_test(test_timing),
+        cmocka_unit_test_setup_teardown(test_timing, crane1_setup_fn, crane1_teardown_fn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

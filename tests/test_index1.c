@@ -42,12 +42,7 @@ static hymo_reference *monolithic_reference(const hymo_model *model, const char 
     ro.jacobian = HYMO_JACOBIAN_FAST;
     ro.dt = 1e-4;
     ro.t_end = T_END;
-    hymo_run_summary rs;
-    hymo_error err;
-    hymo_error_clear(&err);
-    remove(path);
-    if (hymo_run(model, &ro, path, &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return test_read_ref(path);
+    return test_run_ref(model, &ro, path);
 }
 
 static void index1_options(const hymo_model *model, double H, hymo_cosim_options *opt)

@@ -152,15 +152,6 @@ static char *replace(const char *text, const char *from, const char *to)
     return s;
 }
 
-static hymo_model *load_text(const char *text, const char *origin)
-{
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, origin, &m, &err) != HYMO_OK) fail_msg("%s: %s", origin, err.message);
-    return m;
-}
-
 /* The four-bar of SPEC §5.2 (O at the origin, |OC| = 3, |CD| = sqrt 2,
  * |DE| = 2, E = (0, -1)) with the relative angle z3 held: the triangle CDE
  * fixes |CE|^2 = L2^2 + L3^2 + 2 L2 L3 cos z3 = |C - E|^2 = 10 + 6 sin z1,
@@ -197,7 +188,7 @@ static void test_fourbar_assembly(void **state)
         char *t1 = replace(text, "initial: 0 deg}", a);
         char *t2 = replace(t1, "initial: -135 deg}", b);
         char *t3 = replace(t2, "initial: -45 deg}", d);
-        hymo_model *m = load_text(t3, "fourbar_variant.yaml");
+        hymo_model *m = test_load_text(t3, "fourbar_variant.yaml");
         const hymo_compiled *cm = NULL;
         hymo_error err;
         hymo_error_clear(&err);
@@ -237,12 +228,9 @@ static void test_unassemblable(void **state)
     (void)state;
     /* the shipped bad model: ground E at (0, -10), out of reach of the chain
      * (|OC| + |CD| + |DE| = 5 + sqrt 2 from O), by at least 10 - 5 - sqrt 2 */
-    char path[1024];
-    snprintf(path, sizeof path, "%s/bad_models/unassemblable.yaml", HYMO_TESTS_DIR);
-    hymo_model *m = NULL;
+    hymo_model *m = test_load_bad_model("unassemblable.yaml");
     hymo_error err;
     hymo_error_clear(&err);
-    assert_int_equal(hymo_model_load_file(path, &m, &err), HYMO_OK);
     const hymo_compiled *cm = NULL;
     assert_int_equal(hymo_compiled_initial(m, &cm, &err), HYMO_ERR_ASSEMBLY);
     assert_null(cm);
@@ -259,8 +247,7 @@ static void test_unassemblable(void **state)
 
     /* quick-return with its cut joints in the order M, J and the ram's guide
      * line J at y = 50, beyond |O I| <= 5 + 1.2: J (the second) is named */
-    snprintf(path, sizeof path, "%s/quickreturn.yaml", HYMO_DATA_DIR);
-    char *text = test_read_file(path);
+    char *text = test_read_file(HYMO_DATA_DIR "/quickreturn.yaml");
     const char *j0 = strstr(text, "  - name: J\n"), *m0 = strstr(text, "  - name: M\n");
     assert_non_null(j0);
     assert_non_null(m0);
@@ -275,7 +262,7 @@ static void test_unassemblable(void **state)
     memcpy(swapped + head + mlen, j0, jlen);           /* J (with its comments) */
     strcpy(swapped + head + mlen + jlen, m0 + mlen);   /* the rest */
     char *far = replace(swapped, "J: [0, 5, 0]", "J: [0, 50, 0]");
-    m = load_text(far, "quickreturn_far.yaml");
+    m = test_load_text(far, "quickreturn_far.yaml");
     assert_true(m->n_cuts == 2 && strcmp(m->cuts[0].name, "M") == 0 && strcmp(m->cuts[1].name, "J") == 0);
     hymo_error_clear(&err);
     assert_int_equal(hymo_compiled_initial(m, &cm, &err), HYMO_ERR_ASSEMBLY);
@@ -334,7 +321,7 @@ static void test_static_shapes(void **state)
                        "bulk_modulus: 3.15e10}], initial_pressure: static}\n"
                        "    - {name: V5, parts: [{volume: 7.85e-5, bulk_modulus: 5.5e8}, {chamber: cyl2.rod, "
                        "bulk_modulus: 3.15e10}], initial_pressure: 3.5e6}\n  throttles:");
-    m = load_text(t3, "fourbar_two_cylinders.yaml");
+    m = test_load_text(t3, "fourbar_two_cylinders.yaml");
     const double Fs0 = sqrt(2.0) * g * (3 * 225.0 + 2 * 35.0 + 50.0);
     initial_forces(m, F, 2);
     assert_close(F[0], 0.5 * Fs0, 1e-10 * Fs0);
@@ -353,7 +340,7 @@ static void test_static_shapes(void **state)
     snprintf(path, sizeof path, "%s/crane1.yaml", HYMO_DATA_DIR);
     text = test_read_file(path);
     t1 = replace(text, "initial: 240 deg}", "initial: 200 deg}");
-    m = load_text(t1, "crane1_swung.yaml");
+    m = test_load_text(t1, "crane1_swung.yaml");
     hymo_error_clear(&err);
     assert_int_equal(hymo_compiled_initial(m, &cm, &err), HYMO_ERR_MODEL);
     assert_non_null(strstr(err.message, "no static equilibrium: 1 cylinder(s) cannot hold 2 degrees of freedom"));

@@ -569,12 +569,7 @@ static void test_bad_models_all_listed(void **state)
 static void test_unassemblable_loads(void **state)
 {
     (void)state;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/bad_models/unassemblable.yaml", HYMO_TESTS_DIR);
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    assert_int_equal(hymo_model_load_file(path, &m, &err), HYMO_OK);
+    hymo_model *m = test_load_bad_model("unassemblable.yaml");
     int e = hymo_model_find_point(m, "ground.E");
     assert_vec(m->points[e].r, 0, -10, 0, 0);
     hymo_model_free(m);
@@ -594,16 +589,7 @@ static void test_io_error(void **state)
 /* ------------------------------------------------------------------ */
 /* Format variants through load_string                                  */
 
-static hymo_model *load_ok(const char *text)
-{
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, "inline.yaml", &m, &err) != HYMO_OK) {
-        fail_msg("load failed: %s", err.message);
-    }
-    return m;
-}
+static hymo_model *load_ok(const char *text) { return test_load_text(text, "inline.yaml"); }
 
 static void expect_error(const char *text, hymo_status code, const char *substring)
 {

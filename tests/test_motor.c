@@ -20,24 +20,7 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-static hymo_model *load_text(const char *text)
-{
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, "<motor>", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return m;
-}
-
-static hymo_model *load_file(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/models/%s", HYMO_TESTS_DIR, name);
-    hymo_model *m = NULL;
-    hymo_error err;
-    if (hymo_model_load_file(path, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return m;
-}
+static hymo_model *load_text(const char *text) { return test_load_text(text, "<motor>"); }
 
 /* a turret turned by a motor, a boom on it lifted by a cylinder (planar) */
 static const char *const turret =
@@ -162,7 +145,7 @@ static void check_derivs(hymo_model *m, const char *label)
 static void test_derivatives(void **state)
 {
     (void)state;
-    hymo_model *m = load_file("motor_inertia.yaml");
+    hymo_model *m = test_load_test_model("motor_inertia.yaml");
     check_derivs(m, "motor_inertia");
     hymo_model_free(m);
     m = load_text(turret);
@@ -195,7 +178,7 @@ static void test_held_pressure(void **state)
     opt.dt = 2.5e-4;
     hymo_sim *sim = NULL;
     hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     /* at rest: T = D dp (no friction at w = 0) */
     assert_close(hymo_sim_actuator_force(sim)[0], D * dp, 1e-12 * D * dp);
     const double w_inf = eta * D * dp / cv; /* 90 rad/s */
@@ -239,14 +222,14 @@ static void test_held_pressure(void **state)
 static void test_steady_speed(void **state)
 {
     (void)state;
-    hymo_model *m = load_file("motor_inertia.yaml");
+    hymo_model *m = test_load_test_model("motor_inertia.yaml");
     const double D = 1e-5, CL = 2e-12, Ct = 4e-8, pP = 10e6, eta = 0.9, cv = 0.05, ws = 0.5;
     hymo_run_options opt;
     hymo_run_options_default(&opt, m);
     opt.t_end = 3.0;
     hymo_sim *sim = NULL;
     hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     while (hymo_sim_time(sim) < 3.0 - 1e-9)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     const double *p = hymo_sim_p(sim), w = hymo_sim_zd(sim)[0];
@@ -273,7 +256,7 @@ static void run_to(hymo_model *m, hymo_jacobian_mode jac, hymo_formulation_kind 
     opt.dt = 5e-4;
     hymo_sim *sim = NULL;
     hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     while (hymo_sim_time(sim) < t_end - 1e-9)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     memcpy(z, hymo_sim_z(sim), (size_t)m->n_bodies * sizeof(double));
@@ -327,7 +310,7 @@ static void test_reaction_on_parent(void **state)
     opt.dt = 1e-3;
     hymo_sim *sim = NULL;
     hymo_error err;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     double worst = 0.0, zd2 = 0.0;
     for (int k = 0; k < 1000; ++k) {
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);

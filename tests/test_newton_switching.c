@@ -29,12 +29,7 @@
 
 static hymo_model *load_check_model(void)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/models/load_check.yaml", HYMO_TESTS_DIR);
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_file(path, &m, &err) != HYMO_OK) fail_msg("loading %s: %s", path, err.message);
+    hymo_model *m = test_load_test_model("load_check.yaml");
     assert_int_equal(m->n_check_valves, 1);
     assert_int_equal(m->n_relief_valves, 1);
     return m;
@@ -124,10 +119,9 @@ static void run_case(const hymo_model *m, hymo_formulation_kind form, hymo_jacob
     opt.jacobian = jac;
     opt.dt = dt;
     opt.t_end = t_end;
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(m, &opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     while (hymo_sim_time(sim) < t_end - 1e-9 * dt)
         if (hymo_sim_step(sim, &err) != HYMO_OK)
             fail_msg("%s %s dt %g: %s", hymo_formulation_name(form), jac == HYMO_JACOBIAN_FAST ? "fast" : "numeric",
@@ -181,10 +175,9 @@ static void pressures(const hymo_model *m, hymo_integrator_kind integ, double dt
     opt.integrator = integ;
     opt.dt = dt;
     opt.t_end = t_end;
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(m, &opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     *n = 0;
     while (hymo_sim_time(sim) < t_end - 1e-9 * dt) {
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("dt %g: %s", dt, err.message);

@@ -34,10 +34,9 @@ static void test_step_loop(void **state)
                 hymo_run_options_default(&opt, model);
                 opt.formulation = form ? HYMO_FORMULATION_PENALTY : HYMO_FORMULATION_DOUBLE_STEP;
                 opt.jacobian = jac ? HYMO_JACOBIAN_FAST : HYMO_JACOBIAN_NUMERIC;
-                hymo_sim *sim = NULL;
+                hymo_sim *sim = test_sim_create(model, &opt);
                 hymo_error err;
                 hymo_error_clear(&err);
-                if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
                 /* start 150 steps before the first input change at 1 s */
                 while (hymo_sim_time(sim) < 1.0 - 150.5 * opt.dt)
                     if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
@@ -67,10 +66,9 @@ static void test_pump_signals_loop(void **state)
         hymo_run_options opt;
         hymo_run_options_default(&opt, model);
         opt.jacobian = jac ? HYMO_JACOBIAN_FAST : HYMO_JACOBIAN_NUMERIC;
-        hymo_sim *sim = NULL;
+        hymo_sim *sim = test_sim_create(model, &opt);
         hymo_error err;
         hymo_error_clear(&err);
-        if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
         long before = test_n_allocs;
         for (int k = 0; k < 400; ++k)
             if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);

@@ -308,26 +308,11 @@ static const char planar_model[] =
     "  - {name: T2, type: planar_translational, body_a: a1, point_a: [0.1, 0.1, 0], body_b: ground,\n"
     "     point_b: [0.5, 0.5, 0], direction: [2, -1, 0], angle: -1.1}\n";
 
-static hymo_model *load_text(const char *text, const char *origin)
-{
-    hymo_model *model = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, origin, &model, &err) != HYMO_OK)
-        fail_msg("loading the synthetic model %s: %s", origin, err.message);
-    return model;
-}
-
 static hymo_model *load_spatial(int variant)
 {
     char text[8192];
     snprintf(text, sizeof text, "%s%s", spatial_tree, variant >= 0 ? spatial_cuts[variant] : "");
-    hymo_model *model = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, "<spatial>", &model, &err) != HYMO_OK)
-        fail_msg("loading the synthetic spatial model: %s", err.message);
-    return model;
+    return test_load_text(text, "<spatial>");
 }
 
 /* Random joint values: angles in [-pi, pi], slides in [-0.5, 0.5] m;
@@ -340,6 +325,20 @@ static void random_state(const hymo_model *m, double *z, double *zd)
         else
             z[j] = urand(-0.5, 0.5);
         if (zd) zd[j] = urand(-2.0, 2.0);
+    }
+}
+
+/* Trial 0: the file's initial z0 with random rates; every other: a random
+ * state. */
+static void trial_state(const hymo_model *m, int trial, double *z, double *zd)
+{
+    if (trial == 0) {
+        for (int j = 0; j < m->n_bodies; ++j) {
+            z[j] = m->bodies[j].z0;
+            zd[j] = urand(-2.0, 2.0);
+        }
+    } else {
+        random_state(m, z, zd);
     }
 }
 
@@ -494,14 +493,7 @@ static void check_brute_force_model(const hymo_model *m, int n_random)
     assert_int_equal(hymo_kin_init(&kin, &m->compiled->kin, &err), HYMO_OK);
     double z[MAXB], zd[MAXB], Mbf[MAXB * MAXB], Qbf[MAXB], qs;
     for (int trial = 0; trial <= n_random; ++trial) {
-        if (trial == 0) {
-            for (int j = 0; j < nb; ++j) {
-                z[j] = m->bodies[j].z0;
-                zd[j] = urand(-2.0, 2.0);
-            }
-        } else {
-            random_state(m, z, zd);
-        }
+        trial_state(m, trial, z, zd);
         snprintf(context, sizeof context, "model %s, trial %d", m->name, trial);
         brute_force(m, z, zd, Mbf, Qbf, &qs);
         library_mq(m, &kin, z, zd);
@@ -547,7 +539,7 @@ static void for_all_dynamics_models(void (*check)(const hymo_model *, int), int 
     hymo_model *m = load_spatial(-1);
     check(m, n_states);
     hymo_model_free(m);
-    m = load_text(planar_model, "<planar>");
+    m = test_load_text(planar_model, "<planar>");
     check(m, n_states);
     hymo_model_free(m);
 }
@@ -637,14 +629,7 @@ static void check_lagrange_model(const hymo_model *m, int n_random)
     assert_int_equal(hymo_kin_init(&kin, &m->compiled->kin, &err), HYMO_OK);
     double z[MAXB], zd[MAXB], v[MAXB], w[MAXB];
     for (int trial = 0; trial <= n_random; ++trial) {
-        if (trial == 0) {
-            for (int j = 0; j < nb; ++j) {
-                z[j] = m->bodies[j].z0;
-                zd[j] = urand(-2.0, 2.0);
-            }
-        } else {
-            random_state(m, z, zd);
-        }
+        trial_state(m, trial, z, zd);
         snprintf(context, sizeof context, "model %s, trial %d", m->name, trial);
         library_mq(m, &kin, z, zd);
 
@@ -789,14 +774,7 @@ static void check_constraints_model(const hymo_model *m, int n_random)
     double phi[16], phi_z[16 * MAXB], gamma[16], php[16], phm[16], fd[16 * MAXB];
     double jp[16 * MAXB], jm[16 * MAXB];
     for (int trial = 0; trial <= n_random; ++trial) {
-        if (trial == 0) {
-            for (int j = 0; j < nb; ++j) {
-                z[j] = m->bodies[j].z0;
-                zd[j] = urand(-2.0, 2.0);
-            }
-        } else {
-            random_state(m, z, zd);
-        }
+        trial_state(m, trial, z, zd);
         snprintf(context, sizeof context, "model %s (%s), trial %d", m->name, m->n_cuts ? m->cuts[0].name : "",
                  trial);
         eval_phi(m, &kin, &con, z, zd, phi, phi_z, gamma);
@@ -902,7 +880,7 @@ static void test_constraint_jacobians(void **state)
     check_constraints_model(m, 5);
     check_planar_phi_values(m);
     hymo_model_free(m);
-    m = load_text(planar_model, "<planar>");
+    m = test_load_text(planar_model, "<planar>");
     check_constraints_model(m, 5);
     check_planar_phi_values(m);
     hymo_model_free(m);

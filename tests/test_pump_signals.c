@@ -50,23 +50,8 @@ static const double PT = 1.0e5, ETA = 0.95, D = 1.0e-5, N0 = 25.0, CL = 2.0e-13,
  * into t_ev (their number returned), the summary into sum (if given). */
 static int run(const hymo_model *m, const hymo_run_options *opt, double *p_out, double *t_ev, hymo_run_summary *sum)
 {
-    hymo_sim *sim = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(m, opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    int seen = 0;
-    const long n = lround(opt->t_end / opt->dt);
-    for (long k = 0; opt->integrator == HYMO_INTEGRATOR_IDA ? hymo_sim_time(sim) < opt->t_end - 1e-12 : k < n;
-         ++k) {
-        if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-        double last;
-        const long ev = hymo_sim_events(sim, &last);
-        if (ev > seen && t_ev) {
-            assert_true(ev <= MAX_EV);
-            while (seen < ev - 1) t_ev[seen++] = NAN;
-            t_ev[seen++] = last;
-        }
-    }
+    int seen;
+    hymo_sim *sim = test_sim_run(m, opt, t_ev, MAX_EV, &seen);
     memcpy(p_out, hymo_sim_p(sim), (size_t)hymo_sim_np(sim) * sizeof(double));
     if (sum) hymo_sim_summary(sim, sum);
     hymo_sim_free(sim);
@@ -166,16 +151,10 @@ static void test_events(void **state)
     hymo_model *m = test_load_model(LINE);
     const double t_end = 0.4, DT0 = 1e-3;
     hymo_run_options ida;
-    hymo_run_options_default(&ida, m);
-    ida.t_end = t_end;
-    ida.integrator = HYMO_INTEGRATOR_IDA;
-    ida.rtol = 1e-11;
-    ida.atol = 1e-13;
+    test_ida_options(&ida, m, t_end);
     double t_ida[MAX_EV], t_run[MAX_EV], p_ida[2];
     const int n_ida = run(m, &ida, p_ida, t_ida, NULL);
-    print_message("IDA rtol 1e-11: %d events:", n_ida);
-    for (int i = 0; i < n_ida; ++i) print_message(" %.9f", t_ida[i]);
-    print_message("\n");
+    test_print_ida_events(n_ida, t_ida);
     assert_int_equal(n_ida, 4); /* fc1 regulates, relief1 opens, the clamp's kink, the step across it */
     assert_close(t_ida[2], 0.095, 1e-9); /* engine's table 0.4 + 6 (t - 0.02) reaches 0.85 */
     assert_close(t_ida[3], 0.3, 2e-9); /* IDA stops 1e-9 dt after a breakpoint */

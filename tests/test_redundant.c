@@ -39,14 +39,7 @@ static double bennett_closure(const double *z)
     return e2 > e3 ? e2 : e3;
 }
 
-static hymo_model *load_text(const char *text)
-{
-    hymo_model *model = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, "test_redundant", &model, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return model;
-}
+static hymo_model *load_text(const char *text) { return test_load_text(text, "test_redundant"); }
 
 /* Both formulations and Jacobians: the rank (2) and the 3 redundant rows
  * are found and reported; the assembly moves the deliberately wrong z2, z3
@@ -65,10 +58,9 @@ static void test_bennett_runs(void **state)
             opt.formulation = forms[f];
             opt.jacobian = jacs[j];
             opt.t_end = 1.0;
-            hymo_sim *sim = NULL;
+            hymo_sim *sim = test_sim_create(model, &opt);
             hymo_error err;
             hymo_error_clear(&err);
-            if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
             const double *z = hymo_sim_z(sim);
             assert_true(bennett_closure(z) <= 1e-12); /* the assembled start */
             assert_true(fabs(z[0]) == 0.0);            /* z1 held (independent) */
@@ -185,10 +177,9 @@ static void test_translational_twist_from_start(void **state)
         hymo_run_options_default(&opt, model);
         opt.formulation = forms[f];
         opt.t_end = 0.1;
-        hymo_sim *sim = NULL;
+        hymo_sim *sim = test_sim_create(model, &opt);
         hymo_error err;
         hymo_error_clear(&err);
-        if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
         const double *z = hymo_sim_z(sim);
         print_message("%s: start s = %.15g, w = %.15g deg\n", hymo_formulation_name(forms[f]), z[0],
                       z[1] * 180.0 / PI);

@@ -217,13 +217,30 @@ static void write_file(const char *path, const hymo_ref_dims *d, const int *size
     }
 }
 
-static hymo_reference *read_ok(const char *path)
+/* A file of full_dims() with one block of n rows and make_summary(complete). */
+static void write_one_block(const char *path, int n, int complete, const char *source)
 {
-    hymo_error err;
-    hymo_error_clear(&err);
-    hymo_reference *ref = NULL;
-    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("read: %s", err.message);
-    return ref;
+    hymo_ref_dims d = full_dims();
+    hymo_run_summary s = make_summary(complete);
+    write_file(path, &d, &n, 1, &s, source);
+}
+
+/* Sets every signal dataset of the file to n rows (without the data). */
+static void set_rows(const char *path, hsize_t n)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        hid_t ds = H5Dopen2(f, hymo_ref_signals[i].path, H5P_DEFAULT);
+        hsize_t dims[2];
+        hid_t sp = H5Dget_space(ds);
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+        H5Sclose(sp);
+        dims[0] = n;
+        assert_true(H5Dset_extent(ds, dims) >= 0);
+        H5Dclose(ds);
+    }
+    H5Fclose(f);
 }
 
 static void check_matrix(const double *m, int ds, int n, int cols)
@@ -325,7 +342,7 @@ static void test_roundtrip(void **state)
     assert_true(file_exists(path));
     assert_false(partial_exists(partial));
 
-    hymo_reference *r = read_ok(path);
+    hymo_reference *r = test_read_ref(path);
     assert_int_equal(r->format_version, HYMO_REF_FORMAT_VERSION);
     assert_int_equal(r->complete, 1);
     assert_int_equal(r->has_summary, 1);
@@ -377,7 +394,7 @@ static void test_incomplete_close(void **state)
     write_file(path, &d, sizes, 1, &s, "model text");
     assert_true(file_exists(path));
     assert_false(partial_exists(partial));
-    hymo_reference *r = read_ok(path);
+    hymo_reference *r = test_read_ref(path);
     assert_int_equal(r->complete, 0);
     assert_int_equal(r->summary.complete, 0);
     assert_int_equal(r->has_summary, 1);
@@ -418,7 +435,7 @@ static void test_killed_run(void **state)
     assert_false(file_exists(path));
     assert_int_equal(find_partial(partial, found, sizeof found), 1);
 
-    hymo_reference *r = read_ok(found);
+    hymo_reference *r = test_read_ref(found);
     assert_int_equal(r->complete, 0);
     assert_int_equal(r->has_summary, 0);
     check_data(r, &d, 1024);
@@ -439,7 +456,7 @@ static void test_open_loop_dims(void **state)
     const int sizes[] = {5, 1100};
     hymo_run_summary s = make_summary(1);
     write_file(path, &d, sizes, 2, &s, "");
-    hymo_reference *r = read_ok(path);
+    hymo_reference *r = test_read_ref(path);
     assert_int_equal(r->np, 0);
     assert_int_equal(r->ncut, 0);
     assert_string_equal(r->model_source, "");
@@ -449,7 +466,7 @@ static void test_open_loop_dims(void **state)
 
     /* a file with no rows at all */
     write_file(path, &d, NULL, 0, &s, "x");
-    r = read_ok(path);
+    r = test_read_ref(path);
     assert_int_equal(r->n, 0);
     assert_int_equal(r->nz, 3);
     assert_int_equal(r->np, 0);
@@ -578,7 +595,7 @@ static void test_writer_errors(void **state)
     free_block(&b);
     hymo_run_summary s = make_summary(1);
     assert_int_equal(hymo_ref_writer_close(w, &s, &err), HYMO_OK);
-    hymo_reference *r = read_ok(path);
+    hymo_reference *r = test_read_ref(path);
     check_data(r, &d, 8);
     hymo_ref_free(r);
     remove(path);
@@ -778,10 +795,7 @@ static void test_signal_table_file(void **state)
 {
     (void)state;
     const char *path = "test_reference_table.h5";
-    hymo_ref_dims d = full_dims();
-    const int sizes[] = {5};
-    hymo_run_summary s = make_summary(1);
-    write_file(path, &d, sizes, 1, &s, "m");
+    write_one_block(path, 5, 1, "m");
     check_units_everywhere(path); /* HYMO_SIGNAL_COUNT datasets, each with units */
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     assert_true(file >= 0);
@@ -880,7 +894,7 @@ static void test_concurrent_writers(void **state)
     hymo_run_summary s = make_summary(1);
     assert_int_equal(hymo_ref_writer_close(a, &s, &err), HYMO_OK);
     assert_int_equal(hymo_ref_writer_close(b, &s, &err), HYMO_OK);
-    hymo_reference *r = read_ok(path);
+    hymo_reference *r = test_read_ref(path);
     check_data(r, &d, 50); /* b closed last */
     hymo_ref_free(r);
     char pattern[256];
@@ -970,7 +984,7 @@ static void test_validate(void **state)
     s.t_reached = h.t_end;
     s.n_steps = n - 1;
     assert_int_equal(hymo_ref_writer_close(w, &s, &err), HYMO_OK);
-    hymo_reference *r = read_ok(path);
+    hymo_reference *r = test_read_ref(path);
     assert_int_equal(r->output_every, 1);
     if (hymo_ref_validate(r, path, &err) != HYMO_OK) fail_msg("validate: %s", err.message);
     /* as written by output_every 3: 34 + 1 rows expected, 101 present */
@@ -979,20 +993,8 @@ static void test_validate(void **state)
     assert_non_null(strstr(err.message, "output_every"));
     hymo_ref_free(r);
 
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
-    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
-        hid_t ds = H5Dopen2(f, hymo_ref_signals[i].path, H5P_DEFAULT);
-        hsize_t dims[2];
-        hid_t sp = H5Dget_space(ds);
-        H5Sget_simple_extent_dims(sp, dims, NULL);
-        H5Sclose(sp);
-        dims[0] = 10;
-        assert_true(H5Dset_extent(ds, dims) >= 0);
-        H5Dclose(ds);
-    }
-    H5Fclose(f);
-    r = read_ok(path); /* readable, but not consistent */
+    set_rows(path, 10);
+    r = test_read_ref(path); /* readable, but not consistent */
     assert_int_equal(r->complete, 1);
     assert_int_equal(hymo_ref_validate(r, path, &err), HYMO_ERR_HDF5);
     print_message("expected error: %s\n", err.message);
@@ -1001,7 +1003,7 @@ static void test_validate(void **state)
     hymo_ref_free(r);
 
     /* more rows than the file's own step count: refused before reading */
-    f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     hid_t g = H5Gopen2(f, "/solver", H5P_DEFAULT);
     hid_t a = H5Aopen(g, "n_steps", H5P_DEFAULT);
     long long three = 3;
@@ -1018,23 +1020,8 @@ static void test_declared_rows(void **state)
 {
     (void)state;
     const char *path = "test_reference_rows.h5";
-    hymo_ref_dims d = full_dims();
-    const int sizes[] = {20};
-    hymo_run_summary s = make_summary(0);
-    write_file(path, &d, sizes, 1, &s, "m");
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
-    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
-        hid_t ds = H5Dopen2(f, hymo_ref_signals[i].path, H5P_DEFAULT);
-        hsize_t dims[2];
-        hid_t sp = H5Dget_space(ds);
-        H5Sget_simple_extent_dims(sp, dims, NULL);
-        H5Sclose(sp);
-        dims[0] = 100000000;
-        assert_true(H5Dset_extent(ds, dims) >= 0);
-        H5Dclose(ds);
-    }
-    H5Fclose(f);
+    write_one_block(path, 20, 0, "m");
+    set_rows(path, 100000000);
     expect_read_error(path, HYMO_ERR_HDF5, "declares 100000000");
     remove(path);
 }
@@ -1045,10 +1032,7 @@ static void test_file_format(void **state)
 {
     (void)state;
     const char *path = "test_reference_format.h5";
-    hymo_ref_dims d = full_dims();
-    const int sizes[] = {5};
-    hymo_run_summary s = make_summary(1);
-    write_file(path, &d, sizes, 1, &s, "model text");
+    write_one_block(path, 5, 1, "model text");
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     assert_true(f >= 0);
     H5F_info2_t info;

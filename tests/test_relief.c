@@ -43,14 +43,8 @@ static void fixture_init(fixture *fx)
     fx->m = test_load_model("relief_demo.yaml");
     assert_int_equal(fx->m->n_relief_valves, 1);
     assert_int_equal(fx->m->n_check_valves, 1);
-    hymo_run_options opt;
-    hymo_run_options_default(&opt, fx->m);
-    hymo_sim *sim = NULL;
+    test_initial_lengths(fx->m, fx->s0, 1);
     hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(fx->m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    fx->s0[0] = hymo_sim_actuator_length(sim)[0];
-    hymo_sim_free(sim);
     assert_int_equal(hymo_circuit_init(&fx->circ, fx->m, fx->s0, &err), HYMO_OK);
 }
 
@@ -162,37 +156,8 @@ static void test_equations(void **state)
  * times into t_ev (returns their number) */
 static int run(const hymo_model *m, const hymo_run_options *opt, double *out, double *t_ev, long *events)
 {
-    hymo_sim *sim = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(m, opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    int seen = 0;
-    if (opt->integrator == HYMO_INTEGRATOR_IDA) {
-        while (hymo_sim_time(sim) < opt->t_end - 1e-12) {
-            if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-            double last;
-            long ev = hymo_sim_events(sim, &last);
-            if (ev > seen && t_ev) {
-                assert_true(ev == seen + 1 || ev > seen); /* IDA reports each; one per output step here */
-                assert_true(seen < MAX_EV);
-                t_ev[seen] = last;
-                seen = (int)ev;
-            }
-        }
-    } else {
-        long n = lround(opt->t_end / opt->dt);
-        for (long k = 0; k < n; ++k) {
-            if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-            double last;
-            long ev = hymo_sim_events(sim, &last);
-            if (ev > seen && t_ev) {
-                assert_true(ev <= MAX_EV);
-                /* several in one step: only the last one's time is known */
-                while (seen < ev - 1) t_ev[seen++] = NAN;
-                t_ev[seen++] = last;
-            }
-        }
-    }
+    int seen;
+    hymo_sim *sim = test_sim_run(m, opt, t_ev, MAX_EV, &seen);
     const int np = hymo_sim_np(sim);
     memcpy(out, hymo_sim_p(sim), (size_t)np * sizeof(double));
     out[np] = hymo_sim_actuator_length(sim)[0];
@@ -310,16 +275,10 @@ static void test_events(void **state)
     hymo_model *m = test_load_model("relief_demo.yaml");
     const double t_end = 3.0; /* the demo's: the relief valve opens at ~2.2 s */
     hymo_run_options ida;
-    hymo_run_options_default(&ida, m);
-    ida.t_end = t_end;
-    ida.integrator = HYMO_INTEGRATOR_IDA;
-    ida.rtol = 1e-11;
-    ida.atol = 1e-13;
+    test_ida_options(&ida, m, t_end);
     double t_ida[MAX_EV], t_run[MAX_EV], y_ida[4], y_ref[4], y[3][4];
     const int n_ida = run(m, &ida, y_ida, t_ida, NULL);
-    print_message("IDA rtol 1e-11: %d events:", n_ida);
-    for (int i = 0; i < n_ida; ++i) print_message(" %.9f", t_ida[i]);
-    print_message("\n");
+    test_print_ida_events(n_ida, t_ida);
     assert_true(n_ida >= 3);
 
     hymo_run_options opt;

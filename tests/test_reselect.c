@@ -50,16 +50,7 @@
 #define CHECK_EVERY 8
 #define PI 3.14159265358979323846
 
-static const char *model_path(void) { return HYMO_TESTS_DIR "/models/slider_crank.yaml"; }
-
-static hymo_model *load_model(void)
-{
-    hymo_model *model = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_file(model_path(), &model, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return model;
-}
+static hymo_model *load_model(void) { return test_load_test_model("slider_crank.yaml"); }
 
 /* ---------------------------------------------------------------- closed form */
 
@@ -188,10 +179,9 @@ static void run_and_compare(const hymo_model *model, hymo_formulation_kind form,
     hymo_run_options opt;
     options(model, form, dt, t_end, &opt);
     opt.jacobian = jac;
-    hymo_sim *sim = NULL;
+    hymo_sim *sim = test_sim_create(model, &opt);
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
     assert_int_equal(hymo_sim_nz(sim), 3);
     assert_int_equal(hymo_sim_na(sim), 0);
     assert_int_equal(hymo_sim_np(sim), 0);

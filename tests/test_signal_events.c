@@ -22,13 +22,7 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-static hymo_model *load_text(const char *text)
-{
-    hymo_model *m = NULL;
-    hymo_error err;
-    if (hymo_model_load_string(text, "signal_events.yaml", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return m;
-}
+static hymo_model *load_text(const char *text) { return test_load_text(text, "signal_events.yaml"); }
 
 static hymo_signal mk(hymo_signal_shape *sh)
 {
@@ -109,7 +103,7 @@ static void run_slider(const hymo_model *m, double dt, double t_end, hymo_formul
     hymo_run_options_default(&opt, m);
     opt.dt = dt;
     opt.formulation = form;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     const long n = lround(t_end / dt);
     for (long k = 0; k < n; ++k)
         if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
@@ -187,7 +181,7 @@ static void crane_run(const hymo_model *m, double dt, double t_end, double *z, l
     hymo_sim *sim;
     hymo_run_options_default(&opt, m);
     opt.dt = dt;
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    sim = test_sim_create(m, &opt);
     const long n = lround(t_end / dt);
     *first = NAN;
     for (long k = 0; k < n; ++k) {

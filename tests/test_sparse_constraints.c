@@ -115,10 +115,7 @@ static hymo_sim *ladder_sim_with(const hymo_model *m, hymo_formulation_kind form
     opt.jacobian = jac;
     opt.linear_solver = ls;
     opt.verbose = 0;
-    hymo_sim *sim = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_sim *sim = test_sim_create(m, &opt);
     return sim;
 }
 
@@ -375,10 +372,7 @@ static void check_start_alpha(const hymo_model *model)
     opt.penalty_alpha = 1e9; /* below alpha_rho: the rule sets the factor */
     opt.penalty_alpha_auto = 0;
     opt.verbose = 0;
-    hymo_sim *sim = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(model, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    hymo_sim *sim = test_sim_create(model, &opt);
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz, m = sim->m;
     assert_int_equal(hymo_kin_mass(&mb->kin), 0);

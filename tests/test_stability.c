@@ -295,16 +295,13 @@ static void test_slides_construction(void **state)
     assert_true(max_dev < 50.0); /* O(h): |delta rho| <= 0.1 at 2 ms */
 }
 
-/* ------------------------------------------- prediction vs simulation */
-
-/* |x| after n_steps communication steps from a displaced start, relative
- * to the start (inf if a state overflowed). */
-static double simulate_growth(double H, hymo_master_scheme scheme, int p, int n_steps)
+/* The two linear systems of systems(H) from x0I, x0II (NULL: their
+ * defaults) coupled by LINKS under a master of scheme, order p, step H;
+ * free with free_pair. */
+static hymo_master *make_pair(hymo_linear_system sys[2], double H, const double *x0I, const double *x0II,
+                              hymo_master_scheme scheme, int p, hymo_subsystem *subs[2])
 {
-    hymo_linear_system sys[2];
     systems(H, sys);
-    const double x0I[4] = {1e-3, 0, -2e-3, 0}, x0II[2] = {1.5e-3, 0};
-    hymo_subsystem *subs[2];
     hymo_error err;
     if (hymo_linear_subsystem_create(&sys[0], x0I, "I", &subs[0], &err) != HYMO_OK ||
         hymo_linear_subsystem_create(&sys[1], x0II, "II", &subs[1], &err) != HYMO_OK)
@@ -312,6 +309,27 @@ static double simulate_growth(double H, hymo_master_scheme scheme, int p, int n_
     hymo_master_options opt = {scheme, p, H};
     hymo_master *m = NULL;
     if (hymo_master_create(subs, 2, LINKS, 4, &opt, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
+    return m;
+}
+
+static void free_pair(hymo_master *m, hymo_subsystem *subs[2])
+{
+    hymo_master_free(m);
+    subs[0]->ops->destroy(subs[0]);
+    subs[1]->ops->destroy(subs[1]);
+}
+
+/* ------------------------------------------- prediction vs simulation */
+
+/* |x| after n_steps communication steps from a displaced start, relative
+ * to the start (inf if a state overflowed). */
+static double simulate_growth(double H, hymo_master_scheme scheme, int p, int n_steps)
+{
+    hymo_linear_system sys[2];
+    const double x0I[4] = {1e-3, 0, -2e-3, 0}, x0II[2] = {1.5e-3, 0};
+    hymo_subsystem *subs[2];
+    hymo_master *m = make_pair(sys, H, x0I, x0II, scheme, p, subs);
+    hymo_error err;
     double growth = 0.0;
     for (int k = 0; k < n_steps; ++k)
         if (hymo_master_step(m, &err) != HYMO_OK) {
@@ -326,9 +344,7 @@ static double simulate_growth(double H, hymo_master_scheme scheme, int p, int n_
         for (int i = 1; i < 3; ++i) nrm += buf[i] * buf[i] * (i % 2 ? 1.0 : 1e-4);
         growth = sqrt(nrm) / sqrt(1e-6 + 4e-6 + 2.25e-6);
     }
-    hymo_master_free(m);
-    subs[0]->ops->destroy(subs[0]);
-    subs[1]->ops->destroy(subs[1]);
+    free_pair(m, subs);
     return growth;
 }
 
@@ -406,16 +422,10 @@ static void test_bad_wiring(void **state)
 static void run_master(hymo_master_scheme scheme, const int *stages, int at_start, int n, double y[4])
 {
     hymo_linear_system sys[2];
-    systems(5e-3, sys);
     const double x0I[4] = {1e-3, 0, -2e-3, 0}, x0II[2] = {1.5e-3, 0};
     hymo_subsystem *subs[2];
+    hymo_master *m = make_pair(sys, 5e-3, x0I, x0II, scheme, 2, subs);
     hymo_error err;
-    if (hymo_linear_subsystem_create(&sys[0], x0I, "I", &subs[0], &err) != HYMO_OK ||
-        hymo_linear_subsystem_create(&sys[1], x0II, "II", &subs[1], &err) != HYMO_OK)
-        fail_msg("%s", err.message);
-    hymo_master_options opt = {scheme, 2, 5e-3};
-    hymo_master *m = NULL;
-    if (hymo_master_create(subs, 2, LINKS, 4, &opt, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
     for (int k = 0; k < 2; ++k) {
         if (stages) assert_int_equal(hymo_master_set_stage(m, k, stages[k], &err), HYMO_OK);
         assert_int_equal(hymo_master_set_input_approx(m, k, -1, 2, at_start, &err), HYMO_OK);
@@ -429,9 +439,7 @@ static void run_master(hymo_master_scheme scheme, const int *stages, int at_star
      * end of the step is a polynomial through system I's outputs */
     const double *c = hymo_master_inputs(m, 1);
     assert_true(isfinite(hymo_poly_eval(c, 5e-3)));
-    hymo_master_free(m);
-    subs[0]->ops->destroy(subs[0]);
-    subs[1]->ops->destroy(subs[1]);
+    free_pair(m, subs);
 }
 
 /* Stages: Jacobi with stages 0, 1 is Gauss-Seidel; stages 1, 0 is a
@@ -483,23 +491,15 @@ static void test_bad_approx(void **state)
 {
     (void)state;
     hymo_linear_system sys[2];
-    systems(1e-3, sys);
     hymo_subsystem *subs[2];
+    hymo_master *m = make_pair(sys, 1e-3, NULL, NULL, HYMO_MASTER_JACOBI, 1, subs);
     hymo_error err;
-    if (hymo_linear_subsystem_create(&sys[0], NULL, "I", &subs[0], &err) != HYMO_OK ||
-        hymo_linear_subsystem_create(&sys[1], NULL, "II", &subs[1], &err) != HYMO_OK)
-        fail_msg("%s", err.message);
-    hymo_master_options opt = {HYMO_MASTER_JACOBI, 1, 1e-3};
-    hymo_master *m = NULL;
-    if (hymo_master_create(subs, 2, LINKS, 4, &opt, &m, &err) != HYMO_OK) fail_msg("%s", err.message);
     assert_int_equal(hymo_master_set_input_approx(m, 1, 0, 4, 0, &err), HYMO_ERR_ARGUMENT);
     assert_non_null(strstr(err.message, "order 4"));
     assert_int_equal(hymo_master_set_input_approx(m, 1, 2, 1, 0, &err), HYMO_ERR_ARGUMENT);
     assert_non_null(strstr(err.message, "'II' has no input 2"));
     assert_int_equal(hymo_master_set_stage(m, 2, 0, &err), HYMO_ERR_ARGUMENT);
-    hymo_master_free(m);
-    subs[0]->ops->destroy(subs[0]);
-    subs[1]->ops->destroy(subs[1]);
+    free_pair(m, subs);
 }
 
 int main(void)

@@ -45,14 +45,7 @@ static void test_convergence_to_monolithic(void **state)
 {
     (void)state;
     hymo_model *model = test_load_model("crane1.yaml");
-    hymo_run_options ro;
-    hymo_run_options_default(&ro, model);
-    ro.dt = 1e-4;
-    ro.t_end = 3.0;
-    hymo_run_summary rs;
-    hymo_error err;
-    if (hymo_run(model, &ro, "tlm_mono_ref.h5", &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    hymo_reference *mono = test_read_ref("tlm_mono_ref.h5");
+    hymo_reference *mono = test_monolithic(model, 1e-4, 3.0, "tlm_mono_ref.h5");
     /* H -> 0: TLM at H = h_m = h_h = 0.1 ms against the monolithic run */
     hymo_cosim_options opt;
     hymo_cosim_summary sum;
@@ -70,6 +63,7 @@ static void test_convergence_to_monolithic(void **state)
         E[i] = sum.residual_energy_max_abs;
         hymo_reference *coarse = test_read_ref("tlm_coarse.h5");
         hymo_compare_result res;
+        hymo_error err;
         if (hymo_compare_trajectories(coarse, fine, &res, &err) != HYMO_OK) fail_msg("%s", err.message);
         c[i] = res.rms[HYMO_CMP_S]; /* the coupling error: against TLM at H = 0.1 ms */
         hymo_ref_free(coarse);

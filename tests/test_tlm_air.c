@@ -29,19 +29,6 @@
 #include "hymo/reference.h"
 #include "test_util.h"
 
-/* The monolithic run of model at dt over t_end into path, read back. */
-static hymo_reference *monolithic(const hymo_model *model, double dt, double t_end, const char *path)
-{
-    hymo_run_options ro;
-    hymo_run_options_default(&ro, model);
-    ro.dt = dt;
-    ro.t_end = t_end;
-    hymo_run_summary rs;
-    hymo_error err;
-    if (hymo_run(model, &ro, path, &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return test_read_ref(path);
-}
-
 static void tlm_options(hymo_cosim_options *opt, const hymo_model *model, double H, double t_end)
 {
     hymo_cosim_options_default(opt, model);
@@ -97,7 +84,7 @@ static void test_makeup_demo(void **state)
 {
     (void)state;
     hymo_model *model = test_load_test_model("makeup_demo.yaml");
-    hymo_reference *mono = monolithic(model, 1e-4, 1.0, "tlm_air_makeup_ref.h5");
+    hymo_reference *mono = test_monolithic(model, 1e-4, 1.0, "tlm_air_makeup_ref.h5");
     const double Hs[3] = {1e-3, 5e-4, 1e-4};
     /* measured: p RMS 221, 57.0, 13.0 Pa; max 6.92e3, 1.75e3, 250 Pa (the piston side); s max 3.1e-7, 7.4e-8,
      * 0 m (the driven joint imposes the stroke) */
@@ -144,7 +131,7 @@ static void test_excavator(void **state)
 {
     (void)state;
     hymo_model *model = test_load_model("excavator.yaml");
-    hymo_reference *mono = monolithic(model, 1e-3, 3.0, "tlm_air_excavator_ref.h5");
+    hymo_reference *mono = test_monolithic(model, 1e-3, 3.0, "tlm_air_excavator_ref.h5");
     const double Hs[2] = {1e-3, 5e-4};
     /* measured (worst component; the largest pressure error in Varm_p at t = 2.3 s, where the arm's piston
      * side falls towards the make-up valve's opening): 1 ms: s RMS 2.33e-5 m, max 5.98e-5 m, p RMS 1.58e4 Pa,
@@ -182,7 +169,7 @@ static void test_accumulator_on_chamber(void **state)
 {
     (void)state;
     hymo_model *model = test_load_test_model("accumulator_boom.yaml");
-    hymo_reference *mono = monolithic(model, 1e-4, 1.0, "tlm_air_accumulator_ref.h5");
+    hymo_reference *mono = test_monolithic(model, 1e-4, 1.0, "tlm_air_accumulator_ref.h5");
     hymo_cosim_options opt;
     hymo_cosim_summary sum;
     tlm_options(&opt, model, 1e-3, 1.0);

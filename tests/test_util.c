@@ -26,6 +26,17 @@ hymo_model *test_load_model(const char *file_name) { return load_model_in(HYMO_D
 
 hymo_model *test_load_test_model(const char *file_name) { return load_model_in(HYMO_TESTS_DIR "/models", file_name); }
 
+hymo_model *test_load_bad_model(const char *file_name) { return load_model_in(HYMO_TESTS_DIR "/bad_models", file_name); }
+
+hymo_model *test_load_text(const char *text, const char *origin)
+{
+    hymo_model *model = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_model_load_string(text, origin, &model, &err) != HYMO_OK) fail_msg("loading %s: %s", origin, err.message);
+    return model;
+}
+
 void test_cosim_retried_step(const hymo_model *model, const hymo_cosim_options *opt, int n_steps)
 {
     hymo_split *sp = NULL;
@@ -141,6 +152,120 @@ double test_cosim_rms(const hymo_model *model, const hymo_cosim_options *opt, co
     assert_int_equal(res.n_samples, coarse->n);
     hymo_ref_free(coarse);
     return res.rms[quantity];
+}
+
+hymo_reference *test_run_ref(const hymo_model *model, const hymo_run_options *ro, const char *path)
+{
+    hymo_run_summary rs;
+    hymo_error err;
+    hymo_error_clear(&err);
+    remove(path);
+    if (hymo_run(model, ro, path, &rs, &err) != HYMO_OK) fail_msg("%s", err.message);
+    return test_read_ref(path);
+}
+
+hymo_reference *test_monolithic(const hymo_model *model, double dt, double t_end, const char *path)
+{
+    hymo_run_options ro;
+    hymo_run_options_default(&ro, model);
+    if (dt > 0.0) ro.dt = dt;
+    if (t_end > 0.0) ro.t_end = t_end;
+    return test_run_ref(model, &ro, path);
+}
+
+/* the fine run (H = 0.1 ms, approx p) or a coarse one's options */
+static void order_options(hymo_cosim_options *opt, const hymo_model *model, int p, double H, double t_end)
+{
+    hymo_cosim_options_default(opt, model);
+    opt->approx = (hymo_approx_kind)p;
+    opt->H = H;
+    opt->mech.dt = opt->h_h = 1e-4;
+    if (t_end > 0.0) opt->mech.t_end = t_end;
+}
+
+void test_cosim_order(const hymo_model *model, double t_end, int quantity, const char *what, const char *unit,
+                      double tol, const char *out_ref, const char *out_run)
+{
+    const double Hs[3] = {0.4e-3, 0.8e-3, 1.6e-3};
+    for (int p = 0; p <= 2; ++p) {
+        hymo_cosim_options opt;
+        order_options(&opt, model, p, 1e-4, t_end);
+        hymo_cosim_summary sum;
+        test_cosim_run(model, &opt, NULL, out_ref, &sum);
+        hymo_reference *ref = test_read_ref(out_ref);
+        double e[3];
+        for (int i = 0; i < 3; ++i) {
+            order_options(&opt, model, p, Hs[i], t_end);
+            e[i] = test_cosim_rms(model, &opt, ref, out_run, quantity);
+        }
+        const double o1 = log2(e[1] / e[0]), o2 = log2(e[2] / e[1]);
+        print_message("p = %d: RMS %s %.3g %.3g %.3g %s at H = 0.4 0.8 1.6 ms: orders %.2f %.2f (expected %d)\n", p,
+                      what, e[0], e[1], e[2], unit, o1, o2, p + 1);
+        assert_true(fabs(o1 - (p + 1)) <= tol);
+        assert_true(fabs(o2 - (p + 1)) <= tol);
+        hymo_ref_free(ref);
+    }
+}
+
+hymo_sim *test_sim_create(const hymo_model *m, const hymo_run_options *opt)
+{
+    hymo_run_options own;
+    if (!opt) {
+        hymo_run_options_default(&own, m);
+        opt = &own;
+    }
+    hymo_sim *sim = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_sim_create(m, opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+    return sim;
+}
+
+void test_initial_lengths(const hymo_model *m, double *s0, int max)
+{
+    hymo_sim *sim = test_sim_create(m, NULL);
+    assert_true(hymo_sim_na(sim) <= max);
+    memcpy(s0, hymo_sim_actuator_length(sim), (size_t)hymo_sim_na(sim) * sizeof(double));
+    hymo_sim_free(sim);
+}
+
+hymo_sim *test_sim_run(const hymo_model *m, const hymo_run_options *opt, double *t_ev, int max_ev, int *n_ev)
+{
+    hymo_sim *sim = test_sim_create(m, opt);
+    hymo_error err;
+    hymo_error_clear(&err);
+    int seen = 0;
+    const long n = lround(opt->t_end / opt->dt);
+    for (long k = 0; opt->integrator == HYMO_INTEGRATOR_IDA ? hymo_sim_time(sim) < opt->t_end - 1e-12 : k < n;
+         ++k) {
+        if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+        double last;
+        const long ev = hymo_sim_events(sim, &last);
+        if (ev > seen && t_ev) {
+            assert_true(ev <= max_ev);
+            /* several in one step: only the last one's time is known */
+            while (seen < ev - 1) t_ev[seen++] = NAN;
+            t_ev[seen++] = last;
+        }
+    }
+    if (n_ev) *n_ev = seen;
+    return sim;
+}
+
+void test_ida_options(hymo_run_options *opt, const hymo_model *m, double t_end)
+{
+    hymo_run_options_default(opt, m);
+    opt->t_end = t_end;
+    opt->integrator = HYMO_INTEGRATOR_IDA;
+    opt->rtol = 1e-11;
+    opt->atol = 1e-13;
+}
+
+void test_print_ida_events(int n, const double *t_ev)
+{
+    print_message("IDA rtol 1e-11: %d events:", n);
+    for (int i = 0; i < n; ++i) print_message(" %.9f", t_ev[i]);
+    print_message("\n");
 }
 
 size_t test_heap_in_use(void)

@@ -12,11 +12,16 @@
 #include "hymo/linalg.h"
 #include "hymo/model.h"
 #include "hymo/reference.h"
+#include "hymo/sim.h"
 
 /* Loads data/<name> or fails the test with the loader's message. */
 hymo_model *test_load_model(const char *file_name);
 /* The same for tests/models/<name>. */
 hymo_model *test_load_test_model(const char *file_name);
+/* The same for tests/bad_models/<name> (one that loads: it fails later). */
+hymo_model *test_load_bad_model(const char *file_name);
+/* Loads the model text (origin names it in messages) or fails the test. */
+hymo_model *test_load_text(const char *text, const char *origin);
 /* The whole text of a file (NUL-terminated, free() it); fails the test if it
  * cannot be read. */
 char *test_read_file(const char *path);
@@ -39,6 +44,40 @@ void test_cosim_retried_step(const hymo_model *model, const hymo_cosim_options *
  * against the reference fine (whose grid contains them). */
 double test_cosim_rms(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *fine,
                       const char *out, int quantity);
+
+/* The monolithic run (hymo_run) of model with ro into path (removed
+ * first), read back. */
+hymo_reference *test_run_ref(const hymo_model *model, const hymo_run_options *ro, const char *path);
+/* The same with the model's run options but dt and t_end (each kept at the
+ * model's value where <= 0). */
+hymo_reference *test_monolithic(const hymo_model *model, double dt, double t_end, const char *path);
+
+/* The co-simulation's order of convergence in H for the approximation
+ * orders p = 0, 1, 2: a fine run (H = h_m = h_h = 0.1 ms) into out_ref,
+ * then runs at H = 0.4, 0.8, 1.6 ms (h_m = h_h = 0.1 ms) into out_run; the
+ * RMS error of `quantity` (HYMO_CMP_*, printed as `what` in `unit`) at
+ * their communication points against the fine run; both observed orders
+ * log2(e(2H) / e(H)) within tol of p + 1. t_end > 0 sets mech.t_end (else
+ * the model's). */
+void test_cosim_order(const hymo_model *model, double t_end, int quantity, const char *what, const char *unit,
+                      double tol, const char *out_ref, const char *out_run);
+
+/* hymo_sim_create of m with opt (NULL: the model's run options) or fails
+ * the test with its message; hymo_sim_free the sim. */
+hymo_sim *test_sim_create(const hymo_model *m, const hymo_run_options *opt);
+/* The actuator lengths at t = 0 (hymo_sim_na of them, at most max) into s0. */
+void test_initial_lengths(const hymo_model *m, double *s0, int max);
+/* Creates a sim of m with opt and steps it to opt->t_end (IDA: while
+ * t < t_end - 1e-12; a fixed-step integrator: lround(t_end / dt) steps);
+ * the time of each new event into t_ev (if given; at most max_ev, NAN for
+ * all but the last of several in one step), their number into *n_ev.
+ * Returns the sim at t_end (hymo_sim_free it). */
+hymo_sim *test_sim_run(const hymo_model *m, const hymo_run_options *opt, double *t_ev, int max_ev, int *n_ev);
+/* m's run options to t_end with IDA at rtol 1e-11, atol 1e-13: the
+ * reference for event times. */
+void test_ida_options(hymo_run_options *opt, const hymo_model *m, double t_end);
+/* "IDA rtol 1e-11: n events: t0 t1 ..." */
+void test_print_ida_events(int n, const double *t_ev);
 
 /* Bytes the heap holds: glibc's small blocks and the mmap-served ones
  * (0 under another allocator, e.g. AddressSanitizer's). */

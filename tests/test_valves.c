@@ -47,14 +47,8 @@ typedef struct {
 static void fixture_init(fixture *fx, const char *file)
 {
     fx->m = test_load_model(file);
-    hymo_run_options opt;
-    hymo_run_options_default(&opt, fx->m);
-    hymo_sim *sim = NULL;
+    test_initial_lengths(fx->m, fx->s0, 4);
     hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(fx->m, &opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    for (int a = 0; a < fx->m->n_cylinders; ++a) fx->s0[a] = hymo_sim_actuator_length(sim)[a];
-    hymo_sim_free(sim);
     assert_int_equal(hymo_circuit_init(&fx->circ, fx->m, fx->s0, &err), HYMO_OK);
 }
 
@@ -69,23 +63,8 @@ static void fixture_free(fixture *fx)
  * in one step). */
 static int run(const hymo_model *m, const hymo_run_options *opt, double *out, double *t_ev, long *events)
 {
-    hymo_sim *sim = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_sim_create(m, opt, &sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-    int seen = 0;
-    const long n = lround(opt->t_end / opt->dt);
-    for (long k = 0; opt->integrator == HYMO_INTEGRATOR_IDA ? hymo_sim_time(sim) < opt->t_end - 1e-12 : k < n;
-         ++k) {
-        if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
-        double last;
-        long ev = hymo_sim_events(sim, &last);
-        if (ev > seen && t_ev) {
-            assert_true(ev <= MAX_EV);
-            while (seen < ev - 1) t_ev[seen++] = NAN;
-            t_ev[seen++] = last;
-        }
-    }
+    int seen;
+    hymo_sim *sim = test_sim_run(m, opt, t_ev, MAX_EV, &seen);
     const int np = hymo_sim_np(sim), nu = hymo_sim_nu(sim), na = hymo_sim_na(sim);
     memcpy(out, hymo_sim_p(sim), (size_t)np * sizeof(double));
     memcpy(out + np, hymo_sim_u(sim), (size_t)nu * sizeof(double));
@@ -95,14 +74,7 @@ static int run(const hymo_model *m, const hymo_run_options *opt, double *out, do
     return seen;
 }
 
-static hymo_model *load_text(const char *text)
-{
-    hymo_model *m = NULL;
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_model_load_string(text, "test_valves", &m, &err) != HYMO_OK) fail_msg("%s", err.message);
-    return m;
-}
+static hymo_model *load_text(const char *text) { return test_load_text(text, "test_valves"); }
 
 /* a file's text with one substring replaced (must occur once) */
 static char *replaced(const char *file, const char *from, const char *to)
@@ -517,16 +489,10 @@ static void test_events(void **state)
     hymo_model *m = test_load_model("../tests/models/valves_line.yaml");
     const double t_end = 0.5, DT0 = 1e-3;
     hymo_run_options ida;
-    hymo_run_options_default(&ida, m);
-    ida.t_end = t_end;
-    ida.integrator = HYMO_INTEGRATOR_IDA;
-    ida.rtol = 1e-11;
-    ida.atol = 1e-13;
+    test_ida_options(&ida, m, t_end);
     double t_ida[MAX_EV], t_run[MAX_EV], y_ida[8], y_ref[8], y[3][8];
     const int n_ida = run(m, &ida, y_ida, t_ida, NULL);
-    print_message("IDA rtol 1e-11: %d events:", n_ida);
-    for (int i = 0; i < n_ida; ++i) print_message(" %.9f", t_ida[i]);
-    print_message("\n");
+    test_print_ida_events(n_ida, t_ida);
     assert_int_equal(n_ida, 4); /* relief1 opens, PA, BT open, fc1 regulates */
     /* the edges open where the spool, the lag of the ramp U_ref = a (t - t0)
      * (a = 20 V/s from t0 = 0.05 s), U = a ((t - t0) - tau (1 - exp(-(t - t0)/tau))),
