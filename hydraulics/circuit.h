@@ -202,7 +202,7 @@ static inline double hymo_volume_weight(const hymo_circuit *circ, const hymo_mod
                                         double V, double compl_sum, double *inv_bf, double *dD_dp)
 {
     double dinv, dacc;
-    const double inv = (circ->law ? circ->law : hymo_fluid_law_of(model))->inv_bulk(model, p, &dinv);
+    const double inv = circ->law->inv_bulk(model, p, &dinv);
     const double acc = model->n_accumulators > 0 ? hymo_accumulator_compliance(circ, model, k, p, &dacc)
                                                  : (dacc = 0.0, 0.0);
     const double Be = 1.0 / (inv + (compl_sum + acc) / V);
