@@ -235,8 +235,14 @@ double hymo_signal_next_breakpoint(const hymo_signal *s, double t, double eps)
     double base = 0.0; /* start of the period that holds t + eps */
     if (T > 0.0 && t + eps > t0) base = floor((t + eps - t0) / T) * T;
     for (int rep = 0; rep < 2; ++rep, base += T) {
-        for (int i = 0; i < s->n_points; ++i)
-            if (s->t[i] + base > t + eps) return s->t[i] + base;
+        /* the first i with t_i + base > t + eps (times ascending: binary search) */
+        int lo = 0, hi = s->n_points;
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (s->t[mid] + base > t + eps) hi = mid;
+            else lo = mid + 1;
+        }
+        if (lo < s->n_points) return s->t[lo] + base;
         if (T > 0.0 && t0 + base + T > t + eps) return t0 + base + T; /* the next period's start */
         if (!(T > 0.0)) break;
     }
