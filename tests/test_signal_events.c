@@ -155,14 +155,14 @@ static void test_slider_kinks(void **state)
 #define VT1 (1.0 + 1.7 / 16.0)
 #define VT2 (1.0 + 6.7 / 16.0)
 
-static hymo_model *shaped_crane(void)
+/* crane1 with its U_ref table replaced by `sig` (the "    points: ..."
+ * lines and any shaping keys) */
+static hymo_model *crane_with_signal(const char *sig)
 {
     char *base = test_read_file(HYMO_DATA_DIR "/crane1.yaml");
     const char *a = strstr(base, "    points: [[0, 0], [1, 0]"), *b = strstr(base, "\nhydraulics:");
     assert_non_null(a);
     assert_non_null(b);
-    const char *sig = "    points: [[0, 0], [1, 0], [1.5, -8], [3, -8]]\n"
-                      "    dead_zone: [-1.7, 1.5]\n    clamp: [-5, 5]\n";
     char *text = malloc(strlen(base) + strlen(sig) + 1);
     memcpy(text, base, (size_t)(a - base));
     strcpy(text + (a - base), sig);
@@ -171,6 +171,12 @@ static hymo_model *shaped_crane(void)
     hymo_model *m = load_text(text);
     free(text);
     return m;
+}
+
+static hymo_model *shaped_crane(void)
+{
+    return crane_with_signal("    points: [[0, 0], [1, 0], [1.5, -8], [3, -8]]\n"
+                             "    dead_zone: [-1.7, 1.5]\n    clamp: [-5, 5]\n");
 }
 
 static void crane_run(const hymo_model *m, double dt, double t_end, double *z, long *events, double *first,
@@ -230,18 +236,8 @@ static void test_valve_reference_kinks(void **state)
 static void test_valve_reference_steps_off_grid(void **state)
 {
     (void)state;
-    char *base = test_read_file(HYMO_DATA_DIR "/crane1.yaml");
-    const char *a = strstr(base, "    points: [[0, 0], [1, 0]"), *b = strstr(base, "\nhydraulics:");
-    assert_non_null(a);
-    assert_non_null(b);
-    const char *sig = "    points: [[0, 0], [0.50037, 0], [0.50037, 5], [1.20013, 5], [1.20013, -3], [3, -3]]\n";
-    char *text = malloc(strlen(base) + strlen(sig) + 1);
-    memcpy(text, base, (size_t)(a - base));
-    strcpy(text + (a - base), sig);
-    strcat(text, b);
-    free(base);
-    hymo_model *m = load_text(text);
-    free(text);
+    hymo_model *m =
+        crane_with_signal("    points: [[0, 0], [0.50037, 0], [0.50037, 5], [1.20013, 5], [1.20013, -3], [3, -3]]\n");
     const double t_end = 2.0;
     enum { ROWS = 2000 }; /* z1 every 1 ms */
     static double zr[ROWS];
