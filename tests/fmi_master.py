@@ -29,7 +29,8 @@ wires.
       the signals of a pump's speed and a flow control valve's set flow are
       inputs (start = table at t = 0+, min 0, no unit); untouched, the FMU is
       `hymo run` (bit-identical); set at 0.2 s through fmi2SetReal, it is the
-      run of tables that step there; a negative factor is refused.
+      run of tables that step there (--tol 0: bit-identical, else the relative
+      bound); a negative factor is refused.
   fmi_master.py describe FMU...
       checks each modelDescription.xml (well-formed, required attributes).
 Exit status 0 when every check holds; a failed check prints one line and
@@ -522,7 +523,7 @@ def cmd_flow_inputs(args):
 
     def reference(model, label):
         out = os.path.join(args.work, label + ".h5")
-        run([args.hymo, "run", model, "-q", "-o", out])
+        run([args.hymo, "run", model, "-q", "-o", out, *args.extra])
         r = h5(out)
         cols = ([j + ".z" for j in r["names_z"]] + [j + ".zd" for j in r["names_z"]] + [v + ".p" for v in r["names_p"]])
         return cols, np.hstack([r["states/z"], r["states/zd"], r["states/p"]])
@@ -539,7 +540,7 @@ def cmd_flow_inputs(args):
         return np.array(rows)
 
     # untouched: the original model's FMU is its `hymo run`
-    f = described(export(args, "whole", os.path.join(args.work, "flow.fmu")), "untouched")
+    f = described(export(args, "whole", os.path.join(args.work, "flow.fmu"), *args.extra), "untouched")
     dt = float(f.md.find("DefaultExperiment").get("stepSize"))
     cols, want = reference(args.model, "flow_ref")
     n = len(want) - 1
@@ -548,12 +549,14 @@ def cmd_flow_inputs(args):
     # driven: the held model's FMU, set at 0.2 s through fmi2SetReal, is the stepped model's `hymo run`
     model = args.model
     args.model = held
-    held_fmu = export(args, "whole", os.path.join(args.work, "held.fmu"))
+    held_fmu = export(args, "whole", os.path.join(args.work, "held.fmu"), *args.extra)
     args.model = model
     cols2, want2 = reference(stepped, "stepped_ref")
     at = int(round(0.2 / dt))
     got2 = drive(described(held_fmu, "held"), cols2, len(want2) - 1, dt, at)
-    e_set = max_rel(got2, want2)
+    # relative to each column's largest value, at least 1e-6 (the pendulum hangs at rest: its zd is round-off,
+    # |zd| <= 3.4e-16 rad/s, and IDA's runs differ there by 1.4e-19 rad/s)
+    e_set = float(np.max(np.abs(got2 - want2) / np.maximum(np.max(np.abs(want2), axis=0), 1e-6)))
     # the held model left alone stays away from the stepped run after 0.2 s (the set values matter)
     _, want_held = reference(held, "held_ref")
     moved = max_rel(want_held[at + 1:], want2[at + 1:])
@@ -566,10 +569,12 @@ def cmd_flow_inputs(args):
           "command = 1.0 set at %g s vs tables stepping there: %.3g%s (held tables: %.3g away); negative factor: "
           "status %d" % (n, dt, e_free, " (bit-identical)" if np.array_equal(got, want) else "", at * dt, e_set,
                          " (bit-identical)" if np.array_equal(got2, want2) else "", moved, st))
-    # measured: both bit-identical (trapezoidal: a value set between steps is a table step at the step start)
+    # measured: untouched bit-identical (trapezoidal and IDA); set at 0.2 s: trapezoidal bit-identical (a value
+    # set between steps is a table step at the step start: --tol 0), IDA 2.8e-12 in Vp.p (already before 0.2 s:
+    # IDA shortens its steps ahead of the table's step, which the run of the held tables does not have)
     check(np.array_equal(got, want), "flow_inputs: the untouched FMU differs from hymo run by %.3g relative" % e_free)
-    check(np.array_equal(got2, want2), "flow_inputs: the FMU with inputs set at 0.2 s differs from the stepped "
-          "tables' run by %.3g relative" % e_set)
+    check(np.array_equal(got2, want2) if args.tol == 0 else e_set <= args.tol, "flow_inputs: the FMU with inputs "
+          "set at 0.2 s differs from the stepped tables' run by %.3g relative (allowed: %g)" % (e_set, args.tol))
     check(moved > 1e-3, "flow_inputs: the stepped and held tables' runs differ by only %.3g" % moved)
     check(st == fmi2Error, "flow_inputs: fmi2SetReal of a negative speed factor returned %d, want fmi2Error" % st)
 
@@ -700,7 +705,7 @@ def main():
     ap.add_argument("--H", type=float, default=1e-3)
     ap.add_argument("--snapshot-every", type=int, default=0, help="whole: fmi2GetFMUstate every N steps")
     ap.add_argument("--order", type=int, default=0, help="jacobi: Lagrange extrapolation order of the inputs")
-    ap.add_argument("--tol", type=float, default=1e-12, help="jacobi: relative tolerance")
+    ap.add_argument("--tol", type=float, default=1e-12, help="jacobi, flow_inputs: relative tolerance (flow_inputs: 0 = bit-identical)")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
                     help="further options for hymo fmu/run/cosim (last)")
     args = ap.parse_args()
