@@ -142,16 +142,19 @@ int hymo_sim_take_changed(hymo_sim *sim)
 
 /* ---- inputs ---- */
 
+int hymo_signal_drives(const hymo_model *m, int i)
+{
+    int d = 0;
+    for (int v = 0; v < m->n_valves; ++v)
+        if (m->valves[v].signal == i) d |= HYMO_DRIVES_VALVE;
+    for (int j = 0; j < m->n_pumps + m->n_flow_controls; ++j)
+        if (flow_input_signal(m, j) == i) d |= j < m->n_pumps ? HYMO_DRIVES_PUMP : HYMO_DRIVES_FLOW_CONTROL;
+    return d;
+}
+
 /* Whether signal i drives an input (a valve's reference, a pump's speed or
  * a flow control valve's set flow). */
-static int signal_is_input(const hymo_model *m, int i)
-{
-    for (int v = 0; v < m->n_valves; ++v)
-        if (m->valves[v].signal == i) return 1;
-    for (int j = 0; j < m->n_pumps + m->n_flow_controls; ++j)
-        if (flow_input_signal(m, j) == i) return 1;
-    return 0;
-}
+static int signal_is_input(const hymo_model *m, int i) { return hymo_signal_drives(m, i) != 0; }
 
 static void list_inputs(const hymo_model *model, char *buf, size_t len)
 {

@@ -27,6 +27,11 @@ const hymo_signal *hymo_sim_flow_input_signal(const hymo_sim *sim, int j);
  * committed rates were recomputed): an integrator that keeps its own
  * history (IDA) restarts from the committed state. */
 int hymo_sim_take_changed(hymo_sim *sim);
+/* What signal i of m drives (the inputs of hymo_sim_set_input by signal
+ * name; the whole-model FMU's inputs): a bit set of the kinds below, 0 if
+ * none. */
+enum { HYMO_DRIVES_VALVE = 1, HYMO_DRIVES_PUMP = 2, HYMO_DRIVES_FLOW_CONTROL = 4 };
+int hymo_signal_drives(const hymo_model *m, int i);
 /* Frees the overrides (hymo_sim_free). */
 void hymo_sim_control_free(hymo_sim *sim);
 

@@ -403,6 +403,12 @@ EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], si
             snprintf(msg, sizeof msg, "input %s: value %g is not finite", v->name, value[k]);
             return fail(f, "fmi2SetReal", msg);
         }
+        if (v->nonnegative && value[k] < 0.0) {
+            char wide[512];
+            snprintf(wide, sizeof wide, "input %.160s = %g: a factor on a pump speed or a set flow (min=\"0\") must "
+                     "not be negative", v->name, value[k]);
+            return fail(f, "fmi2SetReal", wide);
+        }
         f->coef[T * v->index] = value[k];
     }
     return fmi2OK;

@@ -29,6 +29,7 @@ typedef struct {
     hymo_var_type type;
     int index;    /* input/output: index in the subsystem's inputs/outputs; local: subsystem variable */
     double start; /* inputs: start value (the value at t = 0) */
+    int nonnegative; /* inputs: a factor (min="0"; fmi2SetReal refuses a negative value) */
 } hymo_fmu_var;
 
 typedef struct hymo_fmu_part {

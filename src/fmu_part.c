@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "circuit.h" /* motor-cosim: hymo_coupled_actuators, hymo_actuator_name */
+#include "control_internal.h" /* hymo_signal_drives: the whole FMU's inputs */
 #include "cli.h"
 #include "fmu_internal.h"
 #include "hymo/reference.h"
@@ -338,19 +339,38 @@ static hymo_status whole_part(hymo_fmu_part *p, const hymo_run_options *ro, hymo
     const int nv = sub->ops->n_variables ? sub->ops->n_variables(sub) : 0;
     p->vars = calloc((size_t)(sub->n_inputs + sub->n_outputs + nv + 1), sizeof *p->vars);
     if (!p->vars) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (FMU variables)");
-    /* inputs: the signals that drive valves, in the model's order */
+    /* inputs: the signals that drive a valve's reference (V), a pump's speed
+     * factor or a flow control valve's set-flow factor (dimensionless, >= 0),
+     * in the model's order (src/fmu_whole.c) */
     int i = 0;
     for (int s = 0; s < model->n_signals; ++s) {
-        int used = 0;
-        for (int v = 0; v < model->n_valves; ++v) used |= model->valves[v].signal == s;
-        if (!used) continue;
+        const int drives = hymo_signal_drives(model, s);
+        if (!drives) continue;
         char desc[160];
-        size_t n = (size_t)snprintf(desc, sizeof desc, "valve reference signal of");
-        for (int v = 0; v < model->n_valves && n < sizeof desc; ++v)
-            if (model->valves[v].signal == s) n += (size_t)snprintf(desc + n, sizeof desc - n, " %s", model->valves[v].name);
-        hymo_fmu_var *var = add_var(p, HYMO_FMU_INPUT, i++, "1", desc, "%s", model->signals[s].name);
-        var->unit = NULL;
+        size_t n = 0;
+#define DESC(...) (n < sizeof desc ? (n += (size_t)snprintf(desc + n, sizeof desc - n, __VA_ARGS__)) : n)
+        if (drives & HYMO_DRIVES_VALVE) {
+            DESC("valve reference signal of");
+            for (int v = 0; v < model->n_valves; ++v)
+                if (model->valves[v].signal == s) DESC(" %s", model->valves[v].name);
+        }
+        if (drives & HYMO_DRIVES_PUMP) {
+            DESC("%sspeed factor of pump", n ? "; " : "");
+            for (int j = 0; j < model->n_pumps; ++j)
+                if (model->pumps[j].speed_signal == s) DESC(" %s", model->pumps[j].name);
+        }
+        if (drives & HYMO_DRIVES_FLOW_CONTROL) {
+            DESC("%sset-flow factor of flow control valve", n ? "; " : "");
+            for (int j = 0; j < model->n_flow_controls; ++j)
+                if (model->flow_controls[j].set_flow_signal == s) DESC(" %s", model->flow_controls[j].name);
+        }
+#undef DESC
+        /* a valve reference is in V; a factor has no unit; a signal that drives both has none (its
+         * description says what it drives) */
+        hymo_fmu_var *var = add_var(p, HYMO_FMU_INPUT, i++, drives == HYMO_DRIVES_VALVE ? "V" : NULL, desc, "%s",
+                                    model->signals[s].name);
         var->start = hymo_signal_eval(&model->signals[s], 0.0, +1);
+        var->nonnegative = (drives & ~HYMO_DRIVES_VALVE) != 0; /* a factor: the tables' bound (control.h) */
     }
     /* outputs (src/fmu_whole.c order) */
     int o = 0;

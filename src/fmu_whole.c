@@ -1,12 +1,14 @@
 /* FMU export, part `whole` (docs/fmi.md): the monolithic engine (hymo_sim:
  * trapezoidal Newton or IDA) as one co-simulation subsystem.
  *
- * Inputs: the valve reference signals of the model (one per signal that
- * drives a valve).  An input whose value at the step start is NaN follows
- * the model's signal table (the default until a master sets it); else the
- * valves it drives take the input polynomial u(t0 + tau) through the
- * controller callback of hymo/control.h (sampled where the integrator
- * samples its inputs).
+ * Inputs: the model's signals that drive an input of hymo/control.h (one
+ * per signal that drives a valve's reference, a pump's speed factor or a
+ * flow control valve's set-flow factor: hymo_signal_drives).  An input
+ * whose value at the step start is NaN follows the model's signal table
+ * (the default until a master sets it); else the valves, pumps and flow
+ * control valves it drives take the input polynomial u(t0 + tau) through
+ * the controller callback of hymo/control.h, by signal name (sampled where
+ * the integrator samples its inputs).
  * Outputs: z, zd per joint, s, sd, F per cylinder, p per volume, u per spool.
  * State snapshot: everything hymo_sim_step reads of the committed state and
  * its records; restoring it re-applies the inputs (IDA restarts from it)
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control_internal.h"
 #include "cosim_internal.h"
 #include "engine.h"
 #include "fmu_internal.h"
@@ -323,9 +326,7 @@ hymo_status hymo_fmu_whole_create(const hymo_model *model, const hymo_run_option
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
     for (int s = 0; s < model->n_signals; ++s) {
-        int used = 0;
-        for (int v = 0; v < model->n_valves; ++v) used |= model->valves[v].signal == s;
-        if (!used) continue;
+        if (!hymo_signal_drives(model, s)) continue; /* the order of src/fmu_part.c */
         w->slots[w->ni] = (input_slot){w, w->ni};
         w->coef[HYMO_POLY_TERMS * w->ni] = NAN; /* the signal table */
         w->prev_coef[HYMO_POLY_TERMS * w->ni] = NAN;

@@ -122,6 +122,7 @@ char *hymo_fmu_model_description(const hymo_fmu_part *p)
         if (var->causality != HYMO_FMU_INPUT) put(&b, " initial=\"calculated\"");
         put(&b, ">\n      <%s", str ? "String" : "Real");
         if (var->causality == HYMO_FMU_INPUT) put(&b, " start=\"%.17g\"", var->start);
+        if (var->causality == HYMO_FMU_INPUT && var->nonnegative) put(&b, " min=\"0\"");
         if (var->unit) {
             put(&b, " unit=\"");
             put_escaped(&b, var->unit);

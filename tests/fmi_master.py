@@ -25,6 +25,12 @@ wires.
       fmi2SetRealInputDerivatives of the valve reference) with the model's
       own signal reproduces the undriven run to 1e-9, and a different
       input changes it.
+  fmi_master.py flow_inputs --hymo HYMO --model tests/models/pump_signal_line.yaml --work DIR
+      the signals of a pump's speed and a flow control valve's set flow are
+      inputs (start = table at t = 0+, min 0, no unit); untouched, the FMU is
+      `hymo run` (bit-identical); set at 0.2 s through fmi2SetReal, it is the
+      run of tables that step there (--tol 0: bit-identical, else the relative
+      bound); a negative factor is refused.
   fmi_master.py describe FMU...
       checks each modelDescription.xml (well-formed, required attributes).
 Exit status 0 when every check holds; a failed check prints one line and
@@ -472,6 +478,107 @@ def cmd_inputs(args):
     check(moved > 1e-6, "inputs: a different input did not change the outputs")
 
 
+def cmd_flow_inputs(args):
+    """A model whose signals drive a pump's speed (engine) and a flow control
+    valve's set flow (command): tests/models/pump_signal_line.yaml."""
+    import numpy as np
+    text = open(args.model).read()
+    engine = ("    points: [[0, 0.4], [0.02, 0.4], [0.12, 1.0], [0.3, 1.0], [0.3, 0.6], [0.4, 0.6]]\n"
+              "    clamp: [0, 0.85]")
+    command = "    points: [[0, 0.5], [0.2, 0.5], [0.2, 1.0], [0.4, 1.0]]"
+    check(engine in text and command in text, "flow_inputs: %s is not pump_signal_line.yaml" % args.model)
+
+    def variant(name, eng, cmd):
+        path = os.path.join(args.work, name + ".yaml")
+        with open(path, "w") as f:
+            f.write(text.replace(engine, "    points: " + eng).replace(command, "    points: " + cmd))
+        return path
+
+    # stepped: both tables step at 0.2 s (engine 0.85 -> 0.6 after its ramp, command 0.5 -> 1.0); held: the same
+    # tables without those steps (engine also steps at t = 0, 0.1 -> 0.4: start = the right limit).  The engine's
+    # clamp is dropped (its ramp ends at 0.85): a table step out of the clamp's bound adds an event (the clamp's
+    # switch) to `hymo run` that an input set from outside, which replaces the clamped signal, does not have
+    # (measured 3.5e-6 relative with the clamp kept)
+    stepped = variant("stepped", "[[0, 0.4], [0.02, 0.4], [0.12, 0.85], [0.2, 0.85], [0.2, 0.6], [0.4, 0.6]]",
+                      "[[0, 0.5], [0.2, 0.5], [0.2, 1.0], [0.4, 1.0]]")
+    held = variant("held", "[[0, 0.1], [0, 0.4], [0.02, 0.4], [0.12, 0.85], [0.4, 0.85]]", "[[0, 0.5], [0.4, 0.5]]")
+    want_start = {"engine": 0.4, "command": 0.5}
+    want_desc = {"engine": "speed factor of pump pump1", "command": "set-flow factor of flow control valve fc1"}
+
+    def described(fmu_path, label):
+        f = FMU(fmu_path, label, args.work)
+        check(sorted(f.inputs) == ["command", "engine"], "flow_inputs: %s: inputs %s, want engine and command (the "
+              "signals of the pump's speed and the set flow)" % (label, f.inputs))
+        for sv in f.md.find("ModelVariables"):
+            name, real = sv.get("name"), sv.find("Real")
+            if name not in want_start:
+                continue
+            check(float(real.get("start")) == want_start[name], "flow_inputs: %s: %s start %s, want %r (the table at "
+                  "t = 0, right limit)" % (label, name, real.get("start"), want_start[name]))
+            check(real.get("min") == "0" and real.get("unit") is None, "flow_inputs: %s: %s min %s unit %s, want min 0, "
+                  "no unit (a factor)" % (label, name, real.get("min"), real.get("unit")))
+            check(sv.get("description") == want_desc[name], "flow_inputs: %s: %s description '%s', want '%s'" %
+                  (label, name, sv.get("description"), want_desc[name]))
+        return f
+
+    def reference(model, label):
+        out = os.path.join(args.work, label + ".h5")
+        run([args.hymo, "run", model, "-q", "-o", out, *args.extra])
+        r = h5(out)
+        cols = ([j + ".z" for j in r["names_z"]] + [j + ".zd" for j in r["names_z"]] + [v + ".p" for v in r["names_p"]])
+        return cols, np.hstack([r["states/z"], r["states/zd"], r["states/p"]])
+
+    def drive(f, cols, n, dt, at=None):
+        f.setup()
+        rows = [f.get(cols)]
+        for k in range(n):
+            if at is not None and k == at:
+                f.set(["engine", "command"], [0.6, 1.0])
+            f.step(k * dt, dt)
+            rows.append(f.get(cols))
+        f.close()
+        return np.array(rows)
+
+    # untouched: the original model's FMU is its `hymo run`
+    f = described(export(args, "whole", os.path.join(args.work, "flow.fmu"), *args.extra), "untouched")
+    dt = float(f.md.find("DefaultExperiment").get("stepSize"))
+    cols, want = reference(args.model, "flow_ref")
+    n = len(want) - 1
+    got = drive(f, cols, n, dt)
+    e_free = max_rel(got, want)
+    # driven: the held model's FMU, set at 0.2 s through fmi2SetReal, is the stepped model's `hymo run`
+    model = args.model
+    args.model = held
+    held_fmu = export(args, "whole", os.path.join(args.work, "held.fmu"), *args.extra)
+    args.model = model
+    cols2, want2 = reference(stepped, "stepped_ref")
+    at = int(round(0.2 / dt))
+    got2 = drive(described(held_fmu, "held"), cols2, len(want2) - 1, dt, at)
+    # relative to each column's largest value, at least 1e-6 (the pendulum hangs at rest: its zd is round-off,
+    # |zd| <= 3.4e-16 rad/s, and IDA's runs differ there by 1.4e-19 rad/s)
+    e_set = float(np.max(np.abs(got2 - want2) / np.maximum(np.max(np.abs(want2), axis=0), 1e-6)))
+    # the held model left alone stays away from the stepped run after 0.2 s (the set values matter)
+    _, want_held = reference(held, "held_ref")
+    moved = max_rel(want_held[at + 1:], want2[at + 1:])
+    # a negative factor is refused (min="0")
+    g = FMU(held_fmu, "negative", args.work)
+    g.setup()
+    st = g.lib.fmi2SetReal(g.c, (C.c_uint * 1)(g.vars["engine"]), 1, (C.c_double * 1)(-0.1))
+    g.lib.fmi2FreeInstance(g.c)
+    print("flow_inputs: %d steps of %g s: untouched vs hymo run max relative difference %.3g%s; engine = 0.6, "
+          "command = 1.0 set at %g s vs tables stepping there: %.3g%s (held tables: %.3g away); negative factor: "
+          "status %d" % (n, dt, e_free, " (bit-identical)" if np.array_equal(got, want) else "", at * dt, e_set,
+                         " (bit-identical)" if np.array_equal(got2, want2) else "", moved, st))
+    # measured: untouched bit-identical (trapezoidal and IDA); set at 0.2 s: trapezoidal bit-identical (a value
+    # set between steps is a table step at the step start: --tol 0), IDA 2.8e-12 in Vp.p (already before 0.2 s:
+    # IDA shortens its steps ahead of the table's step, which the run of the held tables does not have)
+    check(np.array_equal(got, want), "flow_inputs: the untouched FMU differs from hymo run by %.3g relative" % e_free)
+    check(np.array_equal(got2, want2) if args.tol == 0 else e_set <= args.tol, "flow_inputs: the FMU with inputs "
+          "set at 0.2 s differs from the stepped tables' run by %.3g relative (allowed: %g)" % (e_set, args.tol))
+    check(moved > 1e-3, "flow_inputs: the stepped and held tables' runs differ by only %.3g" % moved)
+    check(st == fmi2Error, "flow_inputs: fmi2SetReal of a negative speed factor returned %d, want fmi2Error" % st)
+
+
 def cmd_errors(args):
     """Misuse of an FMU: fmi2Error (or NULL) and a logged message naming the FMU and the time."""
     path = export(args, "whole", os.path.join(args.work, "err_whole.fmu"))
@@ -589,7 +696,7 @@ def cmd_describe(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=("whole", "jacobi", "state", "inputs", "errors", "describe"))
+    ap.add_argument("command", choices=("whole", "jacobi", "state", "inputs", "flow_inputs", "errors", "describe"))
     ap.add_argument("fmus", nargs="*")
     ap.add_argument("--hymo")
     ap.add_argument("--model")
@@ -598,7 +705,7 @@ def main():
     ap.add_argument("--H", type=float, default=1e-3)
     ap.add_argument("--snapshot-every", type=int, default=0, help="whole: fmi2GetFMUstate every N steps")
     ap.add_argument("--order", type=int, default=0, help="jacobi: Lagrange extrapolation order of the inputs")
-    ap.add_argument("--tol", type=float, default=1e-12, help="jacobi: relative tolerance")
+    ap.add_argument("--tol", type=float, default=1e-12, help="jacobi, flow_inputs: relative tolerance (flow_inputs: 0 = bit-identical)")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
                     help="further options for hymo fmu/run/cosim (last)")
     args = ap.parse_args()
@@ -610,6 +717,7 @@ def main():
             shutil.rmtree(os.path.join(args.work, d), ignore_errors=True)
     try:
         {"whole": cmd_whole, "jacobi": cmd_jacobi, "state": cmd_state, "inputs": cmd_inputs,
+         "flow_inputs": cmd_flow_inputs,
          "errors": cmd_errors, "describe": cmd_describe}[args.command](args)
     except Failed as e:
         print("fmi_master: FAILED: %s" % e)
