@@ -11,8 +11,9 @@
 #     2.51e-6, 6.55e-6 rad (ratio 2.61), s[cyl_lift] 3.74e-7, 1.02e-6 m
 #     (ratio 2.73); max |E_res| 3.3e-11, 4.5e-11 J (round-off).
 # Bounds: the figures within +-25 %, the ratios within the ranges below,
-# |E_res| <= 1e-9 J.  A node holding two actuator ports is refused (exit 2,
-# one line, no file).
+# |E_res| <= 1e-9 J.  With port volumes that differ, each line's Z_c and
+# inertia L D^2 match a hand calculation.  A node holding two actuator
+# ports is refused (exit 2, one line, no file).
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u
 HYMO=$1; SRC=$2; OUT=$3/cli_tlm_motor
@@ -40,6 +41,16 @@ e1=$(rms pref.h5 p_0.0004.h5 's[motor1]'); e2=$(rms pref.h5 p_0.0008.h5 's[motor
 check "pendulum rms s H=0.4ms" "$e1" 0.80e-6 1.34e-6
 check "pendulum rms s H=0.8ms" "$e2" 3.2e-6 5.4e-6
 check "pendulum ratio" "$(awk -v a="$e1" -v b="$e2" 'BEGIN { print b / a }')" 3.6 4.4
+
+# port volumes that differ (VB 0.4 L instead of 0.2 L): each line's Z_c is T / C of its own volume, by hand
+# C = V / B_oil + V / B_part (constant fluid: 1.5 GPa, the part 1 GPa), T = H = 1 ms: VA 3e9, VB 1.5e9 Pa s/m^3;
+# the inertia L D^2 = T Z_c D^2 (D = 2e-5 m^3/rad): 1.2e-3, 6e-4 kg m^2; the two ends agree (|E_res| round-off)
+sed -e '/name: VB/s/volume: 2.0e-4/volume: 4.0e-4/' "$P" > asym.yaml
+"$HYMO" cosim asym.yaml --coupling tlm -o asym.h5 > asym.out 2>&1 || fail "asymmetric pendulum exit $?: $(cat asym.out)"
+grep -q "^tlm motor1.port_a (VA): t = 0: Z_c 3e+09 Pa s/m^3, L 3e+06 Pa s^2/m^3, mass 0.0012 kg m^2" asym.out &&
+    grep -q "^tlm motor1.port_b (VB): t = 0: Z_c 1.5e+09 Pa s/m^3, L 1.5e+06 Pa s^2/m^3, mass 0.0006 kg m^2" asym.out ||
+    fail "asymmetric Z_c: $(grep ^tlm asym.out)"
+check "asymmetric pendulum max |E_res|" "$(sed -n 's/^residual .*max |E| \([^ ]*\) J.*/\1/p' asym.out)" 0 1e-9
 
 # the forestry crane: cylinders and the slewing motor together
 M=$SRC/data/forestry_crane.yaml
