@@ -858,10 +858,13 @@ static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
                                d->s.bonds[j / 2].eff_name[j % 2], model ? " (" : "", node, model ? ")" : "", zc,
                                d->o->H * zc, d->rec_mass[j], mu, mmax, mu, d->row[HYMO_SIG_TIME][rmax]);
         static const char more[] = "tlm (the other lines: /cosim/tlm/ in the output file)\n";
-        if (len + (size_t)n + sizeof more <= sizeof sum->tlm_report || (j + 1 == w && len + (size_t)n < sizeof sum->tlm_report))
-            len += (size_t)snprintf(sum->tlm_report + len, sizeof sum->tlm_report - len, "%s", line);
-        else if (len + sizeof more <= sizeof sum->tlm_report)
-            len += (size_t)snprintf(sum->tlm_report + len, sizeof sum->tlm_report - len, "%s", more), len = sizeof sum->tlm_report;
+        const size_t cap = sizeof sum->tlm_report, need = len + (size_t)n;
+        if (need + sizeof more <= cap || (j + 1 == w && need < cap)) { /* room for this line and the note */
+            len += (size_t)snprintf(sum->tlm_report + len, cap - len, "%s", line);
+        } else if (len + sizeof more <= cap) { /* the note, then nothing more */
+            snprintf(sum->tlm_report + len, cap - len, "%s", more);
+            len = cap;
+        }
     }
 }
 
