@@ -844,15 +844,27 @@ static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
         if (d->rec_mass[j] > sum->tlm_mass_initial_max) sum->tlm_mass_initial_max = d->rec_mass[j];
         if (mmax > sum->tlm_mass_max) sum->tlm_mass_max = mmax;
         const double zc = d->rec_zc[j];
-        /* with a model, the volume node of the chamber (bond j / 2 is cylinder j / 2) */
-        const hymo_cylinder *cy = model ? &model->cylinders[j / 2] : NULL;
-        const char *node = cy ? model->nodes[j % 2 ? cy->node_rod : cy->node_piston].name : "";
-        if (len < sizeof sum->tlm_report)
-            len += (size_t)snprintf(sum->tlm_report + len, sizeof sum->tlm_report - len,
-                                    "tlm %-11s%s%s%s: t = 0: Z_c %.4g Pa s/m^3, L %.4g Pa s^2/m^3, mass %.4g kg; "
-                                    "max mass %.4g kg at t = %g s\n",
-                                    d->s.bonds[j / 2].eff_name[j % 2], cy ? " (" : "", node, cy ? ")" : "", zc,
-                                    d->o->H * zc, d->rec_mass[j], mmax, d->row[HYMO_SIG_TIME][rmax]);
+        /* with a model, the volume node of the chamber or motor port (bond j / 2 is actuator j / 2); a
+         * motor's "mass" L D^2 is an inertia */
+        int node0 = -1, node1 = -1;
+        double w0, w1;
+        if (model) hymo_actuator_ports(model, j / 2, &node0, &node1, &w0, &w1);
+        const char *node = model ? model->nodes[j % 2 ? node1 : node0].name : "",
+                   *mu = model && j / 2 >= model->n_cylinders ? "kg m^2" : "kg";
+        char line[256]; /* whole lines only: the rest is in the file (/cosim/tlm/) */
+        const int n = snprintf(line, sizeof line,
+                               "tlm %-11s%s%s%s: t = 0: Z_c %.4g Pa s/m^3, L %.4g Pa s^2/m^3, mass %.4g %s; "
+                               "max mass %.4g %s at t = %g s\n",
+                               d->s.bonds[j / 2].eff_name[j % 2], model ? " (" : "", node, model ? ")" : "", zc,
+                               d->o->H * zc, d->rec_mass[j], mu, mmax, mu, d->row[HYMO_SIG_TIME][rmax]);
+        static const char more[] = "tlm (the other lines: /cosim/tlm/ in the output file)\n";
+        const size_t cap = sizeof sum->tlm_report, need = len + (size_t)n;
+        if (need + sizeof more <= cap || (j + 1 == w && need < cap)) { /* room for this line and the note */
+            len += (size_t)snprintf(sum->tlm_report + len, cap - len, "%s", line);
+        } else if (len + sizeof more <= cap) { /* the note, then nothing more */
+            snprintf(sum->tlm_report + len, cap - len, "%s", more);
+            len = cap;
+        }
     }
 }
 

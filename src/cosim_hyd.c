@@ -66,7 +66,8 @@ static void hyd_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
     hyd_impl *hi = sub->impl;
     memcpy(hi->coef, coef, (size_t)HYMO_POLY_TERMS * (size_t)sub->n_inputs * sizeof(double));
     if (hi->interface_model) return; /* initial values of the step: used by do_step */
-    if (hi->tlm) { /* the chamber nodes are the lines: the cylinders stand at s(t0) */
+    if (hi->tlm) { /* the port nodes are the lines: the actuators stand at s(t0), sd = 0 (a motor's
+                    * displacement flow D sd is the mechanical end's; its leakage C_L dp stays here) */
         for (int i = 0; i < hi->nc; ++i) {
             const int c = hi->cyl[i];
             memset(&hi->cs[HYMO_POLY_TERMS * c], 0, HYMO_POLY_TERMS * sizeof(double));
@@ -145,9 +146,11 @@ static void tlm_inputs(hyd_impl *hi, double t, double H)
         int n = 0;
         for (int i = 0; i < hi->nc; ++i) {
             if (hi->owner[i] != q) continue;
-            const hymo_cylinder *cy = &model->cylinders[hi->cyl[i]];
+            int node0, node1;
+            double w0, w1;
+            hymo_actuator_ports(model, hi->cyl[i], &node0, &node1, &w0, &w1);
             for (int r = 0; r < 2; ++r, ++n) {
-                const int node = r ? cy->node_rod : cy->node_piston, j = 2 * i + r;
+                const int node = r ? node1 : node0, j = 2 * i + r;
                 const double *cm = &hi->coef[HYMO_POLY_TERMS * (2 * hi->nc + j)];
                 const double p = hymo_tlm_line_pressure(cm[0], hi->tlm_wave[j], hi->tlm_cin_prev[j], hi->tlm_wave_prev[j]);
                 hi->tlm_zc[n] = hi->tlm_zc_out[j] = hymo_tlm_impedance(hi->circ, model, node, hi->im_s, p, H);
@@ -464,13 +467,15 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
     }
     for (int a = 0; a < model->n_cylinders; ++a) /* at rest at s0 until the first input (motors at 0) */
         hi->cs[T * a] = hi->im_s[a] = circ->s0[a];
-    for (int q = 0; hi->tlm && q < n_parts; ++q) /* TLM lines: the chamber nodes, in tlm_inputs' order */
+    for (int q = 0; hi->tlm && q < n_parts; ++q) /* TLM lines: the port nodes (chambers, motor ports), in tlm_inputs' order */
         for (int j = 0; j < nc; ++j) {
             if (hi->owner[j] != q) continue;
-            const hymo_cylinder *cy = &model->cylinders[hi->cyl[j]];
+            int node0, node1;
+            double w0, w1;
+            hymo_actuator_ports(model, hi->cyl[j], &node0, &node1, &w0, &w1);
             for (int r = 0; r < 2; ++r) {
                 hi->tlm_line[2 * j + r] = hymo_hyd_sub_tlm_count(hi->hs[q]);
-                hymo_status st = hymo_hyd_sub_tlm_add(hi->hs[q], r ? cy->node_rod : cy->node_piston, err);
+                hymo_status st = hymo_hyd_sub_tlm_add(hi->hs[q], r ? node1 : node0, err);
                 if (st != HYMO_OK) {
                     hyd_destroy(sub);
                     return st;

@@ -19,26 +19,41 @@
 #include "hyd_subsystem.h" /* hymo_tlm_compliance */
 
 /* ---------------------------------------------------------------- TLM
- * Force source of the TLM coupling (seed 003 §3.1 Eq. 1): the chamber
- * pressures the piston feels are p = c + Z_c Q, with c the wave the
- * hydraulic end sent T earlier and Q = -dV/ds sd the flow the piston
- * pushes into the line (piston chamber -A_pist sd, rod chamber
- * +A_rod sd).  The algebraic loop (p depends on the iterate's sd) is part
- * of the mechanics' Newton: the fast Jacobian adds dF/dp dp/dsd, the
- * damping -Z_c (A_pist^2 + A_rod^2) of seed 003's Eq. 1.
- * Storage: the inputs in sim->tlm_in as set_inputs gets them, c_pist,a
- * (2a), c_rod,a (2a+1), then Z_c in the same layout (2na + 2a,
- * 2na + 2a + 1); the pressure p in pn[k] of the chamber's state k (so the
- * committed p holds the applied pressures). */
+ * Force source of the TLM coupling (seed 003 §3.1 Eq. 1): the port
+ * pressures the actuator feels are p = c + Z_c Q, with c the wave the
+ * hydraulic end sent T earlier and Q = -w sd the flow the actuator pushes
+ * into the line, w its port weight (hymo_actuator_ports: a cylinder's
+ * piston chamber A_pist, rod chamber -A_rod; a motor's ports a, b D, -D,
+ * sd its joint rate).  The algebraic loop (p depends on the iterate's sd)
+ * is part of the mechanics' Newton: the fast Jacobian adds dF/dp dp/dsd,
+ * the damping -Z_c (w_0^2 + w_1^2) of seed 003's Eq. 1.
+ * Storage: the inputs in sim->tlm_in as set_inputs gets them, c_0,a
+ * (2a), c_1,a (2a+1), then Z_c in the same layout (2na + 2a,
+ * 2na + 2a + 1), na the coupled actuators; the pressure p in pn[k] of the
+ * port's state k (so the committed p holds the applied pressures). */
+
+/* Port r (0: piston chamber or motor port a, 1: rod chamber or port b) of
+ * coupled actuator a: its volume node's state and its weight w (dF/dp). */
+static int tlm_port(const hymo_model *model, int a, int r, double *w)
+{
+    int node0, node1;
+    double w0, w1;
+    hymo_actuator_ports(model, a, &node0, &node1, &w0, &w1);
+    *w = r ? w1 : w0;
+    return r ? node1 : node0;
+}
+
 static void tlm_pressures(hymo_sim *sim)
 {
     const hymo_model *model = sim->model;
-    for (int a = 0; a < model->n_cylinders; ++a) { /* the cylinders (motor-cosim: a split refuses motors with TLM) */
-        const hymo_cylinder *cy = &model->cylinders[a];
-        const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
-        const double sd = sim->act.sd[a], *c = sim->tlm_in + 2 * a, *zc = c + 2 * model->n_cylinders;
-        sim->pn[kp] = c[0] + zc[0] * (-cy->piston_area * sd);
-        sim->pn[kr] = c[1] + zc[1] * (cy->rod_side_area * sd);
+    const int na = hymo_coupled_actuators(model); /* cylinders, motors; not the driven joints */
+    for (int a = 0; a < na; ++a) {
+        const double sd = sim->act.sd[a], *c = sim->tlm_in + 2 * a, *zc = c + 2 * na;
+        for (int r = 0; r < 2; ++r) {
+            double w;
+            const int k = model->nodes[tlm_port(model, a, r, &w)].state;
+            sim->pn[k] = c[r] + zc[r] * (-w * sd);
+        }
     }
 }
 
@@ -61,7 +76,7 @@ static hymo_status tlm_forces(hymo_sim *sim, double t, hymo_error *err)
 static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
 {
     const hymo_model *model = sim->model;
-    const int na = model->n_cylinders; /* motor-cosim: not the driven joints' actuators */
+    const int na = hymo_coupled_actuators(model); /* motor-cosim: not the driven joints' actuators */
     if (na == 0) return HYMO_OK;
     hymo_circuit_derivs *cd = &sim->cderiv;
     if (hymo_circuit_derivatives(&sim->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 0, cd))
@@ -69,11 +84,13 @@ static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
                               t, sim->step + 1);
     const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     for (int a = 0; a < na; ++a) {
-        const hymo_cylinder *cy = &model->cylinders[a];
-        const int kp = model->nodes[cy->node_piston].state, kr = model->nodes[cy->node_rod].state;
         const double *zc = sim->tlm_in + 2 * na + 2 * a;
-        const double dF_dsd = cd->dF_dsd[a] + hymo_sparse_get(&cd->dF_dp, a, kp) * zc[0] * (-cy->piston_area) +
-                              hymo_sparse_get(&cd->dF_dp, a, kr) * zc[1] * cy->rod_side_area;
+        double dF_dsd = cd->dF_dsd[a];
+        for (int r = 0; r < 2; ++r) {
+            double w;
+            const int k = model->nodes[tlm_port(model, a, r, &w)].state;
+            dF_dsd += hymo_sparse_get(&cd->dF_dp, a, k) * zc[r] * (-w);
+        }
         hymo_engine_actuator_stiffness(sim, a, c * (cd->dF_ds[a] + a1 * dF_dsd));
     }
     return HYMO_OK;
@@ -81,7 +98,7 @@ static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
 
 static void tlm_set_inputs(hymo_sim *sim, const double *in)
 {
-    memcpy(sim->tlm_in, in, (size_t)(4 * sim->model->n_cylinders) * sizeof(double));
+    memcpy(sim->tlm_in, in, (size_t)(4 * hymo_coupled_actuators(sim->model)) * sizeof(double));
 }
 
 static int tlm_zero(const hymo_sim *sim) { return (void)sim, 0; }
@@ -182,12 +199,12 @@ static void tlm_impedances(mech_impl *mi, double H)
     hymo_actuators_eval(&sim->act, model, &sim->mb.kin);
     mi->tlm_T = H;
     for (int a = 0; a < mi->na; ++a) {
-        const hymo_cylinder *cy = &model->cylinders[a];
         for (int r = 0; r < 2; ++r) {
             const int j = 2 * a + r;
+            double w;
             const double cin = mi->coef[HYMO_POLY_TERMS * j];
             const double p = hymo_tlm_line_pressure(mi->wave[j], cin, mi->wave_prev[j], mi->cin_prev[j]);
-            mi->zc[j] = hymo_tlm_impedance(&sim->circ, model, r ? cy->node_rod : cy->node_piston, sim->act.s, p, H);
+            mi->zc[j] = hymo_tlm_impedance(&sim->circ, model, tlm_port(model, a, r, &w), sim->act.s, p, H);
             mi->cin_prev[j] = cin;
         }
     }
@@ -200,12 +217,13 @@ static void tlm_waves(mech_impl *mi)
 {
     const hymo_model *model = mi->sim->model;
     memcpy(mi->wave_prev, mi->wave, (size_t)(2 * mi->na) * sizeof(double));
-    for (int a = 0; a < mi->na; ++a) {
-        const hymo_cylinder *cy = &model->cylinders[a];
-        const double sd = mi->sim->act.sd[a], Q[2] = {-cy->piston_area * sd, cy->rod_side_area * sd};
-        for (int r = 0; r < 2; ++r)
-            mi->wave[2 * a + r] = mi->coef[HYMO_POLY_TERMS * (2 * a + r)] + 2.0 * mi->zc[2 * a + r] * Q[r];
-    }
+    for (int a = 0; a < mi->na; ++a)
+        for (int r = 0; r < 2; ++r) {
+            double w;
+            tlm_port(model, a, r, &w);
+            const double Q = -w * mi->sim->act.sd[a]; /* the flow the actuator pushes into the line */
+            mi->wave[2 * a + r] = mi->coef[HYMO_POLY_TERMS * (2 * a + r)] + 2.0 * mi->zc[2 * a + r] * Q;
+        }
 }
 
 static hymo_status mech_do_step(hymo_subsystem *sub, double t, double H, hymo_error *err)
@@ -328,12 +346,12 @@ enum {
     MV_LINE_POWER, MV_TLM_ZC, MV_TLM_L, MV_TLM_MASS
 };
 
-/* TLM: the chamber pressure the piston feels (p = c + Z_c Q) and the
- * piston area of chamber j = 2a + r. */
-static double tlm_area(const hymo_model *model, int j)
+/* TLM: the weight w of line j = 2a + r (A_pist, -A_rod; D, -D). */
+static double tlm_weight(const hymo_model *model, int j)
 {
-    const hymo_cylinder *cy = &model->cylinders[j / 2];
-    return j % 2 ? cy->rod_side_area : cy->piston_area;
+    double w;
+    tlm_port(model, j / 2, j % 2, &w);
+    return w;
 }
 
 static double tlm_real(const mech_impl *mi, int kind, int i)
@@ -341,18 +359,18 @@ static double tlm_real(const mech_impl *mi, int kind, int i)
     const hymo_sim *sim = mi->sim;
     const double T = mi->tlm_T;
     switch (kind) {
-    case MV_LINE_POWER: { /* (p_pist A_pist - p_rod A_rod) sd, p = (c_mech + c_hyd) / 2 at the current time */
+    case MV_LINE_POWER: { /* (p_0 w_0 + p_1 w_1) sd, p = (c_mech + c_hyd) / 2 at the current time */
         double P = 0.0;
         for (int r = 0; r < 2; ++r) {
             const int j = 2 * i + r;
             const double p = 0.5 * (mi->wave[j] + mi->coef[HYMO_POLY_TERMS * j]);
-            P += (r ? -1.0 : 1.0) * p * tlm_area(sim->model, j) * sim->act.sd[i];
+            P += p * tlm_weight(sim->model, j) * sim->act.sd[i];
         }
         return P;
     }
     case MV_TLM_ZC: return mi->zc[i];
     case MV_TLM_L: return T * mi->zc[i];
-    case MV_TLM_MASS: return T * mi->zc[i] * tlm_area(sim->model, i) * tlm_area(sim->model, i);
+    case MV_TLM_MASS: return T * mi->zc[i] * tlm_weight(sim->model, i) * tlm_weight(sim->model, i); /* motor: kg m^2 */
     default: return NAN;
     }
 }
@@ -462,14 +480,16 @@ static int mech_add_variables(mech_impl *mi, const hymo_model *model)
                               "max_constraint_acceleration");
     bad |= hymo_var_table_add(t, MV_INDEPENDENT, 0, HYMO_VAR_STRING, "", "independent coordinates used",
                               "independent");
-    for (int a = 0; mi->tlm && a < model->n_cylinders; ++a)
-        bad |= hymo_var_table_add(t, MV_LINE_POWER, a, R, "W", model->cylinders[a].name, "line_power[%d]", a);
+    for (int a = 0; mi->tlm && a < mi->na; ++a)
+        bad |= hymo_var_table_add(t, MV_LINE_POWER, a, R, "W", hymo_actuator_name(model, a), "line_power[%d]", a);
     static const char *const tq[3] = {"tlm_impedance", "tlm_inductance", "tlm_mass"},
-                             *const tu[3] = {"Pa s/m^3", "Pa s^2/m^3", "kg"};
+                             *const tu[2][3] = {{"Pa s/m^3", "Pa s^2/m^3", "kg"}, {"Pa s/m^3", "Pa s^2/m^3", "kg m^2"}},
+                             *const tn[2][2] = {{"piston chamber", "rod chamber"}, {"motor port a", "motor port b"}};
     for (int q = 0; mi->tlm && q < 3; ++q)
-        for (int j = 0; j < 2 * model->n_cylinders; ++j)
-            bad |= hymo_var_table_add(t, MV_TLM_ZC + q, j, R, tu[q], j % 2 ? "rod chamber" : "piston chamber",
-                                      "%s[%d]", tq[q], j);
+        for (int j = 0; j < 2 * mi->na; ++j) {
+            const int motor = j / 2 >= model->n_cylinders;
+            bad |= hymo_var_table_add(t, MV_TLM_ZC + q, j, R, tu[motor][q], tn[motor][j % 2], "%s[%d]", tq[q], j);
+        }
     return bad;
 }
 
@@ -536,14 +556,13 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     hymo_actuators_eval(&sim->act, model, &sim->mb.kin);
     hymo_actuators_accel(&sim->act, model, &sim->mb.kin, sim->mb.zdd, mi->sdd);
     if (mi->tlm) { /* at rest: the waves are the initial pressures */
-        for (int a = 0; a < na; ++a) {
-            const hymo_cylinder *cy = &model->cylinders[a];
+        for (int a = 0; a < na; ++a)
             for (int r = 0; r < 2; ++r) {
                 const int j = 2 * a + r;
+                double w;
                 mi->coef[HYMO_POLY_TERMS * j] = mi->wave[j] = mi->wave_prev[j] = mi->cin_prev[j] =
-                    sim->p[model->nodes[r ? cy->node_rod : cy->node_piston].state];
+                    sim->p[model->nodes[tlm_port(model, a, r, &w)].state];
             }
-        }
         tlm_impedances(mi, opt->H);
         tlm_waves(mi);
     }

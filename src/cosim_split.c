@@ -47,29 +47,33 @@ static void link_hydraulics(hymo_split *sp, int k, const int *cyl, int nc, int n
     }
 }
 
-/* TLM: every chamber's node must be a volume holding that chamber and no
- * other (each line's mechanical end is one piston face). */
+/* TLM: every actuator port's node (a cylinder chamber, a motor port) must
+ * be a volume holding that port and no other (each line's mechanical end
+ * is one piston face or one motor port). */
 static hymo_status tlm_check(const hymo_model *model, hymo_error *err)
 {
     const char *src = model->source_path ? model->source_path : model->name;
-    if (model->n_motors > 0) /* motor-cosim: a motor's leakage joins its two lines; not modelled */
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "%s: hydraulics.motors[0] (%s): --coupling tlm is not supported for hydraulic motors "
-                              "(only cylinder chambers become TLM lines); use velocity-pressure or velocity-force",
-                              src, model->motors[0].name);
-    for (int a = 0; a < model->n_cylinders; ++a)
+    for (int a = 0; a < hymo_coupled_actuators(model); ++a)
         for (int r = 0; r < 2; ++r) {
-            const hymo_cylinder *cy = &model->cylinders[a];
-            const hymo_node *nd = &model->nodes[r ? cy->node_rod : cy->node_piston];
-            int chambers = 0;
+            int node0, node1;
+            double w0, w1;
+            hymo_actuator_ports(model, a, &node0, &node1, &w0, &w1);
+            const int node = r ? node1 : node0;
+            const hymo_node *nd = &model->nodes[node];
+            int ports = 0; /* chambers and motor ports at the node */
             for (int q = 0; nd->kind == HYMO_NODE_VOLUME && q < nd->n_parts; ++q)
-                chambers += model->subvolumes[nd->first_part + q].cylinder >= 0;
-            if (nd->kind != HYMO_NODE_VOLUME || chambers != 1)
+                ports += model->subvolumes[nd->first_part + q].cylinder >= 0;
+            for (int k = 0; k < model->n_motors; ++k)
+                ports += (model->motors[k].node_a == node) + (model->motors[k].node_b == node);
+            if (nd->kind != HYMO_NODE_VOLUME || ports != 1)
                 return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                                      "%s: TLM coupling: the %s chamber of cylinder %s is at node %s, which %s; a TLM "
-                                      "line needs a volume holding exactly this one chamber",
-                                      src, r ? "rod" : "piston", cy->name, nd->name,
-                                      nd->kind != HYMO_NODE_VOLUME ? "is not a volume" : "holds several chambers");
+                                      "%s: TLM coupling: the %s of %s %s is at node %s, which %s; a TLM line needs a "
+                                      "volume holding exactly this one chamber or motor port",
+                                      src, a < model->n_cylinders ? (r ? "rod chamber" : "piston chamber")
+                                                                  : (r ? "port b" : "port a"),
+                                      a < model->n_cylinders ? "cylinder" : "motor", hymo_actuator_name(model, a),
+                                      nd->name,
+                                      nd->kind != HYMO_NODE_VOLUME ? "is not a volume" : "holds several such ports");
         }
     return HYMO_OK;
 }

@@ -8,7 +8,7 @@
  * - structure: the forestry crane is one circuit holding three cylinders
  *   and the slewing motor (local actuator 3: inputs 6, 7 of the circuit);
  *   the motor-only pendulum (tests/models/motor_pendulum.yaml) splits into
- *   the mechanics and one circuit; TLM is refused naming the motor;
+ *   the mechanics and one circuit; TLM makes the motor's ports lines;
  * - the pendulum against the monolithic run (velocity-pressure and
  *   velocity-force, p = 2, H = 1 ms), with the motor bond's residual
  *   energy; the bounds are ~2x the measured values (printed);
@@ -96,14 +96,22 @@ static void test_split_structure(void **state)
     assert_int_equal(sp->subsystems[1]->n_inputs, 2 * 4 + 16 + 4);
     hymo_split_free(sp);
 
-    /* TLM: one line naming the motor and the option */
+    /* TLM (branch tlm-motor): the motor's two ports are lines 6, 7; their
+     * parasitic "mass" L D^2 is an inertia */
     opt.approx = HYMO_APPROX_LAGRANGE2;
     opt.coupling = HYMO_COUPLING_TLM;
-    assert_int_equal(hymo_split_create(model, &opt, &sp, &err), HYMO_ERR_ARGUMENT);
-    assert_null(sp);
-    assert_non_null(strstr(err.message, "hydraulics.motors[0] (slew_motor)"));
-    assert_non_null(strstr(err.message, "--coupling tlm"));
-    assert_null(strchr(err.message, '\n'));
+    if (hymo_split_create(model, &opt, &sp, &err) != HYMO_OK) fail_msg("%s", err.message);
+    mech = sp->subsystems[0];
+    assert_int_equal(mech->n_inputs, 2 * 4);
+    assert_int_equal(mech->n_outputs, 3 * 4 + 2 * 4); /* s, sd, sdd, then the waves */
+    vr = hymo_subsystem_find_variable(mech, "tlm_mass[6]");
+    assert_true(vr >= 0);
+    assert_string_equal(mech->ops->variable(mech, vr)->unit, "kg m^2");
+    assert_string_equal(mech->ops->variable(mech, vr)->description, "motor port a");
+    vr = hymo_subsystem_find_variable(mech, "line_power[3]");
+    assert_true(vr >= 0);
+    assert_string_equal(mech->ops->variable(mech, vr)->description, "slew_motor");
+    hymo_split_free(sp);
     hymo_model_free(model);
 
     /* the motor-only model: mechanics and one circuit, velocity-force */
