@@ -767,10 +767,17 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
         TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_mass_initial_max", sum->tlm_mass_initial_max,
                                             err));
         TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_mass_max", sum->tlm_mass_max, err));
+        if (d->s.model && d->s.model->n_motors > 0) {
+            TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_inertia_initial_max",
+                                                sum->tlm_inertia_initial_max, err));
+            TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_inertia_max", sum->tlm_inertia_max, err));
+        }
         TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/impedance", (int)n, 2 * nb, d->rec_zc, "Pa s/m^3", chamber, err));
         TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/inductance", (int)n, 2 * nb, L, "Pa s^2/m^3", chamber, err));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/parasitic_mass", (int)n, 2 * nb, d->rec_mass, "kg", chamber,
-                                       err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/parasitic_mass", (int)n, 2 * nb, d->rec_mass,
+                                       d->s.model && d->s.model->n_motors > 0 ? "kg (chambers), kg m^2 (motor ports)"
+                                                                               : "kg",
+                                       chamber, err));
         TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/line_energy", (int)n, nb, d->rec_eline, "J", bond, err));
         for (int a = 0; a < nb; ++a) { /* rec_y: the pistons' waves, then the rods' */
             bond[a] = d->s.bonds[a].eff_name[0];
@@ -841,16 +848,18 @@ static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
         long rmax = 0;
         for (long r = 1; r < d->n_rows; ++r)
             if (d->rec_mass[r * w + j] > mmax) mmax = d->rec_mass[r * w + j], rmax = r;
-        if (d->rec_mass[j] > sum->tlm_mass_initial_max) sum->tlm_mass_initial_max = d->rec_mass[j];
-        if (mmax > sum->tlm_mass_max) sum->tlm_mass_max = mmax;
         const double zc = d->rec_zc[j];
         /* with a model, the volume node of the chamber or motor port (bond j / 2 is actuator j / 2); a
-         * motor's "mass" L D^2 is an inertia */
+         * motor's "mass" L D^2 is an inertia, kept apart */
         int node0 = -1, node1 = -1;
         double w0, w1;
         if (model) hymo_actuator_ports(model, j / 2, &node0, &node1, &w0, &w1);
-        const char *node = model ? model->nodes[j % 2 ? node1 : node0].name : "",
-                   *mu = model && j / 2 >= model->n_cylinders ? "kg m^2" : "kg";
+        const int motor = model && j / 2 >= model->n_cylinders;
+        const char *node = model ? model->nodes[j % 2 ? node1 : node0].name : "", *mu = motor ? "kg m^2" : "kg";
+        double *m0 = motor ? &sum->tlm_inertia_initial_max : &sum->tlm_mass_initial_max,
+               *m1 = motor ? &sum->tlm_inertia_max : &sum->tlm_mass_max;
+        if (d->rec_mass[j] > *m0) *m0 = d->rec_mass[j];
+        if (mmax > *m1) *m1 = mmax;
         char line[256]; /* whole lines only: the rest is in the file (/cosim/tlm/) */
         const int n = snprintf(line, sizeof line,
                                "tlm %-11s%s%s%s: t = 0: Z_c %.4g Pa s/m^3, L %.4g Pa s^2/m^3, mass %.4g %s; "
@@ -1190,9 +1199,16 @@ void hymo_cosim_summary_print_results(FILE *out, const hymo_cosim_options *o, co
             s->max_constraint_position);
     fprintf(out, "hydraulics     %ld internal steps, %ld right-hand sides\n", s->hyd_steps, s->hyd_rhs_evals);
     if (s->n_tlm > 0)
-        fprintf(out, "tlm            delay T = H = %g s, %d lines; parasitic mass L A^2 (seed 003 Eq. 8) at most %.4g kg "
-                     "at t = 0, %.4g kg over the run\n%s",
-                o->H, s->n_tlm, s->tlm_mass_initial_max, s->tlm_mass_max, s->tlm_report);
+    {
+        fprintf(out, "tlm            delay T = H = %g s, %d lines", o->H, s->n_tlm);
+        if (s->tlm_mass_max > 0.0 || !(s->tlm_inertia_max > 0.0)) /* cylinder chambers: L A^2, a mass */
+            fprintf(out, "; parasitic mass L A^2 (seed 003 Eq. 8) at most %.4g kg at t = 0, %.4g kg over the run",
+                    s->tlm_mass_initial_max, s->tlm_mass_max);
+        if (s->tlm_inertia_max > 0.0) /* motor ports: L D^2, an inertia */
+            fprintf(out, "; motor ports' inertia L D^2 at most %.4g kg m^2 at t = 0, %.4g kg m^2 over the run",
+                    s->tlm_inertia_initial_max, s->tlm_inertia_max);
+        fprintf(out, "\n%s", s->tlm_report);
+    }
     if (s->has_errors) {
         const hymo_compare_result *e = &s->errors;
         fprintf(out, "vs reference   %d samples, t in [%g, %g] s\n", e->n_samples, e->t_start, e->t_end);

@@ -50,6 +50,9 @@ sed -e '/name: VB/s/volume: 2.0e-4/volume: 4.0e-4/' "$P" > asym.yaml
 grep -q "^tlm motor1.port_a (VA): t = 0: Z_c 3e+09 Pa s/m^3, L 3e+06 Pa s^2/m^3, mass 0.0012 kg m^2" asym.out &&
     grep -q "^tlm motor1.port_b (VB): t = 0: Z_c 1.5e+09 Pa s/m^3, L 1.5e+06 Pa s^2/m^3, mass 0.0006 kg m^2" asym.out ||
     fail "asymmetric Z_c: $(grep ^tlm asym.out)"
+# the summary keeps a motor's inertia (kg m^2) apart from the chambers' masses (kg): this model has no chamber
+grep -q "^tlm            delay T = H = 0.001 s, 2 lines; motor ports' inertia L D^2 at most 0.0012 kg m^2 at t = 0" asym.out &&
+    ! grep -q "parasitic mass L A^2" asym.out || fail "summary units: $(grep '^tlm  ' asym.out)"
 check "asymmetric pendulum max |E_res|" "$(sed -n 's/^residual .*max |E| \([^ ]*\) J.*/\1/p' asym.out)" 0 1e-9
 
 # the forestry crane: cylinders and the slewing motor together

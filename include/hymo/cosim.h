@@ -268,11 +268,15 @@ typedef struct {
     int has_errors;   /* a reference was given */
     hymo_compare_result errors;
     /* TLM coupling (0 otherwise): the chambers' parasitic mass L A^2
-     * (seed 003 Eq. 8), largest over the chambers, at t = 0 and over the
-     * run; per chamber lines for the printed summary */
+     * (seed 003 Eq. 8), largest over the cylinder chambers, kg, at t = 0
+     * and over the run; per line lines for the printed summary */
     int n_tlm;
     double tlm_mass_initial_max, tlm_mass_max;
     char tlm_report[1024];
+    /* Added: the motor ports' parasitic inertia L D^2, largest over the
+     * motor ports, kg m^2, at t = 0 and over the run (0 without motors;
+     * kept apart from the chambers' masses: another unit) */
+    double tlm_inertia_initial_max, tlm_inertia_max;
 } hymo_cosim_summary;
 
 /* Runs the co-simulation from 0 to opt->mech.t_end: hymo_split_create,
