@@ -70,28 +70,59 @@ static int flow_pattern(pairs *pp, pairs *pu, const hymo_model *model, int np, i
     return e;
 }
 
+/* The flow elements in the order of hymo_circuit_derivatives and of
+ * d->slot: throttles, 4 edges per valve (P->A, B->T, P->B, A->T), relief
+ * and check valves, pumps, flow controls, motors; sets the offsets
+ * slot_valve .. slot_motor and returns their number. */
+static int flow_offsets(hymo_circuit_derivs *d, const hymo_model *m)
+{
+    d->slot_valve = m->n_throttles;
+    d->slot_relief = d->slot_valve + 4 * m->n_valves;
+    d->slot_check = d->slot_relief + m->n_relief_valves;
+    d->slot_pump = d->slot_check + m->n_check_valves;
+    d->slot_fc = d->slot_pump + m->n_pumps;
+    d->slot_motor = d->slot_fc + m->n_flow_controls;
+    return d->slot_motor + m->n_motors;
+}
+
+/* Flow element k (flow_offsets' order): its nodes from -> to and its
+ * spool state (-1: not a valve edge). */
+static void flow_element(const hymo_circuit_derivs *d, const hymo_model *m, int k, int *nf, int *nt, int *v)
+{
+    *v = -1;
+    if (k < d->slot_valve) {
+        *nf = m->throttles[k].node_a, *nt = m->throttles[k].node_b;
+    } else if (k < d->slot_relief) {
+        const hymo_valve *va = &m->valves[(k - d->slot_valve) / 4];
+        hymo_valve_edge_nodes(va, (k - d->slot_valve) % 4, nf, nt);
+        *v = va->state;
+    } else if (k < d->slot_check) {
+        *nf = m->relief_valves[k - d->slot_relief].node_a, *nt = m->relief_valves[k - d->slot_relief].node_b;
+    } else if (k < d->slot_pump) {
+        *nf = m->check_valves[k - d->slot_check].node_a, *nt = m->check_valves[k - d->slot_check].node_b;
+    } else if (k < d->slot_fc) {
+        *nf = m->pumps[k - d->slot_pump].node_in, *nt = m->pumps[k - d->slot_pump].node_out;
+    } else if (k < d->slot_motor) {
+        *nf = m->flow_controls[k - d->slot_fc].node_a, *nt = m->flow_controls[k - d->slot_fc].node_b;
+    } else {
+        *nf = m->motors[k - d->slot_motor].node_a, *nt = m->motors[k - d->slot_motor].node_b;
+    }
+}
+
 static int build_patterns(hymo_circuit_derivs *d, const hymo_model *model)
 {
     const int np = d->np, nu = d->nu, na = d->na;
     pairs pp = {0}, pu = {0}, ps = {0}, pf = {0};
     int e = 0;
     for (int i = 0; i < np; ++i) e |= pairs_add(&pp, i, i);
-    for (int t = 0; t < model->n_throttles; ++t)
-        e |= flow_pattern(&pp, &pu, model, np, model->throttles[t].node_a, model->throttles[t].node_b, -1);
-    for (int v = 0; v < model->n_valves; ++v)
-        for (int k = 0; k < 4; ++k) {
-            int nf, nt;
-            hymo_valve_edge_nodes(&model->valves[v], k, &nf, &nt);
-            e |= flow_pattern(&pp, &pu, model, np, nf, nt, model->valves[v].state < nu ? model->valves[v].state : -1);
-        }
-    for (int r = 0; r < model->n_relief_valves; ++r)
-        e |= flow_pattern(&pp, &pu, model, np, model->relief_valves[r].node_a, model->relief_valves[r].node_b, -1);
-    for (int k = 0; k < model->n_check_valves; ++k)
-        e |= flow_pattern(&pp, &pu, model, np, model->check_valves[k].node_a, model->check_valves[k].node_b, -1);
-    for (int j = 0; j < model->n_pumps; ++j)
-        e |= flow_pattern(&pp, &pu, model, np, model->pumps[j].node_in, model->pumps[j].node_out, -1);
-    for (int k = 0; k < model->n_flow_controls; ++k)
-        e |= flow_pattern(&pp, &pu, model, np, model->flow_controls[k].node_a, model->flow_controls[k].node_b, -1);
+    /* every flow element but the motors that are no actuator here (na) */
+    const int n_motor_act = na > model->n_cylinders ? na - model->n_cylinders : 0;
+    const int n_flow = d->slot_motor + (model->n_motors < n_motor_act ? model->n_motors : n_motor_act);
+    for (int k = 0; k < n_flow; ++k) {
+        int nf, nt, v;
+        flow_element(d, model, k, &nf, &nt, &v);
+        e |= flow_pattern(&pp, &pu, model, np, nf, nt, v < nu ? v : -1);
+    }
     for (int a = 0; a < na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
         e |= pairs_add(&pf, a, vol_state(model, cy->node_piston, np)) |
@@ -101,7 +132,6 @@ static int build_patterns(hymo_circuit_derivs *d, const hymo_model *model)
         const hymo_motor *mo = &model->motors[k];
         const int a = model->n_cylinders + k, pa = vol_state(model, mo->node_a, np),
                   pb = vol_state(model, mo->node_b, np);
-        e |= flow_pattern(&pp, &pu, model, np, mo->node_a, mo->node_b, -1);
         e |= pairs_add(&ps, pa, a) | pairs_add(&ps, pb, a) | pairs_add(&pf, a, pa) | pairs_add(&pf, a, pb);
     }
     for (int n = 0; n < model->n_nodes; ++n) {
@@ -144,35 +174,14 @@ static void slot_set(hymo_circuit_derivs *d, const hymo_model *model, flow_slot 
 /* the slots of every flow element, in the order of hymo_circuit_derivatives */
 static int build_slots(hymo_circuit_derivs *d, const hymo_model *model)
 {
-    const int n = model->n_throttles + 4 * model->n_valves + model->n_relief_valves + model->n_check_valves +
-                  model->n_pumps + model->n_flow_controls + model->n_motors;
+    const int n = flow_offsets(d, model);
     d->slot = calloc((size_t)(n > 0 ? n : 1), sizeof *d->slot);
     if (!d->slot) return -1;
-    flow_slot *sl = d->slot;
-    for (int t = 0; t < model->n_throttles; ++t)
-        slot_set(d, model, sl++, model->throttles[t].node_a, model->throttles[t].node_b, -1);
-    d->slot_valve = (int)(sl - d->slot);
-    for (int v = 0; v < model->n_valves; ++v)
-        for (int e = 0; e < 4; ++e) {
-            int nf, nt;
-            hymo_valve_edge_nodes(&model->valves[v], e, &nf, &nt);
-            slot_set(d, model, sl++, nf, nt, model->valves[v].state);
-        }
-    d->slot_relief = (int)(sl - d->slot);
-    for (int r = 0; r < model->n_relief_valves; ++r)
-        slot_set(d, model, sl++, model->relief_valves[r].node_a, model->relief_valves[r].node_b, -1);
-    d->slot_check = (int)(sl - d->slot);
-    for (int k = 0; k < model->n_check_valves; ++k)
-        slot_set(d, model, sl++, model->check_valves[k].node_a, model->check_valves[k].node_b, -1);
-    d->slot_pump = (int)(sl - d->slot);
-    for (int j = 0; j < model->n_pumps; ++j)
-        slot_set(d, model, sl++, model->pumps[j].node_in, model->pumps[j].node_out, -1);
-    d->slot_fc = (int)(sl - d->slot);
-    for (int k = 0; k < model->n_flow_controls; ++k)
-        slot_set(d, model, sl++, model->flow_controls[k].node_a, model->flow_controls[k].node_b, -1);
-    d->slot_motor = (int)(sl - d->slot);
-    for (int k = 0; k < model->n_motors; ++k)
-        slot_set(d, model, sl++, model->motors[k].node_a, model->motors[k].node_b, -1);
+    for (int k = 0; k < n; ++k) {
+        int nf, nt, v;
+        flow_element(d, model, k, &nf, &nt, &v);
+        slot_set(d, model, &d->slot[k], nf, nt, v);
+    }
     return 0;
 }
 
@@ -191,6 +200,7 @@ hymo_status hymo_circuit_derivs_alloc(hymo_circuit_derivs *d, const hymo_model *
     d->dF_dsd = calloc(a1, sizeof(double));
     d->qnet = calloc(n1, sizeof(double));
     d->w = calloc(3 * n1, sizeof(double));
+    flow_offsets(d, model);
     if (!d->dF_ds || !d->dF_dsd || !d->qnet || !d->w || build_patterns(d, model) || build_slots(d, model)) {
         hymo_circuit_derivs_free(d);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit derivatives)");
