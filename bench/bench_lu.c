@@ -1,13 +1,13 @@
-/* bench_lu — the dense LU that src/linsol.c uses, against LAPACK dgetrf of
+/* bench_lu — the dense LU that src/solvers/linsol.c uses, against LAPACK dgetrf of
  * the BLAS this build links (Debian's reference BLAS unless an optimised
  * one is the system's libblas.so.3 alternative), at sizes 8 .. 1280.
  *
  *   bench_lu [--repeat R]
  *
  * Prints per size the minimum over R factorisations of a diagonally
- * dominant random matrix (ms) for the unblocked right-looking LU (src/linsol.c's
+ * dominant random matrix (ms) for the unblocked right-looking LU (src/solvers/linsol.c's
  * hymo_lu_unblocked itself) and for LAPACKE_dgetrf_work, and
- * their ratio: src/linsol.c's DENSE_UNBLOCKED_MAX is chosen from it. */
+ * their ratio: src/solvers/linsol.c's DENSE_UNBLOCKED_MAX is chosen from it. */
 #define _POSIX_C_SOURCE 199309L
 
 #include <lapacke.h>

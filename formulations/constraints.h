@@ -41,7 +41,7 @@ typedef struct {
     unsigned char *group;
     /* mbstruct: rank of Phi_z at the assembled start and the rows left out
      * of a maximal independent set there (redundant[r] = 1); rank = m and
-     * none redundant until the model compiler (src/compile.c) sets them */
+     * none redundant until the model compiler (src/compile/compile.c) sets them */
     int rank;
     unsigned char *redundant; /* m */
 } hymo_constraints;

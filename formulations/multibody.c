@@ -483,7 +483,7 @@ void hymo_actuators_free(hymo_actuators *act)
  * sd = zd_j, ds/dz = e_j) and whose force is the joint torque (force on a
  * prismatic joint), applied to the joint's body and, reversed, its parent.
  * After the motors come the driven joints (s = z_j as well); their force is
- * the recorded reaction, never applied (src/driver.c). */
+ * the recorded reaction, never applied (src/engine/driver.c). */
 static int motor_joint(const hymo_model *model, int a)
 {
     const int k = a - model->n_cylinders;

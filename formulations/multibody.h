@@ -3,7 +3,7 @@
  * hymo_mb is the mechanical run data that every formulation works on: the
  * per-run kinematics, the committed joint state at t_k, the Newton iterate
  * at t_{k+1} and the constraint quantities at the last evaluation.  The
- * engine (src/engine.h) embeds one; the formulations (double-step, penalty,
+ * engine (src/engine/engine.h) embeds one; the formulations (double-step, penalty,
  * index-1) see only this struct and their own private content, so that
  * formulations/ never includes src/.
  *
@@ -57,7 +57,7 @@ int hymo_mb_kkt_factor(hymo_mb *mb, double *kkt, int *piv);
  * loops: the dense (nz + m)^2 matrix was most of a ladder's memory).  Its
  * arrays grow only when the matrix holds more non-zeros than before; KLU
  * allocates its factors at each factorisation (at the start and after
- * events, not per step).  Without driven joints (src/driver.c). */
+ * events, not per step).  Without driven joints (src/engine/driver.c). */
 typedef struct hymo_kkt_sparse hymo_kkt_sparse;
 /* nz + m from which the engine uses it (the shipped models stay below and
  * keep their dense LU's numbers) */

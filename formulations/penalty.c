@@ -320,7 +320,7 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
     for (int r = 0; r < m; ++r)
         for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) y[con->col[t]] += P[t] * w[r];
     /* motor branch: a driven joint's rate is prescribed; its row of the
-     * matrix is the unit row (src/driver.c), so with a zero right-hand side
+     * matrix is the unit row (src/engine/driver.c), so with a zero right-hand side
      * the projection leaves it and projects the other coordinates */
     for (int k = 0; k < mb->model->n_drivers; ++k) y[mb->model->drivers[k].joint] = 0.0;
     if (pc->sparse)

@@ -2,14 +2,14 @@
  * "Datasets"): ONE table, hymo_ref_signals[] in reference/signals.c, says for
  * every dataset its path, group, column count, units, element type and
  * where its rows sit in hymo_ref_block, hymo_reference and the run's row
- * buffer hymo_rows.  The writer, the reader, the row buffer (src/rows.c)
+ * buffer hymo_rows.  The writer, the reader, the row buffer (src/engine/rows.c)
  * and the comparison (compare.c) loop over it.
  *
  * Adding a per-step signal:
  *   1. an id below (in file order) and a row in hymo_ref_signals[];
  *   2. its data field in hymo_ref_block and hymo_reference
  *      (include/hymo/reference.h) and in hymo_rows below;
- *   3. where it comes from in the simulation: src/rows.c, hymo_rows_push;
+ *   3. where it comes from in the simulation: src/engine/rows.c, hymo_rows_push;
  *   4. a line in the dataset table of docs/hdf5-format.md (a test checks);
  *   5. only if `hymo compare` should compare it: HYMO_CMP_* in
  *      include/hymo/compare.h and compared[] in compare.c.
@@ -78,11 +78,11 @@ typedef enum { HYMO_UNITS_FIXED, HYMO_UNITS_PER_COORD } hymo_ref_units_rule;
 
 typedef enum { HYMO_SIG_F64, HYMO_SIG_I32 } hymo_ref_elem; /* double, int */
 
-/* Most further series a row buffer holds (src/sensors.h). */
+/* Most further series a row buffer holds (src/engine/sensors.h). */
 #define HYMO_ROWS_SERIES_MAX 8
 
 /* The row buffer of a run: room for `capacity` rows of every signal
- * (row-major [rows x cols]); src/rows.h has its functions. */
+ * (row-major [rows x cols]); src/engine/rows.h has its functions. */
 typedef struct {
     long n; /* rows held */
     int nz, np, nu, na, ncut;
@@ -98,7 +98,7 @@ typedef struct {
     size_t row_bytes[HYMO_SIGNAL_COUNT];
     unsigned char copy[HYMO_SIGNAL_COUNT];
     int n_scalar, n_copy;
-    /* Added (branch sensors): the further outputs (src/sensors.h: sensor
+    /* Added (branch sensors): the further outputs (src/engine/sensors.h: sensor
      * points, element flows and powers, valve references), their series'
      * buffers (capacity x cols each) and whether they are computed (only
      * for a run that writes a file, hymo_rows_open_writer). */

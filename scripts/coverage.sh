@@ -35,7 +35,7 @@ fi
 grep -E 'tests passed|tests failed' "$build/ctest.log"
 
 # The object file of a source file (in the library, or in the hymo
-# executable for src/main.c).  CMake names it <name>.c.o and the notes file
+# executable for src/cli/main.c).  CMake names it <name>.c.o and the notes file
 # <name>.c.gcno; gcov -o DIR would look for <name>.gcno, -o OBJECT finds it.
 object_of() {
     local rel="$1" t
@@ -53,7 +53,7 @@ trap 'rm -rf "$tmp"' EXIT
 printf '%-32s %7s %8s %7s\n' file lines covered %
 total_lines=0
 total_cov=0
-for rel in $(cd "$root" && ls src/*.c formulations/*.c hydraulics/*.c reference/*.c | sort); do
+for rel in $(cd "$root" && ls src/*/*.c formulations/*.c hydraulics/*.c reference/*.c | sort); do
     if ! obj="$(object_of "$rel")"; then
         printf '%-32s %7s %8s %7s\n' "$rel" '?' '?' 'not built'
         continue

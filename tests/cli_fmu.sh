@@ -4,7 +4,7 @@
 #      xml.etree; xmllint too when installed) and declares the required
 #      attributes (tests/fmi_master.py describe);
 #   2. `nm -D` of the binary in the FMU lists every fmi2* function of the
-#      standard (the X-macro lists of src/fmi2.h) and nothing else;
+#      standard (the X-macro lists of src/fmi/fmi2.h) and nothing else;
 #   3. bad input (unknown part, unknown circuit, unwritable output, bad
 #      option values, ...): one line on stderr, exit 2, no file left;
 #   4. `cmake --install` into a temporary prefix: the installed hymo finds
@@ -59,8 +59,8 @@ grep -q "^guid         $g1\$" "$OUT/mech3.out" && fail "GUID does not depend on 
 SO=$OUT/x/binaries/linux64/crane1_mechanics.so
 [ -f "$SO" ] || fail "no binaries/linux64/crane1_mechanics.so"
 nm -D --defined-only "$SO" | awk '$2 ~ /^[TtWwDdBbRr]$/ {print $3}' | sort > "$OUT/exported.txt"
-grep -o 'X(fmi2[A-Za-z]*)' "$SRC/src/fmi2.h" | sed 's/X(\(.*\))/\1/' | sort -u > "$OUT/standard.txt"
-[ "$(wc -l < "$OUT/standard.txt")" -eq 44 ] || fail "src/fmi2.h lists $(wc -l < "$OUT/standard.txt") functions, not 44"
+grep -o 'X(fmi2[A-Za-z]*)' "$SRC/src/fmi/fmi2.h" | sed 's/X(\(.*\))/\1/' | sort -u > "$OUT/standard.txt"
+[ "$(wc -l < "$OUT/standard.txt")" -eq 44 ] || fail "src/fmi/fmi2.h lists $(wc -l < "$OUT/standard.txt") functions, not 44"
 missing=$(comm -23 "$OUT/standard.txt" "$OUT/exported.txt")
 [ -z "$missing" ] || fail "not exported: $missing"
 extra=$(comm -13 "$OUT/standard.txt" "$OUT/exported.txt" | grep -v '^_init$\|^_fini$')

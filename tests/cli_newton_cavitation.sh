@@ -4,7 +4,7 @@
 # t = 2.306 s with "Newton-Raphson did not converge" while locating the
 # arm's make-up valve opening during cavitation (the pressure iterate of
 # Varm_p cycling across the vapour pressure).  With the halved-step retry
-# (src/engine.c) it runs the whole cycle, says so in the summary, keeps
+# (src/engine/engine.c) it runs the whole cycle, says so in the summary, keeps
 # Varm_p above 0.1 MPa (IDA: min 0.10198 MPa at 2.389 s; this run
 # 0.10117 MPa at 2.39 s) and stays within the trapezoidal rule's error at
 # 10 ms of an IDA run on the same grid (measured: z max 7.4e-4 rad, RMS

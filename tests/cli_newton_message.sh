@@ -8,7 +8,7 @@
 #  - a run stopped by a pressure increment beyond its tolerance names the
 #    pressure block, the volume and its pressure iterate;
 #  - both say the time and step, and how often the step was halved before
-#    (src/engine.c: a failing step is retried with halved sub-steps; with
+#    (src/engine/engine.c: a failing step is retried with halved sub-steps; with
 #    --max-iter 1 or 2 every retry fails too), exit 3.
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Option syntax of every command (src/cli_args.c, getopt_long conventions):
+# Option syntax of every command (src/cli/cli_args.c, getopt_long conventions):
 #   1. every option each command's --help lists is known to its parser, in
 #      both forms: `--opt=VALUE` and `--opt VALUE` give the same exit status
 #      and the same message; a flag refuses `--opt=1`; a value option at the

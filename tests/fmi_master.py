@@ -384,7 +384,7 @@ def cmd_state(args):
         H = 10 * dt if part.startswith("circuit") else dt
         # outputs and states; the split parts' run statistics (counters and running
         # maxima) are not part of their snapshot (docs/fmi.md), whole's are
-        # (with IDA, src/ida.c's per-step counters are wrong after a restart: its baselines
+        # (with IDA, src/engine/ida.c's per-step counters are wrong after a restart: its baselines
         # nni0/nje0 are not reset by IDAReInit; not part of the check)
         stats = set() if part == "whole" and "ida" not in args.extra else STATISTICS
         names = f.outputs + [n for n, c in f.causality.items()

@@ -1,4 +1,4 @@
-/* The fast Jacobian (SPEC §3 "analytic or hybrid Jacobian"; src/engine.c
+/* The fast Jacobian (SPEC §3 "analytic or hybrid Jacobian"; src/engine/engine.c
  * approx_jacobian) against the seed's forward differences.
  *
  * Both modes solve the same residual to the same increment tolerances, so

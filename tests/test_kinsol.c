@@ -1,5 +1,5 @@
-/* The initial state through SUNDIALS KINSOL (src/nonlinear_kinsol.c,
- * src/compile.c):
+/* The initial state through SUNDIALS KINSOL (src/solvers/nonlinear_kinsol.c,
+ * src/compile/compile.c):
  *   1. the wrapper: Newton with line search converges where plain Newton
  *      diverges (atan), a 2-D intersection to round-off, a singular
  *      Jacobian and a failing residual give their errors;

@@ -1,4 +1,4 @@
-/* The linear solvers behind hymo_linsol (src/linsol.c): the dense LU
+/* The linear solvers behind hymo_linsol (src/solvers/linsol.c): the dense LU
  * (unblocked up to 48 unknowns, LAPACK dgetrf above) and KLU.
  *
  * - Random diagonally dominant and general matrices, n = 1 .. 80 (both

@@ -1,4 +1,4 @@
-/* KLU with a dense leading block (hymo_linsol_set_dense_block, src/linsol.c):
+/* KLU with a dense leading block (hymo_linsol_set_dense_block, src/solvers/linsol.c):
  * J = [A B; C D] factorised as KLU on the sparse D and the dense LU of the
  * Schur complement A - B D^-1 C, as for a chain's mechanical block.
  *

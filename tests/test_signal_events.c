@@ -1,4 +1,4 @@
-/* Signal dead-zone and clamp kinks as events (src/signal.c
+/* Signal dead-zone and clamp kinks as events (src/core/signal.c
  * hymo_signal_kink_levels, formulations/force_elements.c
  * hymo_fe_switching; docs/model-format.md "Signal shaping"):
  *   - the kink levels of every dead zone / clamp combination by hand;

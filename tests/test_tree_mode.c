@@ -1,4 +1,4 @@
-/* Tree mode (src/jacobian.c hymo_engine_tree_mode, src/linsol.c
+/* Tree mode (src/engine/jacobian.c hymo_engine_tree_mode, src/solvers/linsol.c
  * tree_outside): an open chain without cut joints, each actuator and force
  * element on one joint, KLU and the fast Jacobian.  The Newton matrix then
  * leaves M' out and the KLU backend solves M' + diagonal by the O(n)

@@ -1,6 +1,6 @@
 /* The O(n) articulated-body solve of M' + diag(e) (hymo_kin_tree_factor,
  * hymo_kin_tree_solve, formulations/kinematics.c), which the KLU backend
- * uses for the mechanical block of open trees (src/linsol.c,
+ * uses for the mechanical block of open trees (src/solvers/linsol.c,
  * hymo_linsol_set_tree), against a dense LU of M' + diag(e) formed from
  * hymo_kin_mass:
  *

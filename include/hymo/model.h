@@ -440,7 +440,7 @@ typedef struct hymo_model {
     int n_accumulators;
     hymo_accumulator *accumulators;
 
-    /* branch sensors: output points (`sensors:`, src/model_load_sensors.c) */
+    /* branch sensors: output points (`sensors:`, src/model/model_load_sensors.c) */
     int n_sensors;
     hymo_sensor *sensors;
 

@@ -1,5 +1,5 @@
 /* A tiny FMI 2.0 co-simulation FMU for hymo's import tests, written from
- * the standard's function list (src/fmi2.h): a linear single-input,
+ * the standard's function list (src/fmi/fmi2.h): a linear single-input,
  * single-output system
  *     x' = A x + B u,  y = C x + D u,  x in R^2,
  * integrated by the classical RK4 method with step h (parameter), the input

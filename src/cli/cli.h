@@ -1,0 +1,130 @@
+/* hymo command-line subcommands implemented outside src/cli/main.c.  Each takes
+ * the arguments from the command name on (argv[0] is the command name) and
+ * returns the process exit status. */
+#ifndef HYMO_CLI_H
+#define HYMO_CLI_H
+
+#include <stdio.h>
+
+#include "hymo/cosim.h"
+
+/* `hymo compare REF.h5 RUN.h5 [thresholds]` (docs/compare.md).
+ * Exit status: 0 every threshold holds, 1 some threshold fails,
+ * 2 bad input (options, unreadable, incomplete or mismatched files). */
+int hymo_cli_compare(int argc, char **argv);
+
+/* `hymo cosim MODEL --H S --hh S [options]` (docs/cosimulation.md).
+ * Exit status: 0 stable run, 2 bad input, 3 unstable or failed run. */
+int hymo_cli_cosim(int argc, char **argv);
+/* `hymo sweep MODEL [--H list] [--configs ...] -o TABLE`, on the threads
+ * of this process. */
+int hymo_cli_sweep(int argc, char **argv);
+
+/* How a sweep spreads its runs over processes: one process (threads only;
+ * hymo_cli_sweep), or the ranks of an MPI job (src/cli/cli_mpi.c, built with
+ * -DHYMO_MPI=ON).  Every rank runs the same sweep over its share of the
+ * runs; rank 0 computes the references, sends them to the others, gathers
+ * the results and writes the tables.  The calls other than layout are
+ * collective: every rank makes them, in the same order. */
+typedef struct {
+    /* this rank, the number of ranks, the ranks on this node */
+    void (*layout)(void *content, int *rank, int *size, int *local_size);
+    /* the largest v over the ranks */
+    int (*max)(void *content, int v);
+    /* the sum of v over the ranks */
+    long (*sum)(void *content, long v);
+    /* rank 0's *n bytes at *data on every rank (the others get a malloc'd
+     * copy, free()d by the caller): 0, or -1 with a message */
+    int (*bcast)(void *content, void **data, size_t *n);
+    /* every rank's n bytes at mine, concatenated in rank order into a
+     * malloc'd *all of *n_all bytes on rank 0: 0, or -1 with a message */
+    int (*gather)(void *content, const void *mine, size_t n, void **all, size_t *n_all);
+} hymo_sweep_comm_ops;
+typedef struct {
+    void *content;
+    const hymo_sweep_comm_ops *ops;
+} hymo_sweep_comm;
+
+/* The sweep over comm's ranks (NULL: this process only). */
+int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm);
+/* `hymo sweep` as the command runs it (src/cli/cli_mpi.c, linked into the hymo
+ * executable only): under mpirun with an MPI build, over the job's ranks
+ * (MPI initialised and finalised here); otherwise hymo_cli_sweep. */
+int hymo_cli_sweep_main(int argc, char **argv);
+
+/* ---- option parsing (src/cli/cli_args.c): one parser for every command ----
+ * A command lists its options in a table ended by {NULL}; each entry is one
+ * line: {"--name", 'L' or 0, setter, &destination}.  hymo_cli_parse accepts
+ * the getopt_long forms --name value, --name=value, -L value, -Lvalue and
+ * grouped flags (-qo OUT); -h/--help prints the usage; `--` ends the options.
+ * A value is taken as it is, even when it starts with '-' (--dt -1).  Long
+ * names are matched exactly (no abbreviations). */
+typedef struct {
+    const char *name; /* "--dt" */
+    char letter;      /* 'o' for -o; 0: no short form */
+    /* converts and stores value into dest: 0, or non-zero after printing
+     * "hymo: error: NAME: ..." on stderr.  NULL: a flag without value,
+     * *(int *)dest = 1. */
+    int (*set)(const char *name, const char *value, void *dest);
+    void *dest;
+} hymo_cli_option;
+
+/* Parses argv[1..argc-1] (argv[0] is the command name) against opts,
+ * calling the setters in command-line order; the other arguments go to
+ * pos[0..max_pos-1] (*n_pos of them).  Returns -1 when parsed, else the exit
+ * status: 0 after --help, 2 after one error line on stderr (unknown option,
+ * missing value, a value given to a flag, a bad value, a surplus argument). */
+int hymo_cli_parse(int argc, char **argv, const hymo_cli_option *opts, void (*usage)(FILE *), const char **pos,
+                   int max_pos, int *n_pos);
+
+/* The most values one repeatable option list takes (and --set options). */
+#define HYMO_CLI_LIST_MAX 64
+#define HYMO_SET_MAX HYMO_CLI_LIST_MAX
+/* A repeatable option's values in command-line order, with the option's
+ * name (one list may collect several options). */
+typedef struct {
+    int n;
+    const char *name[HYMO_CLI_LIST_MAX];
+    const char *value[HYMO_CLI_LIST_MAX];
+} hymo_cli_list;
+
+/* Setters (dest types): the text as it is (const char **), a finite number
+ * (double *), a positive finite number (double *), appended to a list
+ * (hymo_cli_list *; more than HYMO_CLI_LIST_MAX is an error). */
+int hymo_cli_str(const char *name, const char *value, void *dest);
+int hymo_cli_num(const char *name, const char *value, void *dest);
+int hymo_cli_positive(const char *name, const char *value, void *dest);
+int hymo_cli_append(const char *name, const char *value, void *dest);
+
+/* Loads the model file `path` (of command cmd; NULL: missing) with the
+ * --set overrides in sets.  Returns -1 when loaded, else 2 after one error
+ * line. */
+int hymo_cli_load(const char *cmd, const char *path, const hymo_cli_list *sets, hymo_model **model);
+/* Prints "overrides    PATH=VALUE" lines (none when n is 0). */
+void hymo_cli_print_overrides(FILE *out, const char *const *sets, int n);
+
+/* A finite number (message on stderr, -1 if not). */
+int hymo_cli_parse_double(const char *opt, const char *text, double *out);
+
+/* The co-simulation options that cosim and sweep share, as table entries:
+ * their values are collected in `list` and applied by hymo_cli_cosim_option
+ * once the model (and so the defaults) is loaded. */
+#define HYMO_CLI_COSIM_OPTIONS(list)                                                                               \
+    {"--hh", 0, hymo_cli_append, list}, {"--scheme", 0, hymo_cli_append, list},                                    \
+        {"--coupling", 0, hymo_cli_append, list}, {"--extrapolation", 0, hymo_cli_append, list},                   \
+        {"--hyd-integrator", 0, hymo_cli_append, list}, {"--mech-integrator", 0, hymo_cli_append, list},           \
+        {"--formulation", 0, hymo_cli_append, list}, {"--jacobian", 0, hymo_cli_append, list},                     \
+        {"--mech-inputs", 0, hymo_cli_append, list}, {"--t-end", 0, hymo_cli_append, list},                        \
+        {"--unstable-ratio", 0, hymo_cli_append, list}, {"--unstable-balance-ratio", 0, hymo_cli_append, list},    \
+        {"--unstable-floor", 0, hymo_cli_append, list}, {"--unstable-energy", 0, hymo_cli_append, list},           \
+        {"--max-rms", 0, hymo_cli_append, list}, {"--max-abs", 0, hymo_cli_append, list},                          \
+        {"--max-residual-energy", 0, hymo_cli_append, list}
+/* Applies the collected co-simulation options to o in order: 0, or -1
+ * after one error line. */
+int hymo_cli_cosim_apply(const hymo_cli_list *list, hymo_cosim_options *o);
+/* Applies one co-simulation option NAME VALUE (shared by cosim and sweep):
+ * 1 consumed, 0 not a co-simulation option, -1 bad value (message printed). */
+int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_options *o);
+/* 1 if any accuracy threshold (max_rms, max_abs, max_residual_energy) is set. */
+int hymo_cli_cosim_thresholds_given(const hymo_cosim_options *o);
+#endif

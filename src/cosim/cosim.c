@@ -1,0 +1,1221 @@
+/* Split-mode co-simulation driver (SPEC §7, seed 000 §2.3): the generic
+ * master (hymo/master.h) over the subsystems of hymo_split_create, plus
+ * what a run records after each communication step -- power bonds,
+ * instability checks, output rows -- all read through the subsystem
+ * interface (outputs, the inputs the master set, variables).
+ *
+ * Power bond a (cylinder a), seed 000 Eqs. 20-24 with the sign chosen so
+ * that a positive residual is energy created at the interface:
+ *   dP_a = F~_a sd_a - F_a sd~_a
+ * (mechanics receives the power F~ sd with its extrapolated input F~;
+ * hydraulics delivers F sd~ with its extrapolated input sd~; velocity-
+ * pressure: F = p_pist A_pist - p_rod A_rod, the part that crosses the
+ * bond).  Residual energy: rectangle rule for p = 0, trapezoidal otherwise. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "circuit.h" /* motor-cosim: hymo_coupled_actuators */
+#include "cosim_driver.h"
+#include "sensors.h" /* branch sensors: further outputs */
+#include "signals.h"
+
+/* ---------------------------------------------------------------- options */
+
+void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->scheme = HYMO_SCHEME_JACOBI;
+    opt->coupling = HYMO_COUPLING_VELOCITY_PRESSURE;
+    opt->approx = HYMO_APPROX_LAGRANGE2;
+    opt->hyd_integrator = HYMO_HYD_RK4;
+    opt->mech_integrator = HYMO_MECH_TRAPEZOIDAL;
+    hymo_run_options_default(&opt->mech, model);
+    opt->mech.jacobian = HYMO_JACOBIAN_FAST;
+    opt->H = 1e-3;
+    opt->mech.dt = opt->H;
+    opt->h_h = 1e-4;
+    opt->unstable_energy = 1e6;
+    opt->unstable_ratio = 0.1;
+    opt->unstable_balance_ratio = 0.5;
+    opt->unstable_floor = 1.0;
+    opt->mech_inputs = HYMO_MECH_INPUTS_EXTRAPOLATE;
+}
+
+hymo_status hymo_cosim_verdict_options_check(const hymo_cosim_options *opt, hymo_error *err)
+{
+    if (!(opt->unstable_energy > 0.0) || isnan(opt->unstable_energy))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "unstable energy limit %g J must be positive",
+                              opt->unstable_energy);
+    if (!(opt->unstable_ratio > 0.0) || !isfinite(opt->unstable_ratio))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable ratio %g must be positive and finite (fraction of the actuator work)",
+                              opt->unstable_ratio);
+    if (!(opt->unstable_balance_ratio > 0.0) || !isfinite(opt->unstable_balance_ratio))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable balance ratio %g must be positive and finite (fraction of the actuator work)",
+                              opt->unstable_balance_ratio);
+    if (!(opt->unstable_floor > 0.0) || !isfinite(opt->unstable_floor))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "unstable floor %g J must be positive and finite (round-off at rest must not count)",
+                              opt->unstable_floor);
+    for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
+        if (!(opt->max_rms[k] >= 0.0) || !(opt->max_abs[k] >= 0.0) || isnan(opt->max_rms[k] + opt->max_abs[k]))
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "accuracy threshold of %s must be >= 0 (0: none)",
+                                  hymo_compare_signal_name(k));
+    if (!(opt->max_residual_energy >= 0.0))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "residual energy threshold %g J must be >= 0 (0: none)",
+                              opt->max_residual_energy);
+    return HYMO_OK;
+}
+
+hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *err)
+{
+    /* the end time against H first, so that the message names H (the
+     * mechanics' dt is H unless --hm is given) */
+    if (opt->H > 0.0 && isfinite(opt->H) && opt->mech.t_end >= opt->H && isfinite(opt->mech.t_end) &&
+        !hymo_steps_per_communication(opt->mech.t_end, opt->H))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
+                              "would not end at t_end; choose t_end = k H",
+                              opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
+    hymo_status st = hymo_run_options_check(&opt->mech, err);
+    if (st != HYMO_OK) return st;
+    if (!(opt->H > 0.0) || !isfinite(opt->H))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "H = %g: the communication step must be positive", opt->H);
+    if (!(opt->h_h > 0.0) || !isfinite(opt->h_h))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "h_h = %g: the hydraulic step must be positive", opt->h_h);
+    if (!hymo_steps_per_communication(opt->H, opt->h_h))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "H/h_h = %.9g/%.9g = %.9g is not an integer: the hydraulic steps must fill the "
+                              "communication step",
+                              opt->H, opt->h_h, opt->H / opt->h_h);
+    if (!hymo_steps_per_communication(opt->H, opt->mech.dt))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "H/h_m = %.9g/%.9g = %.9g is not an integer: the mechanical steps must fill the "
+                              "communication step",
+                              opt->H, opt->mech.dt, opt->H / opt->mech.dt);
+    if (opt->H > opt->mech.t_end)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "H = %g is longer than t_end = %g", opt->H, opt->mech.t_end);
+    if (!hymo_steps_per_communication(opt->mech.t_end, opt->H))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
+                              "would not end at t_end",
+                              opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
+    st = hymo_cosim_verdict_options_check(opt, err);
+    if (st != HYMO_OK) return st;
+    if ((unsigned)opt->mech_inputs > HYMO_MECH_INPUTS_HOLD)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
+    if ((unsigned)opt->scheme > HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ||
+        (unsigned)opt->coupling > HYMO_COUPLING_TLM ||
+        (unsigned)opt->approx > HYMO_APPROX_INTERFACE_MODEL || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL ||
+        (unsigned)opt->mech_integrator > HYMO_MECH_INDEX1)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range");
+    if (opt->coupling == HYMO_COUPLING_TLM && opt->approx == HYMO_APPROX_INTERFACE_MODEL)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "TLM coupling with the interface model: not supported (the delay lines decouple the "
+                              "subsystems; use --extrapolation 0..3 or quadratic for the waves)");
+    return HYMO_OK;
+}
+
+static const char *const scheme_names[] = {"jacobi", "gauss-seidel-mech-first", "gauss-seidel-hyd-first"};
+static const char *const coupling_names[] = {"velocity-force", "velocity-pressure", "tlm"};
+static const char *const approx_names[] = {"0", "1", "2", "3", "quadratic", "interface-model"};
+static const char *const mech_names[] = {"trapezoidal", "index1"};
+static const char *const mech_inputs_names[] = {"extrapolate", "hold"};
+static const char *const verdict_names[] = {"stable", "accurate", "inaccurate", "unstable"};
+
+#define NAME_OF(table, k) ((unsigned)(k) < sizeof table / sizeof table[0] ? table[k] : "?")
+const char *hymo_cosim_scheme_name(hymo_cosim_scheme s) { return NAME_OF(scheme_names, s); }
+const char *hymo_coupling_name(hymo_coupling_kind c) { return NAME_OF(coupling_names, c); }
+const char *hymo_approx_name(hymo_approx_kind a) { return NAME_OF(approx_names, a); }
+const char *hymo_mech_integrator_name(hymo_mech_integrator_kind k) { return NAME_OF(mech_names, k); }
+const char *hymo_mech_inputs_name(hymo_mech_inputs_kind k) { return NAME_OF(mech_inputs_names, k); }
+const char *hymo_cosim_verdict_name(hymo_cosim_verdict v) { return NAME_OF(verdict_names, v); }
+
+static int parse_name(const char *s, const char *const *table, int n)
+{
+    for (int k = 0; k < n; ++k)
+        if (strcmp(s, table[k]) == 0) return k;
+    return -1;
+}
+#define PARSE(table, s, out)                                                                       \
+    do {                                                                                           \
+        int k_ = parse_name((s), (table), (int)(sizeof(table) / sizeof(table)[0]));                 \
+        if (k_ < 0) return -1;                                                                     \
+        *(out) = k_;                                                                               \
+        return 0;                                                                                  \
+    } while (0)
+
+int hymo_cosim_scheme_parse(const char *s, hymo_cosim_scheme *out)
+{
+    if (strcmp(s, "gauss-seidel") == 0) s = "gauss-seidel-mech-first";
+    PARSE(scheme_names, s, out);
+}
+int hymo_coupling_parse(const char *s, hymo_coupling_kind *out) { PARSE(coupling_names, s, out); }
+int hymo_approx_parse(const char *s, hymo_approx_kind *out)
+{
+    if (strcmp(s, "im") == 0) s = "interface-model";
+    PARSE(approx_names, s, out);
+}
+int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out) { PARSE(mech_inputs_names, s, out); }
+int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
+{
+    if (strcmp(s, "index-1") == 0 || strcmp(s, "ali1") == 0) s = "index1";
+    PARSE(mech_names, s, out);
+}
+
+/* ------------------------------------------------------------------ driver
+ * One loop for every co-simulation (src/cosim/cosim_driver.h): split mode
+ * (hymo_cosim_run below) and system files (src/cosim/cosim_system.c) set it up. */
+
+/* The subsystem variable each per-step dataset (reference/signals.h, the
+ * one list of them) is read from: the mechanics' variable, except p and u,
+ * which come from the other subsystems (HYDRAULIC). */
+#define HYDRAULIC(s) ((s) == HYMO_SIG_P || (s) == HYMO_SIG_U)
+static const char *const row_var[HYMO_SIGNAL_COUNT] = {
+    [HYMO_SIG_TIME] = "time",
+    [HYMO_SIG_Z] = "z",
+    [HYMO_SIG_ZD] = "zd",
+    [HYMO_SIG_ZDD] = "zdd",
+    [HYMO_SIG_P] = "p",
+    [HYMO_SIG_U] = "u",
+    [HYMO_SIG_S] = "s",
+    [HYMO_SIG_SD] = "sd",
+    [HYMO_SIG_FORCE] = "force",
+    [HYMO_SIG_WORK] = "work",
+    [HYMO_SIG_KINETIC] = "kinetic_energy",
+    [HYMO_SIG_POTENTIAL] = "potential_energy",
+    [HYMO_SIG_DRIFT] = "energy_drift",
+    [HYMO_SIG_C_POS] = "constraint_position",
+    [HYMO_SIG_C_VEL] = "constraint_velocity",
+    [HYMO_SIG_C_ACC] = "constraint_acceleration",
+    [HYMO_SIG_ITERATIONS] = "newton_iterations",
+    [HYMO_SIG_RESIDUAL] = "residual_norm",
+};
+/* Statistics of the mechanics (run summary). */
+enum {
+    S_STEPS, S_ITER_TOTAL, S_ITER_MAX, S_JACOBIANS, S_RESELECTIONS, S_PEAK_DRIFT, S_MAX_WORK, S_MAX_CPOS,
+    S_MAX_CVEL, S_MAX_CACC, S_N
+};
+static const char *const mech_stat[S_N] = {
+    "steps",      "newton_iterations_total", "newton_iterations_max",   "jacobian_evaluations",
+    "reselections", "peak_drift",            "max_work",                "max_constraint_position",
+    "max_constraint_velocity",               "max_constraint_acceleration",
+};
+
+typedef struct {
+    hymo_cosim_setup s;
+    const hymo_cosim_options *o;
+    hymo_master *m;
+    hymo_subsystem *const *subs;
+    int nsub, nb; /* subsystems, bonds */
+    /* bonds */
+    double *sdt; /* per bond: sd~ at the latest communication point */
+    double *dP, *dP_prev, *E;
+    double E_total, E_max;
+    double W; /* cumulative |actuator work| sum_a int |F_a sd_a| dt (at the rows), J */
+    double max_ratio_E, max_ratio_D;
+    /* rows */
+    long n_rows, cap;
+    int width[HYMO_SIGNAL_COUNT];
+    int *vr[HYMO_SIGNAL_COUNT];   /* value references (-1: not published, 0 is written) */
+    int *vsub[HYMO_SIGNAL_COUNT]; /* per column: the subsystem that has it */
+    double *row[HYMO_SIGNAL_COUNT]; /* cap x width */
+    int stat_vr[S_N];     /* the mechanics' statistics (-1: none) */
+    int mech_independent; /* its string variable "independent" (-1: none) */
+    int *hyd_stat_vr;     /* per subsystem: steps, rhs_evaluations (-1: none) */
+    int ny;               /* sum of the outputs of all subsystems (record_outputs) */
+    double *rec_dP, *rec_E, *rec_Et, *rec_sdd, *rec_y, *rec_sdt; /* cap x ... */
+    double *rec_W;   /* cap: W at each row */
+    double *rec_out; /* cap x ny (record_outputs) */
+    /* TLM bonds (tlm = 1: every bond is one): line energy per bond at the
+     * latest point and its change over the last step at the step's Z_c;
+     * the sum of the squared waves per line end (2 per bond); records */
+    int tlm;
+    double *tlm_eline, *tlm_deline, *tlm_b2;  /* nb, nb, 2 nb */
+    double *tlm_deline_prev;                  /* nb: tlm_deline of the step before */
+    double *rec_zc, *rec_mass, *rec_eline;    /* cap x 2 nb, cap x 2 nb, cap x nb */
+    /* branch sensors: the further outputs (src/engine/sensors.h) of the rows, for
+     * the writer (computed in write_output; none without a model) */
+    const hymo_ref_series *series;
+    int n_series;
+} driver;
+
+static void driver_free(driver *d)
+{
+    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) {
+        free(d->vr[s]);
+        free(d->vsub[s]);
+        free(d->row[s]);
+    }
+    free(d->hyd_stat_vr);
+    double *arr[] = {d->sdt,    d->dP,      d->dP_prev, d->E,         d->rec_dP,    d->rec_E,
+                     d->rec_Et, d->rec_sdd, d->rec_y,   d->rec_sdt,   d->rec_W,     d->rec_out,
+                     d->tlm_eline, d->tlm_deline, d->tlm_deline_prev, d->tlm_b2, d->rec_zc, d->rec_mass, d->rec_eline};
+    for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
+}
+
+#define CALLOC(ptr, n)                                                                              \
+    do {                                                                                            \
+        (ptr) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof *(ptr));                                  \
+        if (!(ptr)) goto nomem;                                                                     \
+    } while (0)
+
+/* Where variable `name` is read: the mechanics' (hyd = 0) or the first
+ * other subsystem that has it (hyd = 1).  -1 when none has it; with a
+ * model that is an error naming it. */
+static hymo_status find_row_var(const driver *d, int hyd, const char *name, int *sub, int *vr, hymo_error *err)
+{
+    *sub = -1, *vr = -1;
+    for (int k = 0; k < d->nsub; ++k) {
+        if ((k == d->s.mech) == hyd) continue;
+        if ((*vr = hymo_subsystem_find_variable(d->subs[k], name)) >= 0) {
+            *sub = k;
+            return HYMO_OK;
+        }
+    }
+    if (!d->s.model) return HYMO_OK;
+    if (hyd) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: no hydraulic subsystem has variable '%s'", name);
+    return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: subsystem '%s' has no variable '%s'",
+                          d->s.mech >= 0 ? d->subs[d->s.mech]->name : "(none)", name);
+}
+
+/* Columns of an array signal without a model: name[0], name[1], ... as
+ * long as a subsystem has them. */
+static int count_columns(const driver *d, int hyd, const char *name)
+{
+    char v[64];
+    int n = 0, sub, vr;
+    for (;; ++n) {
+        snprintf(v, sizeof v, "%s[%d]", name, n);
+        find_row_var(d, hyd, v, &sub, &vr, NULL);
+        if (vr < 0) return n;
+    }
+}
+
+static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->s = *setup;
+    d->o = setup->opt;
+    d->m = setup->m;
+    d->subs = setup->subs;
+    d->nsub = setup->nsub;
+    d->nb = setup->n_bonds;
+    hymo_status st = HYMO_OK;
+    const hymo_model *model = setup->model;
+    const int nb = d->nb;
+    char name[64];
+    /* rows: value references of every column */
+    int dims[HYMO_COLS_COUNT] = {[HYMO_COLS_ONE] = 1};
+    if (model) {
+        dims[HYMO_COLS_NZ] = model->n_bodies, dims[HYMO_COLS_NP] = model->n_volumes;
+        /* motor-cosim: every actuator, as `hymo run` (cylinders, motors, driven joints) */
+        dims[HYMO_COLS_NU] = model->n_valves, dims[HYMO_COLS_NA] = model->n_cylinders + model->n_motors + model->n_drivers;
+        dims[HYMO_COLS_NCUT] = model->n_cuts;
+    } else {
+        dims[HYMO_COLS_NZ] = count_columns(d, 0, "z"), dims[HYMO_COLS_NP] = count_columns(d, 1, "p");
+        dims[HYMO_COLS_NU] = count_columns(d, 1, "u"), dims[HYMO_COLS_NA] = count_columns(d, 0, "s");
+        dims[HYMO_COLS_NCUT] = count_columns(d, 0, "constraint_position");
+    }
+    for (int s = 0; s < HYMO_SIGNAL_COUNT && st == HYMO_OK; ++s) {
+        const int w = d->width[s] = dims[hymo_ref_signals[s].cols];
+        CALLOC(d->vr[s], w);
+        CALLOC(d->vsub[s], w);
+        for (int i = 0; i < w && st == HYMO_OK; ++i) {
+            if (hymo_ref_signals[s].cols == HYMO_COLS_ONE)
+                snprintf(name, sizeof name, "%s", row_var[s]);
+            else
+                snprintf(name, sizeof name, "%s[%d]", row_var[s], i);
+            st = find_row_var(d, HYDRAULIC(s), name, &d->vsub[s][i], &d->vr[s][i], err);
+        }
+    }
+    for (int k = 0; k < S_N && st == HYMO_OK; ++k) st = find_row_var(d, 0, mech_stat[k], &(int){0}, &d->stat_vr[k], err);
+    if (st == HYMO_OK) st = find_row_var(d, 0, "independent", &(int){0}, &d->mech_independent, err);
+    CALLOC(d->hyd_stat_vr, 2 * d->nsub);
+    for (int k = 0; k < d->nsub && st == HYMO_OK; ++k) {
+        d->hyd_stat_vr[2 * k] = d->hyd_stat_vr[2 * k + 1] = -1;
+        if (k == d->s.mech) continue;
+        d->hyd_stat_vr[2 * k] = hymo_subsystem_find_variable(d->subs[k], "steps");
+        d->hyd_stat_vr[2 * k + 1] = hymo_subsystem_find_variable(d->subs[k], "rhs_evaluations");
+        if (model && (d->hyd_stat_vr[2 * k] < 0 || d->hyd_stat_vr[2 * k + 1] < 0))
+            st = hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: subsystem '%s' has no variable '%s'",
+                                d->subs[k]->name, d->hyd_stat_vr[2 * k] < 0 ? "steps" : "rhs_evaluations");
+    }
+    d->tlm = nb > 0;
+    for (int a = 0; a < nb; ++a) d->tlm &= setup->bonds[a].tlm;
+    if (st != HYMO_OK) return st;
+    CALLOC(d->sdt, nb);
+    CALLOC(d->dP, nb);
+    CALLOC(d->dP_prev, nb);
+    CALLOC(d->E, nb);
+    d->cap = lround(d->o->mech.t_end / d->o->H) + 1;
+    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) CALLOC(d->row[s], d->cap * d->width[s]);
+    CALLOC(d->rec_dP, d->cap * nb);
+    CALLOC(d->rec_E, d->cap * nb);
+    CALLOC(d->rec_Et, d->cap);
+    CALLOC(d->rec_W, d->cap);
+    CALLOC(d->rec_sdd, d->cap * nb);
+    CALLOC(d->rec_y, d->cap * 2 * nb); /* the other side's outputs: F, or p_pist and p_rod */
+    CALLOC(d->rec_sdt, d->cap * nb);   /* sd~ used by the other side */
+    if (d->s.record_outputs) {
+        for (int k = 0; k < d->nsub; ++k) d->ny += d->subs[k]->n_outputs;
+        CALLOC(d->rec_out, d->cap * d->ny);
+    }
+    if (d->tlm) {
+        CALLOC(d->tlm_eline, nb);
+        CALLOC(d->tlm_deline, nb);
+        CALLOC(d->tlm_deline_prev, nb);
+        CALLOC(d->tlm_b2, 2 * nb);
+        CALLOC(d->rec_zc, d->cap * 2 * nb);
+        CALLOC(d->rec_mass, d->cap * 2 * nb);
+        CALLOC(d->rec_eline, d->cap * nb);
+    }
+    return HYMO_OK;
+nomem:
+    return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", d->cap);
+}
+
+static double real_var(const hymo_subsystem *sub, int vr)
+{
+    double v;
+    sub->ops->get_real(sub, &vr, 1, &v);
+    return v;
+}
+
+/* The other side's effort k of bond b (its output). */
+#define EFF_OUT(b, k) hymo_master_outputs(d->m, (b)->eff_src_sub[k])[(b)->eff_src_out[k]]
+
+/* TLM: energy in transit in bond a's two lines at the latest
+ * communication point, sum over both ends of H c^2 / (4 Z_c) (the waves
+ * that left in the last step; p^2 C / 2 at rest), with Z_c of the step just
+ * done; tlm_deline[a] its change over that step at this Z_c (so the jump
+ * of H c^2 / (4 Z_c) when Z_c is re-evaluated for the next step, the
+ * lumped model's own p^2 dC / 2, is not counted as residual energy). */
+static void tlm_line_energy(driver *d, int a)
+{
+    const hymo_cosim_bond *b = &d->s.bonds[a];
+    const double *ym = hymo_master_outputs(d->m, b->sub);
+    d->tlm_eline[a] = d->tlm_deline[a] = 0.0;
+    for (int r = 0; r < 2; ++r) {
+        const int j = 2 * a + r;
+        const double ch = EFF_OUT(b, r), cm = ym[b->wave_out[r]];
+        const double b2 = cm * cm + ch * ch, k = d->o->H / (4.0 * real_var(d->subs[b->sub], b->zc_vr[r]));
+        d->tlm_eline[a] += k * b2;
+        d->tlm_deline[a] += k * (b2 - d->tlm_b2[j]);
+        d->tlm_b2[j] = b2;
+    }
+}
+
+/* Residual power of every bond at the communication point t + H. */
+static void bond_powers(driver *d)
+{
+    const int T = HYMO_POLY_TERMS;
+    const double H = d->o->H;
+    for (int a = 0; a < d->nb; ++a) {
+        const hymo_cosim_bond *b = &d->s.bonds[a];
+        const double *ym = hymo_master_outputs(d->m, b->sub), *cm = hymo_master_inputs(d->m, b->sub);
+        if (b->tlm) { /* power the lines deliver to the piston minus what the other side pushes into them */
+            d->sdt[a] = real_var(d->subs[b->sdt_sub], b->sdt_vr);
+            d->dP[a] = real_var(d->subs[b->sub], b->line_vr) - real_var(d->subs[b->line_other_sub], b->line_other_vr);
+            tlm_line_energy(d, a);
+            continue;
+        }
+        double F_mech = hymo_poly_eval(&cm[T * b->eff_in[0]], H) * b->eff_w[0], F_hyd = EFF_OUT(b, 0) * b->eff_w[0];
+        if (b->n_eff == 2) {
+            F_mech += hymo_poly_eval(&cm[T * b->eff_in[1]], H) * b->eff_w[1];
+            F_hyd += EFF_OUT(b, 1) * b->eff_w[1];
+        }
+        d->sdt[a] = real_var(d->subs[b->sdt_sub], b->sdt_vr);
+        d->dP[a] = hymo_cosim_residual_power(F_mech, ym[b->flow_out], F_hyd, d->sdt[a]);
+    }
+}
+
+/* Reads the row of the current communication point into row n_rows (kept
+ * by record). */
+static void read_row(driver *d)
+{
+    const long r = d->n_rows;
+    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) {
+        const int w = d->width[s];
+        double *dst = d->row[s] + r * w;
+        for (int i = 0; i < w; ++i) {
+            if (d->vr[s][i] < 0) { /* not published (no model): the master's time, else 0 */
+                dst[i] = s == HYMO_SIG_TIME ? hymo_master_time(d->m) : 0.0;
+                continue;
+            }
+            const hymo_subsystem *hs = d->subs[d->vsub[s][i]];
+            hs->ops->get_real(hs, &d->vr[s][i], 1, &dst[i]);
+        }
+    }
+}
+
+/* Keeps the row read by read_row, with the bonds and exchanged signals. */
+static void record(driver *d, int sd_tilde_valid)
+{
+    const int nb = d->nb;
+    const long r = d->n_rows++;
+    for (int a = 0; a < nb; ++a) {
+        const hymo_cosim_bond *b = &d->s.bonds[a];
+        const double *ym = hymo_master_outputs(d->m, b->sub);
+        d->rec_dP[r * nb + a] = d->dP[a];
+        d->rec_E[r * nb + a] = d->E[a];
+        d->rec_sdd[r * nb + a] = b->sdd_out >= 0 ? ym[b->sdd_out] : 0.0;
+        d->rec_y[r * 2 * nb + a] = EFF_OUT(b, 0);
+        if (b->n_eff == 2) d->rec_y[r * 2 * nb + nb + a] = EFF_OUT(b, 1);
+        d->rec_sdt[r * nb + a] = sd_tilde_valid ? d->sdt[a] : ym[b->flow_out];
+    }
+    d->rec_Et[r] = d->E_total;
+    d->rec_W[r] = d->W;
+    for (int a = 0; d->tlm && a < nb; ++a) {
+        const hymo_cosim_bond *b = &d->s.bonds[a];
+        for (int k = 0; k < 2; ++k) {
+            d->rec_zc[r * 2 * nb + 2 * a + k] = real_var(d->subs[b->sub], b->zc_vr[k]);
+            d->rec_mass[r * 2 * nb + 2 * a + k] = real_var(d->subs[b->sub], b->mass_vr[k]);
+        }
+        d->rec_eline[r * nb + a] = d->tlm_eline[a];
+    }
+    if (d->rec_out)
+        for (int k = 0, j = 0; k < d->nsub; j += d->subs[k++]->n_outputs)
+            memcpy(d->rec_out + r * d->ny + j, hymo_master_outputs(d->m, k),
+                   (size_t)d->subs[k]->n_outputs * sizeof(double));
+}
+#undef EFF_OUT
+
+/* First non-finite quantity of the communication point (its row read), or
+ * NULL. */
+static const char *non_finite(const driver *d)
+{
+    for (int k = 0; k < d->nsub; ++k) {
+        const hymo_subsystem *sub = d->subs[k];
+        const double *y = hymo_master_outputs(d->m, k);
+        for (int i = 0; i < sub->n_outputs; ++i)
+            if (!isfinite(y[i])) return sub->name;
+    }
+    const long r = d->n_rows;
+    for (int j = 0; j < d->width[HYMO_SIG_Z]; ++j)
+        if (!isfinite(d->row[HYMO_SIG_Z][r * d->width[HYMO_SIG_Z] + j]) || !isfinite(d->row[HYMO_SIG_ZD][r * d->width[HYMO_SIG_ZD] + j]))
+            return "mechanics";
+    for (int a = 0; a < d->nb; ++a)
+        if (!isfinite(d->dP[a])) return "residual power";
+    return NULL;
+}
+
+/* The relative instability limits at the communication point whose row
+ * read_row has read (not yet recorded): |E| and |D| against the
+ * cumulative |actuator work| W (hymo_cosim_options, docs/cosimulation.md
+ * "Verdicts").  Updates W and the ratios; writes the reason and returns 1
+ * when the run is unstable. */
+static int relative_limits_exceeded(driver *d, double t, long step, char *reason, size_t len)
+{
+    const hymo_cosim_options *o = d->o;
+    const long r = d->n_rows;
+    const int na = d->width[HYMO_SIG_WORK];
+    const double *w = d->row[HYMO_SIG_WORK], *D = d->row[HYMO_SIG_DRIFT];
+    for (int a = 0; a < na; ++a) d->W += fabs(w[r * na + a] - w[(r - 1) * na + a]);
+    const double E = d->E_total, scale = d->W + o->unstable_floor;
+    const double rE = fabs(E) / scale, rD = fabs(D[r]) / scale;
+    if (rE > d->max_ratio_E) d->max_ratio_E = rE;
+    if (rD > d->max_ratio_D) d->max_ratio_D = rD;
+    const char *what = NULL;
+    double v = 0.0, ratio = 0.0;
+    if (fabs(E) > o->unstable_ratio * d->W + o->unstable_floor)
+        what = "|residual energy|", v = fabs(E), ratio = o->unstable_ratio;
+    else if (fabs(D[r]) > o->unstable_balance_ratio * d->W + o->unstable_floor)
+        what = "|energy-balance error|", v = fabs(D[r]), ratio = o->unstable_balance_ratio;
+    if (!what) return 0;
+    snprintf(reason, len, "t = %.6g s (step %ld): %s %.4g J exceeds %g x %.4g J of cumulative |actuator work| + %g J",
+             t, step, what, v, ratio, d->W, o->unstable_floor);
+    return 1;
+}
+
+/* Growth over the last quarter of a run that reached t_end: E and D
+ * against the actuator work of that quarter; 1 (reason written) when
+ * either grew by more than unstable_ratio of it + unstable_floor. */
+static int growing_at_end(const driver *d, char *reason, size_t len)
+{
+    const hymo_cosim_options *o = d->o;
+    const long r = d->n_rows - 1, j = (3 * r) / 4;
+    if (r < 4) return 0;
+    const double *D = d->row[HYMO_SIG_DRIFT], *time = d->row[HYMO_SIG_TIME];
+    const double dW = d->rec_W[r] - d->rec_W[j], lim = o->unstable_ratio * dW + o->unstable_floor;
+    const double dE = fabs(d->rec_Et[r] - d->rec_Et[j]), dD = fabs(D[r] - D[j]);
+    const char *what = dE > lim ? "residual energy" : dD > lim ? "energy-balance error" : NULL;
+    if (!what) return 0;
+    snprintf(reason, len,
+             "still growing at the end: the %s changed by %.4g J from t = %.6g to %.6g s, more than %g x %.4g J of "
+             "|actuator work| in that time + %g J",
+             what, dE > lim ? dE : dD, time[j], time[r], o->unstable_ratio, dW, o->unstable_floor);
+    return 1;
+}
+
+/* The mechanics' statistics (0 for those it does not publish). */
+static void mech_stats(const driver *d, double *v)
+{
+    for (int k = 0; k < S_N; ++k) v[k] = 0.0;
+    if (d->s.mech < 0) return;
+    const hymo_subsystem *mech = d->subs[d->s.mech];
+    for (int k = 0; k < S_N; ++k)
+        if (d->stat_vr[k] >= 0) mech->ops->get_real(mech, &d->stat_vr[k], 1, &v[k]);
+}
+
+/* Summary attributes of the file: the mechanics' statistics. */
+static void run_summary(const driver *d, const hymo_cosim_summary *sum, hymo_run_summary *rs)
+{
+    double v[S_N];
+    mech_stats(d, v);
+    memset(rs, 0, sizeof *rs);
+    snprintf(rs->model_name, sizeof rs->model_name, "%s", d->s.model ? d->s.model->name : d->s.src->name);
+    snprintf(rs->jacobian, sizeof rs->jacobian, "%s", d->s.model ? hymo_jacobian_name(d->o->mech.jacobian) : "");
+    snprintf(rs->linear_solver, sizeof rs->linear_solver, "%s",
+             d->s.model ? hymo_linsol_name(d->o->mech.linear_solver) : "");
+    snprintf(rs->integrator, sizeof rs->integrator, "cosim");
+    rs->dt = d->o->H;
+    rs->t_end = d->o->mech.t_end;
+    rs->t_reached = d->row[HYMO_SIG_TIME][d->n_rows - 1];
+    if (d->vr[HYMO_SIG_TIME][0] >= 0) rs->t_reached = real_var(d->subs[d->vsub[HYMO_SIG_TIME][0]], d->vr[HYMO_SIG_TIME][0]);
+    rs->n_steps = sum->n_macro;
+    rs->complete = sum->stable && sum->t_reached >= d->o->mech.t_end - 0.5 * d->o->H;
+    rs->peak_drift = v[S_PEAK_DRIFT];
+    rs->max_work = v[S_MAX_WORK];
+    rs->relative_drift = v[S_MAX_WORK] > 0.0 ? v[S_PEAK_DRIFT] / v[S_MAX_WORK] : 0.0;
+    rs->max_constraint_position = v[S_MAX_CPOS];
+    rs->max_constraint_velocity = v[S_MAX_CVEL];
+    rs->max_constraint_acceleration = v[S_MAX_CACC];
+    rs->mean_iterations = v[S_STEPS] > 0.0 ? v[S_ITER_TOTAL] / v[S_STEPS] : 0.0;
+    rs->max_iterations = (int)v[S_ITER_MAX];
+    rs->jacobian_evaluations = (long)v[S_JACOBIANS];
+    const char *indep = d->mech_independent >= 0
+                            ? d->subs[d->s.mech]->ops->get_string(d->subs[d->s.mech], d->mech_independent)
+                            : NULL;
+    snprintf(rs->independent, sizeof rs->independent, "%s", indep ? indep : "");
+    snprintf(rs->independent_list, sizeof rs->independent_list, "%s", indep ? indep : "");
+    rs->n_reselections = (int)v[S_RESELECTIONS];
+    rs->wall_time = sum->wall_time;
+}
+
+typedef char name_t[HYMO_REF_TEXT_MAX];
+
+/* Without a model: the dimensions and names of the rows from the
+ * variables (name = the variable's description, else its name). */
+static hymo_status open_from_variables(const driver *d, hymo_ref_header *hdr, const char *path, hymo_ref_writer **w,
+                                       void **names_out, hymo_error *err)
+{
+    static const int sig[HYMO_COLS_COUNT] = {[HYMO_COLS_NZ] = HYMO_SIG_Z, [HYMO_COLS_NP] = HYMO_SIG_P,
+                                             [HYMO_COLS_NU] = HYMO_SIG_U, [HYMO_COLS_NA] = HYMO_SIG_S,
+                                             [HYMO_COLS_NCUT] = HYMO_SIG_C_POS};
+    const int nz = d->width[HYMO_SIG_Z], np = d->width[HYMO_SIG_P], nu = d->width[HYMO_SIG_U],
+              na = d->width[HYMO_SIG_S], nc = d->width[HYMO_SIG_C_POS];
+    name_t *names = calloc((size_t)(2 * nz + np + nu + na + nc + 1), sizeof *names);
+    *names_out = names;
+    if (!names) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    name_t *zn = names, *zu = zn + nz, *pn = zu + nz, *un = pn + np, *an = un + nu, *cn = an + na;
+    name_t *dst[HYMO_COLS_COUNT] = {[HYMO_COLS_NZ] = zn, [HYMO_COLS_NP] = pn, [HYMO_COLS_NU] = un,
+                                    [HYMO_COLS_NA] = an, [HYMO_COLS_NCUT] = cn};
+    for (int c = HYMO_COLS_NZ; c < HYMO_COLS_COUNT; ++c)
+        for (int i = 0; i < d->width[sig[c]]; ++i) {
+            const hymo_subsystem *s = d->subs[d->vsub[sig[c]][i]];
+            const hymo_variable *v = s->ops->variable(s, d->vr[sig[c]][i]);
+            snprintf(dst[c][i], sizeof dst[c][i], "%s", v->description && *v->description ? v->description : v->name);
+            if (c == HYMO_COLS_NZ) snprintf(zu[i], sizeof zu[i], "%s", strcmp(v->unit, "rad") == 0 ? "rad" : "m");
+        }
+    hymo_ref_dims dims = {nz, np, nu, na, nc, (const name_t *)zn, (const name_t *)zu, (const name_t *)pn,
+                          (const name_t *)un, (const name_t *)an, (const name_t *)cn, 0, NULL};
+    hdr->model_name = d->s.src->name;
+    hdr->model_source = d->s.src->source_text;
+    hdr->model_sha256 = d->s.src->sha256;
+    hdr->model_path = d->s.src->path;
+    return hymo_ref_writer_open(w, path, hdr, &dims, err);
+}
+
+/* Opens the writer: root attributes from the options, dataset names and
+ * units from the model, or the variables' descriptions and units. */
+static hymo_status open_writer(const driver *d, const char *path, hymo_ref_writer **w, void **names,
+                               hymo_error *err)
+{
+    const hymo_run_options *o = &d->o->mech;
+    if (!d->s.model) {
+        hymo_ref_header hdr = {.formulation = "", .integrator = "cosim", .jacobian = "", .linear_solver = "",
+                               .dt = d->o->H, .t_end = o->t_end};
+        return open_from_variables(d, &hdr, path, w, names, err);
+    }
+    const int index1 = d->o->mech_integrator == HYMO_MECH_INDEX1;
+    hymo_ref_header hdr = {.formulation = index1 ? "index1-penalty" : hymo_formulation_name(o->formulation),
+                           .integrator = "cosim",
+                           .jacobian = hymo_jacobian_name(o->jacobian),
+                           .linear_solver = hymo_linsol_name(o->linear_solver),
+                           .dt = d->o->H,
+                           .t_end = o->t_end,
+                           .tol_position = o->tol_position,
+                           .tol_pressure = o->tol_pressure,
+                           .tol_spool = o->tol_spool,
+                           .max_iter = o->max_iter,
+                           .penalty_alpha = index1 || o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
+    return hymo_ref_open_for_model(d->s.model, &hdr, path, d->series, d->n_series, w, names, err);
+}
+
+/* The further outputs (sensors, flows, valve references; src/engine/sensors.h)
+ * of every row, from the rows' joint states, pressures and spools (in the
+ * model's order when the widths are the model's); the references from the
+ * model's signal tables.  *outs NULL and d->n_series 0 without a model. */
+static hymo_status cosim_series(driver *d, hymo_outputs **outs, double **ser, hymo_error *err)
+{
+    const hymo_model *m = d->s.model;
+    const long n = d->n_rows;
+    *outs = NULL;
+    d->series = NULL, d->n_series = 0;
+    if (!m || d->width[HYMO_SIG_Z] != m->n_bodies || d->width[HYMO_SIG_ZD] != m->n_bodies ||
+        d->width[HYMO_SIG_ZDD] != m->n_bodies || d->width[HYMO_SIG_P] != m->n_volumes ||
+        d->width[HYMO_SIG_U] != m->n_valves)
+        return HYMO_OK;
+    hymo_status st = hymo_outputs_create(outs, m, err);
+    if (st != HYMO_OK) return st;
+    const int ns = hymo_outputs_n_series(*outs);
+    const hymo_ref_series *sr = hymo_outputs_series(*outs);
+    double *uref = calloc((size_t)m->n_valves + 1, sizeof *uref);
+    if (!uref) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < ns; ++k) {
+        ser[k] = calloc((size_t)(n > 0 ? n : 1) * (size_t)sr[k].cols, sizeof(double));
+        if (!ser[k]) {
+            free(uref);
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        }
+    }
+    const int nz = m->n_bodies, np = m->n_volumes, nu = m->n_valves;
+    for (long r = 0; r < n; ++r) {
+        double *row[HYMO_ROWS_SERIES_MAX];
+        for (int k = 0; k < ns; ++k) row[k] = ser[k] + r * sr[k].cols;
+        const double t = d->row[HYMO_SIG_TIME][r];
+        hymo_outputs_model_uref(m, t, r == 0 ? +1 : -1, uref);
+        const hymo_output_state os = {t,
+                                      d->row[HYMO_SIG_Z] + r * nz,
+                                      d->row[HYMO_SIG_ZD] + r * nz,
+                                      d->row[HYMO_SIG_ZDD] + r * nz,
+                                      d->row[HYMO_SIG_P] + r * np,
+                                      d->row[HYMO_SIG_U] + r * nu,
+                                      uref,
+                                      NULL};
+        hymo_outputs_eval(*outs, &os, row);
+    }
+    free(uref);
+    d->series = sr, d->n_series = ns;
+    return HYMO_OK;
+}
+
+static hymo_status write_output(driver *d, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
+{
+    const int nb = d->nb;
+    const long n = d->n_rows;
+    hymo_ref_writer *w = NULL;
+    void *names = NULL;
+    hymo_outputs *outs = NULL;
+    double *ser[HYMO_ROWS_SERIES_MAX] = {0};
+    hymo_status st = cosim_series(d, &outs, ser, err);
+    if (st == HYMO_OK) st = open_writer(d, path, &w, &names, err);
+    int maxw = 2 * nb;
+    for (int k = 0; k < d->nsub; ++k) maxw = d->subs[k]->n_outputs > maxw ? d->subs[k]->n_outputs : maxw;
+    const char **bond = calloc((size_t)maxw + 1, sizeof *bond);
+    int *iterations = calloc((size_t)n, sizeof *iterations);
+    if (st == HYMO_OK && (!bond || !iterations)) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    if (st == HYMO_OK) {
+        for (int a = 0; a < nb; ++a) bond[a] = d->s.bonds[a].name;
+        for (long r = 0; r < n; ++r) iterations[r] = (int)d->row[HYMO_SIG_ITERATIONS][r];
+        hymo_ref_block blk = {.n = (int)n, .series = (const double *const *)ser};
+        for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) { /* each signal's rows at its place in the block */
+            const void *data = hymo_ref_signals[s].type == HYMO_SIG_I32 ? (const void *)iterations : d->row[s];
+            memcpy((char *)&blk + hymo_ref_signals[s].block, &data, sizeof data);
+        }
+        st = hymo_ref_writer_append(w, &blk, err);
+    }
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if (st == HYMO_OK) st = (call);                                                            \
+    } while (0)
+    const hymo_cosim_options *o = d->o;
+    if (d->s.attrs) TRY(d->s.attrs(d->s.attrs_ctx, w, err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "status", sum->stable ? "stable" : "unstable", err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "status_reason", sum->reason, err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "verdict", hymo_cosim_verdict_name(sum->verdict), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "verdict_reason", sum->verdict_reason, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "work_abs", sum->work_abs, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_residual_ratio", sum->max_residual_ratio, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_balance_ratio", sum->max_balance_ratio, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_ratio", o->unstable_ratio, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_balance_ratio", o->unstable_balance_ratio, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_floor", o->unstable_floor, err));
+    TRY(hymo_ref_writer_put_attr_int(w, "cosim", "n_bonds", nb, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "residual_energy_final", sum->residual_energy_final, err));
+    if (nb > 0) /* (cols = 0 would be a 1-D dataset) */
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_power", (int)n, nb, d->rec_dP, "W", bond, err));
+    if (nb > 0) TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy", (int)n, nb, d->rec_E, "J", bond, err));
+    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy_total", (int)n, 0, d->rec_Et, "J", NULL, err));
+    if (nb > 0) TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sdd", (int)n, nb, d->rec_sdd, "m/s^2", bond, err));
+    if (nb > 0)
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sd_hydraulic_input", (int)n, nb, d->rec_sdt, "m/s", bond,
+                                       err));
+    int n1 = 0;
+    for (int a = 0; a < nb; ++a) n1 += d->s.bonds[a].n_eff == 1;
+    if (d->tlm) { /* per line end: Z_c, L = T Z_c, L A^2 of every row; line energy per bond */
+        double *L = calloc((size_t)(n > 0 ? n : 1) * 2 * (size_t)nb, sizeof *L);
+        const char **chamber = calloc((size_t)(2 * nb), sizeof *chamber);
+        if (!L || !chamber) TRY(hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory"));
+        for (int j = 0; st == HYMO_OK && j < 2 * nb; ++j) chamber[j] = d->s.bonds[j / 2].eff_name[j % 2];
+        for (long r = 0; st == HYMO_OK && r < n * 2 * nb; ++r) L[r] = o->H * d->rec_zc[r];
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_delay", o->H, err));
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_mass_initial_max", sum->tlm_mass_initial_max,
+                                            err));
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_mass_max", sum->tlm_mass_max, err));
+        if (d->s.model && d->s.model->n_motors > 0) {
+            TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_inertia_initial_max",
+                                                sum->tlm_inertia_initial_max, err));
+            TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_inertia_max", sum->tlm_inertia_max, err));
+        }
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/impedance", (int)n, 2 * nb, d->rec_zc, "Pa s/m^3", chamber, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/inductance", (int)n, 2 * nb, L, "Pa s^2/m^3", chamber, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/parasitic_mass", (int)n, 2 * nb, d->rec_mass,
+                                       d->s.model && d->s.model->n_motors > 0 ? "kg (chambers), kg m^2 (motor ports)"
+                                                                               : "kg",
+                                       chamber, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/line_energy", (int)n, nb, d->rec_eline, "J", bond, err));
+        for (int a = 0; a < nb; ++a) { /* rec_y: the pistons' waves, then the rods' */
+            bond[a] = d->s.bonds[a].eff_name[0];
+            bond[nb + a] = d->s.bonds[a].eff_name[1];
+        }
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_wave", (int)n, 2 * nb, d->rec_y, "Pa", bond, err));
+        free(L);
+        free(chamber);
+    } else if (nb > 0 && n1 == nb) {
+        /* rec_y rows are 2 nb wide: the forces are the first nb columns */
+        for (long r = 0; r < n; ++r) memmove(d->rec_y + r * nb, d->rec_y + r * 2 * nb, (size_t)nb * sizeof(double));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/force_hydraulic", (int)n, nb, d->rec_y, "N", bond, err));
+    } else if (nb > 0 && n1 == 0) {
+        for (int a = 0; a < nb; ++a) {
+            bond[a] = d->s.bonds[a].eff_name[0];
+            bond[nb + a] = d->s.bonds[a].eff_name[1];
+        }
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_pressure", (int)n, 2 * nb, d->rec_y, "Pa", bond,
+                                       err));
+    }
+    if (d->rec_out) { /* every subsystem's outputs at the communication points */
+        double *col = malloc(((size_t)n + 1) * (size_t)maxw * sizeof *col);
+        if (!col && st == HYMO_OK) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        for (int k = 0, j = 0; k < d->nsub && st == HYMO_OK; j += d->subs[k++]->n_outputs) {
+            const hymo_subsystem *s = d->subs[k];
+            const int no = s->n_outputs;
+            for (int i = 0; i < no; ++i) {
+                const char *nm = d->s.output_name ? d->s.output_name(s, i) : NULL;
+                bond[i] = nm ? nm : "";
+            }
+            for (long r = 0; r < n; ++r) memcpy(col + r * no, d->rec_out + r * d->ny + j, (size_t)no * sizeof *col);
+            char path_k[160];
+            snprintf(path_k, sizeof path_k, "cosim/outputs/%s", s->name);
+            if (no > 0) TRY(hymo_ref_writer_put_matrix(w, path_k, (int)n, no, col, "", bond, err));
+        }
+        free(col);
+    }
+#undef TRY
+    if (w) {
+        hymo_run_summary rs;
+        run_summary(d, sum, &rs);
+        if (st == HYMO_OK) {
+            st = hymo_ref_writer_close(w, &rs, err);
+        } else {
+            hymo_ref_writer_discard(w);
+        }
+    }
+    free(names);
+    free(bond);
+    free(iterations);
+    for (int k = 0; k < HYMO_ROWS_SERIES_MAX; ++k) free(ser[k]);
+    hymo_outputs_free(outs);
+    d->series = NULL, d->n_series = 0;
+    return st;
+}
+
+/* TLM: the parasitic masses L A^2 (seed 003 Eq. 8) at t = 0 and their
+ * largest values over the rows kept, per line end and overall. */
+static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
+{
+    const int w = 2 * d->nb;
+    const hymo_model *model = d->s.model;
+    size_t len = 0;
+    sum->n_tlm = w;
+    sum->tlm_report[0] = '\0';
+    for (int j = 0; j < w; ++j) {
+        double mmax = d->rec_mass[j];
+        long rmax = 0;
+        for (long r = 1; r < d->n_rows; ++r)
+            if (d->rec_mass[r * w + j] > mmax) mmax = d->rec_mass[r * w + j], rmax = r;
+        const double zc = d->rec_zc[j];
+        /* with a model, the volume node of the chamber or motor port (bond j / 2 is actuator j / 2); a
+         * motor's "mass" L D^2 is an inertia, kept apart */
+        int node0 = -1, node1 = -1;
+        double w0, w1;
+        if (model) hymo_actuator_ports(model, j / 2, &node0, &node1, &w0, &w1);
+        const int motor = model && j / 2 >= model->n_cylinders;
+        const char *node = model ? model->nodes[j % 2 ? node1 : node0].name : "", *mu = motor ? "kg m^2" : "kg";
+        double *m0 = motor ? &sum->tlm_inertia_initial_max : &sum->tlm_mass_initial_max,
+               *m1 = motor ? &sum->tlm_inertia_max : &sum->tlm_mass_max;
+        if (d->rec_mass[j] > *m0) *m0 = d->rec_mass[j];
+        if (mmax > *m1) *m1 = mmax;
+        char line[256]; /* whole lines only: the rest is in the file (/cosim/tlm/) */
+        const int n = snprintf(line, sizeof line,
+                               "tlm %-11s%s%s%s: t = 0: Z_c %.4g Pa s/m^3, L %.4g Pa s^2/m^3, mass %.4g %s; "
+                               "max mass %.4g %s at t = %g s\n",
+                               d->s.bonds[j / 2].eff_name[j % 2], model ? " (" : "", node, model ? ")" : "", zc,
+                               d->o->H * zc, d->rec_mass[j], mu, mmax, mu, d->row[HYMO_SIG_TIME][rmax]);
+        static const char more[] = "tlm (the other lines: /cosim/tlm/ in the output file)\n";
+        const size_t cap = sizeof sum->tlm_report, need = len + (size_t)n;
+        if (need + sizeof more <= cap || (j + 1 == w && need < cap)) { /* room for this line and the note */
+            len += (size_t)snprintf(sum->tlm_report + len, cap - len, "%s", line);
+        } else if (len + sizeof more <= cap) { /* the note, then nothing more */
+            snprintf(sum->tlm_report + len, cap - len, "%s", more);
+            len = cap;
+        }
+    }
+}
+
+/* The verdict (hymo_cosim_verdict) of a finished run: unstable, else the
+ * first accuracy threshold of opt exceeded, else accurate (thresholds
+ * given) or stable (none). */
+static void verdict(const hymo_cosim_options *opt, hymo_cosim_summary *sum)
+{
+    char *out = sum->verdict_reason;
+    const size_t cap = sizeof sum->verdict_reason;
+    size_t len = 0;
+    out[0] = '\0';
+    if (!sum->stable) {
+        sum->verdict = HYMO_VERDICT_UNSTABLE;
+        snprintf(out, cap, "%s", sum->reason);
+        return;
+    }
+    int any = 0, failed = 0;
+#define NOTE(...)                                                                                  \
+    do {                                                                                           \
+        failed++;                                                                                  \
+        if (len < cap) {                                                                           \
+            len += (size_t)snprintf(out + len, cap - len, "%s", failed > 1 ? "; " : "");           \
+            if (len < cap) len += (size_t)snprintf(out + len, cap - len, __VA_ARGS__);             \
+        }                                                                                          \
+    } while (0)
+    for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
+        for (int abs_ = 0; abs_ < 2; ++abs_) {
+            const double lim = abs_ ? opt->max_abs[k] : opt->max_rms[k];
+            if (!(lim > 0.0)) continue;
+            any = 1;
+            if (!sum->has_errors) {
+                NOTE("a threshold on %s is given but no reference", hymo_compare_signal_name(k));
+                continue;
+            }
+            const double v = abs_ ? sum->errors.max[k] : sum->errors.rms[k];
+            if (!(v <= lim))
+                NOTE("%s error of %s %.4g %s exceeds %g", abs_ ? "max |.|" : "RMS", hymo_compare_signal_name(k), v,
+                     hymo_compare_signal_unit(NULL, k, 0), lim);
+        }
+    if (opt->max_residual_energy > 0.0) {
+        any = 1;
+        if (!(sum->residual_energy_max_abs <= opt->max_residual_energy))
+            NOTE("max |residual energy| %.4g J exceeds %g J", sum->residual_energy_max_abs, opt->max_residual_energy);
+    }
+#undef NOTE
+    sum->verdict = failed ? HYMO_VERDICT_INACCURATE : any ? HYMO_VERDICT_ACCURATE : HYMO_VERDICT_STABLE;
+    if (!failed)
+        snprintf(out, cap, "%s", any ? "every accuracy threshold holds" : "bounded; no accuracy threshold given");
+}
+
+hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference *ref, const char *out_path,
+                             hymo_cosim_summary *summary, hymo_error *err)
+{
+    hymo_cosim_summary sum;
+    memset(&sum, 0, sizeof sum);
+    driver d;
+    hymo_status st = driver_create(&d, setup, err);
+    if (st != HYMO_OK) {
+        driver_free(&d);
+        return st;
+    }
+    const hymo_cosim_options *opt = setup->opt;
+    const double H = opt->H;
+    const long n_macro = d.cap - 1;
+    const int nb = d.nb;
+    sum.stable = 1;
+    sum.n_bonds = nb;
+    snprintf(sum.reason, sizeof sum.reason, "reached t_end");
+    for (int a = 0; d.tlm && a < nb; ++a) tlm_line_energy(&d, a);
+    read_row(&d);
+    record(&d, 0);
+    double t0 = hymo_now_seconds(), v[S_N];
+    mech_stats(&d, v);
+    const double it0 = v[S_ITER_TOTAL];
+    for (long n = 0; n < n_macro; ++n) {
+        const double t = (double)n * H;
+        hymo_error step_err;
+        if ((st = hymo_master_step(d.m, &step_err)) != HYMO_OK) {
+            if (setup->abort_status != HYMO_OK && st == setup->abort_status) { /* a broken subsystem */
+                if (err) *err = step_err;
+                driver_free(&d);
+                return st;
+            }
+            st = HYMO_OK;
+            sum.stable = 0;
+            snprintf(sum.reason, sizeof sum.reason, "%s", step_err.message);
+            break;
+        }
+        bond_powers(&d);
+        for (int a = 0; a < nb; ++a) {
+            double dE = hymo_cosim_residual_energy_step(setup->rectangle, H, d.dP_prev[a], d.dP[a]);
+            /* plus the change of the energy stored in the lines, by the same
+             * rule as the port powers: the rectangle rule's is H c^2/(4 Z_c)
+             * of the waves at t + H; the trapezoidal rule's is the mean of
+             * this step's change and the one before */
+            if (d.tlm)
+                dE += setup->rectangle ? d.tlm_deline[a] : 0.5 * (d.tlm_deline_prev[a] + d.tlm_deline[a]);
+            if (d.tlm) d.tlm_deline_prev[a] = d.tlm_deline[a];
+            d.E[a] += dE;
+            d.E_total += dE;
+            d.dP_prev[a] = d.dP[a];
+        }
+        read_row(&d);
+        const char *bad = non_finite(&d);
+        if (bad || !isfinite(d.E_total) || fabs(d.E_total) > opt->unstable_energy) {
+            sum.stable = 0;
+            if (bad)
+                snprintf(sum.reason, sizeof sum.reason, "t = %.6g s (step %ld): %s became non-finite", t + H, n + 1,
+                         bad);
+            else
+                snprintf(sum.reason, sizeof sum.reason,
+                         "t = %.6g s (step %ld): |residual energy| %.3g J exceeds the limit %.3g J", t + H, n + 1,
+                         fabs(d.E_total), opt->unstable_energy);
+            break;
+        }
+        if (relative_limits_exceeded(&d, t + H, n + 1, sum.reason, sizeof sum.reason)) {
+            sum.stable = 0;
+            break;
+        }
+        if (fabs(d.E_total) > d.E_max) d.E_max = fabs(d.E_total);
+        record(&d, 1);
+        sum.n_macro = n + 1;
+    }
+    if (sum.stable && growing_at_end(&d, sum.reason, sizeof sum.reason)) sum.stable = 0;
+    sum.wall_time = hymo_now_seconds() - t0;
+    const long nrow = d.n_rows;
+    mech_stats(&d, v);
+    sum.t_reached = d.row[HYMO_SIG_TIME][nrow - 1];
+    sum.residual_energy_final = d.rec_Et[nrow - 1];
+    sum.residual_energy_max_abs = d.E_max;
+    sum.work_abs = d.W;
+    sum.max_residual_ratio = d.max_ratio_E;
+    sum.max_balance_ratio = d.max_ratio_D;
+    sum.peak_drift = v[S_PEAK_DRIFT];
+    sum.max_work = v[S_MAX_WORK];
+    sum.max_constraint_position = v[S_MAX_CPOS];
+    sum.mean_mech_iterations = sum.n_macro > 0 && v[S_STEPS] > 0.0 ? (v[S_ITER_TOTAL] - it0) / v[S_STEPS] : 0.0;
+    for (int k = 0; k < d.nsub; ++k) {
+        const hymo_subsystem *hs = d.subs[k];
+        if (d.hyd_stat_vr[2 * k] < 0 || d.hyd_stat_vr[2 * k + 1] < 0) continue;
+        double hv[2];
+        hs->ops->get_real(hs, &d.hyd_stat_vr[2 * k], 2, hv);
+        sum.hyd_steps += (long)hv[0];
+        sum.hyd_rhs_evals += (long)hv[1];
+    }
+    if (ref) {
+        hymo_reference run;
+        memset(&run, 0, sizeof run);
+        run.n = (int)nrow;
+        run.nz = d.width[HYMO_SIG_Z], run.np = d.width[HYMO_SIG_P], run.nu = d.width[HYMO_SIG_U], run.na = d.width[HYMO_SIG_S], run.ncut = d.width[HYMO_SIG_C_POS];
+        run.time = d.row[HYMO_SIG_TIME], run.z = d.row[HYMO_SIG_Z], run.zd = d.row[HYMO_SIG_ZD], run.s = d.row[HYMO_SIG_S];
+        run.sd = d.row[HYMO_SIG_SD], run.p = d.row[HYMO_SIG_P], run.u = d.row[HYMO_SIG_U], run.force = d.row[HYMO_SIG_FORCE];
+        run.has_cosim = 1;
+        run.residual_energy_total = d.rec_Et;
+        st = hymo_compare_trajectories(ref, &run, &sum.errors, err);
+        if (st != HYMO_OK) {
+            driver_free(&d);
+            return st;
+        }
+        sum.has_errors = 1;
+    }
+    if (d.tlm) tlm_summary(&d, &sum);
+    verdict(opt, &sum);
+    if (out_path) st = write_output(&d, out_path, &sum, err);
+    driver_free(&d);
+    if (summary) *summary = sum;
+    return st;
+}
+
+/* ---------------------------------------------- split mode: the front end */
+
+/* /cosim attributes of a split-mode run. */
+static hymo_status split_attrs(const void *ctx, hymo_ref_writer *w, hymo_error *err)
+{
+    const hymo_cosim_options *o = ctx;
+    hymo_status st = HYMO_OK;
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if (st == HYMO_OK) st = (call);                                                            \
+    } while (0)
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "scheme", hymo_cosim_scheme_name(o->scheme), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "coupling", hymo_coupling_name(o->coupling), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "extrapolation", hymo_approx_name(o->approx), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "hyd_integrator", hymo_hyd_integrator_name(o->hyd_integrator), err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "mech_integrator", hymo_mech_integrator_name(o->mech_integrator),
+                                     err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "H", o->H, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "h_m", o->mech.dt, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "h_h", o->h_h, err));
+    TRY(hymo_ref_writer_put_attr_str(w, "cosim", "mech_inputs", hymo_mech_inputs_name(o->mech_inputs), err));
+#undef TRY
+    return st;
+}
+
+/* The split's power bonds, one per cylinder a (hymo/cosim.h layouts): the
+ * mechanics' inputs F_a (velocity-force) or p_pist,a and p_rod,a weighted
+ * by the areas, its outputs sd_a and sdd_a, the hydraulics' sd_input[a].
+ * motor-cosim: one per motor k too (actuator a = n_cylinders + k): the
+ * torque, or p_a and p_b weighted by D and -D, times the joint rate. */
+static hymo_status split_bonds(const hymo_model *model, const hymo_cosim_options *opt, const hymo_split *sp,
+                               hymo_cosim_bond *bonds, hymo_error *err)
+{
+    const int na = hymo_coupled_actuators(model), per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
+    for (int a = 0; a < na; ++a) {
+        hymo_cosim_bond *b = &bonds[a];
+        const char *an = hymo_actuator_name(model, a);
+        const int motor = a >= model->n_cylinders;
+        int node0, node1;
+        double w0, w1;
+        hymo_actuator_ports(model, a, &node0, &node1, &w0, &w1);
+        snprintf(b->name, sizeof b->name, "%s", an);
+        snprintf(b->eff_name[0], sizeof b->eff_name[0], "%s.%s", an, motor ? "port_a" : "piston");
+        snprintf(b->eff_name[1], sizeof b->eff_name[1], "%s.%s", an, motor ? "port_b" : "rod");
+        b->sub = 0;
+        b->n_eff = per;
+        b->eff_in[0] = per * a, b->eff_in[1] = per * a + 1;
+        b->eff_w[0] = per == 1 ? 1.0 : w0;
+        b->eff_w[1] = w1;
+        for (int l = 0; l < sp->n_links; ++l)
+            for (int k = 0; k < per; ++k)
+                if (sp->links[l].to == 0 && sp->links[l].input == b->eff_in[k])
+                    b->eff_src_sub[k] = sp->links[l].from, b->eff_src_out[k] = sp->links[l].output;
+        b->flow_out = na + a;
+        b->sdd_out = 2 * na + a;
+        char name[64];
+        snprintf(name, sizeof name, "sd_input[%d]", a);
+        b->sdt_sub = -1;
+        for (int k = 1; k < sp->n_subsystems && b->sdt_sub < 0; ++k)
+            if ((b->sdt_vr = hymo_subsystem_find_variable(sp->subsystems[k], name)) >= 0) b->sdt_sub = k;
+        if (b->sdt_sub < 0)
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: no hydraulic subsystem has variable '%s'",
+                                  name);
+        if (opt->coupling != HYMO_COUPLING_TLM) continue;
+        /* TLM: the line powers at both ends, the mechanics' waves (outputs
+         * 3na + 2a, 3na + 2a + 1), Z_c and L A^2 per chamber */
+        b->tlm = 1;
+        snprintf(name, sizeof name, "line_power[%d]", a);
+        b->line_vr = hymo_subsystem_find_variable(sp->subsystems[0], name);
+        b->line_other_sub = -1;
+        for (int k = 1; k < sp->n_subsystems && b->line_other_sub < 0; ++k)
+            if ((b->line_other_vr = hymo_subsystem_find_variable(sp->subsystems[k], name)) >= 0) b->line_other_sub = k;
+        if (b->line_vr < 0 || b->line_other_sub < 0)
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: '%s' missing on a side of the TLM lines",
+                                  name);
+        for (int k = 0; k < 2; ++k) {
+            b->wave_out[k] = 3 * na + 2 * a + k;
+            snprintf(name, sizeof name, "tlm_impedance[%d]", 2 * a + k);
+            b->zc_vr[k] = hymo_subsystem_find_variable(sp->subsystems[0], name);
+            snprintf(name, sizeof name, "tlm_mass[%d]", 2 * a + k);
+            b->mass_vr[k] = hymo_subsystem_find_variable(sp->subsystems[0], name);
+            if (b->zc_vr[k] < 0 || b->mass_vr[k] < 0)
+                return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: the mechanics have no TLM variable '%s'",
+                                      name);
+        }
+    }
+    return HYMO_OK;
+}
+
+hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
+                           const char *out_path, hymo_cosim_summary *summary, hymo_error *err)
+{
+    hymo_status st = hymo_cosim_options_check(opt, err);
+    if (st != HYMO_OK) return st;
+    /* the same physics is enough: a comment, formatting or tolerance edit keeps the reference */
+    if (ref && hymo_model_identity(ref->model_sha256, ref->model_physics_sha256, model->sha256, model->physics_sha256) ==
+                   HYMO_MODEL_DIFFERENT)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "the reference is of another model ('%s', sha256 %.12s...) than '%s' (%.12s...)",
+                              ref->model_name, ref->model_sha256, model->name, model->sha256);
+    hymo_split *sp = NULL;
+    hymo_master *m = NULL;
+    hymo_cosim_bond *bonds = calloc((size_t)hymo_coupled_actuators(model) + 1, sizeof *bonds);
+    if (!bonds) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    st = hymo_split_create(model, opt, &sp, err);
+    if (st == HYMO_OK) st = hymo_split_master_create(sp, opt->H, &m, err);
+    if (st == HYMO_OK) st = split_bonds(model, opt, sp, bonds, err);
+    if (st == HYMO_OK) {
+        const hymo_cosim_setup setup = {.subs = sp->subsystems,
+                                        .nsub = sp->n_subsystems,
+                                        .m = m,
+                                        .links = sp->links,
+                                        .n_links = sp->n_links,
+                                        .bonds = bonds,
+                                        .n_bonds = hymo_coupled_actuators(model),
+                                        .opt = opt,
+                                        .rectangle = opt->approx == HYMO_APPROX_LAGRANGE0,
+                                        .mech = 0,
+                                        .model = model,
+                                        .attrs = split_attrs,
+                                        .attrs_ctx = opt};
+        st = hymo_cosim_drive(&setup, ref, out_path, summary, err);
+    }
+    hymo_master_free(m);
+    hymo_split_free(sp);
+    free(bonds);
+    return st;
+}
+
+void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo_cosim_summary *s)
+{
+    fprintf(out, "co-simulation  %s, %s, extrapolation %s, mechanics' inputs %s\n", hymo_cosim_scheme_name(o->scheme),
+            hymo_coupling_name(o->coupling), hymo_approx_name(o->approx), hymo_mech_inputs_name(o->mech_inputs));
+    fprintf(out, "integrators    mechanics %s%s%s (h_m = %g s), hydraulics %s (h_h = %g s), H = %g s\n",
+            hymo_mech_integrator_name(o->mech_integrator), o->mech_integrator == HYMO_MECH_TRAPEZOIDAL ? " " : "",
+            o->mech_integrator == HYMO_MECH_TRAPEZOIDAL ? hymo_formulation_name(o->mech.formulation) : "", o->mech.dt,
+            hymo_hyd_integrator_name(o->hyd_integrator), o->h_h, o->H);
+    hymo_cosim_summary_print_results(out, o, s);
+}
+
+void hymo_cosim_summary_print_results(FILE *out, const hymo_cosim_options *o, const hymo_cosim_summary *s)
+{
+    fprintf(out, "status         %s (%s)\n", s->stable ? "stable" : "UNSTABLE", s->reason);
+    fprintf(out, "reached        t = %g s, %ld communication steps\n", s->t_reached, s->n_macro);
+    fprintf(out, "residual       energy %.6g J at the end, max |E| %.6g J (%d bonds)\n", s->residual_energy_final,
+            s->residual_energy_max_abs, s->n_bonds);
+    fprintf(out, "energy balance peak |D| %.6g J of max |W_act| %.6g J\n", s->peak_drift, s->max_work);
+    fprintf(out, "vs work        cumulative |actuator work| W %.6g J; max |E|/(W+%g J) %.3g (unstable above %g), "
+                 "max |D|/(W+%g J) %.3g (above %g)\n",
+            s->work_abs, o->unstable_floor, s->max_residual_ratio, o->unstable_ratio, o->unstable_floor,
+            s->max_balance_ratio, o->unstable_balance_ratio);
+    fprintf(out, "mechanics      mean Newton iterations %.3g per step, max |Phi| %.3g\n", s->mean_mech_iterations,
+            s->max_constraint_position);
+    fprintf(out, "hydraulics     %ld internal steps, %ld right-hand sides\n", s->hyd_steps, s->hyd_rhs_evals);
+    if (s->n_tlm > 0)
+    {
+        fprintf(out, "tlm            delay T = H = %g s, %d lines", o->H, s->n_tlm);
+        if (s->tlm_mass_max > 0.0 || !(s->tlm_inertia_max > 0.0)) /* cylinder chambers: L A^2, a mass */
+            fprintf(out, "; parasitic mass L A^2 (seed 003 Eq. 8) at most %.4g kg at t = 0, %.4g kg over the run",
+                    s->tlm_mass_initial_max, s->tlm_mass_max);
+        if (s->tlm_inertia_max > 0.0) /* motor ports: L D^2, an inertia */
+            fprintf(out, "; motor ports' inertia L D^2 at most %.4g kg m^2 at t = 0, %.4g kg m^2 over the run",
+                    s->tlm_inertia_initial_max, s->tlm_inertia_max);
+        fprintf(out, "\n%s", s->tlm_report);
+    }
+    if (s->has_errors) {
+        const hymo_compare_result *e = &s->errors;
+        fprintf(out, "vs reference   %d samples, t in [%g, %g] s\n", e->n_samples, e->t_start, e->t_end);
+        for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
+            fprintf(out, "  %-6s RMS %.4g  max %.4g %s\n", hymo_compare_signal_name(k), e->rms[k], e->max[k],
+                    hymo_compare_signal_unit(NULL, k, 0));
+    }
+    fprintf(out, "verdict        %s (%s)\n", hymo_cosim_verdict_name(s->verdict), s->verdict_reason);
+    fprintf(out, "wall time      %.3f s\n", s->wall_time);
+}

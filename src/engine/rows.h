@@ -1,0 +1,34 @@
+/* Output rows of a run (SPEC §8 datasets), buffered for the HDF5 writer. */
+#ifndef HYMO_ROWS_H
+#define HYMO_ROWS_H
+
+#include "engine.h"
+#include "hymo/reference.h"
+#include "signals.h" /* hymo_rows (one field per signal of hymo_ref_signals[]) */
+
+/* Room for `capacity` rows; returns 0 if out of memory (free anyway). */
+int hymo_rows_alloc(hymo_rows *b, const hymo_sim *sim, long capacity);
+void hymo_rows_free(hymo_rows *b);
+/* Appends the committed state of sim (time, states, actuators, energies). */
+void hymo_rows_push(hymo_rows *b, const hymo_sim *sim);
+/* Appends all rows to the writer (if any) and empties the buffer. */
+hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err);
+/* Opens a reference writer at path: the model's name, source and hash in
+ * hdr (its solver fields set by the caller) and the model's dimension names;
+ * *names holds storage the dims point to (free() after close).  series:
+ * the further datasets (src/engine/sensors.h; NULL, 0 for none). */
+hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hdr, const char *path,
+                                    const hymo_ref_series *series, int n_series, hymo_ref_writer **writer,
+                                    void **names, hymo_error *err);
+/* The same for a monolithic run, the header from sim's options and tables,
+ * with the further outputs of rows (computed from now on). */
+hymo_status hymo_rows_open_writer(const hymo_sim *sim, hymo_rows *rows, const char *path, hymo_ref_writer **writer,
+                                  void **names, hymo_error *err);
+
+/* Monotonic clock, s (wall times of runs and sweeps). */
+double hymo_now_seconds(void);
+/* Steps of a run to t_end: t_end/dt, or one more (shortened) if t_end is not a
+ * multiple of dt (to 1e-9). */
+long hymo_run_steps(const hymo_run_options *opt);
+
+#endif

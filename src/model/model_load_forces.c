@@ -1,0 +1,338 @@
+/* The `forces:` section of a model file (docs/model-format.md, "forces"):
+ * mechanical force elements.  Called by the loader (src/model/model_load.c)
+ * after the bodies, points and signals are loaded; errors are
+ * "file:line: forces[k].field: problem". */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "model_load_forces.h"
+#include "model_load_ux.h" /* branch s18-ux: hymo_point_hint */
+
+typedef struct {
+    yaml_document_t *doc;
+    const char *origin;
+    hymo_error *err;
+    int item; /* index in forces */
+    const hymo_model *m;
+} fctx;
+
+static const double k_pi = 3.14159265358979323846;
+
+static int line_of(const yaml_node_t *n) { return n ? (int)n->start_mark.line + 1 : 1; }
+
+static hymo_status ffail(fctx *c, const yaml_node_t *at, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static hymo_status ffail(fctx *c, const yaml_node_t *at, const char *field, const char *fmt, ...)
+{
+    char problem[HYMO_ERROR_MSG_MAX / 2], where[96];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(problem, sizeof problem, fmt, ap);
+    va_end(ap);
+    if (c->item < 0) snprintf(where, sizeof where, "forces");
+    else if (field) snprintf(where, sizeof where, "forces[%d].%s", c->item, field);
+    else snprintf(where, sizeof where, "forces[%d]", c->item);
+    hymo_error_set(c->err, HYMO_ERR_MODEL, "%s:%d: %s: %s", c->origin, line_of(at), where, problem);
+    if (c->err)
+        for (char *s = c->err->message; *s; s++)
+            if ((unsigned char)*s < 0x20) *s = ' ';
+    return HYMO_ERR_MODEL;
+}
+
+static const char *sval(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static int is_null(const yaml_node_t *n)
+{
+    if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
+    const char *s = sval(n);
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
+static yaml_node_t *get(fctx *c, yaml_node_t *map, const char *key)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+        if (k && k->type == YAML_SCALAR_NODE && !strcmp(sval(k), key))
+            return yaml_document_get_node(c->doc, p->value);
+    }
+    return NULL;
+}
+
+static int parse_number(const char *s, double *out)
+{
+    if (!s || !*s) return 0;
+    for (const char *p = s; *p; p++)
+        if (!(isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+' || *p == 'e' || *p == 'E'))
+            return 0;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+/* A number; with `angle` also "90 deg" / "1.2 rad". */
+static hymo_status rd_num(fctx *c, yaml_node_t *n, const char *field, int angle, double *out)
+{
+    if (!n || n->type != YAML_SCALAR_NODE || is_null(n))
+        return ffail(c, n, field, "expected a number");
+    const char *s = sval(n);
+    if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && parse_number(s, out)) return HYMO_OK;
+    if (angle) {
+        char num[64];
+        const char *sp = strchr(s, ' ');
+        if (sp && (size_t)(sp - s) < sizeof num) {
+            memcpy(num, s, (size_t)(sp - s));
+            num[sp - s] = '\0';
+            const char *unit = sp;
+            while (*unit == ' ') unit++;
+            if (parse_number(num, out) && (!strcmp(unit, "deg") || !strcmp(unit, "rad"))) {
+                if (!strcmp(unit, "deg")) *out *= k_pi / 180.0;
+                return HYMO_OK;
+            }
+        }
+        return ffail(c, n, field, "expected a number (rad or m), or a string like \"-135 deg\", got '%s'", s);
+    }
+    return ffail(c, n, field, "expected a finite number, got '%s'", s);
+}
+
+typedef enum { ANY, POSITIVE, NONNEGATIVE } range;
+
+/* map[key] as a number (default dflt if absent and not required). */
+static hymo_status f_num(fctx *c, yaml_node_t *map, const char *key, int required, double dflt, range r, int angle,
+                         double *out)
+{
+    yaml_node_t *n = get(c, map, key);
+    if (!n) {
+        if (required) return ffail(c, map, NULL, "missing field '%s'", key);
+        *out = dflt;
+        return HYMO_OK;
+    }
+    hymo_status st = rd_num(c, n, key, angle, out);
+    if (st) return st;
+    if (r == POSITIVE && !(*out > 0.0)) return ffail(c, n, key, "must be > 0, got %g", *out);
+    if (r == NONNEGATIVE && !(*out >= 0.0)) return ffail(c, n, key, "must be >= 0, got %g", *out);
+    return HYMO_OK;
+}
+
+static hymo_status f_str(fctx *c, yaml_node_t *map, const char *key, int required, const char **out)
+{
+    yaml_node_t *n = get(c, map, key);
+    *out = NULL;
+    if (!n) return required ? ffail(c, map, NULL, "missing field '%s'", key) : HYMO_OK;
+    if (n->type != YAML_SCALAR_NODE || is_null(n)) return ffail(c, n, key, "expected a name");
+    *out = sval(n);
+    return HYMO_OK;
+}
+
+/* A point: "body.point", "ground.point" or an unambiguous "point". */
+static hymo_status f_point(fctx *c, yaml_node_t *map, const char *key, int *out)
+{
+    const char *name;
+    hymo_status st = f_str(c, map, key, 1, &name);
+    if (st) return st;
+    yaml_node_t *n = get(c, map, key);
+    const hymo_model *m = c->m;
+    if (strchr(name, '.')) {
+        *out = hymo_model_find_point(m, name);
+        char hint[256]; /* branch s18-ux: what there is */
+        if (*out < 0) hymo_point_hint(m, name, hint, sizeof hint);
+        return *out < 0 ? ffail(c, n, key, "unknown point '%s'%s", name, hint) : HYMO_OK;
+    }
+    int found = -1, count = 0;
+    for (int i = 0; i < m->n_points; i++)
+        if (!strcmp(m->points[i].name, name)) {
+            if (found < 0) found = i;
+            count++;
+        }
+    char hint[256]; /* branch s18-ux: what there is */
+    if (count == 0) hymo_point_hint(m, name, hint, sizeof hint);
+    if (count == 0) return ffail(c, n, key, "unknown point '%s'%s", name, hint);
+    if (count > 1)
+        return ffail(c, n, key, "point name '%s' is ambiguous (%d bodies have it); write BODY.%s", name, count,
+                     name);
+    *out = found;
+    return HYMO_OK;
+}
+
+static hymo_status f_joint(fctx *c, yaml_node_t *map, int *out)
+{
+    const char *name;
+    hymo_status st = f_str(c, map, "joint", 1, &name);
+    if (st) return st;
+    for (int j = 0; j < c->m->n_bodies; j++)
+        if (!strcmp(c->m->bodies[j].joint_name, name)) {
+            *out = j;
+            return HYMO_OK;
+        }
+    return ffail(c, get(c, map, "joint"), "joint", "unknown joint '%s' (joints are named in bodies[].joint.name)",
+                 name);
+}
+
+static int signal_index(const hymo_model *m, const char *name)
+{
+    for (int i = 0; i < m->n_signals; i++)
+        if (!strcmp(m->signals[i].name, name)) return i;
+    return -1;
+}
+
+/* [x, y, z]: each a number; for `signals` lists each a signal name or null. */
+static hymo_status f_vec3(fctx *c, yaml_node_t *map, const char *key, double v[3], int sig[3])
+{
+    yaml_node_t *n = get(c, map, key);
+    if (!n) return HYMO_OK;
+    if (n->type != YAML_SEQUENCE_NODE || n->data.sequence.items.top - n->data.sequence.items.start != 3)
+        return ffail(c, n, key, "expected a list of 3 %s", sig ? "signal names or nulls" : "numbers");
+    for (int k = 0; k < 3; k++) {
+        yaml_node_t *it = yaml_document_get_node(c->doc, n->data.sequence.items.start[k]);
+        if (!sig) {
+            hymo_status st = rd_num(c, it, key, 0, &v[k]);
+            if (st) return st;
+        } else if (!is_null(it)) {
+            if (!it || it->type != YAML_SCALAR_NODE) return ffail(c, it, key, "expected a signal name or null");
+            sig[k] = signal_index(c->m, sval(it));
+            if (sig[k] < 0) return ffail(c, it, key, "unknown signal '%s'", sval(it));
+        }
+    }
+    return HYMO_OK;
+}
+
+static hymo_status check_keys(fctx *c, yaml_node_t *map, const char *type, const char *const *allowed)
+{
+    static const char *const common[] = {"name", "type", NULL};
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+        if (!k || k->type != YAML_SCALAR_NODE) return ffail(c, k, NULL, "keys must be names");
+        int ok = 0;
+        for (const char *const *a = common; *a && !ok; a++) ok = !strcmp(*a, sval(k));
+        for (const char *const *a = allowed; *a && !ok; a++) ok = !strcmp(*a, sval(k));
+        if (!ok) {
+            char list[256] = "";
+            for (const char *const *a = allowed; *a; a++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
+            return ffail(c, k, NULL, "unknown field '%s' for a %s (allowed: name, type, %s)", sval(k), type, list);
+        }
+    }
+    return HYMO_OK;
+}
+
+static hymo_status load_element(fctx *c, yaml_node_t *n, hymo_model *m)
+{
+    hymo_force_element *el = &m->force_elements[m->n_force_elements];
+    memset(el, 0, sizeof *el);
+    el->point_a = el->point_b = el->joint = -1;
+    el->sw_lower = el->sw_upper = -1;
+    for (int k = 0; k < 3; k++) el->force_signal[k] = el->torque_signal[k] = -1;
+    if (!n || n->type != YAML_MAPPING_NODE) return ffail(c, n, NULL, "expected a mapping (a force element)");
+    const char *name, *type;
+    hymo_status st;
+    if ((st = f_str(c, n, "name", 1, &name))) return st;
+    size_t len = strlen(name);
+    if (len == 0 || len >= HYMO_NAME_MAX) return ffail(c, get(c, n, "name"), "name", "name must have 1 to %d characters", HYMO_NAME_MAX - 1);
+    for (const char *p = name; *p; p++)
+        if (*p == '.' || isspace((unsigned char)*p) || (unsigned char)*p < 0x20)
+            return ffail(c, get(c, n, "name"), "name", "name '%s' must not contain '.', spaces or control characters", name);
+    for (int i = 0; i < m->n_force_elements; i++)
+        if (!strcmp(m->force_elements[i].name, name))
+            return ffail(c, get(c, n, "name"), "name", "duplicate force element name '%s'", name);
+    snprintf(el->name, sizeof el->name, "%s", name);
+    if ((st = f_str(c, n, "type", 1, &type))) return st;
+    if (!strcmp(type, "spring_damper")) {
+        static const char *const keys[] = {"point_a", "point_b", "stiffness", "damping", "free_length", "preload", NULL};
+        el->type = HYMO_FE_SPRING_DAMPER;
+        if ((st = check_keys(c, n, type, keys)) || (st = f_point(c, n, "point_a", &el->point_a)) ||
+            (st = f_point(c, n, "point_b", &el->point_b)) ||
+            (st = f_num(c, n, "stiffness", 0, 0.0, NONNEGATIVE, 0, &el->stiffness)) ||
+            (st = f_num(c, n, "damping", 0, 0.0, NONNEGATIVE, 0, &el->damping)) ||
+            (st = f_num(c, n, "free_length", 1, 0.0, NONNEGATIVE, 0, &el->free_length)) ||
+            (st = f_num(c, n, "preload", 0, 0.0, ANY, 0, &el->preload)))
+            return st;
+        if (m->points[el->point_a].body == m->points[el->point_b].body)
+            return ffail(c, get(c, n, "point_b"), "point_b", "both points are on the same body (no force between them)");
+    } else if (!strcmp(type, "joint_spring")) {
+        static const char *const keys[] = {"joint", "stiffness", "damping", "free_position", "preload", NULL};
+        el->type = HYMO_FE_JOINT_SPRING;
+        if ((st = check_keys(c, n, type, keys)) || (st = f_joint(c, n, &el->joint)) ||
+            (st = f_num(c, n, "stiffness", 0, 0.0, NONNEGATIVE, 0, &el->stiffness)) ||
+            (st = f_num(c, n, "damping", 0, 0.0, NONNEGATIVE, 0, &el->damping)) ||
+            (st = f_num(c, n, "free_position", 0, 0.0, ANY, 1, &el->free_length)) ||
+            (st = f_num(c, n, "preload", 0, 0.0, ANY, 0, &el->preload)))
+            return st;
+    } else if (!strcmp(type, "external")) {
+        static const char *const keys[] = {"point", "frame", "force", "force_signals", "torque", "torque_signals", NULL};
+        el->type = HYMO_FE_EXTERNAL;
+        const char *frame = NULL;
+        if ((st = check_keys(c, n, type, keys)) || (st = f_point(c, n, "point", &el->point_a)) ||
+            (st = f_str(c, n, "frame", 0, &frame)) || (st = f_vec3(c, n, "force", el->force, NULL)) ||
+            (st = f_vec3(c, n, "force_signals", NULL, el->force_signal)) ||
+            (st = f_vec3(c, n, "torque", el->torque, NULL)) ||
+            (st = f_vec3(c, n, "torque_signals", NULL, el->torque_signal)))
+            return st;
+        if (frame && strcmp(frame, "global") && strcmp(frame, "body"))
+            return ffail(c, get(c, n, "frame"), "frame", "expected 'global' or 'body', got '%s'", frame);
+        el->body_frame = frame && !strcmp(frame, "body");
+        if (m->points[el->point_a].body == HYMO_GROUND)
+            return ffail(c, get(c, n, "point"), "point", "a point on the ground takes no force");
+        if (!get(c, n, "force") && !get(c, n, "torque"))
+            return ffail(c, n, NULL, "an external element needs 'force' or 'torque'");
+    } else if (!strcmp(type, "joint_friction")) {
+        static const char *const keys[] = {"joint", "coulomb", "friction_velocity", "viscous", NULL};
+        el->type = HYMO_FE_JOINT_FRICTION;
+        if ((st = check_keys(c, n, type, keys)) || (st = f_joint(c, n, &el->joint)) ||
+            (st = f_num(c, n, "coulomb", 0, 0.0, NONNEGATIVE, 0, &el->coulomb)) ||
+            (st = f_num(c, n, "friction_velocity", 0, 0.01, POSITIVE, 0, &el->friction_velocity)) ||
+            (st = f_num(c, n, "viscous", 0, 0.0, NONNEGATIVE, 0, &el->viscous)))
+            return st;
+    } else if (!strcmp(type, "joint_limit")) {
+        static const char *const keys[] = {"joint", "lower", "upper", "stiffness", "damping", NULL};
+        el->type = HYMO_FE_JOINT_LIMIT;
+        if ((st = check_keys(c, n, type, keys)) || (st = f_joint(c, n, &el->joint)) ||
+            (st = f_num(c, n, "lower", 0, 0.0, ANY, 1, &el->lower)) ||
+            (st = f_num(c, n, "upper", 0, 0.0, ANY, 1, &el->upper)) ||
+            (st = f_num(c, n, "stiffness", 1, 0.0, POSITIVE, 0, &el->stiffness)) ||
+            (st = f_num(c, n, "damping", 0, 0.0, NONNEGATIVE, 0, &el->damping)))
+            return st;
+        el->has_lower = get(c, n, "lower") != NULL;
+        el->has_upper = get(c, n, "upper") != NULL;
+        if (!el->has_lower && !el->has_upper) return ffail(c, n, NULL, "a joint limit needs 'lower' or 'upper'");
+        if (el->has_lower && el->has_upper && !(el->lower < el->upper))
+            return ffail(c, get(c, n, "upper"), "upper", "must be above lower (%g), got %g", el->lower, el->upper);
+        if (el->has_lower) el->sw_lower = m->n_force_switches++;
+        if (el->has_upper) el->sw_upper = m->n_force_switches++;
+    } else {
+        return ffail(c, get(c, n, "type"), "type",
+                     "unknown force element type '%s' (spring_damper, joint_spring, external, joint_friction, "
+                     "joint_limit)",
+                     type);
+    }
+    m->n_force_elements++;
+    return HYMO_OK;
+}
+
+hymo_status hymo_load_forces(yaml_document_t *doc, yaml_node_t *seq, const char *origin, hymo_error *err,
+                             hymo_model *m)
+{
+    fctx c = {doc, origin, err, -1, m};
+    if (!seq || is_null(seq)) return HYMO_OK;
+    if (seq->type != YAML_SEQUENCE_NODE) return ffail(&c, seq, NULL, "expected a list of force elements");
+    const int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    if (n == 0) return HYMO_OK;
+    m->force_elements = calloc((size_t)n, sizeof *m->force_elements);
+    if (!m->force_elements) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n; k++) {
+        c.item = k;
+        hymo_status st = load_element(&c, yaml_document_get_node(doc, seq->data.sequence.items.start[k]), m);
+        if (st) return st;
+    }
+    return HYMO_OK;
+}

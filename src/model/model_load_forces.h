@@ -1,0 +1,14 @@
+/* The `forces:` section of a model file (src/model/model_load_forces.c). */
+#ifndef HYMO_MODEL_LOAD_FORCES_H
+#define HYMO_MODEL_LOAD_FORCES_H
+
+#include <yaml.h>
+
+#include "hymo/model.h"
+
+/* Loads the force elements of the list `seq` (NULL: none) into m (bodies,
+ * points and signals loaded); errors "origin:line: forces[k].field: ...". */
+hymo_status hymo_load_forces(yaml_document_t *doc, yaml_node_t *seq, const char *origin, hymo_error *err,
+                             hymo_model *m);
+
+#endif
