@@ -145,7 +145,7 @@ class Model:
         else:
             raise TypeError("hymo.Model(path): a model file's path (str or os.PathLike), not %s" % type(path).__name__)
         self._ptr = ptr
-        head = ctypes.cast(ptr, ctypes.POINTER(_ffi.ModelHead)).contents
+        head = ctypes.cast(ptr, ctypes.POINTER(_ffi.Model_)).contents
         self.name = head.name.decode()
         self.source_path = head.source_path.decode() if head.source_path else None
         self.joints = [head.bodies[j].joint_name.decode() for j in range(head.n_bodies)]

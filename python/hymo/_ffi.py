@@ -96,14 +96,55 @@ class Signal(ctypes.Structure):
                 ("v", ctypes.POINTER(c_double)), ("shape", c_void_p)]
 
 
-class ModelHead(ctypes.Structure):
-    """The first fields of hymo_model (name, bodies, signals)."""
+class Fluid(ctypes.Structure):  # hymo_fluid
+    _fields_ = [("bulk_modulus_oil", c_double), ("density", c_double), ("p_transition", c_double)]
+
+
+class FluidAir(ctypes.Structure):  # hymo_fluid_air
+    _fields_ = [("model", c_int), ("air_fraction", c_double), ("p_reference", c_double), ("p_vapour", c_double),
+                ("polytropic_index", c_double)]
+
+
+class SimDefaults(ctypes.Structure):  # hymo_sim_defaults
+    _fields_ = [("dt", c_double), ("t_end", c_double), ("penalty_alpha", c_double), ("tol_position", c_double),
+                ("tol_pressure", c_double), ("tol_spool", c_double), ("max_iter", c_int)]
+
+
+class Model_(ctypes.Structure):
+    """hymo_model, member by member (arrays of unmirrored element types as void *)."""
     _fields_ = [
+        # identity
         ("name", ctypes.c_char * NAME), ("source_path", c_char_p), ("source_text", c_char_p),
-        ("sha256", ctypes.c_char * 65), ("physics_sha256", ctypes.c_char * 65), ("gravity", c_double * 3),
-        ("n_bodies", c_int), ("bodies", ctypes.POINTER(Body)), ("n_points", c_int), ("points", c_void_p),
-        ("n_cuts", c_int), ("cuts", c_void_p), ("n_independent_hint", c_int), ("independent_hint", c_void_p),
-        ("n_signals", c_int), ("signals", ctypes.POINTER(Signal)),
+        ("sha256", ctypes.c_char * 65), ("physics_sha256", ctypes.c_char * 65),
+        ("n_overrides", c_int), ("overrides", ctypes.POINTER(c_char_p)),
+        # bodies and joints
+        ("gravity", c_double * 3), ("n_bodies", c_int), ("bodies", ctypes.POINTER(Body)),
+        ("n_points", c_int), ("points", c_void_p), ("n_independent_hint", c_int),
+        ("independent_hint", ctypes.POINTER(c_int)),
+        # constraints
+        ("n_cuts", c_int), ("cuts", c_void_p),
+        # force elements
+        ("n_force_elements", c_int), ("force_elements", c_void_p), ("n_force_switches", c_int),
+        # actuators
+        ("n_cylinders", c_int), ("cylinders", c_void_p), ("n_motors", c_int), ("motors", c_void_p),
+        ("n_drivers", c_int), ("drivers", c_void_p),
+        # hydraulics
+        ("fluid", Fluid), ("fluid_air", FluidAir), ("n_nodes", c_int), ("nodes", c_void_p),
+        ("n_subvolumes", c_int), ("subvolumes", c_void_p), ("n_volumes", c_int),
+        ("n_accumulators", c_int), ("accumulators", c_void_p), ("n_throttles", c_int), ("throttles", c_void_p),
+        ("n_valves", c_int), ("valves", c_void_p), ("valve_edges", c_void_p),
+        ("n_relief_valves", c_int), ("relief_valves", c_void_p), ("n_check_valves", c_int),
+        ("check_valves", c_void_p), ("n_flow_controls", c_int), ("flow_controls", c_void_p),
+        ("n_pumps", c_int), ("pumps", c_void_p),
+        # signals, sensors
+        ("n_signals", c_int), ("signals", ctypes.POINTER(Signal)), ("n_sensors", c_int), ("sensors", c_void_p),
+        # simulation settings
+        ("defaults", SimDefaults), ("reselect_threshold", c_double), ("penalty_alpha_auto", c_int),
+        # source lines of checks after loading
+        ("volume_p0_line", ctypes.POINTER(c_int)), ("independent_line", c_int),
+        ("driver_line", ctypes.POINTER(c_int)), ("cylinder_line", ctypes.POINTER(c_int)),
+        # compiled data
+        ("compiled", c_void_p),
     ]
 
 
@@ -197,8 +238,8 @@ def _check_layouts(lib):
                ("hymo_run_summary", RunSummary, "event_iterations"),
                ("hymo_run_summary", RunSummary, "n_volumes_below_zero"),
                ("hymo_cosim_summary", CosimSummary, "verdict_reason"), ("hymo_cosim_summary", CosimSummary, "errors"),
-               ("hymo_model", ModelHead, "gravity"), ("hymo_model", ModelHead, "bodies"),
-               ("hymo_model", ModelHead, "signals"), ("hymo_body", Body, "inertia"), ("hymo_signal", Signal, "v"))
+               ("hymo_model", Model_, "gravity"), ("hymo_model", Model_, "bodies"),
+               ("hymo_model", Model_, "signals"), ("hymo_body", Body, "inertia"), ("hymo_signal", Signal, "v"))
     for cname, mirror, field in offsets:
         off = lib.hymo_struct_offset(cname.encode(), field.encode())
         if off != getattr(mirror, field).offset:
