@@ -121,7 +121,7 @@ def run_options(model, **options):
     (hymo_run_options_check)."""
     opt = _buffer("hymo_run_options", _ffi.RunOptions)
     _lib.hymo_run_options_default(ctypes.byref(opt), model._ptr)
-    if "penalty_alpha" in options and "penalty_alpha_auto" not in options:  # s18-alpha: as given
+    if "penalty_alpha" in options and "penalty_alpha_auto" not in options:  # an explicit factor is used as given
         options = dict(options, penalty_alpha_auto=0)
     _set_fields(opt, options, _ENUMS, "run options")
     err = _new_err()

@@ -11,7 +11,7 @@
  * than one document), HYMO_ERR_MODEL (everything else). */
 #include "compiled.h"
 #include "hymo/model.h"
-#include "model_load_sensors.h" /* branch sensors */
+#include "model_load_sensors.h"
 #include "hymo/reference.h"
 #include "motor.h"
 
@@ -26,7 +26,7 @@
 #include <yaml.h>
 
 #include "model_load_forces.h"
-#include "model_load_ux.h" /* branch s18-ux */
+#include "model_load_ux.h"
 
 #define TRY(expr)                                                                                  \
     do {                                                                                           \
@@ -631,7 +631,7 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     d->tol_pressure = DEFAULT_TOL_PRESSURE;
     d->tol_spool = DEFAULT_TOL_SPOOL;
     yaml_node_t *sim = map_get(c, root, "simulation");
-    /* s18-alpha: format 2 without penalty_alpha: the mass-scaled default */
+    /* format 2 without penalty_alpha: the mass-scaled default */
     m->penalty_alpha_auto = format >= 2 && !(sim && map_get(c, sim, "penalty_alpha"));
     if (!sim) return HYMO_OK;
     static const char *const sim_keys[] = {"dt", "t_end", "penalty_alpha", "max_iterations",
@@ -646,7 +646,7 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     }
     if (!st) st = f_int(c, sim, "max_iterations", 0, DEFAULT_MAX_ITER, 1, &d->max_iter);
     if (!st) st = f_number(c, sim, "reselect_threshold", 0, 0.0, R_POSITIVE, &m->reselect_threshold, NULL);
-    if (!st && m->reselect_threshold > 1.0) /* mbstruct */
+    if (!st && m->reselect_threshold > 1.0)
         st = fail_field(c, sim, "reselect_threshold", HYMO_ERR_MODEL, "%g is above 1 (a pivot ratio in (0, 1])",
                         m->reselect_threshold);
     yaml_node_t *tol = st ? NULL : map_get(c, sim, "tolerances");
@@ -1322,7 +1322,7 @@ static int element_exists(const hymo_model *m, const char *name)
         if (strcmp(m->pumps[i].name, name) == 0) return 1;
     for (int i = 0; i < m->n_flow_controls; i++)
         if (strcmp(m->flow_controls[i].name, name) == 0) return 1;
-    for (int i = 0; i < m->n_accumulators; i++) /* branch s18-ux: the later sections too */
+    for (int i = 0; i < m->n_accumulators; i++) /* the later sections too */
         if (strcmp(m->accumulators[i].name, name) == 0) return 1;
     for (int i = 0; i < m->n_motors; i++)
         if (strcmp(m->motors[i].name, name) == 0) return 1;
@@ -1362,7 +1362,7 @@ static hymo_status f_point_ref(ctx_t *c, yaml_node_t *map, const char *key, cons
     TRY(f_ref(c, map, key, 1, &name));
     if (strchr(name, '.')) {
         *out = hymo_model_find_point(m, name);
-        char hint[256]; /* branch s18-ux: what there is */
+        char hint[256]; /* what there is */
         if (*out < 0) hymo_point_hint(m, name, hint, sizeof hint);
         if (*out < 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'%s", name, hint);
         return HYMO_OK;
@@ -1374,7 +1374,7 @@ static hymo_status f_point_ref(ctx_t *c, yaml_node_t *map, const char *key, cons
             count++;
         }
     }
-    char hint[256]; /* branch s18-ux: what there is */
+    char hint[256]; /* what there is */
     if (count == 0) hymo_point_hint(m, name, hint, sizeof hint);
     if (count == 0) return fail_field(c, map, key, HYMO_ERR_MODEL, "unknown point '%s'%s", name, hint);
     if (count > 1) {
@@ -1416,7 +1416,7 @@ static hymo_status load_cylinder(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k
     TRY(f_number(c, cn, "length", 1, 0, R_POSITIVE, &cy->length, NULL));
     TRY(f_number(c, cn, "piston_length0", 0, 0, R_NONNEGATIVE, &cy->l_pist0, &cy->has_l_pist0));
     if (cy->has_l_pist0) {
-        if (!(cy->l_pist0 > 0.0 && cy->l_pist0 < cy->length)) { /* branch s18-ux: both chambers non-empty */
+        if (!(cy->l_pist0 > 0.0 && cy->l_pist0 < cy->length)) { /* both chambers non-empty */
             return fail_field(c, cn, "piston_length0", HYMO_ERR_MODEL,
                               "must lie strictly between 0 and the cylinder length %g (both chambers "
                               "start with some length), got %g", cy->length, cy->l_pist0);
@@ -1643,7 +1643,7 @@ static hymo_status load_check(ctx_t *c, yaml_node_t *cn, hymo_model *m, int k)
     return HYMO_OK;
 }
 
-#define HYMO_MODEL_LOAD_UNIT /* valves branch: pumps, flow control valves, valve edges */
+#define HYMO_MODEL_LOAD_UNIT /* pumps, flow control valves, valve edges */
 #include "model_load_valves.c"
 
 static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
@@ -1702,12 +1702,12 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
     return HYMO_OK;
 }
 
-/* branch fluid: fluid law and accumulators (uses the readers above) */
+/* Fluid law and accumulators (uses the readers above) */
 #define HYMO_MODEL_LOAD_PARTS
 #include "model_load_fluid.c"
 
 /* Runs `fn` on every item of hydraulics[key] with the path set. */
-#include "model_load_motor.inc" /* motor branch: signal shaping, motors */
+#include "model_load_motor.inc" /* signal shaping, motors */
 
 static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 {
@@ -1936,7 +1936,7 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
         const yaml_node_t *key = node_at(c, p->key);
         if (top && key && key->type == YAML_SCALAR_NODE &&
             (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description") ||
-             !strcmp(sval(key), "sensors"))) /* output only (branch sensors) */
+             !strcmp(sval(key), "sensors"))) /* output only */
             continue;
         canon_buf e = {0};
         canon_node(c, key, &e, depth + 1, 0);
@@ -2168,10 +2168,10 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
     TRY(load_cuts(c, root, m));
     TRY(load_independent(c, root, m));
     TRY(load_hydraulics(c, root, m));
-    TRY(hymo_model_load_sensors(&c->doc, root, c->origin, m, c->err)); /* branch sensors */
+    TRY(hymo_model_load_sensors(&c->doc, root, c->origin, m, c->err));
     TRY(hymo_load_forces(&c->doc, map_get(c, root, "forces"), c->origin, c->err, m)); /* src/model/model_load_forces.c */
     TRY(load_drivers(c, root, m)); /* model_load_motor.inc */
-    TRY(hymo_load_ux(&c->doc, root, c->origin, m, c->err)); /* branch s18-ux: src/model/model_load_ux.c */
+    TRY(hymo_load_ux(&c->doc, root, c->origin, m, c->err)); /* src/model/model_load_ux.c */
     return HYMO_OK;
 }
 

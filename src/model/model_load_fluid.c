@@ -1,4 +1,4 @@
-/* hymo model loader, branch fluid: the fluid law (hydraulics.fluid.model
+/* hymo model loader: the fluid law (hydraulics.fluid.model
  * and its entrained-air parameters) and the gas-charged accumulators
  * (hydraulics.accumulators), docs/model-format.md "Fluid model" and
  * "Accumulators".
