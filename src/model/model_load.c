@@ -8,7 +8,17 @@
  *
  * Error codes: HYMO_ERR_IO (file cannot be read), HYMO_ERR_PARSE (not valid
  * YAML: syntax, duplicate mapping keys, non-scalar keys, empty file, more
- * than one document), HYMO_ERR_MODEL (everything else). */
+ * than one document), HYMO_ERR_MODEL (everything else).
+ *
+ * One translation unit, in the order of a model file: this file has the
+ * context, the field readers, the header (format, name, gravity,
+ * simulation) and the signals; model_load_bodies.inc the mechanism;
+ * model_load_hydraulics.inc the circuit (with model_load_valves.c,
+ * model_load_fluid.c and model_load_motor.inc); then, here again, the
+ * physics hash, the --set overrides and the entry points.  The sections
+ * in their own compiled files (forces, sensors, the checks after loading:
+ * model_load_forces.c, model_load_sensors.c, model_load_ux.c) use the
+ * interfaces of their headers. */
 #include "compiled.h"
 #include "hymo/model.h"
 #include "model_load_sensors.h"
@@ -759,8 +769,10 @@ static hymo_status load_signals(ctx_t *c, yaml_node_t *root, hymo_model *m)
     return each_item(c, seq, "signals", load_signal, m);
 }
 
-#include "model_load_bodies.inc"
+/* ------------------------------------------------------------------ */
+/* Bodies, cut joints, independent; hydraulics                         */
 
+#include "model_load_bodies.inc"
 #include "model_load_hydraulics.inc"
 
 /* ------------------------------------------------------------------ */

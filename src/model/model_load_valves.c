@@ -5,8 +5,8 @@
  *   hydraulics.flow_control_valves[]  pressure-compensated flow control
  *   hydraulics.valves[].edges/overlap/leakage  4/3 valve edges
  *
- * This file is part of model_load.c's translation unit (included there,
- * after the valve loader) so that it uses the loader's context and field
+ * This file is part of model_load.c's translation unit (included by
+ * model_load_hydraulics.inc, before the valve loader) so that it uses the loader's context and field
  * readers; compiled on its own (the library's source glob) it is empty. */
 #ifdef HYMO_MODEL_LOAD_UNIT
 
