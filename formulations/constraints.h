@@ -39,7 +39,7 @@ typedef struct {
     int nnz;
     int *row_start, *col;
     unsigned char *group;
-    /* mbstruct: rank of Phi_z at the assembled start and the rows left out
+    /* rank of Phi_z at the assembled start and the rows left out
      * of a maximal independent set there (redundant[r] = 1); rank = m and
      * none redundant until the model compiler (src/compile/compile.c) sets them */
     int rank;
@@ -62,7 +62,7 @@ static inline hymo_csr hymo_constraints_csr(const hymo_constraints *con, const d
     return a;
 }
 
-/* mbstruct: the twist row of every spatial translational cut joint from
+/* The twist row of every spatial translational cut joint from
  * the start (kin: positions at the model's initial z): the body-b vector
  * of the row "(R_a a1) . (R_b v) = 0" (a1 normal to axis_a in a) becomes
  * v = e x w_perp, w_perp the part of a1 (expressed in b at the start)

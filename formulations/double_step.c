@@ -25,7 +25,7 @@ typedef struct {
      * sized at creation for LOG_SETS sets; later sets end it with "; ...") */
     char *log, *names;
     size_t log_cap, names_cap;
-    /* mbstruct: the model's `independent` hint as a mask of dependent
+    /* the model's `independent` hint as a mask of dependent
      * columns (1 = not hinted); NULL without a usable hint */
     unsigned char *hint_dep;
     int *rows;  /* nz scratch (tangent): the dependent coordinates, ascending */
@@ -61,7 +61,7 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
         for (int k = 0; k < model->n_independent_hint; ++k) c->hint_dep[model->independent_hint[k]] = 0;
     }
     hymo_status st = hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, mb->con->nnz, err);
-    if (st == HYMO_OK && model->n_drivers > 0 && mb->m > 0) { /* motor branch: driven joints stay independent */
+    if (st == HYMO_OK && model->n_drivers > 0 && mb->m > 0) { /* driven joints stay independent */
         if (!(c->pt.allowed = malloc((size_t)mb->nz))) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         memset(c->pt.allowed, 1, (size_t)mb->nz);
         for (int k = 0; k < model->n_drivers; ++k) {
@@ -104,7 +104,7 @@ static void append_log(ds_content *c, const hymo_model *model, double t)
     }
 }
 
-/* mbstruct: the hinted independent set where its smallest pivot is at
+/* The hinted independent set where its smallest pivot is at
  * least reselect_ratio times the best partition's (the same test that
  * keeps a set during the run); 1 if taken (partition set and factorised). */
 static int take_hint(ds_content *c, const hymo_mb *mb)
@@ -199,7 +199,7 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
  * Phi_d^{-1} gamma; leaves the kinematic velocities and gamma evaluated. */
 static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
 {
-    const int m = pt->m, ni = pt->ni; /* the kept rows (mbstruct: redundant ones left out) */
+    const int m = pt->m, ni = pt->ni; /* the kept rows (redundant ones left out) */
     double *w = pt->work, *u = pt->work + pt->m_all;
     for (int c = 0; c < m; ++c) mb->zdn[pt->dep[c]] = 0.0;
     for (int k = 0; k < ni; ++k) u[k] = mb->zdn[pt->indep[k]];
@@ -370,7 +370,7 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
     if (m == 0) return HYMO_OK;
     /* quality of the current partition vs the best available one, checked
      * every RESELECT_EVERY steps (pivots change slowly at these step sizes);
-     * rank pivots (mbstruct: the redundant rows give none) */
+     * rank pivots (the redundant rows give none) */
     if (step % RESELECT_EVERY != 0) return HYMO_OK;
     double best, cur;
     const hymo_csr a = hymo_constraints_csr(mb->con, mb->phi_zv);

@@ -335,7 +335,7 @@ void hymo_fe_switching(const hymo_fe *fe, const hymo_model *model, const hymo_ki
         if (el->has_lower) g[el->sw_lower] = el->lower - z;
         if (el->has_upper) g[el->sw_upper] = z - el->upper;
     }
-    for (int s = 0; s < model->n_signals; ++s) { /* branch s18-ux: kinks of the signals */
+    for (int s = 0; s < model->n_signals; ++s) { /* kinks of the signals */
         const hymo_signal *sig = &model->signals[s];
         if (!sig->shape || sig->shape->n_kinks <= 0) continue;
         const double x = hymo_signal_eval_unlimited(sig, fe->t_eval, fe->t_eval > 0.0 ? -1 : +1, fe->dt_eval);

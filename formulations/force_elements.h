@@ -49,7 +49,7 @@ typedef struct {
     double *talpha;
     int *tp, *tq;
     double *scratch; /* 3 nz + 2 nz */
-    /* branch s18-ux: time and grid step of the last hymo_fe_apply (the
+    /* time and grid step of the last hymo_fe_apply (the
      * signals' kink functions are evaluated there) */
     double t_eval, dt_eval;
     /* the signals' one-sided limit at t: 0 the left one for t > 0 (a
@@ -99,7 +99,7 @@ int hymo_fe_gradients_joint(hymo_fe *fe, const int *joint, double *g);
 
 /* Switching functions of the limits at the last hymo_kin_positions:
  * g = lower - z (lower limit), z - upper (upper limit); >= 0: in contact.
- * Then (branch s18-ux) the kinks of the signals that feed valves and
+ * Then the kinks of the signals that feed valves and
  * external forces at the time of the last hymo_fe_apply: g = x(t) - level
  * (hymo_signal_kink_levels; x the signal before its dead zone and clamp,
  * left limit for t > 0, snapped to the step grid). */

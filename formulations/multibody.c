@@ -59,7 +59,7 @@ int hymo_mb_kkt_factor(hymo_mb *mb, double *K, int *piv)
     for (int i = 0; i < nz; ++i)
         for (int j = 0; j < nz; ++j) K[i * n + j] = mb->kin.M[i * nz + j];
     for (int r = 0; r < m; ++r) {
-        /* a redundant row (mbstruct) is replaced by mu_r = 0: the rest stays regular */
+        /* a redundant row is replaced by mu_r = 0: the rest stays regular */
         const int red = mb->con->redundant[r];
         const hymo_constraints *con = mb->con;
         for (int j = 0; j < nz; ++j) K[(nz + r) * n + j] = K[j * n + nz + r] = 0.0;
@@ -478,7 +478,7 @@ void hymo_actuators_free(hymo_actuators *act)
     memset(act, 0, sizeof *act);
 }
 
-/* Motor branch: actuator a >= n_cylinders is the hydraulic motor
+/* Actuator a >= n_cylinders is the hydraulic motor
  * a - n_cylinders, whose "length" is its joint coordinate (s = z_j,
  * sd = zd_j, ds/dz = e_j) and whose force is the joint torque (force on a
  * prismatic joint), applied to the joint's body and, reversed, its parent.

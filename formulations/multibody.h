@@ -40,7 +40,7 @@ typedef struct {
      * finish_step follows (no forces, no residual): the formulation may
      * leave out what its finish_step evaluates again */
     int final_unpack;
-    /* s18-alpha: 1 = alpha is the lower bound of the mass-scaled default
+    /* 1 = alpha is the lower bound of the mass-scaled default
      * (penalty.c, penalty_mass_alpha), 0 = alpha as given */
     int alpha_auto;
 } hymo_mb;
@@ -75,7 +75,7 @@ void hymo_mb_kkt_sparse_solve(hymo_kkt_sparse *ks, double *rhs);
 /* Independent coordinates z_i and dependent z_d with Phi_d = dPhi/dz_d
  * square and regular; R = dz/dz_i (nz x ni, row-major: identity rows for
  * z_i, -Phi_d^{-1} Phi_i for z_d).
- * Redundant constraints (mbstruct): of the m_all rows of Phi_z only the m =
+ * Redundant constraints: of the m_all rows of Phi_z only the m =
  * rank rows in `rows` (a maximal independent set, chosen with the pivot
  * columns by the full-pivot elimination) form Phi_d; the other rows are
  * satisfied with them (their violation is recorded, not solved).  Without
@@ -93,11 +93,11 @@ typedef struct {
     int *pos, *rowpos; /* nz, m_all: where a coordinate / row is in dep, indep, rows (hymo_partition_factor) */
     hymo_rank_work rw; /* hymo_rank_pivots_csr on Phi_z */
     unsigned char *mask, *mask2;
-    /* mbstruct: all constraint rows, the kept ones (m, ascending) and their mask (m_all) */
+    /* all constraint rows, the kept ones (m, ascending) and their mask (m_all) */
     int m_all;
     int *rows;
     unsigned char *row_mask;
-    /* motor branch: nz, 0 for a coordinate that must stay independent (a
+    /* nz, 0 for a coordinate that must stay independent (a
      * driven joint), else 1; NULL: any coordinate may be dependent (owned) */
     unsigned char *allowed;
 } hymo_partition;

@@ -34,7 +34,7 @@ typedef struct {
                               * column and their places in phi_zv */
     int nz, m;
     int lambda_frozen;
-    double *gram; /* s18-alpha: nz x nz scratch (lambda_min_norm; with redundant rows only, dense mode) */
+    double *gram; /* nz x nz scratch (lambda_min_norm; with redundant rows only, dense mode) */
     int *gpiv;        /* nz */
     /* sparse mode with redundant rows: the Gram matrix on its own pattern
      * (Phi_z^T Phi_z's pairs and the diagonal) and KLU's LU of it */
@@ -93,8 +93,8 @@ static void pb_destroy(hymo_formulation *f)
 
 static int pb_n_mech(const hymo_formulation *f) { return ((const pb_content *)f->content)->nz; }
 
-/* mbstruct: the penalty factor against the mechanism (issue 12: penalty
- * stopped converging on ladders of many four-bar loops).  The multiplier
+/* The penalty factor against the mechanism (too large a factor stops
+ * Newton converging on ladders of many four-bar loops).  The multiplier
  * update lambda += alpha Phi inside Newton is the augmented-Lagrangian
  * iteration; with W = M' + (dt^2/4) alpha Phi_z^T Phi_z its error in the
  * multipliers contracts per iteration by
@@ -152,7 +152,7 @@ done:
     return s_min;
 }
 
-/* s18-alpha: the default penalty factor of format 2 models, scaled with the
+/* The default penalty factor of format 2 models, scaled with the
  * mechanism's mass matrix (docs/model-format.md "Penalty factor").  The
  * penalty term (dt^2/4) alpha Phi_z^T Phi_z of the Newton matrix is made
  * PENALTY_MASS_RATIO times M' in magnitude at dt = PENALTY_DT_REF, the
@@ -205,7 +205,7 @@ static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_err
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty, Gram matrix)");
     }
     hymo_kin_forces_begin(&mb->kin, mb->model); /* the bodies' mass geometry at the start positions (M''s entries) */
-    if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha, c->y); /* s18-alpha */
+    if (mb->alpha_auto) mb->alpha = penalty_mass_alpha(mb, mb->alpha, c->y);
     const double s_min = smallest_compliance(mb);
     if (s_min > 0.0 && isfinite(s_min)) {
         const double alpha_rho = 4.0 * (1.0 / PENALTY_RHO - 1.0) / (PENALTY_DT_REF * PENALTY_DT_REF * s_min);
@@ -319,7 +319,7 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
     for (int j = 0; j < nz; ++j) y[j] = 0.0;
     for (int r = 0; r < m; ++r)
         for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) y[con->col[t]] += P[t] * w[r];
-    /* motor branch: a driven joint's rate is prescribed; its row of the
+    /* a driven joint's rate is prescribed; its row of the
      * matrix is the unit row (src/engine/driver.c), so with a zero right-hand side
      * the projection leaves it and projects the other coordinates */
     for (int k = 0; k < mb->model->n_drivers; ++k) y[mb->model->drivers[k].joint] = 0.0;
@@ -330,7 +330,7 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
     for (int j = 0; j < nz; ++j) v[j] -= y[j];
 }
 
-/* s18-alpha: with redundant constraint rows, lambda is determined only up
+/* With redundant constraint rows, lambda is determined only up
  * to the null space of Phi_z^T; the updates lambda += alpha Phi let it
  * drift there without bound (the Bennett linkage, 3 redundant rows of 5,
  * dt = 0.25 ms: max |lambda| 526 N after 1 s, 1.2e7 N after 6 s, with
@@ -438,7 +438,7 @@ static void lambda_min_norm(pb_content *c, hymo_mb *mb)
     for (int r = 0; r < m; ++r) mb->lambda[r] = lam[r];
 }
 
-/* s18-alpha: max |Phi_z v + bias| */
+/* Max |Phi_z v + bias| */
 static double violation(const hymo_mb *mb, const double *v, const double *bias)
 {
     double worst = 0.0;
@@ -450,7 +450,7 @@ static double violation(const hymo_mb *mb, const double *v, const double *bias)
     return worst;
 }
 
-/* s18-alpha: the projection with the LU of a matrix from an earlier
+/* The projection with the LU of a matrix from an earlier
  * configuration (the fast Jacobian kept after a one-iteration step) can
  * leave much of the violation: Bennett linkage, fast, 1 ms, t = 2.964 s:
  * |Phi_z zd| 4.9e-6 -> 5.0e-7 where the other steps reach ~2.6e-10 (5e-5 of
@@ -485,7 +485,7 @@ static hymo_status pb_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
     hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
     project_refined(f->content, mb, mb->zddn, mb->gamma);
-    lambda_min_norm(f->content, mb); /* s18-alpha */
+    lambda_min_norm(f->content, mb);
     return HYMO_OK;
 }
 

@@ -16,7 +16,7 @@ static int *index_array(int n)
     return calloc((size_t)(n > 0 ? n : 1), sizeof(int));
 }
 
-/* ---- branch pump-signals: time-dependent pump speeds and set flows ---- */
+/* ---- time-dependent pump speeds and set flows ---- */
 
 int hymo_circuit_has_inputs(const hymo_model *model)
 {
@@ -137,7 +137,7 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
             circ->l_rod0[c] = cy->length - circ->l_pist0[c];
         }
         if (!(circ->l_pist0[c] > 0.0) || !(circ->l_rod0[c] > 0.0)) {
-            /* branch s18-ux: file:line, the documented path and what to change */
+            /* file:line, the documented path and what to change */
             char at[32] = "";
             if (model->cylinder_line && model->cylinder_line[c] > 0) snprintf(at, sizeof at, ":%d", model->cylinder_line[c]);
             hymo_error_set(err, HYMO_ERR_MODEL,
@@ -478,7 +478,7 @@ hymo_status hymo_circuit_static_pressures(const hymo_circuit *circ, const hymo_m
     }
     for (int k = 0; k < model->n_nodes; ++k) {
         const hymo_node *nd = &model->nodes[k];
-        /* branch s18-ux: "file:line: hydraulics.volumes[i].initial_pressure"
+        /* "file:line: hydraulics.volumes[i].initial_pressure"
          * as the loader's messages (volume i is node i, pressure state i) */
         char where[HYMO_NAME_MAX + 128];
         if (nd->kind == HYMO_NODE_VOLUME) {

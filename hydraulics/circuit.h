@@ -26,12 +26,12 @@ typedef struct {
     int *reliefs; /* relief valve indices */
     int n_checks;
     int *checks; /* check valve indices */
-    /* valves branch: pumps and flow control valves */
+    /* pumps and flow control valves */
     int n_pumps;
     int *pumps;
     int n_fcs;
     int *fcs; /* flow control valve indices */
-    /* motor branch: hydraulic motors (motor-cosim: also the circuits of a split) */
+    /* hydraulic motors (also in the circuits of a split) */
     int n_motors;
     int *motors; /* motor indices; motor k is actuator model->n_cylinders + k */
 } hymo_circuit_part;
@@ -54,12 +54,12 @@ typedef struct {
     /* offsets of the relief and check valves' switching functions in g
      * and sw (after the 2 na of the cylinders) */
     int sw_relief, sw_check;
-    /* valves branch: offsets of the 4/3 valves' edge switches (4 per
+    /* offsets of the 4/3 valves' edge switches (4 per
      * valve) and of the flow control valves' (1 each), after the checks' */
     int sw_valve, sw_fc;
-    /* branch fluid: offset of the accumulators' switching functions */
+    /* offset of the accumulators' switching functions */
     int sw_accumulator;
-    /* branch pump-signals: the pump speeds n(t) (rev/s, n_pumps) and the
+    /* the pump speeds n(t) (rev/s, n_pumps) and the
      * flow control valves' set flows Q_set(t) (m^3/s, n_flow_controls) in
      * force at the evaluation, filled by hymo_circuit_inputs at its time;
      * NULL (the compiled circuit, a model without speed_signal or
@@ -101,7 +101,7 @@ hymo_status hymo_circuit_own_constants(hymo_circuit *circ, const hymo_model *mod
 /* Refills them from model (a circuit with its own block only). */
 void hymo_circuit_refresh_constants(hymo_circuit *circ, const hymo_model *model);
 
-/* branch pump-signals: whether a pump or flow control valve of the model
+/* Whether a pump or flow control valve of the model
  * has a factor signal (then hymo_circuit_inputs matters). */
 int hymo_circuit_has_inputs(const hymo_model *model);
 /* The pump speeds n_j(t) = speed_j s_j(t) into speed[n_pumps] and the set
@@ -168,7 +168,7 @@ static inline double hymo_circuit_node_p(const hymo_circuit *circ, int node, con
     return st >= 0 ? p[st] : circ->node_src[node];
 }
 
-/* Fluid law of the volumes (hydraulics/fluid.c; branch fluid): 1/B_f(p)
+/* Fluid law of the volumes (hydraulics/fluid.c): 1/B_f(p)
  * and its derivative. One table per hymo_fluid_model. */
 typedef struct hymo_fluid_law_s {
     const char *name;
@@ -354,7 +354,7 @@ static inline double hymo_check_flow_d(const hymo_circuit *circ, const hymo_mode
     return cv->Cmax * x * g + cv->leakage * dp;
 }
 
-/* ---- valves branch: pumps, flow control valves, 4/3 valve edges ---- */
+/* ---- pumps, flow control valves, 4/3 valve edges ---- */
 
 /* Flow in -> out of pump j, Q = eta_v D n - C_L (p_out - p_in), and in *G
  * dQ/dp_in (= -dQ/dp_out = C_L). Smooth: no switching point.  n is the
@@ -388,7 +388,7 @@ static inline double hymo_flow_control_flow_d(const hymo_circuit *circ, const hy
 {
     const hymo_flow_control *fc = &model->flow_controls[f];
     const double dp = hymo_node_pressure(model, fc->node_a, p) - hymo_node_pressure(model, fc->node_b, p);
-    const double q_set = hymo_flow_control_set(circ, model, f); /* branch pump-signals: Q_set(t) */
+    const double q_set = hymo_flow_control_set(circ, model, f); /* Q_set(t) */
     if (circ->sw ? circ->sw[circ->sw_fc + f] : dp - fc->dp_c >= 0.0) {
         *G = 0.0;
         return q_set;
@@ -478,7 +478,7 @@ static inline double hymo_damper_force_d(const hymo_circuit *circ, int c, const 
     return 0.0;
 }
 
-/* Hydraulic motor k (motor branch, docs/model-format.md "motors") at joint
+/* Hydraulic motor k (docs/model-format.md "motors") at joint
  * rate w and pressures p: the torque (force on a prismatic joint)
  *   T = D dp - (1 - eta_hm) D |dp| tanh(w/w_s) - c_v w,  dp = p_a - p_b,
  * with dT/d(dp) and dT/dw (|dp| one-sided at dp = 0, taken as dp > 0, as
@@ -565,14 +565,14 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
 
 /* Splits the model into its circuits, ordered by their smallest cylinder
  * index (circuits without a cylinder next by their smallest motor, then by
- * smallest volume). A motor joins its two ports' volumes into one circuit
- * (motor-cosim). A throttle, valve, cylinder or motor touching no volume is
+ * smallest volume). A motor joins its two ports' volumes into one circuit.
+ * A throttle, valve, cylinder or motor touching no volume is
  * a HYMO_ERR_MODEL error naming it.  Free with hymo_circuit_parts_free. */
 hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **parts, int *n_parts,
                                    hymo_error *err);
 void hymo_circuit_parts_free(hymo_circuit_part *parts, int n_parts);
 
-/* motor-cosim: the coupled actuators of a split co-simulation are the
+/* The coupled actuators of a split co-simulation are the
  * cylinders, then the hydraulic motors (actuator n_cylinders + k, its
  * "length" the joint coordinate, its force the joint torque).  Their
  * count, name, and the two hydraulic ports: a cylinder's piston and rod

@@ -9,7 +9,7 @@
  *   d pdot_i/d p_k  = W_i dQ_i/dp_k,      d pdot_i/d u_v = W_i dQ_i/du_v,
  *   d pdot_i/d s_a  = -pdot_i W_i dD_i/ds_a,  dD_i/ds_a = sum_j V_j' (1/B_oil + 1/B_j),
  *   d pdot_i/d sd_a = -W_i sum_j V_j'       (sums over the chambers of cylinder a).
- * Branch fluid: B_oil is the fluid law's B_f(p_i) and D_i also holds the
+ * B_oil is the fluid law's B_f(p_i) and D_i also holds the
  * accumulators' compliance A_i(p_i) (hymo_volume_weight), which adds
  *   d pdot_i/d p_i += -pdot_i W_i dD_i/dp_i,  dD_i/dp_i = V d(1/B_f)/dp + dA_i/dp.
  * Actuator force F = fp - c sd - (1-eta) |fp| tanh(sd/v_s) + F_d(s, sd),
@@ -274,7 +274,7 @@ static void force_derivatives(const hymo_circuit *circ, const hymo_model *model,
         d->dF_ds[a] = dFd_ds;
         d->dF_dsd[a] = -cy->viscous - fr * fabs(fp) * (1.0 - th * th) / cy->friction_velocity + dFd_dsd;
     }
-    for (int k = 0; k < model->n_motors && model->n_cylinders + k < d->na; ++k) { /* motor branch */
+    for (int k = 0; k < model->n_motors && model->n_cylinders + k < d->na; ++k) {
         const int a = model->n_cylinders + k;
         const hymo_node *na_ = &model->nodes[model->motors[k].node_a], *nb_ = &model->nodes[model->motors[k].node_b];
         double dT_ddp, dT_dw;
@@ -345,7 +345,7 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
         double G, q = hymo_flow_control_flow_d(circ, model, k, p, &G);
         add_flow(d, &sl[d->slot_fc + k], q, G, 0.0);
     }
-    /* motors (motor branch): Q = D w + C_L dp from a to b; dQ/dw = D goes into the
+    /* motors: Q = D w + C_L dp from a to b; dQ/dw = D goes into the
      * sd columns like a chamber's dV/ds (outflow of a), scaled by -W below */
     for (int k = 0; k < model->n_motors && model->n_cylinders + k < na; ++k) {
         const hymo_motor *mo = &model->motors[k];

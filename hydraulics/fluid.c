@@ -1,4 +1,4 @@
-/* Fluid law of the lumped volumes (branch fluid; docs/model-format.md
+/* Fluid law of the lumped volumes (docs/model-format.md
  * "Fluid model") and the gas-charged accumulators' compliance.
  *
  * Every volume i obeys  pdot_i = W_i (Q_i - Vdot_i),  W_i = B_e / V with

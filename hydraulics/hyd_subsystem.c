@@ -40,7 +40,7 @@ struct hymo_hyd_sub {
     double *pdot, *udot;
     double *s, *sd;                   /* na */
     double *uref_a, *uref_m, *uref_b; /* nv (+ nin): step start (right), middle, end (left) */
-    /* branch pump-signals: nin = n_pumps + n_flow_controls when a pump or
+    /* nin = n_pumps + n_flow_controls when a pump or
      * flow control valve has a signal (else 0): the uref arrays then carry
      * the pump speeds and set flows at the same time and side after the
      * valve references, and circ_in is the circuit pointed at them */
@@ -114,15 +114,14 @@ static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *o
         const hymo_signal *sig = valve_signal(sub->model, v);
         out[v] = side == 0 ? hymo_signal_eval(sig, t, +1) : hymo_signal_eval_snapped(sig, t, side, h);
     }
-    if (sub->nin) { /* branch pump-signals: speeds and set flows at the same time and side */
+    if (sub->nin) { /* speeds and set flows at the same time and side */
         double *in = out + sub->model->n_valves;
         hymo_circuit_inputs(sub->model, t, side, side == 0 ? 0.0 : h, in, in + sub->model->n_pumps);
     }
 }
 
 /* The circuit to evaluate with the references uref of eval_uref: its pump
- * speeds and set flows are those after the valve references (branch
- * pump-signals); the shared circuit without such signals. */
+ * speeds and set flows are those after the valve references; the shared circuit without such signals. */
 static const hymo_circuit *circ_at(hymo_hyd_sub *sub, const double *uref)
 {
     if (!sub->nin) return sub->circ;
@@ -226,7 +225,7 @@ static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y,
 {
     const hymo_circuit_part *pt = &sub->part;
     const double tau = t - sub->t0;
-    for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motor-cosim: motors are actuators nc + k */
+    for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motors are actuators nc + k */
         const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
         sub->s[c] = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
         sub->sd[c] = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
@@ -353,7 +352,7 @@ static hymo_status trap_step(hymo_hyd_sub *sub, double t, double t1, double h, h
     int bad;
     hymo_status st;
     eval_uref(sub, t, +1, h, sub->uref_a);
-    /* branch pump-signals: f0 holds the pressure rates of the previous
+    /* f0 holds the pressure rates of the previous
      * step's end, with its (left-limit) pump speeds and set flows, still in
      * uref_b: where one jumps at t, f0 is re-evaluated with the right limit */
     int input_jump = 0;
@@ -528,7 +527,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     sub->udot = new_doubles(nu);
     sub->s = new_doubles(na);
     sub->sd = new_doubles(na);
-    sub->nin = hymo_circuit_has_inputs(model) ? model->n_pumps + model->n_flow_controls : 0; /* pump-signals */
+    sub->nin = hymo_circuit_has_inputs(model) ? model->n_pumps + model->n_flow_controls : 0;
     sub->uref_a = new_doubles(nv + sub->nin);
     sub->uref_m = new_doubles(nv + sub->nin);
     sub->uref_b = new_doubles(nv + sub->nin);
@@ -590,7 +589,7 @@ void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, con
     sub->t0 = t0;
     sub->f0_stale = 1;
     const hymo_circuit_part *pt = &sub->part;
-    for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motor-cosim: motors are actuators nc + k */
+    for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motors are actuators nc + k */
         const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
         memcpy(&sub->cs[HYMO_POLY_TERMS * c], &cs[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
         memcpy(&sub->cv[HYMO_POLY_TERMS * c], &cv[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
@@ -741,7 +740,7 @@ void hymo_hyd_sub_force(const hymo_hyd_sub *sub, double t, double *force)
         const double sd = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
         force[c] = hymo_cylinder_force(sub->model, sub->circ, c, s, sd, sub->p);
     }
-    for (int i = 0; i < sub->part.n_motors; ++i) { /* motor-cosim: the torque at the joint rate w */
+    for (int i = 0; i < sub->part.n_motors; ++i) { /* the torque at the joint rate w */
         const int k = sub->part.motors[i], a = sub->model->n_cylinders + k;
         const double w = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * a], tau);
         double dT_ddp, dT_dw;
@@ -784,7 +783,7 @@ void hymo_hyd_sub_set_state(hymo_hyd_sub *sub, const double *buf)
     const double *b = buf + n;
     memcpy(sub->f0, b, (size_t)n * sizeof(double));
     memcpy(sub->fprev, b + n, (size_t)n * sizeof(double));
-    /* branch pump-signals: uref_b (whose pump speeds and set flows the jump
+    /* uref_b (whose pump speeds and set flows the jump
      * test compares) is not part of the state: the next step evaluates f0
      * afresh, with the right limit of the inputs */
     if (sub->nin) sub->f0_stale = 1;

@@ -36,7 +36,7 @@ void hymo_hyd_sub_free(hymo_hyd_sub *sub);
 
 /* Motion input over the next do_step: for each actuator c of the part
  * (global index: its cylinders, and its motors as actuator n_cylinders + k,
- * s the joint coordinate and sd the joint rate; motor-cosim), s(t) = sum_k cs[4c+k] tau^k, sd(t) = sum_k cv[4c+k] tau^k,
+ * s the joint coordinate and sd the joint rate), s(t) = sum_k cs[4c+k] tau^k, sd(t) = sum_k cv[4c+k] tau^k,
  * tau = t - t0, k = 0..3 (arrays of size 4 na, plain polynomial
  * coefficients). */
 void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, const double *cv);

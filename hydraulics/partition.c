@@ -56,7 +56,7 @@ void hymo_circuit_parts_free(hymo_circuit_part *parts, int n_parts)
 }
 
 typedef struct {
-    int root, min_cyl, min_vol, min_motor; /* min_motor: motor-cosim */
+    int root, min_cyl, min_vol, min_motor; /* min_motor: smallest motor index */
 } comp_key;
 
 static int comp_key_cmp(const void *a, const void *b)
@@ -162,7 +162,7 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             goto done;
         }
     }
-    for (int k = 0; k < model->n_motors; ++k) { /* motor-cosim: the flow a -> b joins its ports */
+    for (int k = 0; k < model->n_motors; ++k) { /* the flow a -> b joins its ports */
         const hymo_motor *mo = &model->motors[k];
         int nodes[2] = {mo->node_a, mo->node_b};
         if (uf_join_nodes(model, parent, nodes, 2) == 0) {
@@ -288,7 +288,7 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             if (pass == 1) pt->cylinders[pt->n_cylinders] = c;
             ++pt->n_cylinders;
         }
-        for (int k = 0; k < model->n_motors; ++k) { /* motor-cosim */
+        for (int k = 0; k < model->n_motors; ++k) {
             const hymo_motor *mo = &model->motors[k];
             int node = model->nodes[mo->node_a].kind == HYMO_NODE_VOLUME ? mo->node_a : mo->node_b;
             hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];

@@ -473,7 +473,7 @@ static hymo_status attr_num_array(reader *r, hid_t obj, const char *where, const
     return st;
 }
 
-/* Branch fluid: the fluid law and per-volume pressure ranges on /states
+/* The fluid law and per-volume pressure ranges on /states
  * (absent in older files: fluid_model stays ""). */
 #define TRY(expr)                                                                                  \
     if (st == HYMO_OK) st = (expr)
@@ -562,7 +562,7 @@ static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s
         TRY(attr_long(r, solver, "/solver", "n_events", &s->n_events));
         TRY(attr_long(r, solver, "/solver", "event_iterations", &s->event_iterations));
     }
-    s->step_halvings = 0; /* s18-newton: written only when > 0 */
+    s->step_halvings = 0; /* written only when > 0 */
     if (st == HYMO_OK && H5Aexists(solver, "step_halvings") > 0)
         TRY(attr_long(r, solver, "/solver", "step_halvings", &s->step_halvings));
     TRY(attr_double(r, energy, "/energy", "peak_drift", &s->peak_drift));
@@ -572,7 +572,7 @@ static hymo_status read_summary_attrs(reader *r, hid_t file, hymo_run_summary *s
     TRY(attr_double(r, cons, "/constraints", "max_velocity", &s->max_constraint_velocity));
     TRY(attr_double(r, cons, "/constraints", "max_acceleration",
                     &s->max_constraint_acceleration));
-    if (st == HYMO_OK && cons >= 0 && H5Aexists(cons, "rank") > 0) { /* mbstruct */
+    if (st == HYMO_OK && cons >= 0 && H5Aexists(cons, "rank") > 0) {
         TRY(attr_int(r, cons, "/constraints", "rank", &s->constraint_rank));
         TRY(attr_int(r, cons, "/constraints", "n_redundant", &s->n_redundant));
         TRY(attr_text(r, cons, "/constraints", "redundant_rows", s->redundant, sizeof s->redundant));
@@ -680,7 +680,7 @@ static hymo_status read_root(reader *r, hid_t f, hymo_reference *ref)
     TRY(attr_int(r, f, "/", "max_iter", &ref->max_iter));
     TRY(attr_double(r, f, "/", "penalty_alpha", &ref->penalty_alpha));
     TRY(attr_int(r, f, "/", "complete", &ref->complete));
-    /* added later: optional */
+    /* optional */
     if (st == HYMO_OK && attr_present(r, f, "/", "model_physics_sha256", &st)) {
         TEXT("model_physics_sha256", ref->model_physics_sha256);
         if (st == HYMO_OK && strlen(ref->model_physics_sha256) != 64) {

@@ -195,7 +195,7 @@ static herr_t attr_num_array(hid_t obj, const char *name, hid_t file_type, hid_t
     return rc;
 }
 
-/* Per-volume pressure ranges of the summary (branch fluid) on /states. */
+/* Per-volume pressure ranges of the summary on /states. */
 static herr_t attr_volume_ranges(hid_t obj, const hymo_run_summary *s)
 {
     const int n = s->n_volume_ranges;
@@ -1103,7 +1103,7 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
     ATTR(attr_double, HYMO_GROUP_SOLVER, "wall_total", s->wall_total)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "n_events", s->n_events)
     ATTR(attr_long, HYMO_GROUP_SOLVER, "event_iterations", s->event_iterations)
-    if (s->step_halvings > 0) /* s18-newton */
+    if (s->step_halvings > 0)
         ATTR(attr_long, HYMO_GROUP_SOLVER, "step_halvings", s->step_halvings)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "peak_drift", s->peak_drift)
     ATTR(attr_double, HYMO_GROUP_ENERGY, "max_work", s->max_work)
@@ -1111,7 +1111,7 @@ static hymo_status write_summary(hymo_ref_writer *w, const hymo_run_summary *s, 
     ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_position", s->max_constraint_position)
     ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_velocity", s->max_constraint_velocity)
     ATTR(attr_double, HYMO_GROUP_CONSTRAINTS, "max_acceleration", s->max_constraint_acceleration)
-    if (s->constraint_rank > 0) { /* mbstruct: redundant constraint equations */
+    if (s->constraint_rank > 0) { /* redundant constraint equations */
         char rows[HYMO_REF_TEXT_MAX];
         copy_name(rows, s->redundant);
         ATTR(attr_int, HYMO_GROUP_CONSTRAINTS, "rank", s->constraint_rank)

@@ -98,7 +98,7 @@ typedef struct {
     size_t row_bytes[HYMO_SIGNAL_COUNT];
     unsigned char copy[HYMO_SIGNAL_COUNT];
     int n_scalar, n_copy;
-    /* Added (branch sensors): the further outputs (src/engine/sensors.h: sensor
+    /* the further outputs (src/engine/sensors.h: sensor
      * points, element flows and powers, valve references), their series'
      * buffers (capacity x cols each) and whether they are computed (only
      * for a run that writes a file, hymo_rows_open_writer). */

@@ -71,7 +71,7 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
             fprintf(out, "%-12s NON-PHYSICAL: %d volume%s below 0 Pa absolute (the fluid model has no "
                          "cavitation limit; results past that point are not physical)\n",
                     "warning", s->n_volumes_below_zero, s->n_volumes_below_zero == 1 ? "" : "s");
-        /* branch fluid: the fluid law, then each volume's range */
+        /* the fluid law, then each volume's range */
         if (s->fluid_model[0]) {
             if (s->p_floor > 0.0)
                 fprintf(out, "%-12s %.*s, floor %.6g Pa (vapour pressure)\n", "fluid", w, s->fluid_model,
@@ -97,7 +97,7 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
     if (s->n_events > 0)
         fprintf(out, "%-12s %ld located (%ld Newton iterations to locate them)\n", "events", s->n_events,
                 s->event_iterations);
-    if (s->step_halvings > 0) /* s18-newton */
+    if (s->step_halvings > 0)
         fprintf(out, "%-12s %ld sub-steps retried with half the size after a Newton failure (a transient faster "
                 "than dt there)\n", "halvings", s->step_halvings);
     const char *indep = s->independent_list[0] && memchr(s->independent_list, '\0', sizeof s->independent_list)
@@ -105,7 +105,7 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
                             : text(s->independent, "?");
     fprintf(out, "%-12s %.*s (%d re-selection%s)\n", "independent", (int)sizeof s->independent_list, indep,
             s->n_reselections, s->n_reselections == 1 ? "" : "s");
-    if (s->n_redundant > 0) /* mbstruct */
+    if (s->n_redundant > 0)
         fprintf(out, "%-12s %d of %d constraint equations (rank %d): %.*s; max |Phi| of them %.2g\n", "redundant",
                 s->n_redundant, s->n_redundant + s->constraint_rank, s->constraint_rank, w, text(s->redundant, "?"),
                 s->max_redundant_violation);

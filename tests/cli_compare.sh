@@ -103,7 +103,7 @@ echo "not hdf5" > "$OUT/junk.h5"
 expect2 "junk file" "$OUT/junk.h5" "$OUT/run2.h5"
 grep -q "junk.h5" "$OUT/bad.err" || fail "junk file not named"
 
-# 7. the gate (issue 10)
+# 7. the gate
 PY=/usr/bin/python3
 if $PY -c "import h5py, numpy, scipy" 2>/dev/null; then
     # 7a. a reference cut to 10 of its 1501 rows but still complete = 1: exit 2

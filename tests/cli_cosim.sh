@@ -55,7 +55,7 @@ code=$?; [ $code -eq 0 ] || fail "sweep exit $code: $(cat "$OUT/sweep.err")"
 grep -q "^velocity-force  *0 .* 1$" "$OUT/sweep.out" || fail "achievable H, velocity-force p=0: $(cat "$OUT/sweep.out")"
 grep -q "^velocity-pressure  *2 .* 4$" "$OUT/sweep.out" || fail "achievable H, velocity-pressure p=2: $(cat "$OUT/sweep.out")"
 grep -q "^model compiled 2 times for 8 co-simulations" "$OUT/sweep.out" || fail "the model must be compiled once (constants + initial state) for all runs: $(tail -1 "$OUT/sweep.out")"
-# 5. getopt_long's --name=value form (issue 13 item 7) for cosim and sweep
+# 5. getopt_long's --name=value form for cosim and sweep
 "$HYMO" cosim "$M" --t-end=0.5 --H=1e-3 --hh=1e-4 --coupling=velocity-pressure --extrapolation=2 \
     --output="$OUT/eq.h5" > "$OUT/eq.out" 2>&1
 code=$?; [ $code -eq 0 ] || fail "cosim --opt=value exit $code: $(cat "$OUT/eq.out")"

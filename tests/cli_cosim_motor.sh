@@ -1,6 +1,6 @@
 #!/bin/sh
 # Hydraulic motors and driven joints in split co-simulation at the CLI
-# (branch motor-cosim; docs/cosimulation.md, "Hydraulic motors and driven
+# (docs/cosimulation.md, "Hydraulic motors and driven
 # joints"): the forestry crane (3 s) co-simulated with default settings
 # passes `hymo compare` against `hymo run` on the slewing motor's angle and
 # torque (measured over 3 s: 2.2e-7 rad, 36 N m); TLM runs (tests/cli_tlm_motor.sh
@@ -29,7 +29,7 @@ grep -q "^residual .*(4 bonds)" co.out || fail "bonds: $(grep residual co.out)"
 [ $code -eq 1 ] && grep -q "^FAIL abs s\[slew_motor\]" strict.out || fail "strict gate exit $code: $(cat strict.out)"
 h5dump -A -d /cosim/residual_energy co.h5 | grep -q '"slew_motor"' || fail "bond name slew_motor"
 
-# TLM: the motor's ports are lines too (branch tlm-motor; convergence and energy in cli_tlm_motor.sh)
+# TLM: the motor's ports are lines too (convergence and energy in cli_tlm_motor.sh)
 "$HYMO" cosim "$M" --t-end 0.1 --coupling tlm -q -o tlm.h5 || fail "tlm exit $?"
 
 # FMU parts: mechanics + circuit1 of the crane (the motor's p_a, p_b) wired by a system file reproduce the

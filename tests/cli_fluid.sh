@@ -1,5 +1,5 @@
 #!/bin/sh
-# Cavitation-safe fluid and accumulators from the CLI (branch fluid):
+# Cavitation-safe fluid and accumulators from the CLI:
 # the per-volume pressure ranges in `hymo run`/`info`, the NON-PHYSICAL flag
 # per volume with the constant law, and a model with an accumulator run
 # monolithic (trapezoidal, IDA) and split (hymo cosim) to the same pressures.

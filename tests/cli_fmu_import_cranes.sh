@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 11 must-show, FMU import end to end: crane1 and crane2 exported by
+# FMU import end to end: crane1 and crane2 exported by
 # `hymo fmu` as mechanics + one FMU per circuit and run through
 # `hymo cosim SYSTEM.yaml` reproduce `hymo cosim MODEL.yaml` of the same
 # configuration (defaults: velocity-pressure, p = 2, RK4, H = 1 ms) to

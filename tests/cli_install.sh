@@ -1,5 +1,5 @@
 #!/bin/sh
-# The installed hymo as its users get it (issue 13): `cmake --install` of
+# The installed hymo as its users get it: `cmake --install` of
 # this build into a temporary prefix, then a program that loads
 # data/fourbar.yaml and steps it 100 times, built
 #   (a) by an out-of-tree CMake project: find_package(hymo), hymo::hymo

@@ -1,6 +1,5 @@
 #!/bin/sh
-# Many-loop mechanisms and the re-selection threshold (issue 12, item 4;
-# branch mbstruct).  Ladders of N four-bar loops in series sharing rockers
+# Many-loop mechanisms and the re-selection threshold.  Ladders of N four-bar loops in series sharing rockers
 # (tests/gen_ladder.py, one cylinder, 2N constraint equations):
 #   - 33 loops (66 rows) run with both formulations and agree (double-step
 #     with Phi_d by KLU);
@@ -19,7 +18,7 @@ PY=/usr/bin/python3
 for n in 32 33 64; do "$PY" "$SRC/tests/gen_ladder.py" $n -o "$OUT/ladder$n.yaml" || fail "gen_ladder $n"; done
 
 mean_iter() { sed -n 's/^iterations *mean \([0-9.]*\),.*/\1/p' "$1"; }
-# through the valve opening at 0.05 s, where penalty used to stop converging
+# through the valve opening at 0.05 s, where too large a penalty factor stops converging
 for f in double-step penalty; do
     "$HYMO" run "$OUT/ladder33.yaml" --formulation $f --jacobian fast --t-end 0.12 -o "$OUT/l33_$f.h5" \
         > "$OUT/l33_$f.txt" || fail "33 loops, $f: exit $?"

@@ -10,7 +10,7 @@
 #   min/max pressure line of the summary;
 # then the check's own guard: the excavator with the constant-bulk-modulus
 # fluid, an atmospheric return line and a blocked make-up valve in the arm's
-# piston side (the issue's -8.5 MPa case) must FAIL the floor check; with
+# piston side (a -8.5 MPa case) must FAIL the floor check; with
 # the entrained-air fluid the same circuit stays above its floor.
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u

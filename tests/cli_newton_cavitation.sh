@@ -1,6 +1,6 @@
 #!/bin/sh
-# The excavator with its entrained-air fluid at dt = 10 ms (issue 12,
-# branch s18-newton; docs/models.md "Known limitations"): it stopped at
+# The excavator with its entrained-air fluid at dt = 10 ms
+# (docs/models.md "Known limitations"): it stopped at
 # t = 2.306 s with "Newton-Raphson did not converge" while locating the
 # arm's make-up valve opening during cavitation (the pressure iterate of
 # Varm_p cycling across the vapour pressure).  With the halved-step retry

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The Newton failure message names the block and unknown that failed
-# (issue 12, branch s18-newton; docs/models.md "Known limitations"):
+# (docs/models.md "Known limitations"):
 #  - a penalty run stopped by the contractive test on the mechanical block,
 #    with every increment within its tolerance, names the mechanical block
 #    and its joint, the increment, rate, estimate and target (it named "the

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Issue 12 follow-ups (branch s18-ux): what a new user writing machines from
-# docs/model-format.md alone runs into.
+# What a new user writing machines from docs/model-format.md alone runs
+# into.
 #  - checks made after loading name FILE:LINE and the documented path: a
 #    `static` initial pressure that cannot be solved
 #    (hydraulics.volumes[i].initial_pressure), an `independent` list of the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Output of `hymo run -o` (issue 13 item 4, docs/hdf5-format.md):
+# Output of `hymo run -o` (docs/hdf5-format.md):
 #  1. --output-interval S: the same rows as --output-every S/dt, recorded
 #     (root attributes output_every, output_interval; `hymo info`); an
 #     interval that is not a multiple of dt, zero, or given with

@@ -1,9 +1,9 @@
 #!/bin/sh
-# The mass-scaled default penalty factor (branch s18-alpha; docs/model-format.md
+# The mass-scaled default penalty factor (docs/model-format.md
 # "Penalty factor", formulations/penalty.c penalty_mass_alpha):
 #   - data/excavator.yaml (format 2, no simulation.penalty_alpha) runs with
-#     the penalty formulation past t = 1.957 s, where the old default
-#     alpha = 1e11 stops Newton (an event sub-step of 41 us), both Jacobians,
+#     the penalty formulation past t = 1.957 s, where the format 1
+#     default alpha = 1e11 stops Newton (an event sub-step of 41 us), both Jacobians,
 #     and at dt/8 past 2.30 s (where 2.8e11 stopped); the file records the
 #     factor used (above 1e12);
 #   - an explicit factor keeps its meaning: --alpha 1e11, --set
@@ -43,7 +43,7 @@ echo "excavator: penalty alpha $a (mass-scaled)"
 
 # an explicit factor keeps its meaning: 1e11 is recorded, and its stall at
 # t = 1.957 s (a 41 us event sub-step) shows as halved sub-steps (the
-# engine's retry, branch s18-newton; before it, the run stopped there)
+# engine's halved-step retry)
 "$HYMO" run "$EXC" --formulation penalty --alpha 1e11 --t-end 2.5 -o "$OUT/exc_1e11.h5" > "$OUT/exc_1e11.txt" \
     2> "$OUT/exc_1e11.err" || fail "--alpha 1e11: exit $? ($(cat "$OUT/exc_1e11.err"))"
 a=$(alpha_of "$OUT/exc_1e11.h5")

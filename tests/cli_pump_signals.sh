@@ -1,6 +1,6 @@
 #!/bin/sh
 # Pump speed and flow control set flow driven by signals from the command
-# line (branch pump-signals; docs/model-format.md "pumps"):
+# line (docs/model-format.md "pumps"):
 # tests/models/pump_signal_boom.yaml (data/pump_demo.yaml with the engine
 # drooping to 70 % and the flow command stepping to 60 %) runs with its
 # events; the split co-simulation, whose hydraulic subsystem evaluates the

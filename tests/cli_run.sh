@@ -59,7 +59,7 @@ grep -q "not offered with IDA" "$OUT/idap.err" || fail "ida + penalty message: $
 "$HYMO" run "$SRC/data/fourbar.yaml" --integrator ida --linear-solver klu -q 2>/dev/null; [ $? -eq 2 ] || fail "ida + klu"
 "$HYMO" run "$SRC/data/fourbar.yaml" --integrator rk45 2>/dev/null; [ $? -eq 2 ] || fail "bad --integrator"
 "$HYMO" run "$SRC/data/fourbar.yaml" --integrator ida --rtol -1 2>/dev/null; [ $? -eq 2 ] || fail "bad --rtol"
-# 7. getopt_long's --name=value form (issue 13 item 7): the same run as 1.,
+# 7. getopt_long's --name=value form: the same run as 1.,
 #    the same trajectory; flags take no value; bad values named as before
 "$HYMO" run "$SRC/data/fourbar.yaml" --t-end=0.5 --dt=1e-3 --formulation=double-step --output="$OUT/eq.h5" --quiet \
     || fail "--opt=value run exited $?"
@@ -80,7 +80,7 @@ h5dump -d /time "$OUT/every.h5" | grep -q "1.05" || fail "--output-every: the la
 "$HYMO" info "$OUT/every.h5" | grep -q "1050 steps, complete" || fail "--output-every: summary"
 "$HYMO" run "$SRC/data/fourbar.yaml" --output-every 0 2>/dev/null; [ $? -eq 2 ] || fail "--output-every 0 not refused"
 "$HYMO" run "$SRC/data/fourbar.yaml" --output-every 2.5 2>/dev/null; [ $? -eq 2 ] || fail "--output-every 2.5 not refused"
-# 9. exact end time (issue 9): a t_end that is not a multiple of dt ends on
+# 9. exact end time: a t_end that is not a multiple of dt ends on
 #    t_end with a shortened last step (trapezoidal and IDA); so does one
 #    shorter than a step
 for integ in trapezoidal ida; do
@@ -91,7 +91,7 @@ for integ in trapezoidal ida; do
 done
 "$HYMO" run "$SRC/data/fourbar.yaml" --t-end 4e-4 -o "$OUT/te.h5" -q || fail "--t-end 4e-4 exited $?"
 h5dump -m %.17g -d /time "$OUT/te.h5" | grep -q "(1): 0.00040000000000000002\$" || fail "--t-end 4e-4: rows $(h5dump -m %.17g -d /time "$OUT/te.h5" | grep '(1)')"
-# 10. pressure range (issue 12 item 2): min/max per run in the summary and
+# 10. pressure range: min/max per run in the summary and
 #     the file; a volume below 0 Pa absolute is flagged (a crane1 variant
 #     with a 0 Pa tank and a 1 bar rod side draws V1 and V2 below zero)
 "$HYMO" run "$SRC/data/crane1.yaml" --t-end 2 -o "$OUT/pr.h5" > "$OUT/pr.txt" || fail "crane1 pressure range run"
@@ -103,7 +103,7 @@ sed -e 's/initial_pressure: 3.5e6/initial_pressure: 1.0e5/' -e 's/{name: tank, p
 grep -q "NON-PHYSICAL: 2 volumes below 0 Pa absolute" "$OUT/cav.txt" || fail "negative pressures not flagged: $(cat "$OUT/cav.txt")"
 "$HYMO" info "$OUT/cav.h5" | grep -q "NON-PHYSICAL: 2 volumes" || fail "the file does not carry the flag"
 h5dump -a /states/p_min "$OUT/cav.h5" | grep -q "(0): -" || fail "/states@p_min not negative"
-# 11. output files under faults (issue 10)
+# 11. output files under faults
 M=$SRC/data/fourbar.yaml
 # 11a. the output path is checked before anything is computed: a directory,
 #     the model file itself -> exit 2, nothing written, the model intact

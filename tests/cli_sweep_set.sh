@@ -1,6 +1,6 @@
 #!/bin/sh
-# hymo sweep with a plain --set and a two-parameter --set-grid (issue 12
-# item 6, docs/overrides.md): the tables hold one row per point x H with the
+# hymo sweep with a plain --set and a two-parameter --set-grid
+# (docs/overrides.md): the tables hold one row per point x H with the
 # parameter columns, the sweep's TABLE.h5 records the plain override, every
 # point's reference file records the plain override and that point's values,
 # and the plain override changes the results (against a sweep without it).

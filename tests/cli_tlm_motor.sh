@@ -1,6 +1,6 @@
 #!/bin/sh
-# TLM coupling of hydraulic motors at the CLI (branch tlm-motor;
-# docs/cosimulation.md, "TLM coupling"): each motor port volume is a TLM
+# TLM coupling of hydraulic motors at the CLI (docs/cosimulation.md,
+# "TLM coupling"): each motor port volume is a TLM
 # line as a cylinder chamber is.  Against the monolithic `hymo run` at
 # dt = 0.1 ms (something the co-simulation did not compute), with
 # h_m = 0.1 ms and RK4 at h_h = 0.1 ms, Jacobi, p = 2:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Flow elements from the command line (issue 12 item 1): data/pump_demo.yaml
+# Flow elements from the command line: data/pump_demo.yaml
 # runs with its located events; a pump override changes the relief-held
 # line pressure; the split co-simulation of the same model (pump, flow
 # control valve and edged valve in one circuit) stays within 10 kPa and

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Damaged reference files through `hymo info` and `hymo compare` (issue 10).
+"""Damaged reference files through `hymo info` and `hymo compare`.
 
 Writes a reference file with `hymo run`, then N damaged variants of it and
 runs each through `hymo info VARIANT` and `hymo compare BASE VARIANT` (odd

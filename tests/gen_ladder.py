@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """gen_ladder.py N [-o OUT.yaml]: a planar ladder of N four-bar loops in
-series sharing links, driven by one hydraulic cylinder (issue 12, item 4:
-penalty on many-loop mechanisms; mbstruct tests).
+series sharing links, driven by one hydraulic cylinder (the penalty
+formulation and redundant constraints on many-loop mechanisms).
 
 Rockers R_0 .. R_N (length L = 1 m, 10 kg) are pinned to ground at
 (k S, 0), S = 0.8 m; coupler C_k (length S, 5 kg) hangs from the top of

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Verification of a shipped machine model (issue 12 item 7, docs/models.md).
+"""Verification of a shipped machine model (docs/models.md).
 
 Runs `hymo run` on MODEL several times and checks, from the HDF5 files
 (docs/hdf5-format.md):

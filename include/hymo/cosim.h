@@ -165,7 +165,7 @@ int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out);
  * "Cylinder a" below is a coupled actuator: the na = n_cylinders + n_motors
  * cylinders, then the motors (motor k is actuator n_cylinders + k: s its
  * joint coordinate, F its torque, its ports a, b in place of the piston
- * and rod chambers; motor-cosim).  Driven joints stay in the mechanics
+ * and rod chambers).  Driven joints stay in the mechanics
  * (not coupled); their actuators' variables follow the motors'.  TLM
  * refuses motors; the interface model and the index-1 mechanics refuse
  * driven joints.
@@ -273,7 +273,7 @@ typedef struct {
     int n_tlm;
     double tlm_mass_initial_max, tlm_mass_max;
     char tlm_report[1024];
-    /* Added: the motor ports' parasitic inertia L D^2, largest over the
+    /* the motor ports' parasitic inertia L D^2, largest over the
      * motor ports, kg m^2, at t = 0 and over the run (0 without motors;
      * kept apart from the chambers' masses: another unit) */
     double tlm_inertia_initial_max, tlm_inertia_max;

@@ -26,7 +26,7 @@ extern "C" {
 #define HYMO_GROUND (-1)
 
 /* ------------------------------------------------------------------ */
-/* Mechanics                                                          */
+/* Mechanics: bodies and their joints, points, cut joints (constraints) */
 
 typedef enum { HYMO_JOINT_REVOLUTE = 0, HYMO_JOINT_PRISMATIC = 1 } hymo_joint_type;
 
@@ -77,46 +77,106 @@ typedef struct {
 } hymo_cut_joint;
 
 /* ------------------------------------------------------------------ */
-/* Input signals: piecewise-linear tables; a step is two points with the
- * same time (value before the step first). Outside the table the end
- * values are held.                                                     */
+/* Mechanical force elements (docs/model-format.md, "Force elements"):
+ * generalized forces added to Q' of the multibody equations.          */
 
-/* Shaping of a signal (docs/model-format.md, "signals"), applied in this
- * order: periodic repetition of the table, first-order filter, dead zone,
- * clamp.  Each stage is off unless its flag/parameter says otherwise. */
-typedef struct hymo_signal_shape {
-    double period;     /* > 0: the table from its first point repeats with this period, s */
-    double filter_tau; /* > 0: first-order lag y' = (x - y)/tau, y = x before the first point, s */
-    int has_dead_zone;
-    double dead_lo, dead_hi; /* output 0 on [lo, hi], x - hi above, x - lo below */
-    int has_clamp;
-    double clamp_lo, clamp_hi; /* output limited to [lo, hi] */
-    /* filter constants (hymo_signal_shape_prepare): the zero-state response
-     * at each table point (n_points), at the end of a period, and the
-     * decay of one period exp(-period/tau) */
-    double *w;
-    double w_end, rho;
-    /* branch s18-ux (appended): the kinks of the dead zone and clamp as
-     * switching functions g_j = x(t) - level[j] (x: the signal before the
-     * dead zone), after the force elements' limits: n_kinks (0..4) of them
-     * from index sw_first of the force elements' functions; n_kinks = 0
-     * when the signal feeds no valve or external force */
-    int n_kinks;
-    double kink_level[4];
-    int sw_first;
-} hymo_signal_shape;
+typedef enum {
+    HYMO_FE_SPRING_DAMPER = 0,  /* point-to-point: T = k (l - l0) + c ldot + F0 along the line */
+    HYMO_FE_JOINT_SPRING = 1,   /* on a joint: tau = -k (z - z_free) - c zdot + tau0           */
+    HYMO_FE_EXTERNAL = 2,       /* force (and torque) at a body point, components from signals */
+    HYMO_FE_JOINT_FRICTION = 3, /* tau = -F_c tanh(zdot / v_s) - c_v zdot                       */
+    HYMO_FE_JOINT_LIMIT = 4     /* end dampers beyond lower/upper: k (z_lo - z) - c zdot, ...   */
+} hymo_force_element_type;
 
 typedef struct {
     char name[HYMO_NAME_MAX];
-    int n_points;
-    double *t; /* non-decreasing, at most two equal consecutive times (a step) */
-    double *v;
-    /* motor branch: the shaping stages, NULL for a plain table (appended) */
-    hymo_signal_shape *shape;
-} hymo_signal;
+    hymo_force_element_type type;
+    int point_a, point_b; /* spring-damper: point indices; external: point_a */
+    int joint;            /* joint elements: the joint's body index */
+    double stiffness;     /* k: N/m or N m/rad (limits: the end-damper stiffness) */
+    double damping;       /* c: N s/m or N m s/rad */
+    double free_length;   /* spring-damper: l0, m; joint spring: z_free (rad or m) */
+    double preload;       /* F0 (tension, N) or tau0 (N m or N) */
+    double coulomb;       /* friction: F_c */
+    double friction_velocity; /* friction: v_s (rad/s or m/s) */
+    double viscous;       /* friction: c_v */
+    int has_lower, has_upper;
+    double lower, upper;  /* limit: z_lo, z_hi */
+    int sw_lower, sw_upper; /* limit: index among the elements' switching functions, -1: none */
+    int body_frame;       /* external: 1 = components in the body frame, 0 = global */
+    double force[3], torque[3];             /* external: component scales */
+    int force_signal[3], torque_signal[3];  /* signal index multiplying each component, -1: constant */
+} hymo_force_element;
 
 /* ------------------------------------------------------------------ */
-/* Hydraulics (SPEC §2)                                               */
+/* Actuators, in the order of a run's actuator index: cylinders, then
+ * hydraulic motors, then driven joints.                               */
+
+/* Double-acting cylinder between two points (SPEC §2). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int point_base; /* point index of the cylinder end (s measured from here) */
+    int point_rod;  /* point index of the rod end                            */
+    double piston_area, rod_side_area; /* A_pist, A_rod (annulus), m^2 */
+    double length;                     /* l, m                           */
+    int has_l_pist0;                   /* 0: l_pist0 = s0 - l (seed 002)  */
+    double l_pist0, l_rod0;            /* chamber lengths at s0, m        */
+    double viscous;                    /* c, N s/m                        */
+    double efficiency;                 /* eta (1 = no seal friction)      */
+    double friction_velocity;          /* v_s, m/s                        */
+    int has_damper;
+    double damper_length, damper_stiffness, damper_damping; /* l_d, k_d, c_d */
+    int node_piston, node_rod; /* volume nodes of the chambers */
+} hymo_cylinder;
+
+/* Hydraulic motor (docs/model-format.md, "motors") on the
+ * joint of body `joint`, ports a and b: with dp = p_a - p_b and w the joint
+ * rate, the joint torque (force on a prismatic joint) is
+ *   T = D dp - (1 - eta_hm) D |dp| tanh(w/w_s) - c_v w
+ * and the flow out of a into b through the motor is Q = D w + C_L dp. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int joint;               /* body (= joint) index */
+    int node_a, node_b;      /* ports: Q = D w + C_L dp flows a -> b */
+    double displacement;     /* D, m^3/rad (revolute) or m^3/m (prismatic) */
+    double efficiency;       /* eta_hm, hydro-mechanical (1: none) */
+    double friction_velocity; /* w_s, rad/s or m/s */
+    double leakage;          /* C_L, m^3/(s Pa), internal a -> b */
+    double viscous;          /* c_v, N m s/rad or N s/m */
+} hymo_motor;
+
+/* A joint driven by a prescribed motion (docs/model-format.md,
+ * "driven_joints"): z_j = f(t) with f the (shaped) signal; the joint leaves
+ * the dynamics and the generalized force that imposes the motion (the
+ * reaction) is recorded as the force of actuator n_cylinders + n_motors + k. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int joint;  /* body (= joint) index */
+    int signal; /* index into signals: f(t) */
+} hymo_joint_driver;
+
+/* ------------------------------------------------------------------ */
+/* Hydraulics (SPEC §2): the fluid, nodes (volumes and sources) and the
+ * flow elements between them                                         */
+
+/* Properties of the hydraulic oil. */
+typedef struct {
+    double bulk_modulus_oil; /* B_oil, Pa        */
+    double density;          /* rho, kg/m^3      */
+    double p_transition;     /* laminar limit, Pa (2e5) */
+} hymo_fluid;
+
+/* Fluid law of the volumes (docs/model-format.md "Fluid model"):
+ * constant bulk modulus, or oil with entrained (free) air. */
+typedef enum { HYMO_FLUID_CONSTANT = 0, HYMO_FLUID_ENTRAINED_AIR = 1 } hymo_fluid_model;
+
+typedef struct {
+    hymo_fluid_model model;
+    double air_fraction;     /* alpha0: free-air volume fraction at p_ref */
+    double p_reference;      /* p_ref, Pa absolute (101325) */
+    double p_vapour;         /* p_v, Pa absolute: the floor */
+    double polytropic_index; /* n of the air */
+} hymo_fluid_air;
 
 typedef enum { HYMO_NODE_VOLUME = 0, HYMO_NODE_SOURCE = 1 } hymo_node_kind;
 /* Initial pressure of a volume node: given (p0, from a number in the
@@ -149,6 +209,17 @@ typedef struct {
     double p0; /* HYMO_P0_GIVEN: initial pressure, Pa */
 } hymo_node;
 
+/* Gas-charged accumulator on a volume node (docs/model-format.md
+ * "Accumulators"): gas volume V_g = V0 (p0/p)^(1/n) for p > p0 (charged),
+ * the bladder resting on its seat (V_g = V0, no compliance) for p <= p0. */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node;              /* volume node (not a source) */
+    double gas_volume;     /* V0, m^3 (> 0): gas volume at the precharge */
+    double precharge;      /* p0, Pa absolute (> 0) */
+    double polytropic_index; /* n (1 isothermal .. 1.4 adiabatic), >= 1 */
+} hymo_accumulator;
+
 /* A throttle (orifice) between nodes node_a and node_b. */
 typedef struct {
     char name[HYMO_NAME_MAX];
@@ -166,22 +237,20 @@ typedef struct {
     int state;                          /* index into the spool vector U */
 } hymo_valve;
 
-/* Double-acting cylinder between two points (SPEC §2). */
+/* Directional valve edges, pumps and flow control valves
+ * (docs/model-format.md "Directional valve edges", "Pumps",
+ * "Flow control valves"). */
+
+/* Optional edges of a 4/3 valve (hymo_model.valve_edges[v], used when
+ * `on`): edge e in HYMO_EDGE_PA, _BT (open for U > 0), _PB, _AT (U < 0),
+ * Q_e = C[e] max(0, +-U - u0[e]) g(dp_e) + G_leak dp_e. */
+enum { HYMO_EDGE_PA = 0, HYMO_EDGE_BT = 1, HYMO_EDGE_PB = 2, HYMO_EDGE_AT = 3 };
 typedef struct {
-    char name[HYMO_NAME_MAX];
-    int point_base; /* point index of the cylinder end (s measured from here) */
-    int point_rod;  /* point index of the rod end                            */
-    double piston_area, rod_side_area; /* A_pist, A_rod (annulus), m^2 */
-    double length;                     /* l, m                           */
-    int has_l_pist0;                   /* 0: l_pist0 = s0 - l (seed 002)  */
-    double l_pist0, l_rod0;            /* chamber lengths at s0, m        */
-    double viscous;                    /* c, N s/m                        */
-    double efficiency;                 /* eta (1 = no seal friction)      */
-    double friction_velocity;          /* v_s, m/s                        */
-    int has_damper;
-    double damper_length, damper_stiffness, damper_damping; /* l_d, k_d, c_d */
-    int node_piston, node_rod; /* volume nodes of the chambers */
-} hymo_cylinder;
+    int on;         /* 0: the valve is the plain Cv |U| g(dp) law */
+    double C[4];    /* edge flow coefficients, m^3/(s sqrt(Pa) V) */
+    double u0[4];   /* overlap (dead band) of each edge, V (>= 0) */
+    double leakage; /* G_leak of every edge, m^3/(s Pa) (0: none) */
+} hymo_valve_edges;
 
 /* Pressure-relief valve between two nodes (docs/model-format.md): with
  * dp = p_a - p_b, Q = k_g (dp - p_crack) for dp >= p_crack, else 0, plus
@@ -208,28 +277,73 @@ typedef struct {
     double leakage;     /* G_leak, m^3/(s Pa) (0: none) */
 } hymo_check_valve;
 
-/* Gas-charged accumulator on a volume node (branch fluid; docs/model-format.md
- * "Accumulators"): gas volume V_g = V0 (p0/p)^(1/n) for p > p0 (charged),
- * the bladder resting on its seat (V_g = V0, no compliance) for p <= p0. */
+/* Pressure-compensated flow control valve (2-way compensator + metering
+ * orifice) from node_a to node_b, dp = p_a - p_b: Q = Q_set for
+ * dp >= dp_c, else Q_set g(dp)/g(dp_c) (docs/model-format.md). */
 typedef struct {
     char name[HYMO_NAME_MAX];
-    int node;              /* volume node (not a source) */
-    double gas_volume;     /* V0, m^3 (> 0): gas volume at the precharge */
-    double precharge;      /* p0, Pa absolute (> 0) */
-    double polytropic_index; /* n (1 isothermal .. 1.4 adiabatic), >= 1 */
-} hymo_accumulator;
+    int node_a, node_b;
+    double q_set; /* regulated flow, m^3/s */
+    double dp_c;  /* compensator setting (minimum regulating drop), Pa (> 0) */
+    /* index into signals of the factor s(t) >= 0 on the set flow,
+     * Q_set(t) = q_set s(t); -1: constant */
+    int set_flow_signal;
+} hymo_flow_control;
 
-/* Fluid law of the volumes (branch fluid; docs/model-format.md "Fluid
- * model"): constant bulk modulus, or oil with entrained (free) air. */
-typedef enum { HYMO_FLUID_CONSTANT = 0, HYMO_FLUID_ENTRAINED_AIR = 1 } hymo_fluid_model;
+/* Fixed-displacement pump from node_in (tank/suction) to node_out:
+ * Q = eta_v D n - C_L (p_out - p_in) (docs/model-format.md "Pumps"). */
+typedef struct {
+    char name[HYMO_NAME_MAX];
+    int node_in, node_out;
+    double displacement; /* D, m^3/rev */
+    double speed;        /* n, rev/s */
+    double eta_v;        /* constant volumetric efficiency factor (1: none) */
+    double leakage;      /* C_L, m^3/(s Pa) (0: none) */
+    /* index into signals of the factor s(t) >= 0 on the speed,
+     * n(t) = speed s(t); -1: constant speed */
+    int speed_signal;
+} hymo_pump;
+
+/* ------------------------------------------------------------------ */
+/* Input signals: piecewise-linear tables; a step is two points with the
+ * same time (value before the step first). Outside the table the end
+ * values are held.                                                     */
+
+/* Shaping of a signal (docs/model-format.md, "signals"), applied in this
+ * order: periodic repetition of the table, first-order filter, dead zone,
+ * clamp.  Each stage is off unless its flag/parameter says otherwise. */
+typedef struct hymo_signal_shape {
+    double period;     /* > 0: the table from its first point repeats with this period, s */
+    double filter_tau; /* > 0: first-order lag y' = (x - y)/tau, y = x before the first point, s */
+    int has_dead_zone;
+    double dead_lo, dead_hi; /* output 0 on [lo, hi], x - hi above, x - lo below */
+    int has_clamp;
+    double clamp_lo, clamp_hi; /* output limited to [lo, hi] */
+    /* filter constants (hymo_signal_shape_prepare): the zero-state response
+     * at each table point (n_points), at the end of a period, and the
+     * decay of one period exp(-period/tau) */
+    double *w;
+    double w_end, rho;
+    /* the kinks of the dead zone and clamp as switching functions
+     * g_j = x(t) - level[j] (x: the signal before the dead zone), after the force elements' limits: n_kinks (0..4) of them
+     * from index sw_first of the force elements' functions; n_kinks = 0
+     * when the signal feeds no valve or external force */
+    int n_kinks;
+    double kink_level[4];
+    int sw_first;
+} hymo_signal_shape;
 
 typedef struct {
-    hymo_fluid_model model;
-    double air_fraction;     /* alpha0: free-air volume fraction at p_ref */
-    double p_reference;      /* p_ref, Pa absolute (101325) */
-    double p_vapour;         /* p_v, Pa absolute: the floor */
-    double polytropic_index; /* n of the air */
-} hymo_fluid_air;
+    char name[HYMO_NAME_MAX];
+    int n_points;
+    double *t; /* non-decreasing, at most two equal consecutive times (a step) */
+    double *v;
+    /* the shaping stages, NULL for a plain table */
+    hymo_signal_shape *shape;
+} hymo_signal;
+
+/* ------------------------------------------------------------------ */
+/* Sensors                                                            */
 
 /* What a sensor records (hymo_sensor.record, a bit set). */
 #define HYMO_SENSOR_POSITION 1
@@ -246,112 +360,6 @@ typedef struct {
     double r[3]; /* coordinates in the body frame (ground: global) */
     int record;  /* HYMO_SENSOR_* bits (at least one) */
 } hymo_sensor;
-/* Hydraulic motor (motor branch; docs/model-format.md, "motors") on the
- * joint of body `joint`, ports a and b: with dp = p_a - p_b and w the joint
- * rate, the joint torque (force on a prismatic joint) is
- *   T = D dp - (1 - eta_hm) D |dp| tanh(w/w_s) - c_v w
- * and the flow out of a into b through the motor is Q = D w + C_L dp. */
-typedef struct {
-    char name[HYMO_NAME_MAX];
-    int joint;               /* body (= joint) index */
-    int node_a, node_b;      /* ports: Q = D w + C_L dp flows a -> b */
-    double displacement;     /* D, m^3/rad (revolute) or m^3/m (prismatic) */
-    double efficiency;       /* eta_hm, hydro-mechanical (1: none) */
-    double friction_velocity; /* w_s, rad/s or m/s */
-    double leakage;          /* C_L, m^3/(s Pa), internal a -> b */
-    double viscous;          /* c_v, N m s/rad or N s/m */
-} hymo_motor;
-
-/* A joint driven by a prescribed motion (motor branch; docs/model-format.md,
- * "driven_joints"): z_j = f(t) with f the (shaped) signal; the joint leaves
- * the dynamics and the generalized force that imposes the motion (the
- * reaction) is recorded as the force of actuator n_cylinders + n_motors + k. */
-typedef struct {
-    char name[HYMO_NAME_MAX];
-    int joint;  /* body (= joint) index */
-    int signal; /* index into signals: f(t) */
-} hymo_joint_driver;
-
-/* ------------------------------------------------------------------ */
-/* Mechanical force elements (branch forces; docs/model-format.md,
- * "Force elements"): generalized forces added to Q' of the multibody
- * equations.                                                          */
-
-typedef enum {
-    HYMO_FE_SPRING_DAMPER = 0,  /* point-to-point: T = k (l - l0) + c ldot + F0 along the line */
-    HYMO_FE_JOINT_SPRING = 1,   /* on a joint: tau = -k (z - z_free) - c zdot + tau0           */
-    HYMO_FE_EXTERNAL = 2,       /* force (and torque) at a body point, components from signals */
-    HYMO_FE_JOINT_FRICTION = 3, /* tau = -F_c tanh(zdot / v_s) - c_v zdot                       */
-    HYMO_FE_JOINT_LIMIT = 4     /* end dampers beyond lower/upper: k (z_lo - z) - c zdot, ...   */
-} hymo_force_element_type;
-
-typedef struct {
-    char name[HYMO_NAME_MAX];
-    hymo_force_element_type type;
-    int point_a, point_b; /* spring-damper: point indices; external: point_a */
-    int joint;            /* joint elements: the joint's body index */
-    double stiffness;     /* k: N/m or N m/rad (limits: the end-damper stiffness) */
-    double damping;       /* c: N s/m or N m s/rad */
-    double free_length;   /* spring-damper: l0, m; joint spring: z_free (rad or m) */
-    double preload;       /* F0 (tension, N) or tau0 (N m or N) */
-    double coulomb;       /* friction: F_c */
-    double friction_velocity; /* friction: v_s (rad/s or m/s) */
-    double viscous;       /* friction: c_v */
-    int has_lower, has_upper;
-    double lower, upper;  /* limit: z_lo, z_hi */
-    int sw_lower, sw_upper; /* limit: index among the elements' switching functions, -1: none */
-    int body_frame;       /* external: 1 = components in the body frame, 0 = global */
-    double force[3], torque[3];             /* external: component scales */
-    int force_signal[3], torque_signal[3];  /* signal index multiplying each component, -1: constant */
-} hymo_force_element;
-
-/* Properties of the hydraulic oil. */
-typedef struct {
-    double bulk_modulus_oil; /* B_oil, Pa        */
-    double density;          /* rho, kg/m^3      */
-    double p_transition;     /* laminar limit, Pa (2e5) */
-} hymo_fluid;
-
-/* valves branch: flow elements (docs/model-format.md "Pumps",
- * "Flow control valves", "Directional valve edges"). */
-
-/* Optional edges of a 4/3 valve (hymo_model.valve_edges[v], used when
- * `on`): edge e in HYMO_EDGE_PA, _BT (open for U > 0), _PB, _AT (U < 0),
- * Q_e = C[e] max(0, +-U - u0[e]) g(dp_e) + G_leak dp_e. */
-enum { HYMO_EDGE_PA = 0, HYMO_EDGE_BT = 1, HYMO_EDGE_PB = 2, HYMO_EDGE_AT = 3 };
-typedef struct {
-    int on;         /* 0: the valve is the plain Cv |U| g(dp) law */
-    double C[4];    /* edge flow coefficients, m^3/(s sqrt(Pa) V) */
-    double u0[4];   /* overlap (dead band) of each edge, V (>= 0) */
-    double leakage; /* G_leak of every edge, m^3/(s Pa) (0: none) */
-} hymo_valve_edges;
-
-/* Fixed-displacement pump from node_in (tank/suction) to node_out:
- * Q = eta_v D n - C_L (p_out - p_in) (docs/model-format.md "Pumps"). */
-typedef struct {
-    char name[HYMO_NAME_MAX];
-    int node_in, node_out;
-    double displacement; /* D, m^3/rev */
-    double speed;        /* n, rev/s */
-    double eta_v;        /* constant volumetric efficiency factor (1: none) */
-    double leakage;      /* C_L, m^3/(s Pa) (0: none) */
-    /* branch pump-signals (appended): index into signals of the factor
-     * s(t) >= 0 on the speed, n(t) = speed s(t); -1: constant speed */
-    int speed_signal;
-} hymo_pump;
-
-/* Pressure-compensated flow control valve (2-way compensator + metering
- * orifice) from node_a to node_b, dp = p_a - p_b: Q = Q_set for
- * dp >= dp_c, else Q_set g(dp)/g(dp_c) (docs/model-format.md). */
-typedef struct {
-    char name[HYMO_NAME_MAX];
-    int node_a, node_b;
-    double q_set; /* regulated flow, m^3/s */
-    double dp_c;  /* compensator setting (minimum regulating drop), Pa (> 0) */
-    /* branch pump-signals (appended): index into signals of the factor
-     * s(t) >= 0 on the set flow, Q_set(t) = q_set s(t); -1: constant */
-    int set_flow_signal;
-} hymo_flow_control;
 
 /* ------------------------------------------------------------------ */
 /* Simulation defaults stored in the model file (overridable on the CLI) */
@@ -369,6 +377,7 @@ typedef struct {
  * (hymo_model_load_file, hymo_model_free; the caller owns it).  Arrays are
  * indexed as the n_* counts say and owned by the model. */
 typedef struct hymo_model {
+    /* Identity: name, source, hashes and the overrides applied */
     char name[HYMO_NAME_MAX];
     char *source_path; /* as given to the loader */
     char *source_text; /* full text of the model file */
@@ -378,105 +387,101 @@ typedef struct hymo_model {
      * "Model identity"): comments, formatting, key order and number
      * spelling do not change it. */
     char physics_sha256[65];
-
-    double gravity[3];
-
-    int n_bodies;
-    hymo_body *bodies;
-    int n_points;
-    hymo_point *points;
-    int n_cuts;
-    hymo_cut_joint *cuts;
-    int n_independent_hint; /* joints held at z0 during assembly / preferred independent */
-    int *independent_hint;  /* body (= joint) indices */
-
-    int n_signals;
-    hymo_signal *signals;
-
-    hymo_fluid fluid;
-    int n_nodes;
-    hymo_node *nodes;
-    int n_subvolumes;
-    hymo_subvolume *subvolumes;
-    int n_volumes; /* number of pressure states (nodes of kind VOLUME) */
-    int n_throttles;
-    hymo_throttle *throttles;
-    int n_valves; /* = number of spool states */
-    hymo_valve *valves;
-    int n_cylinders;
-    hymo_cylinder *cylinders;
-
-    hymo_sim_defaults defaults;
-    /* Compiled form (constants and the initial state derived from the
-     * above, shared by every run of the model); set by the loader.  The
-     * fields above must not be changed after loading. */
-    struct hymo_compiled *compiled;
-    /* Added: the --set overrides applied to the parsed file, "PATH=VALUE"
-     * in order (docs/overrides.md); 0/NULL without.  With overrides,
+    /* the --set overrides applied to the parsed file, "PATH=VALUE" in
+     * order (docs/overrides.md); 0/NULL without.  With overrides,
      * source_text stays the file's text, sha256 hashes that text followed
      * by one line "#hymo --set PATH=VALUE" per override, and
      * physics_sha256 is the hash of the overridden document. */
     int n_overrides;
     char **overrides;
 
-    /* switching hydraulic components (appended: the fields above keep
-     * their offsets for the Python mirror) */
-    int n_relief_valves;
-    hymo_relief_valve *relief_valves;
-    int n_check_valves;
-    hymo_check_valve *check_valves;
+    /* Bodies and joints: the kinematic tree under gravity, and its points */
+    double gravity[3];
+    int n_bodies;
+    hymo_body *bodies;
+    int n_points;
+    hymo_point *points;
+    int n_independent_hint; /* joints held at z0 during assembly / preferred independent */
+    int *independent_hint;  /* body (= joint) indices */
 
-    /* valves branch (appended): pumps, pressure-compensated flow control
-     * valves, and the optional edges of the 4/3 valves (n_valves entries,
-     * NULL without valves) */
-    int n_pumps;
-    hymo_pump *pumps;
-    int n_flow_controls;
-    hymo_flow_control *flow_controls;
-    hymo_valve_edges *valve_edges;
+    /* Constraints: cut joints that close kinematic loops */
+    int n_cuts;
+    hymo_cut_joint *cuts;
 
-    /* branch fluid: the fluid law of the volumes and accumulators */
-    hymo_fluid_air fluid_air;
-    int n_accumulators;
-    hymo_accumulator *accumulators;
-
-    /* branch sensors: output points (`sensors:`, src/model/model_load_sensors.c) */
-    int n_sensors;
-    hymo_sensor *sensors;
-
-    /* mbstruct: simulation.reselect_threshold, the double-step re-selection
-     * threshold (0 < r <= 1; 0 when the file does not give it: the default
-     * HYMO_RESELECT_THRESHOLD_DEFAULT of sim.h applies) */
-    double reselect_threshold;
-
-    /* branch forces: mechanical force elements and their switching
-     * functions (joint limits), after the circuit's */
+    /* Force elements and their switching functions (joint limits), after
+     * the circuit's */
     int n_force_elements;
     hymo_force_element *force_elements;
     int n_force_switches;
 
-    /* motor branch (appended): hydraulic motors; motor k is actuator
-     * n_cylinders + k of a run (docs/model-format.md, "motors") */
+    /* Actuators: cylinder k is actuator k of a run, motor k actuator
+     * n_cylinders + k, driven joint k actuator n_cylinders + n_motors + k
+     * (its force is the reaction; docs/model-format.md, "motors",
+     * "driven_joints") */
+    int n_cylinders;
+    hymo_cylinder *cylinders;
     int n_motors;
     hymo_motor *motors;
-    /* motor branch (appended): joints driven by a prescribed motion; driver k
-     * is actuator n_cylinders + n_motors + k of a run (its force is the reaction) */
     int n_drivers;
     hymo_joint_driver *drivers;
 
-    /* s18-alpha: 1 when the penalty factor is the mass-scaled default (a
-     * format 2 file without simulation.penalty_alpha; docs/model-format.md
+    /* Hydraulics: the fluid, the nodes and their sub-volumes, the
+     * accumulators on volumes, and the flow elements between nodes */
+    hymo_fluid fluid;
+    hymo_fluid_air fluid_air; /* the fluid law of the volumes */
+    int n_nodes;
+    hymo_node *nodes;
+    int n_subvolumes;
+    hymo_subvolume *subvolumes;
+    int n_volumes; /* number of pressure states (nodes of kind VOLUME) */
+    int n_accumulators;
+    hymo_accumulator *accumulators;
+    int n_throttles;
+    hymo_throttle *throttles;
+    int n_valves; /* = number of spool states */
+    hymo_valve *valves;
+    hymo_valve_edges *valve_edges; /* the valves' optional edges (n_valves entries, NULL without valves) */
+    int n_relief_valves;
+    hymo_relief_valve *relief_valves;
+    int n_check_valves;
+    hymo_check_valve *check_valves;
+    int n_flow_controls;
+    hymo_flow_control *flow_controls;
+    int n_pumps;
+    hymo_pump *pumps;
+
+    /* Input signals */
+    int n_signals;
+    hymo_signal *signals;
+
+    /* Sensors: output points (`sensors:`, src/model/model_load_sensors.c) */
+    int n_sensors;
+    hymo_sensor *sensors;
+
+    /* Simulation settings: the defaults of a run */
+    hymo_sim_defaults defaults;
+    /* simulation.reselect_threshold, the double-step re-selection
+     * threshold (0 < r <= 1; 0 when the file does not give it: the default
+     * HYMO_RESELECT_THRESHOLD_DEFAULT of sim.h applies) */
+    double reselect_threshold;
+    /* 1 when the penalty factor is the mass-scaled default (a format 2
+     * file without simulation.penalty_alpha; docs/model-format.md
      * "Penalty factor"): defaults.penalty_alpha is then its lower bound;
      * 0 when the file gives penalty_alpha or is format 1 (1e11 as given) */
     int penalty_alpha_auto;
 
-    /* branch s18-ux (appended): source lines for the messages of checks
-     * made after loading (0: unknown): of each volume's initial_pressure
-     * (n_volumes entries, NULL without volumes) and of `independent` */
+    /* Source lines for the messages of checks made after loading (0:
+     * unknown): of each volume's initial_pressure (n_volumes entries, NULL
+     * without volumes) and of `independent` */
     int *volume_p0_line;
     int independent_line;
     int *driver_line;   /* of each driven_joints item (n_drivers entries) */
     int *cylinder_line; /* of each hydraulics.cylinders item (n_cylinders entries) */
+
+    /* Compiled form (constants and the initial state derived from the
+     * above, shared by every run of the model); set by the loader.  The
+     * fields above must not be changed after loading. */
+    struct hymo_compiled *compiled;
 } hymo_model;
 
 /* Loads and validates a YAML model file (format: docs/model-format.md).
@@ -535,7 +540,7 @@ double hymo_signal_next_breakpoint(const hymo_signal *signal, double t, double e
  * value jumps (its left and right limits differ: a table step, a period's
  * wrap onto a different value; never with a filter); +INFINITY if none. */
 double hymo_signal_next_jump(const hymo_signal *signal, double t, double t_end, double eps);
-/* branch s18-ux: the input levels x = level[j] (x the signal after the
+/* The input levels x = level[j] (x the signal after the
  * period and filter stages, before the dead zone) at which the shaped
  * output has a kink: the dead zone's edges and the inputs at which the
  * dead-zoned value meets a clamp bound (distinct, at most 4); returns

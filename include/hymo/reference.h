@@ -29,7 +29,7 @@ extern "C" {
 #define HYMO_REF_LIST_MAX 8192
 
 /* Summary of a run: printed by `hymo run` and, from the file, `hymo info`. */
-/* Pressure range of one volume over a run (branch fluid). */
+/* Pressure range of one volume over a run. */
 #define HYMO_SUMMARY_VOLUMES 32
 typedef struct {
     char name[HYMO_REF_TEXT_MAX];
@@ -58,8 +58,7 @@ typedef struct {
     char independent[HYMO_REF_TEXT_MAX]; /* e.g. "z3", or "y; theta from t=0.432" after a re-selection ("all" for penalty) */
     int n_reselections;
     double wall_time; /* s, integration loop */
-    /* Added after the first draft (kept last so that existing initialisers
-     * stay valid).  Not written by hymo_ref_writer_close (the root attribute
+    /* The integrator's name.  Not written by hymo_ref_writer_close (the root attribute
      * `integrator` comes from hymo_ref_header); filled by hymo_ref_read.
      * hymo_run_summary_print shows "trapezoidal Newton-Raphson" when empty. */
     char integrator[HYMO_REF_TEXT_MAX];
@@ -90,7 +89,7 @@ typedef struct {
      * and the error-estimate companion), s; /solver attribute wall_total; 0
      * if unknown.  wall_time is the integration loop alone. */
     double wall_total;
-    /* branch fluid: the fluid law and the pressure range of each volume.
+    /* the fluid law and the pressure range of each volume.
      * fluid_model "constant" or "entrained_air" ("" if unknown: older
      * files); p_floor its lowest physical pressure (p_vapour, or 0 Pa);
      * n_volumes_below_floor the volumes that went below it (NON-PHYSICAL).
@@ -105,13 +104,13 @@ typedef struct {
     int n_volumes_total, n_volume_ranges;
     hymo_volume_range volume_ranges[HYMO_SUMMARY_VOLUMES];
 
-    /* Added (branch sensors): the whole independent-coordinate log, of
+    /* the whole independent-coordinate log, of
      * which `independent` holds only the first HYMO_REF_TEXT_MAX - 1
      * characters (kept for compatibility); /solver attribute independent
      * holds the whole text.  "" if unknown (then `independent` is all). */
     char independent_list[HYMO_REF_LIST_MAX];
 
-    /* mbstruct: redundant constraint equations.  constraint_rank: rank of
+    /* redundant constraint equations.  constraint_rank: rank of
      * Phi_z at the assembled start, found by full pivoting (= the number of
      * constraint equations when none is redundant; 0 without cut joints);
      * n_redundant: equations beyond the rank; redundant: those rows as
@@ -125,7 +124,7 @@ typedef struct {
     char redundant[HYMO_REF_TEXT_MAX];
     double max_redundant_violation;
 
-    /* s18-newton: trapezoidal (sub-)steps retried with half their size
+    /* trapezoidal (sub-)steps retried with half their size
      * after a Newton failure (a transient faster than dt); /solver attribute
      * step_halvings, written only when > 0 (absent: 0). */
     long step_halvings;
@@ -148,7 +147,7 @@ typedef struct {
     const char (*u_names)[HYMO_REF_TEXT_MAX];
     const char (*actuator_names)[HYMO_REF_TEXT_MAX];
     const char (*cut_names)[HYMO_REF_TEXT_MAX];
-    /* Added (branch sensors): further per-step datasets besides the fixed
+    /* further per-step datasets besides the fixed
      * ones above (docs/hdf5-format.md, "Sensors, flows and inputs"):
      * n_series of them, each [N x cols], written and staged like the
      * others; NULL/0 for none. */
@@ -179,18 +178,18 @@ typedef struct {
     double tol_position, tol_pressure, tol_spool;
     int max_iter;
     double penalty_alpha; /* 0 if not used */
-    /* Added (optional, NULL/0 when unknown): */
+    /* optional (NULL/0 when unknown): */
     const char *model_physics_sha256; /* canonical hash of the parsed model
                                        * (hymo_model.physics_sha256); root
                                        * attribute `model_physics_sha256` */
     const char *model_path; /* the model file: the output must not replace it */
     int output_every;       /* rows: every N-th step and the last; root
                              * attribute `output_every` when > 0 */
-    /* Added: the --set overrides of the model (hymo_model.overrides), one
+    /* the --set overrides of the model (hymo_model.overrides), one
      * "PATH=VALUE" per line; root attribute `overrides`, written only when
      * non-empty (docs/overrides.md). */
     const char *overrides;
-    /* Added: compression of the datasets: 0 (the default) none, 1..9
+    /* compression of the datasets: 0 (the default) none, 1..9
      * shuffle + deflate at that level (docs/hdf5-format.md, "Storage": it
      * costs more than the integration itself at small dt). */
     int deflate_level;
@@ -210,7 +209,7 @@ typedef struct {
     const double *c_pos, *c_vel, *c_acc;       /* n x ncut (norm per cut joint) */
     const int *iterations;                     /* n */
     const double *residual;                    /* n (final residual norm) */
-    /* Added (branch sensors): the rows of the writer's further datasets
+    /* the rows of the writer's further datasets
      * (hymo_ref_dims.series): series[k] is n x series[k].cols, row-major;
      * may be NULL when the writer has none. */
     const double *const *series;
@@ -317,7 +316,7 @@ typedef struct {
     int *iterations;
     double *residual;
     hymo_run_summary summary;
-    /* Added: the rest of the root attributes and the per-coordinate units
+    /* the rest of the root attributes and the per-coordinate units
      * of /states/z ("rad" or "m"; zd, zdd append "/s", "/s^2"). */
     char (*z_units)[HYMO_REF_TEXT_MAX];
     char *model_source; /* full model file text, NUL-terminated */
@@ -335,7 +334,7 @@ typedef struct {
      * maxima, iterations); n_steps = -1 (unknown), wall_time = 0,
      * jacobian_evaluations = 0, independent = "unknown". */
     int has_summary;
-    /* Added: the optional /cosim group of co-simulation runs
+    /* the optional /cosim group of co-simulation runs
      * (docs/hdf5-format.md).  has_cosim = 0 and every pointer NULL when the
      * file has no /cosim group.  When it has one, the three residual
      * datasets are required (n rows; n_bonds columns for the matrices); the
@@ -357,14 +356,14 @@ typedef struct {
     /* Bond names from the `names` attribute of /cosim/residual_energy
      * (n_bonds entries); NULL if that attribute is absent. */
     char (*bond_names)[HYMO_REF_TEXT_MAX];
-    /* Added: root attributes `model_physics_sha256` ("" in files written
+    /* root attributes `model_physics_sha256` ("" in files written
      * before it existed) and `output_every` (0 if absent). */
     char model_physics_sha256[65];
     int output_every;
-    /* Added: root attribute `overrides` (the run's --set overrides, one
+    /* root attribute `overrides` (the run's --set overrides, one
      * "PATH=VALUE" per line); NULL when the file has none. */
     char *overrides;
-    /* Added: the file is being written (docs/hdf5-format.md, "Reading a
+    /* the file is being written (docs/hdf5-format.md, "Reading a
      * file while it is written").  live = 1: a writer process holds the
      * file now (its advisory lock); swmr = 1: the file is still in HDF5's
      * single-writer/multiple-reader mode (a live writer, or one that was

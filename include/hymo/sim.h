@@ -72,7 +72,7 @@ typedef struct {
      * takes longer than 2 s; default 0 (the CLI turns it on for a terminal
      * or with --progress) */
     int progress;
-    /* s18-alpha: 1 = the penalty formulation scales the penalty factor
+    /* 1 = the penalty formulation scales the penalty factor
      * with the mechanism's mass matrix at the start, taking penalty_alpha
      * as its lower bound (docs/model-format.md "Penalty factor"); set by
      * hymo_run_options_default from the model (format 2 files without
@@ -167,7 +167,7 @@ long hymo_sim_events(const hymo_sim *sim, double *last);
 /* Running summary (energy drift, violations, iterations so far). */
 void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *summary);
 
-/* motor branch: one hydraulic motor at the last evaluation (docs/model-format.md,
+/* One hydraulic motor at the last evaluation (docs/model-format.md,
  * "motors"): its joint rate, pressure drop, torque and flows, and powers. */
 typedef struct {
     double speed;          /* w = zd_j, rad/s (m/s on a prismatic joint) */

@@ -121,7 +121,7 @@ def run_options(model, **options):
     (hymo_run_options_check)."""
     opt = _buffer("hymo_run_options", _ffi.RunOptions)
     _lib.hymo_run_options_default(ctypes.byref(opt), model._ptr)
-    if "penalty_alpha" in options and "penalty_alpha_auto" not in options:  # s18-alpha: as given
+    if "penalty_alpha" in options and "penalty_alpha_auto" not in options:  # an explicit factor is used as given
         options = dict(options, penalty_alpha_auto=0)
     _set_fields(opt, options, _ENUMS, "run options")
     err = _new_err()
@@ -145,7 +145,7 @@ class Model:
         else:
             raise TypeError("hymo.Model(path): a model file's path (str or os.PathLike), not %s" % type(path).__name__)
         self._ptr = ptr
-        head = ctypes.cast(ptr, ctypes.POINTER(_ffi.ModelHead)).contents
+        head = ctypes.cast(ptr, ctypes.POINTER(_ffi.Model_)).contents
         self.name = head.name.decode()
         self.source_path = head.source_path.decode() if head.source_path else None
         self.joints = [head.bodies[j].joint_name.decode() for j in range(head.n_bodies)]

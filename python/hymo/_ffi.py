@@ -1,25 +1,32 @@
 """ctypes declarations of libhymo.so (include/hymo/*.h).
 
-The structs below mirror the C layouts.  Each mirror covers a prefix of the
-C struct: fields appended later on the C side keep their defaults, because
-every buffer handed to the library is allocated with the library's own
-sizeof (hymo_struct_size) and the mirror is checked to be no larger.
+The structs below mirror the C layouts member by member; `_hymo_` names the
+C struct.  python/tests/test_layout.py checks every member's offset and size
+and every struct's size against the layout probe built from the headers
+(tests/layout_probe.py), and fails on a header member the mirror lacks.
+At load time the library is asked for a few offsets and sizes
+(hymo_struct_offset, hymo_struct_size), so that this package paired with a
+libhymo.so of another layout fails at import; buffers handed to the library
+are allocated with the library's own sizeof.
 """
 import ctypes
 import ctypes.util
 import os
 
 TEXT = 128  # HYMO_REF_TEXT_MAX
+LIST = 8192  # HYMO_REF_LIST_MAX
 NAME = 64  # HYMO_NAME_MAX
 NCMP = 7  # HYMO_CMP_SIGNALS
 c_int, c_long, c_double, c_char_p, c_void_p = ctypes.c_int, ctypes.c_long, ctypes.c_double, ctypes.c_char_p, ctypes.c_void_p
 
 
 class Error_(ctypes.Structure):
+    _hymo_ = "hymo_error"
     _fields_ = [("code", c_int), ("message", ctypes.c_char * 512)]
 
 
 class RunOptions(ctypes.Structure):
+    _hymo_ = "hymo_run_options"
     _fields_ = [
         ("integrator", c_int), ("newton_test", c_int), ("formulation", c_int), ("jacobian", c_int),
         ("linear_solver", c_int), ("predictor", c_int),
@@ -27,11 +34,12 @@ class RunOptions(ctypes.Structure):
         ("tol_position", c_double), ("tol_pressure", c_double), ("tol_spool", c_double),
         ("max_iter", c_int), ("reselect_ratio", c_double), ("verbose", c_int),
         ("rtol", c_double), ("atol", c_double), ("error_estimate", c_int), ("output_every", c_int),
-        ("progress", c_int), ("penalty_alpha_auto", c_int),  # s18-alpha
+        ("progress", c_int), ("penalty_alpha_auto", c_int),
     ]
 
 
-class VolumeRange(ctypes.Structure):  # hymo_volume_range (branch fluid)
+class VolumeRange(ctypes.Structure):
+    _hymo_ = "hymo_volume_range"
     _fields_ = [
         ("name", ctypes.c_char * TEXT), ("p_min", c_double), ("p_min_time", c_double), ("p_max", c_double),
         ("p_max_time", c_double), ("below_floor", c_int),
@@ -42,6 +50,7 @@ SUMMARY_VOLUMES = 32  # HYMO_SUMMARY_VOLUMES
 
 
 class RunSummary(ctypes.Structure):
+    _hymo_ = "hymo_run_summary"
     _fields_ = [
         ("model_name", ctypes.c_char * TEXT), ("formulation", ctypes.c_char * TEXT),
         ("jacobian", ctypes.c_char * TEXT), ("linear_solver", ctypes.c_char * TEXT),
@@ -58,10 +67,13 @@ class RunSummary(ctypes.Structure):
         ("n_volumes_below_zero", c_int), ("wall_total", c_double),
         ("fluid_model", ctypes.c_char * TEXT), ("p_floor", c_double), ("n_volumes_below_floor", c_int),
         ("n_volumes_total", c_int), ("n_volume_ranges", c_int), ("volume_ranges", VolumeRange * SUMMARY_VOLUMES),
+        ("independent_list", ctypes.c_char * LIST), ("constraint_rank", c_int), ("n_redundant", c_int),
+        ("redundant", ctypes.c_char * TEXT), ("max_redundant_violation", c_double), ("step_halvings", c_long),
     ]
 
 
 class CompareResult(ctypes.Structure):
+    _hymo_ = "hymo_compare_result"
     _fields_ = [
         ("n_samples", c_int), ("t_start", c_double), ("t_end", c_double),
         ("rms", c_double * NCMP), ("max", c_double * NCMP),
@@ -72,6 +84,7 @@ class CompareResult(ctypes.Structure):
 
 
 class CosimSummary(ctypes.Structure):
+    _hymo_ = "hymo_cosim_summary"
     _fields_ = [
         ("stable", c_int), ("reason", ctypes.c_char * 512), ("verdict", c_int),
         ("verdict_reason", ctypes.c_char * 512), ("work_abs", c_double), ("max_residual_ratio", c_double),
@@ -80,10 +93,13 @@ class CosimSummary(ctypes.Structure):
         ("peak_drift", c_double), ("max_work", c_double), ("max_constraint_position", c_double),
         ("mean_mech_iterations", c_double), ("hyd_steps", c_long), ("hyd_rhs_evals", c_long),
         ("wall_time", c_double), ("has_errors", c_int), ("errors", CompareResult),
+        ("n_tlm", c_int), ("tlm_mass_initial_max", c_double), ("tlm_mass_max", c_double),
+        ("tlm_report", ctypes.c_char * 1024), ("tlm_inertia_initial_max", c_double), ("tlm_inertia_max", c_double),
     ]
 
 
 class Body(ctypes.Structure):
+    _hymo_ = "hymo_body"
     _fields_ = [
         ("name", ctypes.c_char * NAME), ("joint_name", ctypes.c_char * NAME), ("parent", c_int),
         ("joint_type", c_int), ("joint_location", c_double * 3), ("joint_axis", c_double * 3), ("z0", c_double),
@@ -92,18 +108,64 @@ class Body(ctypes.Structure):
 
 
 class Signal(ctypes.Structure):
+    _hymo_ = "hymo_signal"
     _fields_ = [("name", ctypes.c_char * NAME), ("n_points", c_int), ("t", ctypes.POINTER(c_double)),
                 ("v", ctypes.POINTER(c_double)), ("shape", c_void_p)]
 
 
-class ModelHead(ctypes.Structure):
-    """The first fields of hymo_model (name, bodies, signals)."""
+class Fluid(ctypes.Structure):
+    _hymo_ = "hymo_fluid"
+    _fields_ = [("bulk_modulus_oil", c_double), ("density", c_double), ("p_transition", c_double)]
+
+
+class FluidAir(ctypes.Structure):
+    _hymo_ = "hymo_fluid_air"
+    _fields_ = [("model", c_int), ("air_fraction", c_double), ("p_reference", c_double), ("p_vapour", c_double),
+                ("polytropic_index", c_double)]
+
+
+class SimDefaults(ctypes.Structure):
+    _hymo_ = "hymo_sim_defaults"
+    _fields_ = [("dt", c_double), ("t_end", c_double), ("penalty_alpha", c_double), ("tol_position", c_double),
+                ("tol_pressure", c_double), ("tol_spool", c_double), ("max_iter", c_int)]
+
+
+class Model_(ctypes.Structure):
+    """hymo_model (arrays of elements not mirrored here are void *)."""
+    _hymo_ = "hymo_model"
     _fields_ = [
+        # identity
         ("name", ctypes.c_char * NAME), ("source_path", c_char_p), ("source_text", c_char_p),
-        ("sha256", ctypes.c_char * 65), ("physics_sha256", ctypes.c_char * 65), ("gravity", c_double * 3),
-        ("n_bodies", c_int), ("bodies", ctypes.POINTER(Body)), ("n_points", c_int), ("points", c_void_p),
-        ("n_cuts", c_int), ("cuts", c_void_p), ("n_independent_hint", c_int), ("independent_hint", c_void_p),
-        ("n_signals", c_int), ("signals", ctypes.POINTER(Signal)),
+        ("sha256", ctypes.c_char * 65), ("physics_sha256", ctypes.c_char * 65),
+        ("n_overrides", c_int), ("overrides", ctypes.POINTER(c_char_p)),
+        # bodies and joints
+        ("gravity", c_double * 3), ("n_bodies", c_int), ("bodies", ctypes.POINTER(Body)),
+        ("n_points", c_int), ("points", c_void_p), ("n_independent_hint", c_int),
+        ("independent_hint", ctypes.POINTER(c_int)),
+        # constraints
+        ("n_cuts", c_int), ("cuts", c_void_p),
+        # force elements
+        ("n_force_elements", c_int), ("force_elements", c_void_p), ("n_force_switches", c_int),
+        # actuators
+        ("n_cylinders", c_int), ("cylinders", c_void_p), ("n_motors", c_int), ("motors", c_void_p),
+        ("n_drivers", c_int), ("drivers", c_void_p),
+        # hydraulics
+        ("fluid", Fluid), ("fluid_air", FluidAir), ("n_nodes", c_int), ("nodes", c_void_p),
+        ("n_subvolumes", c_int), ("subvolumes", c_void_p), ("n_volumes", c_int),
+        ("n_accumulators", c_int), ("accumulators", c_void_p), ("n_throttles", c_int), ("throttles", c_void_p),
+        ("n_valves", c_int), ("valves", c_void_p), ("valve_edges", c_void_p),
+        ("n_relief_valves", c_int), ("relief_valves", c_void_p), ("n_check_valves", c_int),
+        ("check_valves", c_void_p), ("n_flow_controls", c_int), ("flow_controls", c_void_p),
+        ("n_pumps", c_int), ("pumps", c_void_p),
+        # signals, sensors
+        ("n_signals", c_int), ("signals", ctypes.POINTER(Signal)), ("n_sensors", c_int), ("sensors", c_void_p),
+        # simulation settings
+        ("defaults", SimDefaults), ("reselect_threshold", c_double), ("penalty_alpha_auto", c_int),
+        # source lines of checks after loading
+        ("volume_p0_line", ctypes.POINTER(c_int)), ("independent_line", c_int),
+        ("driver_line", ctypes.POINTER(c_int)), ("cylinder_line", ctypes.POINTER(c_int)),
+        # compiled data
+        ("compiled", c_void_p),
     ]
 
 
@@ -197,8 +259,8 @@ def _check_layouts(lib):
                ("hymo_run_summary", RunSummary, "event_iterations"),
                ("hymo_run_summary", RunSummary, "n_volumes_below_zero"),
                ("hymo_cosim_summary", CosimSummary, "verdict_reason"), ("hymo_cosim_summary", CosimSummary, "errors"),
-               ("hymo_model", ModelHead, "gravity"), ("hymo_model", ModelHead, "bodies"),
-               ("hymo_model", ModelHead, "signals"), ("hymo_body", Body, "inertia"), ("hymo_signal", Signal, "v"))
+               ("hymo_model", Model_, "gravity"), ("hymo_model", Model_, "bodies"),
+               ("hymo_model", Model_, "signals"), ("hymo_body", Body, "inertia"), ("hymo_signal", Signal, "v"))
     for cname, mirror, field in offsets:
         off = lib.hymo_struct_offset(cname.encode(), field.encode())
         if off != getattr(mirror, field).offset:
@@ -223,6 +285,8 @@ def cosim_options_type(lib):
     pad = lib.hymo_struct_size(b"hymo_run_options") - ctypes.sizeof(RunOptions)
 
     class CosimOptions(ctypes.Structure):
+
+        _hymo_ = "hymo_cosim_options"
         _fields_ = [
             ("scheme", c_int), ("coupling", c_int), ("approx", c_int), ("hyd_integrator", c_int),
             ("mech_integrator", c_int), ("mech", RunOptions), ("_mech_tail", ctypes.c_char * pad),

@@ -38,7 +38,7 @@ def test_filter_dead_zone_clamp_against_odeint():
     lib.hymo_signal_eval_d.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_int, ctypes.c_double,
                                        ctypes.POINTER(ctypes.c_double)]
     m = hymo.loads(MODEL)
-    head = ctypes.cast(m._ptr, ctypes.POINTER(_ffi.ModelHead)).contents
+    head = ctypes.cast(m._ptr, ctypes.POINTER(_ffi.Model_)).contents
     size = ctypes.sizeof(_ffi.Signal)
     base = ctypes.addressof(head.signals.contents)
     raw, shaped = base, base + size

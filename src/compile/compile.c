@@ -29,7 +29,7 @@ hymo_status hymo_compile(hymo_model *model, hymo_error *err)
     pthread_mutex_init(&cm->lock, NULL);
     hymo_status st = hymo_kin_model_init(&cm->kin, model, err);
     if (st == HYMO_OK) st = hymo_constraints_init(&cm->con, model, err);
-    for (int c = 0; st == HYMO_OK && c < model->n_cuts; ++c) { /* mbstruct: translational twist from the start */
+    for (int c = 0; st == HYMO_OK && c < model->n_cuts; ++c) { /* translational twist from the start */
         if (model->cuts[c].type != HYMO_CUT_TRANSLATIONAL) continue;
         hymo_kin kin;
         double *z = calloc((size_t)model->n_bodies + 1, sizeof(double));
@@ -115,7 +115,7 @@ static int asm_jacobian(const double *x, double *J, void *user)
     return 0;
 }
 
-/* mbstruct: over-constrained or redundant loops (more constraint
+/* Over-constrained or redundant loops (more constraint
  * equations than the coordinates they leave free, e.g. a Bennett linkage's
  * 5 equations per spatial revolute cut for 3 joint coordinates): Phi = 0 by
  * damped Gauss-Newton (Levenberg-Marquardt) in the free coordinates (those
@@ -126,7 +126,7 @@ static int asm_jacobian(const double *x, double *J, void *user)
 #define LM_MU 1e-8
 #define LM_HALVINGS 30
 
-/* branch s18-ux: an `independent` list of another length than the
+/* An `independent` list of another length than the
  * mobility, "file:line: independent: ..." with what the count means. */
 static hymo_status independent_count_error(const hymo_model *model, hymo_error *err, int nz, int m, int rank)
 {
@@ -149,7 +149,7 @@ static hymo_status independent_count_error(const hymo_model *model, hymo_error *
                           src_name(model), at, model->n_independent_hint, nz - rank, nz, rank, rk, nz - rank);
 }
 
-/* branch s18-ux: rank of Phi_z (m x nz) by full pivoting, the redundant
+/* Rank of Phi_z (m x nz) by full pivoting, the redundant
  * rows marked in rows (m, may be NULL); -1 out of memory */
 static int rank_here(const hymo_constraints *con, const double *phi_z, unsigned char *rows_out)
 {
@@ -260,7 +260,7 @@ done:
 /* Positions: Phi = 0 solved by KINSOL (Newton with line search) for the
  * dependent coordinates, holding the hinted (or selected) independent
  * joints at their given values (SPEC §3); loops with more equations than
- * dependent coordinates (mbstruct) by assemble_least_squares.  Leaves
+ * dependent coordinates by assemble_least_squares.  Leaves
  * w->pt unallocated (the caller allocates it for the rank found). */
 static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, init_ws *w, double *z,
                             hymo_error *err)
@@ -291,7 +291,7 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
         hymo_partition_free(&w->pt);
         st = assemble_least_squares(model, cm, w, z, err);
         if (st == HYMO_ERR_ASSEMBLY && model->n_independent_hint > 0) {
-            /* branch s18-ux: holding more joints than the mobility cannot
+            /* holding more joints than the mobility cannot
              * assemble; say so rather than "cannot be assembled" (the rank
              * at the configuration reached, generically the rank) */
             const int rank = rank_here(&cm->con, w->phi_z, NULL);
@@ -349,7 +349,7 @@ static hymo_status assemble(const hymo_model *model, const hymo_compiled *cm, in
     return HYMO_OK;
 }
 
-/* mbstruct: the rank of Phi_z at the assembled start, by full pivoting
+/* The rank of Phi_z at the assembled start, by full pivoting
  * with the relative tolerance HYMO_RANK_TOL; the rows without a pivot are
  * redundant (cm->con.rank, cm->con.redundant).  No degree of freedom left,
  * or an `independent` list of another length than the mobility, is a
@@ -467,7 +467,7 @@ static int static_jacobian(const double *x, double *J, void *user)
  * F = 0 (a second one only as refinement at round-off level). */
 static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error *err)
 {
-    /* motors and driven joints hold their joints too (motor branch) */
+    /* motors and driven joints hold their joints too */
     const int nz = model->n_bodies, na = model->n_cylinders + model->n_motors + model->n_drivers, ni = w->pt.ni;
     if (model->n_cylinders + model->n_motors == 0) return HYMO_OK; /* no pressures to find (as before drivers) */
     hymo_kin_forces_begin(&w->kin, model);

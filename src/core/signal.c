@@ -119,7 +119,7 @@ double hymo_signal_eval_unlimited(const hymo_signal *s, double t, int side, doub
     return eval_stages(s, t, side, dt, NULL, 0);
 }
 
-/* branch s18-ux: dead zone [lo, hi] maps x to x - hi above hi, x - lo below
+/* Dead zone [lo, hi] maps x to x - hi above hi, x - lo below
  * lo; its output meets a clamp bound c != 0 at x = c + hi (c > 0) or
  * x = c + lo (c < 0); c = 0 is met on the whole dead band, whose edges are
  * already levels.  Without a dead zone (or with lo = hi, a shift) the

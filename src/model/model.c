@@ -34,17 +34,17 @@ void hymo_model_free(hymo_model *model)
     free(model->throttles);
     free(model->relief_valves);
     free(model->check_valves);
-    free(model->pumps); /* valves branch */
+    free(model->pumps);
     free(model->flow_controls);
     free(model->valve_edges);
     free(model->accumulators);
-    free(model->sensors); /* branch sensors */
+    free(model->sensors);
     free(model->valves);
     free(model->cylinders);
     free(model->force_elements);
     free(model->motors);
     free(model->drivers);
-    free(model->volume_p0_line); /* branch s18-ux */
+    free(model->volume_p0_line);
     free(model->driver_line);
     free(model->cylinder_line);
     free(model);

@@ -1,10 +1,11 @@
-/* hymo model loader, branch fluid: the fluid law (hydraulics.fluid.model
+/* hymo model loader: the fluid law (hydraulics.fluid.model
  * and its entrained-air parameters) and the gas-charged accumulators
  * (hydraulics.accumulators), docs/model-format.md "Fluid model" and
  * "Accumulators".
  *
- * This file is part of src/model/model_load.c, which includes it (it uses that
- * file's static readers and its loader context); compiled on its own, as
+ * This file is part of src/model/model_load.c's translation unit (included
+ * by model_load_hydraulics.inc; it uses the static readers and the loader
+ * context); compiled on its own, as
  * the source glob does, it is empty. */
 #ifdef HYMO_MODEL_LOAD_PARTS
 

@@ -12,7 +12,7 @@
 #include <yaml.h>
 
 #include "model_load_forces.h"
-#include "model_load_ux.h" /* branch s18-ux: hymo_point_hint */
+#include "model_load_ux.h" /* hymo_point_hint */
 
 typedef struct {
     yaml_document_t *doc;
@@ -145,7 +145,7 @@ static hymo_status f_point(fctx *c, yaml_node_t *map, const char *key, int *out)
     const hymo_model *m = c->m;
     if (strchr(name, '.')) {
         *out = hymo_model_find_point(m, name);
-        char hint[256]; /* branch s18-ux: what there is */
+        char hint[256]; /* what there is */
         if (*out < 0) hymo_point_hint(m, name, hint, sizeof hint);
         return *out < 0 ? ffail(c, n, key, "unknown point '%s'%s", name, hint) : HYMO_OK;
     }
@@ -155,7 +155,7 @@ static hymo_status f_point(fctx *c, yaml_node_t *map, const char *key, int *out)
             if (found < 0) found = i;
             count++;
         }
-    char hint[256]; /* branch s18-ux: what there is */
+    char hint[256]; /* what there is */
     if (count == 0) hymo_point_hint(m, name, hint, sizeof hint);
     if (count == 0) return ffail(c, n, key, "unknown point '%s'%s", name, hint);
     if (count > 1)

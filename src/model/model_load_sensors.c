@@ -13,7 +13,7 @@
  * Called by model_load.c after the bodies (and their points) are loaded;
  * messages are one line "ORIGIN:LINE: sensors[i].field: problem". */
 #include "model_load_sensors.h"
-#include "model_load_ux.h" /* branch s18-ux: hymo_point_hint */
+#include "model_load_ux.h" /* hymo_point_hint */
 
 #include <ctype.h>
 #include <math.h>
@@ -164,7 +164,7 @@ static hymo_status load_one(const sctx *c, const yaml_node_t *sn, hymo_model *m,
                          "coordinates need the body they are fixed in (body: NAME); or name a point (body.point)");
         }
         const int p = hymo_model_find_point(m, text(pn));
-        char hint[256]; /* branch s18-ux: what there is */
+        char hint[256]; /* what there is */
         if (p < 0) hymo_point_hint(m, text(pn), hint, sizeof hint);
         if (p < 0) return sfail(c, pn, i, "point", "unknown point '%s'%s", text(pn), hint);
         se->body = m->points[p].body;

@@ -1,4 +1,4 @@
-/* branch s18-ux: source lines for the checks made after loading, and the
+/* Source lines for the checks made after loading, and the
  * switching functions of the signals' dead-zone and clamp kinks
  * (docs/model-format.md, "Signal shaping"; docs/architecture.md, "Events"). */
 #include "model_load_ux.h"
@@ -21,7 +21,7 @@ static yaml_node_t *get(yaml_document_t *doc, yaml_node_t *map, const char *key)
 static int line_of(const yaml_node_t *n) { return n ? (int)n->start_mark.line + 1 : 0; }
 
 /* whether signal s feeds a valve's reference, an external force or torque,
- * a pump's speed or a flow control valve's set flow (branch pump-signals) */
+ * a pump's speed or a flow control valve's set flow */
 static int feeds(const hymo_model *m, int s)
 {
     for (int v = 0; v < m->n_valves; ++v)

@@ -1,4 +1,4 @@
-/* branch s18-ux: what the loader records after the sections are read
+/* What the loader records after the sections are read
  * (src/model/model_load_ux.c). */
 #ifndef HYMO_MODEL_LOAD_UX_H
 #define HYMO_MODEL_LOAD_UX_H

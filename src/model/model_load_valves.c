@@ -1,12 +1,12 @@
-/* hymo — model file loader, flow elements of the `valves` branch
+/* hymo — model file loader, flow elements: pumps, flow control valves, valve edges
  * (docs/model-format.md "Pumps", "Flow control valves", "Directional valve
  * edges, overlap and leakage"):
  *   hydraulics.pumps[]                fixed-displacement pumps
  *   hydraulics.flow_control_valves[]  pressure-compensated flow control
  *   hydraulics.valves[].edges/overlap/leakage  4/3 valve edges
  *
- * This file is part of model_load.c's translation unit (included there,
- * after the valve loader) so that it uses the loader's context and field
+ * This file is part of model_load.c's translation unit (included by
+ * model_load_hydraulics.inc, before the valve loader) so that it uses the loader's context and field
  * readers; compiled on its own (the library's source glob) it is empty. */
 #ifdef HYMO_MODEL_LOAD_UNIT
 
@@ -69,7 +69,7 @@ static hymo_status load_valve_edges(ctx_t *c, yaml_node_t *vn, hymo_model *m, hy
     return HYMO_OK;
 }
 
-/* branch pump-signals: the optional factor signal `key` of a pump's speed
+/* The optional factor signal `key` of a pump's speed
  * or a flow control valve's set flow (docs/model-format.md, "pumps"):
  * *out the signal's index, -1 without the key.  The factor must not be
  * negative: the signal's smallest table value through its dead zone and

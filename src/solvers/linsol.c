@@ -19,7 +19,7 @@ typedef struct {
  * bench/bench_lu (min of 5, Debian's reference BLAS): dgetrf takes 4.7x the
  * unblocked loop's time at n = 8, 2.0-2.4x at n = 48-512, 1.3x at 640 and
  * 0.67x at 1280 (docs/performance.md); the break-even lies between 640 and
- * 1280.  (It was 48, from the call overhead alone.) */
+ * 1280. */
 #define DENSE_UNBLOCKED_MAX 800
 
 /* Unblocked right-looking LU with partial pivoting (linsol.h). */

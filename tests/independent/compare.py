@@ -30,8 +30,8 @@ import solve  # noqa: E402
 
 
 def _str(v):
-    """A string attribute as str: fixed-length strings (hymo's files since
-    issue 10) read as bytes in h5py, variable-length ones as str."""
+    """A string attribute as str: fixed-length strings (hymo's files)
+    read as bytes in h5py, variable-length ones as str."""
     return v.decode("utf-8") if isinstance(v, bytes) else str(v)
 
 

@@ -841,10 +841,10 @@ def get(name):
     import os
 
     key = os.path.splitext(os.path.basename(name))[0]
-    if key == "bennett":  # mbstruct: tests/independent/bennett.py
+    if key == "bennett":  # tests/independent/bennett.py
         from bennett import Bennett
         return Bennett()
-    if key == "spatial_fourbar":  # mbstruct: tests/independent/spatial.py
+    if key == "spatial_fourbar":  # tests/independent/spatial.py
         from spatial import SpatialFourBar
         return SpatialFourBar()
     if key not in MODELS:

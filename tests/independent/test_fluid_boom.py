@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Cavitation-safe fluid against an independent solution (branch fluid).
+"""Cavitation-safe fluid against an independent solution.
 
 A boom (revolute joint, 450 kg) falls on a cylinder whose two chambers are
 closed (rigid containers): the piston side is compressed, the rod side is

@@ -1,4 +1,4 @@
-"""hymo against independent solutions (issue 9).
+"""hymo against independent solutions.
 
     /usr/bin/python3 -m pytest tests/independent            # from the repository root
     HYMO_BINARY=path/to/hymo /usr/bin/python3 -m pytest tests/independent
@@ -20,10 +20,10 @@ formulations give identical numbers on these open-loop models) at dt = 1,
                      p    3.69e4  / 2.36e3  / 146 Pa             3.7e10 Pa/s^2
 
 Each test allows BOUND_FACTOR = 2 times C dt^2.  The fast-Jacobian cases
-were expected failures before issue 9's Newton test (with the seed's test
-the fast matrix is formed once at t = 0 on these models, every step stops
-after one stale-matrix increment, and the error does not fall with dt:
-2.7e-3, 1.3e-3, 4.0e-3 rad on the double pendulum); they pass now.
+need the contractive Newton test (with the seed's test the fast matrix is
+formed once at t = 0 on these models, every step stops after one
+stale-matrix increment, and the error does not fall with dt: 2.7e-3,
+1.3e-3, 4.0e-3 rad on the double pendulum).
 """
 
 import os
@@ -258,7 +258,7 @@ def test_fast_jacobian(hymo, tmp_path, model, formulation):
 
 @pytest.mark.parametrize("model", ["double_pendulum", "triple_pendulum_3d"])
 def test_fast_jacobian_order_and_equal_to_numeric(hymo, tmp_path, model):
-    """Issue 9's must-show: the fast error falls 14-18x per 4x smaller dt from
+    """The fast error falls 14-18x per 4x smaller dt from
     1 ms to 0.0625 ms and equals the numeric mode's within 1 %.
 
     Measured (max |dz|, fast vs numeric, double-step; penalty is identical
@@ -330,7 +330,7 @@ def run_ida(hymo, tmp_path, model, rtol, atol):
     return compare.errors(model, out)
 
 
-# Issue 9: IDA at rtol 1e-10 within 1e-7 rad and 5 Pa of the independent
+# IDA at rtol 1e-10 within 1e-7 rad and 5 Pa of the independent
 # solution.  Measured (rtol 1e-10, atol 1e-12): double pendulum 3.97e-9 rad,
 # 3-D triple pendulum 1.76e-8 rad, four-bar 7.1e-11 rad and 0.023 Pa (the
 # independent four-bar itself is good to ~5e-12 rad and ~1e-2 Pa).
@@ -350,12 +350,12 @@ def test_ida_error_follows_tolerance(hymo, tmp_path):
     assert loose / tight >= 100, "IDA errors %.3e (rtol 1e-6) vs %.3e (rtol 1e-9)" % (loose, tight)
 
 
-# Quick-return and crane1 (issue 9's must-show on them).  Measured at rtol
+# Quick-return and crane1.  Measured at rtol
 # 1e-10, atol 1e-12 (Release build):
 #   quick-return 10 s: max |dz| 7.6e-10 rad, max |dp| 0.033 Pa;  2 s: 1.2e-11 rad, 0.0086 Pa
 #   crane1 30 s:       max |dz| 3.7e-9 rad,  max |dp| 0.018 Pa;  3 s: 6.4e-11 rad, 0.018 Pa
 # The independent solutions are good to ~1e-11 rad and ~3e-3 Pa (selfcheck.py).
-# Asserted: the issue's 1e-7 rad and 5 Pa, and tighter bounds (3x .. 80x
+# Asserted: 1e-7 rad and 5 Pa, and tighter bounds (3x .. 80x
 # above the measured values) so that a loss of IDA accuracy shows.  A 1 %
 # larger damper damping coefficient (crane1: 1.6e-7 rad, 283 Pa) or a 1e-5
 # relative change of the quick-return's efficiency (1.9e-7 rad, 29 Pa), planted
@@ -427,7 +427,7 @@ def run_contractive(hymo, tmp_path, model, jacobian, dt):
     return compare.errors(model, out)["z_max_error"]
 
 
-# With the rate-based test the fast Jacobian no longer accepts unconverged
+# With the rate-based test the fast Jacobian accepts no unconverged
 # steps: the explicit --newton-test contractive (the default) at 1 and
 # 0.25 ms; the figures are those of test_fast_jacobian_order_and_equal_to_numeric.
 @pytest.mark.parametrize("model", ["double_pendulum", "triple_pendulum_3d"])

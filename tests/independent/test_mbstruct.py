@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 12, item 4 (branch mbstruct): the Bennett linkage and the spatial
+"""Redundant constraints: the Bennett linkage and the spatial
 RUSR four-bar against independent solutions (bennett.py: the closed-form
 Bennett relations and a one-coordinate Lagrangian; spatial.py: the
 state-space form in the crank angle).
@@ -11,7 +11,7 @@ Measured at commit time (Debug build; max |dz| over 3 s, rad):
                penalty fast                               1.45e-5 / 9.08e-7 / 6.69e-8  (15.9, 13.6)
                penalty numeric                            1.59e-5 / 4.71e-6 / 9.16e-6  (no order: the
                    redundant rows' multipliers drifted in null(Phi_z^T), and the numeric matrix's
-                   geometric stiffness with them; since s18-alpha lambda is kept minimal:
+                   geometric stiffness with them; with lambda kept minimal:
                                                           1.51e-5 / 9.34e-7 / 5.83e-8  (16.1, 16.0);
                    penalty fast since then (projection repeated where one pass leaves > 1 %):
                                                           1.61e-5 / 9.12e-7 / 5.70e-8  (17.7, 16.0))
@@ -64,7 +64,7 @@ def test_bennett_relations_by_forward_kinematics():
 @pytest.mark.parametrize("formulation,jacobian", [("double-step", "numeric"), ("double-step", "fast"),
                                                   ("penalty", "fast"), ("penalty", "numeric")])
 def test_bennett_second_order(hymo, tmp_path, formulation, jacobian):
-    """Error falls ~16x per 4x smaller dt (issue 12 must-show); double-step
+    """Error falls ~16x per 4x smaller dt; double-step
     keeps every constraint equation, the 3 redundant ones too, <= 1e-10."""
     import h5py
     errs = []

@@ -1,5 +1,5 @@
 """A pump's speed and a flow control valve's set flow driven by signals
-(branch pump-signals) against an independent solution.
+against an independent solution.
 
     /usr/bin/python3 -m pytest tests/independent/test_pump_signals.py
     /usr/bin/python3 tests/independent/test_pump_signals.py [path/to/hymo]   # prints the table

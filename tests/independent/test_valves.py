@@ -1,4 +1,4 @@
-"""hymo's flow elements against an independent solution (issue 12, item 1).
+"""hymo's flow elements against an independent solution.
 
     /usr/bin/python3 -m pytest tests/independent/test_valves.py
     /usr/bin/python3 tests/independent/test_valves.py [path/to/hymo]   # prints the table

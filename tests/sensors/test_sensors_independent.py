@@ -1,5 +1,5 @@
 """Sensors, flows and valve references in hymo's output, checked against
-computations hymo did not make (issue 12 item 5; docs/hdf5-format.md,
+computations hymo did not make (docs/hdf5-format.md,
 "Sensors, flows and inputs"):
 
 - sensor positions: forward kinematics in numpy from the written joint
