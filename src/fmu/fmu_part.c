@@ -8,6 +8,7 @@
 
 #include "circuit.h" /* motor-cosim: hymo_coupled_actuators, hymo_actuator_name */
 #include "control_internal.h" /* hymo_signal_drives: the whole FMU's inputs */
+#include "cosim_tables.h"      /* the coupling's and the approximation's rows */
 #include "cli.h"
 #include "fmu_internal.h"
 #include "hymo/reference.h"
@@ -171,15 +172,13 @@ static void list_circuits(const hymo_split *sp, char *buf, size_t cap)
 static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, const char *circuit, hymo_error *err)
 {
     const hymo_model *model = p->model;
-    if (co->coupling == HYMO_COUPLING_TLM) /* the waves, impedances and the line pressure's state have no FMU form */
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "--coupling tlm: FMU parts are not available with TLM coupling (use hymo cosim "
-                              "--coupling tlm, or velocity-pressure / velocity-force for FMUs)");
-    hymo_status st = hymo_split_create(model, co, &p->split, err);
+    const hymo_cosim_tables tb = hymo_cosim_tables_of(co);
+    if (tb.coupling && tb.coupling->no_fmu) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s", tb.coupling->no_fmu);
+    hymo_status st = hymo_split_create(model, co, &p->split, err); /* checks co */
     if (st != HYMO_OK) return st;
     const hymo_split *sp = p->split;
-    const int per = co->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
-    const int im = co->approx == HYMO_APPROX_INTERFACE_MODEL;
+    const int per = tb.coupling->per_actuator;
+    const int im = tb.approx->interface_model;
     const int na = hymo_coupled_actuators(model); /* the cylinders, then the motors (motor-cosim) */
     int k = 0;
     if (circuit) {
