@@ -11,7 +11,9 @@
  * stage sees the outputs an earlier one published in this step
  * (Gauss-Seidel; its Lagrange polynomial then interpolates through the new
  * point).  Default stages: all 0 for Jacobi, k for subsystem k with
- * Gauss-Seidel (array order).  Nothing is allocated after create. */
+ * Gauss-Seidel (array order), subsystem 0 last with Gauss-Seidel
+ * hydraulics first (hymo_cosim_scheme).  Nothing is allocated after
+ * create. */
 #ifndef HYMO_MASTER_H
 #define HYMO_MASTER_H
 

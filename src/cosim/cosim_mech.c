@@ -526,7 +526,7 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     const hymo_cosim_tables tb = hymo_cosim_tables_of(opt);
     mi->interface_model = tb.approx->interface_model;
     /* the engine with the hydraulic states replaced by the coupling inputs */
-    hymo_sim_tables tables = tb.mech->engine;
+    hymo_sim_tables tables = *tb.mech->engine;
     tables.forces = tb.coupling->mech_forces;
     hymo_status st = hymo_sim_create_with(model, &opt->mech, &tables, &mi->sim, err);
     if (st != HYMO_OK) {

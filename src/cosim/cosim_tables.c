@@ -2,6 +2,7 @@
  * src/cosim/cosim_internal.h): one per value of each option's enum, in
  * arrays indexed by the enum. */
 #include "cosim_tables.h"
+#include "engine.h"
 
 /* ---------------------------------------------------------------- coupling */
 
@@ -9,16 +10,25 @@ static const hymo_coupling_table velocity_force = {
     .per_actuator = 1,
     .tlm = 0,
     .no_fmu = NULL,
+    .effort = {{{.name = "F", .unit = {"N", "N.m"}, .input_description = "cylinder force F_s from the hydraulics",
+                 .output_description = "cylinder force F_s"}},
+               {{.name = "F", .unit = {"N", "N.m"}, .input_description = "motor torque from the hydraulics",
+                 .output_description = "motor torque"}}},
     .mech_forces = &hymo_forces_split_force_ops,
     .hyd_outputs = hymo_cosim_hyd_out_force,
 };
+#define PRESSURE(name_, what)                                                                                        \
+    {.name = (name_), .unit = {"Pa", "Pa"}, .input_description = (what), .output_description = (what)}
 static const hymo_coupling_table velocity_pressure = {
     .per_actuator = 2,
     .tlm = 0,
     .no_fmu = NULL,
+    .effort = {{PRESSURE("p_piston", "piston chamber pressure"), PRESSURE("p_rod", "rod chamber pressure")},
+               {PRESSURE("p_a", "motor port a pressure"), PRESSURE("p_b", "motor port b pressure")}},
     .mech_forces = &hymo_forces_split_pressure_ops,
     .hyd_outputs = hymo_cosim_hyd_out_pressure,
 };
+#undef PRESSURE
 /* the waves, impedances and the line pressure's state have no FMU form */
 static const hymo_coupling_table tlm = {
     .per_actuator = 2,
@@ -75,14 +85,15 @@ static const hymo_approx_table *const approximations[] = {
 
 /* the Newton engine of hymo_sim with the options' formulation */
 static const hymo_mech_table trapezoidal = {
-    .engine = {.integrator = &hymo_trapezoidal_ops, .formulation = NULL, .forces = NULL},
+    .engine = &(const hymo_sim_tables){.integrator = &hymo_trapezoidal_ops, .formulation = NULL, .forces = NULL},
     .formulation = NULL,
     .penalty = 0,
     .prescribed_motion = 1,
 };
 /* ALI1 penalty with semi-implicit Euler (seed 000) */
 static const hymo_mech_table index1 = {
-    .engine = {.integrator = &hymo_semi_implicit_euler_ops, .formulation = &hymo_index1_ops, .forces = NULL},
+    .engine = &(const hymo_sim_tables){.integrator = &hymo_semi_implicit_euler_ops, .formulation = &hymo_index1_ops,
+                                       .forces = NULL},
     .formulation = "index1-penalty",
     .penalty = 1,
     .prescribed_motion = 0,

@@ -8,7 +8,16 @@
 #define HYMO_COSIM_TABLES_H
 
 #include "cosim_internal.h"
-#include "engine.h" /* hymo_sim_tables, hymo_force_source_ops */
+
+struct hymo_sim_tables;       /* src/engine/engine.h */
+struct hymo_force_source_ops; /* src/engine/engine.h */
+
+/* An effort of a coupling as an FMU variable (src/fmu/fmu_part.c): its name
+ * after the actuator's, its unit on a linear and on a revolute actuator,
+ * its description as the mechanics' input and as the hydraulics' output. */
+typedef struct {
+    const char *name, *unit[2], *input_description, *output_description;
+} hymo_coupling_effort;
 
 /* Coupling (hymo_coupling_kind): what crosses the cut at every coupled
  * actuator (hymo/cosim.h, the split's layouts). */
@@ -20,8 +29,9 @@ typedef struct {
                        * Z_c), the inputs are the values sent up to the step start, and the bonds count the
                        * line powers and the energy in transit (TLM report, /cosim/tlm) */
     const char *no_fmu; /* why its parts have no FMU form (NULL: they have) */
+    hymo_coupling_effort effort[2][2]; /* [motor][r], r < per_actuator: of a cylinder, of a motor */
     /* ops */
-    const hymo_force_source_ops *mech_forces;                   /* the mechanics' force source */
+    const struct hymo_force_source_ops *mech_forces;            /* the mechanics' force source */
     void (*hyd_outputs)(const hymo_subsystem *hyd, double *y); /* the hydraulic side's outputs */
 } hymo_coupling_table;
 
@@ -37,7 +47,7 @@ typedef struct {
 
 /* Mechanical integrator (hymo_mech_integrator_kind). */
 typedef struct {
-    hymo_sim_tables engine; /* integrator and formulation (the forces: the coupling's) */
+    const struct hymo_sim_tables *engine; /* integrator and formulation (the forces: the coupling's) */
     const char *formulation; /* formulation in the output file; NULL: the options' mech.formulation */
     int penalty;             /* the penalty factor applies whatever mech.formulation */
     int prescribed_motion;   /* imposes the driven joints' prescribed motion */
@@ -62,7 +72,7 @@ typedef struct {
 hymo_cosim_tables hymo_cosim_tables_of(const hymo_cosim_options *opt);
 
 /* Ops of the coupling rows (src/cosim/cosim_mech.c, src/cosim/cosim_hyd.c). */
-extern const hymo_force_source_ops hymo_forces_split_tlm_ops;
+extern const struct hymo_force_source_ops hymo_forces_split_tlm_ops;
 void hymo_cosim_hyd_out_force(const hymo_subsystem *hyd, double *y);
 void hymo_cosim_hyd_out_pressure(const hymo_subsystem *hyd, double *y);
 void hymo_cosim_hyd_out_wave(const hymo_subsystem *hyd, double *y);
