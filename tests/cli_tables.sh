@@ -4,8 +4,8 @@
 # scheme, approximation, mechanical integrator or mechanics' inputs it
 # holds -- no ==, !=, case or ?: against HYMO_COUPLING_*, HYMO_SCHEME_*,
 # HYMO_MASTER_JACOBI/GAUSS_SEIDEL, HYMO_APPROX_*, HYMO_MECH_* (also
-# HYMO_MECH_INPUTS_*), and no ==, != or switch on the options' fields
-# coupling, scheme, approx, mech_integrator, mech_inputs.  Assignments
+# HYMO_MECH_INPUTS_*), and no ==, !=, ?:, truth test or switch on the
+# options' fields coupling, scheme, approx, mech_integrator, mech_inputs.  Assignments
 # (defaults, parsers) and range checks (>) are not choices.
 # args: $1 hymo binary (unused), $2 source dir, $3 build dir (unused)
 set -u
@@ -26,9 +26,12 @@ hits=$(grep -rnE "$ENUMS" src --include='*.c' --include='*.h' | grep -vE "^$TABL
 [ -z "$hits" ] || fail "comparisons against a co-simulation enum outside its table:
 $hits"
 
-# a comparison or switch on an option field, whatever it is compared with
-hits=$(grep -rnE "(\.|->)$FIELDS *(==|!=)|(==|!=) *[a-z_]+(\.|->)$FIELDS([^a-z_]|\$)|switch *\(.*(\.|->)$FIELDS *\)" \
-    src --include='*.c' --include='*.h' | grep -vE "^$TABLES" || true)
+# a comparison, truth test or switch on an option field, whatever it is compared with
+# (a table row: the selected rows tb.coupling, ... and a row's members, row->..., read as ROW)
+hits=$(grep -rnE "(\.|->)$FIELDS([^a-z_]|\$)" src --include='*.c' --include='*.h' | grep -vE "^$TABLES" |
+    sed -E "s/tb\.$FIELDS([^a-z_])/ROW\2/g; s/$FIELDS->/ROW->/g" |
+    grep -E "(\.|->)$FIELDS *(==|!=|\?|&&|\|\|)|(==|!=|!|&&|\|\|) *[a-z_]+(\.|->)$FIELDS([^a-z_]|\$)|(if|switch) *\( *[a-z_]+(\.|->)$FIELDS *\)" ||
+    true)
 [ -z "$hits" ] || fail "tests of a co-simulation option field outside its table:
 $hits"
 
