@@ -4,10 +4,12 @@
  * rule -- the rectangle rule E_n - E_{n-1} = H sum_a dP_a,n for zero-order
  * extrapolation, the trapezoidal rule H sum_a (dP_a,n-1 + dP_a,n) / 2 for
  * every other approximation (seed 000 Eqs. 23-24) -- and not by the other
- * rule. */
+ * rule.  And the tables' ranges: a value past a table's last row is
+ * refused. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hymo/cosim.h"
 #include "test_hdf5.h"
@@ -88,10 +90,45 @@ static void test_residual_energy_rule(void **state)
         }
 }
 
+/* A value past the last row of a table is refused, by the options' check
+ * and by the master; the last row is accepted. */
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane1.yaml");
+    hymo_cosim_options ok;
+    hymo_cosim_options_default(&ok, model);
+    hymo_error err;
+    for (int field = 0; field < 5; ++field)
+        for (int past = 0; past < 2; ++past) {
+            hymo_cosim_options o = ok;
+            const int last[5] = {HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST, HYMO_COUPLING_TLM, HYMO_APPROX_INTERFACE_MODEL,
+                                 HYMO_MECH_INDEX1, HYMO_MECH_INPUTS_HOLD};
+            const int v = last[field] + past;
+            switch (field) { /* the test sets the options' fields; it does not choose by them */
+            case 0: o.scheme = (hymo_cosim_scheme)v; break;
+            case 1: o.coupling = (hymo_coupling_kind)v; break;
+            case 2: o.approx = (hymo_approx_kind)v; break;
+            case 3: o.mech_integrator = (hymo_mech_integrator_kind)v; break;
+            default: o.mech_inputs = (hymo_mech_inputs_kind)v; break;
+            }
+            hymo_error_clear(&err);
+            const hymo_status st = hymo_cosim_options_check(&o, &err);
+            if (past) {
+                assert_int_equal(st, HYMO_ERR_ARGUMENT);
+                assert_non_null(strstr(err.message, "out of range"));
+            } else {
+                assert_int_equal(st, HYMO_OK);
+            }
+        }
+    hymo_model_free(model);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_residual_energy_rule),
+        cmocka_unit_test(test_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,14 +106,11 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
                               opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
     st = hymo_cosim_verdict_options_check(opt, err);
     if (st != HYMO_OK) return st;
-    if ((unsigned)opt->mech_inputs > HYMO_MECH_INPUTS_HOLD)
+    const hymo_cosim_tables tb = hymo_cosim_tables_of(opt); /* a row for every value in range */
+    if (!tb.mech_inputs)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
-    if ((unsigned)opt->scheme > HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ||
-        (unsigned)opt->coupling > HYMO_COUPLING_TLM ||
-        (unsigned)opt->approx > HYMO_APPROX_INTERFACE_MODEL || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL ||
-        (unsigned)opt->mech_integrator > HYMO_MECH_INDEX1)
+    if (!tb.scheme || !tb.coupling || !tb.approx || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL || !tb.mech)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range");
-    const hymo_cosim_tables tb = hymo_cosim_tables_of(opt);
     if (tb.coupling->tlm && tb.approx->interface_model)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "TLM coupling with the interface model: not supported (the delay lines decouple the "
