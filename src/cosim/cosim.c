@@ -1177,11 +1177,12 @@ void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo
 {
     fprintf(out, "co-simulation  %s, %s, extrapolation %s, mechanics' inputs %s\n", hymo_cosim_scheme_name(o->scheme),
             hymo_coupling_name(o->coupling), hymo_approx_name(o->approx), hymo_mech_inputs_name(o->mech_inputs));
-    const hymo_mech_table *mech = hymo_cosim_tables_of(o).mech; /* its own formulation: not printed */
-    const int own = !mech || mech->formulation;
+    /* the options' formulation, unless the integrator brings its own (index-1) */
+    const hymo_mech_table *mech = hymo_cosim_tables_of(o).mech;
+    const int fixed = !mech || mech->formulation;
     fprintf(out, "integrators    mechanics %s%s%s (h_m = %g s), hydraulics %s (h_h = %g s), H = %g s\n",
-            hymo_mech_integrator_name(o->mech_integrator), own ? "" : " ",
-            own ? "" : hymo_formulation_name(o->mech.formulation), o->mech.dt,
+            hymo_mech_integrator_name(o->mech_integrator), fixed ? "" : " ",
+            fixed ? "" : hymo_formulation_name(o->mech.formulation), o->mech.dt,
             hymo_hyd_integrator_name(o->hyd_integrator), o->h_h, o->H);
     hymo_cosim_summary_print_results(out, o, s);
 }
