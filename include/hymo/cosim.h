@@ -24,13 +24,8 @@
 extern "C" {
 #endif
 
-/* Co-simulation scheme: the order in which the subsystems advance in a
- * communication step (hymo/master.h stages). */
-typedef enum {
-    HYMO_SCHEME_JACOBI = 0,
-    HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST = 1, /* mechanics, then hydraulics with fresh s, sd */
-    HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST = 2   /* hydraulics, then mechanics with fresh F / p */
-} hymo_cosim_scheme;
+/* Co-simulation scheme (hymo_cosim_scheme, HYMO_SCHEME_*): in
+ * hymo/master.h, shared with the generic master. */
 /* TLM (seed 003 §3.1): each cylinder chamber's volume node becomes a
  * loss-less, purely capacitive bilateral delay line of delay T = H and
  * impedance Z_c = B_e T / V (= T / C, C = V / B_e the node's compliance at

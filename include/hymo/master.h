@@ -11,7 +11,9 @@
  * stage sees the outputs an earlier one published in this step
  * (Gauss-Seidel; its Lagrange polynomial then interpolates through the new
  * point).  Default stages: all 0 for Jacobi, k for subsystem k with
- * Gauss-Seidel (array order).  Nothing is allocated after create. */
+ * Gauss-Seidel (array order), subsystem 0 last with Gauss-Seidel
+ * hydraulics first (hymo_cosim_scheme).  Nothing is allocated after
+ * create. */
 #ifndef HYMO_MASTER_H
 #define HYMO_MASTER_H
 
@@ -27,9 +29,26 @@ typedef struct {
     int from, output, to, input;
 } hymo_link;
 
-/* Default stages of hymo_master_create: Jacobi (all subsystems in stage 0)
- * or Gauss-Seidel (subsystem k in stage k). */
-typedef enum { HYMO_MASTER_JACOBI = 0, HYMO_MASTER_GAUSS_SEIDEL = 1 } hymo_master_scheme;
+/* Co-simulation scheme: the order in which the subsystems advance in a
+ * communication step, as the default stages of hymo_master_create (the one
+ * scheme type of the master and of split mode, hymo/cosim.h):
+ *   JACOBI                   every subsystem in stage 0;
+ *   GAUSS_SEIDEL_MECH_FIRST  subsystem k in stage k (array order; in split
+ *                            mode the mechanics, subsystem 0, first, then
+ *                            the hydraulics with fresh s, sd);
+ *   GAUSS_SEIDEL_HYD_FIRST   subsystems 1, 2, ... in stages 0, 1, ... and
+ *                            subsystem 0 last (in split mode the hydraulics
+ *                            first, then the mechanics with fresh F / p).
+ * HYMO_MASTER_JACOBI and HYMO_MASTER_GAUSS_SEIDEL (array order) name the
+ * first two; hymo_master_scheme is the same type. */
+typedef enum {
+    HYMO_SCHEME_JACOBI = 0,
+    HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST = 1,
+    HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST = 2,
+    HYMO_MASTER_JACOBI = HYMO_SCHEME_JACOBI,
+    HYMO_MASTER_GAUSS_SEIDEL = HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST
+} hymo_cosim_scheme;
+typedef hymo_cosim_scheme hymo_master_scheme;
 
 /* Options of hymo_master_create. */
 typedef struct {

@@ -18,6 +18,7 @@
 
 #include "circuit.h" /* motor-cosim: hymo_coupled_actuators */
 #include "cosim_driver.h"
+#include "cosim_tables.h"
 #include "sensors.h" /* branch sensors: further outputs */
 #include "signals.h"
 
@@ -105,14 +106,12 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
                               opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
     st = hymo_cosim_verdict_options_check(opt, err);
     if (st != HYMO_OK) return st;
-    if ((unsigned)opt->mech_inputs > HYMO_MECH_INPUTS_HOLD)
+    const hymo_cosim_tables tb = hymo_cosim_tables_of(opt); /* a row for every value in range */
+    if (!tb.mech_inputs)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
-    if ((unsigned)opt->scheme > HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ||
-        (unsigned)opt->coupling > HYMO_COUPLING_TLM ||
-        (unsigned)opt->approx > HYMO_APPROX_INTERFACE_MODEL || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL ||
-        (unsigned)opt->mech_integrator > HYMO_MECH_INDEX1)
+    if (!tb.scheme || !tb.coupling || !tb.approx || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL || !tb.mech)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range");
-    if (opt->coupling == HYMO_COUPLING_TLM && opt->approx == HYMO_APPROX_INTERFACE_MODEL)
+    if (tb.coupling->tlm && tb.approx->interface_model)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "TLM coupling with the interface model: not supported (the delay lines decouple the "
                               "subsystems; use --extrapolation 0..3 or quadratic for the waves)");
@@ -641,8 +640,8 @@ static hymo_status open_writer(const driver *d, const char *path, hymo_ref_write
                                .dt = d->o->H, .t_end = o->t_end};
         return open_from_variables(d, &hdr, path, w, names, err);
     }
-    const int index1 = d->o->mech_integrator == HYMO_MECH_INDEX1;
-    hymo_ref_header hdr = {.formulation = index1 ? "index1-penalty" : hymo_formulation_name(o->formulation),
+    const hymo_mech_table *mech = hymo_cosim_tables_of(d->o).mech;
+    hymo_ref_header hdr = {.formulation = mech->formulation ? mech->formulation : hymo_formulation_name(o->formulation),
                            .integrator = "cosim",
                            .jacobian = hymo_jacobian_name(o->jacobian),
                            .linear_solver = hymo_linsol_name(o->linear_solver),
@@ -652,7 +651,7 @@ static hymo_status open_writer(const driver *d, const char *path, hymo_ref_write
                            .tol_pressure = o->tol_pressure,
                            .tol_spool = o->tol_spool,
                            .max_iter = o->max_iter,
-                           .penalty_alpha = index1 || o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
+                           .penalty_alpha = mech->penalty || o->formulation == HYMO_FORMULATION_PENALTY ? o->penalty_alpha : 0.0};
     return hymo_ref_open_for_model(d->s.model, &hdr, path, d->series, d->n_series, w, names, err);
 }
 
@@ -1077,7 +1076,8 @@ static hymo_status split_attrs(const void *ctx, hymo_ref_writer *w, hymo_error *
 static hymo_status split_bonds(const hymo_model *model, const hymo_cosim_options *opt, const hymo_split *sp,
                                hymo_cosim_bond *bonds, hymo_error *err)
 {
-    const int na = hymo_coupled_actuators(model), per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
+    const hymo_coupling_table *coupling = hymo_cosim_tables_of(opt).coupling;
+    const int na = hymo_coupled_actuators(model), per = coupling->per_actuator;
     for (int a = 0; a < na; ++a) {
         hymo_cosim_bond *b = &bonds[a];
         const char *an = hymo_actuator_name(model, a);
@@ -1107,7 +1107,7 @@ static hymo_status split_bonds(const hymo_model *model, const hymo_cosim_options
         if (b->sdt_sub < 0)
             return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation: no hydraulic subsystem has variable '%s'",
                                   name);
-        if (opt->coupling != HYMO_COUPLING_TLM) continue;
+        if (!coupling->tlm) continue;
         /* TLM: the line powers at both ends, the mechanics' waves (outputs
          * 3na + 2a, 3na + 2a + 1), Z_c and L A^2 per chamber */
         b->tlm = 1;
@@ -1160,7 +1160,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
                                         .bonds = bonds,
                                         .n_bonds = hymo_coupled_actuators(model),
                                         .opt = opt,
-                                        .rectangle = opt->approx == HYMO_APPROX_LAGRANGE0,
+                                        .rectangle = hymo_cosim_tables_of(opt).approx->rectangle,
                                         .mech = 0,
                                         .model = model,
                                         .attrs = split_attrs,
@@ -1177,9 +1177,12 @@ void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo
 {
     fprintf(out, "co-simulation  %s, %s, extrapolation %s, mechanics' inputs %s\n", hymo_cosim_scheme_name(o->scheme),
             hymo_coupling_name(o->coupling), hymo_approx_name(o->approx), hymo_mech_inputs_name(o->mech_inputs));
+    /* the options' formulation, unless the integrator brings its own (index-1) */
+    const hymo_mech_table *mech = hymo_cosim_tables_of(o).mech;
+    const int fixed = !mech || mech->formulation;
     fprintf(out, "integrators    mechanics %s%s%s (h_m = %g s), hydraulics %s (h_h = %g s), H = %g s\n",
-            hymo_mech_integrator_name(o->mech_integrator), o->mech_integrator == HYMO_MECH_TRAPEZOIDAL ? " " : "",
-            o->mech_integrator == HYMO_MECH_TRAPEZOIDAL ? hymo_formulation_name(o->mech.formulation) : "", o->mech.dt,
+            hymo_mech_integrator_name(o->mech_integrator), fixed ? "" : " ",
+            fixed ? "" : hymo_formulation_name(o->mech.formulation), o->mech.dt,
             hymo_hyd_integrator_name(o->hyd_integrator), o->h_h, o->H);
     hymo_cosim_summary_print_results(out, o, s);
 }

@@ -17,13 +17,14 @@
 #include <string.h>
 
 #include "cosim_split.h"
+#include "cosim_tables.h"
 #include "hyd_subsystem.h"
 
 enum { HV_TIME, HV_P, HV_U, HV_SD_INPUT, HV_STEPS, HV_RHS, HV_NEWTON, HV_JACOBIANS, HV_LINE_POWER };
 
 typedef struct {
     const hymo_model *model;
-    hymo_coupling_kind coupling;
+    const hymo_coupling_table *coupling;
     int interface_model;
     int n_parts;
     hymo_hyd_sub **hs; /* per circuit */
@@ -192,28 +193,37 @@ static hymo_status hyd_do_step(hymo_subsystem *sub, double t, double H, hymo_err
     return st;
 }
 
+/* The outputs of each coupling (hymo_coupling_table.hyd_outputs). */
+void hymo_cosim_hyd_out_force(const hymo_subsystem *sub, double *y)
+{
+    const hyd_impl *hi = sub->impl;
+    for (int q = 0; q < hi->n_parts; ++q) hymo_hyd_sub_force(hi->hs[q], hi->t, hi->force);
+    for (int i = 0; i < hi->nc; ++i) y[i] = hi->force[hi->cyl[i]];
+}
+
+void hymo_cosim_hyd_out_pressure(const hymo_subsystem *sub, double *y)
+{
+    const hyd_impl *hi = sub->impl;
+    for (int i = 0; i < hi->nc; ++i) {
+        int node0, node1;
+        double w0, w1;
+        hymo_actuator_ports(hi->model, hi->cyl[i], &node0, &node1, &w0, &w1);
+        const double *p = hymo_hyd_sub_p(hi->hs[hi->owner[i]]);
+        y[2 * i] = hymo_node_pressure(hi->model, node0, p); /* piston chamber / motor port a */
+        y[2 * i + 1] = hymo_node_pressure(hi->model, node1, p);
+    }
+}
+
+void hymo_cosim_hyd_out_wave(const hymo_subsystem *sub, double *y) /* c = p_h + Z_c Q_h */
+{
+    const hyd_impl *hi = sub->impl;
+    memcpy(y, hi->tlm_wave, (size_t)(2 * hi->nc) * sizeof(double));
+}
+
 static void hyd_get_outputs(const hymo_subsystem *sub, double *y)
 {
     const hyd_impl *hi = sub->impl;
-    const hymo_model *model = hi->model;
-    if (hi->coupling == HYMO_COUPLING_VELOCITY_FORCE)
-        for (int q = 0; q < hi->n_parts; ++q) hymo_hyd_sub_force(hi->hs[q], hi->t, hi->force);
-    for (int i = 0; i < hi->nc; ++i) {
-        const int c = hi->cyl[i];
-        int node0, node1;
-        double w0, w1;
-        hymo_actuator_ports(model, c, &node0, &node1, &w0, &w1);
-        if (hi->coupling == HYMO_COUPLING_VELOCITY_FORCE) {
-            y[i] = hi->force[c];
-        } else if (hi->tlm) { /* c = p_h + Z_c Q_h */
-            y[2 * i] = hi->tlm_wave[2 * i];
-            y[2 * i + 1] = hi->tlm_wave[2 * i + 1];
-        } else {
-            const double *p = hymo_hyd_sub_p(hi->hs[hi->owner[i]]);
-            y[2 * i] = hymo_node_pressure(model, node0, p); /* piston chamber / motor port a */
-            y[2 * i + 1] = hymo_node_pressure(model, node1, p);
-        }
-    }
+    hi->coupling->hyd_outputs(sub, y);
 }
 
 /* Snapshot: t, H_last, then every circuit's state. */
@@ -406,14 +416,14 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
     sub->ops = &hyd_ops;
     sub->impl = hi;
     hi->model = model;
-    hi->coupling = opt->coupling;
-    hi->tlm = opt->coupling == HYMO_COUPLING_TLM && !interface_model;
+    hi->coupling = hymo_cosim_tables_of(opt).coupling;
+    hi->tlm = hi->coupling->tlm && !interface_model;
     hi->circ = circ;
     hi->interface_model = interface_model;
     hi->h = opt->h_h;
     hi->nc = nc;
     sub->n_inputs = 2 * nc + (interface_model ? nc * nc + nc : 0) + (hi->tlm ? 2 * nc : 0);
-    sub->n_outputs = (opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2) * nc;
+    sub->n_outputs = hi->coupling->per_actuator * nc;
     const size_t n1 = (size_t)(na > 0 ? na : 1);
     hi->hs = calloc((size_t)(n_parts > 0 ? n_parts : 1), sizeof *hi->hs);
     hi->cyl = calloc(n1, sizeof(int));

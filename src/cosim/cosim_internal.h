@@ -32,6 +32,17 @@ typedef struct {
     int advanced; /* published its outputs in the current step */
 } hymo_cosim_node;
 
+/* Scheme table (hymo_cosim_scheme; rows in src/cosim/cosim_tables.c): the
+ * default stage of subsystem k of n, and whether the stages follow an
+ * order of the subsystems (a system file's order: list). */
+typedef struct {
+    const char *system_name; /* in system files and their output: "jacobi", "gauss-seidel" */
+    int ordered;
+    int (*stage)(int k, int n);
+} hymo_scheme_table;
+/* The row of scheme s, or NULL out of range. */
+const hymo_scheme_table *hymo_scheme_table_of(hymo_cosim_scheme s);
+
 /* The master (src/cosim/master.c, hymo/master.h). */
 struct hymo_master {
     int n;

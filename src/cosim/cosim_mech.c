@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cosim_split.h"
+#include "cosim_tables.h"
 #include "hymo/linalg.h"
 #include "engine.h"
 #include "hyd_subsystem.h" /* hymo_tlm_compliance */
@@ -107,9 +108,18 @@ static void tlm_unpack(hymo_sim *sim, const double *xh) { (void)sim, (void)xh; }
 static void tlm_residual(const hymo_sim *sim, double *fh) { (void)sim, (void)fh; }
 static void tlm_switching(const hymo_sim *sim, double *g) { (void)sim, (void)g; }
 
-static const hymo_force_source_ops tlm_force_ops = {
-    "split-tlm", tlm_zero,    tlm_predict,    tlm_unpack, tlm_forces,    tlm_refresh,
-    tlm_residual, tlm_tangent, tlm_set_inputs, tlm_zero,   tlm_switching,
+const hymo_force_source_ops hymo_forces_split_tlm_ops = {
+    .name = "split-tlm",
+    .n_unknowns = tlm_zero,
+    .predict = tlm_predict,
+    .unpack = tlm_unpack,
+    .forces = tlm_forces,
+    .refresh = tlm_refresh,
+    .residual = tlm_residual,
+    .tangent = tlm_tangent,
+    .set_inputs = tlm_set_inputs,
+    .n_switches = tlm_zero,
+    .switching = tlm_switching,
 };
 
 typedef struct {
@@ -513,22 +523,19 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
     sub->ops = &mech_ops;
     sub->impl = mi;
     snprintf(sub->name, sizeof sub->name, "mechanics(%s)", hymo_mech_integrator_name(opt->mech_integrator));
-    mi->interface_model = opt->approx == HYMO_APPROX_INTERFACE_MODEL;
+    const hymo_cosim_tables tb = hymo_cosim_tables_of(opt);
+    mi->interface_model = tb.approx->interface_model;
     /* the engine with the hydraulic states replaced by the coupling inputs */
-    static const hymo_force_source_ops *const sources[] = {&hymo_forces_split_force_ops,
-                                                           &hymo_forces_split_pressure_ops, &tlm_force_ops};
-    static const hymo_sim_tables integrators[] = {{&hymo_trapezoidal_ops, NULL, NULL},
-                                                  {&hymo_semi_implicit_euler_ops, &hymo_index1_ops, NULL}};
-    hymo_sim_tables tables = integrators[opt->mech_integrator];
-    tables.forces = sources[opt->coupling];
+    hymo_sim_tables tables = *tb.mech->engine;
+    tables.forces = tb.coupling->mech_forces;
     hymo_status st = hymo_sim_create_with(model, &opt->mech, &tables, &mi->sim, err);
     if (st != HYMO_OK) {
         mech_destroy(sub);
         return st;
     }
     int na = mi->na = hymo_coupled_actuators(model), nz = mi->nz = mi->sim->nz, m = mi->m = mi->sim->m, n = nz + m;
-    sub->n_inputs = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? na : 2 * na;
-    mi->tlm = opt->coupling == HYMO_COUPLING_TLM;
+    sub->n_inputs = tb.coupling->per_actuator * na;
+    mi->tlm = tb.coupling->tlm;
     sub->n_outputs = 3 * na + (mi->interface_model ? na * na + na : 0) + (mi->tlm ? 2 * na : 0);
     mi->n_inputs = sub->n_inputs;
     mi->coef = calloc((size_t)HYMO_POLY_TERMS * (size_t)(sub->n_inputs + 1), sizeof(double));

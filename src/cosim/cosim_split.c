@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cosim_split.h"
+#include "cosim_tables.h"
 #include "engine.h"
 
 void hymo_split_free(hymo_split *sp)
@@ -94,16 +95,17 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
     }
     const hymo_circuit_part *parts = cm->parts;
     const int nparts = cm->n_parts;
-    const int na = hymo_coupled_actuators(model), im = opt->approx == HYMO_APPROX_INTERFACE_MODEL;
-    const int per = opt->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
+    const hymo_cosim_tables tb = hymo_cosim_tables_of(opt);
+    const int na = hymo_coupled_actuators(model), im = tb.approx->interface_model;
+    const int per = tb.coupling->per_actuator;
     if (na == 0) {
         return hymo_error_set(err, HYMO_ERR_MODEL, "%s: no cylinders or motors: nothing to split for co-simulation",
                               model->source_path ? model->source_path : model->name);
     }
-    const int tlm = opt->coupling == HYMO_COUPLING_TLM;
+    const int tlm = tb.coupling->tlm;
     if (tlm && (st = tlm_check(model, err)) != HYMO_OK) return st;
     /* motor-cosim: a driven joint's motion stays in the mechanics; the options that cannot carry it */
-    if (model->n_drivers > 0 && (im || opt->mech_integrator != HYMO_MECH_TRAPEZOIDAL))
+    if (model->n_drivers > 0 && (im || !tb.mech->prescribed_motion))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "%s: driven_joints[0] (%s): %s is not supported with a prescribed joint motion (%s); "
                               "use %s",
@@ -149,16 +151,15 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
         }
     }
     /* master configuration */
-    const int p = opt->approx == HYMO_APPROX_QUADRATIC ? 2 : im ? 1 : (int)opt->approx;
-    for (int k = 0; k < nsub; ++k) {
-        const int hyd = k > 0;
-        sp->stage[k] = opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST  ? hyd
-                       : opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST ? !hyd
-                                                                          : 0;
-        sp->order[k] = hyd && im ? 0 : !hyd && opt->mech_inputs == HYMO_MECH_INPUTS_HOLD ? 0 : p;
-        sp->at_start[k] = (hyd && im) || tlm; /* TLM: the waves of t - H, sent up to t */
+    for (int k = 0; k < nsub; ++k) sp->stage[k] = tb.scheme->stage(k, nsub);
+    sp->order[0] = tb.mech_inputs->hold ? 0 : tb.approx->order;
+    sp->at_start[0] = tlm; /* TLM: the waves of t - H, sent up to t */
+    for (int k = 1; k < nsub; ++k) {
+        sp->order[k] = tb.approx->hyd_order;
+        sp->at_start[k] = tb.approx->hyd_at_start || tlm;
     }
-    sp->im_interpolate = im && opt->scheme == HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST ? 2 * na : 0;
+    /* the interface model's hydraulics advancing after the mechanics */
+    if (im && sp->stage[1] > sp->stage[0]) sp->im_interpolate = 2 * na;
 done:
     free(all);
     if (st != HYMO_OK) {

@@ -25,7 +25,8 @@ struct hymo_cosim_system {
     char sha256[65];
     char *reference, *output;
     hymo_cosim_options opt;
-    int scheme, order; /* HYMO_MASTER_*, the default Lagrange order */
+    const hymo_scheme_table *scheme; /* the row of opt.scheme */
+    int order;                       /* the default Lagrange order */
     int n;
     hymo_subsystem **subs;
     char (*sub_name)[NAME_CAP];
@@ -329,9 +330,9 @@ static hymo_status load_connections(ctx_t *c, yaml_node_t *conns)
 static hymo_status load_stages(ctx_t *c, yaml_node_t *order)
 {
     hymo_cosim_system *sys = c->sys;
-    for (int k = 0; k < sys->n; ++k) sys->stage[k] = sys->scheme == HYMO_MASTER_GAUSS_SEIDEL ? k : 0;
+    for (int k = 0; k < sys->n; ++k) sys->stage[k] = sys->scheme->stage(k, sys->n);
     if (!order) return HYMO_OK;
-    if (sys->scheme != HYMO_MASTER_GAUSS_SEIDEL)
+    if (!sys->scheme->ordered)
         return fail(c, order, "order", HYMO_ERR_MODEL, "only with scheme: gauss-seidel");
     if (order->type != YAML_SEQUENCE_NODE)
         return fail(c, order, "order", HYMO_ERR_PARSE, "must be a list of subsystem names (or lists of them)");
@@ -569,17 +570,17 @@ static hymo_status load(ctx_t *c, const char *path)
     sys->opt.mech.t_end = t_end;
     sys->opt.mech.dt = H;
     sys->opt.h_h = H;
-    sys->scheme = HYMO_MASTER_JACOBI;
+    sys->opt.scheme = HYMO_MASTER_JACOBI;
     if ((n = map_get(c, root, "scheme"))) {
         if ((st = rd_string(c, n, "scheme", &s)) != HYMO_OK) return st;
         if (strcmp(s, "jacobi") == 0)
-            sys->scheme = HYMO_MASTER_JACOBI;
+            sys->opt.scheme = HYMO_MASTER_JACOBI;
         else if (strcmp(s, "gauss-seidel") == 0)
-            sys->scheme = HYMO_MASTER_GAUSS_SEIDEL;
+            sys->opt.scheme = HYMO_MASTER_GAUSS_SEIDEL;
         else
             return fail(c, n, "scheme", HYMO_ERR_MODEL, "'%s' is not jacobi or gauss-seidel", s);
     }
-    sys->opt.scheme = sys->scheme == HYMO_MASTER_JACOBI ? HYMO_SCHEME_JACOBI : HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST;
+    sys->scheme = hymo_scheme_table_of(sys->opt.scheme);
     sys->order = 2;
     if ((n = map_get(c, root, "extrapolation")) && (st = rd_order(c, n, "extrapolation", &sys->order)) != HYMO_OK)
         return st;
@@ -680,7 +681,7 @@ static hymo_status system_attrs(const void *ctx, hymo_ref_writer *w, hymo_error 
     char ex[8];
     snprintf(ex, sizeof ex, "%d", sys->order);
     hymo_status st = hymo_ref_writer_put_attr_str(w, "cosim", "scheme",
-                                                  sys->scheme == HYMO_MASTER_JACOBI ? "jacobi" : "gauss-seidel", err);
+                                                  sys->scheme->system_name, err);
     if (st == HYMO_OK) st = hymo_ref_writer_put_attr_str(w, "cosim", "coupling", "system", err);
     if (st == HYMO_OK) st = hymo_ref_writer_put_attr_str(w, "cosim", "extrapolation", ex, err);
     if (st == HYMO_OK) st = hymo_ref_writer_put_attr_double(w, "cosim", "H", sys->opt.H, err);
@@ -737,7 +738,7 @@ void hymo_cosim_system_summary_print(FILE *out, const hymo_cosim_system *sys, co
     fprintf(out, "co-simulation  system %s (%s): %d FMUs, %d connections, %d power bonds\n", sys->name, sys->path,
             sys->n, sys->n_links, sys->n_bonds);
     fprintf(out, "master         %s, Lagrange extrapolation %d, H = %g s\n",
-            sys->scheme == HYMO_MASTER_JACOBI ? "jacobi" : "gauss-seidel", sys->order, sys->opt.H);
+            sys->scheme->system_name, sys->order, sys->opt.H);
     for (int k = 0; k < sys->n; ++k)
         fprintf(out, "  %-12s %s (stage %d, order %d)\n", sys->sub_name[k], sys->fmu[k], sys->stage[k],
                 sys->sub_order[k]);

@@ -12,7 +12,7 @@ static hymo_status check_wiring(hymo_subsystem *const *subs, int n, const hymo_l
     if (n < 1 || !subs) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: no subsystems");
     for (int k = 0; k < n; ++k)
         if (!subs[k]) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: subsystem %d is NULL", k);
-    if (opt->scheme != HYMO_MASTER_JACOBI && opt->scheme != HYMO_MASTER_GAUSS_SEIDEL)
+    if (!hymo_scheme_table_of(opt->scheme))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: unknown scheme %d", (int)opt->scheme);
     if (opt->order < 0 || opt->order > HYMO_POLY_TERMS - 1)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: extrapolation order %d is not in 0..%d", opt->order,
@@ -62,9 +62,10 @@ hymo_status hymo_master_create(hymo_subsystem *const *subs, int n_subs, const hy
     }
     m->n = n_subs;
     m->opt = *opt;
+    const hymo_scheme_table *scheme = hymo_scheme_table_of(opt->scheme);
     for (int k = 0; k < n_subs; ++k) {
         m->nodes[k].sub = subs[k];
-        m->nodes[k].stage = opt->scheme == HYMO_MASTER_GAUSS_SEIDEL ? k : 0;
+        m->nodes[k].stage = scheme->stage(k, n_subs);
         if (hymo_cosim_node_alloc(&m->nodes[k], opt->order)) {
             hymo_master_free(m);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (master)");

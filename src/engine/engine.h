@@ -287,7 +287,7 @@ struct hymo_sim {
 typedef struct hymo_control hymo_control;
 
 /* The runtime choices of a simulation besides hymo_run_options. */
-typedef struct {
+typedef struct hymo_sim_tables {
     const hymo_integrator_ops *integrator;
     const hymo_formulation_ops *formulation;
     const hymo_force_source_ops *forces;

@@ -8,6 +8,7 @@
 
 #include "circuit.h" /* motor-cosim: hymo_coupled_actuators, hymo_actuator_name */
 #include "control_internal.h" /* hymo_signal_drives: the whole FMU's inputs */
+#include "cosim_tables.h"      /* the coupling's and the approximation's rows */
 #include "cli.h"
 #include "fmu_internal.h"
 #include "hymo/reference.h"
@@ -171,15 +172,13 @@ static void list_circuits(const hymo_split *sp, char *buf, size_t cap)
 static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, const char *circuit, hymo_error *err)
 {
     const hymo_model *model = p->model;
-    if (co->coupling == HYMO_COUPLING_TLM) /* the waves, impedances and the line pressure's state have no FMU form */
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "--coupling tlm: FMU parts are not available with TLM coupling (use hymo cosim "
-                              "--coupling tlm, or velocity-pressure / velocity-force for FMUs)");
-    hymo_status st = hymo_split_create(model, co, &p->split, err);
+    const hymo_cosim_tables tb = hymo_cosim_tables_of(co);
+    if (tb.coupling && tb.coupling->no_fmu) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s", tb.coupling->no_fmu);
+    hymo_status st = hymo_split_create(model, co, &p->split, err); /* checks co */
     if (st != HYMO_OK) return st;
     const hymo_split *sp = p->split;
-    const int per = co->coupling == HYMO_COUPLING_VELOCITY_FORCE ? 1 : 2;
-    const int im = co->approx == HYMO_APPROX_INTERFACE_MODEL;
+    const int per = tb.coupling->per_actuator;
+    const int im = tb.approx->interface_model;
     const int na = hymo_coupled_actuators(model); /* the cylinders, then the motors (motor-cosim) */
     int k = 0;
     if (circuit) {
@@ -219,24 +218,18 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
 #define AN(a) hymo_actuator_name(model, (a))
 #define MOT(a) ((a) >= model->n_cylinders)
 #define ROT(a) (MOT(a) && model->bodies[model->motors[(a) - model->n_cylinders].joint].joint_type == HYMO_JOINT_REVOLUTE)
-    const char *const pq[2][2] = {{"p_piston", "p_rod"}, {"p_a", "p_b"}};
-    const char *const pd[2][2] = {{"piston chamber pressure", "rod chamber pressure"},
-                                  {"motor port a pressure", "motor port b pressure"}};
     const char *const sq[3] = {"s", "sd", "sdd"}, *const su[2][3] = {{"m", "m/s", "m/s2"}, {"rad", "rad/s", "rad/s2"}};
     const char *const sdsc[2][3] = {{"cylinder length", "cylinder rate", "cylinder acceleration"},
                                     {"motor joint coordinate", "motor joint rate", "motor joint acceleration"}};
-    const char *const fu[2] = {"N", "N.m"};
     const char *const a0d[2] = {"interface model: cylinder acceleration at zero force",
                                 "interface model: motor joint acceleration at zero torque"};
     if (k == 0) {
         for (int a = 0; a < na; ++a)
-            for (int r = 0; r < per; ++r)
-                if (per == 1)
-                    add_var(p, HYMO_FMU_INPUT, a, fu[ROT(a)], MOT(a) ? "motor torque from the hydraulics"
-                                                                     : "cylinder force F_s from the hydraulics",
-                            "%s.F", AN(a));
-                else
-                    add_var(p, HYMO_FMU_INPUT, 2 * a + r, "Pa", pd[MOT(a)][r], "%s.%s", AN(a), pq[MOT(a)][r]);
+            for (int r = 0; r < per; ++r) {
+                const hymo_coupling_effort *e = &tb.coupling->effort[MOT(a)][r];
+                add_var(p, HYMO_FMU_INPUT, per * a + r, e->unit[ROT(a)], e->input_description, "%s.%s", AN(a),
+                        e->name);
+            }
         for (int q = 0; q < 3; ++q)
             for (int a = 0; a < na; ++a)
                 add_var(p, HYMO_FMU_OUTPUT, q * na + a, su[ROT(a)][q], sdsc[MOT(a)][q], "%s.%s", AN(a), sq[q]);
@@ -271,13 +264,11 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
                         AN(cyl[i]));
         }
         for (int i = 0; i < nc; ++i)
-            for (int r = 0; r < per; ++r)
-                if (per == 1)
-                    add_var(p, HYMO_FMU_OUTPUT, i, fu[ROT(cyl[i])], MOT(cyl[i]) ? "motor torque" : "cylinder force F_s",
-                            "%s.F", AN(cyl[i]));
-                else
-                    add_var(p, HYMO_FMU_OUTPUT, 2 * i + r, "Pa", pd[MOT(cyl[i])][r], "%s.%s", AN(cyl[i]),
-                            pq[MOT(cyl[i])][r]);
+            for (int r = 0; r < per; ++r) {
+                const hymo_coupling_effort *e = &tb.coupling->effort[MOT(cyl[i])][r];
+                add_var(p, HYMO_FMU_OUTPUT, per * i + r, e->unit[ROT(cyl[i])], e->output_description, "%s.%s",
+                        AN(cyl[i]), e->name);
+            }
         free(cyl);
     }
 #undef AN
