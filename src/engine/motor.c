@@ -3,7 +3,6 @@
  * hydraulics/circuit.h (hymo_motor_torque_d, hymo_motor_flow); the motor is
  * actuator n_cylinders + k of the run (formulations/multibody.c). */
 #include "engine.h"
-#include "motor.h"
 
 hymo_status hymo_sim_motor_state(const hymo_sim *sim, int k, hymo_motor_state *out, hymo_error *err)
 {

@@ -3,7 +3,7 @@
 #include "hymo/model.h"
 
 #include "compiled.h"
-#include "motor.h"
+#include "signal.h"
 
 #include <math.h>
 #include <stdlib.h>

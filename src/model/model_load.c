@@ -13,7 +13,7 @@
 #include "hymo/model.h"
 #include "model_load_sensors.h" /* branch sensors */
 #include "hymo/reference.h"
-#include "motor.h"
+#include "signal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1707,7 +1707,7 @@ static hymo_status load_valve(ctx_t *c, yaml_node_t *vn, hymo_model *m, int k)
 #include "model_load_fluid.c"
 
 /* Runs `fn` on every item of hydraulics[key] with the path set. */
-#include "model_load_motor.inc" /* motor branch: signal shaping, motors */
+#include "model_load_motor.inc" /* signal shaping, motors, driven joints */
 
 static hymo_status load_hydraulics_in(ctx_t *c, yaml_node_t *hn, hymo_model *m)
 {
