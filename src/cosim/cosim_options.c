@@ -1,9 +1,13 @@
 /* Co-simulation options (hymo/cosim.h): defaults, checks, and the names
  * of the schemes, couplings, approximations and integrators with their
- * parsers. */
+ * parsers; one option given by its command-line name and value
+ * (hymo_cosim_option: hymo cosim, hymo sweep, the co-simulation FMUs). */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cosim_internal.h"
 #include "hymo/cosim.h"
 #include "hymo/subsystem.h" /* hymo_steps_per_communication */
 
@@ -150,4 +154,111 @@ int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
 {
     if (strcmp(s, "index-1") == 0 || strcmp(s, "ali1") == 0) s = "index1";
     PARSE(mech_names, s, out);
+}
+
+/* ------------------------------------------- options by command-line name */
+
+/* A finite number into *out (0), or -1 with err set. */
+static int option_number(const char *name, const char *value, double *out, hymo_error *err)
+{
+    char *end;
+    errno = 0;
+    const double v = strtod(value, &end);
+    if (errno || end == value || *end != '\0' || !isfinite(v)) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' is not a number", name, value);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A positive finite number into *out: 1 (consumed), or -1 with err set. */
+static int option_positive(const char *name, const char *value, double *out, hymo_error *err)
+{
+    double v;
+    if (option_number(name, value, &v, err)) return -1;
+    if (!(v > 0.0)) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' must be positive", name, value);
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
+/* SIGNAL=VALUE of --max-rms / --max-abs into limit[signal]: 1, or -1 with
+ * err set. */
+static int option_threshold(const char *name, const char *value, double *limit, hymo_error *err)
+{
+    const char *eq = strchr(value, '=');
+    char sig[32];
+    if (!eq || eq == value || (size_t)(eq - value) >= sizeof sig) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' is not SIGNAL=VALUE (signals z zd s sd p U force)", name,
+                       value);
+        return -1;
+    }
+    memcpy(sig, value, (size_t)(eq - value));
+    sig[eq - value] = '\0';
+    const int k = hymo_compare_signal_find(sig);
+    if (k < 0) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: unknown signal '%s' (z zd s sd p U force)", name, sig);
+        return -1;
+    }
+    double v;
+    if (option_number(name, eq + 1, &v, err)) return -1;
+    if (!(v > 0.0)) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' must be positive", name, eq + 1);
+        return -1;
+    }
+    limit[k] = v;
+    return 1;
+}
+
+int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o, hymo_error *err)
+{
+    int bad = 0;
+    if (!strcmp(name, "--max-rms")) return option_threshold(name, value, o->max_rms, err);
+    if (!strcmp(name, "--max-abs")) return option_threshold(name, value, o->max_abs, err);
+    if (!strcmp(name, "--max-residual-energy")) return option_positive(name, value, &o->max_residual_energy, err);
+    if (!strcmp(name, "--unstable-ratio")) return option_positive(name, value, &o->unstable_ratio, err);
+    if (!strcmp(name, "--unstable-balance-ratio")) return option_positive(name, value, &o->unstable_balance_ratio, err);
+    if (!strcmp(name, "--unstable-floor")) return option_positive(name, value, &o->unstable_floor, err);
+    if (!strcmp(name, "--unstable-energy")) return option_positive(name, value, &o->unstable_energy, err);
+    /* steps and end time: positive (multiples are checked with the options) */
+    if (!strcmp(name, "--H")) return option_positive(name, value, &o->H, err);
+    if (!strcmp(name, "--hh")) return option_positive(name, value, &o->h_h, err);
+    if (!strcmp(name, "--hm")) return option_positive(name, value, &o->mech.dt, err);
+    if (!strcmp(name, "--t-end")) return option_positive(name, value, &o->mech.t_end, err);
+    if (!strcmp(name, "--mech-inputs"))
+        bad = hymo_mech_inputs_parse(value, &o->mech_inputs);
+    else if (!strcmp(name, "--scheme"))
+        bad = hymo_cosim_scheme_parse(value, &o->scheme);
+    else if (!strcmp(name, "--coupling"))
+        bad = hymo_coupling_parse(value, &o->coupling);
+    else if (!strcmp(name, "--extrapolation"))
+        bad = hymo_approx_parse(value, &o->approx);
+    else if (!strcmp(name, "--hyd-integrator"))
+        bad = hymo_hyd_integrator_parse(value, &o->hyd_integrator);
+    else if (!strcmp(name, "--mech-integrator"))
+        bad = hymo_mech_integrator_parse(value, &o->mech_integrator);
+    else if (!strcmp(name, "--formulation")) {
+        if (!strcmp(value, "double-step"))
+            o->mech.formulation = HYMO_FORMULATION_DOUBLE_STEP;
+        else if (!strcmp(value, "penalty"))
+            o->mech.formulation = HYMO_FORMULATION_PENALTY;
+        else
+            bad = -1;
+    } else if (!strcmp(name, "--jacobian")) {
+        if (!strcmp(value, "numeric"))
+            o->mech.jacobian = HYMO_JACOBIAN_NUMERIC;
+        else if (!strcmp(value, "fast"))
+            o->mech.jacobian = HYMO_JACOBIAN_FAST;
+        else
+            bad = -1;
+    } else
+        return 0;
+    if (bad) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: invalid value '%s' (see --help)", name, value);
+        return -1;
+    }
+    return 1;
 }
