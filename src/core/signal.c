@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #include "hymo/model.h"
-#include "signal.h"
+#include "signal_shape.h"
 
 /* Zero-state filter response propagated over s along x = a + b s. */
 static double lag_step(double y0, double a, double b, double s, double tau)

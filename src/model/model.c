@@ -3,7 +3,7 @@
 #include "hymo/model.h"
 
 #include "compiled.h"
-#include "signal.h"
+#include "signal_shape.h"
 
 #include <math.h>
 #include <stdlib.h>

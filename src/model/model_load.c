@@ -13,7 +13,7 @@
 #include "hymo/model.h"
 #include "model_load_sensors.h" /* branch sensors */
 #include "hymo/reference.h"
-#include "signal.h"
+#include "signal_shape.h"
 
 #include <ctype.h>
 #include <errno.h>

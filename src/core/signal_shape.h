@@ -1,8 +1,8 @@
 /* hymo — internal declarations of the shaped signals (src/core/signal.c,
  * docs/model-format.md, "signals"); the evaluation functions are public
  * (include/hymo/model.h). */
-#ifndef HYMO_SIGNAL_H
-#define HYMO_SIGNAL_H
+#ifndef HYMO_SIGNAL_SHAPE_H
+#define HYMO_SIGNAL_SHAPE_H
 
 #include "hymo/model.h"
 
