@@ -18,7 +18,7 @@
 
 #include "circuit.h" /* motor-cosim: hymo_coupled_actuators */
 #include "cosim_driver.h"
-#include "sensors.h" /* branch sensors: further outputs */
+#include "sensors.h" /* further outputs */
 #include "signals.h"
 
 /* ------------------------------------------------------------------ driver
@@ -92,7 +92,7 @@ typedef struct {
     double *tlm_eline, *tlm_deline, *tlm_b2;  /* nb, nb, 2 nb */
     double *tlm_deline_prev;                  /* nb: tlm_deline of the step before */
     double *rec_zc, *rec_mass, *rec_eline;    /* cap x 2 nb, cap x 2 nb, cap x nb */
-    /* branch sensors: the further outputs (src/engine/sensors.h) of the rows, for
+    /* the further outputs (src/compile/sensors.h) of the rows, for
      * the writer (computed in write_output; none without a model) */
     const hymo_ref_series *series;
     int n_series;
@@ -511,7 +511,7 @@ static hymo_status open_writer(const driver *d, const char *path, hymo_ref_write
     return hymo_ref_open_for_model(d->s.model, &hdr, path, d->series, d->n_series, w, names, err);
 }
 
-/* The further outputs (sensors, flows, valve references; src/engine/sensors.h)
+/* The further outputs (sensors, flows, valve references; src/compile/sensors.h)
  * of every row, from the rows' joint states, pressures and spools (in the
  * model's order when the widths are the model's); the references from the
  * model's signal tables.  *outs NULL and d->n_series 0 without a model. */
