@@ -78,7 +78,7 @@ typedef enum { HYMO_UNITS_FIXED, HYMO_UNITS_PER_COORD } hymo_ref_units_rule;
 
 typedef enum { HYMO_SIG_F64, HYMO_SIG_I32 } hymo_ref_elem; /* double, int */
 
-/* Most further series a row buffer holds (src/engine/sensors.h). */
+/* Most further series a row buffer holds (src/compile/sensors.h). */
 #define HYMO_ROWS_SERIES_MAX 8
 
 /* The row buffer of a run: room for `capacity` rows of every signal
@@ -98,7 +98,7 @@ typedef struct {
     size_t row_bytes[HYMO_SIGNAL_COUNT];
     unsigned char copy[HYMO_SIGNAL_COUNT];
     int n_scalar, n_copy;
-    /* the further outputs (src/engine/sensors.h: sensor
+    /* the further outputs (src/compile/sensors.h: sensor
      * points, element flows and powers, valve references), their series'
      * buffers (capacity x cols each) and whether they are computed (only
      * for a run that writes a file, hymo_rows_open_writer). */

@@ -122,7 +122,8 @@ int hymo_cli_parse_double(const char *opt, const char *text, double *out);
 /* Applies the collected co-simulation options to o in order: 0, or -1
  * after one error line. */
 int hymo_cli_cosim_apply(const hymo_cli_list *list, hymo_cosim_options *o);
-/* Applies one co-simulation option NAME VALUE (shared by cosim and sweep):
+/* Applies one co-simulation option NAME VALUE (shared by cosim and sweep;
+ * hymo_cosim_option, src/cosim/cosim_options.c, with its error on stderr):
  * 1 consumed, 0 not a co-simulation option, -1 bad value (message printed). */
 int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_options *o);
 /* 1 if any accuracy threshold (max_rms, max_abs, max_residual_energy) is set. */

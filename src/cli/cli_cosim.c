@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cosim_internal.h" /* hymo_cosim_option */
 #include "hymo/cosim.h"
 #include "hymo/fmu.h"
 
@@ -72,33 +73,6 @@ static void usage_cosim(FILE *out)
           out);
 }
 
-/* SIGNAL=VALUE of --max-rms / --max-abs into limit[signal]: 0, or -1
- * with a message. */
-static int parse_threshold(const char *name, const char *value, double *limit)
-{
-    const char *eq = strchr(value, '=');
-    char sig[32];
-    if (!eq || eq == value || (size_t)(eq - value) >= sizeof sig) {
-        fprintf(stderr, "hymo: error: %s: '%s' is not SIGNAL=VALUE (signals z zd s sd p U force)\n", name, value);
-        return -1;
-    }
-    memcpy(sig, value, (size_t)(eq - value));
-    sig[eq - value] = '\0';
-    const int k = hymo_compare_signal_find(sig);
-    if (k < 0) {
-        fprintf(stderr, "hymo: error: %s: unknown signal '%s' (z zd s sd p U force)\n", name, sig);
-        return -1;
-    }
-    double v;
-    if (hymo_cli_num(name, eq + 1, &v)) return -1;
-    if (!(v > 0.0)) {
-        fprintf(stderr, "hymo: error: %s: '%s' must be positive\n", name, eq + 1);
-        return -1;
-    }
-    limit[k] = v;
-    return 0;
-}
-
 int hymo_cli_cosim_thresholds_given(const hymo_cosim_options *o)
 {
     int any = o->max_residual_energy > 0.0;
@@ -106,57 +80,14 @@ int hymo_cli_cosim_thresholds_given(const hymo_cosim_options *o)
     return any;
 }
 
-/* Applies one co-simulation option (shared by cosim and sweep); returns 1
- * if consumed with its value, 0 if not a co-simulation option, -1 on error. */
+/* hymo_cosim_option with its error on stderr. */
 int hymo_cli_cosim_option(const char *name, const char *value, hymo_cosim_options *o)
 {
-    int bad = 0;
-    if (!strcmp(name, "--max-rms")) return parse_threshold(name, value, o->max_rms) ? -1 : 1;
-    if (!strcmp(name, "--max-abs")) return parse_threshold(name, value, o->max_abs) ? -1 : 1;
-    if (!strcmp(name, "--max-residual-energy")) return hymo_cli_positive(name, value, &o->max_residual_energy) ? -1 : 1;
-    if (!strcmp(name, "--unstable-ratio")) return hymo_cli_positive(name, value, &o->unstable_ratio) ? -1 : 1;
-    if (!strcmp(name, "--unstable-balance-ratio"))
-        return hymo_cli_positive(name, value, &o->unstable_balance_ratio) ? -1 : 1;
-    if (!strcmp(name, "--unstable-floor")) return hymo_cli_positive(name, value, &o->unstable_floor) ? -1 : 1;
-    if (!strcmp(name, "--unstable-energy")) return hymo_cli_positive(name, value, &o->unstable_energy) ? -1 : 1;
-    /* steps and end time: positive (multiples are checked with the options) */
-    if (!strcmp(name, "--H")) return hymo_cli_positive(name, value, &o->H) ? -1 : 1;
-    if (!strcmp(name, "--hh")) return hymo_cli_positive(name, value, &o->h_h) ? -1 : 1;
-    if (!strcmp(name, "--hm")) return hymo_cli_positive(name, value, &o->mech.dt) ? -1 : 1;
-    if (!strcmp(name, "--t-end")) return hymo_cli_positive(name, value, &o->mech.t_end) ? -1 : 1;
-    if (!strcmp(name, "--mech-inputs"))
-        bad = hymo_mech_inputs_parse(value, &o->mech_inputs);
-    else if (!strcmp(name, "--scheme"))
-        bad = hymo_cosim_scheme_parse(value, &o->scheme);
-    else if (!strcmp(name, "--coupling"))
-        bad = hymo_coupling_parse(value, &o->coupling);
-    else if (!strcmp(name, "--extrapolation"))
-        bad = hymo_approx_parse(value, &o->approx);
-    else if (!strcmp(name, "--hyd-integrator"))
-        bad = hymo_hyd_integrator_parse(value, &o->hyd_integrator);
-    else if (!strcmp(name, "--mech-integrator"))
-        bad = hymo_mech_integrator_parse(value, &o->mech_integrator);
-    else if (!strcmp(name, "--formulation")) {
-        if (!strcmp(value, "double-step"))
-            o->mech.formulation = HYMO_FORMULATION_DOUBLE_STEP;
-        else if (!strcmp(value, "penalty"))
-            o->mech.formulation = HYMO_FORMULATION_PENALTY;
-        else
-            bad = -1;
-    } else if (!strcmp(name, "--jacobian")) {
-        if (!strcmp(value, "numeric"))
-            o->mech.jacobian = HYMO_JACOBIAN_NUMERIC;
-        else if (!strcmp(value, "fast"))
-            o->mech.jacobian = HYMO_JACOBIAN_FAST;
-        else
-            bad = -1;
-    } else
-        return 0;
-    if (bad) {
-        fprintf(stderr, "hymo: error: %s: invalid value '%s' (see --help)\n", name, value);
-        return -1;
-    }
-    return 1;
+    hymo_error err;
+    hymo_error_clear(&err);
+    const int r = hymo_cosim_option(name, value, o, &err);
+    if (r < 0) fprintf(stderr, "hymo: error: %s\n", err.message);
+    return r;
 }
 
 int hymo_cli_cosim_apply(const hymo_cli_list *list, hymo_cosim_options *o)

@@ -190,7 +190,7 @@ int hymo_cli_fmu(int argc, char **argv)
         goto done;
     }
     if (hymo_fmu_part_create(model_path, n_opts, opts, &part, &err) != HYMO_OK) {
-        if (err.message[0]) fail(err.message); /* (empty: hymo_cli_cosim_option printed it) */
+        fail(err.message);
         goto done;
     }
     xml = hymo_fmu_model_description(part);

@@ -568,6 +568,188 @@ static int ref_share(const hymo_sweep_comm *comm, int rank, int size, const char
     return comm->ops->max(comm->content, st);
 }
 
+/* The communication steps of --H (LIST, or the default list) into Hs,
+ * ascending: 0, or -1 after one error line. */
+static int parse_h_list(const char *h_list, double *Hs, int *n_out)
+{
+    char buf[2048], *items[MAX_LIST];
+    snprintf(buf, sizeof buf, "%s", h_list ? h_list : "0.5e-3,1e-3,2e-3,3e-3,4e-3,5e-3,6e-3,8e-3,10e-3,15e-3");
+    const int nH = split_list(buf, items, MAX_LIST);
+    if (nH <= 0) {
+        fprintf(stderr, "hymo: error: --H: between 1 and %d values\n", MAX_LIST);
+        return -1;
+    }
+    for (int i = 0; i < nH; ++i)
+        if (hymo_cli_positive("--H", items[i], &Hs[i])) return -1;
+    for (int i = 1; i < nH; ++i) /* ascending */
+        for (int k = i; k > 0 && Hs[k] < Hs[k - 1]; --k) {
+            double t = Hs[k];
+            Hs[k] = Hs[k - 1];
+            Hs[k - 1] = t;
+        }
+    for (int i = 1; i < nH; ++i)
+        if (Hs[i] == Hs[i - 1]) {
+            fprintf(stderr, "hymo: error: --H: %g appears twice\n", Hs[i]);
+            return -1;
+        }
+    *n_out = nH;
+    return 0;
+}
+
+/* The runs: per parameter point, per configuration of the grid (cfg_first:
+ * its first run), per H. */
+static void fill_jobs(sweep_job *jobs, int *cfg_first, const hymo_cosim_options *base, const grid *g,
+                      const double *Hs, int nH, int n_points)
+{
+    int c = 0, k = 0;
+    for (int pt = 0; pt < n_points; ++pt)
+    for (int i0 = 0; i0 < g->n[0]; ++i0)
+        for (int i1 = 0; i1 < g->n[1]; ++i1)
+            for (int i2 = 0; i2 < g->n[2]; ++i2)
+                for (int i3 = 0; i3 < g->n[3]; ++i3)
+                    for (int i4 = 0; i4 < g->n[4]; ++i4)
+                    for (int i5 = 0; i5 < g->n[5]; ++i5, ++c) {
+                        cfg_first[c] = k;
+                        for (int h = 0; h < nH; ++h, ++k) {
+                            sweep_job *j = &jobs[k];
+                            j->opt = *base;
+                            j->opt.coupling = g->v[0][i0];
+                            j->opt.approx = g->v[1][i1];
+                            j->opt.hyd_integrator = g->v[2][i2];
+                            j->opt.mech_integrator = g->v[3][i3];
+                            j->opt.scheme = g->v[4][i4];
+                            j->opt.mech_inputs = g->v[5][i5];
+                            j->opt.H = j->opt.mech.dt = Hs[h];
+                            j->point = pt;
+                            j->config = c;
+                            j->H = Hs[h];
+                        }
+                    }
+}
+
+/* Which runs pass and each configuration's achievable H (ach[c], 0 if
+ * none): with takeoff, stable up to where the log-log slope of |final
+ * residual energy| against H exceeds takeoff_slope (energies below
+ * takeoff_floor counted as takeoff_floor); else the run's verdict.
+ * Returns the number of runs that failed to start. */
+static int achievable(sweep_job *jobs, int n_jobs, const int *cfg_first, int n_cfg, const double *Hs, int nH,
+                      int takeoff, double takeoff_slope, double takeoff_floor, double *ach)
+{
+    int failed_runs = 0;
+    for (int i = 0; i < n_jobs; ++i) {
+        sweep_job *j = &jobs[i];
+        if (j->status != HYMO_OK) {
+            failed_runs++;
+            continue;
+        }
+        /* limits: the run's verdict (stable and every threshold holds);
+         * takeoff: stable, judged per configuration below */
+        j->pass = takeoff ? j->sum.stable : j->sum.verdict == HYMO_VERDICT_ACCURATE;
+    }
+    for (int c = 0; c < n_cfg; ++c) {
+        ach[c] = 0.0;
+        for (int h = 0; h < nH && jobs[cfg_first[c] + h].pass; ++h) {
+            if (takeoff && h > 0) { /* seed 000: where |E_final| against H takes off */
+                const double e0 = fmax(fabs(jobs[cfg_first[c] + h - 1].sum.residual_energy_final), takeoff_floor);
+                const double e1 = fmax(fabs(jobs[cfg_first[c] + h].sum.residual_energy_final), takeoff_floor);
+                if (log(e1 / e0) / log(Hs[h] / Hs[h - 1]) > takeoff_slope) {
+                    for (int k2 = h; k2 < nH; ++k2) jobs[cfg_first[c] + k2].pass = 0;
+                    break;
+                }
+            }
+            ach[c] = Hs[h];
+        }
+    }
+    return failed_runs;
+}
+
+/* The tables BASE.csv (every run), BASE_achievable.csv and BASE.h5:
+ * 0, or 1 if any was not written (messages on stderr). */
+static int write_tables(const char *base_buf, const sweep_job *jobs, int n_jobs, const double *ach,
+                        const int *cfg_first, int n_cfg, const param_grid *pg, const hymo_model *model)
+{
+    int write_failed = 0;
+    char path[1100];
+    snprintf(path, sizeof path, "%s.csv", base_buf);
+    char tmp[1200];
+    FILE *f = table_open(path, tmp, sizeof tmp);
+    if (f) {
+        for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", pg->path[k2]);
+        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,H,stable,pass,rms_s,"
+                   "max_s,rms_sd,rms_p,rms_z,residual_energy_final,residual_energy_max_abs,peak_drift,t_reached,"
+                   "wall_time,reason\n");
+        for (int i = 0; i < n_jobs; ++i) {
+            const sweep_job *j = &jobs[i];
+            char label[128];
+            config_label(&j->opt, label, sizeof label);
+            for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", param_value(pg, j->point, k2));
+            const hymo_compare_result *e = &j->sum.errors;
+            fprintf(f, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,\"%s\"\n", label, j->H,
+                    j->status == HYMO_OK && j->sum.stable, j->pass, e->rms[HYMO_CMP_S], e->max[HYMO_CMP_S],
+                    e->rms[HYMO_CMP_SD], e->rms[HYMO_CMP_P], e->rms[HYMO_CMP_Z], j->sum.residual_energy_final,
+                    j->sum.residual_energy_max_abs, j->sum.peak_drift, j->sum.t_reached, j->sum.wall_time,
+                    j->status == HYMO_OK ? j->sum.reason : j->message);
+        }
+        write_failed |= table_close(f, tmp, path) != 0;
+    } else
+        write_failed = 1;
+    snprintf(path, sizeof path, "%s_achievable.csv", base_buf);
+    f = table_open(path, tmp, sizeof tmp);
+    if (f) {
+        for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", pg->path[k2]);
+        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,achievable_H\n");
+        for (int c = 0; c < n_cfg; ++c) {
+            char label[128];
+            config_label(&jobs[cfg_first[c]].opt, label, sizeof label);
+            for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", param_value(pg, jobs[cfg_first[c]].point, k2));
+            fprintf(f, "%s,%g\n", label, ach[c]);
+        }
+        write_failed |= table_close(f, tmp, path) != 0;
+    } else
+        write_failed = 1;
+    snprintf(path, sizeof path, "%s.h5", base_buf);
+    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name, pg, model)) {
+        fprintf(stderr, "hymo: error: %s: HDF5 write failed\n", path);
+        write_failed = 1;
+    }
+    return write_failed;
+}
+
+/* The achievable H of every configuration on stdout, with the criterion. */
+static void print_achievable(const hymo_cosim_options *base, const sweep_job *jobs, const int *cfg_first, int n_cfg,
+                             const double *ach, const param_grid *pg, int takeoff, double takeoff_slope,
+                             double takeoff_floor)
+{
+    if (takeoff) {
+        printf("achievable H (seed 000's take-off: stable, and the log-log slope of |final residual energy|\n"
+               "against H, energies below %g J counted as %g J, at most %g up to it)\n",
+               takeoff_floor, takeoff_floor, takeoff_slope);
+    } else {
+        printf("achievable H (stable, and thresholds:");
+        for (int k2 = 0; k2 < HYMO_CMP_SIGNALS; ++k2) {
+            if (base->max_rms[k2] > 0) printf(" RMS %s <= %g", hymo_compare_signal_name(k2), base->max_rms[k2]);
+            if (base->max_abs[k2] > 0) printf(" max %s <= %g", hymo_compare_signal_name(k2), base->max_abs[k2]);
+        }
+        if (base->max_residual_energy > 0) printf(" max |residual energy| <= %g J", base->max_residual_energy);
+        printf(")\n");
+    }
+    for (int k2 = 0; k2 < pg->n; ++k2) printf("%-14s ", pg->path[k2]);
+    if (pg->n) printf("\n");
+    printf("%s%-18s %-16s %-12s %-12s %-24s %-12s %s\n", pg->n ? "  " : "", "coupling", "extrapolation", "hydraulics", "mechanics",
+           "scheme", "mech_inputs", "achievable H [ms]");
+    for (int c = 0; c < n_cfg; ++c) {
+        const hymo_cosim_options *o = &jobs[cfg_first[c]].opt;
+        if (pg->n && (c == 0 || jobs[cfg_first[c]].point != jobs[cfg_first[c - 1]].point)) {
+            for (int k2 = 0; k2 < pg->n; ++k2) printf("%-14s ", param_value(pg, jobs[cfg_first[c]].point, k2));
+            printf("\n");
+        }
+        printf("%s%-18s %-16s %-12s %-12s %-24s %-12s %g\n", pg->n ? "  " : "", hymo_coupling_name(o->coupling),
+               hymo_approx_name(o->approx), hymo_hyd_integrator_name(o->hyd_integrator),
+               hymo_mech_integrator_name(o->mech_integrator), hymo_cosim_scheme_name(o->scheme),
+               hymo_mech_inputs_name(o->mech_inputs), ach[c] * 1e3);
+    }
+}
+
 int hymo_cli_sweep(int argc, char **argv)
 {
     return hymo_cli_sweep_with(argc, argv, NULL);
@@ -642,28 +824,7 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
     }
     double Hs[MAX_LIST];
     int nH = 0;
-    {
-        char buf[2048], *items[MAX_LIST];
-        snprintf(buf, sizeof buf, "%s", h_list ? h_list : "0.5e-3,1e-3,2e-3,3e-3,4e-3,5e-3,6e-3,8e-3,10e-3,15e-3");
-        nH = split_list(buf, items, MAX_LIST);
-        if (nH <= 0) {
-            fprintf(stderr, "hymo: error: --H: between 1 and %d values\n", MAX_LIST);
-            goto setup_end;
-        }
-        for (int i = 0; i < nH; ++i)
-            if (hymo_cli_positive("--H", items[i], &Hs[i])) goto setup_end;
-        for (int i = 1; i < nH; ++i) /* ascending */
-            for (int k = i; k > 0 && Hs[k] < Hs[k - 1]; --k) {
-                double t = Hs[k];
-                Hs[k] = Hs[k - 1];
-                Hs[k - 1] = t;
-            }
-        for (int i = 1; i < nH; ++i)
-            if (Hs[i] == Hs[i - 1]) {
-                fprintf(stderr, "hymo: error: --H: %g appears twice\n", Hs[i]);
-                goto setup_end;
-            }
-    }
+    if (parse_h_list(h_list, Hs, &nH)) goto setup_end;
     grid g = {{1, 1, 1, 1, 1, 1}, {{base.coupling}, {base.approx}, {base.hyd_integrator}, {base.mech_integrator},
                                    {base.scheme}, {base.mech_inputs}}};
     if (parse_grid(configs, &g)) goto setup_end;
@@ -712,30 +873,7 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
         fprintf(stderr, "hymo: error: out of memory\n");
         goto setup_end;
     }
-    int c = 0, k = 0;
-    for (int pt = 0; pt < n_points; ++pt)
-    for (int i0 = 0; i0 < g.n[0]; ++i0)
-        for (int i1 = 0; i1 < g.n[1]; ++i1)
-            for (int i2 = 0; i2 < g.n[2]; ++i2)
-                for (int i3 = 0; i3 < g.n[3]; ++i3)
-                    for (int i4 = 0; i4 < g.n[4]; ++i4)
-                    for (int i5 = 0; i5 < g.n[5]; ++i5, ++c) {
-                        cfg_first[c] = k;
-                        for (int h = 0; h < nH; ++h, ++k) {
-                            sweep_job *j = &jobs[k];
-                            j->opt = base;
-                            j->opt.coupling = g.v[0][i0];
-                            j->opt.approx = g.v[1][i1];
-                            j->opt.hyd_integrator = g.v[2][i2];
-                            j->opt.mech_integrator = g.v[3][i3];
-                            j->opt.scheme = g.v[4][i4];
-                            j->opt.mech_inputs = g.v[5][i5];
-                            j->opt.H = j->opt.mech.dt = Hs[h];
-                            j->point = pt;
-                            j->config = c;
-                            j->H = Hs[h];
-                        }
-                    }
+    fill_jobs(jobs, cfg_first, &base, &g, Hs, nH, n_points);
     /* this rank's share of each point's runs: every size-th of the runs
      * ordered slowest (smallest H) first */
     const int n_mine = (n_jobs1 - rank + size - 1) / size;
@@ -861,104 +999,11 @@ setup_end:
         goto done;
     }
     /* thresholds and achievable H */
-    int failed_runs = 0;
-    for (int i = 0; i < n_jobs; ++i) {
-        sweep_job *j = &jobs[i];
-        if (j->status != HYMO_OK) {
-            failed_runs++;
-            continue;
-        }
-        /* limits: the run's verdict (stable and every threshold holds);
-         * takeoff: stable, judged per configuration below */
-        j->pass = takeoff ? j->sum.stable : j->sum.verdict == HYMO_VERDICT_ACCURATE;
-    }
-    for (c = 0; c < n_cfg; ++c) {
-        ach[c] = 0.0;
-        for (int h = 0; h < nH && jobs[cfg_first[c] + h].pass; ++h) {
-            if (takeoff && h > 0) { /* seed 000: where |E_final| against H takes off */
-                const double e0 = fmax(fabs(jobs[cfg_first[c] + h - 1].sum.residual_energy_final), takeoff_floor);
-                const double e1 = fmax(fabs(jobs[cfg_first[c] + h].sum.residual_energy_final), takeoff_floor);
-                if (log(e1 / e0) / log(Hs[h] / Hs[h - 1]) > takeoff_slope) {
-                    for (int k2 = h; k2 < nH; ++k2) jobs[cfg_first[c] + k2].pass = 0;
-                    break;
-                }
-            }
-            ach[c] = Hs[h];
-        }
-    }
+    const int failed_runs = achievable(jobs, n_jobs, cfg_first, n_cfg, Hs, nH, takeoff, takeoff_slope, takeoff_floor, ach);
     /* tables: CSV, achievable CSV, HDF5; any failure exits 2 */
-    int write_failed = 0;
-    snprintf(path, sizeof path, "%s.csv", base_buf);
-    char tmp[1200];
-    FILE *f = table_open(path, tmp, sizeof tmp);
-    if (f) {
-        for (int k2 = 0; k2 < pg.n; ++k2) fprintf(f, "%s,", pg.path[k2]);
-        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,H,stable,pass,rms_s,"
-                   "max_s,rms_sd,rms_p,rms_z,residual_energy_final,residual_energy_max_abs,peak_drift,t_reached,"
-                   "wall_time,reason\n");
-        for (int i = 0; i < n_jobs; ++i) {
-            const sweep_job *j = &jobs[i];
-            char label[128];
-            config_label(&j->opt, label, sizeof label);
-            for (int k2 = 0; k2 < pg.n; ++k2) fprintf(f, "%s,", param_value(&pg, j->point, k2));
-            const hymo_compare_result *e = &j->sum.errors;
-            fprintf(f, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,\"%s\"\n", label, j->H,
-                    j->status == HYMO_OK && j->sum.stable, j->pass, e->rms[HYMO_CMP_S], e->max[HYMO_CMP_S],
-                    e->rms[HYMO_CMP_SD], e->rms[HYMO_CMP_P], e->rms[HYMO_CMP_Z], j->sum.residual_energy_final,
-                    j->sum.residual_energy_max_abs, j->sum.peak_drift, j->sum.t_reached, j->sum.wall_time,
-                    j->status == HYMO_OK ? j->sum.reason : j->message);
-        }
-        write_failed |= table_close(f, tmp, path) != 0;
-    } else
-        write_failed = 1;
-    snprintf(path, sizeof path, "%s_achievable.csv", base_buf);
-    f = table_open(path, tmp, sizeof tmp);
-    if (f) {
-        for (int k2 = 0; k2 < pg.n; ++k2) fprintf(f, "%s,", pg.path[k2]);
-        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,achievable_H\n");
-        for (c = 0; c < n_cfg; ++c) {
-            char label[128];
-            config_label(&jobs[cfg_first[c]].opt, label, sizeof label);
-            for (int k2 = 0; k2 < pg.n; ++k2) fprintf(f, "%s,", param_value(&pg, jobs[cfg_first[c]].point, k2));
-            fprintf(f, "%s,%g\n", label, ach[c]);
-        }
-        write_failed |= table_close(f, tmp, path) != 0;
-    } else
-        write_failed = 1;
-    snprintf(path, sizeof path, "%s.h5", base_buf);
-    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name, &pg, model)) {
-        fprintf(stderr, "hymo: error: %s: HDF5 write failed\n", path);
-        write_failed = 1;
-    }
+    const int write_failed = write_tables(base_buf, jobs, n_jobs, ach, cfg_first, n_cfg, &pg, model);
     /* report */
-    if (takeoff) {
-        printf("achievable H (seed 000's take-off: stable, and the log-log slope of |final residual energy|\n"
-               "against H, energies below %g J counted as %g J, at most %g up to it)\n",
-               takeoff_floor, takeoff_floor, takeoff_slope);
-    } else {
-        printf("achievable H (stable, and thresholds:");
-        for (int k2 = 0; k2 < HYMO_CMP_SIGNALS; ++k2) {
-            if (base.max_rms[k2] > 0) printf(" RMS %s <= %g", hymo_compare_signal_name(k2), base.max_rms[k2]);
-            if (base.max_abs[k2] > 0) printf(" max %s <= %g", hymo_compare_signal_name(k2), base.max_abs[k2]);
-        }
-        if (base.max_residual_energy > 0) printf(" max |residual energy| <= %g J", base.max_residual_energy);
-        printf(")\n");
-    }
-    for (int k2 = 0; k2 < pg.n; ++k2) printf("%-14s ", pg.path[k2]);
-    if (pg.n) printf("\n");
-    printf("%s%-18s %-16s %-12s %-12s %-24s %-12s %s\n", pg.n ? "  " : "", "coupling", "extrapolation", "hydraulics", "mechanics",
-           "scheme", "mech_inputs", "achievable H [ms]");
-    for (c = 0; c < n_cfg; ++c) {
-        const hymo_cosim_options *o = &jobs[cfg_first[c]].opt;
-        if (pg.n && (c == 0 || jobs[cfg_first[c]].point != jobs[cfg_first[c - 1]].point)) {
-            for (int k2 = 0; k2 < pg.n; ++k2) printf("%-14s ", param_value(&pg, jobs[cfg_first[c]].point, k2));
-            printf("\n");
-        }
-        printf("%s%-18s %-16s %-12s %-12s %-24s %-12s %g\n", pg.n ? "  " : "", hymo_coupling_name(o->coupling),
-               hymo_approx_name(o->approx), hymo_hyd_integrator_name(o->hyd_integrator),
-               hymo_mech_integrator_name(o->mech_integrator), hymo_cosim_scheme_name(o->scheme),
-               hymo_mech_inputs_name(o->mech_inputs), ach[c] * 1e3);
-    }
+    print_achievable(&base, jobs, cfg_first, n_cfg, ach, &pg, takeoff, takeoff_slope, takeoff_floor);
     if (size > 1)
         printf("%d runs in %.1f s wall time on %d ranks x %d threads; tables %s.csv, %s_achievable.csv, %s.h5\n",
                n_jobs, wall, size, started > 0 ? started : 1, base_buf, base_buf, base_buf);

@@ -1,4 +1,5 @@
-/* hymo — shaped input signals (docs/model-format.md, "signals"): periodic
+/* hymo — input signals: piecewise-linear tables (hymo_signal_eval) and
+ * shaped signals (docs/model-format.md, "signals"): periodic
  * repetition, first-order filter, dead zone and clamp of a piecewise-linear
  * table, with the time derivatives that a prescribed joint motion needs.
  *
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 
 #include "hymo/model.h"
-#include "motor.h"
+#include "signal_shape.h"
 
 /* Zero-state filter response propagated over s along x = a + b s. */
 static double lag_step(double y0, double a, double b, double s, double tau)
@@ -259,4 +260,61 @@ double hymo_signal_next_jump(const hymo_signal *s, double t, double t_end, doubl
         b = hymo_signal_next_breakpoint(s, b, eps);
     }
     return INFINITY;
+}
+
+/* Piecewise-linear table with steps (two points with equal times).
+ * Right limit (side >= 0): take the last point i with t_i <= t and
+ * interpolate towards i+1 (t_{i+1} > t_i then holds).  Left limit
+ * (side < 0): take the first point i with t_i >= t and interpolate from
+ * i-1.  Outside the table the end values are held. */
+double hymo_signal_eval(const hymo_signal *signal, double t, int side)
+{
+    if (!signal || signal->n_points <= 0) return 0.0;
+    if (signal->shape) return hymo_signal_eval_d(signal, t, side, 0.0, NULL);
+    const int n = signal->n_points;
+    const double *ts = signal->t, *vs = signal->v;
+    if (side >= 0) {
+        /* last i with ts[i] <= t (binary search) */
+        int lo = 0, hi = n; /* answer in [lo-1, hi-1] */
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (ts[mid] <= t) lo = mid + 1;
+            else hi = mid;
+        }
+        int i = lo - 1;
+        if (i < 0) return vs[0];
+        if (i >= n - 1) return vs[n - 1];
+        double w = (t - ts[i]) / (ts[i + 1] - ts[i]);
+        return vs[i] + w * (vs[i + 1] - vs[i]);
+    } else {
+        /* first i with ts[i] >= t */
+        int lo = 0, hi = n;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (ts[mid] < t) lo = mid + 1;
+            else hi = mid;
+        }
+        int i = lo;
+        if (i >= n) return vs[n - 1];
+        if (i == 0) return vs[0];
+        double w = (t - ts[i - 1]) / (ts[i] - ts[i - 1]);
+        return vs[i - 1] + w * (vs[i] - vs[i - 1]);
+    }
+}
+
+double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt)
+{
+    if (!signal) return 0.0;
+    if (signal->shape) return hymo_signal_eval_d(signal, t, side, dt, NULL);
+    int lo = 0, hi = signal->n_points - 1;
+    while (hi - lo > 1) { /* nearest breakpoints by bisection */
+        int mid = (lo + hi) / 2;
+        if (signal->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (int i = lo; i <= hi && i < signal->n_points; ++i)
+        if (fabs(signal->t[i] - t) <= 1e-6 * dt) return hymo_signal_eval(signal, signal->t[i], side);
+    return hymo_signal_eval(signal, t, side);
 }

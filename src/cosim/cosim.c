@@ -19,151 +19,8 @@
 #include "circuit.h" /* motor-cosim: hymo_coupled_actuators */
 #include "cosim_driver.h"
 #include "cosim_tables.h"
-#include "sensors.h" /* branch sensors: further outputs */
+#include "sensors.h" /* further outputs */
 #include "signals.h"
-
-/* ---------------------------------------------------------------- options */
-
-void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model)
-{
-    memset(opt, 0, sizeof *opt);
-    opt->scheme = HYMO_SCHEME_JACOBI;
-    opt->coupling = HYMO_COUPLING_VELOCITY_PRESSURE;
-    opt->approx = HYMO_APPROX_LAGRANGE2;
-    opt->hyd_integrator = HYMO_HYD_RK4;
-    opt->mech_integrator = HYMO_MECH_TRAPEZOIDAL;
-    hymo_run_options_default(&opt->mech, model);
-    opt->mech.jacobian = HYMO_JACOBIAN_FAST;
-    opt->H = 1e-3;
-    opt->mech.dt = opt->H;
-    opt->h_h = 1e-4;
-    opt->unstable_energy = 1e6;
-    opt->unstable_ratio = 0.1;
-    opt->unstable_balance_ratio = 0.5;
-    opt->unstable_floor = 1.0;
-    opt->mech_inputs = HYMO_MECH_INPUTS_EXTRAPOLATE;
-}
-
-hymo_status hymo_cosim_verdict_options_check(const hymo_cosim_options *opt, hymo_error *err)
-{
-    if (!(opt->unstable_energy > 0.0) || isnan(opt->unstable_energy))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "unstable energy limit %g J must be positive",
-                              opt->unstable_energy);
-    if (!(opt->unstable_ratio > 0.0) || !isfinite(opt->unstable_ratio))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "unstable ratio %g must be positive and finite (fraction of the actuator work)",
-                              opt->unstable_ratio);
-    if (!(opt->unstable_balance_ratio > 0.0) || !isfinite(opt->unstable_balance_ratio))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "unstable balance ratio %g must be positive and finite (fraction of the actuator work)",
-                              opt->unstable_balance_ratio);
-    if (!(opt->unstable_floor > 0.0) || !isfinite(opt->unstable_floor))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "unstable floor %g J must be positive and finite (round-off at rest must not count)",
-                              opt->unstable_floor);
-    for (int k = 0; k < HYMO_CMP_SIGNALS; ++k)
-        if (!(opt->max_rms[k] >= 0.0) || !(opt->max_abs[k] >= 0.0) || isnan(opt->max_rms[k] + opt->max_abs[k]))
-            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "accuracy threshold of %s must be >= 0 (0: none)",
-                                  hymo_compare_signal_name(k));
-    if (!(opt->max_residual_energy >= 0.0))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "residual energy threshold %g J must be >= 0 (0: none)",
-                              opt->max_residual_energy);
-    return HYMO_OK;
-}
-
-hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *err)
-{
-    /* the end time against H first, so that the message names H (the
-     * mechanics' dt is H unless --hm is given) */
-    if (opt->H > 0.0 && isfinite(opt->H) && opt->mech.t_end >= opt->H && isfinite(opt->mech.t_end) &&
-        !hymo_steps_per_communication(opt->mech.t_end, opt->H))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
-                              "would not end at t_end; choose t_end = k H",
-                              opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
-    hymo_status st = hymo_run_options_check(&opt->mech, err);
-    if (st != HYMO_OK) return st;
-    if (!(opt->H > 0.0) || !isfinite(opt->H))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "H = %g: the communication step must be positive", opt->H);
-    if (!(opt->h_h > 0.0) || !isfinite(opt->h_h))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "h_h = %g: the hydraulic step must be positive", opt->h_h);
-    if (!hymo_steps_per_communication(opt->H, opt->h_h))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "H/h_h = %.9g/%.9g = %.9g is not an integer: the hydraulic steps must fill the "
-                              "communication step",
-                              opt->H, opt->h_h, opt->H / opt->h_h);
-    if (!hymo_steps_per_communication(opt->H, opt->mech.dt))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "H/h_m = %.9g/%.9g = %.9g is not an integer: the mechanical steps must fill the "
-                              "communication step",
-                              opt->H, opt->mech.dt, opt->H / opt->mech.dt);
-    if (opt->H > opt->mech.t_end)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "H = %g is longer than t_end = %g", opt->H, opt->mech.t_end);
-    if (!hymo_steps_per_communication(opt->mech.t_end, opt->H))
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
-                              "would not end at t_end",
-                              opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
-    st = hymo_cosim_verdict_options_check(opt, err);
-    if (st != HYMO_OK) return st;
-    const hymo_cosim_tables tb = hymo_cosim_tables_of(opt); /* a row for every value in range */
-    if (!tb.mech_inputs)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
-    if (!tb.scheme || !tb.coupling || !tb.approx || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL || !tb.mech)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range");
-    if (tb.coupling->tlm && tb.approx->interface_model)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "TLM coupling with the interface model: not supported (the delay lines decouple the "
-                              "subsystems; use --extrapolation 0..3 or quadratic for the waves)");
-    return HYMO_OK;
-}
-
-static const char *const scheme_names[] = {"jacobi", "gauss-seidel-mech-first", "gauss-seidel-hyd-first"};
-static const char *const coupling_names[] = {"velocity-force", "velocity-pressure", "tlm"};
-static const char *const approx_names[] = {"0", "1", "2", "3", "quadratic", "interface-model"};
-static const char *const mech_names[] = {"trapezoidal", "index1"};
-static const char *const mech_inputs_names[] = {"extrapolate", "hold"};
-static const char *const verdict_names[] = {"stable", "accurate", "inaccurate", "unstable"};
-
-#define NAME_OF(table, k) ((unsigned)(k) < sizeof table / sizeof table[0] ? table[k] : "?")
-const char *hymo_cosim_scheme_name(hymo_cosim_scheme s) { return NAME_OF(scheme_names, s); }
-const char *hymo_coupling_name(hymo_coupling_kind c) { return NAME_OF(coupling_names, c); }
-const char *hymo_approx_name(hymo_approx_kind a) { return NAME_OF(approx_names, a); }
-const char *hymo_mech_integrator_name(hymo_mech_integrator_kind k) { return NAME_OF(mech_names, k); }
-const char *hymo_mech_inputs_name(hymo_mech_inputs_kind k) { return NAME_OF(mech_inputs_names, k); }
-const char *hymo_cosim_verdict_name(hymo_cosim_verdict v) { return NAME_OF(verdict_names, v); }
-
-static int parse_name(const char *s, const char *const *table, int n)
-{
-    for (int k = 0; k < n; ++k)
-        if (strcmp(s, table[k]) == 0) return k;
-    return -1;
-}
-#define PARSE(table, s, out)                                                                       \
-    do {                                                                                           \
-        int k_ = parse_name((s), (table), (int)(sizeof(table) / sizeof(table)[0]));                 \
-        if (k_ < 0) return -1;                                                                     \
-        *(out) = k_;                                                                               \
-        return 0;                                                                                  \
-    } while (0)
-
-int hymo_cosim_scheme_parse(const char *s, hymo_cosim_scheme *out)
-{
-    if (strcmp(s, "gauss-seidel") == 0) s = "gauss-seidel-mech-first";
-    PARSE(scheme_names, s, out);
-}
-int hymo_coupling_parse(const char *s, hymo_coupling_kind *out) { PARSE(coupling_names, s, out); }
-int hymo_approx_parse(const char *s, hymo_approx_kind *out)
-{
-    if (strcmp(s, "im") == 0) s = "interface-model";
-    PARSE(approx_names, s, out);
-}
-int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out) { PARSE(mech_inputs_names, s, out); }
-int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
-{
-    if (strcmp(s, "index-1") == 0 || strcmp(s, "ali1") == 0) s = "index1";
-    PARSE(mech_names, s, out);
-}
 
 /* ------------------------------------------------------------------ driver
  * One loop for every co-simulation (src/cosim/cosim_driver.h): split mode
@@ -236,7 +93,7 @@ typedef struct {
     double *tlm_eline, *tlm_deline, *tlm_b2;  /* nb, nb, 2 nb */
     double *tlm_deline_prev;                  /* nb: tlm_deline of the step before */
     double *rec_zc, *rec_mass, *rec_eline;    /* cap x 2 nb, cap x 2 nb, cap x nb */
-    /* branch sensors: the further outputs (src/engine/sensors.h) of the rows, for
+    /* the further outputs (src/compile/sensors.h) of the rows, for
      * the writer (computed in write_output; none without a model) */
     const hymo_ref_series *series;
     int n_series;
@@ -655,7 +512,7 @@ static hymo_status open_writer(const driver *d, const char *path, hymo_ref_write
     return hymo_ref_open_for_model(d->s.model, &hdr, path, d->series, d->n_series, w, names, err);
 }
 
-/* The further outputs (sensors, flows, valve references; src/engine/sensors.h)
+/* The further outputs (sensors, flows, valve references; src/compile/sensors.h)
  * of every row, from the rows' joint states, pressures and spools (in the
  * model's order when the widths are the model's); the references from the
  * model's signal tables.  *outs NULL and d->n_series 0 without a model. */

@@ -1,5 +1,5 @@
-/* hymo — joints driven by a prescribed motion (motor branch;
- * docs/model-format.md, "driven_joints").
+/* hymo — joints driven by a prescribed motion (docs/model-format.md,
+ * "driven_joints").
  *
  * A driven joint j follows z_j = f(t), f a (shaped) signal.  Its Newton
  * unknown (the increment of z_j, an independent coordinate) gets the
@@ -16,7 +16,7 @@
 
 #include "engine.h"
 #include "hymo/linalg.h"
-#include "motor.h"
+#include "driver.h"
 
 static int driver_actuator(const hymo_model *model, int k) { return model->n_cylinders + model->n_motors + k; }
 

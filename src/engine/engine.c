@@ -5,7 +5,7 @@
 #include "engine.h"
 #include "control_internal.h"
 #include "rows.h" /* hymo_now_seconds */
-#include "motor.h"
+#include "driver.h"
 
 #include <math.h>
 #include <stdio.h>

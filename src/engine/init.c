@@ -8,7 +8,7 @@
 
 #include "control_internal.h"
 #include "engine.h"
-#include "motor.h"
+#include "driver.h"
 
 #define ALLOC(ptr, count)                                                                          \
     do {                                                                                           \

@@ -11,7 +11,7 @@
 
 #include "engine.h"
 #include "hymo/linalg.h"
-#include "motor.h"
+#include "driver.h"
 
 /* ---------------- numeric ---------------- */
 

@@ -16,7 +16,7 @@ hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err);
 /* Opens a reference writer at path: the model's name, source and hash in
  * hdr (its solver fields set by the caller) and the model's dimension names;
  * *names holds storage the dims point to (free() after close).  series:
- * the further datasets (src/engine/sensors.h; NULL, 0 for none). */
+ * the further datasets (src/compile/sensors.h; NULL, 0 for none). */
 hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hdr, const char *path,
                                     const hymo_ref_series *series, int n_series, hymo_ref_writer **writer,
                                     void **names, hymo_error *err);

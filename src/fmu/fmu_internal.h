@@ -54,7 +54,9 @@ typedef struct hymo_fmu_part {
  * options argv[0..argc-1] ("--part" "mechanics" "--coupling" "..." ...;
  * --part is required; --set overrides, co-simulation options, and for
  * whole the run options of `hymo run`).  Errors name the option or the
- * model (HYMO_ERR_ARGUMENT, HYMO_ERR_MODEL, ...). */
+ * model (HYMO_ERR_ARGUMENT, HYMO_ERR_MODEL, ...); at most
+ * HYMO_FMU_SET_MAX --set overrides. */
+#define HYMO_FMU_SET_MAX 64
 hymo_status hymo_fmu_part_create(const char *model_path, int argc, char **argv, hymo_fmu_part **out,
                                  hymo_error *err);
 void hymo_fmu_part_free(hymo_fmu_part *part);

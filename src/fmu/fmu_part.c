@@ -8,8 +8,8 @@
 
 #include "circuit.h" /* motor-cosim: hymo_coupled_actuators, hymo_actuator_name */
 #include "control_internal.h" /* hymo_signal_drives: the whole FMU's inputs */
-#include "cosim_tables.h"      /* the coupling's and the approximation's rows */
-#include "cli.h"
+#include "cosim_internal.h" /* hymo_cosim_option */
+#include "cosim_tables.h"   /* the coupling's and the approximation's rows */
 #include "fmu_internal.h"
 #include "hymo/reference.h"
 
@@ -410,7 +410,7 @@ hymo_status hymo_fmu_part_create(const char *model_path, int argc, char **argv, 
     *out = NULL;
     hymo_fmu_part *p = calloc(1, sizeof *p);
     if (!p) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-    const char *part = NULL, *sets[HYMO_SET_MAX];
+    const char *part = NULL, *sets[HYMO_FMU_SET_MAX];
     int n_sets = 0;
     hymo_status st = HYMO_OK;
     size_t used = 0;
@@ -432,8 +432,8 @@ hymo_status hymo_fmu_part_create(const char *model_path, int argc, char **argv, 
         if (!strcmp(argv[i], "--part")) {
             part = argv[i + 1];
         } else if (!strcmp(argv[i], "--set")) {
-            if (n_sets == HYMO_SET_MAX) {
-                st = hymo_error_set(err, HYMO_ERR_ARGUMENT, "--set: more than %d overrides", HYMO_SET_MAX);
+            if (n_sets == HYMO_FMU_SET_MAX) {
+                st = hymo_error_set(err, HYMO_ERR_ARGUMENT, "--set: more than %d overrides", HYMO_FMU_SET_MAX);
                 goto fail;
             }
             sets[n_sets++] = argv[i + 1];
@@ -475,14 +475,8 @@ hymo_status hymo_fmu_part_create(const char *model_path, int argc, char **argv, 
         for (int i = 0; i < argc && st == HYMO_OK; i += 2) {
             if (!strcmp(argv[i], "--part") || !strcmp(argv[i], "--set")) continue;
             if (!strcmp(argv[i], "--t-end")) t_end_given = 1;
-            int r = hymo_cli_cosim_option(argv[i], argv[i + 1], &co);
-            if (r < 0) { /* the message is on stderr already */
-                st = HYMO_ERR_ARGUMENT;
-                if (err) {
-                    err->code = st;
-                    err->message[0] = '\0'; /* printed on stderr by hymo_cli_cosim_option */
-                }
-            }
+            int r = hymo_cosim_option(argv[i], argv[i + 1], &co, err);
+            if (r < 0) st = HYMO_ERR_ARGUMENT;
             if (r == 0)
                 st = hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s is not a co-simulation option (see hymo cosim --help)",
                                     argv[i]);

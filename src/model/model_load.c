@@ -23,7 +23,7 @@
 #include "hymo/model.h"
 #include "model_load_sensors.h"
 #include "hymo/reference.h"
-#include "motor.h"
+#include "signal_shape.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,17 +1,11 @@
-/* hymo — internal declarations of the `motor` branch: shaped signals
- * (src/core/signal.c), hydraulic motors and prescribed joint motions
- * (src/model/model_load_motor.inc, docs/model-format.md). */
-#ifndef HYMO_MOTOR_H
-#define HYMO_MOTOR_H
+/* hymo — driven joints: prescribed joint motions (src/engine/driver.c,
+ * docs/model-format.md, "driven_joints"); the hymo_sim functions are called by
+ * the engine only when model->n_drivers > 0. */
+#ifndef HYMO_DRIVER_H
+#define HYMO_DRIVER_H
 
 #include "hymo/model.h"
 
-/* Filter constants of a shaped signal (after loading its table and shape). */
-hymo_status hymo_signal_shape_prepare(hymo_signal *s, hymo_error *err);
-void hymo_signal_shape_free(hymo_signal_shape *sh);
-
-/* Driven joints (src/engine/driver.c); the hymo_sim functions are called by the
- * engine only when model->n_drivers > 0. */
 struct hymo_sim;
 void hymo_drivers_begin_solve(struct hymo_sim *sim, double t1);
 void hymo_drivers_end_solve(struct hymo_sim *sim, int solved);

@@ -1,4 +1,4 @@
-/* The further per-step outputs (src/engine/sensors.h): sensor points, element
+/* The further per-step outputs (src/compile/sensors.h): sensor points, element
  * flows and powers, valve references. */
 #include "sensors.h"
 
