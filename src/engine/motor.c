@@ -14,7 +14,7 @@ hymo_status hymo_sim_motor_state(const hymo_sim *sim, int k, hymo_motor_state *o
     const hymo_motor *mo = &model->motors[k];
     const int a = model->n_cylinders + k;
     const double w = sim->act.sd[a];
-    const double *p = sim->p; /* the committed pressures (pn is the last iterate) */
+    const double *p = sim->state.p; /* the committed pressures (pn is the last iterate) */
     double dT_ddp, dT_dw;
     out->speed = w;
     out->dp = hymo_node_pressure(model, mo->node_a, p) - hymo_node_pressure(model, mo->node_b, p);
