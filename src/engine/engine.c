@@ -246,10 +246,11 @@ static void predict(hymo_sim *sim, double *x)
  * (the start, a restart after an event) the power is the current one. */
 static void fe_work_to(hymo_sim *sim)
 {
-    if (sim->state.t != sim->record.fe_t)
-        sim->record.fe_work += 0.5 * (sim->state.t - sim->record.fe_t) * (sim->record.fe_power + sim->fe.power);
-    sim->record.fe_power = sim->fe.power;
-    sim->record.fe_t = sim->state.t;
+    hymo_sim_record *rec = &sim->record;
+    const double t = sim->state.t;
+    if (t != rec->fe_t) rec->fe_work += 0.5 * (t - rec->fe_t) * (rec->fe_power + sim->fe.power);
+    rec->fe_power = sim->fe.power;
+    rec->fe_t = t;
 }
 
 /* Commit of the iterate as the state at t1 after `iter` iterations; a grid
@@ -724,37 +725,37 @@ void hymo_engine_record_stats(hymo_sim *sim)
 {
     const hymo_model *model = sim->model;
     hymo_mb *mb = &sim->mb;
+    hymo_sim_record *rec = &sim->record;
+    hymo_sim_extremes *ex = &sim->extremes;
+    const double tk = sim->state.t;
     int m = sim->m;
-    sim->record.kinetic = hymo_kin_kinetic_energy(&mb->kin, model);
-    sim->record.potential = hymo_kin_potential_energy(&mb->kin, model);
+    rec->kinetic = hymo_kin_kinetic_energy(&mb->kin, model);
+    rec->potential = hymo_kin_potential_energy(&mb->kin, model);
     double wsum = 0.0;
-    for (int a = 0; a < sim->na; ++a) wsum += sim->record.work[a];
+    for (int a = 0; a < sim->na; ++a) wsum += rec->work[a];
     if (sim->fe.n > 0) { /* the force elements' work */
         fe_work_to(sim);
-        wsum += sim->record.fe_work;
+        wsum += rec->fe_work;
     }
-    sim->record.drift = sim->record.kinetic + sim->record.potential - sim->record.energy0 - wsum;
-    if (fabs(sim->record.drift) > sim->extremes.peak_drift) sim->extremes.peak_drift = fabs(sim->record.drift);
-    if (fabs(wsum) > sim->extremes.max_work) sim->extremes.max_work = fabs(wsum);
+    rec->drift = rec->kinetic + rec->potential - rec->energy0 - wsum;
+    if (fabs(rec->drift) > ex->peak_drift) ex->peak_drift = fabs(rec->drift);
+    if (fabs(wsum) > ex->max_work) ex->max_work = fabs(wsum);
     const double floor_p = hymo_fluid_floor(model);
     for (int k = 0; k < sim->np; ++k) {
         const double pk = sim->state.p[k];
-        if (!(pk >= sim->extremes.p_lo))
-            sim->extremes.p_lo = pk, sim->extremes.v_lo = k, sim->extremes.t_lo = sim->state.t;
-        if (!(pk <= sim->extremes.p_hi))
-            sim->extremes.p_hi = pk, sim->extremes.v_hi = k, sim->extremes.t_hi = sim->state.t;
-        if (pk < 0.0 && !sim->extremes.p_negative[k]) sim->extremes.p_negative[k] = 1, sim->extremes.n_negative++;
-        double *r = sim->extremes.p_vrange + 4 * k;
-        if (!(pk >= r[0])) r[0] = pk, r[1] = sim->state.t;
-        if (!(pk <= r[2])) r[2] = pk, r[3] = sim->state.t;
-        if (!(pk >= floor_p) && !sim->extremes.p_below_floor[k])
-            sim->extremes.p_below_floor[k] = 1, sim->extremes.n_below_floor++;
+        if (!(pk >= ex->p_lo)) ex->p_lo = pk, ex->v_lo = k, ex->t_lo = tk;
+        if (!(pk <= ex->p_hi)) ex->p_hi = pk, ex->v_hi = k, ex->t_hi = tk;
+        if (pk < 0.0 && !ex->p_negative[k]) ex->p_negative[k] = 1, ex->n_negative++;
+        double *r = ex->p_vrange + 4 * k;
+        if (!(pk >= r[0])) r[0] = pk, r[1] = tk;
+        if (!(pk <= r[2])) r[2] = pk, r[3] = tk;
+        if (!(pk >= floor_p) && !ex->p_below_floor[k]) ex->p_below_floor[k] = 1, ex->n_below_floor++;
     }
     if (m == 0) return;
     /* phi, phi_z and gamma are those of the final evaluation (after the
      * projections for penalty); for double-step phi is the residual before the
      * last inner-Newton correction (<= 1e-10), i.e. an upper bound */
-    double *vel = sim->record.cv_rows, *acc = sim->record.ca_rows;
+    double *vel = rec->cv_rows, *acc = rec->ca_rows;
     const hymo_constraints *con = mb->con;
     for (int r = 0; r < m; ++r) {
         double sv = 0.0, sa = mb->gamma[r];
@@ -765,18 +766,18 @@ void hymo_engine_record_stats(hymo_sim *sim)
         vel[r] = sv;
         acc[r] = sa;
     }
-    hymo_constraints_cut_norms(mb->con, sim->ncut, mb->phi, sim->record.c_pos);
-    hymo_constraints_cut_norms(mb->con, sim->ncut, vel, sim->record.c_vel);
-    hymo_constraints_cut_norms(mb->con, sim->ncut, acc, sim->record.c_acc);
+    hymo_constraints_cut_norms(mb->con, sim->ncut, mb->phi, rec->c_pos);
+    hymo_constraints_cut_norms(mb->con, sim->ncut, vel, rec->c_vel);
+    hymo_constraints_cut_norms(mb->con, sim->ncut, acc, rec->c_acc);
     double np_ = 0, nv = 0, na_ = 0;
     for (int r = 0; r < m; ++r) {
         np_ += mb->phi[r] * mb->phi[r];
         nv += vel[r] * vel[r];
         na_ += acc[r] * acc[r];
     }
-    for (int r = 0; r < m; ++r) /* mbstruct: the rows left out of a maximal independent set */
-        if (mb->con->redundant[r]) sim->extremes.max_cred = fmax(sim->extremes.max_cred, fabs(mb->phi[r]));
-    sim->extremes.max_cpos = fmax(sim->extremes.max_cpos, sqrt(np_));
-    sim->extremes.max_cvel = fmax(sim->extremes.max_cvel, sqrt(nv));
-    sim->extremes.max_cacc = fmax(sim->extremes.max_cacc, sqrt(na_));
+    for (int r = 0; r < m; ++r) /* the rows left out of a maximal independent set */
+        if (mb->con->redundant[r]) ex->max_cred = fmax(ex->max_cred, fabs(mb->phi[r]));
+    ex->max_cpos = fmax(ex->max_cpos, sqrt(np_));
+    ex->max_cvel = fmax(ex->max_cvel, sqrt(nv));
+    ex->max_cacc = fmax(ex->max_cacc, sqrt(na_));
 }

@@ -184,74 +184,65 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
         (st = hymo_engine_tree_mode(sim, err)) != HYMO_OK)
         goto fail;
     const int tree = sim->jac.tree_mode; /* the Newton matrix's arrays are O(n) (src/engine/engine.h) */
-    ALLOC(sim->state.p, np);
-    ALLOC(sim->state.pd, np);
-    ALLOC(sim->eval.pn, np);
-    ALLOC(sim->eval.pdn, np);
-    ALLOC(sim->eval.hp, np);
-    ALLOC(sim->state.u, nu);
-    ALLOC(sim->state.ud, nu);
-    ALLOC(sim->eval.un, nu);
-    ALLOC(sim->eval.udn, nu);
-    ALLOC(sim->eval.hu, nu);
-    ALLOC(sim->inputs.uref_start, nu); ALLOC(sim->inputs.uref_end, nu);
-    if (hymo_circuit_has_inputs(model)) { /* branch pump-signals */
-        sim->n_in = model->n_pumps + model->n_flow_controls;
-        ALLOC(sim->inputs.in_start, sim->n_in); ALLOC(sim->inputs.in_end, sim->n_in);
-    }
-    ALLOC(sim->state.zdd_prev, nz); ALLOC(sim->state.pd_prev, np); ALLOC(sim->state.pd_prev2, np);
-    ALLOC(sim->state.lambda_prev, m); ALLOC(sim->state.lambda_prev2, m);
-    ALLOC(sim->eval.force, na);
-    ALLOC(sim->inputs.ext_force, na);
-    ALLOC(sim->inputs.tlm_in, 4 * na);
-    ALLOC(sim->record.s_prev, na);
-    ALLOC(sim->solver.xpred, nx);
-    ALLOC(sim->solver.x, nx); ALLOC(sim->solver.dx, nx); ALLOC(sim->solver.f, nx); ALLOC(sim->solver.fp, nx);
-    if ((st = mech_block(sim, err)) != HYMO_OK) goto fail;
-    ALLOC(sim->jac.tan_w, nx); ALLOC(sim->jac.tan_mark, nx);
-    ALLOC(sim->jac.tree_w, HYMO_KIN_TREE_W * nz); ALLOC(sim->jac.tree_s, 12 * nz);
-    /* the fast Jacobian's gradients: the cylinders', then the force elements' */
-    const int nfe = hymo_fe_max_rows(model);
-    ALLOC(sim->jac.zsave, nz);
-    ALLOC(sim->jac.act_gz, (na + nfe) * (tree ? 1 : nz));
-    ALLOC(sim->jac.act_gx, (na + nfe) * (tree ? 1 : nz));
-    ALLOC(sim->jac.tan_idx, nx);
-    /* consistent accelerations: the dense KKT matrix below HYMO_KKT_SPARSE_MIN (and with driven joints), KLU's from it on */
-    const int kkt_sparse = !tree && nd == 0 && nz + m >= HYMO_KKT_SPARSE_MIN;
-    ALLOC(sim->accel.kkt, tree || kkt_sparse ? 0 : (nz + m + nd) * (nz + m + nd));
-    ALLOC(sim->accel.kkt_rhs, nz + m + nd);
-    ALLOC(sim->accel.kkt_piv, nz + m + nd);
-    if (kkt_sparse && !(sim->accel.kkt_sp = hymo_mb_kkt_sparse_new(&sim->mb))) goto nomem;
-    ALLOC(sim->record.work, na); ALLOC(sim->record.power, na);
-    ALLOC(sim->record.c_pos, ncut); ALLOC(sim->record.c_vel, ncut); ALLOC(sim->record.c_acc, ncut);
-    ALLOC(sim->record.cv_rows, m); ALLOC(sim->record.ca_rows, m);
     if ((st = hymo_fe_alloc(&sim->fe, model, err)) != HYMO_OK) goto fail;
     sim->nsw_source = forces->n_switches(sim);
     sim->nsw = sim->nsw_source + sim->fe.nsw;
-    ALLOC(sim->extremes.p_negative, np);
-    ALLOC(sim->extremes.p_vrange, 4 * np); ALLOC(sim->extremes.p_below_floor, np);
-    for (int k = 0; k < np; ++k)
-        sim->extremes.p_vrange[4 * k] = INFINITY, sim->extremes.p_vrange[4 * k + 2] = -INFINITY;
-    sim->extremes.p_lo = INFINITY, sim->extremes.p_hi = -INFINITY, sim->extremes.v_lo = sim->extremes.v_hi = -1;
-    ALLOC(sim->switching.sw, sim->nsw);
-    ALLOC(sim->switching.g_start, sim->nsw);
-    ALLOC(sim->switching.g_end, sim->nsw);
-    ALLOC(sim->solver.lambda_save, m);
-    sim->solver.h = sim->state.h_prev = opt->dt;
-    sim->switching.last_event = NAN;
-    sim->eval.circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
-    if (sim->inputs.in_end)
-        sim->eval.circ.pump_speed = sim->inputs.in_end, sim->eval.circ.fc_flow = sim->inputs.in_end + model->n_pumps;
-    if ((st = hymo_circuit_derivs_alloc(&sim->jac.cderiv, model, np, nu, na, err)) != HYMO_OK ||
-        (st = newton_matrix_alloc(sim, err)) != HYMO_OK || (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
+    if (hymo_circuit_has_inputs(model)) sim->n_in = model->n_pumps + model->n_flow_controls;
+    hymo_sim_state *state = &sim->state;
+    ALLOC(state->p, np); ALLOC(state->pd, np); ALLOC(state->u, nu); ALLOC(state->ud, nu);
+    state->h_prev = opt->dt;
+    ALLOC(state->zdd_prev, nz); ALLOC(state->pd_prev, np); ALLOC(state->pd_prev2, np);
+    ALLOC(state->lambda_prev, m); ALLOC(state->lambda_prev2, m);
+    hymo_sim_inputs *inputs = &sim->inputs;
+    ALLOC(inputs->uref_start, nu); ALLOC(inputs->uref_end, nu);
+    if (sim->n_in) { /* NULL without flow inputs */
+        ALLOC(inputs->in_start, sim->n_in); ALLOC(inputs->in_end, sim->n_in);
+    }
+    ALLOC(inputs->ext_force, na); ALLOC(inputs->tlm_in, 4 * na);
+    hymo_sim_eval *ev = &sim->eval;
+    ALLOC(ev->pn, np); ALLOC(ev->pdn, np); ALLOC(ev->un, nu); ALLOC(ev->udn, nu);
+    ALLOC(ev->force, na); ALLOC(ev->hp, np); ALLOC(ev->hu, nu);
+    ev->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
+    if (inputs->in_end) ev->circ.pump_speed = inputs->in_end, ev->circ.fc_flow = inputs->in_end + model->n_pumps;
+    hymo_sim_solver *solver = &sim->solver;
+    solver->h = opt->dt;
+    ALLOC(solver->x, nx); ALLOC(solver->dx, nx); ALLOC(solver->f, nx); ALLOC(solver->fp, nx);
+    ALLOC(solver->xpred, nx); ALLOC(solver->lambda_save, m);
+    hymo_sim_jac *jac = &sim->jac;
+    if ((st = mech_block(sim, err)) != HYMO_OK) goto fail;
+    /* the fast Jacobian's gradients: the cylinders', then the force elements' */
+    const int nfe = hymo_fe_max_rows(model);
+    ALLOC(jac->act_gz, (na + nfe) * (tree ? 1 : nz)); ALLOC(jac->act_gx, (na + nfe) * (tree ? 1 : nz));
+    ALLOC(jac->tan_w, nx); ALLOC(jac->tan_idx, nx); ALLOC(jac->tan_mark, nx);
+    ALLOC(jac->tree_w, HYMO_KIN_TREE_W * nz); ALLOC(jac->tree_s, 12 * nz);
+    ALLOC(jac->zsave, nz);
+    /* consistent accelerations: the dense KKT matrix below HYMO_KKT_SPARSE_MIN (and with driven joints), KLU's
+     * from it on */
+    hymo_sim_accel *accel = &sim->accel;
+    const int kkt_sparse = !tree && nd == 0 && nz + m >= HYMO_KKT_SPARSE_MIN, nk = nz + m + nd;
+    ALLOC(accel->kkt, tree || kkt_sparse ? 0 : nk * nk); ALLOC(accel->kkt_rhs, nk); ALLOC(accel->kkt_piv, nk);
+    if (kkt_sparse && !(accel->kkt_sp = hymo_mb_kkt_sparse_new(&sim->mb))) goto nomem;
+    hymo_sim_switching *sw = &sim->switching;
+    ALLOC(sw->sw, sim->nsw); ALLOC(sw->g_start, sim->nsw); ALLOC(sw->g_end, sim->nsw);
+    sw->last_event = NAN;
+    hymo_sim_record *rec = &sim->record;
+    ALLOC(rec->work, na); ALLOC(rec->power, na); ALLOC(rec->s_prev, na);
+    ALLOC(rec->c_pos, ncut); ALLOC(rec->c_vel, ncut); ALLOC(rec->c_acc, ncut);
+    ALLOC(rec->cv_rows, m); ALLOC(rec->ca_rows, m);
+    hymo_sim_extremes *ex = &sim->extremes;
+    ex->p_lo = INFINITY, ex->p_hi = -INFINITY, ex->v_lo = ex->v_hi = -1;
+    ALLOC(ex->p_negative, np); ALLOC(ex->p_vrange, 4 * np); ALLOC(ex->p_below_floor, np);
+    for (int k = 0; k < np; ++k) ex->p_vrange[4 * k] = INFINITY, ex->p_vrange[4 * k + 2] = -INFINITY;
+    if ((st = hymo_circuit_derivs_alloc(&jac->cderiv, model, np, nu, na, err)) != HYMO_OK ||
+        (st = newton_matrix_alloc(sim, err)) != HYMO_OK || (st = initialize(sim, err)) != HYMO_OK ||
+        (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
     sim->forces = forces;
     if (sim->nsw > 0) { /* the branches from here on follow the switching states, set at the start */
-        hymo_engine_switching(sim, sim->switching.g_start);
-        for (int i = 0; i < sim->nsw; ++i) sim->switching.sw[i] = sim->switching.g_start[i] >= 0.0;
-        if (sim->nsw_source > 0)
-            sim->eval.circ.sw = sim->switching.sw; /* else the circuit keeps the geometry's branches */
-        if (sim->fe.nsw > 0) sim->fe.sw = sim->switching.sw + sim->nsw_source;
+        hymo_engine_switching(sim, sw->g_start);
+        for (int i = 0; i < sim->nsw; ++i) sw->sw[i] = sw->g_start[i] >= 0.0;
+        if (sim->nsw_source > 0) ev->circ.sw = sw->sw; /* else the circuit keeps the geometry's branches */
+        if (sim->fe.nsw > 0) sim->fe.sw = sw->sw + sim->nsw_source;
     }
     memcpy(sim->inputs.ext_force, sim->eval.force, (size_t)na * sizeof(double));
     *out = sim;
@@ -273,64 +264,32 @@ void hymo_sim_free(hymo_sim *sim)
     hymo_fe_free(&sim->fe);
     hymo_circuit_derivs_free(&sim->jac.cderiv);
     hymo_linsol_free(sim->ls);
-    double *arrays[] = {sim->state.p,
-                        sim->state.pd,
-                        sim->eval.pn,
-                        sim->eval.pdn,
-                        sim->eval.hp,
-                        sim->state.u,
-                        sim->state.ud,
-                        sim->eval.un,
-                        sim->eval.udn,
-                        sim->eval.hu,
-                        sim->inputs.uref_start,
-                        sim->inputs.uref_end,
-                        sim->inputs.in_start,
-                        sim->inputs.in_end,
-                        sim->state.zdd_prev,
-                        sim->state.pd_prev,
-                        sim->state.pd_prev2,
-                        sim->state.lambda_prev,
-                        sim->state.lambda_prev2,
-                        sim->eval.force,
-                        sim->inputs.ext_force,
-                        sim->inputs.tlm_in,
-                        sim->record.s_prev,
-                        sim->solver.x,
-                        sim->solver.dx,
-                        sim->solver.f,
-                        sim->solver.fp,
-                        sim->jac.tan_w,
-                        sim->jac.tree_w,
-                        sim->jac.tree_s,
-                        sim->jac.zsave,
-                        sim->jac.act_gz,
-                        sim->jac.act_gx,
-                        sim->accel.kkt,
-                        sim->accel.kkt_rhs,
-                        sim->record.work,
-                        sim->record.power,
-                        sim->record.c_pos,
-                        sim->record.c_vel,
-                        sim->record.c_acc,
-                        sim->record.cv_rows,
-                        sim->record.ca_rows,
-                        sim->solver.xpred,
-                        sim->switching.g_start,
-                        sim->switching.g_end,
-                        sim->solver.lambda_save};
+    hymo_sim_state *state = &sim->state;
+    hymo_sim_inputs *inputs = &sim->inputs;
+    hymo_sim_eval *ev = &sim->eval;
+    hymo_sim_solver *solver = &sim->solver;
+    hymo_sim_jac *jac = &sim->jac;
+    hymo_sim_record *rec = &sim->record;
+    double *arrays[] = {
+        state->p,       state->pd,          state->u,         state->ud,          state->zdd_prev,
+        state->pd_prev, state->pd_prev2,    state->lambda_prev, state->lambda_prev2,
+        inputs->uref_start, inputs->uref_end, inputs->in_start, inputs->in_end, inputs->ext_force, inputs->tlm_in,
+        ev->pn,         ev->pdn,            ev->un,           ev->udn,            ev->force,      ev->hp,  ev->hu,
+        solver->x,      solver->dx,         solver->f,        solver->fp,         solver->xpred,  solver->lambda_save,
+        jac->act_gz,    jac->act_gx,        jac->tan_w,       jac->tree_w,        jac->tree_s,    jac->zsave,
+        sim->accel.kkt, sim->accel.kkt_rhs, sim->switching.g_start, sim->switching.g_end,
+        rec->work,      rec->power,         rec->s_prev,      rec->c_pos,         rec->c_vel,     rec->c_acc,
+        rec->cv_rows,   rec->ca_rows,       sim->extremes.p_vrange};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->accel.kkt_piv);
     hymo_mb_kkt_sparse_free(sim->accel.kkt_sp);
-    free(sim->jac.tan_idx);
-    free(sim->jac.g_idx), free(sim->jac.g_jt_start), free(sim->jac.g_jt);
-    free(sim->jac.tan_mark);
-    hymo_sparse_free(&sim->jac.jm);
-    hymo_sparse_free(&sim->jac.jh);
-    hymo_sparse_free(&sim->jac.jfull);
+    free(jac->tan_idx), free(jac->tan_mark);
+    free(jac->g_idx), free(jac->g_jt_start), free(jac->g_jt);
+    hymo_sparse_free(&jac->jm);
+    hymo_sparse_free(&jac->jh);
+    hymo_sparse_free(&jac->jfull);
     free(sim->switching.sw);
     free(sim->extremes.p_negative);
-    free(sim->extremes.p_vrange);
     free(sim->extremes.p_below_floor);
     hymo_sim_control_free(sim); /* src/engine/control.c (last: sim->model may be its copy) */
     free(sim);
