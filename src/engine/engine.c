@@ -418,7 +418,7 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
         else if (h < lo + 0.5 * tol) h = lo + 0.5 * tol;
         else if (h > hi - 0.5 * tol) h = hi - 0.5 * tol;
         sim->solver.h = h;
-        memcpy(sim->mb.lambda, sim->solver.lambda_save, (size_t)sim->m * sizeof(double));
+        memcpy(sim->mb.lambda, sim->switching.lambda_save, (size_t)sim->m * sizeof(double));
         if ((st = solve(sim, t0 + h, &iter, err)) != HYMO_OK) return st;
         sim->switching.event_iterations += iter;
         *kept = iter;
@@ -436,7 +436,7 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
     }
     if (sim->solver.h != hi) { /* the last solve ended on the old side: the crossed end */
         sim->solver.h = hi;
-        memcpy(sim->mb.lambda, sim->solver.lambda_save, (size_t)sim->m * sizeof(double));
+        memcpy(sim->mb.lambda, sim->switching.lambda_save, (size_t)sim->m * sizeof(double));
         if ((st = solve(sim, t0 + hi, &iter, err)) != HYMO_OK) return st;
         sim->switching.event_iterations += iter;
         *kept = iter;
@@ -551,7 +551,7 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
         if (start_changed) { /* the state at sim->t (after a failed solve the last evaluation is not) */
             if ((st = inputs_at_start(sim, err)) != HYMO_OK) return st;
             if (sim->nsw > 0) hymo_engine_switching(sim, sim->switching.g_start);
-            memcpy(sim->solver.lambda_save, sim->mb.lambda, (size_t)sim->m * sizeof(double));
+            memcpy(sim->switching.lambda_save, sim->mb.lambda, (size_t)sim->m * sizeof(double));
             start_changed = 0;
         }
         const double h_try = sim->solver.h;
@@ -585,7 +585,7 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
             sim->stats.step_halvings++;
             sim->solver.h = 0.5 * h_try;
             target = sim->state.t + sim->solver.h;
-            memcpy(sim->mb.lambda, sim->solver.lambda_save, (size_t)sim->m * sizeof(double));
+            memcpy(sim->mb.lambda, sim->switching.lambda_save, (size_t)sim->m * sizeof(double));
             continue;
         }
         total += iter;

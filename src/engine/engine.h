@@ -191,7 +191,6 @@ typedef struct {
     double h;
     double *x, *dx, *f, *fp; /* nx: unknowns, correction, residual, perturbed residual */
     double *xpred;           /* nx: the predictor (contractive Newton test) */
-    double *lambda_save;     /* m: the multipliers at the (sub-)step's start, restored for a retry */
     double newton_tau;       /* the step's Newton target, in tolerance units (<= 1) */
     double newton_theta;     /* last contraction rate measured (mechanical block) */
     double newton_prev_m;    /* the mechanical block's previous scaled increment in this step */
@@ -251,6 +250,9 @@ typedef struct {
 typedef struct {
     unsigned char *sw;          /* nsw: the branches in use (= g >= 0 when last located) */
     double *g_start, *g_end;    /* nsw: values at the (sub-)step's start and end */
+    /* m: the multipliers at the (sub-)step's start, restored before each
+     * location solve and each retry (penalty updates them within a step) */
+    double *lambda_save;
     long events;                /* events located so far */
     long event_iterations;      /* ... and the Newton iterations spent locating them */
     double last_event;          /* time of the last one (NaN: none) */

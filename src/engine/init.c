@@ -207,7 +207,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     hymo_sim_solver *solver = &sim->solver;
     solver->h = opt->dt;
     ALLOC(solver->x, nx); ALLOC(solver->dx, nx); ALLOC(solver->f, nx); ALLOC(solver->fp, nx);
-    ALLOC(solver->xpred, nx); ALLOC(solver->lambda_save, m);
+    ALLOC(solver->xpred, nx);
     hymo_sim_jac *jac = &sim->jac;
     if ((st = mech_block(sim, err)) != HYMO_OK) goto fail;
     /* the fast Jacobian's gradients: the cylinders', then the force elements' */
@@ -223,7 +223,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     ALLOC(accel->kkt, tree || kkt_sparse ? 0 : nk * nk); ALLOC(accel->kkt_rhs, nk); ALLOC(accel->kkt_piv, nk);
     if (kkt_sparse && !(accel->kkt_sp = hymo_mb_kkt_sparse_new(&sim->mb))) goto nomem;
     hymo_sim_switching *sw = &sim->switching;
-    ALLOC(sw->sw, sim->nsw); ALLOC(sw->g_start, sim->nsw); ALLOC(sw->g_end, sim->nsw);
+    ALLOC(sw->sw, sim->nsw); ALLOC(sw->g_start, sim->nsw); ALLOC(sw->g_end, sim->nsw); ALLOC(sw->lambda_save, m);
     sw->last_event = NAN;
     hymo_sim_record *rec = &sim->record;
     ALLOC(rec->work, na); ALLOC(rec->power, na); ALLOC(rec->s_prev, na);
@@ -271,15 +271,16 @@ void hymo_sim_free(hymo_sim *sim)
     hymo_sim_jac *jac = &sim->jac;
     hymo_sim_record *rec = &sim->record;
     double *arrays[] = {
-        state->p,       state->pd,          state->u,         state->ud,          state->zdd_prev,
-        state->pd_prev, state->pd_prev2,    state->lambda_prev, state->lambda_prev2,
+        state->p, state->pd, state->u, state->ud, state->zdd_prev, state->pd_prev, state->pd_prev2,
+        state->lambda_prev, state->lambda_prev2,
         inputs->uref_start, inputs->uref_end, inputs->in_start, inputs->in_end, inputs->ext_force, inputs->tlm_in,
-        ev->pn,         ev->pdn,            ev->un,           ev->udn,            ev->force,      ev->hp,  ev->hu,
-        solver->x,      solver->dx,         solver->f,        solver->fp,         solver->xpred,  solver->lambda_save,
-        jac->act_gz,    jac->act_gx,        jac->tan_w,       jac->tree_w,        jac->tree_s,    jac->zsave,
-        sim->accel.kkt, sim->accel.kkt_rhs, sim->switching.g_start, sim->switching.g_end,
-        rec->work,      rec->power,         rec->s_prev,      rec->c_pos,         rec->c_vel,     rec->c_acc,
-        rec->cv_rows,   rec->ca_rows,       sim->extremes.p_vrange};
+        ev->pn, ev->pdn, ev->un, ev->udn, ev->force, ev->hp, ev->hu,
+        solver->x, solver->dx, solver->f, solver->fp, solver->xpred,
+        jac->act_gz, jac->act_gx, jac->tan_w, jac->tree_w, jac->tree_s, jac->zsave,
+        sim->accel.kkt, sim->accel.kkt_rhs,
+        sim->switching.g_start, sim->switching.g_end, sim->switching.lambda_save,
+        rec->work, rec->power, rec->s_prev, rec->c_pos, rec->c_vel, rec->c_acc, rec->cv_rows, rec->ca_rows,
+        sim->extremes.p_vrange};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(sim->accel.kkt_piv);
     hymo_mb_kkt_sparse_free(sim->accel.kkt_sp);
