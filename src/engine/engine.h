@@ -212,8 +212,8 @@ typedef struct {
      * the linear solver factorises).  No nx x nx array: memory and cost
      * grow with the non-zeros. */
     hymo_sparse jm, jh, jfull;
-    int jac_valid;  /* the factorisation in ls belongs to the current unknowns */
-    double jac_h;   /* ... and was built for the step size jac_h */
+    int jac_valid; /* the factorisation in ls belongs to the current unknowns */
+    double jac_h;  /* ... and was built for the step size jac_h */
     /* tree mode (hymo_engine_tree_mode): an open tree without constraints
      * whose actuators and force elements each act on one joint; the
      * mechanical block is M' + diagonal, jm holds the diagonal (nxm)
@@ -248,14 +248,14 @@ typedef struct {
  * elements'): located by the trapezoidal step, which cuts the step at a
  * crossing and switches the branch. */
 typedef struct {
-    unsigned char *sw;          /* nsw: the branches in use (= g >= 0 when last located) */
-    double *g_start, *g_end;    /* nsw: values at the (sub-)step's start and end */
+    unsigned char *sw;       /* nsw: the branches in use (= g >= 0 when last located) */
+    double *g_start, *g_end; /* nsw: values at the (sub-)step's start and end */
     /* m: the multipliers at the (sub-)step's start, restored before each
      * location solve and each retry (penalty updates them within a step) */
     double *lambda_save;
-    long events;                /* events located so far */
-    long event_iterations;      /* ... and the Newton iterations spent locating them */
-    double last_event;          /* time of the last one (NaN: none) */
+    long events;           /* events located so far */
+    long event_iterations; /* ... and the Newton iterations spent locating them */
+    double last_event;     /* time of the last one (NaN: none) */
 } hymo_sim_switching;
 
 /* The records of the committed state, written as the run's rows: actuator
@@ -296,19 +296,18 @@ typedef struct {
  * Jacobian evaluations (hymo_engine_factor_jacobian), retries with
  * halved steps, and timing (hymo_sim_step, hymo_run). */
 typedef struct {
-    int last_iterations;       /* Newton iterations of the last step */
-    double residual_norm;      /* at the last step's converged unknowns */
-    long iterations_total;
+    int last_iterations;  /* Newton iterations of the last step */
+    double residual_norm; /* at the last step's converged unknowns */
+    long iterations_total, jacobian_evaluations;
     int iterations_max;
-    long jacobian_evaluations;
-    long step_halvings; /* (sub-)steps retried with half their size (src/engine/engine.c, MAX_HALVINGS) */
+    long step_halvings; /* (sub-)steps retried with half their size (src/engine/engine.c, MAX_RETRIES) */
     double wall_time;   /* hymo_run: its integration loop */
     double clock0;      /* hymo_now_seconds() at the first step (0: none yet) */
 } hymo_sim_stats;
 
 struct hymo_sim {
-    /* the setup (hymo_sim_create): the model, the run options and the
-     * runtime choices, each a {content; ops} table */
+    /* the setup (hymo_sim_create): the model, its compiled constants, the
+     * run options and the runtime choices ({content; ops} tables) */
     const hymo_model *model;
     const hymo_compiled *cm;
     hymo_run_options opt;
@@ -340,16 +339,16 @@ struct hymo_sim {
     hymo_actuators act;
     hymo_fe fe;
 
-    hymo_sim_state state;
-    hymo_sim_inputs inputs;
-    hymo_sim_eval eval;
-    hymo_sim_solver solver;
-    hymo_sim_jac jac;
-    hymo_sim_accel accel;
-    hymo_sim_switching switching;
-    hymo_sim_record record;
-    hymo_sim_extremes extremes;
-    hymo_sim_stats stats;
+    hymo_sim_state state;         /* committed state, predictor history: commit */
+    hymo_sim_inputs inputs;       /* valve references, flow and coupling inputs: step start, set_inputs */
+    hymo_sim_eval eval;           /* hydraulic iterate, forces, circuit view: forces.unpack, forces.forces */
+    hymo_sim_solver solver;       /* step size, unknowns, Newton test state: the integrator's Newton loop */
+    hymo_sim_jac jac;             /* Newton matrix and its workspace: jacobian.build, factor */
+    hymo_sim_accel accel;         /* KKT system: consistent accelerations */
+    hymo_sim_switching switching; /* switching states and event counts: event location */
+    hymo_sim_record record;       /* work, power, energies, violations: commit, record_stats */
+    hymo_sim_extremes extremes;   /* peaks and pressure ranges over the run: record_stats */
+    hymo_sim_stats stats;         /* iterations, Jacobians, halvings, timing: step, factor, hymo_run */
 };
 typedef struct hymo_control hymo_control;
 
