@@ -136,7 +136,7 @@ static void test_kkt_sparse(void **state)
     const int nz = mb->nz, mr = mb->m, n = nz + mr;
     assert_int_equal(nz, 2 * N + 1);
     assert_int_equal(mr, 2 * N);
-    assert_non_null(sim->kkt_sp); /* the sparse path is the one taken */
+    assert_non_null(sim->accel.kkt_sp); /* the sparse path is the one taken */
     /* moving (the valve opens at 1 ms): gamma and zdd are not zero */
     hymo_error err;
     hymo_error_clear(&err);
@@ -145,9 +145,9 @@ static void test_kkt_sparse(void **state)
     hymo_kin_velocities(&mb->kin, m, mb->zd);
     memcpy(mb->zn, mb->z, (size_t)nz * sizeof(double));
     memcpy(mb->zdn, mb->zd, (size_t)nz * sizeof(double));
-    assert_int_equal(hymo_engine_dynamics(sim, sim->t, &err), HYMO_OK);
+    assert_int_equal(hymo_engine_dynamics(sim, sim->state.t, &err), HYMO_OK);
     assert_int_equal(hymo_engine_consistent_accelerations(sim, 1, &err), HYMO_OK);
-    print_message("t = %g s, |zd| up to %.3g rad/s\n", sim->t, hymo_norm_inf(nz, mb->zd));
+    print_message("t = %g s, |zd| up to %.3g rad/s\n", sim->state.t, hymo_norm_inf(nz, mb->zd));
     const hymo_csr pz = hymo_constraints_csr(mb->con, mb->phi_zv);
     double *P = calloc((size_t)mr * nz, sizeof(double));
     hymo_csr_dense(&pz, P);
@@ -175,8 +175,8 @@ static void test_kkt_sparse(void **state)
     /* M' zdd + Phi_z^T lambda = Q' with the sparse solve's multipliers */
     memcpy(x, mb->kin.Q, (size_t)nz * sizeof(double));
     for (int r = 0; r < mr; ++r) x[nz + r] = -mb->gamma[r];
-    hymo_mb_kkt_sparse_factor(mb, sim->kkt_sp);
-    hymo_mb_kkt_sparse_solve(sim->kkt_sp, x);
+    hymo_mb_kkt_sparse_factor(mb, sim->accel.kkt_sp);
+    hymo_mb_kkt_sparse_solve(sim->accel.kkt_sp, x);
     double res = 0.0, qmax = 0.0;
     for (int i = 0; i < nz; ++i) {
         double s = -mb->kin.Q[i];
@@ -427,7 +427,7 @@ static void test_penalty_block(void **state)
         hymo_sim *sim = ladder_sim_with(m, HYMO_FORMULATION_PENALTY, mode ? HYMO_JACOBIAN_FAST : HYMO_JACOBIAN_NUMERIC,
                                         HYMO_LINSOL_KLU);
         const int n = sim->nxm, nz = sim->nz;
-        const hymo_sparse *B = &sim->jm;
+        const hymo_sparse *B = &sim->jac.jm;
         assert_int_equal(n, nz);
         print_message("penalty block: %d of %d entries in the pattern\n", B->col_start[n], n * n);
         assert_true(B->col_start[n] < n * n / 8);
@@ -435,7 +435,7 @@ static void test_penalty_block(void **state)
             if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
         if (mode == 0) { /* the matrix of the last iteration (a build after the step would evaluate the
                           * residual at increments from the committed state) */
-            const hymo_sparse *J = &sim->jfull;
+            const hymo_sparse *J = &sim->jac.jfull;
             double vmax = 0.0, outside = 0.0;
             int count = 0;
             for (int j = 0; j < n; ++j)
@@ -449,7 +449,8 @@ static void test_penalty_block(void **state)
                           count, outside);
             assert_int_equal(count, 0);
         } else {
-            if (sim->jacobian->build(sim, sim->t, &err) != HYMO_OK) fail_msg("%s", err.message); /* at the state */
+            if (sim->jacobian->build(sim, sim->state.t, &err) != HYMO_OK)
+                fail_msg("%s", err.message); /* at the state */
             hymo_mb *mb = &sim->mb;
             assert_int_equal(hymo_kin_mass(&mb->kin), 0);
             const double *M = mb->kin.M, ca = mb->dt * mb->dt / 4.0 * mb->alpha;
@@ -534,7 +535,7 @@ static void test_redundant_ladder(void **state)
             b[i] = g;
         }
         int changed = 0;
-        if (pen->form.ops->finish_step(&pen->form, mb, pen->t, pen->step, &changed, &err) != HYMO_OK)
+        if (pen->form.ops->finish_step(&pen->form, mb, pen->state.t, pen->state.step, &changed, &err) != HYMO_OK)
             fail_msg("%s", err.message);
         lapack_int rank;
         assert_int_equal(LAPACKE_dgelsd(LAPACK_ROW_MAJOR, nz, mm, 1, A, mm, b, 1, sv, 1e-10, &rank), 0);

@@ -138,7 +138,7 @@ static void compare(const hymo_sim *a, const hymo_sim *b, double *dz, double *dp
 {
     *dz = *dp = 0.0;
     for (int i = 0; i < a->nz; ++i) *dz = fmax(*dz, fabs(a->mb.z[i] - b->mb.z[i]));
-    for (int i = 0; i < a->np; ++i) *dp = fmax(*dp, fabs(a->p[i] - b->p[i]));
+    for (int i = 0; i < a->np; ++i) *dp = fmax(*dp, fabs(a->state.p[i] - b->state.p[i]));
 }
 
 static void check_variant(int variant)
@@ -146,9 +146,9 @@ static void check_variant(int variant)
     hymo_model *m = chain_model(20, variant);
     for (int form = 0; form < 2; ++form) {
         hymo_sim *tree = create(m, form, 1, 1), *dense = create(m, form, 0, 1), *numeric = create(m, form, 0, 0);
-        assert_int_equal(tree->tree_mode, 1);
-        assert_int_equal(dense->tree_mode, 0);
-        assert_int_equal(numeric->tree_mode, 0);
+        assert_int_equal(tree->jac.tree_mode, 1);
+        assert_int_equal(dense->jac.tree_mode, 0);
+        assert_int_equal(numeric->jac.tree_mode, 0);
         hymo_error err;
         hymo_error_clear(&err);
         for (int k = 0; k < 10; ++k) /* the first factorisations allocate (KLU, the fallback's dense block) */
@@ -157,18 +157,19 @@ static void check_variant(int variant)
         run_to_end(tree);
         assert_int_equal(test_n_allocs - before, 0); /* none in the step loop */
         run_to_end(dense), run_to_end(numeric);
-        assert_true(tree->jacobian_evaluations > 0);
-        if (variant != SHARED) assert_true(tree->events >= 1); /* the joint limit engages (an event) */
-        assert_int_equal(tree->events, dense->events);
+        assert_true(tree->stats.jacobian_evaluations > 0);
+        if (variant != SHARED) assert_true(tree->switching.events >= 1); /* the joint limit engages (an event) */
+        assert_int_equal(tree->switching.events, dense->switching.events);
         /* M' is formed only where the complement is not M' + diagonal */
         if (variant == SHARED) assert_non_null(tree->mb.kin.M);
         else assert_null(tree->mb.kin.M);
         /* the same matrix up to round-off: the same iterations and matrix builds */
-        assert_int_equal(tree->iterations_total, dense->iterations_total);
-        assert_int_equal(tree->jacobian_evaluations, dense->jacobian_evaluations);
+        assert_int_equal(tree->stats.iterations_total, dense->stats.iterations_total);
+        assert_int_equal(tree->stats.jacobian_evaluations, dense->stats.jacobian_evaluations);
         double dz, dp;
         compare(tree, dense, &dz, &dp);
-        printf("variant %d formulation %d: %ld events; tree - dense %.3g rad %.3g Pa", variant, form, tree->events, dz, dp);
+        printf("variant %d formulation %d: %ld events; tree - dense %.3g rad %.3g Pa", variant, form,
+               tree->switching.events, dz, dp);
         assert_true(dz <= 5e-16 && dp <= 1e-7);
         compare(tree, numeric, &dz, &dp);
         printf(", tree - numeric %.3g rad %.3g Pa\n", dz, dp);
@@ -188,12 +189,12 @@ static void test_not_taken(void **state)
     (void)state;
     hymo_model *m = chain_model(20, SPRING);
     hymo_sim *sim = create(m, 0, 1, 1);
-    assert_int_equal(sim->tree_mode, 0); /* a point-to-point spring-damper */
+    assert_int_equal(sim->jac.tree_mode, 0); /* a point-to-point spring-damper */
     hymo_sim_free(sim);
     hymo_model_free(m);
     m = chain_model(8, PLAIN); /* below the Schur block's 16 unknowns */
     sim = create(m, 0, 1, 1);
-    assert_int_equal(sim->tree_mode, 0);
+    assert_int_equal(sim->jac.tree_mode, 0);
     hymo_sim_free(sim);
     hymo_model_free(m);
 }

@@ -28,7 +28,7 @@
  * sd its joint rate).  The algebraic loop (p depends on the iterate's sd)
  * is part of the mechanics' Newton: the fast Jacobian adds dF/dp dp/dsd,
  * the damping -Z_c (w_0^2 + w_1^2) of seed 003's Eq. 1.
- * Storage: the inputs in sim->tlm_in as set_inputs gets them, c_0,a
+ * Storage: the inputs in sim->inputs.tlm_in as set_inputs gets them, c_0,a
  * (2a), c_1,a (2a+1), then Z_c in the same layout (2na + 2a,
  * 2na + 2a + 1), na the coupled actuators; the pressure p in pn[k] of the
  * port's state k (so the committed p holds the applied pressures). */
@@ -49,11 +49,11 @@ static void tlm_pressures(hymo_sim *sim)
     const hymo_model *model = sim->model;
     const int na = hymo_coupled_actuators(model); /* cylinders, motors; not the driven joints */
     for (int a = 0; a < na; ++a) {
-        const double sd = sim->act.sd[a], *c = sim->tlm_in + 2 * a, *zc = c + 2 * na;
+        const double sd = sim->act.sd[a], *c = sim->inputs.tlm_in + 2 * a, *zc = c + 2 * na;
         for (int r = 0; r < 2; ++r) {
             double w;
             const int k = model->nodes[tlm_port(model, a, r, &w)].state;
-            sim->pn[k] = c[r] + zc[r] * (-w * sd);
+            sim->eval.pn[k] = c[r] + zc[r] * (-w * sd);
         }
     }
 }
@@ -61,8 +61,8 @@ static void tlm_pressures(hymo_sim *sim)
 static void tlm_refresh(hymo_sim *sim)
 {
     tlm_pressures(sim);
-    hymo_circuit_eval(&sim->circ, sim->model, sim->act.s, sim->act.sd, sim->pn, sim->un, sim->uref_end, NULL, NULL,
-                      sim->force);
+    hymo_circuit_eval(&sim->eval.circ, sim->model, sim->act.s, sim->act.sd, sim->eval.pn, sim->eval.un,
+                      sim->inputs.uref_end, NULL, NULL, sim->eval.force);
 }
 
 static hymo_status tlm_forces(hymo_sim *sim, double t, hymo_error *err)
@@ -79,13 +79,13 @@ static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
     const hymo_model *model = sim->model;
     const int na = hymo_coupled_actuators(model); /* motor-cosim: not the driven joints' actuators */
     if (na == 0) return HYMO_OK;
-    hymo_circuit_derivs *cd = &sim->cderiv;
-    if (hymo_circuit_derivatives(&sim->circ, model, sim->act.s, sim->act.sd, sim->pn, sim->un, 0, cd))
+    hymo_circuit_derivs *cd = &sim->jac.cderiv;
+    if (hymo_circuit_derivatives(&sim->eval.circ, model, sim->act.s, sim->act.sd, sim->eval.pn, sim->eval.un, 0, cd))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): a hydraulic volume became non-positive",
-                              t, sim->step + 1);
-    const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
+                              t, sim->state.step + 1);
+    const double dt = sim->solver.h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     for (int a = 0; a < na; ++a) {
-        const double *zc = sim->tlm_in + 2 * na + 2 * a;
+        const double *zc = sim->inputs.tlm_in + 2 * na + 2 * a;
         double dF_dsd = cd->dF_dsd[a];
         for (int r = 0; r < 2; ++r) {
             double w;
@@ -99,7 +99,7 @@ static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
 
 static void tlm_set_inputs(hymo_sim *sim, const double *in)
 {
-    memcpy(sim->tlm_in, in, (size_t)(4 * hymo_coupled_actuators(sim->model)) * sizeof(double));
+    memcpy(sim->inputs.tlm_in, in, (size_t)(4 * hymo_coupled_actuators(sim->model)) * sizeof(double));
 }
 
 static int tlm_zero(const hymo_sim *sim) { return (void)sim, 0; }
@@ -168,13 +168,13 @@ static hymo_status interface_model(mech_impl *mi, hymo_error *err)
     const hymo_model *model = sim->model;
     const int nz = mi->nz, m = mi->m, na = mi->na, n = nz + m;
     hymo_kin_forces_begin(&mb->kin, model); /* gravity and velocity terms, no cylinder force */
-    hymo_status st = hymo_fe_apply(&sim->fe, model, &mb->kin, sim->t, sim->opt.dt, err); /* force elements */
+    hymo_status st = hymo_fe_apply(&sim->fe, model, &mb->kin, sim->state.t, sim->opt.dt, err); /* force elements */
     if (st != HYMO_OK) return st;
     hymo_kin_mass_and_forces(&mb->kin, model);
     if (m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     if (hymo_mb_kkt_factor(mb, mi->kkt, mi->piv))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular mass/constraint matrix (interface model)",
-                              sim->t);
+                              sim->state.t);
     hymo_actuators_gradients(&sim->act, model, &mb->kin, mi->jrow); /* A: d sd_a / d zd_j = d s_a / d z_j */
     /* a0: constrained acceleration without cylinder forces */
     for (int i = 0; i < nz; ++i) mi->rhs[i] = mb->kin.Q[i];
@@ -214,7 +214,7 @@ static void tlm_impedances(mech_impl *mi, double H)
             double w;
             const double cin = mi->coef[HYMO_POLY_TERMS * j];
             const double p = hymo_tlm_line_pressure(mi->wave[j], cin, mi->wave_prev[j], mi->cin_prev[j]);
-            mi->zc[j] = hymo_tlm_impedance(&sim->circ, model, tlm_port(model, a, r, &w), sim->act.s, p, H);
+            mi->zc[j] = hymo_tlm_impedance(&sim->eval.circ, model, tlm_port(model, a, r, &w), sim->act.s, p, H);
             mi->cin_prev[j] = cin;
         }
     }
@@ -244,7 +244,7 @@ static hymo_status mech_do_step(hymo_subsystem *sub, double t, double H, hymo_er
     (void)t;
     if (mi->tlm) tlm_impedances(mi, H);
     /* the inputs jump at the communication point (a new polynomial) */
-    apply_inputs(mi, sim->t);
+    apply_inputs(mi, sim->state.t);
     hymo_status st = sim->integrator->restart(sim, err);
     for (long j = 0; j < k && st == HYMO_OK; ++j) {
         apply_inputs(mi, sim->integrator->input_time(sim));
@@ -292,15 +292,15 @@ static void mech_get_state(const hymo_subsystem *sub, double *buf)
     const mech_impl *mi = sub->impl;
     const hymo_sim *sim = mi->sim;
     int nz = mi->nz, na = sim->na; /* work, power, ext_force of every actuator (driven joints too) */
-    *buf++ = sim->t;
-    *buf++ = (double)sim->step;
+    *buf++ = sim->state.t;
+    *buf++ = (double)sim->state.step;
 #define PUT(src, n) (memcpy(buf, (src), (size_t)(n) * sizeof(double)), buf += (n))
     PUT(sim->mb.z, nz), PUT(sim->mb.zd, nz), PUT(sim->mb.zdd, nz), PUT(sim->mb.lambda, mi->m);
-    PUT(sim->work, na), PUT(sim->power, na), PUT(sim->p, sim->np), PUT(sim->ext_force, na);
-    PUT(sim->zdd_prev, nz), PUT(sim->lambda_prev, mi->m), PUT(sim->lambda_prev2, mi->m);
-    PUT(&sim->newton_theta, 1), PUT(&sim->newton_lte, 1);
-    for (int i = 0; i < sim->nsw; ++i) *buf++ = sim->sw[i];
-    if (sim->fe.n > 0) PUT(&sim->fe_work, 1), PUT(&sim->fe_power, 1), PUT(&sim->fe_t, 1);
+    PUT(sim->record.work, na), PUT(sim->record.power, na), PUT(sim->state.p, sim->np), PUT(sim->inputs.ext_force, na);
+    PUT(sim->state.zdd_prev, nz), PUT(sim->state.lambda_prev, mi->m), PUT(sim->state.lambda_prev2, mi->m);
+    PUT(&sim->solver.newton_theta, 1), PUT(&sim->solver.newton_lte, 1);
+    for (int i = 0; i < sim->nsw; ++i) *buf++ = sim->switching.sw[i];
+    if (sim->fe.n > 0) PUT(&sim->record.fe_work, 1), PUT(&sim->record.fe_power, 1), PUT(&sim->record.fe_t, 1);
     if (mi->tlm) PUT(mi->wave, 2 * mi->na), PUT(mi->wave_prev, 2 * mi->na), PUT(mi->cin_prev, 2 * mi->na);
 #undef PUT
     /* The Newton matrix is not part of the snapshot: the next step builds
@@ -308,7 +308,7 @@ static void mech_get_state(const hymo_subsystem *sub, double *buf)
      * repeat the same iterations (fast mode reuses the matrix after a
      * one-iteration step).  Taking a snapshot may so change the following
      * step at round-off level. */
-    mi->sim->jac_valid = 0;
+    mi->sim->jac.jac_valid = 0;
 }
 
 static void mech_set_state(hymo_subsystem *sub, const double *buf)
@@ -316,20 +316,20 @@ static void mech_set_state(hymo_subsystem *sub, const double *buf)
     mech_impl *mi = sub->impl;
     hymo_sim *sim = mi->sim;
     int nz = mi->nz, na = sim->na;
-    sim->t = *buf++;
-    sim->step = lround(*buf++);
+    sim->state.t = *buf++;
+    sim->state.step = lround(*buf++);
 #define GET(dst, n) (memcpy((dst), buf, (size_t)(n) * sizeof(double)), buf += (n))
     GET(sim->mb.z, nz), GET(sim->mb.zd, nz), GET(sim->mb.zdd, nz), GET(sim->mb.lambda, mi->m);
-    GET(sim->work, na), GET(sim->power, na), GET(sim->p, sim->np), GET(sim->ext_force, na);
-    GET(sim->zdd_prev, nz), GET(sim->lambda_prev, mi->m), GET(sim->lambda_prev2, mi->m);
-    GET(&sim->newton_theta, 1), GET(&sim->newton_lte, 1);
-    for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = *buf++ != 0.0;
-    if (sim->fe.n > 0) GET(&sim->fe_work, 1), GET(&sim->fe_power, 1), GET(&sim->fe_t, 1);
+    GET(sim->record.work, na), GET(sim->record.power, na), GET(sim->state.p, sim->np), GET(sim->inputs.ext_force, na);
+    GET(sim->state.zdd_prev, nz), GET(sim->state.lambda_prev, mi->m), GET(sim->state.lambda_prev2, mi->m);
+    GET(&sim->solver.newton_theta, 1), GET(&sim->solver.newton_lte, 1);
+    for (int i = 0; i < sim->nsw; ++i) sim->switching.sw[i] = *buf++ != 0.0;
+    if (sim->fe.n > 0) GET(&sim->record.fe_work, 1), GET(&sim->record.fe_power, 1), GET(&sim->record.fe_t, 1);
     if (mi->tlm) GET(mi->wave, 2 * mi->na), GET(mi->wave_prev, 2 * mi->na), GET(mi->cin_prev, 2 * mi->na);
 #undef GET
     memcpy(sim->mb.zn, sim->mb.z, (size_t)nz * sizeof(double));
-    memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
-    sim->jac_valid = 0;
+    memcpy(sim->eval.pn, sim->state.p, (size_t)sim->np * sizeof(double));
+    sim->jac.jac_valid = 0;
 }
 
 static void mech_destroy(hymo_subsystem *sub)
@@ -388,32 +388,32 @@ static double tlm_real(const mech_impl *mi, int kind, int i)
 static double mech_real(const hymo_sim *sim, int kind, int i)
 {
     switch (kind) {
-    case MV_TIME: return sim->t;
+    case MV_TIME: return sim->state.t;
     case MV_Z: return sim->mb.z[i];
     case MV_ZD: return sim->mb.zd[i];
     case MV_ZDD: return sim->mb.zdd[i];
     case MV_S: return sim->act.s[i];
     case MV_SD: return sim->act.sd[i];
-    case MV_FORCE: return sim->force[i];
-    case MV_WORK: return sim->work[i];
-    case MV_KINETIC: return sim->kinetic;
-    case MV_POTENTIAL: return sim->potential;
-    case MV_DRIFT: return sim->drift;
-    case MV_CPOS: return sim->c_pos[i];
-    case MV_CVEL: return sim->c_vel[i];
-    case MV_CACC: return sim->c_acc[i];
-    case MV_ITERATIONS: return (double)sim->last_iterations;
-    case MV_RESIDUAL: return sim->residual_norm;
-    case MV_STEPS: return (double)sim->step;
-    case MV_ITER_TOTAL: return (double)sim->iterations_total;
-    case MV_ITER_MAX: return (double)sim->iterations_max;
-    case MV_JACOBIANS: return (double)sim->jacobian_evaluations;
+    case MV_FORCE: return sim->eval.force[i];
+    case MV_WORK: return sim->record.work[i];
+    case MV_KINETIC: return sim->record.kinetic;
+    case MV_POTENTIAL: return sim->record.potential;
+    case MV_DRIFT: return sim->record.drift;
+    case MV_CPOS: return sim->record.c_pos[i];
+    case MV_CVEL: return sim->record.c_vel[i];
+    case MV_CACC: return sim->record.c_acc[i];
+    case MV_ITERATIONS: return (double)sim->stats.last_iterations;
+    case MV_RESIDUAL: return sim->stats.residual_norm;
+    case MV_STEPS: return (double)sim->state.step;
+    case MV_ITER_TOTAL: return (double)sim->stats.iterations_total;
+    case MV_ITER_MAX: return (double)sim->stats.iterations_max;
+    case MV_JACOBIANS: return (double)sim->stats.jacobian_evaluations;
     case MV_RESELECTIONS: return (double)sim->form.ops->reselections(&sim->form);
-    case MV_PEAK_DRIFT: return sim->peak_drift;
-    case MV_MAX_WORK: return sim->max_work;
-    case MV_MAX_CPOS: return sim->max_cpos;
-    case MV_MAX_CVEL: return sim->max_cvel;
-    case MV_MAX_CACC: return sim->max_cacc;
+    case MV_PEAK_DRIFT: return sim->extremes.peak_drift;
+    case MV_MAX_WORK: return sim->extremes.max_work;
+    case MV_MAX_CPOS: return sim->extremes.max_cpos;
+    case MV_MAX_CVEL: return sim->extremes.max_cvel;
+    case MV_MAX_CACC: return sim->extremes.max_cacc;
     default: return NAN;
     }
 }
@@ -568,7 +568,7 @@ hymo_status hymo_cosim_mech_create(const hymo_model *model, const hymo_cosim_opt
                 const int j = 2 * a + r;
                 double w;
                 mi->coef[HYMO_POLY_TERMS * j] = mi->wave[j] = mi->wave_prev[j] = mi->cin_prev[j] =
-                    sim->p[model->nodes[tlm_port(model, a, r, &w)].state];
+                    sim->state.p[model->nodes[tlm_port(model, a, r, &w)].state];
             }
         tlm_impedances(mi, opt->H);
         tlm_waves(mi);

@@ -224,13 +224,14 @@ static hymo_status unknown_input(const hymo_sim *sim, const char *name, int bare
 }
 
 /* The spool rates of the committed state from the references in force now
- * (right limit at sim->t). */
+ * (right limit at sim->state.t). */
 static void refresh_spool_rates(hymo_sim *sim)
 {
     const hymo_model *model = sim->model;
     for (int v = 0; v < sim->nu; ++v) {
         const hymo_valve *va = &model->valves[v];
-        sim->ud[va->state] = (hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0) - sim->u[va->state]) / va->tau;
+        sim->state.ud[va->state] =
+            (hymo_sim_valve_ref(sim, v, sim->state.t, +1, 0.0) - sim->state.u[va->state]) / va->tau;
     }
 }
 
@@ -261,13 +262,15 @@ static hymo_status set_input(hymo_sim *sim, const char *name, int mode, double v
     for (int k = 0; k < c->nin; ++k) {
         if (!sel[k]) continue;
         const int v = k, j = k - c->nv; /* a valve, or flow input j */
-        const double before = k < c->nv ? hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0) : flow_factor(sim, j, sim->t, +1, 0.0);
+        const double before =
+            k < c->nv ? hymo_sim_valve_ref(sim, v, sim->state.t, +1, 0.0) : flow_factor(sim, j, sim->state.t, +1, 0.0);
         const int was = c->mode[k];
         c->mode[k] = (unsigned char)mode;
         c->value[k] = value;
         c->fn[k] = fn;
         c->user[k] = user;
-        const double now = k < c->nv ? hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0) : flow_factor(sim, j, sim->t, +1, 0.0);
+        const double now =
+            k < c->nv ? hymo_sim_valve_ref(sim, v, sim->state.t, +1, 0.0) : flow_factor(sim, j, sim->state.t, +1, 0.0);
         if (mode != INPUT_VALUE || was != INPUT_VALUE || now != before) c->changed = 1;
     }
     free(sel);
@@ -470,7 +473,7 @@ static hymo_status own_copy(hymo_sim *sim, hymo_control *c, hymo_error *err)
     DUP(cylinders, m->n_cylinders)
 #undef DUP
     /* the circuit's constants that follow the parameters: the run's own */
-    if (hymo_circuit_own_constants(&sim->circ, cp, &c->circ_consts, NULL) != HYMO_OK) goto nomem;
+    if (hymo_circuit_own_constants(&sim->eval.circ, cp, &c->circ_consts, NULL) != HYMO_OK) goto nomem;
     c->has_copy = 1;
     sim->model = cp;
     return HYMO_OK;
@@ -489,26 +492,26 @@ static hymo_status refresh_rates(hymo_sim *sim, hymo_error *err)
     hymo_kin_velocities(&mb->kin, sim->model, mb->zd);
     memcpy(mb->zn, mb->z, (size_t)sim->nz * sizeof(double));
     memcpy(mb->zdn, mb->zd, (size_t)sim->nz * sizeof(double));
-    memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
-    memcpy(sim->un, sim->u, (size_t)sim->nu * sizeof(double));
+    memcpy(sim->eval.pn, sim->state.p, (size_t)sim->np * sizeof(double));
+    memcpy(sim->eval.un, sim->state.u, (size_t)sim->nu * sizeof(double));
     /* the circuit sees the references in force from now on (right limit);
      * uref_end is restored so that the next step sees the jump too */
     for (int v = 0; v < sim->nu; ++v) {
-        const double keep = sim->uref_end[v];
-        sim->uref_end[v] = hymo_sim_valve_ref(sim, v, sim->t, +1, 0.0);
-        sim->uref_start[v] = keep; /* scratch: uref_start is recomputed at every step start */
+        const double keep = sim->inputs.uref_end[v];
+        sim->inputs.uref_end[v] = hymo_sim_valve_ref(sim, v, sim->state.t, +1, 0.0);
+        sim->inputs.uref_start[v] = keep; /* scratch: uref_start is recomputed at every step start */
     }
-    if (sim->in_end) /* branch pump-signals: the speeds and set flows in force from now on, as the pd below */
-        hymo_sim_flow_inputs(sim, sim->t, +1, sim->opt.dt, sim->in_end);
-    hymo_status st = hymo_engine_dynamics(sim, sim->t, err);
+    if (sim->inputs.in_end) /* branch pump-signals: the speeds and set flows in force from now on, as the pd below */
+        hymo_sim_flow_inputs(sim, sim->state.t, +1, sim->opt.dt, sim->inputs.in_end);
+    hymo_status st = hymo_engine_dynamics(sim, sim->state.t, err);
     if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
     if (st == HYMO_OK) {
-        memcpy(sim->pd, sim->hp, (size_t)sim->np * sizeof(double));
-        memcpy(sim->ud, sim->hu, (size_t)sim->nu * sizeof(double));
-        for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
+        memcpy(sim->state.pd, sim->eval.hp, (size_t)sim->np * sizeof(double));
+        memcpy(sim->state.ud, sim->eval.hu, (size_t)sim->nu * sizeof(double));
+        for (int a = 0; a < sim->na; ++a) sim->record.power[a] = sim->eval.force[a] * sim->act.sd[a];
     }
-    for (int v = 0; v < sim->nu; ++v) sim->uref_end[v] = sim->uref_start[v];
-    sim->jac_valid = 0;
+    for (int v = 0; v < sim->nu; ++v) sim->inputs.uref_end[v] = sim->inputs.uref_start[v];
+    sim->jac.jac_valid = 0;
     return st;
 }
 
@@ -535,11 +538,11 @@ hymo_status hymo_sim_set_parameter(hymo_sim *sim, const char *name, double value
     if (*a == value) return HYMO_OK;
     const double old = *a;
     *a = value;
-    hymo_circuit_refresh_constants(&sim->circ, sim->model);
+    hymo_circuit_refresh_constants(&sim->eval.circ, sim->model);
     st = refresh_rates(sim, err);
     if (st != HYMO_OK) { /* keep the run as it was */
         *a = old;
-        hymo_circuit_refresh_constants(&sim->circ, sim->model);
+        hymo_circuit_refresh_constants(&sim->eval.circ, sim->model);
         hymo_error e2;
         refresh_rates(sim, &e2);
         return st;

@@ -45,7 +45,7 @@ void hymo_drivers_begin_solve(hymo_sim *sim, double t1)
 {
     const hymo_model *model = sim->model;
     hymo_mb *mb = &sim->mb;
-    const double h = sim->h, a1 = 2.0 / h, a2 = 4.0 / (h * h);
+    const double h = sim->solver.h, a1 = 2.0 / h, a2 = 4.0 / (h * h);
     for (int k = 0; k < model->n_drivers; ++k) {
         const hymo_joint_driver *dr = &model->drivers[k];
         double d[2];
@@ -64,18 +64,18 @@ void hymo_drivers_end_solve(hymo_sim *sim, int solved)
         hymo_mb *mb = &sim->mb;
         const double c = mb->dt * mb->dt / 4.0;
         hymo_kin_forces_begin(&mb->kin, model);
-        hymo_actuators_apply(&sim->act, model, &mb->kin, sim->force);
+        hymo_actuators_apply(&sim->act, model, &mb->kin, sim->eval.force);
         hymo_kin_inverse_dynamics(&mb->kin, mb->zddn, mb->dyn_res);
-        sim->form.ops->residual(&sim->form, mb, sim->fp);
+        sim->form.ops->residual(&sim->form, mb, sim->solver.fp);
         for (int k = 0; k < model->n_drivers; ++k) {
             const int u = unknown_of(sim, model->drivers[k].joint);
-            if (u >= 0) sim->force[driver_actuator(model, k)] = sim->fp[u] / c;
+            if (u >= 0) sim->eval.force[driver_actuator(model, k)] = sim->solver.fp[u] / c;
         }
     }
     for (int k = 0; k < model->n_drivers; ++k) {
         const hymo_joint_driver *dr = &model->drivers[k];
         double d[2];
-        hymo_signal_eval_d(&model->signals[dr->signal], sim->t, +1, grid_dt(sim), d);
+        hymo_signal_eval_d(&model->signals[dr->signal], sim->state.t, +1, grid_dt(sim), d);
         sim->mb.zd[dr->joint] = d[0];
         sim->mb.zdd[dr->joint] = d[1];
     }
@@ -93,7 +93,7 @@ hymo_status hymo_drivers_residual(hymo_sim *sim, const double *x, double *f, dou
                                   "t = %.6g s: driven joint '%s' is a dependent coordinate of the double-step "
                                   "partition; drive an independent joint or use --formulation penalty",
                                   t, model->bodies[dr->joint].joint_name);
-        sim->force[driver_actuator(model, k)] = f[u] / c; /* the generalized force that imposes the motion */
+        sim->eval.force[driver_actuator(model, k)] = f[u] / c; /* the generalized force that imposes the motion */
         const double target = hymo_signal_eval_d(&model->signals[dr->signal], t, -1, grid_dt(sim), NULL);
         f[u] = x[u] - (target - sim->mb.z[dr->joint]);
     }
@@ -104,8 +104,8 @@ void hymo_drivers_jacobian(hymo_sim *sim)
 {
     const hymo_model *model = sim->model;
     const int nx = sim->nx, nxm = sim->nxm;
-    hymo_sparse *J = &sim->jm;  /* complete with driven joints (mech_pattern) */
-    hymo_sparse *H = &sim->jh; /* the other columns' mechanical rows */
+    hymo_sparse *J = &sim->jac.jm;  /* complete with driven joints (mech_pattern) */
+    hymo_sparse *H = &sim->jac.jh; /* the other columns' mechanical rows */
     for (int k = 0; k < model->n_drivers; ++k) {
         const int u = unknown_of(sim, model->drivers[k].joint);
         if (u < 0) continue; /* the residual reports it */
@@ -124,7 +124,7 @@ hymo_status hymo_drivers_consistent_accelerations(hymo_sim *sim, int set_lambda,
     const hymo_model *model = sim->model;
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz, m = sim->m, nd = model->n_drivers, n = nz + m + nd;
-    double *K = sim->kkt, *rhs = sim->kkt_rhs;
+    double *K = sim->accel.kkt, *rhs = sim->accel.kkt_rhs;
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     memset(K, 0, (size_t)n * (size_t)n * sizeof(double));
     for (int i = 0; i < nz; ++i)
@@ -138,18 +138,18 @@ hymo_status hymo_drivers_consistent_accelerations(hymo_sim *sim, int set_lambda,
         const int j = model->drivers[k].joint, r = nz + m + k;
         K[r * n + j] = K[j * n + r] = 1.0;
         double d[2];
-        hymo_signal_eval_d(&model->signals[model->drivers[k].signal], sim->t, +1, grid_dt(sim), d);
+        hymo_signal_eval_d(&model->signals[model->drivers[k].signal], sim->state.t, +1, grid_dt(sim), d);
         rhs[r] = d[1];
     }
-    if (hymo_lu_factor(n, K, sim->kkt_piv))
+    if (hymo_lu_factor(n, K, sim->accel.kkt_piv))
         return hymo_error_set(err, HYMO_ERR_MODEL,
                               "%s: t = %.6g s: singular mass matrix with the driven joints (a driven joint that "
                               "the cut joints fix, or a body without mass?)",
-                              model->source_path ? model->source_path : model->name, sim->t);
-    hymo_lu_solve(n, K, sim->kkt_piv, rhs);
+                              model->source_path ? model->source_path : model->name, sim->state.t);
+    hymo_lu_solve(n, K, sim->accel.kkt_piv, rhs);
     memcpy(mb->zdd, rhs, (size_t)nz * sizeof(double));
     if (set_lambda) memcpy(mb->lambda, rhs + nz, (size_t)m * sizeof(double));
-    for (int k = 0; k < nd; ++k) sim->force[driver_actuator(model, k)] = -rhs[nz + m + k]; /* M zdd + mu = Q' */
+    for (int k = 0; k < nd; ++k) sim->eval.force[driver_actuator(model, k)] = -rhs[nz + m + k]; /* M zdd + mu = Q' */
     return HYMO_OK;
 }
 

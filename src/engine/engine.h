@@ -62,13 +62,13 @@ typedef struct hymo_jacobian_ops {
     /* rebuild before the next iteration, given the scaled increments of
      * this iteration and the previous one? */
     int (*refresh_after)(double inc, double prev);
-    /* the Newton matrix sim->jm, sim->jfull at the current evaluation (time t) */
+    /* the Newton matrix sim->jac.jm, sim->jac.jfull at the current evaluation (time t) */
     hymo_status (*build)(hymo_sim *sim, double t, hymo_error *err);
     /* a Newton correction below this fraction of the tolerances is not
      * applied (the evaluated iterate is kept); < 0: always applied */
     double negligible;
     /* the state (and residual norm) at the converged unknowns x;
-     * at_evaluated: x is the iterate whose residual sim->f holds */
+     * at_evaluated: x is the iterate whose residual sim->solver.f holds */
     hymo_status (*finish)(hymo_sim *sim, const double *x, int at_evaluated, double t, hymo_error *err);
     /* builds the matrix from the formulation's parts (not column by column
      * from residuals), so that tree mode can leave M' out of it */
@@ -78,7 +78,7 @@ typedef struct hymo_jacobian_ops {
 /* Newton stopping test of the trapezoidal integrator. */
 typedef struct hymo_newton_test_ops {
     const char *name;
-    /* start of a step at the predicted unknowns x: sets sim->newton_tau,
+    /* start of a step at the predicted unknowns x: sets sim->solver.newton_tau,
      * the step's target in units of the increment tolerances (<= 1) */
     void (*begin_step)(hymo_sim *sim, const double *x);
     /* after the update of iteration iter (scaled increments inc, and prev
@@ -109,13 +109,13 @@ typedef struct hymo_force_source_ops {
     void (*unpack)(hymo_sim *sim, const double *xh);
     /* sim->force (and hp, hu) at the iterate, actuators evaluated; time t */
     hymo_status (*forces)(hymo_sim *sim, double t, hymo_error *err);
-    /* sim->force at the final state (after the projections) */
+    /* sim->eval.force at the final state (after the projections) */
     void (*refresh)(hymo_sim *sim);
     /* hydraulic residual rows */
     void (*residual)(const hymo_sim *sim, double *fh);
     /* fast Jacobian: actuator stiffness and damping added to the
-     * mechanical block sim->jm, and the hydraulic rows and columns (all
-     * entries outside that block) pushed into sim->jh column by column
+     * mechanical block sim->jac.jm, and the hydraulic rows and columns (all
+     * entries outside that block) pushed into sim->jac.jh column by column
      * (begun by the caller; columns not ended are empty) */
     hymo_status (*tangent)(hymo_sim *sim, double t, hymo_error *err);
     /* split mode: the coupling inputs for the next evaluation, per cylinder
@@ -137,90 +137,90 @@ extern const hymo_force_source_ops hymo_forces_monolithic_ops;
 extern const hymo_force_source_ops hymo_forces_split_force_ops;
 extern const hymo_force_source_ops hymo_forces_split_pressure_ops;
 
-/* Shapes: nz joints, m constraint equations, np pressures, nu spools, na
- * cylinders, ncut cut joints; nxm mechanical and nx Newton unknowns. */
-struct hymo_sim {
-    const hymo_model *model;
-    const hymo_compiled *cm;
-    hymo_run_options opt;
-    /* runtime choices (hymo_sim_create_with) */
-    const hymo_integrator_ops *integrator;
-    void *integrator_content;
-    hymo_formulation form;
-    const hymo_jacobian_ops *jacobian;
-    const hymo_newton_test_ops *newton;
-    const hymo_force_source_ops *forces;
-    hymo_linsol *ls;
-    int nz, m, np, nu, na, ncut;
-    int nxm, nx;
+/* The parts of a simulation's run data.  Each is filled by one stage; the
+ * engine's step (hymo_sim_step) reads and writes them in this order:
+ * inputs -> solver (and jac) -> eval -> state (commit) -> switching ->
+ * record, extremes, stats.  hymo_sim_create allocates every array once. */
 
+/* The committed state at state.t and the predictor's history: set by
+ * hymo_sim_create (the initial state) and by the commit after each
+ * (sub-)step; the joints' state is mb's (z, zd, zdd, lambda). */
+typedef struct {
     /* time of the committed state: t = step dt (between the sub-steps of
      * a step with an event, the event time) */
     double t;
     long step;
-    /* size of the step being solved: opt.dt, or a sub-step to or from an
-     * event; the size of the last one committed */
-    double h, h_prev;
-    /* events (force source's switching functions): their number, the
-     * states sw (the branches in use, = g >= 0 when last located), values
-     * at the step start and end, the circuit as the run sees it (the
-     * compiled one pointed at sw), events located so far, the last time */
-    int nsw;
-    unsigned char *sw;
-    double *g_start, *g_end, *lambda_save;
-    hymo_circuit circ;
-    long events, event_iterations; /* ... and the Newton iterations spent locating them */
-    double last_event;
-
-    /* mechanics: joint state, iterate, constraints (formulations/multibody.h) */
-    hymo_mb mb;
-    /* actuators at the last evaluation: s, sd, directions, end points (na) */
-    hymo_actuators act;
-
-    /* hydraulic state at t_k (commit) and iterate at t_{k+1} (forces.unpack) */
-    double *p, *pd, *u, *ud;     /* np, np, nu, nu */
-    double *pn, *pdn, *un, *udn; /* np, np, nu, nu; split velocity-pressure: pn is the input */
-    double *uref_start, *uref_end; /* nu: valve references at t_k+ and t_{k+1}- (step start) */
-    /* branch pump-signals: pump speeds then flow control set flows
-     * (n_in = n_pumps + n_flow_controls; NULL, 0 for a model without
-     * speed_signal or set_flow_signal) at t_k+ (scratch) and at the
-     * evaluation's time: circ.pump_speed and circ.fc_flow point into in_end,
-     * set with uref_end (t_{k+1}- in a step, the right limit at a start) */
-    double *in_start, *in_end;
-    int n_in;
+    double *p, *pd, *u, *ud; /* np, np, nu, nu: pressures and spool positions, their rates */
+    double h_prev;           /* size of the last (sub-)step committed */
     /* predictor history (t_{k-1}, t_{k-2}) */
     double *zdd_prev, *pd_prev, *pd_prev2, *lambda_prev, *lambda_prev2; /* nz, np, np, m, m */
+} hymo_sim_state;
 
-    /* evaluation at the iterate (forces.forces) */
-    double *force;     /* na: cylinder forces F_s */
-    double *hp, *hu;   /* np, nu: pressure and spool rates of the circuit */
+/* The inputs of the step being solved: set at each step's start (valve
+ * references and flow inputs, with the controller's overrides) and by the
+ * force source's set_inputs (split mode's coupling inputs). */
+typedef struct {
+    double *uref_start, *uref_end; /* nu: valve references at t_k+ and t_{k+1}- (step start) */
+    /* pump speeds then flow control set flows (n_in = n_pumps +
+     * n_flow_controls; NULL for a model without speed_signal or
+     * set_flow_signal) at t_k+ (scratch) and at the evaluation's time:
+     * eval.circ.pump_speed and eval.circ.fc_flow point into in_end, set
+     * with uref_end (t_{k+1}- in a step, the right limit at a start) */
+    double *in_start, *in_end;
     double *ext_force; /* na: split velocity-force input, F_s at t_{k+1} */
     double *tlm_in;    /* 4 na: split TLM input, waves c then impedances Z_c (piston 2a, rod 2a+1) */
+} hymo_sim_inputs;
 
-    /* Newton (integrator) */
+/* The evaluation at the iterate: the hydraulic iterate at t_{k+1}
+ * (forces.unpack) and what the force source computes from it
+ * (forces.forces; forces.refresh at the final state). */
+typedef struct {
+    double *pn, *pdn, *un, *udn; /* np, np, nu, nu; split velocity-pressure: pn is the input */
+    double *force;               /* na: cylinder forces F_s */
+    double *hp, *hu;             /* np, nu: pressure and spool rates of the circuit */
+    /* the circuit as the run sees it: the compiled one with its branches
+     * at switching.sw and its flow inputs at inputs.in_end (hymo_sim_create) */
+    hymo_circuit circ;
+} hymo_sim_eval;
+
+/* The step's Newton solve (the integrator's step, jacobian.finish and the
+ * Newton test): step size, unknowns and the stopping test's state. */
+typedef struct {
+    /* size of the step being solved: opt.dt, or a sub-step to or from an
+     * event */
+    double h;
     double *x, *dx, *f, *fp; /* nx: unknowns, correction, residual, perturbed residual */
-    /* the Newton matrix (jacobian.build): the mechanical block (jm, nxm x
-     * nxm, a pattern fixed when the simulation is created: the complete
-     * one, value column-major, unless the formulation gives its non-zeros
-     * (penalty on many loops) or tree mode its diagonal; the formulation's
-     * tangent and the actuator and force-element stiffness write it), the
-     * entries outside it by compressed columns (jh: the force source's
-     * hydraulic rows and columns), and the whole matrix by compressed
-     * columns (jfull: what the linear solver factorises).  No nx x nx
-     * array: memory and cost grow with the non-zeros. */
-    hymo_sparse jm, jh, jfull;
-    double *tan_w; /* nx scratch, kept zero (src/engine/forces.c) */
-    double *tree_w, *tree_s; /* tree mode: the articulated-body factors (hymo_engine_tree_mode) */
-    int *tan_mark; /* nx scratch, kept zero */
-    double *zsave;           /* nz: numeric Jacobian scratch */
-    int jac_valid;           /* the factorisation in ls belongs to the current unknowns */
-    double jac_h;            /* ... and was built for the step size jac_h */
     double *xpred;           /* nx: the predictor (contractive Newton test) */
     double newton_tau;       /* the step's Newton target, in tolerance units (<= 1) */
     double newton_theta;     /* last contraction rate measured (mechanical block) */
     double newton_prev_m;    /* the mechanical block's previous scaled increment in this step */
     double newton_lte;       /* predictor-corrector distance of the last step, tolerance units */
-    hymo_circuit_derivs cderiv;  /* fast Jacobian: circuit partial derivatives */
+} hymo_sim_solver;
+
+/* The Newton matrix and its workspace: built by jacobian.build (the fast
+ * Jacobian with forces.tangent), factorised by
+ * hymo_engine_factor_jacobian; its shape (tree mode, patterns) is fixed
+ * by hymo_sim_create. */
+typedef struct {
+    /* the mechanical block (jm, nxm x nxm, a pattern fixed when the
+     * simulation is created: the complete one, value column-major, unless
+     * the formulation gives its non-zeros (penalty on many loops) or tree
+     * mode its diagonal; the formulation's tangent and the actuator and
+     * force-element stiffness write it), the entries outside it by
+     * compressed columns (jh: the force source's hydraulic rows and
+     * columns), and the whole matrix by compressed columns (jfull: what
+     * the linear solver factorises).  No nx x nx array: memory and cost
+     * grow with the non-zeros. */
+    hymo_sparse jm, jh, jfull;
+    int jac_valid; /* the factorisation in ls belongs to the current unknowns */
+    double jac_h;  /* ... and was built for the step size jac_h */
+    /* tree mode (hymo_engine_tree_mode): an open tree without constraints
+     * whose actuators and force elements each act on one joint; the
+     * mechanical block is M' + diagonal, jm holds the diagonal (nxm)
+     * and the linear solver adds M' (the O(n) articulated-body
+     * factorisation): no nz x nz array is formed */
+    int tree_mode;
+    hymo_circuit_derivs cderiv; /* fast Jacobian: circuit partial derivatives */
     /* fast Jacobian: the gradients of the actuators' lengths (na rows) and
      * of the force elements' rows (src/engine/jacobian.c), in the coordinates
      * (act_gz) and mapped to the unknowns (act_gx), g_ld entries per row:
@@ -228,61 +228,127 @@ struct hymo_sim {
      * or, in tree mode, one per row at unknown g_idx[row] (< 0: none) */
     double *act_gz, *act_gx;
     int g_ld, *g_idx;
-    int *g_jt_start, *g_jt;      /* tree mode: the actuators acting on unknown k: g_jt[g_jt_start[k] ..] */
-    /* tree mode (hymo_engine_tree_mode): an open tree without constraints
-     * whose actuators and force elements each act on one joint; the
-     * mechanical block is M' + diagonal, jm holds the diagonal (nxm)
-     * and the linear solver adds M' (the O(n) articulated-body
-     * factorisation): no nz x nz array is formed */
-    int tree_mode;
-    int *tan_idx;                /* fast Jacobian: nx scratch (non-zero index lists, src/engine/forces.c) */
-    double *kkt, *kkt_rhs;       /* (nz+m)^2 (tree mode, kkt_sp: none), nz+m: consistent accelerations */
-    int *kkt_piv;
-    hymo_kkt_sparse *kkt_sp;     /* from HYMO_KKT_SPARSE_MIN = nz + m on (no driven joints): KLU's instead of kkt */
-    double *s_prev;              /* na: semi-implicit Euler, lengths at t_k */
+    int *g_jt_start, *g_jt;  /* tree mode: the actuators acting on unknown k: g_jt[g_jt_start[k] ..] */
+    double *tan_w;           /* nx scratch, kept zero (src/engine/forces.c) */
+    int *tan_idx;            /* fast Jacobian: nx scratch (non-zero index lists, src/engine/forces.c) */
+    int *tan_mark;           /* nx scratch, kept zero */
+    double *tree_w, *tree_s; /* tree mode: the articulated-body factors */
+    double *zsave;           /* nz: numeric Jacobian scratch */
+} hymo_sim_jac;
 
-    /* records and statistics (hymo_engine_record_stats, after each step) */
-    double *work;  /* na: actuator work */
-    double *power; /* na: F sd at t_k */
-    double energy0;
+/* The consistent accelerations' system [M' Phi_z^T; Phi_z 0]
+ * (hymo_engine_consistent_accelerations, at the start and each restart). */
+typedef struct {
+    double *kkt, *kkt_rhs;   /* (nz+m)^2 (tree mode, kkt_sp: none), nz+m */
+    int *kkt_piv;
+    hymo_kkt_sparse *kkt_sp; /* from HYMO_KKT_SPARSE_MIN = nz + m on (no driven joints): KLU's instead of kkt */
+} hymo_sim_accel;
+
+/* Events (the force source's switching functions, then the force
+ * elements'): located by the trapezoidal step, which cuts the step at a
+ * crossing and switches the branch. */
+typedef struct {
+    unsigned char *sw;       /* nsw: the branches in use (= g >= 0 when last located) */
+    double *g_start, *g_end; /* nsw: values at the (sub-)step's start and end */
+    /* m: the multipliers at the (sub-)step's start, restored before each
+     * location solve and each retry (penalty updates them within a step) */
+    double *lambda_save;
+    long events;           /* events located so far */
+    long event_iterations; /* ... and the Newton iterations spent locating them */
+    double last_event;     /* time of the last one (NaN: none) */
+} hymo_sim_switching;
+
+/* The records of the committed state, written as the run's rows: actuator
+ * work and power (commit; the explicit integrator's own rule), energies and
+ * constraint violations (hymo_engine_record_stats, after each step). */
+typedef struct {
+    double *work;   /* na: actuator work */
+    double *power;  /* na: F sd at t_k */
+    double *s_prev; /* na: semi-implicit Euler, lengths at t_k */
+    /* the mechanical force elements' work, integrated with the trapezoidal
+     * rule between recorded states (time fe_t, power fe_power) */
+    double fe_work, fe_power, fe_t;
+    double energy0; /* kinetic + potential energy at the start */
     double kinetic, potential, drift;
     double *c_pos, *c_vel, *c_acc; /* ncut: cut-joint violation norms of the current row */
     double *cv_rows, *ca_rows;     /* m: velocity and acceleration constraint rows (scratch) */
-    double residual_norm;
-    int last_iterations;
-    long iterations_total;
-    int iterations_max;
-    long jacobian_evaluations;
+} hymo_sim_record;
+
+/* Extremes over the run of the recorded quantities
+ * (hymo_engine_record_stats, after each step). */
+typedef struct {
     double peak_drift, max_work, max_cpos, max_cvel, max_cacc;
-    /* pressure range over the run: extreme values, the volume and time of
-     * each, and the volumes that went below 0 Pa absolute */
+    double max_cred; /* max |Phi| of the redundant rows */
+    /* pressure range: extreme values, the volume and time of each, and
+     * the volumes that went below 0 Pa absolute */
     double p_lo, p_hi, t_lo, t_hi;
     int v_lo, v_hi, n_negative;
     unsigned char *p_negative; /* np: went below 0 Pa */
-    double wall_time; /* hymo_run: its integration loop */
-    double clock0;    /* hymo_now_seconds() at the first step (0: none yet) */
-    /* controller overrides of inputs and parameters (src/engine/control.c); NULL if none */
-    struct hymo_control *control;
-    /* branch fluid: per-volume pressure range, [4k..4k+3] = p_min, t_min,
-     * p_max, t_max of volume state k, and the volumes that went below the
-     * fluid's floor (p_vapour with entrained air, 0 Pa with the constant law) */
+    /* per-volume pressure range, [4k..4k+3] = p_min, t_min, p_max, t_max
+     * of volume state k, and the volumes that went below the fluid's floor
+     * (p_vapour with entrained air, 0 Pa with the constant law) */
     double *p_vrange;
     unsigned char *p_below_floor; /* np */
     int n_below_floor;
-    /* mbstruct: max |Phi| of the redundant rows over the run */
-    double max_cred;
+} hymo_sim_extremes;
 
-    /* branch forces: mechanical force elements (formulations/force_elements.h)
-     * at the last evaluation; the switching functions are the force
-     * source's nsw_source first, then the elements' (sw, g_start, g_end);
-     * their work, integrated with the trapezoidal rule between recorded
-     * states (time fe_t, power fe_power), enters the energy drift */
+/* Solver statistics: iterations (the integrator's step, jacobian.finish),
+ * Jacobian evaluations (hymo_engine_factor_jacobian), retries with
+ * halved steps, and timing (hymo_sim_step, hymo_run). */
+typedef struct {
+    int last_iterations;  /* Newton iterations of the last step */
+    double residual_norm; /* at the last step's converged unknowns */
+    long iterations_total, jacobian_evaluations;
+    int iterations_max;
+    long step_halvings; /* (sub-)steps retried with half their size (src/engine/engine.c, MAX_RETRIES) */
+    double wall_time;   /* hymo_run: its integration loop */
+    double clock0;      /* hymo_now_seconds() at the first step (0: none yet) */
+} hymo_sim_stats;
+
+struct hymo_sim {
+    /* the setup (hymo_sim_create): the model, its compiled constants, the
+     * run options and the runtime choices ({content; ops} tables) */
+    const hymo_model *model;
+    const hymo_compiled *cm;
+    hymo_run_options opt;
+    const hymo_integrator_ops *integrator;
+    void *integrator_content;
+    hymo_formulation form;
+    const hymo_jacobian_ops *jacobian;
+    const hymo_newton_test_ops *newton;
+    const hymo_force_source_ops *forces;
+    hymo_linsol *ls;
+    /* controller overrides of inputs and parameters (src/engine/control.c,
+     * hymo_sim_set_input ...); NULL if none */
+    struct hymo_control *control;
+
+    /* shapes (hymo_sim_create): nz joints, m constraint equations, np
+     * pressures, nu spools, na actuators, ncut cut joints; nxm mechanical
+     * and nx Newton unknowns; nsw switching functions, the force source's
+     * nsw_source first; n_in flow inputs (pump speeds, set flows) */
+    int nz, m, np, nu, na, ncut;
+    int nxm, nx;
+    int nsw, nsw_source;
+    int n_in;
+
+    /* the components' own data: the mechanics (joint state, iterate,
+     * constraints: formulations/multibody.h), the actuators (s, sd,
+     * directions, end points) and the mechanical force elements
+     * (formulations/force_elements.h), each at the last evaluation */
+    hymo_mb mb;
+    hymo_actuators act;
     hymo_fe fe;
-    int nsw_source;
-    double fe_work, fe_power, fe_t;
 
-    /* s18-newton: (sub-)steps retried with half their size (src/engine/engine.c, MAX_HALVINGS) */
-    long step_halvings;
+    hymo_sim_state state;         /* committed state, predictor history: commit */
+    hymo_sim_inputs inputs;       /* valve references, flow and coupling inputs: step start, set_inputs */
+    hymo_sim_eval eval;           /* hydraulic iterate, forces, circuit view: forces.unpack, forces.forces */
+    hymo_sim_solver solver;       /* step size, unknowns, Newton test state: the integrator's Newton loop */
+    hymo_sim_jac jac;             /* Newton matrix and its workspace: jacobian.build, factor */
+    hymo_sim_accel accel;         /* KKT system: consistent accelerations */
+    hymo_sim_switching switching; /* switching states and event counts: event location */
+    hymo_sim_record record;       /* work, power, energies, violations: commit, record_stats */
+    hymo_sim_extremes extremes;   /* peaks and pressure ranges over the run: record_stats */
+    hymo_sim_stats stats;         /* iterations, Jacobians, halvings, timing: step, factor, hymo_run */
 };
 typedef struct hymo_control hymo_control;
 
@@ -305,7 +371,7 @@ hymo_status hymo_engine_unpack(hymo_sim *sim, const double *x, double t, hymo_er
 hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, double t, hymo_error *err);
 /* Tree mode (the field's comment), decided when the simulation is created
  * (after the linear solver, before the Jacobian's arrays): sets
- * sim->tree_mode, g_ld, g_idx and g_jt; HYMO_ERR_NOMEM only. */
+ * sim->jac.tree_mode, g_ld, g_idx and g_jt; HYMO_ERR_NOMEM only. */
 hymo_status hymo_engine_tree_mode(hymo_sim *sim, hymo_error *err);
 /* -k g g^T of actuator a's gradient (act_gx) into the mechanical block
  * (src/engine/forces.c): its stiffness and damping k = dt^2/4 (dF/ds + 2/dt dF/dsd) */
@@ -313,14 +379,14 @@ void hymo_engine_actuator_stiffness(hymo_sim *sim, int a, double k);
 /* Entry s of gradient row `row`: its unknown (< 0: none). */
 static inline int hymo_engine_g_unknown(const hymo_sim *sim, int row, int s)
 {
-    return sim->g_idx ? sim->g_idx[row * sim->g_ld + s] : s;
+    return sim->jac.g_idx ? sim->jac.g_idx[row * sim->jac.g_ld + s] : s;
 }
 /* jm(i, l) += v inside the block's pattern: tree mode keeps the diagonal,
  * where every term arises (one joint per gradient row); a formulation's
  * pattern holds every joint set's pairs (the terms outside are exact zeros) */
 static inline void hymo_engine_mech_add(hymo_sim *sim, int i, int l, double v)
 {
-    hymo_sparse *B = &sim->jm;
+    hymo_sparse *B = &sim->jac.jm;
     if ((long long)B->nnz == (long long)B->n_rows * B->n_cols) { /* the complete pattern: column-major, no search */
         B->value[(size_t)l * (size_t)B->n_rows + (size_t)i] += v;
         return;
@@ -329,7 +395,7 @@ static inline void hymo_engine_mech_add(hymo_sim *sim, int i, int l, double v)
     if (e) *e += v;
 }
 /* Factorises sim->jfull (after the formulation saw the mechanical block
- * sim->jm). */
+ * sim->jac.jm). */
 hymo_status hymo_engine_factor_jacobian(hymo_sim *sim, double t, hymo_error *err);
 /* Actuators, forces (through the force source) and M', Q' at the current
  * kinematics; time t for messages. */

@@ -20,40 +20,40 @@ static hymo_status euler_step(hymo_sim *sim, hymo_error *err)
     hymo_kin_positions(&mb->kin, model, mb->z);
     hymo_kin_velocities(&mb->kin, model, mb->zd);
     if (sim->m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
-    hymo_status st = hymo_engine_dynamics(sim, sim->t, err);
+    hymo_status st = hymo_engine_dynamics(sim, sim->state.t, err);
     if (st != HYMO_OK) return st;
-    st = sim->form.ops->accelerations(&sim->form, mb, sim->t, sim->step, &sim->last_iterations, err);
+    st = sim->form.ops->accelerations(&sim->form, mb, sim->state.t, sim->state.step, &sim->stats.last_iterations, err);
     if (st != HYMO_OK) return st;
     /* the step's force is constant: its work is F_k (s_{k+1} - s_k) */
-    memcpy(sim->s_prev, sim->act.s, (size_t)sim->na * sizeof(double));
+    memcpy(sim->record.s_prev, sim->act.s, (size_t)sim->na * sizeof(double));
     for (int j = 0; j < nz; ++j) {
         mb->zd[j] += h * mb->zdd[j];
         mb->z[j] += h * mb->zd[j];
         if (!isfinite(mb->z[j]) || !isfinite(mb->zd[j]))
             return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): joint %s became non-finite",
-                                  sim->t + h, sim->step + 1, model->bodies[j].joint_name);
+                                  sim->state.t + h, sim->state.step + 1, model->bodies[j].joint_name);
     }
-    sim->t = (double)(sim->step + 1) * h;
-    sim->step++;
+    sim->state.t = (double)(sim->state.step + 1) * h;
+    sim->state.step++;
     hymo_kin_positions(&mb->kin, model, mb->z);
     hymo_kin_velocities(&mb->kin, model, mb->zd);
     hymo_actuators_eval(&sim->act, model, &mb->kin); /* s, sd at t_{k+1}: the outputs */
     for (int a = 0; a < sim->na; ++a) {
-        sim->work[a] += sim->force[a] * (sim->act.s[a] - sim->s_prev[a]);
-        sim->power[a] = sim->force[a] * sim->act.sd[a];
+        sim->record.work[a] += sim->eval.force[a] * (sim->act.s[a] - sim->record.s_prev[a]);
+        sim->record.power[a] = sim->eval.force[a] * sim->act.sd[a];
     }
     if (sim->m > 0) hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     if (sim->nsw > 0) { /* no event location: the branches of the state reached */
-        hymo_engine_switching(sim, sim->g_end);
-        for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = sim->g_end[i] >= 0.0;
+        hymo_engine_switching(sim, sim->switching.g_end);
+        for (int i = 0; i < sim->nsw; ++i) sim->switching.sw[i] = sim->switching.g_end[i] >= 0.0;
     }
-    sim->iterations_total += sim->last_iterations;
-    if (sim->last_iterations > sim->iterations_max) sim->iterations_max = sim->last_iterations;
+    sim->stats.iterations_total += sim->stats.last_iterations;
+    if (sim->stats.last_iterations > sim->stats.iterations_max) sim->stats.iterations_max = sim->stats.last_iterations;
     hymo_engine_record_stats(sim);
     return HYMO_OK;
 }
 
-static double euler_input_time(const hymo_sim *sim) { return (double)sim->step * sim->opt.dt; }
+static double euler_input_time(const hymo_sim *sim) { return (double)sim->state.step * sim->opt.dt; }
 
 static hymo_status euler_restart(hymo_sim *sim, hymo_error *err) { return (void)sim, (void)err, HYMO_OK; }
 

@@ -56,7 +56,7 @@ static double next_breakpoint(const hymo_sim *sim, double t)
         if (b < next) next = b;
     }
     /* branch pump-signals: the pumps' and flow control valves' signals */
-    for (int j = 0; sim->in_end && j < sim->n_in; ++j) {
+    for (int j = 0; sim->inputs.in_end && j < sim->n_in; ++j) {
         const hymo_signal *sig = hymo_sim_flow_input_signal(sim, j); /* NULL: none, or overridden */
         if (!sig) continue;
         const double b = hymo_signal_next_breakpoint(sig, t, 1e-9 * sim->opt.dt);
@@ -69,9 +69,9 @@ static double next_breakpoint(const hymo_sim *sim, double t)
 static void set_inputs(hymo_sim *sim, const ida_content *c, double t)
 {
     const int side = t >= c->t_break - 1e-9 * sim->opt.dt ? -1 : +1;
-    for (int v = 0; v < sim->nu; ++v) sim->uref_end[v] = hymo_sim_valve_ref(sim, v, t, side, 0.0);
-    if (sim->in_end) /* branch pump-signals: pump speeds and set flows (the circuit's) */
-        hymo_sim_flow_inputs(sim, t, side, 0.0, sim->in_end);
+    for (int v = 0; v < sim->nu; ++v) sim->inputs.uref_end[v] = hymo_sim_valve_ref(sim, v, t, side, 0.0);
+    if (sim->inputs.in_end) /* branch pump-signals: pump speeds and set flows (the circuit's) */
+        hymo_sim_flow_inputs(sim, t, side, 0.0, sim->inputs.in_end);
 }
 
 /* The engine state at (t, y, y'); f (if not NULL) the residual. */
@@ -83,8 +83,8 @@ static hymo_status evaluate(hymo_sim *sim, ida_content *c, double t, const doubl
     const double *qp = yp, *vp = yp + ni, *pp = qp + 2 * ni, *up = pp + np, *wp = up + nu;
     hymo_status st = sim->form.ops->ode_unpack(&sim->form, &sim->mb, q, v, vp, t, err);
     if (st != HYMO_OK) return st;
-    memcpy(sim->pn, p, (size_t)np * sizeof(double));
-    memcpy(sim->un, u, (size_t)nu * sizeof(double));
+    memcpy(sim->eval.pn, p, (size_t)np * sizeof(double));
+    memcpy(sim->eval.un, u, (size_t)nu * sizeof(double));
     set_inputs(sim, c, t);
     st = hymo_engine_forces(sim, t, err);
     if (st != HYMO_OK || !f) return st;
@@ -92,9 +92,9 @@ static hymo_status evaluate(hymo_sim *sim, ida_content *c, double t, const doubl
     for (int k = 0; k < ni; ++k) f[k] = qp[k] - v[k];
     sim->form.ops->residual(&sim->form, &sim->mb, f + ni);
     double *fp = f + 2 * ni, *fu = fp + np, *fw = fu + nu;
-    for (int k = 0; k < np; ++k) fp[k] = pp[k] - sim->hp[k];
-    for (int k = 0; k < nu; ++k) fu[k] = up[k] - sim->hu[k];
-    for (int a = 0; a < na; ++a) fw[a] = wp[a] - sim->force[a] * sim->act.sd[a];
+    for (int k = 0; k < np; ++k) fp[k] = pp[k] - sim->eval.hp[k];
+    for (int k = 0; k < nu; ++k) fu[k] = up[k] - sim->eval.hu[k];
+    for (int a = 0; a < na; ++a) fw[a] = wp[a] - sim->eval.force[a] * sim->act.sd[a];
     return HYMO_OK;
 }
 
@@ -131,12 +131,12 @@ static void pack(hymo_sim *sim, ida_content *c)
     double *y = N_VGetArrayPointer(c->y), *yp = N_VGetArrayPointer(c->yp);
     sim->form.ops->ode_pack(&sim->form, &sim->mb, y, y + ni, yp + ni);
     memcpy(yp, y + ni, (size_t)ni * sizeof(double)); /* q' = v */
-    memcpy(y + 2 * ni, sim->p, (size_t)np * sizeof(double));
-    memcpy(yp + 2 * ni, sim->pd, (size_t)np * sizeof(double));
-    memcpy(y + 2 * ni + np, sim->u, (size_t)nu * sizeof(double));
-    memcpy(yp + 2 * ni + np, sim->ud, (size_t)nu * sizeof(double));
-    memcpy(y + 2 * ni + np + nu, sim->work, (size_t)na * sizeof(double));
-    memcpy(yp + 2 * ni + np + nu, sim->power, (size_t)na * sizeof(double));
+    memcpy(y + 2 * ni, sim->state.p, (size_t)np * sizeof(double));
+    memcpy(yp + 2 * ni, sim->state.pd, (size_t)np * sizeof(double));
+    memcpy(y + 2 * ni + np, sim->state.u, (size_t)nu * sizeof(double));
+    memcpy(yp + 2 * ni + np, sim->state.ud, (size_t)nu * sizeof(double));
+    memcpy(y + 2 * ni + np + nu, sim->record.work, (size_t)na * sizeof(double));
+    memcpy(yp + 2 * ni + np + nu, sim->record.power, (size_t)na * sizeof(double));
 }
 
 static void ida_destroy(hymo_sim *sim)
@@ -211,21 +211,21 @@ static hymo_status switch_branches(hymo_sim *sim, ida_content *c, double t, hymo
     hymo_status st = evaluate(sim, c, t, y, yp, NULL, err);
     if (st != HYMO_OK) return st;
     for (int i = 0; i < sim->nsw; ++i)
-        if (c->roots[i]) sim->sw[i] = c->roots[i] > 0; /* rising: g >= 0 from here on */
+        if (c->roots[i]) sim->switching.sw[i] = c->roots[i] > 0; /* rising: g >= 0 from here on */
     memcpy(mb->z, mb->zn, (size_t)sim->nz * sizeof(double));
     memcpy(mb->zd, mb->zdn, (size_t)sim->nz * sizeof(double));
-    memcpy(sim->p, y + 2 * ni, (size_t)np * sizeof(double));
-    memcpy(sim->u, y + 2 * ni + np, (size_t)nu * sizeof(double));
-    memcpy(sim->work, y + 2 * ni + np + nu, (size_t)na * sizeof(double));
+    memcpy(sim->state.p, y + 2 * ni, (size_t)np * sizeof(double));
+    memcpy(sim->state.u, y + 2 * ni + np, (size_t)nu * sizeof(double));
+    memcpy(sim->record.work, y + 2 * ni + np + nu, (size_t)na * sizeof(double));
     st = hymo_engine_dynamics(sim, t, err);
     if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
     if (st != HYMO_OK) return st;
-    memcpy(sim->pd, sim->hp, (size_t)np * sizeof(double));
-    memcpy(sim->ud, sim->hu, (size_t)nu * sizeof(double));
-    for (int a = 0; a < na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
+    memcpy(sim->state.pd, sim->eval.hp, (size_t)np * sizeof(double));
+    memcpy(sim->state.ud, sim->eval.hu, (size_t)nu * sizeof(double));
+    for (int a = 0; a < na; ++a) sim->record.power[a] = sim->eval.force[a] * sim->act.sd[a];
     pack(sim, c);
-    sim->events++;
-    sim->last_event = t;
+    sim->switching.events++;
+    sim->switching.last_event = t;
     return HYMO_OK;
 }
 
@@ -249,12 +249,12 @@ static int restart(hymo_sim *sim, ida_content *c, double t)
  * rates in y' are those of the right limit. */
 static hymo_status flow_inputs_right_limit(hymo_sim *sim, ida_content *c, double t, hymo_error *err)
 {
-    if (!sim->in_end) return HYMO_OK;
+    if (!sim->inputs.in_end) return HYMO_OK;
     double *y = N_VGetArrayPointer(c->y), *yp = N_VGetArrayPointer(c->yp);
     c->t_break = next_breakpoint(sim, t);
     hymo_status st = evaluate(sim, c, t, y, yp, NULL, err);
     if (st != HYMO_OK) return st;
-    memcpy(yp + 2 * c->ni, sim->hp, (size_t)sim->np * sizeof(double));
+    memcpy(yp + 2 * c->ni, sim->eval.hp, (size_t)sim->np * sizeof(double));
     return HYMO_OK;
 }
 
@@ -264,12 +264,12 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
     const double dt = sim->opt.dt, t1 = hymo_engine_step_end(sim);
     const int ni = c->ni, np = sim->np, nu = sim->nu;
     double *y = N_VGetArrayPointer(c->y), *yp = N_VGetArrayPointer(c->yp);
-    sunrealtype tret = sim->t;
+    sunrealtype tret = sim->state.t;
     if (hymo_sim_take_changed(sim)) { /* inputs or parameters changed between steps (src/engine/control.c) */
         pack(sim, c); /* the spool rates of the references set (src/engine/control.c) */
-        hymo_status st = flow_inputs_right_limit(sim, c, sim->t, err); /* a pump speed or set flow set */
+        hymo_status st = flow_inputs_right_limit(sim, c, sim->state.t, err); /* a pump speed or set flow set */
         if (st != HYMO_OK) return st;
-        if (restart(sim, c, sim->t)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA restart failed");
+        if (restart(sim, c, sim->state.t)) return hymo_error_set(err, HYMO_ERR_NUMERIC, "IDA restart failed");
     }
     while (tret < t1 - 1e-9 * dt) {
         c->ida_msg[0] = '\0';
@@ -277,8 +277,9 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
         int flag = IDASolve(c->mem, t1, &tret, c->y, c->yp, IDA_NORMAL);
         if (flag < 0)
             return hymo_error_set(err, HYMO_ERR_CONVERGENCE, "t = %.6g s (step %ld): IDA failed (%s)%s%s%s%s",
-                                  (double)tret, sim->step + 1, IDAGetReturnFlagName(flag), c->ida_msg[0] ? ": " : "",
-                                  c->ida_msg, c->err.message[0] ? "; last residual error: " : "", c->err.message);
+                                  (double)tret, sim->state.step + 1, IDAGetReturnFlagName(flag),
+                                  c->ida_msg[0] ? ": " : "", c->ida_msg,
+                                  c->err.message[0] ? "; last residual error: " : "", c->err.message);
         if (flag == IDA_TSTOP_RETURN) { /* at a breakpoint: the right limit of the inputs from here on */
             const hymo_model *model = sim->model;
             double *up = yp + 2 * ni + np;
@@ -304,28 +305,28 @@ static hymo_status ida_step(hymo_sim *sim, hymo_error *err)
     memcpy(mb->z, mb->zn, (size_t)sim->nz * sizeof(double));
     memcpy(mb->zd, mb->zdn, (size_t)sim->nz * sizeof(double));
     memcpy(mb->zdd, mb->zddn, (size_t)sim->nz * sizeof(double));
-    memcpy(sim->p, y + 2 * ni, (size_t)np * sizeof(double));
-    memcpy(sim->pd, yp + 2 * ni, (size_t)np * sizeof(double));
-    memcpy(sim->u, y + 2 * ni + np, (size_t)nu * sizeof(double));
-    memcpy(sim->ud, yp + 2 * ni + np, (size_t)nu * sizeof(double));
-    memcpy(sim->work, y + 2 * ni + np + nu, (size_t)sim->na * sizeof(double));
-    for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
+    memcpy(sim->state.p, y + 2 * ni, (size_t)np * sizeof(double));
+    memcpy(sim->state.pd, yp + 2 * ni, (size_t)np * sizeof(double));
+    memcpy(sim->state.u, y + 2 * ni + np, (size_t)nu * sizeof(double));
+    memcpy(sim->state.ud, yp + 2 * ni + np, (size_t)nu * sizeof(double));
+    memcpy(sim->record.work, y + 2 * ni + np + nu, (size_t)sim->na * sizeof(double));
+    for (int a = 0; a < sim->na; ++a) sim->record.power[a] = sim->eval.force[a] * sim->act.sd[a];
     long nni = 0, nje = 0;
     IDAGetNumNonlinSolvIters(c->mem, &nni);
     IDAGetNumJacEvals(c->mem, &nje);
-    sim->t = t1;
-    sim->step++;
-    sim->last_iterations = (int)(nni - c->nni0);
-    sim->iterations_total += nni - c->nni0;
-    if (sim->last_iterations > sim->iterations_max) sim->iterations_max = sim->last_iterations;
-    sim->jacobian_evaluations += nje - c->nje0;
+    sim->state.t = t1;
+    sim->state.step++;
+    sim->stats.last_iterations = (int)(nni - c->nni0);
+    sim->stats.iterations_total += nni - c->nni0;
+    if (sim->stats.last_iterations > sim->stats.iterations_max) sim->stats.iterations_max = sim->stats.last_iterations;
+    sim->stats.jacobian_evaluations += nje - c->nje0;
     c->nni0 = nni;
     c->nje0 = nje;
-    sim->residual_norm = 0.0;
+    sim->stats.residual_norm = 0.0;
     hymo_engine_record_stats(sim);
     /* independent coordinates still well conditioned?  else restart in new ones */
     int changed = 0;
-    st = sim->form.ops->finish_step(&sim->form, mb, t1, sim->step, &changed, err);
+    st = sim->form.ops->finish_step(&sim->form, mb, t1, sim->state.step, &changed, err);
     if (st != HYMO_OK) return st;
     if (changed) {
         pack(sim, c);

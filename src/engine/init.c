@@ -35,24 +35,24 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
     if (st != HYMO_OK) return st;
     memset(mb->zd, 0, (size_t)sim->nz * sizeof(double));
     hymo_kin_velocities(&mb->kin, model, mb->zd);
-    memcpy(sim->p, cm->p0, (size_t)sim->np * sizeof(double));
-    memcpy(sim->u, cm->u0, (size_t)sim->nu * sizeof(double));
+    memcpy(sim->state.p, cm->p0, (size_t)sim->np * sizeof(double));
+    memcpy(sim->state.u, cm->u0, (size_t)sim->nu * sizeof(double));
     /* derivatives at t = 0+ */
     memcpy(mb->zn, mb->z, (size_t)sim->nz * sizeof(double));
     memset(mb->zdn, 0, (size_t)sim->nz * sizeof(double));
-    memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
-    memcpy(sim->un, sim->u, (size_t)sim->nu * sizeof(double));
+    memcpy(sim->eval.pn, sim->state.p, (size_t)sim->np * sizeof(double));
+    memcpy(sim->eval.un, sim->state.u, (size_t)sim->nu * sizeof(double));
     for (int v = 0; v < sim->nu; ++v)
-        sim->uref_end[v] = hymo_signal_eval(&model->signals[model->valves[v].signal], 0.0, +1);
-    if (sim->in_end) hymo_sim_flow_inputs(sim, 0.0, +1, sim->opt.dt, sim->in_end);
+        sim->inputs.uref_end[v] = hymo_signal_eval(&model->signals[model->valves[v].signal], 0.0, +1);
+    if (sim->inputs.in_end) hymo_sim_flow_inputs(sim, 0.0, +1, sim->opt.dt, sim->inputs.in_end);
     st = hymo_engine_dynamics(sim, 0.0, err);
     if (st != HYMO_OK) return st;
     st = hymo_engine_consistent_accelerations(sim, 1, err);
     if (st != HYMO_OK) return st;
-    memcpy(sim->pd, sim->hp, (size_t)sim->np * sizeof(double));
-    memcpy(sim->ud, sim->hu, (size_t)sim->nu * sizeof(double));
-    sim->energy0 = hymo_kin_kinetic_energy(&mb->kin, model) + hymo_kin_potential_energy(&mb->kin, model);
-    for (int a = 0; a < sim->na; ++a) sim->power[a] = sim->force[a] * sim->act.sd[a];
+    memcpy(sim->state.pd, sim->eval.hp, (size_t)sim->np * sizeof(double));
+    memcpy(sim->state.ud, sim->eval.hu, (size_t)sim->nu * sizeof(double));
+    sim->record.energy0 = hymo_kin_kinetic_energy(&mb->kin, model) + hymo_kin_potential_energy(&mb->kin, model);
+    for (int a = 0; a < sim->na; ++a) sim->record.power[a] = sim->eval.force[a] * sim->act.sd[a];
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, mb->gamma);
     hymo_engine_record_stats(sim);
     return HYMO_OK;
@@ -63,15 +63,15 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
  * first steps). */
 static hymo_status newton_matrix_alloc(hymo_sim *sim, hymo_error *err)
 {
-    const hymo_circuit_derivs *cd = &sim->cderiv;
+    const hymo_circuit_derivs *cd = &sim->jac.cderiv;
     const long nx = sim->nx;
     long est = (long)cd->dpdot_dp.nnz + cd->dpdot_du.nnz + sim->nu + 4L * (cd->dpdot_ds.nnz + cd->dF_dp.nnz) + nx;
-    long full = (long)sim->jm.nnz + 2 * est; /* the mechanical block's pattern (tree mode: M' is not in it) */
+    long full = (long)sim->jac.jm.nnz + 2 * est; /* the mechanical block's pattern (tree mode: M' is not in it) */
     if (full > nx * nx) full = nx * nx;
     if (est > INT_MAX / 4 || full > INT_MAX / 4)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "model too large: %ld unknowns", nx);
-    if (hymo_sparse_alloc(&sim->jh, (int)nx, (int)nx, (int)est) ||
-        hymo_sparse_alloc(&sim->jfull, (int)nx, (int)nx, (int)(full > 0 ? full : 1)))
+    if (hymo_sparse_alloc(&sim->jac.jh, (int)nx, (int)nx, (int)est) ||
+        hymo_sparse_alloc(&sim->jac.jfull, (int)nx, (int)nx, (int)(full > 0 ? full : 1)))
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (Newton matrix, %ld unknowns)", nx);
     return HYMO_OK;
 }
@@ -83,7 +83,7 @@ hymo_status hymo_sim_create(const hymo_model *model, const hymo_run_options *opt
 }
 
 
-/* The mechanical block's pattern (sim->jm, src/engine/engine.h): tree mode's
+/* The mechanical block's pattern (sim->jac.jm, src/engine/engine.h): tree mode's
  * diagonal, or the formulation's (hymo_formulation_ops.mech_pattern: its
  * own terms and the actuators' and force elements' joint sets), or the
  * complete one. */
@@ -91,10 +91,10 @@ static hymo_status mech_block(hymo_sim *sim, hymo_error *err)
 {
     const hymo_model *model = sim->model;
     const int n = sim->nxm, nz = sim->nz, nsets = sim->na + model->n_force_elements;
-    if (sim->tree_mode) {
-        if (hymo_sparse_alloc(&sim->jm, n, n, n)) goto nomem;
-        for (int j = 0; j < n; ++j) sim->jm.row[j] = j, sim->jm.col_start[j + 1] = j + 1;
-        sim->jm.nnz = n;
+    if (sim->jac.tree_mode) {
+        if (hymo_sparse_alloc(&sim->jac.jm, n, n, n)) goto nomem;
+        for (int j = 0; j < n; ++j) sim->jac.jm.row[j] = j, sim->jac.jm.col_start[j + 1] = j + 1;
+        sim->jac.jm.nnz = n;
         return HYMO_OK;
     }
     int np = -1;
@@ -113,14 +113,14 @@ static hymo_status mech_block(hymo_sim *sim, hymo_error *err)
     }
     if (np < 0) {
         free(start), free(joint);
-        if (hymo_sparse_full(&sim->jm, n, n)) goto nomem;
+        if (hymo_sparse_full(&sim->jac.jm, n, n)) goto nomem;
         return HYMO_OK;
     }
     rows = malloc(((size_t)np + 1) * sizeof(int));
     cols = malloc(((size_t)np + 1) * sizeof(int));
     if (!rows || !cols) goto nomem_sets;
     sim->form.ops->mech_pattern(&sim->form, &sim->mb, start, joint, nsets, rows, cols);
-    const int bad = hymo_sparse_pattern(&sim->jm, n, n, np, rows, cols);
+    const int bad = hymo_sparse_pattern(&sim->jac.jm, n, n, np, rows, cols);
     free(start), free(joint), free(rows), free(cols);
     if (bad) goto nomem;
     return HYMO_OK;
@@ -156,8 +156,8 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     sim->jacobian = jacobians[opt->jacobian];
     static const hymo_newton_test_ops *const tests[] = {&hymo_newton_contractive_ops, &hymo_newton_seed_ops};
     sim->newton = tests[opt->newton_test];
-    sim->newton_theta = 0.5;
-    sim->newton_lte = INFINITY;
+    sim->solver.newton_theta = 0.5;
+    sim->solver.newton_lte = INFINITY;
     /* the start is monolithic (static pressures); the force source applies from the first step */
     sim->forces = &hymo_forces_monolithic_ops;
     const hymo_force_source_ops *forces = tables && tables->forces ? tables->forces : &hymo_forces_monolithic_ops;
@@ -183,56 +183,68 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
         (st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err)) != HYMO_OK ||
         (st = hymo_engine_tree_mode(sim, err)) != HYMO_OK)
         goto fail;
-    const int tree = sim->tree_mode; /* the Newton matrix's arrays are O(n) (src/engine/engine.h) */
-    ALLOC(sim->p, np); ALLOC(sim->pd, np); ALLOC(sim->pn, np); ALLOC(sim->pdn, np); ALLOC(sim->hp, np);
-    ALLOC(sim->u, nu); ALLOC(sim->ud, nu); ALLOC(sim->un, nu); ALLOC(sim->udn, nu); ALLOC(sim->hu, nu);
-    ALLOC(sim->uref_start, nu); ALLOC(sim->uref_end, nu);
-    if (hymo_circuit_has_inputs(model)) { /* branch pump-signals */
-        sim->n_in = model->n_pumps + model->n_flow_controls;
-        ALLOC(sim->in_start, sim->n_in); ALLOC(sim->in_end, sim->n_in);
-    }
-    ALLOC(sim->zdd_prev, nz); ALLOC(sim->pd_prev, np); ALLOC(sim->pd_prev2, np);
-    ALLOC(sim->lambda_prev, m); ALLOC(sim->lambda_prev2, m);
-    ALLOC(sim->force, na); ALLOC(sim->ext_force, na); ALLOC(sim->tlm_in, 4 * na); ALLOC(sim->s_prev, na);
-    ALLOC(sim->xpred, nx);
-    ALLOC(sim->x, nx); ALLOC(sim->dx, nx); ALLOC(sim->f, nx); ALLOC(sim->fp, nx);
-    if ((st = mech_block(sim, err)) != HYMO_OK) goto fail;
-    ALLOC(sim->tan_w, nx); ALLOC(sim->tan_mark, nx);
-    ALLOC(sim->tree_w, HYMO_KIN_TREE_W * nz); ALLOC(sim->tree_s, 12 * nz);
-    /* the fast Jacobian's gradients: the cylinders', then the force elements' */
-    const int nfe = hymo_fe_max_rows(model);
-    ALLOC(sim->zsave, nz); ALLOC(sim->act_gz, (na + nfe) * (tree ? 1 : nz)); ALLOC(sim->act_gx, (na + nfe) * (tree ? 1 : nz));
-    ALLOC(sim->tan_idx, nx);
-    /* consistent accelerations: the dense KKT matrix below HYMO_KKT_SPARSE_MIN (and with driven joints), KLU's from it on */
-    const int kkt_sparse = !tree && nd == 0 && nz + m >= HYMO_KKT_SPARSE_MIN;
-    ALLOC(sim->kkt, tree || kkt_sparse ? 0 : (nz + m + nd) * (nz + m + nd)); ALLOC(sim->kkt_rhs, nz + m + nd); ALLOC(sim->kkt_piv, nz + m + nd);
-    if (kkt_sparse && !(sim->kkt_sp = hymo_mb_kkt_sparse_new(&sim->mb))) goto nomem;
-    ALLOC(sim->work, na); ALLOC(sim->power, na);
-    ALLOC(sim->c_pos, ncut); ALLOC(sim->c_vel, ncut); ALLOC(sim->c_acc, ncut);
-    ALLOC(sim->cv_rows, m); ALLOC(sim->ca_rows, m);
+    const int tree = sim->jac.tree_mode; /* the Newton matrix's arrays are O(n) (src/engine/engine.h) */
     if ((st = hymo_fe_alloc(&sim->fe, model, err)) != HYMO_OK) goto fail;
     sim->nsw_source = forces->n_switches(sim);
     sim->nsw = sim->nsw_source + sim->fe.nsw;
-    ALLOC(sim->p_negative, np);
-    ALLOC(sim->p_vrange, 4 * np); ALLOC(sim->p_below_floor, np);
-    for (int k = 0; k < np; ++k) sim->p_vrange[4 * k] = INFINITY, sim->p_vrange[4 * k + 2] = -INFINITY;
-    sim->p_lo = INFINITY, sim->p_hi = -INFINITY, sim->v_lo = sim->v_hi = -1;
-    ALLOC(sim->sw, sim->nsw); ALLOC(sim->g_start, sim->nsw); ALLOC(sim->g_end, sim->nsw); ALLOC(sim->lambda_save, m);
-    sim->h = sim->h_prev = opt->dt;
-    sim->last_event = NAN;
-    sim->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
-    if (sim->in_end) sim->circ.pump_speed = sim->in_end, sim->circ.fc_flow = sim->in_end + model->n_pumps;
-    if ((st = hymo_circuit_derivs_alloc(&sim->cderiv, model, np, nu, na, err)) != HYMO_OK ||
-        (st = newton_matrix_alloc(sim, err)) != HYMO_OK || (st = initialize(sim, err)) != HYMO_OK || (st = sim->integrator->create(sim, err)) != HYMO_OK)
+    if (hymo_circuit_has_inputs(model)) sim->n_in = model->n_pumps + model->n_flow_controls;
+    hymo_sim_state *state = &sim->state;
+    ALLOC(state->p, np); ALLOC(state->pd, np); ALLOC(state->u, nu); ALLOC(state->ud, nu);
+    state->h_prev = opt->dt;
+    ALLOC(state->zdd_prev, nz); ALLOC(state->pd_prev, np); ALLOC(state->pd_prev2, np);
+    ALLOC(state->lambda_prev, m); ALLOC(state->lambda_prev2, m);
+    hymo_sim_inputs *inputs = &sim->inputs;
+    ALLOC(inputs->uref_start, nu); ALLOC(inputs->uref_end, nu);
+    if (sim->n_in) { /* NULL without flow inputs */
+        ALLOC(inputs->in_start, sim->n_in); ALLOC(inputs->in_end, sim->n_in);
+    }
+    ALLOC(inputs->ext_force, na); ALLOC(inputs->tlm_in, 4 * na);
+    hymo_sim_eval *ev = &sim->eval;
+    ALLOC(ev->pn, np); ALLOC(ev->pdn, np); ALLOC(ev->un, nu); ALLOC(ev->udn, nu);
+    ALLOC(ev->force, na); ALLOC(ev->hp, np); ALLOC(ev->hu, nu);
+    ev->circ = cm->circ; /* the compiled branches (geometry) until the switching states are set */
+    if (inputs->in_end) ev->circ.pump_speed = inputs->in_end, ev->circ.fc_flow = inputs->in_end + model->n_pumps;
+    hymo_sim_solver *solver = &sim->solver;
+    solver->h = opt->dt;
+    ALLOC(solver->x, nx); ALLOC(solver->dx, nx); ALLOC(solver->f, nx); ALLOC(solver->fp, nx);
+    ALLOC(solver->xpred, nx);
+    hymo_sim_jac *jac = &sim->jac;
+    if ((st = mech_block(sim, err)) != HYMO_OK) goto fail;
+    /* the fast Jacobian's gradients: the cylinders', then the force elements' */
+    const int nfe = hymo_fe_max_rows(model);
+    ALLOC(jac->act_gz, (na + nfe) * (tree ? 1 : nz)); ALLOC(jac->act_gx, (na + nfe) * (tree ? 1 : nz));
+    ALLOC(jac->tan_w, nx); ALLOC(jac->tan_idx, nx); ALLOC(jac->tan_mark, nx);
+    ALLOC(jac->tree_w, HYMO_KIN_TREE_W * nz); ALLOC(jac->tree_s, 12 * nz);
+    ALLOC(jac->zsave, nz);
+    /* consistent accelerations: the dense KKT matrix below HYMO_KKT_SPARSE_MIN (and with driven joints), KLU's
+     * from it on */
+    hymo_sim_accel *accel = &sim->accel;
+    const int kkt_sparse = !tree && nd == 0 && nz + m >= HYMO_KKT_SPARSE_MIN, nk = nz + m + nd;
+    ALLOC(accel->kkt, tree || kkt_sparse ? 0 : nk * nk); ALLOC(accel->kkt_rhs, nk); ALLOC(accel->kkt_piv, nk);
+    if (kkt_sparse && !(accel->kkt_sp = hymo_mb_kkt_sparse_new(&sim->mb))) goto nomem;
+    hymo_sim_switching *sw = &sim->switching;
+    ALLOC(sw->sw, sim->nsw); ALLOC(sw->g_start, sim->nsw); ALLOC(sw->g_end, sim->nsw); ALLOC(sw->lambda_save, m);
+    sw->last_event = NAN;
+    hymo_sim_record *rec = &sim->record;
+    ALLOC(rec->work, na); ALLOC(rec->power, na); ALLOC(rec->s_prev, na);
+    ALLOC(rec->c_pos, ncut); ALLOC(rec->c_vel, ncut); ALLOC(rec->c_acc, ncut);
+    ALLOC(rec->cv_rows, m); ALLOC(rec->ca_rows, m);
+    hymo_sim_extremes *ex = &sim->extremes;
+    ex->p_lo = INFINITY, ex->p_hi = -INFINITY, ex->v_lo = ex->v_hi = -1;
+    ALLOC(ex->p_negative, np); ALLOC(ex->p_vrange, 4 * np); ALLOC(ex->p_below_floor, np);
+    for (int k = 0; k < np; ++k) ex->p_vrange[4 * k] = INFINITY, ex->p_vrange[4 * k + 2] = -INFINITY;
+    if ((st = hymo_circuit_derivs_alloc(&jac->cderiv, model, np, nu, na, err)) != HYMO_OK ||
+        (st = newton_matrix_alloc(sim, err)) != HYMO_OK || (st = initialize(sim, err)) != HYMO_OK ||
+        (st = sim->integrator->create(sim, err)) != HYMO_OK)
         goto fail;
     sim->forces = forces;
     if (sim->nsw > 0) { /* the branches from here on follow the switching states, set at the start */
-        hymo_engine_switching(sim, sim->g_start);
-        for (int i = 0; i < sim->nsw; ++i) sim->sw[i] = sim->g_start[i] >= 0.0;
-        if (sim->nsw_source > 0) sim->circ.sw = sim->sw; /* else the circuit keeps the geometry's branches */
-        if (sim->fe.nsw > 0) sim->fe.sw = sim->sw + sim->nsw_source;
+        hymo_engine_switching(sim, sw->g_start);
+        for (int i = 0; i < sim->nsw; ++i) sw->sw[i] = sw->g_start[i] >= 0.0;
+        if (sim->nsw_source > 0) ev->circ.sw = sw->sw; /* else the circuit keeps the geometry's branches */
+        if (sim->fe.nsw > 0) sim->fe.sw = sw->sw + sim->nsw_source;
     }
-    memcpy(sim->ext_force, sim->force, (size_t)na * sizeof(double));
+    memcpy(sim->inputs.ext_force, sim->eval.force, (size_t)na * sizeof(double));
     *out = sim;
     return HYMO_OK;
 nomem:
@@ -250,29 +262,36 @@ void hymo_sim_free(hymo_sim *sim)
     hymo_mb_free(&sim->mb);
     hymo_actuators_free(&sim->act);
     hymo_fe_free(&sim->fe);
-    hymo_circuit_derivs_free(&sim->cderiv);
+    hymo_circuit_derivs_free(&sim->jac.cderiv);
     hymo_linsol_free(sim->ls);
-    double *arrays[] = {sim->p,          sim->pd,          sim->pn,       sim->pdn,     sim->hp,       sim->u,
-                        sim->ud,         sim->un,          sim->udn,      sim->hu,      sim->uref_start, sim->uref_end,
-                        sim->in_start,   sim->in_end,
-                        sim->zdd_prev,   sim->pd_prev,     sim->pd_prev2, sim->lambda_prev, sim->lambda_prev2,
-                        sim->force,      sim->ext_force,   sim->tlm_in,   sim->s_prev,   sim->x,       sim->dx,       sim->f,
-                        sim->fp,         sim->tan_w,   sim->tree_w,  sim->tree_s,         sim->zsave,    sim->act_gz,  sim->act_gx,   sim->kkt,
-                        sim->kkt_rhs,    sim->work,        sim->power,    sim->c_pos,   sim->c_vel,    sim->c_acc,
-                        sim->cv_rows,    sim->ca_rows,     sim->xpred,    sim->g_start, sim->g_end,    sim->lambda_save};
+    hymo_sim_state *state = &sim->state;
+    hymo_sim_inputs *inputs = &sim->inputs;
+    hymo_sim_eval *ev = &sim->eval;
+    hymo_sim_solver *solver = &sim->solver;
+    hymo_sim_jac *jac = &sim->jac;
+    hymo_sim_record *rec = &sim->record;
+    double *arrays[] = {
+        state->p, state->pd, state->u, state->ud, state->zdd_prev, state->pd_prev, state->pd_prev2,
+        state->lambda_prev, state->lambda_prev2,
+        inputs->uref_start, inputs->uref_end, inputs->in_start, inputs->in_end, inputs->ext_force, inputs->tlm_in,
+        ev->pn, ev->pdn, ev->un, ev->udn, ev->force, ev->hp, ev->hu,
+        solver->x, solver->dx, solver->f, solver->fp, solver->xpred,
+        jac->act_gz, jac->act_gx, jac->tan_w, jac->tree_w, jac->tree_s, jac->zsave,
+        sim->accel.kkt, sim->accel.kkt_rhs,
+        sim->switching.g_start, sim->switching.g_end, sim->switching.lambda_save,
+        rec->work, rec->power, rec->s_prev, rec->c_pos, rec->c_vel, rec->c_acc, rec->cv_rows, rec->ca_rows,
+        sim->extremes.p_vrange};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
-    free(sim->kkt_piv);
-    hymo_mb_kkt_sparse_free(sim->kkt_sp);
-    free(sim->tan_idx);
-    free(sim->g_idx), free(sim->g_jt_start), free(sim->g_jt);
-    free(sim->tan_mark);
-    hymo_sparse_free(&sim->jm);
-    hymo_sparse_free(&sim->jh);
-    hymo_sparse_free(&sim->jfull);
-    free(sim->sw);
-    free(sim->p_negative);
-    free(sim->p_vrange);
-    free(sim->p_below_floor);
+    free(sim->accel.kkt_piv);
+    hymo_mb_kkt_sparse_free(sim->accel.kkt_sp);
+    free(jac->tan_idx), free(jac->tan_mark);
+    free(jac->g_idx), free(jac->g_jt_start), free(jac->g_jt);
+    hymo_sparse_free(&jac->jm);
+    hymo_sparse_free(&jac->jh);
+    hymo_sparse_free(&jac->jfull);
+    free(sim->switching.sw);
+    free(sim->extremes.p_negative);
+    free(sim->extremes.p_below_floor);
     hymo_sim_control_free(sim); /* src/engine/control.c (last: sim->model may be its copy) */
     free(sim);
 }

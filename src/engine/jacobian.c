@@ -26,9 +26,9 @@ static hymo_status numeric_build(hymo_sim *sim, double t, hymo_error *err)
     const int nx = sim->nx, nz = sim->nz, nxm = sim->nxm;
     const int *indep;
     sim->form.ops->independent(&sim->form, &indep);
-    double *x = sim->x, *zsave = sim->zsave;
+    double *x = sim->solver.x, *zsave = sim->jac.zsave;
     memcpy(zsave, sim->mb.zn, (size_t)nz * sizeof(double));
-    hymo_sparse *J = &sim->jfull;
+    hymo_sparse *J = &sim->jac.jfull;
     int bad = 0;
     hymo_sparse_begin(J);
     for (int j = 0; j < nx; ++j) {
@@ -36,14 +36,14 @@ static hymo_status numeric_build(hymo_sim *sim, double t, hymo_error *err)
         double eps = 1e-8 * fmax(1e-2, fabs(j < nxm ? sim->mb.z[indep[j]] + xj : xj));
         x[j] = xj + eps;
         eps = x[j] - xj; /* exactly representable increment */
-        hymo_status st = hymo_engine_residual(sim, x, sim->fp, t, err);
+        hymo_status st = hymo_engine_residual(sim, x, sim->solver.fp, t, err);
         x[j] = xj;
         memcpy(sim->mb.zn, zsave, (size_t)nz * sizeof(double));
         if (st != HYMO_OK) return st;
         for (int i = 0; i < nx; ++i) {
-            const double v = (sim->fp[i] - sim->f[i]) / eps;
+            const double v = (sim->solver.fp[i] - sim->solver.f[i]) / eps;
             if (j < nxm && i < nxm) { /* the mechanical block's pattern (penalty's projections) */
-                double *e = hymo_sparse_at(&sim->jm, i, j);
+                double *e = hymo_sparse_at(&sim->jac.jm, i, j);
                 if (e) *e = v;
             }
             if (v != 0.0) bad |= hymo_sparse_push(J, i, v);
@@ -59,8 +59,8 @@ static hymo_status numeric_build(hymo_sim *sim, double t, hymo_error *err)
 static hymo_status numeric_finish(hymo_sim *sim, const double *x, int at_evaluated, double t, hymo_error *err)
 {
     (void)at_evaluated;
-    hymo_status st = hymo_engine_residual(sim, x, sim->f, t, err);
-    sim->residual_norm = hymo_norm_inf(sim->nx, sim->f);
+    hymo_status st = hymo_engine_residual(sim, x, sim->solver.f, t, err);
+    sim->stats.residual_norm = hymo_norm_inf(sim->nx, sim->solver.f);
     return st;
 }
 
@@ -72,7 +72,7 @@ const hymo_jacobian_ops hymo_jacobian_numeric_ops = {
 
 static int fast_at_start(const hymo_sim *sim, int inputs_change)
 {
-    return !sim->jac_valid || inputs_change || sim->newton->matrix_stale(sim);
+    return !sim->jac.jac_valid || inputs_change || sim->newton->matrix_stale(sim);
 }
 
 static int fast_after(double inc, double prev) { return inc > 0.25 * prev; }
@@ -84,11 +84,11 @@ static int fast_after(double inc, double prev) { return inc > 0.25 * prev; }
  * (formulations/force_elements.h). */
 static void fe_stiffness(hymo_sim *sim)
 {
-    const int ld = sim->g_ld;
-    const double dt = sim->h, c = dt * dt / 4.0, a1 = 2.0 / dt;
+    const int ld = sim->jac.g_ld;
+    const double dt = sim->solver.h, c = dt * dt / 4.0, a1 = 2.0 / dt;
     const hymo_fe *fe = &sim->fe;
     const int r0 = sim->na; /* the force elements' rows follow the actuators' */
-    const double *gx = sim->act_gx;
+    const double *gx = sim->jac.act_gx;
     for (int e = 0; e < fe->n; ++e) {
         const double k = c * (fe->dF_dl[e] + a1 * fe->dF_dld[e]);
         if (k == 0.0) continue;
@@ -131,13 +131,13 @@ static const double *tree_mass(void *ctx)
 static int tree_factor(void *ctx, const double *e)
 {
     hymo_sim *sim = ctx;
-    return hymo_kin_tree_factor(&sim->mb.kin, e, sim->tree_w);
+    return hymo_kin_tree_factor(&sim->mb.kin, e, sim->jac.tree_w);
 }
 
 static void tree_solve(void *ctx, double *x)
 {
     hymo_sim *sim = ctx;
-    hymo_kin_tree_solve(&sim->mb.kin, sim->tree_w, x, sim->tree_s);
+    hymo_kin_tree_solve(&sim->mb.kin, sim->jac.tree_w, x, sim->jac.tree_s);
 }
 
 /* every joint an unknown, in order, and no cut joint */
@@ -160,8 +160,8 @@ hymo_status hymo_engine_tree_mode(hymo_sim *sim, hymo_error *err)
 {
     const hymo_model *model = sim->model;
     const int na = sim->na, nfe = model->n_force_elements, nz = sim->nz;
-    sim->tree_mode = 0;
-    sim->g_ld = sim->nxm;
+    sim->jac.tree_mode = 0;
+    sim->jac.g_ld = sim->nxm;
     if (!sim->jacobian->tree_capable || !open_tree(sim) || model->n_drivers > 0) return HYMO_OK;
     int *joint = malloc((size_t)(na + nfe > 0 ? na + nfe : 1) * sizeof(int));
     int *start = calloc((size_t)nz + 1, sizeof(int)), *list = malloc((size_t)(na > 0 ? na : 1) * sizeof(int));
@@ -184,11 +184,11 @@ hymo_status hymo_engine_tree_mode(hymo_sim *sim, hymo_error *err)
         if (joint[a] >= 0) list[start[joint[a]]++] = a;
     for (int k = nz; k > 0; --k) start[k] = start[k - 1];
     start[0] = 0;
-    sim->tree_mode = 1;
-    sim->g_ld = 1;
-    sim->g_idx = joint;
-    sim->g_jt_start = start;
-    sim->g_jt = list;
+    sim->jac.tree_mode = 1;
+    sim->jac.g_ld = 1;
+    sim->jac.g_idx = joint;
+    sim->jac.g_jt_start = start;
+    sim->jac.g_jt = list;
     sim->mb.kin.mass_lazy = 1;
     return HYMO_OK;
 }
@@ -199,11 +199,11 @@ hymo_status hymo_engine_tree_mode(hymo_sim *sim, hymo_error *err)
 static int compose(hymo_sim *sim)
 {
     const int nx = sim->nx, nxm = sim->nxm;
-    const hymo_sparse *H = &sim->jh;
-    hymo_sparse *J = &sim->jfull;
+    const hymo_sparse *H = &sim->jac.jh;
+    hymo_sparse *J = &sim->jac.jfull;
     int bad = 0;
     hymo_sparse_begin(J);
-    const hymo_sparse *B = &sim->jm;
+    const hymo_sparse *B = &sim->jac.jm;
     for (int j = 0; j < nx; ++j) {
         if (j < nxm)
             for (int e = B->col_start[j]; e < B->col_start[j + 1]; ++e)
@@ -220,31 +220,31 @@ static int compose(hymo_sim *sim)
 static hymo_status mech_parts(hymo_sim *sim)
 {
     const int na = sim->na;
-    hymo_sparse_zero(&sim->jm);
-    if (sim->tree_mode) {
-        hymo_actuators_gradients_joint(&sim->act, sim->model, &sim->mb.kin, sim->g_idx, sim->act_gz);
-        const int rows = hymo_fe_gradients_joint(&sim->fe, sim->g_idx + na, sim->act_gz + na);
-        memcpy(sim->act_gx, sim->act_gz, (size_t)(na + rows) * sizeof(double));
+    hymo_sparse_zero(&sim->jac.jm);
+    if (sim->jac.tree_mode) {
+        hymo_actuators_gradients_joint(&sim->act, sim->model, &sim->mb.kin, sim->jac.g_idx, sim->jac.act_gz);
+        const int rows = hymo_fe_gradients_joint(&sim->fe, sim->jac.g_idx + na, sim->jac.act_gz + na);
+        memcpy(sim->jac.act_gx, sim->jac.act_gz, (size_t)(na + rows) * sizeof(double));
         return HYMO_OK;
     }
     /* M' at the current evaluation (Q' is not needed); a formulation that
      * asked for M' on demand only (kin.mass_lazy: double-step on many loops
      * uses M' v products) forms none */
     if (!sim->mb.kin.mass_lazy && hymo_kin_mass(&sim->mb.kin)) return HYMO_ERR_NOMEM;
-    hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->act_gz);
+    hymo_actuators_gradients(&sim->act, sim->model, &sim->mb.kin, sim->jac.act_gz);
     /* the force elements' gradients after the cylinders' (mapped together) */
-    const int rows = hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->act_gz + (size_t)na * sim->nz);
-    sim->form.ops->tangent(&sim->form, &sim->mb, sim->act_gz, na + rows, sim->act_gx, &sim->jm);
+    const int rows = hymo_fe_gradients(&sim->fe, sim->model, &sim->mb.kin, sim->jac.act_gz + (size_t)na * sim->nz);
+    sim->form.ops->tangent(&sim->form, &sim->mb, sim->jac.act_gz, na + rows, sim->jac.act_gx, &sim->jac.jm);
     return HYMO_OK;
 }
 
 static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
 {
-    hymo_sparse_begin(&sim->jh);
+    hymo_sparse_begin(&sim->jac.jh);
     if (mech_parts(sim) != HYMO_OK) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (mass matrix)");
     hymo_status st = sim->forces->tangent(sim, t, err);
     if (st != HYMO_OK) return st;
-    hymo_sparse_finish(&sim->jh);
+    hymo_sparse_finish(&sim->jac.jh);
     fe_stiffness(sim);
     if (sim->model->n_drivers) hymo_drivers_jacobian(sim); /* motor branch: kinematic rows */
     if (compose(sim)) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (Newton matrix)");
@@ -256,7 +256,7 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
  * or kept as it is if the last correction was negligible. */
 static hymo_status fast_finish(hymo_sim *sim, const double *x, int at_evaluated, double t, hymo_error *err)
 {
-    sim->residual_norm = hymo_norm_inf(sim->nx, sim->f);
+    sim->stats.residual_norm = hymo_norm_inf(sim->nx, sim->solver.f);
     if (at_evaluated) return HYMO_OK;
     sim->mb.final_unpack = 1;
     hymo_status st = hymo_engine_unpack(sim, x, t, err);
@@ -280,7 +280,7 @@ const hymo_jacobian_ops hymo_jacobian_fast_ops = {
 /* ---------------- Newton stopping tests ---------------- */
 
 /* seed 002 / SPEC §3: every increment within its tolerance */
-static void seed_begin(hymo_sim *sim, const double *x) { (void)x, sim->newton_tau = 1.0; }
+static void seed_begin(hymo_sim *sim, const double *x) { (void)x, sim->solver.newton_tau = 1.0; }
 static int seed_converged(hymo_sim *sim, int iter, double inc, double prev, int fresh)
 {
     (void)sim, (void)iter, (void)prev, (void)fresh;
@@ -288,7 +288,7 @@ static int seed_converged(hymo_sim *sim, int iter, double inc, double prev, int 
 }
 static void seed_end(hymo_sim *sim, const double *x) { (void)sim, (void)x; }
 /* the seed's reuse rule: keep the matrix while steps converge in one iteration */
-static int seed_stale(const hymo_sim *sim) { return sim->last_iterations != 1; }
+static int seed_stale(const hymo_sim *sim) { return sim->stats.last_iterations != 1; }
 
 const hymo_newton_test_ops hymo_newton_seed_ops = {"seed", seed_begin, seed_converged, seed_end, seed_stale};
 
@@ -319,10 +319,10 @@ const hymo_newton_test_ops hymo_newton_seed_ops = {"seed", seed_begin, seed_conv
 
 static void contractive_begin(hymo_sim *sim, const double *x)
 {
-    sim->newton_prev_m = INFINITY;
-    memcpy(sim->xpred, x, (size_t)sim->nx * sizeof(double));
-    const double tau = KAPPA_LTE * sim->newton_lte, tau_min = TAU_MIN_RATE * sim->h;
-    sim->newton_tau = !(tau < 1.0) ? 1.0 : tau > tau_min ? tau : tau_min;
+    sim->solver.newton_prev_m = INFINITY;
+    memcpy(sim->solver.xpred, x, (size_t)sim->nx * sizeof(double));
+    const double tau = KAPPA_LTE * sim->solver.newton_lte, tau_min = TAU_MIN_RATE * sim->solver.h;
+    sim->solver.newton_tau = !(tau < 1.0) ? 1.0 : tau > tau_min ? tau : tau_min;
 }
 
 /* Largest increment of the mechanical block in units of its tolerance, and
@@ -336,7 +336,7 @@ static void contractive_begin(hymo_sim *sim, const double *x)
  * velocity projections remove what it leaves there). */
 static double mechanical_increment(const hymo_sim *sim, int *at_roundoff)
 {
-    const double tol = sim->opt.tol_position, h = sim->h;
+    const double tol = sim->opt.tol_position, h = sim->solver.h;
     const hymo_mb *mb = &sim->mb;
     const int *indep;
     sim->form.ops->independent(&sim->form, &indep);
@@ -345,7 +345,7 @@ static double mechanical_increment(const hymo_sim *sim, int *at_roundoff)
     *at_roundoff = 1;
     for (int i = 0; i < sim->nxm; ++i) {
         const int j = indep[i];
-        const double d = fabs(sim->dx[i]), dq = sim->x[i];
+        const double d = fabs(sim->solver.dx[i]), dq = sim->solver.x[i];
         if (d > worst) worst = d; /* not fmax: a library call here */
         double scale = fabs(dq) + h * fabs(mb->zd[j]) + h * h * fabs(mb->zdd[j]);
         if (penalty) scale += fabs(mb->z[j] + dq);
@@ -370,10 +370,10 @@ static double mechanical_increment(const hymo_sim *sim, int *at_roundoff)
 #define KEEP_FRACTION 0.5
 static int accepted(const hymo_sim *sim, double inc_m)
 {
-    if (!(inc_m <= KEEP_FRACTION * sim->newton_tau)) return 1;
+    if (!(inc_m <= KEEP_FRACTION * sim->solver.newton_tau)) return 1;
     for (int i = sim->nxm; i < sim->nx; ++i) {
         const double tol = i < sim->nxm + sim->np ? sim->opt.tol_pressure : sim->opt.tol_spool;
-        if (!(fabs(sim->dx[i]) <= NEGLIGIBLE_INCREMENT * tol)) return 1;
+        if (!(fabs(sim->solver.dx[i]) <= NEGLIGIBLE_INCREMENT * tol)) return 1;
     }
     return 2;
 }
@@ -383,12 +383,12 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     (void)prev;
     int roundoff;
     const double inc_m = mechanical_increment(sim, &roundoff);
-    const double prev_m = sim->newton_prev_m;
-    sim->newton_prev_m = inc_m;
+    const double prev_m = sim->solver.newton_prev_m;
+    sim->solver.newton_prev_m = inc_m;
     if (!(inc <= 1.0)) return 0; /* some increment beyond its tolerance, or not a number */
     if (roundoff) return accepted(sim, inc_m);
-    double theta = sim->newton_theta;
-    if (iter >= 2 && prev_m > 0.0 && isfinite(prev_m)) theta = sim->newton_theta = inc_m / prev_m;
+    double theta = sim->solver.newton_theta;
+    if (iter >= 2 && prev_m > 0.0 && isfinite(prev_m)) theta = sim->solver.newton_theta = inc_m / prev_m;
     /* a matrix of an earlier step may contract far worse than the rate
      * last measured: measure it (a second iteration) before accepting */
     else if (!fresh) return 0;
@@ -396,7 +396,7 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
      * is the noise of the residual (penalty's multiplier updates): stop */
     if (fresh && theta >= STAGNATION_THETA && inc_m <= STAGNATION) return accepted(sim, inc_m);
     if (!(theta < 1.0)) return 0;
-    if (!(theta / (1.0 - theta) * inc_m <= sim->newton_tau)) return 0;
+    if (!(theta / (1.0 - theta) * inc_m <= sim->solver.newton_tau)) return 0;
     return theta <= 1.0 - KEEP_FRACTION ? accepted(sim, inc_m) : 1;
 }
 
@@ -417,16 +417,16 @@ static void contractive_end(hymo_sim *sim, const double *x)
     const hymo_mb *mb = &sim->mb;
     const int *indep;
     sim->form.ops->independent(&sim->form, &indep);
-    const double c = sim->h * sim->h / 48.0;
+    const double c = sim->solver.h * sim->solver.h / 48.0;
     double worst_q = 0.0, worst_v = 0.0;
     for (int i = 0; i < sim->nxm; ++i) {
         const int j = indep[i];
-        const double e = x[i] - sim->xpred[i];
+        const double e = x[i] - sim->solver.xpred[i];
         const double ev = fabs(0.25 * e - c * (mb->zddn[j] - mb->zdd[j]));
         if (fabs(e) > worst_q) worst_q = fabs(e);
         if (ev > worst_v) worst_v = ev;
     }
-    sim->newton_lte = (worst_v < worst_q ? worst_v : worst_q) / sim->opt.tol_position;
+    sim->solver.newton_lte = (worst_v < worst_q ? worst_v : worst_q) / sim->opt.tol_position;
 }
 
 /* A matrix of an earlier step is kept only after a step that converged in
@@ -436,7 +436,7 @@ static void contractive_end(hymo_sim *sim, const double *x)
  * steps then carry iteration errors (0.25 ms: 3.9e-6 rad against numeric's
  * 2.9e-6) and penalty's projections use stale matrices (quick-return
  * 1e-8 rad, 7 Pa from numeric): measured and not taken. */
-static int contractive_stale(const hymo_sim *sim) { return sim->last_iterations != 1; }
+static int contractive_stale(const hymo_sim *sim) { return sim->stats.last_iterations != 1; }
 
 const hymo_newton_test_ops hymo_newton_contractive_ops = {"contractive", contractive_begin, contractive_converged,
                                                           contractive_end, contractive_stale};

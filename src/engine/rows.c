@@ -67,16 +67,24 @@ void hymo_rows_push(hymo_rows *b, const hymo_sim *sim)
 {
     /* Where each signal's row is in the simulation (row_bytes[k] bytes). */
     const void *const src[HYMO_SIGNAL_COUNT] = {
-        [HYMO_SIG_TIME] = &sim->t,
-        [HYMO_SIG_Z] = sim->mb.z, [HYMO_SIG_ZD] = sim->mb.zd, [HYMO_SIG_ZDD] = sim->mb.zdd,
-        [HYMO_SIG_P] = sim->p, [HYMO_SIG_U] = sim->u,
-        [HYMO_SIG_S] = sim->act.s, [HYMO_SIG_SD] = sim->act.sd, [HYMO_SIG_FORCE] = sim->force,
-        [HYMO_SIG_WORK] = sim->work,
-        [HYMO_SIG_KINETIC] = &sim->kinetic, [HYMO_SIG_POTENTIAL] = &sim->potential,
-        [HYMO_SIG_DRIFT] = &sim->drift,
-        [HYMO_SIG_C_POS] = sim->c_pos, [HYMO_SIG_C_VEL] = sim->c_vel, [HYMO_SIG_C_ACC] = sim->c_acc,
-        [HYMO_SIG_ITERATIONS] = &sim->last_iterations,
-        [HYMO_SIG_RESIDUAL] = &sim->residual_norm,
+        [HYMO_SIG_TIME] = &sim->state.t,
+        [HYMO_SIG_Z] = sim->mb.z,
+        [HYMO_SIG_ZD] = sim->mb.zd,
+        [HYMO_SIG_ZDD] = sim->mb.zdd,
+        [HYMO_SIG_P] = sim->state.p,
+        [HYMO_SIG_U] = sim->state.u,
+        [HYMO_SIG_S] = sim->act.s,
+        [HYMO_SIG_SD] = sim->act.sd,
+        [HYMO_SIG_FORCE] = sim->eval.force,
+        [HYMO_SIG_WORK] = sim->record.work,
+        [HYMO_SIG_KINETIC] = &sim->record.kinetic,
+        [HYMO_SIG_POTENTIAL] = &sim->record.potential,
+        [HYMO_SIG_DRIFT] = &sim->record.drift,
+        [HYMO_SIG_C_POS] = sim->record.c_pos,
+        [HYMO_SIG_C_VEL] = sim->record.c_vel,
+        [HYMO_SIG_C_ACC] = sim->record.c_acc,
+        [HYMO_SIG_ITERATIONS] = &sim->stats.last_iterations,
+        [HYMO_SIG_RESIDUAL] = &sim->stats.residual_norm,
     };
     const size_t i = (size_t)b->n++;
     const int n_scalar = b->n_scalar, n_copy = b->n_copy; /* locals: the copies cannot change them */
@@ -94,8 +102,8 @@ void hymo_rows_push(hymo_rows *b, const hymo_sim *sim)
     if (b->series_on) {
         double *row[HYMO_ROWS_SERIES_MAX];
         for (int k = 0; k < b->n_series; ++k) row[k] = b->series[k] + i * (size_t)b->series_cols[k];
-        const hymo_output_state st = {sim->t,  sim->mb.z, sim->mb.zd,    sim->mb.zdd,
-                                      sim->p,  sim->u,    sim->uref_end, &sim->circ};
+        const hymo_output_state st = {sim->state.t,  sim->mb.z, sim->mb.zd,    sim->mb.zdd,
+                                      sim->state.p,  sim->state.u,    sim->inputs.uref_end, &sim->eval.circ};
         hymo_outputs_eval(b->outputs, &st, row);
     }
 }

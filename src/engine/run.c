@@ -91,8 +91,8 @@ const char *hymo_newton_test_name(hymo_newton_test_kind kind)
 const char *hymo_jacobian_name(hymo_jacobian_mode mode) { return mode == HYMO_JACOBIAN_FAST ? "fast" : "numeric"; }
 const char *hymo_linsol_name(hymo_linsol_kind kind) { return kind == HYMO_LINSOL_KLU ? "klu" : "dense"; }
 
-double hymo_sim_time(const hymo_sim *sim) { return sim->t; }
-long hymo_sim_steps(const hymo_sim *sim) { return sim->step; }
+double hymo_sim_time(const hymo_sim *sim) { return sim->state.t; }
+long hymo_sim_steps(const hymo_sim *sim) { return sim->state.step; }
 int hymo_sim_nz(const hymo_sim *sim) { return sim->nz; }
 int hymo_sim_np(const hymo_sim *sim) { return sim->np; }
 int hymo_sim_nu(const hymo_sim *sim) { return sim->nu; }
@@ -100,11 +100,11 @@ int hymo_sim_na(const hymo_sim *sim) { return sim->na; }
 const double *hymo_sim_z(const hymo_sim *sim) { return sim->mb.z; }
 const double *hymo_sim_zd(const hymo_sim *sim) { return sim->mb.zd; }
 const double *hymo_sim_zdd(const hymo_sim *sim) { return sim->mb.zdd; }
-const double *hymo_sim_p(const hymo_sim *sim) { return sim->p; }
-const double *hymo_sim_pd(const hymo_sim *sim) { return sim->pd; }
-const double *hymo_sim_u(const hymo_sim *sim) { return sim->u; }
+const double *hymo_sim_p(const hymo_sim *sim) { return sim->state.p; }
+const double *hymo_sim_pd(const hymo_sim *sim) { return sim->state.pd; }
+const double *hymo_sim_u(const hymo_sim *sim) { return sim->state.u; }
 const double *hymo_sim_actuator_length(const hymo_sim *sim) { return sim->act.s; }
-const double *hymo_sim_actuator_force(const hymo_sim *sim) { return sim->force; }
+const double *hymo_sim_actuator_force(const hymo_sim *sim) { return sim->eval.force; }
 
 int hymo_sim_independent(const hymo_sim *sim, const int **indices)
 {
@@ -113,8 +113,8 @@ int hymo_sim_independent(const hymo_sim *sim, const int **indices)
 
 long hymo_sim_events(const hymo_sim *sim, double *last)
 {
-    if (last) *last = sim->last_event;
-    return sim->events;
+    if (last) *last = sim->switching.last_event;
+    return sim->switching.events;
 }
 
 /* A hydraulic motor's state in a run (what outputs and sensors read); its
@@ -130,7 +130,7 @@ hymo_status hymo_sim_motor_state(const hymo_sim *sim, int k, hymo_motor_state *o
     const hymo_motor *mo = &model->motors[k];
     const int a = model->n_cylinders + k;
     const double w = sim->act.sd[a];
-    const double *p = sim->p; /* the committed pressures (pn is the last iterate) */
+    const double *p = sim->state.p; /* the committed pressures (pn is the last iterate) */
     double dT_ddp, dT_dw;
     out->speed = w;
     out->dp = hymo_node_pressure(model, mo->node_a, p) - hymo_node_pressure(model, mo->node_b, p);
@@ -153,50 +153,52 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     snprintf(s->integrator, sizeof s->integrator, "%s", sim->integrator->name);
     s->dt = sim->opt.dt;
     s->t_end = sim->opt.t_end;
-    s->t_reached = sim->t;
-    s->complete = sim->t >= sim->opt.t_end - 1e-9 * sim->opt.dt; /* hymo_run: the run's status */
-    s->n_steps = sim->step;
-    s->peak_drift = sim->peak_drift;
-    s->max_work = sim->max_work;
-    s->relative_drift = sim->max_work > 0.0 ? sim->peak_drift / sim->max_work : 0.0;
-    s->max_constraint_position = sim->max_cpos;
-    s->max_constraint_velocity = sim->max_cvel;
-    s->max_constraint_acceleration = sim->max_cacc;
-    s->mean_iterations = sim->step > 0 ? (double)sim->iterations_total / (double)sim->step : 0.0;
-    s->max_iterations = sim->iterations_max;
-    s->jacobian_evaluations = sim->jacobian_evaluations;
+    s->t_reached = sim->state.t;
+    s->complete = sim->state.t >= sim->opt.t_end - 1e-9 * sim->opt.dt; /* hymo_run: the run's status */
+    s->n_steps = sim->state.step;
+    s->peak_drift = sim->extremes.peak_drift;
+    s->max_work = sim->extremes.max_work;
+    s->relative_drift = sim->extremes.max_work > 0.0 ? sim->extremes.peak_drift / sim->extremes.max_work : 0.0;
+    s->max_constraint_position = sim->extremes.max_cpos;
+    s->max_constraint_velocity = sim->extremes.max_cvel;
+    s->max_constraint_acceleration = sim->extremes.max_cacc;
+    s->mean_iterations = sim->state.step > 0 ? (double)sim->stats.iterations_total / (double)sim->state.step : 0.0;
+    s->max_iterations = sim->stats.iterations_max;
+    s->jacobian_evaluations = sim->stats.jacobian_evaluations;
     snprintf(s->independent, sizeof s->independent, "%s", sim->form.ops->log(&sim->form));
     snprintf(s->independent_list, sizeof s->independent_list, "%s", sim->form.ops->log(&sim->form));
     s->n_reselections = sim->form.ops->reselections(&sim->form);
-    if (sim->np > 0 && sim->v_lo >= 0) {
+    if (sim->np > 0 && sim->extremes.v_lo >= 0) {
         const hymo_model *model = sim->model;
         s->has_pressure_range = 1;
-        s->p_min = sim->p_lo, s->p_min_time = sim->t_lo;
-        s->p_max = sim->p_hi, s->p_max_time = sim->t_hi;
-        snprintf(s->p_min_volume, sizeof s->p_min_volume, "%s", model->nodes[sim->cm->circ.vol_node[sim->v_lo]].name);
-        snprintf(s->p_max_volume, sizeof s->p_max_volume, "%s", model->nodes[sim->cm->circ.vol_node[sim->v_hi]].name);
-        s->n_volumes_below_zero = sim->n_negative;
+        s->p_min = sim->extremes.p_lo, s->p_min_time = sim->extremes.t_lo;
+        s->p_max = sim->extremes.p_hi, s->p_max_time = sim->extremes.t_hi;
+        snprintf(s->p_min_volume, sizeof s->p_min_volume, "%s",
+                 model->nodes[sim->cm->circ.vol_node[sim->extremes.v_lo]].name);
+        snprintf(s->p_max_volume, sizeof s->p_max_volume, "%s",
+                 model->nodes[sim->cm->circ.vol_node[sim->extremes.v_hi]].name);
+        s->n_volumes_below_zero = sim->extremes.n_negative;
         snprintf(s->fluid_model, sizeof s->fluid_model, "%s", hymo_fluid_law_of(model)->name);
         s->p_floor = hymo_fluid_floor(model);
-        s->n_volumes_below_floor = sim->n_below_floor;
+        s->n_volumes_below_floor = sim->extremes.n_below_floor;
         s->n_volumes_total = sim->np;
         s->n_volume_ranges = sim->np < HYMO_SUMMARY_VOLUMES ? sim->np : HYMO_SUMMARY_VOLUMES;
         for (int k = 0; k < s->n_volume_ranges; ++k) {
             hymo_volume_range *vr = &s->volume_ranges[k];
-            const double *r = sim->p_vrange + 4 * k;
+            const double *r = sim->extremes.p_vrange + 4 * k;
             snprintf(vr->name, sizeof vr->name, "%s", model->nodes[sim->cm->circ.vol_node[k]].name);
             vr->p_min = r[0], vr->p_min_time = r[1], vr->p_max = r[2], vr->p_max_time = r[3];
-            vr->below_floor = sim->p_below_floor[k];
+            vr->below_floor = sim->extremes.p_below_floor[k];
         }
     }
-    s->n_events = sim->events;
-    s->event_iterations = sim->event_iterations;
-    s->step_halvings = sim->step_halvings; /* s18-newton */
+    s->n_events = sim->switching.events;
+    s->event_iterations = sim->switching.event_iterations;
+    s->step_halvings = sim->stats.step_halvings; /* s18-newton */
     if (sim->m > 0) { /* mbstruct: redundant constraint rows */
         const hymo_constraints *con = sim->mb.con;
         s->constraint_rank = con->rank;
         s->n_redundant = sim->m - con->rank;
-        s->max_redundant_violation = sim->max_cred;
+        s->max_redundant_violation = sim->extremes.max_cred;
         size_t used = 0;
         for (int r = 0; r < sim->m; ++r) {
             if (!con->redundant[r]) continue;
@@ -213,7 +215,9 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
         }
     }
     /* hymo_run's integration time, or after stepping by hand the time since the first step */
-    s->wall_time = sim->wall_time > 0.0 ? sim->wall_time : sim->clock0 > 0.0 ? hymo_now_seconds() - sim->clock0 : 0.0;
+    s->wall_time = sim->stats.wall_time > 0.0 ? sim->stats.wall_time
+                   : sim->stats.clock0 > 0.0  ? hymo_now_seconds() - sim->stats.clock0
+                                              : 0.0;
 }
 
 long hymo_run_steps(const hymo_run_options *opt)

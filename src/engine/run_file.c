@@ -55,7 +55,7 @@ static void companion_step(companion *c, const hymo_sim *sim, long k)
         return;
     }
     c->dz = max_abs_diff(sim->nz, sim->mb.z, c->sim->mb.z, c->dz);
-    c->dp = max_abs_diff(sim->np, sim->p, c->sim->p, c->dp);
+    c->dp = max_abs_diff(sim->np, sim->state.p, c->sim->state.p, c->dp);
     c->ds = max_abs_diff(sim->na, sim->act.s, c->sim->act.s, c->ds);
     c->wall += hymo_now_seconds() - t0;
 }
@@ -68,7 +68,8 @@ static hymo_status volume_ranges(hymo_ref_writer *w, const hymo_sim *sim, hymo_e
 {
     static const char *const cols[4] = {"p_min", "p_min_time", "p_max", "p_max_time"};
     if (sim->np == 0) return HYMO_OK;
-    return hymo_ref_writer_put_matrix(w, "states/p_range", sim->np, 4, sim->p_vrange, "Pa, s, Pa, s", cols, err);
+    return hymo_ref_writer_put_matrix(w, "states/p_range", sim->np, 4, sim->extremes.p_vrange, "Pa, s, Pa, s", cols,
+                                      err);
 }
 
 static void companion_estimate(const companion *c, hymo_run_summary *sum)
@@ -95,7 +96,7 @@ static void progress_line(progress *p, const hymo_sim *sim, long n_steps, long k
     p->last = now;
     p->printed = 1;
     const double frac = (double)k / (double)n_steps;
-    fprintf(stderr, "\rhymo: t = %.6g of %g s (%3.0f %%), %.1f s elapsed, about %.0f s left   ", sim->t,
+    fprintf(stderr, "\rhymo: t = %.6g of %g s (%3.0f %%), %.1f s elapsed, about %.0f s left   ", sim->state.t,
             sim->opt.t_end, 100.0 * frac, el, el * (1.0 - frac) / frac);
     fflush(stderr);
 }
@@ -138,7 +139,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
             if (st != HYMO_OK) break;
         }
     }
-    sim->wall_time = hymo_now_seconds() - t0 - comp.wall; /* and the error-estimate companion */
+    sim->stats.wall_time = hymo_now_seconds() - t0 - comp.wall; /* and the error-estimate companion */
     if (prog.printed) fputc('\n', stderr);
     hymo_status run_status = st;
     hymo_error flush_err;

@@ -79,7 +79,7 @@ static hymo_status apply_inputs(whole_impl *w, int force, hymo_error *err)
             continue;
         }
         /* a new input, or a jump at the communication point: the integrator restarts */
-        const int jump = !w->driven[i] || isnan(pc[0]) || hymo_poly_eval(pc, sim->t - w->prev_t0) != c[0];
+        const int jump = !w->driven[i] || isnan(pc[0]) || hymo_poly_eval(pc, sim->state.t - w->prev_t0) != c[0];
         if (jump || force) st = hymo_sim_set_input_callback(sim, name, whole_input, &w->slots[i], err);
         w->driven[i] = 1;
     }
@@ -106,9 +106,9 @@ static hymo_status whole_do_step(hymo_subsystem *sub, double t, double H, hymo_e
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "t = %.9g s: communication step %.9g s is not a whole multiple of the step dt = %g s", t,
                               H, dt);
-    if (fabs(t - sim->t) > 1e-9 * dt)
+    if (fabs(t - sim->state.t) > 1e-9 * dt)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "communication point %.9g s is not the FMU's time %.9g s", t,
-                              sim->t);
+                              sim->state.t);
     hymo_status st = apply_inputs(w, w->restart_pending, err);
     w->restart_pending = 0;
     for (long j = 0; j < k && st == HYMO_OK; ++j) st = hymo_sim_step(sim, err);
@@ -120,8 +120,8 @@ static void whole_get_outputs(const hymo_subsystem *sub, double *y)
     const hymo_sim *sim = ((const whole_impl *)sub->impl)->sim;
     const int nz = sim->nz, na = sim->na;
 #define PUT(src, n) (memcpy(y, (src), (size_t)(n) * sizeof(double)), y += (n))
-    PUT(sim->mb.z, nz), PUT(sim->mb.zd, nz), PUT(sim->act.s, na), PUT(sim->act.sd, na), PUT(sim->force, na);
-    PUT(sim->p, sim->np), PUT(sim->u, sim->nu);
+    PUT(sim->mb.z, nz), PUT(sim->mb.zd, nz), PUT(sim->act.s, na), PUT(sim->act.sd, na), PUT(sim->eval.force, na);
+    PUT(sim->state.p, sim->np), PUT(sim->state.u, sim->nu);
 #undef PUT
 }
 
@@ -171,33 +171,42 @@ static void whole_snap(whole_impl *w, snap *s)
     hymo_sim *sim = w->sim;
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz, m = sim->m, np = sim->np, nu = sim->nu, na = sim->na, nc = sim->ncut;
-    snap_d(s, &sim->t, 1);
-    snap_l(s, &sim->step);
-    snap_d(s, &sim->h, 1), snap_d(s, &sim->h_prev, 1);
-    snap_u8(s, sim->sw, sim->nsw);
-    snap_l(s, &sim->events), snap_l(s, &sim->event_iterations), snap_d(s, &sim->last_event, 1);
+    snap_d(s, &sim->state.t, 1);
+    snap_l(s, &sim->state.step);
+    snap_d(s, &sim->solver.h, 1), snap_d(s, &sim->state.h_prev, 1);
+    snap_u8(s, sim->switching.sw, sim->nsw);
+    snap_l(s, &sim->switching.events), snap_l(s, &sim->switching.event_iterations),
+        snap_d(s, &sim->switching.last_event, 1);
     snap_d(s, mb->z, nz), snap_d(s, mb->zd, nz), snap_d(s, mb->zdd, nz), snap_d(s, mb->lambda, m);
     snap_d(s, sim->act.s, na), snap_d(s, sim->act.sd, na);
-    snap_d(s, sim->p, np), snap_d(s, sim->pd, np), snap_d(s, sim->u, nu), snap_d(s, sim->ud, nu);
-    snap_d(s, sim->uref_start, nu), snap_d(s, sim->uref_end, nu);
-    if (sim->in_end) snap_d(s, sim->in_start, sim->n_in), snap_d(s, sim->in_end, sim->n_in); /* pump-signals */
-    snap_d(s, sim->zdd_prev, nz), snap_d(s, sim->pd_prev, np), snap_d(s, sim->pd_prev2, np);
-    snap_d(s, sim->lambda_prev, m), snap_d(s, sim->lambda_prev2, m);
-    snap_d(s, sim->force, na), snap_d(s, sim->work, na), snap_d(s, sim->power, na);
-    snap_d(s, &sim->kinetic, 1), snap_d(s, &sim->potential, 1), snap_d(s, &sim->drift, 1);
-    snap_d(s, sim->c_pos, nc), snap_d(s, sim->c_vel, nc), snap_d(s, sim->c_acc, nc);
-    snap_d(s, &sim->residual_norm, 1);
-    snap_i(s, &sim->last_iterations), snap_l(s, &sim->iterations_total), snap_i(s, &sim->iterations_max);
-    snap_l(s, &sim->jacobian_evaluations);
-    snap_d(s, &sim->peak_drift, 1), snap_d(s, &sim->max_work, 1), snap_d(s, &sim->max_cpos, 1);
-    snap_d(s, &sim->max_cvel, 1), snap_d(s, &sim->max_cacc, 1);
-    snap_d(s, &sim->p_lo, 1), snap_d(s, &sim->p_hi, 1), snap_d(s, &sim->t_lo, 1), snap_d(s, &sim->t_hi, 1);
-    snap_i(s, &sim->v_lo), snap_i(s, &sim->v_hi), snap_i(s, &sim->n_negative);
-    snap_u8(s, sim->p_negative, np);
-    snap_d(s, sim->p_vrange, 4 * np), snap_u8(s, sim->p_below_floor, np), snap_i(s, &sim->n_below_floor);
-    snap_d(s, &sim->newton_tau, 1), snap_d(s, &sim->newton_theta, 1), snap_d(s, &sim->newton_prev_m, 1);
-    snap_d(s, &sim->newton_lte, 1);
-    if (sim->fe.n > 0) snap_d(s, &sim->fe_work, 1), snap_d(s, &sim->fe_power, 1), snap_d(s, &sim->fe_t, 1);
+    snap_d(s, sim->state.p, np), snap_d(s, sim->state.pd, np), snap_d(s, sim->state.u, nu),
+        snap_d(s, sim->state.ud, nu);
+    snap_d(s, sim->inputs.uref_start, nu), snap_d(s, sim->inputs.uref_end, nu);
+    if (sim->inputs.in_end)
+        snap_d(s, sim->inputs.in_start, sim->n_in), snap_d(s, sim->inputs.in_end, sim->n_in); /* pump-signals */
+    snap_d(s, sim->state.zdd_prev, nz), snap_d(s, sim->state.pd_prev, np), snap_d(s, sim->state.pd_prev2, np);
+    snap_d(s, sim->state.lambda_prev, m), snap_d(s, sim->state.lambda_prev2, m);
+    snap_d(s, sim->eval.force, na), snap_d(s, sim->record.work, na), snap_d(s, sim->record.power, na);
+    snap_d(s, &sim->record.kinetic, 1), snap_d(s, &sim->record.potential, 1), snap_d(s, &sim->record.drift, 1);
+    snap_d(s, sim->record.c_pos, nc), snap_d(s, sim->record.c_vel, nc), snap_d(s, sim->record.c_acc, nc);
+    snap_d(s, &sim->stats.residual_norm, 1);
+    snap_i(s, &sim->stats.last_iterations), snap_l(s, &sim->stats.iterations_total),
+        snap_i(s, &sim->stats.iterations_max);
+    snap_l(s, &sim->stats.jacobian_evaluations);
+    snap_d(s, &sim->extremes.peak_drift, 1), snap_d(s, &sim->extremes.max_work, 1),
+        snap_d(s, &sim->extremes.max_cpos, 1);
+    snap_d(s, &sim->extremes.max_cvel, 1), snap_d(s, &sim->extremes.max_cacc, 1);
+    snap_d(s, &sim->extremes.p_lo, 1), snap_d(s, &sim->extremes.p_hi, 1), snap_d(s, &sim->extremes.t_lo, 1),
+        snap_d(s, &sim->extremes.t_hi, 1);
+    snap_i(s, &sim->extremes.v_lo), snap_i(s, &sim->extremes.v_hi), snap_i(s, &sim->extremes.n_negative);
+    snap_u8(s, sim->extremes.p_negative, np);
+    snap_d(s, sim->extremes.p_vrange, 4 * np), snap_u8(s, sim->extremes.p_below_floor, np),
+        snap_i(s, &sim->extremes.n_below_floor);
+    snap_d(s, &sim->solver.newton_tau, 1), snap_d(s, &sim->solver.newton_theta, 1),
+        snap_d(s, &sim->solver.newton_prev_m, 1);
+    snap_d(s, &sim->solver.newton_lte, 1);
+    if (sim->fe.n > 0)
+        snap_d(s, &sim->record.fe_work, 1), snap_d(s, &sim->record.fe_power, 1), snap_d(s, &sim->record.fe_t, 1);
     /* the inputs */
     snap_d(s, &w->t0, 1), snap_d(s, w->coef, HYMO_POLY_TERMS * w->ni);
     snap_d(s, &w->prev_t0, 1), snap_d(s, w->prev_coef, HYMO_POLY_TERMS * w->ni);
@@ -227,9 +236,9 @@ static void whole_set_state(hymo_subsystem *sub, const double *buf)
     hymo_sim *sim = w->sim;
     memcpy(sim->mb.zn, sim->mb.z, (size_t)sim->nz * sizeof(double));
     memcpy(sim->mb.zdn, sim->mb.zd, (size_t)sim->nz * sizeof(double));
-    memcpy(sim->pn, sim->p, (size_t)sim->np * sizeof(double));
-    memcpy(sim->un, sim->u, (size_t)sim->nu * sizeof(double));
-    sim->jac_valid = 0;
+    memcpy(sim->eval.pn, sim->state.p, (size_t)sim->np * sizeof(double));
+    memcpy(sim->eval.un, sim->state.u, (size_t)sim->nu * sizeof(double));
+    sim->jac.jac_valid = 0;
     w->restart_pending = 1;
 }
 
@@ -268,16 +277,16 @@ static void whole_get_real(const hymo_subsystem *sub, const int *vr, int n, doub
         const int v = vr[k];
         double x = NAN;
         if (v >= 0 && v < w->vars.n) switch (w->vars.kind[v]) {
-            case WV_TIME: x = sim->t; break;
+            case WV_TIME: x = sim->state.t; break;
             case WV_ZDD: x = sim->mb.zdd[w->vars.index[v]]; break;
-            case WV_KINETIC: x = sim->kinetic; break;
-            case WV_POTENTIAL: x = sim->potential; break;
-            case WV_DRIFT: x = sim->drift; break;
-            case WV_STEPS: x = (double)sim->step; break;
-            case WV_ITER: x = (double)sim->last_iterations; break;
-            case WV_ITER_TOTAL: x = (double)sim->iterations_total; break;
-            case WV_JAC: x = (double)sim->jacobian_evaluations; break;
-            case WV_EVENTS: x = (double)sim->events; break;
+            case WV_KINETIC: x = sim->record.kinetic; break;
+            case WV_POTENTIAL: x = sim->record.potential; break;
+            case WV_DRIFT: x = sim->record.drift; break;
+            case WV_STEPS: x = (double)sim->state.step; break;
+            case WV_ITER: x = (double)sim->stats.last_iterations; break;
+            case WV_ITER_TOTAL: x = (double)sim->stats.iterations_total; break;
+            case WV_JAC: x = (double)sim->stats.jacobian_evaluations; break;
+            case WV_EVENTS: x = (double)sim->switching.events; break;
             default: break;
             }
         values[k] = x;
