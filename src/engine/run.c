@@ -20,7 +20,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->dt = model->defaults.dt;
     opt->t_end = model->defaults.t_end;
     opt->penalty_alpha = model->defaults.penalty_alpha;
-    opt->penalty_alpha_auto = model->penalty_alpha_auto; /* s18-alpha */
+    opt->penalty_alpha_auto = model->penalty_alpha_auto; /* 1: the penalty factor scaled with the mass matrix */
     opt->tol_position = model->defaults.tol_position;
     opt->tol_pressure = model->defaults.tol_pressure;
     opt->tol_spool = model->defaults.tol_spool;
@@ -193,8 +193,8 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     }
     s->n_events = sim->switching.events;
     s->event_iterations = sim->switching.event_iterations;
-    s->step_halvings = sim->stats.step_halvings; /* s18-newton */
-    if (sim->m > 0) { /* mbstruct: redundant constraint rows */
+    s->step_halvings = sim->stats.step_halvings;
+    if (sim->m > 0) { /* redundant constraint rows */
         const hymo_constraints *con = sim->mb.con;
         s->constraint_rank = con->rank;
         s->n_redundant = sim->m - con->rank;

@@ -183,7 +183,7 @@ static void whole_snap(whole_impl *w, snap *s)
         snap_d(s, sim->state.ud, nu);
     snap_d(s, sim->inputs.uref_start, nu), snap_d(s, sim->inputs.uref_end, nu);
     if (sim->inputs.in_end)
-        snap_d(s, sim->inputs.in_start, sim->n_in), snap_d(s, sim->inputs.in_end, sim->n_in); /* pump-signals */
+        snap_d(s, sim->inputs.in_start, sim->n_in), snap_d(s, sim->inputs.in_end, sim->n_in); /* pumps, flow controls */
     snap_d(s, sim->state.zdd_prev, nz), snap_d(s, sim->state.pd_prev, np), snap_d(s, sim->state.pd_prev2, np);
     snap_d(s, sim->state.lambda_prev, m), snap_d(s, sim->state.lambda_prev2, m);
     snap_d(s, sim->eval.force, na), snap_d(s, sim->record.work, na), snap_d(s, sim->record.power, na);
