@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Work-precision study (issue 9): max error against an IDA reference at
+"""Work-precision study: max error against an IDA reference at
 rtol 1e-11 versus the integration wall time, for the trapezoidal engine
 (double-step and penalty x numeric and fast Jacobian x dt = 2 ... 0.0625 ms,
 with --newton-test seed (seed 002) and contractive (the default)) and for

@@ -212,7 +212,7 @@ static int cmd_run(int argc, char **argv)
     }
     if (!isnan(dt)) opt.dt = dt;
     if (!isnan(t_end)) opt.t_end = t_end;
-    if (!isnan(alpha)) opt.penalty_alpha = alpha, opt.penalty_alpha_auto = 0; /* s18-alpha: as given */
+    if (!isnan(alpha)) opt.penalty_alpha = alpha, opt.penalty_alpha_auto = 0; /* as given */
     if (!bad && !isnan(reselect)) {
         if (reselect > 0.0 && reselect <= 1.0)
             opt.reselect_ratio = reselect;

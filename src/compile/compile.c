@@ -469,7 +469,7 @@ static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error
 {
     /* motors and driven joints hold their joints too */
     const int nz = model->n_bodies, na = model->n_cylinders + model->n_motors + model->n_drivers, ni = w->pt.ni;
-    if (model->n_cylinders + model->n_motors == 0) return HYMO_OK; /* no pressures to find (as before drivers) */
+    if (model->n_cylinders + model->n_motors == 0) return HYMO_OK; /* no pressures to find (driven joints at most) */
     hymo_kin_forces_begin(&w->kin, model);
     if (model->n_force_elements > 0) { /* the force elements at rest (t = 0, branches by the geometry) */
         hymo_fe fe;

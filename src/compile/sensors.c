@@ -36,7 +36,7 @@ struct hymo_outputs {
     double *qnode;     /* n_nodes: flow scratch */
     double *flow_tmp;  /* n_flows: when flows are recorded but ... (always allocated) */
     double *power_tmp; /* n_powers */
-    /* branch pump-signals: pump speeds and set flows at a row's time, for a
+    /* pump speeds and set flows at a row's time, for a
      * state without a circuit that has its own (NULL without such signals) */
     double *inputs;
 };
@@ -182,7 +182,7 @@ void hymo_outputs_eval(hymo_outputs *o, const hymo_output_state *st, double *con
         double *q = o->kind_of[SER_FLOW] >= 0 ? row[o->kind_of[SER_FLOW]] : o->flow_tmp;
         double *w = o->kind_of[SER_POWER] >= 0 ? row[o->kind_of[SER_POWER]] : o->power_tmp;
         const hymo_circuit *circ = st->circ ? st->circ : &geometry;
-        hymo_circuit at; /* branch pump-signals: the speeds and set flows at the row's time */
+        hymo_circuit at; /* the pump speeds and set flows at the row's time */
         if (o->inputs && !circ->pump_speed) {
             at = *circ;
             hymo_circuit_inputs(m, st->t, st->t > 0.0 ? -1 : +1, 0.0, o->inputs, o->inputs + m->n_pumps);

@@ -17,8 +17,7 @@ typedef struct hymo_outputs hymo_outputs;
  * accelerations (nz), pressures (np), spools (nu), the valve references
  * (per valve) and the circuit whose branch rules apply (NULL: the
  * geometry's) and whose pump speeds and set flows are in force (a circuit
- * without its own: those of the signals at t, the left limit for t > 0;
- * branch pump-signals). */
+ * without its own: those of the signals at t, the left limit for t > 0). */
 typedef struct {
     double t;
     const double *z, *zd, *zdd, *p, *u, *uref;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuit.h" /* motor-cosim: hymo_coupled_actuators */
+#include "circuit.h" /* hymo_coupled_actuators */
 #include "cosim_driver.h"
 #include "cosim_tables.h"
 #include "sensors.h" /* further outputs */
@@ -168,7 +168,7 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
     int dims[HYMO_COLS_COUNT] = {[HYMO_COLS_ONE] = 1};
     if (model) {
         dims[HYMO_COLS_NZ] = model->n_bodies, dims[HYMO_COLS_NP] = model->n_volumes;
-        /* motor-cosim: every actuator, as `hymo run` (cylinders, motors, driven joints) */
+        /* every actuator, as `hymo run` (cylinders, motors, driven joints) */
         dims[HYMO_COLS_NU] = model->n_valves, dims[HYMO_COLS_NA] = model->n_cylinders + model->n_motors + model->n_drivers;
         dims[HYMO_COLS_NCUT] = model->n_cuts;
     } else {
@@ -928,7 +928,7 @@ static hymo_status split_attrs(const void *ctx, hymo_ref_writer *w, hymo_error *
 /* The split's power bonds, one per cylinder a (hymo/cosim.h layouts): the
  * mechanics' inputs F_a (velocity-force) or p_pist,a and p_rod,a weighted
  * by the areas, its outputs sd_a and sdd_a, the hydraulics' sd_input[a].
- * motor-cosim: one per motor k too (actuator a = n_cylinders + k): the
+ * One per motor k too (coupled actuator a = n_cylinders + k): the
  * torque, or p_a and p_b weighted by D and -D, times the joint rate. */
 static hymo_status split_bonds(const hymo_model *model, const hymo_cosim_options *opt, const hymo_split *sp,
                                hymo_cosim_bond *bonds, hymo_error *err)

@@ -2,7 +2,7 @@
  * circuits (hydraulics/hyd_subsystem) behind the subsystem interface.
  *
  * One circuit: the inputs s, sd of its cylinders (and motors: joint
- * coordinate and rate, motor-cosim) are the motion polynomials of the step.
+ * coordinate and rate) are the motion polynomials of the step.
  * "Cylinder" below means a coupled actuator: a cylinder, or a motor as
  * actuator n_cylinders + k (hymo_actuator_ports gives its two ports).  Interface model (seed 000 Eqs. 10-15): all
  * circuits in one subsystem, whose inputs are the mechanics' s, sd, G and

@@ -4,7 +4,7 @@
  *
  * Inputs per cylinder a: velocity-force F_a; velocity-pressure p_pist,a,
  * p_rod,a (inputs 2a, 2a+1).  A hydraulic motor k is coupled as actuator
- * a = n_cylinders + k (motor-cosim): s the joint coordinate, F the torque,
+ * a = n_cylinders + k: s the joint coordinate, F the torque,
  * its ports a and b in place of the chambers.  Outputs: s (0..na-1), sd (na..), sdd (2na..),
  * and with the interface model G = A (I - P_c) M^-1 A^T (na x na, row-major)
  * and a0 = sdd at zero cylinder force (seed 000 Eqs. 12-15: M_eff = G^-1,
@@ -77,7 +77,7 @@ static hymo_status tlm_forces(hymo_sim *sim, double t, hymo_error *err)
 static hymo_status tlm_tangent(hymo_sim *sim, double t, hymo_error *err)
 {
     const hymo_model *model = sim->model;
-    const int na = hymo_coupled_actuators(model); /* motor-cosim: not the driven joints' actuators */
+    const int na = hymo_coupled_actuators(model); /* the cylinders and motors, not the driven joints */
     if (na == 0) return HYMO_OK;
     hymo_circuit_derivs *cd = &sim->jac.cderiv;
     if (hymo_circuit_derivatives(&sim->eval.circ, model, sim->act.s, sim->act.sd, sim->eval.pn, sim->eval.un, 0, cd))
@@ -454,7 +454,7 @@ static int mech_add_variables(mech_impl *mi, const hymo_model *model)
                                       model->bodies[j].joint_name, "%s[%d]", zq[q], j);
     static const char *const aq[4] = {"s", "sd", "force", "work"}, *const au[2][4] = {{"m", "m/s", "N", "J"},
                                                                                      {"rad", "rad/s", "N m", "J"}};
-    /* the cylinders, then the motors and the driven joints (motor-cosim: joint coordinate, rate, torque or
+    /* the cylinders, then the motors and the driven joints (a joint's coordinate, rate, torque or
      * the reaction that imposes the motion) */
     const int nc = model->n_cylinders, nm = model->n_motors;
     for (int q = 0; q < 4; ++q)

@@ -104,7 +104,7 @@ hymo_status hymo_split_create(const hymo_model *model, const hymo_cosim_options 
     }
     const int tlm = tb.coupling->tlm;
     if (tlm && (st = tlm_check(model, err)) != HYMO_OK) return st;
-    /* motor-cosim: a driven joint's motion stays in the mechanics; the options that cannot carry it */
+    /* a driven joint's motion stays in the mechanics; the options that cannot carry it */
     if (model->n_drivers > 0 && (im || !tb.mech->prescribed_motion))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "%s: driven_joints[0] (%s): %s is not supported with a prescribed joint motion (%s); "

@@ -379,7 +379,7 @@ static int io_index(const hymo_subsystem *sub, const char *name, int input)
  * it).  The mechanical side M != Y has an output K.sd (the flow), maybe
  * K.sdd, and inputs K.F (weight 1) or K.p_piston and K.p_rod weighted by
  * the areas: M's variables K.A_piston and K.A_rod, else cylinder K of the
- * system file's model; or (motor-cosim) K.p_a and K.p_b weighted by D and
+ * system file's model; or (a motor) K.p_a and K.p_b weighted by D and
  * -D: M's variable K.D, else motor K of the model. */
 static hymo_status find_bonds(ctx_t *c, const hymo_model *model, const yaml_node_t *model_node)
 {
@@ -422,7 +422,7 @@ static hymo_status find_bonds(ctx_t *c, const hymo_model *model, const yaml_node
             b->sdt_sub = y, b->sdt_vr = vr;
             snprintf(nm, sizeof nm, "%s.sdd", key);
             b->sdd_out = io_index(M, nm, 0);
-            /* a cylinder's chamber pressures weighted by its areas, or (motor-cosim) a motor's port pressures
+            /* a cylinder's chamber pressures weighted by its areas, or a motor's port pressures
              * weighted by its displacement D, -D (M's variable K.D, else motor K of the model) */
             static const char *const eff[5] = {"F", "p_piston", "p_rod", "p_a", "p_b"},
                                      *const area[5] = {NULL, "A_piston", "A_rod", "D", "D"};

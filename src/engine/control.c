@@ -501,7 +501,7 @@ static hymo_status refresh_rates(hymo_sim *sim, hymo_error *err)
         sim->inputs.uref_end[v] = hymo_sim_valve_ref(sim, v, sim->state.t, +1, 0.0);
         sim->inputs.uref_start[v] = keep; /* scratch: uref_start is recomputed at every step start */
     }
-    if (sim->inputs.in_end) /* branch pump-signals: the speeds and set flows in force from now on, as the pd below */
+    if (sim->inputs.in_end) /* the pump speeds and set flows in force from now on, as the pd below */
         hymo_sim_flow_inputs(sim, sim->state.t, +1, sim->opt.dt, sim->inputs.in_end);
     hymo_status st = hymo_engine_dynamics(sim, sim->state.t, err);
     if (st == HYMO_OK) st = hymo_engine_consistent_accelerations(sim, 0, err);
@@ -580,7 +580,7 @@ size_t hymo_struct_offset(const char *name, const char *field)
         F(hymo_cosim_summary, errors),       F(hymo_model, gravity),
         F(hymo_model, bodies),               F(hymo_model, signals),
         F(hymo_body, inertia),               F(hymo_signal, v),
-        F(hymo_run_options, penalty_alpha_auto), /* s18-alpha */
+        F(hymo_run_options, penalty_alpha_auto),
     };
 #undef F
     for (size_t i = 0; name && field && i < sizeof fields / sizeof fields[0]; ++i)

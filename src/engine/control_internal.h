@@ -13,7 +13,7 @@
 double hymo_sim_valve_ref(const hymo_sim *sim, int v, double t, int side, double dt);
 /* The model signal valve v follows, or NULL if it is overridden (no breakpoints). */
 const hymo_signal *hymo_sim_valve_signal(const hymo_sim *sim, int v);
-/* branch pump-signals: the pumps' speeds and the flow control valves'
+/* The pumps' speeds and the flow control valves'
  * set flows at t (in: n_pumps + n_flow_controls, as sim->inputs.in_end): the
  * model's (hymo_circuit_inputs: speed x its signal's factor, with side and
  * dt as above), with a factor set through hymo_sim_set_input* in place of

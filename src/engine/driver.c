@@ -10,7 +10,7 @@
  * generalized force the driver applies: the reaction, recorded as the force
  * of the driver's actuator (n_cylinders + n_motors + k), whose power and
  * work enter the energy balance.  Consistent accelerations (start, event
- * restarts) solve the KKT system with the rows e_j^T zdd = f''(t+) added. */
+ * restarts) solve the KKT system extended by the rows e_j^T zdd = f''(t+). */
 #include <math.h>
 #include <string.h>
 
@@ -159,7 +159,7 @@ hymo_status hymo_drivers_check_start(const hymo_sim *sim, hymo_error *err)
     for (int k = 0; k < model->n_drivers; ++k) {
         const hymo_joint_driver *dr = &model->drivers[k];
         const double f0 = hymo_signal_eval(&model->signals[dr->signal], 0.0, +1), z0 = sim->mb.z[dr->joint];
-        char at[32] = ""; /* branch s18-ux: file:line and the documented path */
+        char at[32] = ""; /* ":line" after the file name (model->driver_line) */
         if (model->driver_line && model->driver_line[k] > 0) snprintf(at, sizeof at, ":%d", model->driver_line[k]);
         if (fabs(z0 - f0) > 1e-9 * (1.0 + fabs(f0)))
             return hymo_error_set(err, HYMO_ERR_MODEL,

@@ -57,7 +57,7 @@ hymo_status hymo_engine_residual(hymo_sim *sim, const double *x, double *f, doub
     hymo_kin_inverse_dynamics(&sim->mb.kin, sim->mb.zddn, sim->mb.dyn_res); /* M' zdd - Q', M' not formed */
     sim->form.ops->residual(&sim->form, &sim->mb, f);
     sim->forces->residual(sim, f + sim->nxm);
-    if (sim->model->n_drivers) return hymo_drivers_residual(sim, x, f, t, err); /* motor branch */
+    if (sim->model->n_drivers) return hymo_drivers_residual(sim, x, f, t, err); /* driven joints */
     return HYMO_OK;
 }
 
@@ -165,7 +165,7 @@ static int update_inputs(hymo_sim *sim, double t1)
         /* one-sided limit at the step start (SPEC §3) */
         sim->state.ud[va->state] = (sim->inputs.uref_start[v] - sim->state.u[va->state]) / va->tau;
     }
-    if (sim->inputs.in_end) { /* branch pump-signals: speeds and set flows at t_{k+1}- (the circuit's) */
+    if (sim->inputs.in_end) { /* pump speeds and set flows at t_{k+1}- (the circuit's) */
         const int npu = model->n_pumps;
         hymo_sim_flow_inputs(sim, t1, -1, dt, sim->inputs.in_end); /* with the controller's overrides */
         /* the Newton matrix holds dQ/dp of the flow control valves' orifice
@@ -176,7 +176,7 @@ static int update_inputs(hymo_sim *sim, double t1)
     return inputs_change;
 }
 
-/* branch pump-signals: the pump speeds and set flows in force from the
+/* The pump speeds and set flows in force from the
  * committed time on (right limit, into in_start).  Where one jumps at
  * sim->t (a table step, snapped to the step grid, or at an event's time, or
  * a value set through hymo_sim_set_input between steps)
@@ -291,7 +291,7 @@ static void commit(hymo_sim *sim, double t1, int iter, int grid)
  * the actuators and forces at it.  *iter: iterations used. */
 static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_error *err);
 
-/* motor branch: driven joints' start values for the step (src/engine/driver.c) */
+/* with driven joints: their start values for the step (src/engine/driver.c) */
 static hymo_status solve(hymo_sim *sim, double t1, int *iter_out, hymo_error *err)
 {
     if (!sim->model->n_drivers) return solve_core(sim, t1, iter_out, err);
@@ -452,14 +452,14 @@ static hymo_status locate(hymo_sim *sim, int i, int *kept, hymo_error *err)
  * committed state with half its size, down to dt/MIN_FRACTION and at most
  * MAX_RETRIES times per grid step;
  * after a sub-step that converged the next one doubles (up to the rest of
- * the step).  A run that never needs it is unchanged bit for bit.  Out of
- * retries, the failure is the error.  Measured on the excavator at
+ * the step).  A run whose solves all converge takes the plain steps, bit
+ * for bit.  Out of retries, the failure is the error.  Measured on the excavator at
  * dt = 10 ms (docs/models.md): the trapezoidal rule rings on the arm's
  * make-up valve opening during cavitation (time constant ~0.4 ms), a
  * sub-step's solution lies below the vapour pressure and Newton cycles
  * across it while the event is located; halved sub-steps resolve it.
- * Rejecting also solutions below the vapour pressure was tried: it changed
- * no output at 10, 20 or 50 ms, only added retries. */
+ * Solutions below the vapour pressure are not rejected: rejecting them
+ * changes no output at 10, 20 or 50 ms and only costs retries. */
 #define MIN_FRACTION 1024.0
 #define MAX_RETRIES 40
 
@@ -535,16 +535,16 @@ static hymo_status trapezoidal_step(hymo_sim *sim, hymo_error *err)
     sim->solver.h = t1 == (double)(sim->state.step + 1) * dt && sim->state.t == (double)sim->state.step * dt
                         ? dt
                         : t1 - sim->state.t;
-    /* motor branch: a driven joint's acceleration jumps at its signal's breakpoints:
+    /* a driven joint's acceleration jumps at its signal's breakpoints:
      * restart there from the right limits (consistent accelerations); so
      * where an external force's signal jumps (a table step on the grid: the
-     * committed accelerations are the left limit's, and the step was first
-     * order, pendulum with a 30 N step at 0.3 s: error ratios 2.03-2.14 per
-     * halving of dt) */
+     * committed accelerations are the left limit's, and without the restart
+     * the step is first order, pendulum with a 30 N step at 0.3 s: error
+     * ratios 2.03-2.14 per halving of dt) */
     if (sim->state.step > 0 && (st = restart_at_input_jump(sim, err)) != HYMO_OK) return st;
     /* an input that jumps inside the step cuts it there (t_stop): each
      * sub-step integrates smooth inputs, the next restarts from the right
-     * limits (it was first order: the jump taken at the step's end) */
+     * limits (taking the jump at the step's end is first order) */
     double t_stop = next_input_jump(sim, t1);
     if (t_stop < t1) sim->solver.h = t_stop - sim->state.t, target = t_stop;
     for (;;) {
@@ -693,7 +693,7 @@ hymo_status hymo_sim_step(hymo_sim *sim, hymo_error *err)
 
 hymo_status hymo_engine_consistent_accelerations(hymo_sim *sim, int set_lambda, hymo_error *err)
 {
-    if (sim->model->n_drivers) return hymo_drivers_consistent_accelerations(sim, set_lambda, err); /* motor branch */
+    if (sim->model->n_drivers) return hymo_drivers_consistent_accelerations(sim, set_lambda, err); /* driven joints */
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz, m = sim->m, n = nz + m;
     double *rhs = sim->accel.kkt_rhs;

@@ -113,7 +113,7 @@ typedef struct hymo_force_source_ops {
     void (*refresh)(hymo_sim *sim);
     /* hydraulic residual rows */
     void (*residual)(const hymo_sim *sim, double *fh);
-    /* fast Jacobian: actuator stiffness and damping added to the
+    /* fast Jacobian: actuator stiffness and damping summed into the
      * mechanical block sim->jac.jm, and the hydraulic rows and columns (all
      * entries outside that block) pushed into sim->jac.jh column by column
      * (begun by the caller; columns not ended are empty) */

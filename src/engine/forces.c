@@ -138,8 +138,8 @@ static inline void accumulate(hymo_sim *sim, int *list, int *n, int r, double v)
 /* Exact hydraulic rows and columns (analytic circuit derivatives and the
  * chain rule through s, sd), pushed into sim->jac.jh by columns from the
  * sparse circuit derivatives: the cost grows with the connections.  The
- * sums run over the non-zero terms in the order of the former dense loops
- * (the left-out terms are exact zeros: bit-identical entries). */
+ * sums run over the non-zero terms in the order of a dense loop over
+ * all terms (the left-out terms are exact zeros: the same entries bit for bit). */
 static hymo_status mono_tangent(hymo_sim *sim, double t, hymo_error *err)
 {
     const int nxm = sim->nxm, np = sim->np, na = sim->na, nu = sim->nu;
@@ -229,7 +229,7 @@ static int split_n_switches(const hymo_sim *sim) { return (void)sim, 0; }
 static void split_switching(const hymo_sim *sim, double *g) { (void)sim, (void)g; }
 
 /* the coupled actuators only (cylinders, motors): a driven joint's force is
- * its reaction, written by src/engine/driver.c (motor-cosim) */
+ * its reaction, written by src/engine/driver.c */
 static void from_input_force(hymo_sim *sim)
 {
     memcpy(sim->eval.force, sim->inputs.ext_force, (size_t)hymo_coupled_actuators(sim->model) * sizeof(double));
@@ -279,7 +279,7 @@ static hymo_status sp_tangent(hymo_sim *sim, double t, hymo_error *err)
 static void sp_set_inputs(hymo_sim *sim, const double *p)
 {
     const hymo_model *model = sim->model;
-    for (int a = 0; a < hymo_coupled_actuators(model); ++a) { /* a cylinder's chambers, a motor's ports (motor-cosim) */
+    for (int a = 0; a < hymo_coupled_actuators(model); ++a) { /* a cylinder's chambers, a motor's ports */
         int node0, node1;
         double w0, w1;
         hymo_actuator_ports(model, a, &node0, &node1, &w0, &w1);

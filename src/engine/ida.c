@@ -55,7 +55,7 @@ static double next_breakpoint(const hymo_sim *sim, double t)
         const double b = hymo_signal_next_breakpoint(sig, t, 1e-9 * sim->opt.dt); /* periodic: repeated */
         if (b < next) next = b;
     }
-    /* branch pump-signals: the pumps' and flow control valves' signals */
+    /* the pumps' and flow control valves' signals */
     for (int j = 0; sim->inputs.in_end && j < sim->n_in; ++j) {
         const hymo_signal *sig = hymo_sim_flow_input_signal(sim, j); /* NULL: none, or overridden */
         if (!sig) continue;
@@ -70,7 +70,7 @@ static void set_inputs(hymo_sim *sim, const ida_content *c, double t)
 {
     const int side = t >= c->t_break - 1e-9 * sim->opt.dt ? -1 : +1;
     for (int v = 0; v < sim->nu; ++v) sim->inputs.uref_end[v] = hymo_sim_valve_ref(sim, v, t, side, 0.0);
-    if (sim->inputs.in_end) /* branch pump-signals: pump speeds and set flows (the circuit's) */
+    if (sim->inputs.in_end) /* pump speeds and set flows (the circuit's) */
         hymo_sim_flow_inputs(sim, t, side, 0.0, sim->inputs.in_end);
 }
 
@@ -244,7 +244,7 @@ static int restart(hymo_sim *sim, ida_content *c, double t)
     return flag;
 }
 
-/* branch pump-signals: where a pump speed or set flow may jump at t (a
+/* Where a pump speed or set flow may jump at t (a
  * breakpoint of its signal, or a value set between steps), the pressure
  * rates in y' are those of the right limit. */
 static hymo_status flow_inputs_right_limit(hymo_sim *sim, ida_content *c, double t, hymo_error *err)

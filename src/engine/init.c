@@ -25,7 +25,7 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
     const hymo_compiled *cm = sim->cm;
     hymo_mb *mb = &sim->mb;
     memcpy(mb->z, cm->z0, (size_t)sim->nz * sizeof(double));
-    if (model->n_drivers) { /* motor branch: the motion starts at the assembled z0 */
+    if (model->n_drivers) { /* driven joints: the motion starts at the assembled z0 */
         hymo_status dst = hymo_drivers_check_start(sim, err);
         if (dst != HYMO_OK) return dst;
     }
@@ -136,7 +136,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     *out = NULL;
     hymo_status st = hymo_run_options_check(opt, err);
     if (st != HYMO_OK) return st;
-    if (model->n_drivers > 0 && opt->integrator != HYMO_INTEGRATOR_TRAPEZOIDAL) /* motor branch */
+    if (model->n_drivers > 0 && opt->integrator != HYMO_INTEGRATOR_TRAPEZOIDAL) /* driven joints */
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "%s: driven_joints.%s: a prescribed joint motion needs the trapezoidal integrator",
                               model->source_path ? model->source_path : model->name, model->drivers[0].name);
@@ -164,14 +164,14 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     if ((st = hymo_mb_alloc(&sim->mb, model, &cm->kin, &cm->con, err)) != HYMO_OK) goto fail;
     sim->mb.dt = opt->dt;
     sim->mb.alpha = opt->penalty_alpha;
-    sim->mb.alpha_auto = opt->penalty_alpha_auto; /* s18-alpha: penalty.c pb_start */
+    sim->mb.alpha_auto = opt->penalty_alpha_auto; /* mass-scaled at the start: penalty.c pb_start */
     sim->mb.reselect_ratio = opt->reselect_ratio;
     if ((st = sim->form.ops->create(&sim->form, &sim->mb, err)) != HYMO_OK) goto fail;
     const int nz = sim->nz = model->n_bodies;
     const int m = sim->m = cm->con.m;
     const int np = sim->np = model->n_volumes;
     const int nu = sim->nu = model->n_valves;
-    /* motors, then driven joints: actuators after the cylinders (motor branch) */
+    /* motors, then driven joints: actuators after the cylinders */
     const int na = sim->na = model->n_cylinders + model->n_motors + model->n_drivers;
     const int nd = model->n_drivers;
     const int ncut = sim->ncut = model->n_cuts;

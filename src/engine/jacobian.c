@@ -19,8 +19,8 @@ static int always_at_start(const hymo_sim *sim, int inputs_change) { return (voi
 static int always_after(double inc, double prev) { return (void)inc, (void)prev, 1; }
 
 /* The mechanical unknowns are position increments: their difference
- * steps scale with the position (as when the positions were the unknowns),
- * the others with the unknown. */
+ * steps scale with the position z + x (not with the increment x), the
+ * others with the unknown. */
 static hymo_status numeric_build(hymo_sim *sim, double t, hymo_error *err)
 {
     const int nx = sim->nx, nz = sim->nz, nxm = sim->nxm;
@@ -246,7 +246,7 @@ static hymo_status fast_build(hymo_sim *sim, double t, hymo_error *err)
     if (st != HYMO_OK) return st;
     hymo_sparse_finish(&sim->jac.jh);
     fe_stiffness(sim);
-    if (sim->model->n_drivers) hymo_drivers_jacobian(sim); /* motor branch: kinematic rows */
+    if (sim->model->n_drivers) hymo_drivers_jacobian(sim); /* driven joints: kinematic rows */
     if (compose(sim)) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (Newton matrix)");
     return hymo_engine_factor_jacobian(sim, t, err);
 }
@@ -301,7 +301,7 @@ const hymo_newton_test_ops hymo_newton_seed_ops = {"seed", seed_begin, seed_conv
  * measured.  Without it a stale (fast) matrix is accepted after one
  * increment however slowly it contracts, and the iteration error, amplified
  * by 2/dt into velocities and 4/dt^2 into accelerations, sets an error floor
- * that does not fall with dt (issue 9). */
+ * that does not fall with dt (bench/work_precision.py). */
 #define KAPPA_LTE 1e-4
 /* mechanical increments below ROUNDOFF of the tolerance (1e-15 rad with the
  * default) plus ROUNDOFF_REL rounding units of what the unknown is formed
@@ -311,7 +311,7 @@ const hymo_newton_test_ops hymo_newton_seed_ops = {"seed", seed_begin, seed_conv
 /* the smallest target, per second of step size: the velocity change
  * 2 tau tol / h that an iteration error of tau leaves stays below
  * 2e-6 tol/s (2e-13 rad/s with the default tolerance; tau >= 1e-9 at
- * h = 1 ms, as the fixed floor was before the unknowns became increments) */
+ * h = 1 ms) */
 #define TAU_MIN_RATE 1e-6
 /* 1e-12 rad with the default tolerance */
 #define STAGNATION 1e-5

@@ -7,7 +7,7 @@
 
 #include "engine.h"
 #include "rows.h"
-#include "sensors.h" /* branch sensors: further outputs */
+#include "sensors.h" /* further outputs */
 
 /* The buffers are those of hymo_ref_signals[] (reference/signals.c): one per
  * signal, at the signal's `rows` offset in hymo_rows. */
@@ -131,7 +131,7 @@ hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hd
                                     void **names_out, hymo_error *err)
 {
     const int nz = model->n_bodies, np = model->n_volumes, nu = model->n_valves, na = model->n_cylinders + model->n_motors + model->n_drivers,
-              nc = model->n_cuts; /* actuators: cylinders, then motors (motor branch) */
+              nc = model->n_cuts; /* actuators: cylinders, then motors, then driven joints */
     name_t *names = calloc((size_t)(2 * nz + np + nu + na + nc + 1), sizeof *names);
     *names_out = names;
     if (!names) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");

@@ -20,7 +20,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     opt->dt = model->defaults.dt;
     opt->t_end = model->defaults.t_end;
     opt->penalty_alpha = model->defaults.penalty_alpha;
-    opt->penalty_alpha_auto = model->penalty_alpha_auto; /* s18-alpha */
+    opt->penalty_alpha_auto = model->penalty_alpha_auto; /* 1: the penalty factor scaled with the mass matrix */
     opt->tol_position = model->defaults.tol_position;
     opt->tol_pressure = model->defaults.tol_pressure;
     opt->tol_spool = model->defaults.tol_spool;
@@ -145,6 +145,7 @@ hymo_status hymo_sim_motor_state(const hymo_sim *sim, int k, hymo_motor_state *o
 
 void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
 {
+    const hymo_sim_extremes *ex = &sim->extremes;
     memset(s, 0, sizeof *s);
     snprintf(s->model_name, sizeof s->model_name, "%s", sim->model->name);
     snprintf(s->formulation, sizeof s->formulation, "%s", sim->form.ops->name);
@@ -156,49 +157,49 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     s->t_reached = sim->state.t;
     s->complete = sim->state.t >= sim->opt.t_end - 1e-9 * sim->opt.dt; /* hymo_run: the run's status */
     s->n_steps = sim->state.step;
-    s->peak_drift = sim->extremes.peak_drift;
-    s->max_work = sim->extremes.max_work;
-    s->relative_drift = sim->extremes.max_work > 0.0 ? sim->extremes.peak_drift / sim->extremes.max_work : 0.0;
-    s->max_constraint_position = sim->extremes.max_cpos;
-    s->max_constraint_velocity = sim->extremes.max_cvel;
-    s->max_constraint_acceleration = sim->extremes.max_cacc;
+    s->peak_drift = ex->peak_drift;
+    s->max_work = ex->max_work;
+    s->relative_drift = ex->max_work > 0.0 ? ex->peak_drift / ex->max_work : 0.0;
+    s->max_constraint_position = ex->max_cpos;
+    s->max_constraint_velocity = ex->max_cvel;
+    s->max_constraint_acceleration = ex->max_cacc;
     s->mean_iterations = sim->state.step > 0 ? (double)sim->stats.iterations_total / (double)sim->state.step : 0.0;
     s->max_iterations = sim->stats.iterations_max;
     s->jacobian_evaluations = sim->stats.jacobian_evaluations;
     snprintf(s->independent, sizeof s->independent, "%s", sim->form.ops->log(&sim->form));
     snprintf(s->independent_list, sizeof s->independent_list, "%s", sim->form.ops->log(&sim->form));
     s->n_reselections = sim->form.ops->reselections(&sim->form);
-    if (sim->np > 0 && sim->extremes.v_lo >= 0) {
+    if (sim->np > 0 && ex->v_lo >= 0) {
         const hymo_model *model = sim->model;
         s->has_pressure_range = 1;
-        s->p_min = sim->extremes.p_lo, s->p_min_time = sim->extremes.t_lo;
-        s->p_max = sim->extremes.p_hi, s->p_max_time = sim->extremes.t_hi;
+        s->p_min = ex->p_lo, s->p_min_time = ex->t_lo;
+        s->p_max = ex->p_hi, s->p_max_time = ex->t_hi;
         snprintf(s->p_min_volume, sizeof s->p_min_volume, "%s",
-                 model->nodes[sim->cm->circ.vol_node[sim->extremes.v_lo]].name);
+                 model->nodes[sim->cm->circ.vol_node[ex->v_lo]].name);
         snprintf(s->p_max_volume, sizeof s->p_max_volume, "%s",
-                 model->nodes[sim->cm->circ.vol_node[sim->extremes.v_hi]].name);
-        s->n_volumes_below_zero = sim->extremes.n_negative;
+                 model->nodes[sim->cm->circ.vol_node[ex->v_hi]].name);
+        s->n_volumes_below_zero = ex->n_negative;
         snprintf(s->fluid_model, sizeof s->fluid_model, "%s", hymo_fluid_law_of(model)->name);
         s->p_floor = hymo_fluid_floor(model);
-        s->n_volumes_below_floor = sim->extremes.n_below_floor;
+        s->n_volumes_below_floor = ex->n_below_floor;
         s->n_volumes_total = sim->np;
         s->n_volume_ranges = sim->np < HYMO_SUMMARY_VOLUMES ? sim->np : HYMO_SUMMARY_VOLUMES;
         for (int k = 0; k < s->n_volume_ranges; ++k) {
             hymo_volume_range *vr = &s->volume_ranges[k];
-            const double *r = sim->extremes.p_vrange + 4 * k;
+            const double *r = ex->p_vrange + 4 * k;
             snprintf(vr->name, sizeof vr->name, "%s", model->nodes[sim->cm->circ.vol_node[k]].name);
             vr->p_min = r[0], vr->p_min_time = r[1], vr->p_max = r[2], vr->p_max_time = r[3];
-            vr->below_floor = sim->extremes.p_below_floor[k];
+            vr->below_floor = ex->p_below_floor[k];
         }
     }
     s->n_events = sim->switching.events;
     s->event_iterations = sim->switching.event_iterations;
-    s->step_halvings = sim->stats.step_halvings; /* s18-newton */
-    if (sim->m > 0) { /* mbstruct: redundant constraint rows */
+    s->step_halvings = sim->stats.step_halvings;
+    if (sim->m > 0) { /* redundant constraint rows */
         const hymo_constraints *con = sim->mb.con;
         s->constraint_rank = con->rank;
         s->n_redundant = sim->m - con->rank;
-        s->max_redundant_violation = sim->extremes.max_cred;
+        s->max_redundant_violation = ex->max_cred;
         size_t used = 0;
         for (int r = 0; r < sim->m; ++r) {
             if (!con->redundant[r]) continue;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuit.h" /* motor-cosim: hymo_coupled_actuators, hymo_actuator_name */
+#include "circuit.h" /* hymo_coupled_actuators, hymo_actuator_name */
 #include "control_internal.h" /* hymo_signal_drives: the whole FMU's inputs */
 #include "cosim_internal.h" /* hymo_cosim_option */
 #include "cosim_tables.h"   /* the coupling's and the approximation's rows */
@@ -43,7 +43,7 @@ static int run_option(const char *name, const char *value, hymo_run_options *o, 
     else if (!strcmp(name, "--t-end")) o->t_end = v;
     else if (!strcmp(name, "--rtol")) o->rtol = v;
     else if (!strcmp(name, "--atol")) o->atol = v;
-    else if (!strcmp(name, "--alpha")) o->penalty_alpha = v, o->penalty_alpha_auto = 0; /* s18-alpha */
+    else if (!strcmp(name, "--alpha")) o->penalty_alpha = v, o->penalty_alpha_auto = 0; /* as given */
     else if (!strcmp(name, "--max-iter")) {
         if (v != floor(v) || v > 1e6) {
             hymo_error_set(err, HYMO_ERR_ARGUMENT, "--max-iter: '%s' is not a whole number in 1 .. 1000000", value);
@@ -179,7 +179,7 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
     const hymo_split *sp = p->split;
     const int per = tb.coupling->per_actuator;
     const int im = tb.approx->interface_model;
-    const int na = hymo_coupled_actuators(model); /* the cylinders, then the motors (motor-cosim) */
+    const int na = hymo_coupled_actuators(model); /* the cylinders, then the motors */
     int k = 0;
     if (circuit) {
         k = find_circuit(sp, model, circuit, per, im);
@@ -213,7 +213,7 @@ static hymo_status split_part(hymo_fmu_part *p, const hymo_cosim_options *co, co
         if (sp->subsystems[j]->n_outputs > max_out) max_out = sp->subsystems[j]->n_outputs;
     y0 = calloc((size_t)max_out, sizeof *y0);
     if (!y0) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (FMU variables)");
-    /* names, units and descriptions of coupled actuator a: a cylinder, or a motor (motor-cosim: its joint
+    /* names, units and descriptions of coupled actuator a: a cylinder, or a motor (its joint
      * coordinate, rate, acceleration and torque, its ports a and b) */
 #define AN(a) hymo_actuator_name(model, (a))
 #define MOT(a) ((a) >= model->n_cylinders)
@@ -373,7 +373,7 @@ static hymo_status whole_part(hymo_fmu_part *p, const hymo_run_options *ro, hymo
                     q ? "joint velocity" : "joint coordinate", "%s.%s", model->bodies[j].joint_name, zq[q]);
     const char *const aq[3] = {"s", "sd", "F"}, *const au[3] = {"m", "m/s", "N"};
     const char *const ad[3] = {"cylinder length", "cylinder rate", "cylinder force F_s"};
-    /* every actuator of the run (src/fmu/fmu_whole.c): the cylinders, then (motor-cosim) the motors and the driven
+    /* every actuator of the run (src/fmu/fmu_whole.c): the cylinders, then the motors and the driven
      * joints, named after them, with the joint's units and "joint coordinate" etc. */
     const char *const au_j[2][3] = {{"m", "m/s", "N"}, {"rad", "rad/s", "N.m"}};
     const char *const ad_j[3] = {"joint coordinate", "joint rate", "torque (force) on the joint"};

@@ -170,6 +170,8 @@ static void whole_snap(whole_impl *w, snap *s)
 {
     hymo_sim *sim = w->sim;
     hymo_mb *mb = &sim->mb;
+    hymo_sim_stats *const st = &sim->stats;
+    hymo_sim_extremes *const ex = &sim->extremes;
     const int nz = sim->nz, m = sim->m, np = sim->np, nu = sim->nu, na = sim->na, nc = sim->ncut;
     snap_d(s, &sim->state.t, 1);
     snap_l(s, &sim->state.step);
@@ -183,25 +185,21 @@ static void whole_snap(whole_impl *w, snap *s)
         snap_d(s, sim->state.ud, nu);
     snap_d(s, sim->inputs.uref_start, nu), snap_d(s, sim->inputs.uref_end, nu);
     if (sim->inputs.in_end)
-        snap_d(s, sim->inputs.in_start, sim->n_in), snap_d(s, sim->inputs.in_end, sim->n_in); /* pump-signals */
+        snap_d(s, sim->inputs.in_start, sim->n_in), snap_d(s, sim->inputs.in_end, sim->n_in); /* pumps, flow controls */
     snap_d(s, sim->state.zdd_prev, nz), snap_d(s, sim->state.pd_prev, np), snap_d(s, sim->state.pd_prev2, np);
     snap_d(s, sim->state.lambda_prev, m), snap_d(s, sim->state.lambda_prev2, m);
     snap_d(s, sim->eval.force, na), snap_d(s, sim->record.work, na), snap_d(s, sim->record.power, na);
     snap_d(s, &sim->record.kinetic, 1), snap_d(s, &sim->record.potential, 1), snap_d(s, &sim->record.drift, 1);
     snap_d(s, sim->record.c_pos, nc), snap_d(s, sim->record.c_vel, nc), snap_d(s, sim->record.c_acc, nc);
-    snap_d(s, &sim->stats.residual_norm, 1);
-    snap_i(s, &sim->stats.last_iterations), snap_l(s, &sim->stats.iterations_total),
-        snap_i(s, &sim->stats.iterations_max);
-    snap_l(s, &sim->stats.jacobian_evaluations);
-    snap_d(s, &sim->extremes.peak_drift, 1), snap_d(s, &sim->extremes.max_work, 1),
-        snap_d(s, &sim->extremes.max_cpos, 1);
-    snap_d(s, &sim->extremes.max_cvel, 1), snap_d(s, &sim->extremes.max_cacc, 1);
-    snap_d(s, &sim->extremes.p_lo, 1), snap_d(s, &sim->extremes.p_hi, 1), snap_d(s, &sim->extremes.t_lo, 1),
-        snap_d(s, &sim->extremes.t_hi, 1);
-    snap_i(s, &sim->extremes.v_lo), snap_i(s, &sim->extremes.v_hi), snap_i(s, &sim->extremes.n_negative);
-    snap_u8(s, sim->extremes.p_negative, np);
-    snap_d(s, sim->extremes.p_vrange, 4 * np), snap_u8(s, sim->extremes.p_below_floor, np),
-        snap_i(s, &sim->extremes.n_below_floor);
+    snap_d(s, &st->residual_norm, 1);
+    snap_i(s, &st->last_iterations), snap_l(s, &st->iterations_total), snap_i(s, &st->iterations_max);
+    snap_l(s, &st->jacobian_evaluations);
+    snap_d(s, &ex->peak_drift, 1), snap_d(s, &ex->max_work, 1), snap_d(s, &ex->max_cpos, 1);
+    snap_d(s, &ex->max_cvel, 1), snap_d(s, &ex->max_cacc, 1);
+    snap_d(s, &ex->p_lo, 1), snap_d(s, &ex->p_hi, 1), snap_d(s, &ex->t_lo, 1), snap_d(s, &ex->t_hi, 1);
+    snap_i(s, &ex->v_lo), snap_i(s, &ex->v_hi), snap_i(s, &ex->n_negative);
+    snap_u8(s, ex->p_negative, np);
+    snap_d(s, ex->p_vrange, 4 * np), snap_u8(s, ex->p_below_floor, np), snap_i(s, &ex->n_below_floor);
     snap_d(s, &sim->solver.newton_tau, 1), snap_d(s, &sim->solver.newton_theta, 1),
         snap_d(s, &sim->solver.newton_prev_m, 1);
     snap_d(s, &sim->solver.newton_lte, 1);

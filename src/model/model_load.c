@@ -88,7 +88,7 @@ typedef struct {
     /* hydraulics bookkeeping */
     int *chamber_owner; /* [2 * n_cylinders]: volume node index or -1 */
     /* --set overrides (docs/overrides.md): the overridden value nodes and,
-     * for keys the override added, their key nodes (ids; 0 = none) */
+     * for keys an override creates, their key nodes (ids; 0 = none) */
     const char *const *set;
     int n_set;
     int *set_value, *set_key;

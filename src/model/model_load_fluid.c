@@ -16,7 +16,7 @@
 #define DEFAULT_AIR_POLYTROPIC 1.4
 #define DEFAULT_ACC_POLYTROPIC 1.4
 
-/* Keys of hydraulics.fluid added by this file. */
+/* The keys of hydraulics.fluid this file reads. */
 #define FLUID_MODEL_KEYS "model", "air_fraction", "reference_pressure", "vapour_pressure", "polytropic_index"
 
 /* Reads hydraulics.fluid.model and the entrained-air parameters (path at

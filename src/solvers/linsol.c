@@ -347,7 +347,7 @@ static int gather_block(const hymo_sparse *J, int r0, int r1, int c0, int nc, in
 #define SCHUR_DENSITY 0.25
 
 /* Column j of the Schur complement A - B D^-1 C without M' (where the
- * matrix leaves it out) added into Sj (length k, zero on entry, or holding
+ * matrix leaves it out) accumulated in Sj (length k, zero on entry, or holding
  * M''s column); with mark (k, kept zero) the rows written are listed in
  * rows[*nr].  O(non-zeros of the column's blocks). */
 static void schur_column(klu_impl *k, const hymo_sparse *J, int j, double *Sj, unsigned char *mark, int *rows,
@@ -504,7 +504,7 @@ static void klu_destroy(hymo_linsol *ls)
 
 
 /* The dense Schur block pays off from this many leading unknowns on
- * (below, KLU on the whole matrix, as before: the shipped models). */
+ * (below it, KLU on the whole matrix, as for the shipped models). */
 #define SCHUR_MIN 16
 
 static hymo_status klu_set_block(hymo_linsol *ls, int k, hymo_error *err)
