@@ -10,8 +10,6 @@
 
 #include "cli.h"
 
-#define EXIT_BAD_INPUT 2
-
 static const hymo_cli_option *find_long(const hymo_cli_option *opts, const char *name, size_t len)
 {
     for (const hymo_cli_option *o = opts; o->name; ++o)

@@ -15,10 +15,6 @@
 #include "hymo/compare.h"
 #include "hymo/reference.h"
 
-#define EXIT_PASS 0
-#define EXIT_THRESHOLD 1
-#define EXIT_BAD_INPUT 2
-
 enum { CHECK_RMS, CHECK_ABS };
 
 typedef struct {

@@ -108,8 +108,17 @@ static void tlm_residual(const hymo_sim *sim, double *fh) { (void)sim, (void)fh;
 static void tlm_switching(const hymo_sim *sim, double *g) { (void)sim, (void)g; }
 
 static const hymo_force_source_ops tlm_force_ops = {
-    "split-tlm", tlm_zero,    tlm_predict,    tlm_unpack, tlm_forces,    tlm_refresh,
-    tlm_residual, tlm_tangent, tlm_set_inputs, tlm_zero,   tlm_switching,
+    .name = "split-tlm",
+    .n_unknowns = tlm_zero,
+    .predict = tlm_predict,
+    .unpack = tlm_unpack,
+    .forces = tlm_forces,
+    .refresh = tlm_refresh,
+    .residual = tlm_residual,
+    .tangent = tlm_tangent,
+    .set_inputs = tlm_set_inputs,
+    .n_switches = tlm_zero,
+    .switching = tlm_switching,
 };
 
 typedef struct {
@@ -494,8 +503,18 @@ static int mech_add_variables(mech_impl *mi, const hymo_model *model)
 }
 
 static const hymo_subsystem_ops mech_ops = {
-    "mechanical",   mech_set_inputs, mech_do_step,     mech_get_outputs, mech_state_size, mech_get_state,
-    mech_set_state, mech_destroy,    mech_n_variables, mech_variable,    mech_get_real,   mech_get_string,
+    .kind = "mechanical",
+    .set_inputs = mech_set_inputs,
+    .do_step = mech_do_step,
+    .get_outputs = mech_get_outputs,
+    .state_size = mech_state_size,
+    .get_state = mech_get_state,
+    .set_state = mech_set_state,
+    .destroy = mech_destroy,
+    .n_variables = mech_n_variables,
+    .variable = mech_variable,
+    .get_real = mech_get_real,
+    .get_string = mech_get_string,
 };
 
 

@@ -103,7 +103,14 @@ static void dense_destroy(hymo_linsol *ls)
     }
 }
 
-static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, dense_destroy, NULL, NULL};
+static const hymo_linsol_ops dense_ops = {
+    .name = "dense",
+    .factor = dense_factor,
+    .solve = dense_solve,
+    .destroy = dense_destroy,
+    .set_block = NULL,
+    .set_tree = NULL,
+};
 
 /* ---------------- KLU sparse LU ---------------- */
 
@@ -541,8 +548,14 @@ static int klu_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
     return 1;
 }
 
-static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy, klu_set_block,
-                                        klu_set_tree};
+static const hymo_linsol_ops klu_ops = {
+    .name = "klu",
+    .factor = klu_factor_dense,
+    .solve = klu_solve_dense,
+    .destroy = klu_destroy,
+    .set_block = klu_set_block,
+    .set_tree = klu_set_tree,
+};
 
 hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err)
 {
