@@ -7,15 +7,6 @@
 
 #include "circuit.h"
 
-static int uf_find(int *parent, int i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
-}
-
 /* Joins the volumes among `nodes` (node indices); returns the number of
  * volume nodes seen (0: the element touches no volume). */
 static int uf_join_nodes(const hymo_model *model, int *parent, const int *nodes, int n)
@@ -25,11 +16,7 @@ static int uf_join_nodes(const hymo_model *model, int *parent, const int *nodes,
         const hymo_node *nd = &model->nodes[nodes[i]];
         if (nd->kind != HYMO_NODE_VOLUME) continue;
         ++count;
-        int r = uf_find(parent, nd->state);
-        if (first < 0)
-            first = r;
-        else if (r != first)
-            parent[r] = first;
+        first = first < 0 ? nd->state : hymo_uf_union(parent, first, nd->state);
     }
     return count;
 }
@@ -37,7 +24,7 @@ static int uf_join_nodes(const hymo_model *model, int *parent, const int *nodes,
 static int state_root(const hymo_model *model, int *parent, int node)
 {
     const hymo_node *nd = &model->nodes[node];
-    return nd->kind == HYMO_NODE_VOLUME ? uf_find(parent, nd->state) : -1;
+    return nd->kind == HYMO_NODE_VOLUME ? hymo_uf_find(parent, nd->state) : -1;
 }
 
 /* Appends src to dst (size cap, NUL-terminated), truncating. */
@@ -83,7 +70,7 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
         st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
         goto done;
     }
-    for (int k = 0; k < np; ++k) parent[k] = k;
+    hymo_uf_init(parent, np);
 
     for (int t = 0; t < model->n_throttles; ++t) {
         const hymo_throttle *th = &model->throttles[t];
@@ -178,7 +165,7 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
     int nc = 0;
     for (int k = 0; k < np; ++k) comp_of_root[k] = -1;
     for (int k = 0; k < np; ++k) {
-        int r = uf_find(parent, k);
+        int r = hymo_uf_find(parent, k);
         if (comp_of_root[r] < 0) {
             comp_of_root[r] = nc;
             keys[nc].root = r;
@@ -233,7 +220,7 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
             pt->n_pumps = pt->n_fcs = pt->n_motors = 0;
         }
         for (int k = 0; k < np; ++k) {
-            hymo_circuit_part *pt = &out[comp_of_root[uf_find(parent, k)]];
+            hymo_circuit_part *pt = &out[comp_of_root[hymo_uf_find(parent, k)]];
             if (pass == 1) pt->volumes[pt->n_volumes] = k;
             ++pt->n_volumes;
         }
