@@ -1,4 +1,5 @@
 #include "circuit.h"
+#include "flows.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -68,17 +69,15 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     circ->thr = calloc((size_t)(model->n_throttles > 0 ? model->n_throttles : 1), sizeof *circ->thr);
     hymo_circuit_part *w = &circ->whole;
     w->volumes = index_array(circ->np);
-    w->valves = index_array(circ->nv);
-    w->throttles = index_array(model->n_throttles);
-    w->cylinders = index_array(circ->na);
-    w->reliefs = index_array(model->n_relief_valves);
-    w->checks = index_array(model->n_check_valves);
-    w->pumps = index_array(model->n_pumps);
-    w->fcs = index_array(model->n_flow_controls);
-    w->motors = index_array(model->n_motors);
+    int lists = w->volumes != NULL;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        int *n, **list;
+        hymo_part_fields(w, &hymo_element_kinds[kd], &n, &list);
+        *list = index_array(hymo_element_kinds[kd].count(model));
+        lists &= *list != NULL;
+    }
     if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0 || !circ->vol_node || !circ->vol_V || !circ->vol_C ||
-        !circ->vol_fixed || !circ->node_state || !circ->thr || !w->volumes || !w->valves ||
-        !w->throttles || !w->cylinders || !w->reliefs || !w->checks || !w->pumps || !w->fcs || !w->motors) {
+        !circ->vol_fixed || !circ->node_state || !circ->thr || !lists) {
         hymo_circuit_free(circ);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit)");
     }
@@ -113,14 +112,11 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
         hymo_circuit_free(circ);
         return HYMO_ERR_NOMEM;
     }
-    for (int v = 0; v < circ->nv; ++v) w->valves[w->n_valves++] = v;
-    for (int t = 0; t < model->n_throttles; ++t) w->throttles[w->n_throttles++] = t;
-    for (int c = 0; c < circ->na; ++c) w->cylinders[w->n_cylinders++] = c;
-    for (int r = 0; r < model->n_relief_valves; ++r) w->reliefs[w->n_reliefs++] = r;
-    for (int k = 0; k < model->n_check_valves; ++k) w->checks[w->n_checks++] = k;
-    for (int j = 0; j < model->n_pumps; ++j) w->pumps[w->n_pumps++] = j;
-    for (int f = 0; f < model->n_flow_controls; ++f) w->fcs[w->n_fcs++] = f;
-    for (int k = 0; k < model->n_motors; ++k) w->motors[w->n_motors++] = k;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        int *n, **list;
+        hymo_part_fields(w, &hymo_element_kinds[kd], &n, &list);
+        for (const int count = hymo_element_kinds[kd].count(model); *n < count; ++*n) (*list)[*n] = *n;
+    }
     circ->sw_relief = HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * circ->na;
     circ->sw_check = circ->sw_relief + HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves;
     circ->sw_valve = circ->sw_check + HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
@@ -186,11 +182,35 @@ hymo_status hymo_circuit_own_constants(hymo_circuit *circ, const hymo_model *mod
 
 void hymo_circuit_part_free(hymo_circuit_part *part)
 {
-    int *arrays[] = {part->volumes, part->valves, part->throttles, part->cylinders, part->reliefs,
-                     part->checks,  part->pumps,  part->fcs,       part->motors};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
-    part->volumes = part->valves = part->throttles = part->cylinders = NULL;
-    part->reliefs = part->checks = part->pumps = part->fcs = part->motors = NULL;
+    free(part->volumes);
+    part->volumes = NULL;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        int *n, **list;
+        hymo_part_fields(part, &hymo_element_kinds[kd], &n, &list);
+        free(*list);
+        *list = NULL;
+    }
+}
+
+static int *copy_ints(const int *src, int n)
+{
+    int *d = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (d && n > 0) memcpy(d, src, (size_t)n * sizeof(int));
+    return d;
+}
+
+int hymo_circuit_part_copy(hymo_circuit_part *dst, const hymo_circuit_part *src)
+{
+    *dst = *src;
+    dst->volumes = copy_ints(src->volumes, src->n_volumes);
+    int ok = dst->volumes != NULL;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        int *n, **list;
+        hymo_part_fields(dst, &hymo_element_kinds[kd], &n, &list);
+        *list = copy_ints(*list, *n);
+        ok &= *list != NULL;
+    }
+    return ok ? 0 : -1;
 }
 
 void hymo_circuit_free(hymo_circuit *circ)
@@ -289,20 +309,12 @@ double hymo_cylinder_force(const hymo_model *model, const hymo_circuit *circ, in
     return fp - cy->viscous * sd - fmu + hymo_cylinder_damper_force(model, circ, c, s, sd);
 }
 
-/* the orifice law with the circuit's sqrt(p_tr) */
-static inline double orifice(double dp, double p_tr, double sqrt_p_tr)
-{
-    double dg;
-    return hymo_orifice_g_dr(dp, p_tr, sqrt_p_tr, &dg);
-}
-
 /* The one evaluation path of the circuit equations (whole model or part). */
 int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *model,
                                 const hymo_circuit_part *part, const double *s, const double *sd,
                                 const double *p, const double *u, const double *u_ref, double *pdot,
                                 double *udot, double *force)
 {
-    const double p_tr = model->fluid.p_transition, sq = circ->sqrt_p_tr;
     if (force) {
         for (int i = 0; i < part->n_cylinders; ++i) {
             const int c = part->cylinders[i];
@@ -324,69 +336,20 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
     if (!pdot) return -1;
     /* net inflow minus volume rate, per volume state */
     for (int i = 0; i < part->n_volumes; ++i) pdot[part->volumes[i]] = 0.0;
-#define FLOW(node_from, node_to, q)                                                               \
-    do {                                                                                          \
-        const hymo_node *nf_ = &model->nodes[node_from], *nt_ = &model->nodes[node_to];           \
-        if (nf_->kind == HYMO_NODE_VOLUME) pdot[nf_->state] -= (q);                               \
-        if (nt_->kind == HYMO_NODE_VOLUME) pdot[nt_->state] += (q);                               \
-    } while (0)
-    for (int i = 0; i < part->n_throttles; ++i) {
-        const struct hymo_circuit_throttle_s *th = &circ->thr[part->throttles[i]];
-        const double pa = th->sa >= 0 ? p[th->sa] : circ->node_src[th->a];
-        const double pb = th->sb >= 0 ? p[th->sb] : circ->node_src[th->b];
-        const double q = circ->thr_Ct[part->throttles[i]] * orifice(pa - pb, p_tr, sq);
-        if (th->sa >= 0) pdot[th->sa] -= q;
-        if (th->sb >= 0) pdot[th->sb] += q;
-    }
-    for (int i = 0; i < part->n_valves; ++i) {
-        const hymo_valve *va = &model->valves[part->valves[i]];
-        double U = u[va->state];
-        if (model->valve_edges && model->valve_edges[part->valves[i]].on) { /* edges, overlap, leakage */
-            for (int e = 0; e < 4; ++e) {
-                int nf, nt;
-                double G, GU;
-                hymo_valve_edge_nodes(va, e, &nf, &nt);
-                FLOW(nf, nt, hymo_valve_edge_flow_d(circ, model, part->valves[i], e, U, p, &G, &GU));
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) { /* the flows, in the table's order */
+        const hymo_element_kind *K = &hymo_element_kinds[kd];
+        if (!K->flows) continue;
+        int n;
+        const int *el = hymo_part_elements(part, K, &n);
+        for (int i = 0; i < n; ++i) {
+            hymo_edge_flow f[HYMO_ELEMENT_EDGES_MAX];
+            const int nf = K->flows(circ, model, el[i], p, u, sd, f);
+            for (int e = 0; e < nf; ++e) {
+                if (f[e].a >= 0) pdot[f[e].a] -= f[e].q;
+                if (f[e].b >= 0) pdot[f[e].b] += f[e].q;
             }
-            continue;
-        }
-        double pP = hymo_node_pressure(model, va->port_P, p), pT = hymo_node_pressure(model, va->port_T, p);
-        double pA = hymo_node_pressure(model, va->port_A, p), pB = hymo_node_pressure(model, va->port_B, p);
-        if (U >= 0.0) {
-            FLOW(va->port_P, va->port_A, va->Cv * U * orifice(pP - pA, p_tr, sq));
-            FLOW(va->port_B, va->port_T, va->Cv * U * orifice(pB - pT, p_tr, sq));
-        } else {
-            FLOW(va->port_A, va->port_T, -va->Cv * U * orifice(pA - pT, p_tr, sq));
-            FLOW(va->port_P, va->port_B, -va->Cv * U * orifice(pP - pB, p_tr, sq));
         }
     }
-    for (int i = 0; i < part->n_reliefs; ++i) {
-        const int r = part->reliefs[i];
-        double G;
-        FLOW(model->relief_valves[r].node_a, model->relief_valves[r].node_b, hymo_relief_flow_d(circ, model, r, p, &G));
-    }
-    for (int i = 0; i < part->n_checks; ++i) {
-        const int k = part->checks[i];
-        double G;
-        FLOW(model->check_valves[k].node_a, model->check_valves[k].node_b, hymo_check_flow_d(circ, model, k, p, &G));
-    }
-    for (int i = 0; i < part->n_pumps; ++i) {
-        const int j = part->pumps[i];
-        double G;
-        FLOW(model->pumps[j].node_in, model->pumps[j].node_out, hymo_pump_flow_d(circ, model, j, p, &G));
-    }
-    for (int i = 0; i < part->n_fcs; ++i) {
-        const int f = part->fcs[i];
-        double G;
-        FLOW(model->flow_controls[f].node_a, model->flow_controls[f].node_b,
-             hymo_flow_control_flow_d(circ, model, f, p, &G));
-    }
-    for (int i = 0; i < part->n_motors; ++i) {
-        const int k = part->motors[i];
-        FLOW(model->motors[k].node_a, model->motors[k].node_b,
-             hymo_motor_flow(model, k, sd[model->n_cylinders + k], p));
-    }
-#undef FLOW
     for (int i = 0; i < part->n_volumes; ++i) {
         const int st = part->volumes[i], k = circ->vol_node[st];
         double V, Vdot, compl_sum;

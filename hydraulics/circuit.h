@@ -8,6 +8,20 @@
 #include "hymo/model.h"
 #include "hymo/linalg.h"
 
+/* The kinds of hydraulic element, in the order the circuit equations sum
+ * their flows; their table is hymo_element_kinds[] (hydraulics/flows.h). */
+typedef enum {
+    HYMO_ELEMENT_THROTTLE,
+    HYMO_ELEMENT_VALVE,
+    HYMO_ELEMENT_RELIEF,
+    HYMO_ELEMENT_CHECK,
+    HYMO_ELEMENT_PUMP,
+    HYMO_ELEMENT_FLOW_CONTROL,
+    HYMO_ELEMENT_CYLINDER,
+    HYMO_ELEMENT_MOTOR,
+    HYMO_ELEMENT_KINDS
+} hymo_element_kind_id;
+
 /* One hydraulic circuit (SPEC §7 split mode): a connected component of
  * volume nodes joined by throttles, valves (any pair of their ports that are
  * volumes) and cylinders (piston node - rod node). Sources never join
@@ -38,6 +52,9 @@ typedef struct {
 
 /* Frees the part's index arrays (the part itself is the caller's). */
 void hymo_circuit_part_free(hymo_circuit_part *part);
+/* dst = src with its own copies of the index arrays: 0, or -1 out of
+ * memory (then free dst with hymo_circuit_part_free). */
+int hymo_circuit_part_copy(hymo_circuit_part *dst, const hymo_circuit_part *src);
 
 /* Per-run constants resolved from the initial geometry. */
 typedef struct {
@@ -534,16 +551,16 @@ typedef struct {
     double *dF_dsd;        /* na: d F_a / d sd_a */
     double *qnet;          /* np: scratch (net inflow of each volume) */
     double *w;             /* 3 np: scratch (per-volume weights) */
-    /* per flow element (throttles, 4 edges per valve, relief and check
-     * valves, pumps, flow controls, motors, in this order from slot[0],
-     * slot_valve, ...): its volumes' states ia, ib (-1: a source) and the
+    /* per flow edge (hymo_element_kinds' n_edges per element, the kinds in
+     * their order, kind K's from slot[slot_base[K]]): its volumes' states
+     * ia, ib (-1: a source) and the
      * positions of its entries (ia, ia), (ia, ib), (ib, ia), (ib, ib) in
      * dpdot_dp.value and (ia, v), (ib, v) in dpdot_du.value (-1: none), so
      * that filling them needs no search */
     struct hymo_flow_slot_s {
         int ia, ib, aa, ab, ba, bb, ua, ub;
     } *slot;
-    int slot_valve, slot_relief, slot_check, slot_pump, slot_fc, slot_motor;
+    int slot_base[HYMO_ELEMENT_KINDS];
 } hymo_circuit_derivs;
 
 /* Allocates (zeroed) derivatives for np pressures, nu spools, na actuators
