@@ -8,7 +8,12 @@
 
 /* LU with partial pivoting of the n x n matrix a (in place; U's diagonal is
  * stored as its reciprocals, so that the solves multiply). Returns 0, or 1
- * if a pivot is exactly zero or not finite. */
+ * if a pivot is exactly zero or not finite.  The formulations', the
+ * compiled initial state's and the hydraulic subsystems' small systems;
+ * the Newton matrix has its own, column-major in LAPACK's layout
+ * (hymo_lu_unblocked, src/solvers/linsol.h: the same pivots, but its
+ * solves divide by U's diagonal in column order, so the two give
+ * different bits). */
 int hymo_lu_factor(int n, double *a, int *piv);
 /* Solves A x = b in place (b becomes x) with the factors lu and piv of A
  * from hymo_lu_factor. */
