@@ -19,6 +19,12 @@ static int *index_array(int n)
 
 /* ---- branch pump-signals: time-dependent pump speeds and set flows ---- */
 
+/* the element kinds with switching functions, in their order in g
+ * (circuit.h); the accumulators' follow */
+static const int switch_order[] = {HYMO_ELEMENT_CYLINDER, HYMO_ELEMENT_RELIEF, HYMO_ELEMENT_CHECK, HYMO_ELEMENT_VALVE,
+                                   HYMO_ELEMENT_FLOW_CONTROL};
+#define N_SWITCH_KINDS ((int)(sizeof switch_order / sizeof switch_order[0]))
+
 int hymo_circuit_has_inputs(const hymo_model *model)
 {
     for (int j = 0; j < model->n_pumps; ++j)
@@ -117,11 +123,13 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
         hymo_part_fields(w, &hymo_element_kinds[kd], &n, &list);
         for (const int count = hymo_element_kinds[kd].count(model); *n < count; ++*n) (*list)[*n] = *n;
     }
-    circ->sw_relief = HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * circ->na;
-    circ->sw_check = circ->sw_relief + HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves;
-    circ->sw_valve = circ->sw_check + HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
-    circ->sw_fc = circ->sw_valve + HYMO_CIRCUIT_SWITCHES_PER_VALVE * model->n_valves;
-    circ->sw_accumulator = circ->sw_fc + HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL * model->n_flow_controls;
+    int sw = 0; /* the switching functions' offsets, in their order (circuit.h) */
+    for (int o = 0; o < N_SWITCH_KINDS; ++o) {
+        const hymo_element_kind *K = &hymo_element_kinds[switch_order[o]];
+        circ->sw_base[switch_order[o]] = sw;
+        sw += K->n_switches * K->count(model);
+    }
+    circ->sw_accumulator = sw;
     for (int c = 0; c < circ->na; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
         circ->s0[c] = s0[c];
@@ -248,50 +256,24 @@ double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *c
 
 int hymo_circuit_n_switches(const hymo_model *model)
 {
-    int any = model->n_relief_valves > 0 || model->n_check_valves > 0 || model->n_flow_controls > 0 ||
-              model->n_accumulators > 0;
-    for (int c = 0; c < model->n_cylinders && !any; ++c) any = model->cylinders[c].has_damper;
-    for (int v = 0; v < model->n_valves && !any && model->valve_edges; ++v) any = model->valve_edges[v].on;
-    if (!any) return 0;
-    return HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * model->n_cylinders +
-           HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves +
-           HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves +
-           HYMO_CIRCUIT_SWITCHES_PER_VALVE * model->n_valves +
-           HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL * model->n_flow_controls +
-           HYMO_CIRCUIT_SWITCHES_PER_ACCUMULATOR * model->n_accumulators;
+    int any = model->n_accumulators > 0, n = HYMO_CIRCUIT_SWITCHES_PER_ACCUMULATOR * model->n_accumulators;
+    for (int o = 0; o < N_SWITCH_KINDS; ++o) {
+        const hymo_element_kind *K = &hymo_element_kinds[switch_order[o]];
+        const int count = K->count(model);
+        for (int i = 0; i < count && !any; ++i) any = K->locates(model, i);
+        n += K->n_switches * count;
+    }
+    return any ? n : 0;
 }
 
 void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, const double *p,
                             const double *u, double *g)
 {
-    for (int c = 0; c < circ->na; ++c) {
-        const hymo_cylinder *cy = &model->cylinders[c];
-        double *gc = g + HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * c, lp, lr;
-        hymo_cylinder_lengths(circ, c, s[c], &lp, &lr);
-        gc[0] = cy->has_damper ? cy->damper_length - lp : -1.0;
-        gc[1] = cy->has_damper ? cy->damper_length - lr : -1.0;
-    }
-    for (int r = 0; r < model->n_relief_valves; ++r) {
-        const hymo_relief_valve *rv = &model->relief_valves[r];
-        g[circ->sw_relief + r] =
-            hymo_node_pressure(model, rv->node_a, p) - hymo_node_pressure(model, rv->node_b, p) - rv->p_crack;
-    }
-    for (int k = 0; k < model->n_check_valves; ++k) {
-        const hymo_check_valve *cv = &model->check_valves[k];
-        double y = hymo_node_pressure(model, cv->node_a, p) - hymo_node_pressure(model, cv->node_b, p) - cv->p_crack;
-        g[circ->sw_check + 2 * k] = y;
-        g[circ->sw_check + 2 * k + 1] = y - cv->p_open;
-    }
-    for (int v = 0; v < model->n_valves; ++v) {
-        const hymo_valve_edges *ve = model->valve_edges ? &model->valve_edges[v] : NULL;
-        double *gv = g + circ->sw_valve + HYMO_CIRCUIT_SWITCHES_PER_VALVE * v;
-        const double U = u[model->valves[v].state];
-        for (int e = 0; e < 4; ++e) gv[e] = ve && ve->on ? (e < 2 ? U : -U) - ve->u0[e] : -1.0;
-    }
-    for (int f = 0; f < model->n_flow_controls; ++f) {
-        const hymo_flow_control *fc = &model->flow_controls[f];
-        g[circ->sw_fc + f] =
-            hymo_node_pressure(model, fc->node_a, p) - hymo_node_pressure(model, fc->node_b, p) - fc->dp_c;
+    for (int o = 0; o < N_SWITCH_KINDS; ++o) {
+        const hymo_element_kind *K = &hymo_element_kinds[switch_order[o]];
+        const int count = K->count(model);
+        double *gk = g + circ->sw_base[switch_order[o]];
+        for (int i = 0; i < count; ++i) K->switching(circ, model, i, s, p, u, gk + K->n_switches * i);
     }
     for (int j = 0; j < model->n_accumulators; ++j) {
         const hymo_accumulator *ac = &model->accumulators[j];

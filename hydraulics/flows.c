@@ -132,6 +132,17 @@ static void valve_output(const hymo_circuit *circ, const hymo_model *m, int i, c
     q[5] = q[2] - q[1]; /* out of port B into its line */
 }
 
+static int valve_locates(const hymo_model *m, int i) { return m->valve_edges && m->valve_edges[i].on; }
+/* +-U - u0_e per edge, -1 for a plain valve */
+static void valve_switching(const hymo_circuit *circ, const hymo_model *m, int i, const double *s, const double *p,
+                            const double *u, double *g)
+{
+    (void)circ, (void)s, (void)p;
+    const hymo_valve_edges *ve = m->valve_edges ? &m->valve_edges[i] : NULL;
+    const double U = u[m->valves[i].state];
+    for (int e = 0; e < 4; ++e) g[e] = ve && ve->on ? (e < 2 ? U : -U) - ve->u0[e] : -1.0;
+}
+
 /* ---- relief and check valves, flow control valves: the flow a -> b ---- */
 
 static int relief_count(const hymo_model *m) { return m->n_relief_valves; }
@@ -162,6 +173,16 @@ static void relief_output(const hymo_circuit *circ, const hymo_model *m, int i, 
     move(qnode, m->relief_valves[i].node_a, m->relief_valves[i].node_b, q[0]);
 }
 
+static int always(const hymo_model *m, int i) { return (void)m, (void)i, 1; }
+/* dp - p_crack */
+static void relief_switching(const hymo_circuit *circ, const hymo_model *m, int i, const double *s, const double *p,
+                             const double *u, double *g)
+{
+    (void)circ, (void)s, (void)u;
+    const hymo_relief_valve *rv = &m->relief_valves[i];
+    g[0] = hymo_node_pressure(m, rv->node_a, p) - hymo_node_pressure(m, rv->node_b, p) - rv->p_crack;
+}
+
 static int check_count(const hymo_model *m) { return m->n_check_valves; }
 static const char *check_name(const hymo_model *m, int i) { return m->check_valves[i].name; }
 static void check_ports(const hymo_model *m, int i, int *node)
@@ -190,6 +211,17 @@ static void check_output(const hymo_circuit *circ, const hymo_model *m, int i, c
     move(qnode, m->check_valves[i].node_a, m->check_valves[i].node_b, q[0]);
 }
 
+/* dp - p_crack (opening), dp - p_crack - p_open (fully open) */
+static void check_switching(const hymo_circuit *circ, const hymo_model *m, int i, const double *s, const double *p,
+                            const double *u, double *g)
+{
+    (void)circ, (void)s, (void)u;
+    const hymo_check_valve *cv = &m->check_valves[i];
+    double y = hymo_node_pressure(m, cv->node_a, p) - hymo_node_pressure(m, cv->node_b, p) - cv->p_crack;
+    g[0] = y;
+    g[1] = y - cv->p_open;
+}
+
 static int fc_count(const hymo_model *m) { return m->n_flow_controls; }
 static const char *fc_name(const hymo_model *m, int i) { return m->flow_controls[i].name; }
 static void fc_ports(const hymo_model *m, int i, int *node)
@@ -216,6 +248,15 @@ static void fc_output(const hymo_circuit *circ, const hymo_model *m, int i, cons
     double G;
     q[0] = hymo_flow_control_flow_d(circ, m, i, p, &G);
     move(qnode, m->flow_controls[i].node_a, m->flow_controls[i].node_b, q[0]);
+}
+
+/* dp - dp_c */
+static void fc_switching(const hymo_circuit *circ, const hymo_model *m, int i, const double *s, const double *p,
+                         const double *u, double *g)
+{
+    (void)circ, (void)s, (void)u;
+    const hymo_flow_control *fc = &m->flow_controls[i];
+    g[0] = hymo_node_pressure(m, fc->node_a, p) - hymo_node_pressure(m, fc->node_b, p) - fc->dp_c;
 }
 
 /* ---- pumps: flow in -> out, hydraulic power (p_out - p_in) Q ---- */
@@ -254,6 +295,19 @@ static const char *cylinder_name(const hymo_model *m, int i) { return m->cylinde
 static void cylinder_ports(const hymo_model *m, int i, int *node)
 {
     node[0] = m->cylinders[i].node_piston, node[1] = m->cylinders[i].node_rod;
+}
+
+static int cylinder_locates(const hymo_model *m, int i) { return m->cylinders[i].has_damper; }
+/* l_d - l_pist, l_d - l_rod; -1 without a damper */
+static void cylinder_switching(const hymo_circuit *circ, const hymo_model *m, int i, const double *s, const double *p,
+                               const double *u, double *g)
+{
+    (void)p, (void)u;
+    const hymo_cylinder *cy = &m->cylinders[i];
+    double lp, lr;
+    hymo_cylinder_lengths(circ, i, s[i], &lp, &lr);
+    g[0] = cy->has_damper ? cy->damper_length - lp : -1.0;
+    g[1] = cy->has_damper ? cy->damper_length - lr : -1.0;
 }
 
 /* ---- hydraulic motors (actuator n_cylinders + k): flow a -> b
@@ -333,6 +387,9 @@ const hymo_element_kind hymo_element_kinds[HYMO_ELEMENT_KINDS] = {
                             .flows = valve_flows,
                             .n_flows = 6,
                             .flow_suffix = valve_cols,
+                            .n_switches = HYMO_CIRCUIT_SWITCHES_PER_VALVE,
+                            .locates = valve_locates,
+                            .switching = valve_switching,
                             .output = valve_output},
     [HYMO_ELEMENT_RELIEF] = {.kind = "relief valve",
                              .field = "hydraulics.relief_valves",
@@ -350,6 +407,9 @@ const hymo_element_kind hymo_element_kinds[HYMO_ELEMENT_KINDS] = {
                              .flows = relief_flows,
                              .n_flows = 1,
                              .flow_suffix = one_col,
+                             .n_switches = HYMO_CIRCUIT_SWITCHES_PER_RELIEF,
+                             .locates = always,
+                             .switching = relief_switching,
                              .output = relief_output},
     [HYMO_ELEMENT_CHECK] = {.kind = "check valve",
                             .field = "hydraulics.check_valves",
@@ -367,6 +427,9 @@ const hymo_element_kind hymo_element_kinds[HYMO_ELEMENT_KINDS] = {
                             .flows = check_flows,
                             .n_flows = 1,
                             .flow_suffix = one_col,
+                            .n_switches = HYMO_CIRCUIT_SWITCHES_PER_CHECK,
+                            .locates = always,
+                            .switching = check_switching,
                             .output = check_output},
     [HYMO_ELEMENT_PUMP] = {.kind = "pump",
                            .field = "hydraulics.pumps",
@@ -403,6 +466,9 @@ const hymo_element_kind hymo_element_kinds[HYMO_ELEMENT_KINDS] = {
                                    .flows = fc_flows,
                                    .n_flows = 1,
                                    .flow_suffix = one_col,
+                                   .n_switches = HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL,
+                                   .locates = always,
+                                   .switching = fc_switching,
                                    .output = fc_output},
     [HYMO_ELEMENT_CYLINDER] = {.kind = "cylinder",
                                .field = "hydraulics.cylinders",
@@ -419,6 +485,9 @@ const hymo_element_kind hymo_element_kinds[HYMO_ELEMENT_KINDS] = {
                                .actuator = NULL,
                                .flows = NULL,
                                .n_flows = 0,
+                               .n_switches = HYMO_CIRCUIT_SWITCHES_PER_CYLINDER,
+                               .locates = cylinder_locates,
+                               .switching = cylinder_switching,
                                .output = NULL},
     [HYMO_ELEMENT_MOTOR] = {.kind = "motor",
                             .field = "hydraulics.motors",

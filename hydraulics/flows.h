@@ -12,6 +12,7 @@
  *     with their derivatives (evaluation and derivatives: the same values,
  *     summed in the same order);
  *   - the element's list in a circuit part (hymo_circuit_part);
+ *   - its switching functions (events; their order in g is circuit.h's);
  *   - the columns it adds to /hydraulics/flow (m^3/s) and /hydraulics/power
  *     (W) of the output (docs/hdf5-format.md, "Sensors, flows and inputs"),
  *     which lists the kinds in its own order (valves first) and the
@@ -65,6 +66,14 @@ typedef struct {
      * gives none); returns their number */
     int (*flows)(const hymo_circuit *circ, const hymo_model *model, int i, const double *p, const double *u,
                  const double *sd, hymo_edge_flow *f);
+    /* switching functions per element (events, circuit.h: 0 for a kind
+     * without), whether element i has a kink that is located (else its
+     * functions are -1), and their values g[n_switches] at actuator
+     * lengths s, pressures p and spools u */
+    int n_switches;
+    int (*locates)(const hymo_model *model, int i);
+    void (*switching)(const hymo_circuit *circ, const hymo_model *model, int i, const double *s, const double *p,
+                      const double *u, double *g);
     /* output columns per element: the element's name + "." + suffix, or
      * the name alone for a single column whose suffix is ""; output(...)
      * writes q[n_flows] (m^3/s) and w[n_powers] (W) of element i and adds
