@@ -1,5 +1,5 @@
 #include "circuit.h"
-#include "flows.h"
+#include "elements.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include "hymo/linalg.h"
 
 /* The kinds of hydraulic element, in the order the circuit equations sum
- * their flows; their table is hymo_element_kinds[] (hydraulics/flows.h). */
+ * their flows; their table is hymo_element_kinds[] (hydraulics/elements.h). */
 typedef enum {
     HYMO_ELEMENT_THROTTLE,
     HYMO_ELEMENT_VALVE,

@@ -23,7 +23,7 @@
  * T = D dp - (1-eta) D |dp| tanh(w/w_s) - c_v w gives dF/dp = +-dT/d(dp),
  * dF/dsd = dT/dw, dF/ds = 0 (hymo_motor_torque_d). */
 #include "circuit.h"
-#include "flows.h"
+#include "elements.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "circuit.h"
-#include "flows.h"
+#include "elements.h"
 
 /* Joins the volumes among `nodes` (node indices); returns the number of
  * volume nodes seen (0: the element touches no volume). */

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "circuit.h"
-#include "flows.h"
+#include "elements.h"
 #include "hyd_subsystem.h"
 #include "hymo/sim.h"
 #include "test_util.h"

@@ -1,4 +1,4 @@
-/* The kinds of hydraulic element (hydraulics/flows.c): ONE table,
+/* The kinds of hydraulic element (hydraulics/elements.c): ONE table,
  * hymo_element_kinds[], in the order the circuit equations sum their flows
  * (hymo_circuit_eval_part, hymo_circuit_derivatives): throttles, 4/3
  * valves, relief valves, check valves, pumps, flow control valves,
@@ -22,8 +22,8 @@
  * entry here, and its columns' line in docs/hdf5-format.md.
  * tests/test_sensors.c checks that the flows of every volume add up to the
  * circuit's own pressure rate. */
-#ifndef HYMO_FLOWS_H
-#define HYMO_FLOWS_H
+#ifndef HYMO_ELEMENTS_H
+#define HYMO_ELEMENTS_H
 
 #include <stddef.h>
 

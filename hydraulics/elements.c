@@ -1,8 +1,8 @@
-/* The kinds of hydraulic element (hydraulics/flows.h).  The flow laws are
+/* The kinds of hydraulic element (hydraulics/elements.h).  The flow laws are
  * those of circuit.h: the orifice law hymo_orifice_g and the valve,
  * relief, check, pump, flow control and motor laws (tests/test_sensors.c
  * checks the output's sums against the circuit's pressure rates). */
-#include "flows.h"
+#include "elements.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -352,7 +352,7 @@ static void motor_output(const hymo_circuit *circ, const hymo_model *m, int i, c
 
 static const char *const one_col[] = {""};
 
-/* The table (flows.h), in the order of the circuit equations' sums. */
+/* The table (elements.h), in the order of the circuit equations' sums. */
 const hymo_element_kind hymo_element_kinds[HYMO_ELEMENT_KINDS] = {
     [HYMO_ELEMENT_THROTTLE] = {.kind = "throttle",
                                .field = "hydraulics.throttles",
