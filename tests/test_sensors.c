@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "compiled.h"
-#include "elements.h"
+#include "flows.h"
 #include "hymo/cosim.h"
 #include "hymo/sim.h"
 #include "test_hdf5.h"

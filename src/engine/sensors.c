@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "compiled.h"
-#include "elements.h"
+#include "flows.h"
 #include "kinematics.h"
 
 enum { SER_POS, SER_VEL, SER_ACC, SER_FLOW, SER_POWER, SER_UREF, SER_KINDS };
