@@ -1,4 +1,5 @@
 #include "circuit.h"
+#include "elements.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,12 @@ static int *index_array(int n)
 }
 
 /* ---- time-dependent pump speeds and set flows ---- */
+
+/* the element kinds with switching functions, in their order in g
+ * (circuit.h); the accumulators' follow */
+static const int switch_order[] = {HYMO_ELEMENT_CYLINDER, HYMO_ELEMENT_RELIEF, HYMO_ELEMENT_CHECK, HYMO_ELEMENT_VALVE,
+                                   HYMO_ELEMENT_FLOW_CONTROL};
+#define N_SWITCH_KINDS ((int)(sizeof switch_order / sizeof switch_order[0]))
 
 int hymo_circuit_has_inputs(const hymo_model *model)
 {
@@ -68,17 +75,15 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
     circ->thr = calloc((size_t)(model->n_throttles > 0 ? model->n_throttles : 1), sizeof *circ->thr);
     hymo_circuit_part *w = &circ->whole;
     w->volumes = index_array(circ->np);
-    w->valves = index_array(circ->nv);
-    w->throttles = index_array(model->n_throttles);
-    w->cylinders = index_array(circ->na);
-    w->reliefs = index_array(model->n_relief_valves);
-    w->checks = index_array(model->n_check_valves);
-    w->pumps = index_array(model->n_pumps);
-    w->fcs = index_array(model->n_flow_controls);
-    w->motors = index_array(model->n_motors);
+    int lists = w->volumes != NULL;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        int *n, **list;
+        hymo_part_fields(w, &hymo_element_kinds[kd], &n, &list);
+        *list = index_array(hymo_element_kinds[kd].count(model));
+        lists &= *list != NULL;
+    }
     if (!circ->s0 || !circ->l_pist0 || !circ->l_rod0 || !circ->vol_node || !circ->vol_V || !circ->vol_C ||
-        !circ->vol_fixed || !circ->node_state || !circ->thr || !w->volumes || !w->valves ||
-        !w->throttles || !w->cylinders || !w->reliefs || !w->checks || !w->pumps || !w->fcs || !w->motors) {
+        !circ->vol_fixed || !circ->node_state || !circ->thr || !lists) {
         hymo_circuit_free(circ);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit)");
     }
@@ -113,19 +118,18 @@ hymo_status hymo_circuit_init(hymo_circuit *circ, const hymo_model *model, const
         hymo_circuit_free(circ);
         return HYMO_ERR_NOMEM;
     }
-    for (int v = 0; v < circ->nv; ++v) w->valves[w->n_valves++] = v;
-    for (int t = 0; t < model->n_throttles; ++t) w->throttles[w->n_throttles++] = t;
-    for (int c = 0; c < circ->na; ++c) w->cylinders[w->n_cylinders++] = c;
-    for (int r = 0; r < model->n_relief_valves; ++r) w->reliefs[w->n_reliefs++] = r;
-    for (int k = 0; k < model->n_check_valves; ++k) w->checks[w->n_checks++] = k;
-    for (int j = 0; j < model->n_pumps; ++j) w->pumps[w->n_pumps++] = j;
-    for (int f = 0; f < model->n_flow_controls; ++f) w->fcs[w->n_fcs++] = f;
-    for (int k = 0; k < model->n_motors; ++k) w->motors[w->n_motors++] = k;
-    circ->sw_relief = HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * circ->na;
-    circ->sw_check = circ->sw_relief + HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves;
-    circ->sw_valve = circ->sw_check + HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves;
-    circ->sw_fc = circ->sw_valve + HYMO_CIRCUIT_SWITCHES_PER_VALVE * model->n_valves;
-    circ->sw_accumulator = circ->sw_fc + HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL * model->n_flow_controls;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        int *n, **list;
+        hymo_part_fields(w, &hymo_element_kinds[kd], &n, &list);
+        for (const int count = hymo_element_kinds[kd].count(model); *n < count; ++*n) (*list)[*n] = *n;
+    }
+    int sw = 0; /* the switching functions' offsets, in their order (circuit.h) */
+    for (int o = 0; o < N_SWITCH_KINDS; ++o) {
+        const hymo_element_kind *K = &hymo_element_kinds[switch_order[o]];
+        circ->sw_base[switch_order[o]] = sw;
+        sw += K->n_switches * K->count(model);
+    }
+    circ->sw_accumulator = sw;
     for (int c = 0; c < circ->na; ++c) {
         const hymo_cylinder *cy = &model->cylinders[c];
         circ->s0[c] = s0[c];
@@ -186,11 +190,35 @@ hymo_status hymo_circuit_own_constants(hymo_circuit *circ, const hymo_model *mod
 
 void hymo_circuit_part_free(hymo_circuit_part *part)
 {
-    int *arrays[] = {part->volumes, part->valves, part->throttles, part->cylinders, part->reliefs,
-                     part->checks,  part->pumps,  part->fcs,       part->motors};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
-    part->volumes = part->valves = part->throttles = part->cylinders = NULL;
-    part->reliefs = part->checks = part->pumps = part->fcs = part->motors = NULL;
+    free(part->volumes);
+    part->volumes = NULL;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        int *n, **list;
+        hymo_part_fields(part, &hymo_element_kinds[kd], &n, &list);
+        free(*list);
+        *list = NULL;
+    }
+}
+
+static int *copy_ints(const int *src, int n)
+{
+    int *d = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (d && n > 0) memcpy(d, src, (size_t)n * sizeof(int));
+    return d;
+}
+
+int hymo_circuit_part_copy(hymo_circuit_part *dst, const hymo_circuit_part *src)
+{
+    *dst = *src;
+    dst->volumes = copy_ints(src->volumes, src->n_volumes);
+    int ok = dst->volumes != NULL;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        int *n, **list;
+        hymo_part_fields(dst, &hymo_element_kinds[kd], &n, &list);
+        *list = copy_ints(*list, *n);
+        ok &= *list != NULL;
+    }
+    return ok ? 0 : -1;
 }
 
 void hymo_circuit_free(hymo_circuit *circ)
@@ -228,50 +256,24 @@ double hymo_cylinder_damper_force(const hymo_model *model, const hymo_circuit *c
 
 int hymo_circuit_n_switches(const hymo_model *model)
 {
-    int any = model->n_relief_valves > 0 || model->n_check_valves > 0 || model->n_flow_controls > 0 ||
-              model->n_accumulators > 0;
-    for (int c = 0; c < model->n_cylinders && !any; ++c) any = model->cylinders[c].has_damper;
-    for (int v = 0; v < model->n_valves && !any && model->valve_edges; ++v) any = model->valve_edges[v].on;
-    if (!any) return 0;
-    return HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * model->n_cylinders +
-           HYMO_CIRCUIT_SWITCHES_PER_RELIEF * model->n_relief_valves +
-           HYMO_CIRCUIT_SWITCHES_PER_CHECK * model->n_check_valves +
-           HYMO_CIRCUIT_SWITCHES_PER_VALVE * model->n_valves +
-           HYMO_CIRCUIT_SWITCHES_PER_FLOW_CONTROL * model->n_flow_controls +
-           HYMO_CIRCUIT_SWITCHES_PER_ACCUMULATOR * model->n_accumulators;
+    int any = model->n_accumulators > 0, n = HYMO_CIRCUIT_SWITCHES_PER_ACCUMULATOR * model->n_accumulators;
+    for (int o = 0; o < N_SWITCH_KINDS; ++o) {
+        const hymo_element_kind *K = &hymo_element_kinds[switch_order[o]];
+        const int count = K->count(model);
+        for (int i = 0; i < count && !any; ++i) any = K->locates(model, i);
+        n += K->n_switches * count;
+    }
+    return any ? n : 0;
 }
 
 void hymo_circuit_switching(const hymo_circuit *circ, const hymo_model *model, const double *s, const double *p,
                             const double *u, double *g)
 {
-    for (int c = 0; c < circ->na; ++c) {
-        const hymo_cylinder *cy = &model->cylinders[c];
-        double *gc = g + HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * c, lp, lr;
-        hymo_cylinder_lengths(circ, c, s[c], &lp, &lr);
-        gc[0] = cy->has_damper ? cy->damper_length - lp : -1.0;
-        gc[1] = cy->has_damper ? cy->damper_length - lr : -1.0;
-    }
-    for (int r = 0; r < model->n_relief_valves; ++r) {
-        const hymo_relief_valve *rv = &model->relief_valves[r];
-        g[circ->sw_relief + r] =
-            hymo_node_pressure(model, rv->node_a, p) - hymo_node_pressure(model, rv->node_b, p) - rv->p_crack;
-    }
-    for (int k = 0; k < model->n_check_valves; ++k) {
-        const hymo_check_valve *cv = &model->check_valves[k];
-        double y = hymo_node_pressure(model, cv->node_a, p) - hymo_node_pressure(model, cv->node_b, p) - cv->p_crack;
-        g[circ->sw_check + 2 * k] = y;
-        g[circ->sw_check + 2 * k + 1] = y - cv->p_open;
-    }
-    for (int v = 0; v < model->n_valves; ++v) {
-        const hymo_valve_edges *ve = model->valve_edges ? &model->valve_edges[v] : NULL;
-        double *gv = g + circ->sw_valve + HYMO_CIRCUIT_SWITCHES_PER_VALVE * v;
-        const double U = u[model->valves[v].state];
-        for (int e = 0; e < 4; ++e) gv[e] = ve && ve->on ? (e < 2 ? U : -U) - ve->u0[e] : -1.0;
-    }
-    for (int f = 0; f < model->n_flow_controls; ++f) {
-        const hymo_flow_control *fc = &model->flow_controls[f];
-        g[circ->sw_fc + f] =
-            hymo_node_pressure(model, fc->node_a, p) - hymo_node_pressure(model, fc->node_b, p) - fc->dp_c;
+    for (int o = 0; o < N_SWITCH_KINDS; ++o) {
+        const hymo_element_kind *K = &hymo_element_kinds[switch_order[o]];
+        const int count = K->count(model);
+        double *gk = g + circ->sw_base[switch_order[o]];
+        for (int i = 0; i < count; ++i) K->switching(circ, model, i, s, p, u, gk + K->n_switches * i);
     }
     for (int j = 0; j < model->n_accumulators; ++j) {
         const hymo_accumulator *ac = &model->accumulators[j];
@@ -289,20 +291,12 @@ double hymo_cylinder_force(const hymo_model *model, const hymo_circuit *circ, in
     return fp - cy->viscous * sd - fmu + hymo_cylinder_damper_force(model, circ, c, s, sd);
 }
 
-/* the orifice law with the circuit's sqrt(p_tr) */
-static inline double orifice(double dp, double p_tr, double sqrt_p_tr)
-{
-    double dg;
-    return hymo_orifice_g_dr(dp, p_tr, sqrt_p_tr, &dg);
-}
-
 /* The one evaluation path of the circuit equations (whole model or part). */
 int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *model,
                                 const hymo_circuit_part *part, const double *s, const double *sd,
                                 const double *p, const double *u, const double *u_ref, double *pdot,
                                 double *udot, double *force)
 {
-    const double p_tr = model->fluid.p_transition, sq = circ->sqrt_p_tr;
     if (force) {
         for (int i = 0; i < part->n_cylinders; ++i) {
             const int c = part->cylinders[i];
@@ -324,69 +318,20 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
     if (!pdot) return -1;
     /* net inflow minus volume rate, per volume state */
     for (int i = 0; i < part->n_volumes; ++i) pdot[part->volumes[i]] = 0.0;
-#define FLOW(node_from, node_to, q)                                                               \
-    do {                                                                                          \
-        const hymo_node *nf_ = &model->nodes[node_from], *nt_ = &model->nodes[node_to];           \
-        if (nf_->kind == HYMO_NODE_VOLUME) pdot[nf_->state] -= (q);                               \
-        if (nt_->kind == HYMO_NODE_VOLUME) pdot[nt_->state] += (q);                               \
-    } while (0)
-    for (int i = 0; i < part->n_throttles; ++i) {
-        const struct hymo_circuit_throttle_s *th = &circ->thr[part->throttles[i]];
-        const double pa = th->sa >= 0 ? p[th->sa] : circ->node_src[th->a];
-        const double pb = th->sb >= 0 ? p[th->sb] : circ->node_src[th->b];
-        const double q = circ->thr_Ct[part->throttles[i]] * orifice(pa - pb, p_tr, sq);
-        if (th->sa >= 0) pdot[th->sa] -= q;
-        if (th->sb >= 0) pdot[th->sb] += q;
-    }
-    for (int i = 0; i < part->n_valves; ++i) {
-        const hymo_valve *va = &model->valves[part->valves[i]];
-        double U = u[va->state];
-        if (model->valve_edges && model->valve_edges[part->valves[i]].on) { /* edges, overlap, leakage */
-            for (int e = 0; e < 4; ++e) {
-                int nf, nt;
-                double G, GU;
-                hymo_valve_edge_nodes(va, e, &nf, &nt);
-                FLOW(nf, nt, hymo_valve_edge_flow_d(circ, model, part->valves[i], e, U, p, &G, &GU));
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) { /* the flows, in the table's order */
+        const hymo_element_kind *K = &hymo_element_kinds[kd];
+        if (!K->flows) continue;
+        int n;
+        const int *el = hymo_part_elements(part, K, &n);
+        for (int i = 0; i < n; ++i) {
+            hymo_edge_flow f[HYMO_ELEMENT_EDGES_MAX];
+            const int nf = K->flows(circ, model, el[i], p, u, sd, f);
+            for (int e = 0; e < nf; ++e) {
+                if (f[e].a >= 0) pdot[f[e].a] -= f[e].q;
+                if (f[e].b >= 0) pdot[f[e].b] += f[e].q;
             }
-            continue;
-        }
-        double pP = hymo_node_pressure(model, va->port_P, p), pT = hymo_node_pressure(model, va->port_T, p);
-        double pA = hymo_node_pressure(model, va->port_A, p), pB = hymo_node_pressure(model, va->port_B, p);
-        if (U >= 0.0) {
-            FLOW(va->port_P, va->port_A, va->Cv * U * orifice(pP - pA, p_tr, sq));
-            FLOW(va->port_B, va->port_T, va->Cv * U * orifice(pB - pT, p_tr, sq));
-        } else {
-            FLOW(va->port_A, va->port_T, -va->Cv * U * orifice(pA - pT, p_tr, sq));
-            FLOW(va->port_P, va->port_B, -va->Cv * U * orifice(pP - pB, p_tr, sq));
         }
     }
-    for (int i = 0; i < part->n_reliefs; ++i) {
-        const int r = part->reliefs[i];
-        double G;
-        FLOW(model->relief_valves[r].node_a, model->relief_valves[r].node_b, hymo_relief_flow_d(circ, model, r, p, &G));
-    }
-    for (int i = 0; i < part->n_checks; ++i) {
-        const int k = part->checks[i];
-        double G;
-        FLOW(model->check_valves[k].node_a, model->check_valves[k].node_b, hymo_check_flow_d(circ, model, k, p, &G));
-    }
-    for (int i = 0; i < part->n_pumps; ++i) {
-        const int j = part->pumps[i];
-        double G;
-        FLOW(model->pumps[j].node_in, model->pumps[j].node_out, hymo_pump_flow_d(circ, model, j, p, &G));
-    }
-    for (int i = 0; i < part->n_fcs; ++i) {
-        const int f = part->fcs[i];
-        double G;
-        FLOW(model->flow_controls[f].node_a, model->flow_controls[f].node_b,
-             hymo_flow_control_flow_d(circ, model, f, p, &G));
-    }
-    for (int i = 0; i < part->n_motors; ++i) {
-        const int k = part->motors[i];
-        FLOW(model->motors[k].node_a, model->motors[k].node_b,
-             hymo_motor_flow(model, k, sd[model->n_cylinders + k], p));
-    }
-#undef FLOW
     for (int i = 0; i < part->n_volumes; ++i) {
         const int st = part->volumes[i], k = circ->vol_node[st];
         double V, Vdot, compl_sum;

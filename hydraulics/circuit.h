@@ -8,6 +8,20 @@
 #include "hymo/model.h"
 #include "hymo/linalg.h"
 
+/* The kinds of hydraulic element, in the order the circuit equations sum
+ * their flows; their table is hymo_element_kinds[] (hydraulics/elements.h). */
+typedef enum {
+    HYMO_ELEMENT_THROTTLE,
+    HYMO_ELEMENT_VALVE,
+    HYMO_ELEMENT_RELIEF,
+    HYMO_ELEMENT_CHECK,
+    HYMO_ELEMENT_PUMP,
+    HYMO_ELEMENT_FLOW_CONTROL,
+    HYMO_ELEMENT_CYLINDER,
+    HYMO_ELEMENT_MOTOR,
+    HYMO_ELEMENT_KINDS
+} hymo_element_kind_id;
+
 /* One hydraulic circuit (SPEC §7 split mode): a connected component of
  * volume nodes joined by throttles, valves (any pair of their ports that are
  * volumes) and cylinders (piston node - rod node). Sources never join
@@ -38,6 +52,9 @@ typedef struct {
 
 /* Frees the part's index arrays (the part itself is the caller's). */
 void hymo_circuit_part_free(hymo_circuit_part *part);
+/* dst = src with its own copies of the index arrays: 0, or -1 out of
+ * memory (then free dst with hymo_circuit_part_free). */
+int hymo_circuit_part_copy(hymo_circuit_part *dst, const hymo_circuit_part *src);
 
 /* Per-run constants resolved from the initial geometry. */
 typedef struct {
@@ -51,13 +68,9 @@ typedef struct {
      * branch is chosen by the geometry; a run that locates its events
      * points a copy of the circuit at its own states (hymo_circuit_switching) */
     const unsigned char *sw;
-    /* offsets of the relief and check valves' switching functions in g
-     * and sw (after the 2 na of the cylinders) */
-    int sw_relief, sw_check;
-    /* offsets of the 4/3 valves' edge switches (4 per
-     * valve) and of the flow control valves' (1 each), after the checks' */
-    int sw_valve, sw_fc;
-    /* offset of the accumulators' switching functions */
+    /* offsets of each element kind's switching functions in g and sw (0
+     * for a kind without), and of the accumulators' (hymo_circuit_switching) */
+    int sw_base[HYMO_ELEMENT_KINDS];
     int sw_accumulator;
     /* the pump speeds n(t) (rev/s, n_pumps) and the
      * flow control valves' set flows Q_set(t) (m^3/s, n_flow_controls) in
@@ -121,16 +134,17 @@ static inline double hymo_flow_control_set(const hymo_circuit *circ, const hymo_
     return circ->fc_flow ? circ->fc_flow[f] : model->flow_controls[f].q_set;
 }
 
-/* Switching functions (events), in this order:
+/* Switching functions (events), in this order (the element kinds' own
+ * functions, hymo_element_kinds[], at the offsets sw_base[kind]):
  *   per cylinder c: g[2c] = l_d - l_pist, g[2c+1] = l_d - l_rod (>= 0:
  *     inside the end damper's zone; -1 without a damper);
- *   per relief valve r: g[sw_relief + r] = p_a - p_b - p_crack (>= 0: open);
- *   per check valve k: g[sw_check + 2k] = dp - p_crack (>= 0: opening),
- *     g[sw_check + 2k + 1] = dp - p_crack - p_open (>= 0: fully open);
- *   per 4/3 valve v: g[sw_valve + 4v + e] = +-U - u0_e for its edges
+ *   per relief valve r: g[sw_base[RELIEF] + r] = p_a - p_b - p_crack (>= 0: open);
+ *   per check valve k: g[sw_base[CHECK] + 2k] = dp - p_crack (>= 0: opening),
+ *     g[sw_base[CHECK] + 2k + 1] = dp - p_crack - p_open (>= 0: fully open);
+ *   per 4/3 valve v: g[sw_base[VALVE] + 4v + e] = +-U - u0_e for its edges
  *     e = PA, BT (+U), PB, AT (-U) (>= 0: edge open); -1 for a valve
  *     without `edges`/`overlap`/`leakage` (its branch is the sign of U);
- *   per flow control valve f: g[sw_fc + f] = dp - dp_c (>= 0: regulating).
+ *   per flow control valve f: g[sw_base[FLOW_CONTROL] + f] = dp - dp_c (>= 0: regulating).
  *   per accumulator j: g[sw_accumulator + j] = p - p0 (>= 0: charged).
  * With circ->sw set, a branch follows its switching state sw[i] (= g_i >= 0
  * when it was last located) instead of the sign of g_i, so that each branch
@@ -307,7 +321,7 @@ static inline double hymo_relief_flow_d(const hymo_circuit *circ, const hymo_mod
     const double dp = hymo_node_pressure(model, rv->node_a, p) - hymo_node_pressure(model, rv->node_b, p);
     double q = rv->leakage * dp;
     *G = rv->leakage;
-    if (circ->sw ? circ->sw[circ->sw_relief + r] : dp - rv->p_crack >= 0.0) {
+    if (circ->sw ? circ->sw[circ->sw_base[HYMO_ELEMENT_RELIEF] + r] : dp - rv->p_crack >= 0.0) {
         q += rv->gradient * (dp - rv->p_crack);
         *G += rv->gradient;
     }
@@ -323,7 +337,7 @@ static inline double hymo_check_flow_d(const hymo_circuit *circ, const hymo_mode
     const hymo_check_valve *cv = &model->check_valves[k];
     const double dp = hymo_node_pressure(model, cv->node_a, p) - hymo_node_pressure(model, cv->node_b, p);
     const double y = dp - cv->p_crack;
-    const unsigned char *sw = circ->sw ? circ->sw + circ->sw_check + HYMO_CIRCUIT_SWITCHES_PER_CHECK * k : NULL;
+    const unsigned char *sw = circ->sw ? circ->sw + circ->sw_base[HYMO_ELEMENT_CHECK] + HYMO_CIRCUIT_SWITCHES_PER_CHECK * k : NULL;
     const int full = sw ? sw[1] : y - cv->p_open >= 0.0;
     const int opening = sw ? sw[0] : y >= 0.0;
     if (!full && !opening) {
@@ -389,7 +403,7 @@ static inline double hymo_flow_control_flow_d(const hymo_circuit *circ, const hy
     const hymo_flow_control *fc = &model->flow_controls[f];
     const double dp = hymo_node_pressure(model, fc->node_a, p) - hymo_node_pressure(model, fc->node_b, p);
     const double q_set = hymo_flow_control_set(circ, model, f); /* Q_set(t) */
-    if (circ->sw ? circ->sw[circ->sw_fc + f] : dp - fc->dp_c >= 0.0) {
+    if (circ->sw ? circ->sw[circ->sw_base[HYMO_ELEMENT_FLOW_CONTROL] + f] : dp - fc->dp_c >= 0.0) {
         *G = 0.0;
         return q_set;
     }
@@ -417,7 +431,7 @@ static inline double hymo_valve_edge_opening(const hymo_circuit *circ, const hym
         return 0.0;
     }
     const double y = sgn * U - ve->u0[e];
-    if (circ->sw ? circ->sw[circ->sw_valve + HYMO_CIRCUIT_SWITCHES_PER_VALVE * v + e] : y >= 0.0) {
+    if (circ->sw ? circ->sw[circ->sw_base[HYMO_ELEMENT_VALVE] + HYMO_CIRCUIT_SWITCHES_PER_VALVE * v + e] : y >= 0.0) {
         *dx = sgn;
         return y;
     }
@@ -461,7 +475,7 @@ static inline double hymo_damper_force_d(const hymo_circuit *circ, int c, const 
                                          double lr, double sd, double *dF_ds, double *dF_dsd)
 {
     if (cy->has_damper) {
-        const unsigned char *sw = circ->sw ? circ->sw + HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * c : NULL;
+        const unsigned char *sw = circ->sw ? circ->sw + circ->sw_base[HYMO_ELEMENT_CYLINDER] + HYMO_CIRCUIT_SWITCHES_PER_CYLINDER * c : NULL;
         if (sw ? sw[0] : lp <= cy->damper_length) {
             *dF_ds = -cy->damper_stiffness;
             *dF_dsd = -cy->damper_damping;
@@ -534,16 +548,16 @@ typedef struct {
     double *dF_dsd;        /* na: d F_a / d sd_a */
     double *qnet;          /* np: scratch (net inflow of each volume) */
     double *w;             /* 3 np: scratch (per-volume weights) */
-    /* per flow element (throttles, 4 edges per valve, relief and check
-     * valves, pumps, flow controls, motors, in this order from slot[0],
-     * slot_valve, ...): its volumes' states ia, ib (-1: a source) and the
+    /* per flow edge (hymo_element_kinds' n_edges per element, the kinds in
+     * their order, kind K's from slot[slot_base[K]]): its volumes' states
+     * ia, ib (-1: a source) and the
      * positions of its entries (ia, ia), (ia, ib), (ib, ia), (ib, ib) in
      * dpdot_dp.value and (ia, v), (ib, v) in dpdot_du.value (-1: none), so
      * that filling them needs no search */
     struct hymo_flow_slot_s {
         int ia, ib, aa, ab, ba, bb, ua, ub;
     } *slot;
-    int slot_valve, slot_relief, slot_check, slot_pump, slot_fc, slot_motor;
+    int slot_base[HYMO_ELEMENT_KINDS];
 } hymo_circuit_derivs;
 
 /* Allocates (zeroed) derivatives for np pressures, nu spools, na actuators

@@ -23,6 +23,7 @@
  * T = D dp - (1-eta) D |dp| tanh(w/w_s) - c_v w gives dF/dp = +-dT/d(dp),
  * dF/dsd = dT/dw, dF/ds = 0 (hymo_motor_torque_d). */
 #include "circuit.h"
+#include "elements.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,43 +71,17 @@ static int flow_pattern(pairs *pp, pairs *pu, const hymo_model *model, int np, i
     return e;
 }
 
-/* The flow elements in the order of hymo_circuit_derivatives and of
- * d->slot: throttles, 4 edges per valve (P->A, B->T, P->B, A->T), relief
- * and check valves, pumps, flow controls, motors; sets the offsets
- * slot_valve .. slot_motor and returns their number. */
+/* The flow edges in the order of hymo_circuit_derivatives and of d->slot:
+ * the element kinds in their table's order, n_edges per element; sets the
+ * offsets slot_base and returns their number. */
 static int flow_offsets(hymo_circuit_derivs *d, const hymo_model *m)
 {
-    d->slot_valve = m->n_throttles;
-    d->slot_relief = d->slot_valve + 4 * m->n_valves;
-    d->slot_check = d->slot_relief + m->n_relief_valves;
-    d->slot_pump = d->slot_check + m->n_check_valves;
-    d->slot_fc = d->slot_pump + m->n_pumps;
-    d->slot_motor = d->slot_fc + m->n_flow_controls;
-    return d->slot_motor + m->n_motors;
-}
-
-/* Flow element k (flow_offsets' order): its nodes from -> to and its
- * spool state (-1: not a valve edge). */
-static void flow_element(const hymo_circuit_derivs *d, const hymo_model *m, int k, int *nf, int *nt, int *v)
-{
-    *v = -1;
-    if (k < d->slot_valve) {
-        *nf = m->throttles[k].node_a, *nt = m->throttles[k].node_b;
-    } else if (k < d->slot_relief) {
-        const hymo_valve *va = &m->valves[(k - d->slot_valve) / 4];
-        hymo_valve_edge_nodes(va, (k - d->slot_valve) % 4, nf, nt);
-        *v = va->state;
-    } else if (k < d->slot_check) {
-        *nf = m->relief_valves[k - d->slot_relief].node_a, *nt = m->relief_valves[k - d->slot_relief].node_b;
-    } else if (k < d->slot_pump) {
-        *nf = m->check_valves[k - d->slot_check].node_a, *nt = m->check_valves[k - d->slot_check].node_b;
-    } else if (k < d->slot_fc) {
-        *nf = m->pumps[k - d->slot_pump].node_in, *nt = m->pumps[k - d->slot_pump].node_out;
-    } else if (k < d->slot_motor) {
-        *nf = m->flow_controls[k - d->slot_fc].node_a, *nt = m->flow_controls[k - d->slot_fc].node_b;
-    } else {
-        *nf = m->motors[k - d->slot_motor].node_a, *nt = m->motors[k - d->slot_motor].node_b;
+    int n = 0;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        d->slot_base[kd] = n;
+        n += hymo_element_kinds[kd].n_edges * hymo_element_kinds[kd].count(m);
     }
+    return n;
 }
 
 static int build_patterns(hymo_circuit_derivs *d, const hymo_model *model)
@@ -115,13 +90,18 @@ static int build_patterns(hymo_circuit_derivs *d, const hymo_model *model)
     pairs pp = {0}, pu = {0}, ps = {0}, pf = {0};
     int e = 0;
     for (int i = 0; i < np; ++i) e |= pairs_add(&pp, i, i);
-    /* every flow element but the motors that are no actuator here (na) */
-    const int n_motor_act = na > model->n_cylinders ? na - model->n_cylinders : 0;
-    const int n_flow = d->slot_motor + (model->n_motors < n_motor_act ? model->n_motors : n_motor_act);
-    for (int k = 0; k < n_flow; ++k) {
-        int nf, nt, v;
-        flow_element(d, model, k, &nf, &nt, &v);
-        e |= flow_pattern(&pp, &pu, model, np, nf, nt, v < nu ? v : -1);
+    /* every flow edge but those of the motors that are no actuator here (na) */
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        const hymo_element_kind *K = &hymo_element_kinds[kd];
+        const int n = K->n_edges ? K->count(model) : 0;
+        for (int i = 0; i < n; ++i) {
+            if (K->actuator(model, i) >= na) continue;
+            for (int k = 0; k < K->n_edges; ++k) {
+                int nf, nt, v;
+                K->edge(model, i, k, &nf, &nt, &v);
+                e |= flow_pattern(&pp, &pu, model, np, nf, nt, v < nu ? v : -1);
+            }
+        }
     }
     for (int a = 0; a < na && a < model->n_cylinders; ++a) {
         const hymo_cylinder *cy = &model->cylinders[a];
@@ -171,16 +151,21 @@ static void slot_set(hymo_circuit_derivs *d, const hymo_model *model, flow_slot 
     sl->ub = v >= 0 && v < d->nu ? position(&d->dpdot_du, b, v) : -1;
 }
 
-/* the slots of every flow element, in the order of hymo_circuit_derivatives */
+/* the slots of every flow edge, in the order of hymo_circuit_derivatives */
 static int build_slots(hymo_circuit_derivs *d, const hymo_model *model)
 {
     const int n = flow_offsets(d, model);
     d->slot = calloc((size_t)(n > 0 ? n : 1), sizeof *d->slot);
     if (!d->slot) return -1;
-    for (int k = 0; k < n; ++k) {
-        int nf, nt, v;
-        flow_element(d, model, k, &nf, &nt, &v);
-        slot_set(d, model, &d->slot[k], nf, nt, v);
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        const hymo_element_kind *K = &hymo_element_kinds[kd];
+        const int ne = K->n_edges ? K->count(model) : 0;
+        for (int i = 0; i < ne; ++i)
+            for (int k = 0; k < K->n_edges; ++k) {
+                int nf, nt, v;
+                K->edge(model, i, k, &nf, &nt, &v);
+                slot_set(d, model, &d->slot[d->slot_base[kd] + K->n_edges * i + k], nf, nt, v);
+            }
     }
     return 0;
 }
@@ -243,18 +228,6 @@ static inline void add_flow(hymo_circuit_derivs *d, const flow_slot *sl, double 
     }
 }
 
-/* Valve edge e (slot sl) with opening c = Cv |U| and dc/dU = dc: q = c g(dp). */
-static inline void add_valve_edge(hymo_circuit_derivs *d, const hymo_circuit *circ, const hymo_model *model,
-                                  const double *p, const hymo_valve *va, int e, const flow_slot *sl, double c,
-                                  double dc)
-{
-    int nf, nt;
-    hymo_valve_edge_nodes(va, e, &nf, &nt);
-    double dg, g = hymo_orifice_g_dr(hymo_node_pressure(model, nf, p) - hymo_node_pressure(model, nt, p),
-                                     model->fluid.p_transition, circ->sqrt_p_tr, &dg);
-    add_flow(d, sl, c * g, c * dg, dc * g);
-}
-
 static void force_derivatives(const hymo_circuit *circ, const hymo_model *model, const double *s,
                               const double *sd, const double *p, hymo_circuit_derivs *d)
 {
@@ -300,60 +273,25 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
     hymo_sparse_zero(&d->dpdot_ds);
     hymo_sparse_zero(&d->dpdot_dsd);
     memset(d->qnet, 0, (size_t)(np > 0 ? np : 1) * sizeof(double));
-    const double p_tr = model->fluid.p_transition;
-    const flow_slot *sl = d->slot;
-
-    /* d Q / d(p, u): same element order and branches as hymo_circuit_eval */
-    for (int t = 0; t < model->n_throttles; ++t) {
-        const struct hymo_circuit_throttle_s *th = &circ->thr[t];
-        double dg, g = hymo_orifice_g_dr(hymo_circuit_node_p(circ, th->a, p) - hymo_circuit_node_p(circ, th->b, p),
-                                         p_tr, circ->sqrt_p_tr, &dg);
-        add_flow(d, &sl[t], circ->thr_Ct[t] * g, circ->thr_Ct[t] * dg, 0.0);
-    }
-    for (int v = 0; v < model->n_valves; ++v) {
-        const hymo_valve *va = &model->valves[v];
-        const flow_slot *se = &sl[d->slot_valve + 4 * v]; /* edges P->A, B->T, P->B, A->T */
-        const double U = u[va->state];
-        if (model->valve_edges && model->valve_edges[v].on) { /* edges, overlap, leakage */
-            for (int e = 0; e < 4; ++e) {
-                double G, GU, q = hymo_valve_edge_flow_d(circ, model, v, e, U, p, &G, &GU);
-                add_flow(d, &se[e], q, G, GU);
+    /* d Q / d(p, u): the flows of hymo_circuit_eval, in its order; a
+     * motor's dQ/dw = D (motor branch: Q = D w + C_L dp from a to b) goes
+     * into the sd columns like a chamber's dV/ds (outflow of a), scaled by
+     * -W below */
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        const hymo_element_kind *K = &hymo_element_kinds[kd];
+        const int n = K->flows ? K->count(model) : 0;
+        for (int i = 0; i < n; ++i) {
+            const int act = K->actuator(model, i);
+            if (act >= na) continue;
+            hymo_edge_flow f[HYMO_ELEMENT_EDGES_MAX];
+            const int nf = K->flows(circ, model, i, p, u, sd, f);
+            for (int e = 0; e < nf; ++e) {
+                add_flow(d, &d->slot[d->slot_base[kd] + K->n_edges * i + f[e].e], f[e].q, f[e].G, f[e].GU);
+                if (act < 0) continue;
+                if (f[e].a >= 0) *hymo_sparse_at(&d->dpdot_dsd, f[e].a, act) += f[e].Gsd;
+                if (f[e].b >= 0) *hymo_sparse_at(&d->dpdot_dsd, f[e].b, act) -= f[e].Gsd;
             }
-            continue;
         }
-        if (U >= 0.0) { /* q = Cv U g */
-            add_valve_edge(d, circ, model, p, va, 0, &se[0], va->Cv * U, va->Cv);
-            add_valve_edge(d, circ, model, p, va, 1, &se[1], va->Cv * U, va->Cv);
-        } else { /* q = -Cv U g */
-            add_valve_edge(d, circ, model, p, va, 3, &se[3], -va->Cv * U, -va->Cv);
-            add_valve_edge(d, circ, model, p, va, 2, &se[2], -va->Cv * U, -va->Cv);
-        }
-    }
-    for (int r = 0; r < model->n_relief_valves; ++r) {
-        double G, q = hymo_relief_flow_d(circ, model, r, p, &G);
-        add_flow(d, &sl[d->slot_relief + r], q, G, 0.0);
-    }
-    for (int k = 0; k < model->n_check_valves; ++k) {
-        double G, q = hymo_check_flow_d(circ, model, k, p, &G);
-        add_flow(d, &sl[d->slot_check + k], q, G, 0.0);
-    }
-    for (int j = 0; j < model->n_pumps; ++j) {
-        double G, q = hymo_pump_flow_d(circ, model, j, p, &G);
-        add_flow(d, &sl[d->slot_pump + j], q, G, 0.0);
-    }
-    for (int k = 0; k < model->n_flow_controls; ++k) {
-        double G, q = hymo_flow_control_flow_d(circ, model, k, p, &G);
-        add_flow(d, &sl[d->slot_fc + k], q, G, 0.0);
-    }
-    /* motors: Q = D w + C_L dp from a to b; dQ/dw = D goes into the
-     * sd columns like a chamber's dV/ds (outflow of a), scaled by -W below */
-    for (int k = 0; k < model->n_motors && model->n_cylinders + k < na; ++k) {
-        const hymo_motor *mo = &model->motors[k];
-        const int a = model->n_cylinders + k;
-        add_flow(d, &sl[d->slot_motor + k], hymo_motor_flow(model, k, sd[a], p), mo->leakage, 0.0);
-        const hymo_node *pa = &model->nodes[mo->node_a], *pb = &model->nodes[mo->node_b];
-        if (pa->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dpdot_dsd, pa->state, a) += mo->displacement;
-        if (pb->kind == HYMO_NODE_VOLUME) *hymo_sparse_at(&d->dpdot_dsd, pb->state, a) -= mo->displacement;
     }
 
     /* per volume: W = Be/V, pdot, and the s, sd columns; then every entry

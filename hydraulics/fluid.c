@@ -63,8 +63,14 @@ static double compliance_entrained_air(const hymo_model *m, double V, double p)
 
 /* indexed by hymo_fluid_model */
 static const hymo_fluid_law k_laws[] = {
-    {"constant", inv_bulk_constant, compliance_constant, 1},
-    {"entrained_air", inv_bulk_entrained_air, compliance_entrained_air, 0},
+    [HYMO_FLUID_CONSTANT] = {.name = "constant",
+                             .inv_bulk = inv_bulk_constant,
+                             .compliance = compliance_constant,
+                             .pressure_independent = 1},
+    [HYMO_FLUID_ENTRAINED_AIR] = {.name = "entrained_air",
+                                  .inv_bulk = inv_bulk_entrained_air,
+                                  .compliance = compliance_entrained_air,
+                                  .pressure_independent = 0},
 };
 
 const hymo_fluid_law *hymo_fluid_law_of(const hymo_model *model)

@@ -435,20 +435,13 @@ static hymo_status trap_step(hymo_hyd_sub *sub, double t, double t1, double h, h
 }
 
 static const hyd_integrator_ops hyd_ops[] = {
-    [HYMO_HYD_EULER] = {"euler", euler_step},
-    [HYMO_HYD_RK4] = {"rk4", rk4_step},
-    [HYMO_HYD_TRAPEZOIDAL] = {"trapezoidal", trap_step},
+    [HYMO_HYD_EULER] = {.name = "euler", .step = euler_step},
+    [HYMO_HYD_RK4] = {.name = "rk4", .step = rk4_step},
+    [HYMO_HYD_TRAPEZOIDAL] = {.name = "trapezoidal", .step = trap_step},
 };
 
 /* ------------------------------------------------------------------ */
 /* Life cycle                                                          */
-
-static int *copy_ints(const int *src, int n)
-{
-    int *d = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-    if (d && n > 0) memcpy(d, src, (size_t)n * sizeof(int));
-    return d;
-}
 
 static double *new_doubles(int n)
 {
@@ -500,16 +493,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     sub->tol_pressure = tol_pressure;
     sub->tol_spool = tol_spool;
     sub->max_iter = max_iter;
-    sub->part = *part;
-    sub->part.volumes = copy_ints(part->volumes, part->n_volumes);
-    sub->part.valves = copy_ints(part->valves, part->n_valves);
-    sub->part.throttles = copy_ints(part->throttles, part->n_throttles);
-    sub->part.cylinders = copy_ints(part->cylinders, part->n_cylinders);
-    sub->part.reliefs = copy_ints(part->reliefs, part->n_reliefs);
-    sub->part.checks = copy_ints(part->checks, part->n_checks);
-    sub->part.pumps = copy_ints(part->pumps, part->n_pumps);
-    sub->part.fcs = copy_ints(part->fcs, part->n_fcs);
-    sub->part.motors = copy_ints(part->motors, part->n_motors); /* its own copy: freed with the part */
+    const int part_copied = hymo_circuit_part_copy(&sub->part, part) == 0; /* its own lists: freed with it */
     sub->nvol = part->n_volumes;
     sub->nsp = part->n_valves;
     const int n = sub->n = sub->nvol + sub->nsp;
@@ -546,8 +530,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     sub->dy = new_doubles(n);
     sub->f1 = new_doubles(n);
     sub->fd = new_doubles(n);
-    if (!sub->part.volumes || !sub->part.valves || !sub->part.throttles || !sub->part.cylinders ||
-        !sub->part.reliefs || !sub->part.checks || !sub->part.pumps || !sub->part.fcs || !sub->part.motors || !sub->spool ||
+    if (!part_copied || !sub->spool ||
         !sub->piv || !sub->tol || !sub->fd_scale || !sub->y || !sub->p || !sub->u || !sub->pw || !sub->uw ||
         !sub->pdot || !sub->udot || !sub->s || !sub->sd || !sub->uref_a || !sub->uref_m || !sub->uref_b ||
         !sub->cs || !sub->cv || !sub->f0 || !sub->fprev || !sub->jac || !sub->k1 || !sub->k2 || !sub->k3 ||

@@ -6,15 +6,7 @@
 #include <string.h>
 
 #include "circuit.h"
-
-static int uf_find(int *parent, int i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
-}
+#include "elements.h"
 
 /* Joins the volumes among `nodes` (node indices); returns the number of
  * volume nodes seen (0: the element touches no volume). */
@@ -25,11 +17,7 @@ static int uf_join_nodes(const hymo_model *model, int *parent, const int *nodes,
         const hymo_node *nd = &model->nodes[nodes[i]];
         if (nd->kind != HYMO_NODE_VOLUME) continue;
         ++count;
-        int r = uf_find(parent, nd->state);
-        if (first < 0)
-            first = r;
-        else if (r != first)
-            parent[r] = first;
+        first = first < 0 ? nd->state : hymo_uf_union(parent, first, nd->state);
     }
     return count;
 }
@@ -37,7 +25,7 @@ static int uf_join_nodes(const hymo_model *model, int *parent, const int *nodes,
 static int state_root(const hymo_model *model, int *parent, int node)
 {
     const hymo_node *nd = &model->nodes[node];
-    return nd->kind == HYMO_NODE_VOLUME ? uf_find(parent, nd->state) : -1;
+    return nd->kind == HYMO_NODE_VOLUME ? hymo_uf_find(parent, nd->state) : -1;
 }
 
 /* Appends src to dst (size cap, NUL-terminated), truncating. */
@@ -68,117 +56,39 @@ static int comp_key_cmp(const void *a, const void *b)
     return 0;
 }
 
-hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **parts, int *n_parts,
-                                   hymo_error *err)
+/* Joins the ports of every element (hymo_element_kinds, in their order)
+ * into circuits; an element none of whose ports is a volume is an error
+ * that names it. */
+static hymo_status join_elements(const hymo_model *model, int *parent, hymo_error *err)
 {
     const char *src = model->source_path ? model->source_path : model->name;
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        const hymo_element_kind *K = &hymo_element_kinds[kd];
+        const int n = K->count(model);
+        for (int i = 0; i < n; ++i) {
+            int nodes[HYMO_ELEMENT_PORTS_MAX];
+            K->ports(model, i, nodes);
+            if (uf_join_nodes(model, parent, nodes, K->n_ports) > 0) continue;
+            char ports[2 * HYMO_NAME_MAX + 8] = "";
+            if (K->names_ports)
+                snprintf(ports, sizeof ports, " (%s - %s)", model->nodes[nodes[0]].name, model->nodes[nodes[1]].name);
+            return hymo_error_set(err, HYMO_ERR_MODEL, "%s: %s[%d] (%s): %s%s, so it belongs to no hydraulic circuit",
+                                  src, K->field, i, K->name(model, i), K->no_volume, ports);
+        }
+    }
+    return HYMO_OK;
+}
+
+/* The circuits' numbers by their roots, comp_of_root[np], ordered by
+ * (smallest cylinder, smallest motor, smallest volume); keys[np] is
+ * scratch.  Returns their number. */
+static int number_circuits(const hymo_model *model, int *parent, int *comp_of_root, comp_key *keys)
+{
     const int np = model->n_volumes;
-    *parts = NULL;
-    *n_parts = 0;
-    int *parent = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
-    int *comp_of_root = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
-    comp_key *keys = malloc((size_t)(np > 0 ? np : 1) * sizeof(comp_key));
-    hymo_status st = HYMO_OK;
-    if (!parent || !comp_of_root || !keys) {
-        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
-        goto done;
-    }
-    for (int k = 0; k < np; ++k) parent[k] = k;
-
-    for (int t = 0; t < model->n_throttles; ++t) {
-        const hymo_throttle *th = &model->throttles[t];
-        int nodes[2] = {th->node_a, th->node_b};
-        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: hydraulics.throttles[%d] (%s): connects no volume (%s - %s), so it belongs to "
-                                "no hydraulic circuit",
-                                src, t, th->name, model->nodes[th->node_a].name, model->nodes[th->node_b].name);
-            goto done;
-        }
-    }
-    for (int v = 0; v < model->n_valves; ++v) {
-        const hymo_valve *va = &model->valves[v];
-        int nodes[4] = {va->port_P, va->port_T, va->port_A, va->port_B};
-        if (uf_join_nodes(model, parent, nodes, 4) == 0) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: hydraulics.valves[%d] (%s): none of its ports P, T, A, B is a volume, so it "
-                                "belongs to no hydraulic circuit",
-                                src, v, va->name);
-            goto done;
-        }
-    }
-    for (int r = 0; r < model->n_relief_valves; ++r) {
-        const hymo_relief_valve *rv = &model->relief_valves[r];
-        int nodes[2] = {rv->node_a, rv->node_b};
-        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: hydraulics.relief_valves[%d] (%s): connects no volume (%s - %s), so it belongs to "
-                                "no hydraulic circuit",
-                                src, r, rv->name, model->nodes[rv->node_a].name, model->nodes[rv->node_b].name);
-            goto done;
-        }
-    }
-    for (int k = 0; k < model->n_check_valves; ++k) {
-        const hymo_check_valve *cv = &model->check_valves[k];
-        int nodes[2] = {cv->node_a, cv->node_b};
-        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: hydraulics.check_valves[%d] (%s): connects no volume (%s - %s), so it belongs to "
-                                "no hydraulic circuit",
-                                src, k, cv->name, model->nodes[cv->node_a].name, model->nodes[cv->node_b].name);
-            goto done;
-        }
-    }
-    for (int j = 0; j < model->n_pumps; ++j) {
-        const hymo_pump *pu = &model->pumps[j];
-        int nodes[2] = {pu->node_in, pu->node_out};
-        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: hydraulics.pumps[%d] (%s): connects no volume (%s - %s), so it belongs to "
-                                "no hydraulic circuit",
-                                src, j, pu->name, model->nodes[pu->node_in].name, model->nodes[pu->node_out].name);
-            goto done;
-        }
-    }
-    for (int k = 0; k < model->n_flow_controls; ++k) {
-        const hymo_flow_control *fc = &model->flow_controls[k];
-        int nodes[2] = {fc->node_a, fc->node_b};
-        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: hydraulics.flow_control_valves[%d] (%s): connects no volume (%s - %s), so it belongs to "
-                                "no hydraulic circuit",
-                                src, k, fc->name, model->nodes[fc->node_a].name, model->nodes[fc->node_b].name);
-            goto done;
-        }
-    }
-    for (int c = 0; c < model->n_cylinders; ++c) {
-        const hymo_cylinder *cy = &model->cylinders[c];
-        int nodes[2] = {cy->node_piston, cy->node_rod};
-        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: hydraulics.cylinders[%d] (%s): neither chamber is a volume, so it belongs to no "
-                                "hydraulic circuit",
-                                src, c, cy->name);
-            goto done;
-        }
-    }
-    for (int k = 0; k < model->n_motors; ++k) { /* the flow a -> b joins its ports */
-        const hymo_motor *mo = &model->motors[k];
-        int nodes[2] = {mo->node_a, mo->node_b};
-        if (uf_join_nodes(model, parent, nodes, 2) == 0) {
-            st = hymo_error_set(err, HYMO_ERR_MODEL,
-                                "%s: hydraulics.motors[%d] (%s): neither port is a volume (%s - %s), so it belongs to no "
-                                "hydraulic circuit",
-                                src, k, mo->name, model->nodes[mo->node_a].name, model->nodes[mo->node_b].name);
-            goto done;
-        }
-    }
-
-    /* components, keyed by (smallest cylinder, smallest motor, smallest volume) */
     int nc = 0;
     for (int k = 0; k < np; ++k) comp_of_root[k] = -1;
     for (int k = 0; k < np; ++k) {
-        int r = uf_find(parent, k);
+        int r = hymo_uf_find(parent, k);
         if (comp_of_root[r] < 0) {
             comp_of_root[r] = nc;
             keys[nc].root = r;
@@ -200,125 +110,109 @@ hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **
     }
     qsort(keys, (size_t)nc, sizeof *keys, comp_key_cmp);
     for (int i = 0; i < nc; ++i) comp_of_root[keys[i].root] = i;
+    return nc;
+}
 
-    hymo_circuit_part *out = calloc((size_t)(nc > 0 ? nc : 1), sizeof *out);
-    if (!out) {
-        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
-        goto done;
-    }
-    /* element -> component */
-#define COMP_OF_NODE(node) comp_of_root[state_root(model, parent, (node))]
+/* The circuit of element i of kind K: that of its first port that is a
+ * volume (join_elements has checked that it has one). */
+static int element_circuit(const hymo_model *model, int *parent, const int *comp_of_root, const hymo_element_kind *K,
+                           int i)
+{
+    int nodes[HYMO_ELEMENT_PORTS_MAX], q = 0;
+    K->ports(model, i, nodes);
+    while (model->nodes[nodes[q]].kind != HYMO_NODE_VOLUME) ++q;
+    return comp_of_root[state_root(model, parent, nodes[q])];
+}
+
+/* The index lists of the nc circuits out[]: their volumes and elements in
+ * increasing order (pass 0 counts, then the lists are allocated and pass 1
+ * fills them); 0, or -1 out of memory. */
+static int fill_circuits(const hymo_model *model, int *parent, const int *comp_of_root, hymo_circuit_part *out,
+                         int nc)
+{
     for (int pass = 0; pass < 2; ++pass) {
-        /* pass 0 counts, pass 1 fills */
-        for (int i = 0; i < nc; ++i) {
-            hymo_circuit_part *pt = &out[i];
+        for (int c = 0; c < nc; ++c) {
+            hymo_circuit_part *pt = &out[c];
             if (pass == 1) {
                 pt->volumes = malloc((size_t)(pt->n_volumes > 0 ? pt->n_volumes : 1) * sizeof(int));
-                pt->valves = malloc((size_t)(pt->n_valves > 0 ? pt->n_valves : 1) * sizeof(int));
-                pt->throttles = malloc((size_t)(pt->n_throttles > 0 ? pt->n_throttles : 1) * sizeof(int));
-                pt->cylinders = malloc((size_t)(pt->n_cylinders > 0 ? pt->n_cylinders : 1) * sizeof(int));
-                pt->reliefs = malloc((size_t)(pt->n_reliefs > 0 ? pt->n_reliefs : 1) * sizeof(int));
-                pt->checks = malloc((size_t)(pt->n_checks > 0 ? pt->n_checks : 1) * sizeof(int));
-                pt->pumps = malloc((size_t)(pt->n_pumps > 0 ? pt->n_pumps : 1) * sizeof(int));
-                pt->fcs = malloc((size_t)(pt->n_fcs > 0 ? pt->n_fcs : 1) * sizeof(int));
-                pt->motors = malloc((size_t)(pt->n_motors > 0 ? pt->n_motors : 1) * sizeof(int));
-                if (!pt->volumes || !pt->valves || !pt->throttles || !pt->cylinders || !pt->reliefs || !pt->checks ||
-                    !pt->pumps || !pt->fcs || !pt->motors) {
-                    hymo_circuit_parts_free(out, nc);
-                    st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
-                    goto done;
-                }
+                if (!pt->volumes) return -1;
             }
-            pt->n_volumes = pt->n_valves = pt->n_throttles = pt->n_cylinders = pt->n_reliefs = pt->n_checks = 0;
-            pt->n_pumps = pt->n_fcs = pt->n_motors = 0;
+            pt->n_volumes = 0;
+            for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+                int *n, **list;
+                hymo_part_fields(pt, &hymo_element_kinds[kd], &n, &list);
+                if (pass == 1 && !(*list = malloc((size_t)(*n > 0 ? *n : 1) * sizeof(int)))) return -1;
+                *n = 0;
+            }
         }
-        for (int k = 0; k < np; ++k) {
-            hymo_circuit_part *pt = &out[comp_of_root[uf_find(parent, k)]];
+        for (int k = 0; k < model->n_volumes; ++k) {
+            hymo_circuit_part *pt = &out[comp_of_root[hymo_uf_find(parent, k)]];
             if (pass == 1) pt->volumes[pt->n_volumes] = k;
             ++pt->n_volumes;
         }
-        for (int v = 0; v < model->n_valves; ++v) {
-            const hymo_valve *va = &model->valves[v];
-            const int ports[4] = {va->port_P, va->port_T, va->port_A, va->port_B};
-            int q = 0;
-            while (model->nodes[ports[q]].kind != HYMO_NODE_VOLUME) ++q;
-            hymo_circuit_part *pt = &out[COMP_OF_NODE(ports[q])];
-            if (pass == 1) pt->valves[pt->n_valves] = v;
-            ++pt->n_valves;
-        }
-        for (int t = 0; t < model->n_throttles; ++t) {
-            const hymo_throttle *th = &model->throttles[t];
-            int node = model->nodes[th->node_a].kind == HYMO_NODE_VOLUME ? th->node_a : th->node_b;
-            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
-            if (pass == 1) pt->throttles[pt->n_throttles] = t;
-            ++pt->n_throttles;
-        }
-        for (int r = 0; r < model->n_relief_valves; ++r) {
-            const hymo_relief_valve *rv = &model->relief_valves[r];
-            int node = model->nodes[rv->node_a].kind == HYMO_NODE_VOLUME ? rv->node_a : rv->node_b;
-            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
-            if (pass == 1) pt->reliefs[pt->n_reliefs] = r;
-            ++pt->n_reliefs;
-        }
-        for (int k = 0; k < model->n_check_valves; ++k) {
-            const hymo_check_valve *cv = &model->check_valves[k];
-            int node = model->nodes[cv->node_a].kind == HYMO_NODE_VOLUME ? cv->node_a : cv->node_b;
-            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
-            if (pass == 1) pt->checks[pt->n_checks] = k;
-            ++pt->n_checks;
-        }
-        for (int j = 0; j < model->n_pumps; ++j) {
-            const hymo_pump *pu = &model->pumps[j];
-            int node = model->nodes[pu->node_in].kind == HYMO_NODE_VOLUME ? pu->node_in : pu->node_out;
-            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
-            if (pass == 1) pt->pumps[pt->n_pumps] = j;
-            ++pt->n_pumps;
-        }
-        for (int k = 0; k < model->n_flow_controls; ++k) {
-            const hymo_flow_control *fc = &model->flow_controls[k];
-            int node = model->nodes[fc->node_a].kind == HYMO_NODE_VOLUME ? fc->node_a : fc->node_b;
-            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
-            if (pass == 1) pt->fcs[pt->n_fcs] = k;
-            ++pt->n_fcs;
-        }
-        for (int c = 0; c < model->n_cylinders; ++c) {
-            const hymo_cylinder *cy = &model->cylinders[c];
-            int node = model->nodes[cy->node_piston].kind == HYMO_NODE_VOLUME ? cy->node_piston : cy->node_rod;
-            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
-            if (pass == 1) pt->cylinders[pt->n_cylinders] = c;
-            ++pt->n_cylinders;
-        }
-        for (int k = 0; k < model->n_motors; ++k) {
-            const hymo_motor *mo = &model->motors[k];
-            int node = model->nodes[mo->node_a].kind == HYMO_NODE_VOLUME ? mo->node_a : mo->node_b;
-            hymo_circuit_part *pt = &out[COMP_OF_NODE(node)];
-            if (pass == 1) pt->motors[pt->n_motors] = k;
-            ++pt->n_motors;
-        }
-    }
-#undef COMP_OF_NODE
-    for (int i = 0; i < nc; ++i) {
-        hymo_circuit_part *pt = &out[i];
-        char head[32];
-        snprintf(head, sizeof head, "circuit%d(", i + 1);
-        pt->name[0] = '\0';
-        append_name(pt->name, sizeof pt->name, head);
-        if (pt->n_cylinders + pt->n_motors > 0) { /* its cylinders, then its motors */
-            for (int j = 0; j < pt->n_cylinders + pt->n_motors; ++j) {
-                if (j > 0) append_name(pt->name, sizeof pt->name, ",");
-                append_name(pt->name, sizeof pt->name,
-                            j < pt->n_cylinders ? model->cylinders[pt->cylinders[j]].name
-                                                : model->motors[pt->motors[j - pt->n_cylinders]].name);
+        for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+            const hymo_element_kind *K = &hymo_element_kinds[kd];
+            const int ne = K->count(model);
+            for (int i = 0; i < ne; ++i) {
+                int *n, **list;
+                hymo_part_fields(&out[element_circuit(model, parent, comp_of_root, K, i)], K, &n, &list);
+                if (pass == 1) (*list)[*n] = i;
+                ++*n;
             }
-        } else { /* named after its first volume */
-            for (int k = 0; k < model->n_nodes; ++k)
-                if (model->nodes[k].kind == HYMO_NODE_VOLUME && model->nodes[k].state == pt->volumes[0]) {
-                    append_name(pt->name, sizeof pt->name, model->nodes[k].name);
-                    break;
-                }
         }
-        append_name(pt->name, sizeof pt->name, ")");
     }
+    return 0;
+}
+
+/* "circuitN(...)": its cylinders, then its motors, or its first volume */
+static void name_circuit(const hymo_model *model, hymo_circuit_part *pt, int number)
+{
+    char head[32];
+    snprintf(head, sizeof head, "circuit%d(", number);
+    pt->name[0] = '\0';
+    append_name(pt->name, sizeof pt->name, head);
+    if (pt->n_cylinders + pt->n_motors > 0) {
+        for (int j = 0; j < pt->n_cylinders + pt->n_motors; ++j) {
+            if (j > 0) append_name(pt->name, sizeof pt->name, ",");
+            append_name(pt->name, sizeof pt->name,
+                        j < pt->n_cylinders ? model->cylinders[pt->cylinders[j]].name
+                                            : model->motors[pt->motors[j - pt->n_cylinders]].name);
+        }
+    } else {
+        for (int k = 0; k < model->n_nodes; ++k)
+            if (model->nodes[k].kind == HYMO_NODE_VOLUME && model->nodes[k].state == pt->volumes[0]) {
+                append_name(pt->name, sizeof pt->name, model->nodes[k].name);
+                break;
+            }
+    }
+    append_name(pt->name, sizeof pt->name, ")");
+}
+
+hymo_status hymo_circuit_partition(const hymo_model *model, hymo_circuit_part **parts, int *n_parts,
+                                   hymo_error *err)
+{
+    const int np = model->n_volumes;
+    *parts = NULL;
+    *n_parts = 0;
+    int *parent = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
+    int *comp_of_root = malloc((size_t)(np > 0 ? np : 1) * sizeof(int));
+    comp_key *keys = malloc((size_t)(np > 0 ? np : 1) * sizeof(comp_key));
+    hymo_circuit_part *out = NULL;
+    hymo_status st = HYMO_OK;
+    if (!parent || !comp_of_root || !keys) {
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
+        goto done;
+    }
+    hymo_uf_init(parent, np);
+    if ((st = join_elements(model, parent, err)) != HYMO_OK) goto done;
+    const int nc = number_circuits(model, parent, comp_of_root, keys);
+    out = calloc((size_t)(nc > 0 ? nc : 1), sizeof *out);
+    if (!out || fill_circuits(model, parent, comp_of_root, out, nc)) {
+        hymo_circuit_parts_free(out, nc);
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (circuit partition)");
+        goto done;
+    }
+    for (int i = 0; i < nc; ++i) name_circuit(model, &out[i], i + 1);
     *parts = out;
     *n_parts = nc;
 done:

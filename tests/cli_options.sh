@@ -126,4 +126,19 @@ grep -q "dt" "$OUT/neg.out" || fail "--dt -1 message: $(cat "$OUT/neg.out")"
 [ -s "$OUT/o2.h5" ] || fail "-oFILE wrote no file"
 "$HYMO" run "$F" -qx > "$OUT/qx.out" 2>&1; [ $? -eq 2 ] || fail "-qx accepted"
 grep -q "unknown option '-x' in '-qx'" "$OUT/qx.out" || fail "-qx message: $(cat "$OUT/qx.out")"
+
+# 4. what a number is on the command line (src/core/number.h): strtod's
+#    syntax over the whole value, finite, in range; no white space after it
+for v in "0.1 " "1e-400" "1e400" "inf" "0.1x" ""; do
+    "$HYMO" run "$F" --t-end "$v" -q -o "$OUT/num.h5" > "$OUT/num.out" 2>&1; code=$?
+    [ $code -eq 2 ] || fail "--t-end '$v': exit $code (expected 2): $(cat "$OUT/num.out")"
+    one_line "$OUT/num.out" "--t-end '$v'"
+done
+grep -q "'inf' is not a number" "$OUT/num.out" || grep -q "needs a value\|is not a number" "$OUT/num.out" \
+    || fail "--t-end message: $(cat "$OUT/num.out")"
+"$HYMO" run "$F" --t-end 0x1p-4 -q -o "$OUT/num.h5" > "$OUT/num.out" 2>&1 || fail "--t-end 0x1p-4 (hex): $(cat "$OUT/num.out")"
+"$HYMO" compare "$OUT/num.h5" "$OUT/num.h5" --max-abs z=4e-320 > "$OUT/num.out" 2>&1; code=$?
+[ $code -eq 2 ] || fail "compare --max-abs z=4e-320 (subnormal): exit $code (expected 2): $(cat "$OUT/num.out")"
+"$HYMO" compare "$OUT/num.h5" "$OUT/num.h5" --max-abs "z=1e-3 " > "$OUT/num.out" 2>&1; code=$?
+[ $code -eq 2 ] || fail "compare --max-abs 'z=1e-3 ': exit $code (expected 2): $(cat "$OUT/num.out")"
 echo "cli_options: ok"

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "circuit.h"
+#include "elements.h"
 #include "hyd_subsystem.h"
 #include "hymo/sim.h"
 #include "test_util.h"
@@ -93,14 +94,34 @@ static void test_partition(void **state)
     assert_int_equal(hymo_circuit_partition(m, &parts, &n, &err), HYMO_ERR_MODEL);
     assert_null(parts);
     assert_int_equal(n, 0);
-    assert_non_null(strstr(err.message, "throttle2"));
+    assert_non_null(strstr(err.message, ": hydraulics.throttles[1] (throttle2): connects no volume (pump - tank), so "
+                                        "it belongs to no hydraulic circuit"));
     m->throttles[1] = th;
     hymo_valve va = m->valves[0];
     m->valves[0].port_A = pump;
     m->valves[0].port_B = tank;
     assert_int_equal(hymo_circuit_partition(m, &parts, &n, &err), HYMO_ERR_MODEL);
-    assert_non_null(strstr(err.message, "dcv1"));
+    assert_non_null(strstr(err.message, ": hydraulics.valves[0] (dcv1): none of its ports P, T, A, B is a volume, so "
+                                        "it belongs to no hydraulic circuit"));
     m->valves[0] = va;
+    hymo_cylinder cy = m->cylinders[1];
+    m->cylinders[1].node_piston = pump;
+    m->cylinders[1].node_rod = tank;
+    assert_int_equal(hymo_circuit_partition(m, &parts, &n, &err), HYMO_ERR_MODEL);
+    assert_non_null(strstr(err.message, ": hydraulics.cylinders[1] (cyl2): neither chamber is a volume, so it belongs "
+                                        "to no hydraulic circuit"));
+    m->cylinders[1] = cy;
+    /* the first such element in the kinds' order is named: the throttle
+     * before the cylinder */
+    m->throttles[1].node_a = pump;
+    m->throttles[1].node_b = tank;
+    const hymo_cylinder cy0 = m->cylinders[0];
+    m->cylinders[0].node_piston = pump;
+    m->cylinders[0].node_rod = tank;
+    assert_int_equal(hymo_circuit_partition(m, &parts, &n, &err), HYMO_ERR_MODEL);
+    assert_non_null(strstr(err.message, "(throttle2)"));
+    m->throttles[1] = th;
+    m->cylinders[0] = cy0;
     hymo_model_free(m);
 
     /* four-bar: one circuit with all its volumes */
@@ -112,6 +133,68 @@ static void test_partition(void **state)
     assert_int_equal(parts[0].n_volumes, m->n_volumes);
     hymo_circuit_parts_free(parts, n);
     hymo_model_free(m);
+}
+
+/* Every element of every kind lies in exactly one circuit, and so do all
+ * of its ports that are volumes (elements with sources among their ports
+ * included: relief valves and pumps to and from tanks). */
+static void check_partition_complete(hymo_model *m)
+{
+    hymo_error err;
+    hymo_circuit_part *parts = NULL;
+    int n = 0;
+    assert_int_equal(hymo_circuit_partition(m, &parts, &n, &err), HYMO_OK);
+    int n_volumes = 0;
+    for (int c = 0; c < n; ++c) n_volumes += parts[c].n_volumes;
+    assert_int_equal(n_volumes, m->n_volumes);
+    for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {
+        const hymo_element_kind *K = &hymo_element_kinds[kd];
+        for (int i = 0; i < K->count(m); ++i) {
+            int found = 0;
+            for (int c = 0; c < n; ++c) {
+                int ne;
+                const int *el = hymo_part_elements(&parts[c], K, &ne);
+                for (int j = 0; j < ne; ++j) {
+                    if (el[j] != i) continue;
+                    ++found;
+                    int nodes[HYMO_ELEMENT_PORTS_MAX];
+                    K->ports(m, i, nodes);
+                    for (int q = 0; q < K->n_ports; ++q) {
+                        const hymo_node *nd = &m->nodes[nodes[q]];
+                        int in = nd->kind != HYMO_NODE_VOLUME;
+                        for (int v = 0; v < parts[c].n_volumes; ++v) in |= parts[c].volumes[v] == nd->state;
+                        if (!in) fail_msg("%s %s: port %s not in its circuit %s", K->kind, K->name(m, i), nd->name,
+                                          parts[c].name);
+                    }
+                }
+            }
+            if (found != 1) fail_msg("%s %s in %d circuits", K->kind, K->name(m, i), found);
+        }
+    }
+    int n_reliefs = 0, n_pumps = 0, n_motors = 0;
+    for (int c = 0; c < n; ++c)
+        n_reliefs += parts[c].n_reliefs, n_pumps += parts[c].n_pumps, n_motors += parts[c].n_motors;
+    assert_int_equal(n_reliefs, m->n_relief_valves);
+    assert_int_equal(n_pumps, m->n_pumps);
+    assert_int_equal(n_motors, m->n_motors);
+    hymo_circuit_parts_free(parts, n);
+    hymo_model_free(m);
+}
+
+static void test_partition_complete(void **state)
+{
+    (void)state;
+    const char *data[] = {"crane2.yaml", "excavator.yaml", "forestry_crane.yaml", "pump_demo.yaml",
+                          "relief_demo.yaml"};
+    const char *models[] = {"load_check.yaml", "makeup_demo.yaml", "motor_pendulum.yaml", "pump_signal_line.yaml",
+                            "valves_line.yaml"};
+    for (size_t i = 0; i < sizeof data / sizeof data[0]; ++i) check_partition_complete(test_load_model(data[i]));
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; ++i)
+        check_partition_complete(test_load_test_model(models[i]));
+    /* two circuits, an element of the second with a source as its last port */
+    hymo_model *m = test_load_model("crane2.yaml");
+    m->throttles[1].node_b = test_node_index(m, "tank");
+    check_partition_complete(m);
 }
 
 /* ------------------------------------------------------------------ */
@@ -529,6 +612,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partition),
+        cmocka_unit_test(test_partition_complete),
         cmocka_unit_test(test_eval_part_crane2),
         cmocka_unit_test_setup_teardown(test_rest, crane1_setup_fn, crane1_teardown_fn),
         cmocka_unit_test_setup_teardown(test_orders, crane1_setup_fn, crane1_teardown_fn),

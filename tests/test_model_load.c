@@ -483,6 +483,7 @@ static const bad_case bad_cases[] = {
     {"t_end_negative.yaml", HYMO_ERR_MODEL, 30, "simulation.t_end: must be positive"},
     {"unknown_signal.yaml", HYMO_ERR_MODEL, 44, "hydraulics.valves[0].signal: unknown signal 'U_cmd'"},
     {"negative_mass.yaml", HYMO_ERR_MODEL, 11, "bodies[0].mass: must not be negative"},
+    {"hex_number.yaml", HYMO_ERR_MODEL, 11, "bodies[0].mass: expected a finite number, got '0xE1'"},
     {"massless_body.yaml", HYMO_ERR_MODEL, 23, "bodies[2].mass: total mass of body 'body3'"},
     {"unsupported_format.yaml", HYMO_ERR_MODEL, 3, "format: unsupported format version 3"},
     {"bad_angle_unit.yaml", HYMO_ERR_MODEL, 22, "bodies[2].joint.initial: expected an angle"},

@@ -49,8 +49,8 @@ static void test_opening_branch_monotone(void **state)
     unsigned char sw[16] = {0};
     assert_true(nsw <= 16);
     circ.sw = sw;
-    sw[circ.sw_check] = 1;     /* opening */
-    sw[circ.sw_check + 1] = 0; /* not fully open */
+    sw[circ.sw_base[HYMO_ELEMENT_CHECK]] = 1;     /* opening */
+    sw[circ.sw_base[HYMO_ELEMENT_CHECK] + 1] = 0; /* not fully open */
     const hymo_check_valve *cv = &m->check_valves[0];
     const int ia = test_volume_state(m, "Vline"), ib = test_volume_state(m, "Vg");
     double p[2];

@@ -94,13 +94,13 @@ static void test_equations(void **state)
     assert_close(hymo_check_flow_d(&fx.circ, m, 0, p, &G), cv->Cmax * sqrt(2e6) + gl * 2e6, 1e-15);
     assert_true(ptr < 0.3e6); /* the opening branch above is turbulent */
     /* with switching states, each valve follows its own state (at
-     * sw_relief + r, sw_check + 2k, + 1), whatever the sign of its g: the
+     * sw_base[RELIEF] + r, sw_base[CHECK] + 2k, + 1), whatever the sign of its g: the
      * branch's law extended past its switching point */
     {
         const int nsw = hymo_circuit_n_switches(m);
         assert_int_equal(nsw, 2 * m->n_cylinders + 1 + 2);
-        assert_int_equal(fx.circ.sw_relief, 2);
-        assert_int_equal(fx.circ.sw_check, 3);
+        assert_int_equal(fx.circ.sw_base[HYMO_ELEMENT_RELIEF], 2);
+        assert_int_equal(fx.circ.sw_base[HYMO_ELEMENT_CHECK], 3);
         unsigned char sw[5] = {1, 1, 0, 0, 0}; /* both damper states set, valves closed */
         hymo_circuit cs = fx.circ;
         cs.sw = sw;
@@ -255,9 +255,9 @@ static void test_derivatives(void **state)
         unsigned char sw[5];
         for (int b = 0; b < 8; ++b) {
             memset(sw, 0, sizeof sw);
-            sw[fx.circ.sw_relief] = b & 1;
-            sw[fx.circ.sw_check] = (b >> 1) & 1;
-            sw[fx.circ.sw_check + 1] = (b >> 2) & 1;
+            sw[fx.circ.sw_base[HYMO_ELEMENT_RELIEF]] = b & 1;
+            sw[fx.circ.sw_base[HYMO_ELEMENT_CHECK]] = (b >> 1) & 1;
+            sw[fx.circ.sw_base[HYMO_ELEMENT_CHECK] + 1] = (b >> 2) & 1;
             fd_check(&fx, p, sw);
             ++checked;
         }

@@ -182,14 +182,14 @@ static void test_flow_control(void **state)
     {
         const int nsw = hymo_circuit_n_switches(m);
         assert_int_equal(nsw, 2 * 1 + 1 + 0 + 4 * 1 + 1);
-        assert_int_equal(fx.circ.sw_fc, nsw - 1);
+        assert_int_equal(fx.circ.sw_base[HYMO_ELEMENT_FLOW_CONTROL], nsw - 1);
         unsigned char sw[8] = {0};
         hymo_circuit cs = fx.circ;
         cs.sw = sw;
-        sw[fx.circ.sw_fc] = 1;
+        sw[fx.circ.sw_base[HYMO_ELEMENT_FLOW_CONTROL]] = 1;
         p[ia] = 2e6 + 0.64e6;
         assert_close(hymo_flow_control_flow_d(&cs, m, 0, p, &G), qs, 0.0);
-        sw[fx.circ.sw_fc] = 0;
+        sw[fx.circ.sw_base[HYMO_ELEMENT_FLOW_CONTROL]] = 0;
         p[ia] = 2e6 + 4e6;
         assert_close(hymo_flow_control_flow_d(&cs, m, 0, p, &G), qs * 2.0, 1e-18);
     }

@@ -1,6 +1,6 @@
 /* hymo — small dense linear algebra (row-major, no allocation): LU with
- * partial pivoting, full-pivoting column selection, norms; and a
- * compressed-column sparse matrix.  Used inside
+ * partial pivoting, full-pivoting column selection, norms, union-find
+ * (connected components); and a compressed-column sparse matrix.  Used inside
  * the step loop by the engine, the formulations, the hydraulics and
  * co-simulation subsystems. */
 #ifndef HYMO_LINALG_H
@@ -8,13 +8,27 @@
 
 /* LU with partial pivoting of the n x n matrix a (in place; U's diagonal is
  * stored as its reciprocals, so that the solves multiply). Returns 0, or 1
- * if a pivot is exactly zero or not finite. */
+ * if a pivot is exactly zero or not finite.  The formulations', the
+ * compiled initial state's and the hydraulic subsystems' small systems;
+ * the Newton matrix has its own, column-major in LAPACK's layout
+ * (hymo_lu_unblocked, src/solvers/linsol.h: the same pivots, but its
+ * solves divide by U's diagonal in column order, so the two give
+ * different bits). */
 int hymo_lu_factor(int n, double *a, int *piv);
 /* Solves A x = b in place (b becomes x) with the factors lu and piv of A
  * from hymo_lu_factor. */
 void hymo_lu_solve(int n, const double *lu, const int *piv, double *b);
 /* Solves A^T x = b with the factors of A. */
 void hymo_lu_solve_transpose(int n, const double *lu, const int *piv, double *b);
+
+/* Union-find over the elements 0 .. n-1 (parent[n], path halving): each
+ * set's root is its smallest element, so numbering the sets in the order
+ * of their roots numbers them by their smallest element.  hymo_uf_init
+ * makes n singletons; hymo_uf_find returns i's root; hymo_uf_union joins
+ * the sets of a and b and returns the root of the union. */
+void hymo_uf_init(int *parent, int n);
+int hymo_uf_find(int *parent, int i);
+int hymo_uf_union(int *parent, int a, int b);
 
 /* Gaussian elimination with full pivoting on the m x n matrix a (copied to
  * work: m*n + 2*m doubles), over the columns with allowed[j] != 0 (all if

@@ -8,6 +8,16 @@
 
 #include "hymo/cosim.h"
 
+/* Exit codes of the hymo executable, the same meaning in every command
+ * (README "Exit codes"): 0 success (compare: every threshold holds),
+ * 1 a threshold fails (compare; cosim: inaccurate), 2 bad input,
+ * 3 the run stopped (cosim: unstable or failed). */
+#define EXIT_PASS 0
+#define EXIT_THRESHOLD 1
+#define EXIT_INACCURATE 1
+#define EXIT_BAD_INPUT 2
+#define EXIT_RUN_FAILED 3
+
 /* `hymo compare REF.h5 RUN.h5 [thresholds]` (docs/compare.md).
  * Exit status: 0 every threshold holds, 1 some threshold fails,
  * 2 bad input (options, unreadable, incomplete or mismatched files). */
@@ -16,6 +26,8 @@ int hymo_cli_compare(int argc, char **argv);
 /* `hymo cosim MODEL --H S --hh S [options]` (docs/cosimulation.md).
  * Exit status: 0 stable run, 2 bad input, 3 unstable or failed run. */
 int hymo_cli_cosim(int argc, char **argv);
+/* `hymo fmu ...` (docs/fmi.md; src/cli/fmu_cli.c). */
+int hymo_cli_fmu(int argc, char **argv);
 /* `hymo sweep MODEL [--H list] [--configs ...] -o TABLE`, on the threads
  * of this process. */
 int hymo_cli_sweep(int argc, char **argv);

@@ -2,15 +2,13 @@
  * a command lists its options in a table of hymo_cli_option, each entry
  * naming the option, its short letter, the function that converts and
  * stores its value and where.  Adding an option is adding one entry. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-#define EXIT_BAD_INPUT 2
+#include "number.h"
 
 static const hymo_cli_option *find_long(const hymo_cli_option *opts, const char *name, size_t len)
 {
@@ -124,10 +122,8 @@ int hymo_cli_str(const char *name, const char *value, void *dest)
 
 int hymo_cli_num(const char *name, const char *value, void *dest)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(value, &end);
-    if (errno || end == value || *end != '\0' || !isfinite(v)) {
+    double v;
+    if (!hymo_parse_number(value, HYMO_NUMBER_RANGE, &v)) {
         fprintf(stderr, "hymo: error: %s: '%s' is not a number\n", name, value);
         return -1;
     }

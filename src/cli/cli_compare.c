@@ -4,7 +4,6 @@
  * threshold fails, 2 bad input. */
 #include "cli.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,10 +13,7 @@
 #include "foreign.h"
 #include "hymo/compare.h"
 #include "hymo/reference.h"
-
-#define EXIT_PASS 0
-#define EXIT_THRESHOLD 1
-#define EXIT_BAD_INPUT 2
+#include "number.h"
 
 enum { CHECK_RMS, CHECK_ABS };
 
@@ -84,10 +80,8 @@ static int bad(const char *fmt, ...)
 /* Positive finite number; 0 on failure. */
 static int parse_limit(const char *text, double *out)
 {
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (!text[0] || *end || errno || !isfinite(v) || v <= 0.0) return 0;
+    double v;
+    if (!hymo_parse_number(text, HYMO_NUMBER_RANGE, &v) || v <= 0.0) return 0;
     *out = v;
     return 1;
 }

@@ -10,13 +10,6 @@
 #include "hymo/cosim.h"
 #include "hymo/fmu.h"
 
-/* Exit codes, the same meaning in every command (README "Exit codes"):
- * 1 a threshold fails (compare; cosim: inaccurate), 2 bad input,
- * 3 the run stopped (cosim: unstable). */
-#define EXIT_INACCURATE 1
-#define EXIT_BAD_INPUT 2
-#define EXIT_RUN_FAILED 3
-
 static void usage_cosim(FILE *out)
 {
     fputs("usage: hymo cosim MODEL.yaml --H S --hh S [options] [-o OUT.h5]\n"

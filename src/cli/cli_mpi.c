@@ -11,8 +11,6 @@
 
 #include "cli.h"
 
-#define EXIT_BAD_INPUT 2
-
 /* 1 when a process manager started this process as one rank of several. */
 static int launched_by_mpirun(void)
 {
@@ -118,7 +116,13 @@ static int mpi_gather(void *content, const void *mine, size_t n, void **all, siz
     return 0;
 }
 
-static const hymo_sweep_comm_ops mpi_ops = {mpi_layout, mpi_max, mpi_sum, mpi_bcast, mpi_gather};
+static const hymo_sweep_comm_ops mpi_ops = {
+    .layout = mpi_layout,
+    .max = mpi_max,
+    .sum = mpi_sum,
+    .bcast = mpi_bcast,
+    .gather = mpi_gather,
+};
 
 int hymo_cli_sweep_main(int argc, char **argv)
 {

@@ -12,17 +12,14 @@
 #include <unistd.h>
 #include <zip.h>
 
+#include "cli.h"
 #include "fmu_internal.h"
 #include "hymo/reference.h"
-
-#define EXIT_BAD_INPUT 2
 
 #ifndef HYMO_FMU_LIBDIR_REL
 #define HYMO_FMU_LIBDIR_REL "lib/hymo"
 #endif
 #define HYMO_FMU_BINARY_NAME "libhymo_fmu.so"
-
-int hymo_cli_fmu(int argc, char **argv);
 
 static void usage_fmu(FILE *out)
 {

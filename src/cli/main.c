@@ -14,10 +14,6 @@
 #include "hymo/reference.h"
 #include "hymo/sim.h"
 
-#define EXIT_BAD_INPUT 2
-int hymo_cli_fmu(int argc, char **argv); /* src/cli/fmu_cli.c */
-#define EXIT_RUN_FAILED 3
-
 static void usage_main(FILE *out)
 {
     fputs("usage: hymo <command> [options]\n"

@@ -17,8 +17,6 @@
 #include "cosim_internal.h"
 #include "hymo/sim.h"
 
-#define EXIT_BAD_INPUT 2
-#define EXIT_RUN_FAILED 3
 #define MAX_LIST 64
 #define MAX_JOBS 4096 /* threads are allocated for the number asked */
 
@@ -470,7 +468,13 @@ static int local_gather(void *content, const void *mine, size_t n, void **all, s
     *n_all = n;
     return 0;
 }
-static const hymo_sweep_comm_ops local_ops = {local_layout, local_max, local_sum, local_bcast, local_gather};
+static const hymo_sweep_comm_ops local_ops = {
+    .layout = local_layout,
+    .max = local_max,
+    .sum = local_sum,
+    .bcast = local_bcast,
+    .gather = local_gather,
+};
 
 /* One run's result as the ranks send it to rank 0 (the same binary on
  * every rank: the bytes as they are). */

@@ -582,3 +582,25 @@ int hymo_sparse_block_union(const hymo_sparse *J, int r0, int n, const int *Ap_o
     *Ap_out = Ap, *Ai_out = Ai, *Ax_out = Ax;
     return 0;
 }
+
+/* ---- union-find (linalg.h) ---- */
+
+void hymo_uf_init(int *parent, int n)
+{
+    for (int i = 0; i < n; ++i) parent[i] = i;
+}
+
+int hymo_uf_find(int *parent, int i)
+{
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+int hymo_uf_union(int *parent, int a, int b)
+{
+    a = hymo_uf_find(parent, a);
+    b = hymo_uf_find(parent, b);
+    if (a == b) return a;
+    if (a < b) return parent[b] = a;
+    return parent[a] = b;
+}

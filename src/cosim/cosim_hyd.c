@@ -382,8 +382,18 @@ static int add_variables(hyd_impl *hi, const hymo_circuit *circ)
 }
 
 static const hymo_subsystem_ops hyd_ops = {
-    "hydraulic",     hyd_set_inputs, hyd_do_step,     hyd_get_outputs, hyd_state_size, hyd_get_state,
-    hyd_set_state,   hyd_destroy,    hyd_n_variables, hyd_variable,    hyd_get_real,   hyd_get_string,
+    .kind = "hydraulic",
+    .set_inputs = hyd_set_inputs,
+    .do_step = hyd_do_step,
+    .get_outputs = hyd_get_outputs,
+    .state_size = hyd_state_size,
+    .get_state = hyd_get_state,
+    .set_state = hyd_set_state,
+    .destroy = hyd_destroy,
+    .n_variables = hyd_n_variables,
+    .variable = hyd_variable,
+    .get_real = hyd_get_real,
+    .get_string = hyd_get_string,
 };
 
 /* Appends src to dst (size cap, NUL-terminated), truncating. */

@@ -504,8 +504,18 @@ static int mech_add_variables(mech_impl *mi, const hymo_model *model)
 }
 
 static const hymo_subsystem_ops mech_ops = {
-    "mechanical",   mech_set_inputs, mech_do_step,     mech_get_outputs, mech_state_size, mech_get_state,
-    mech_set_state, mech_destroy,    mech_n_variables, mech_variable,    mech_get_real,   mech_get_string,
+    .kind = "mechanical",
+    .set_inputs = mech_set_inputs,
+    .do_step = mech_do_step,
+    .get_outputs = mech_get_outputs,
+    .state_size = mech_state_size,
+    .get_state = mech_get_state,
+    .set_state = mech_set_state,
+    .destroy = mech_destroy,
+    .n_variables = mech_n_variables,
+    .variable = mech_variable,
+    .get_real = mech_get_real,
+    .get_string = mech_get_string,
 };
 
 

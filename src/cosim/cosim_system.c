@@ -16,6 +16,7 @@
 #include "cosim_driver.h"
 #include "text_line.h"
 #include "hymo/fmu.h"
+#include "number.h"
 
 #define NAME_CAP 64
 
@@ -106,10 +107,7 @@ static hymo_status rd_number(ctx_t *c, const yaml_node_t *n, const char *field, 
 {
     if (!is_scalar(n)) return fail(c, n, field, HYMO_ERR_PARSE, "must be a number");
     const char *s = sval(n);
-    char *end;
-    errno = 0;
-    *out = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(*out))
+    if (!hymo_parse_number(s, HYMO_NUMBER_RANGE, out))
         return fail(c, n, field, HYMO_ERR_PARSE, "'%s' is not a finite number", s);
     return HYMO_OK;
 }

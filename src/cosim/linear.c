@@ -139,8 +139,18 @@ static const char *lin_get_string(const hymo_subsystem *sub, int vr)
 }
 
 static const hymo_subsystem_ops linear_ops = {
-    "linear",       lin_set_inputs, lin_do_step,     lin_get_outputs, lin_state_size, lin_get_state,
-    lin_set_state,  lin_destroy,    lin_n_variables, lin_variable,    lin_get_real,   lin_get_string,
+    .kind = "linear",
+    .set_inputs = lin_set_inputs,
+    .do_step = lin_do_step,
+    .get_outputs = lin_get_outputs,
+    .state_size = lin_state_size,
+    .get_state = lin_get_state,
+    .set_state = lin_set_state,
+    .destroy = lin_destroy,
+    .n_variables = lin_n_variables,
+    .variable = lin_variable,
+    .get_real = lin_get_real,
+    .get_string = lin_get_string,
 };
 
 static double *copy_or_zero(const double *src, int n)

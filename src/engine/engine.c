@@ -673,8 +673,14 @@ static void trapezoidal_companion(const hymo_run_options *opt, hymo_run_options 
 }
 
 const hymo_integrator_ops hymo_trapezoidal_ops = {
-    "trapezoidal-newton",   NULL, no_content, no_destroy, trapezoidal_step, trapezoidal_input_time,
-    trapezoidal_companion, trapezoidal_restart,
+    .name = "trapezoidal-newton",
+    .jacobian_name = NULL,
+    .create = no_content,
+    .destroy = no_destroy,
+    .step = trapezoidal_step,
+    .input_time = trapezoidal_input_time,
+    .companion = trapezoidal_companion,
+    .restart = trapezoidal_restart,
 };
 
 const char *hymo_engine_jacobian_name(const hymo_sim *sim)

@@ -68,6 +68,12 @@ static hymo_status euler_create(hymo_sim *sim, hymo_error *err)
 static void euler_destroy(hymo_sim *sim) { (void)sim; }
 
 const hymo_integrator_ops hymo_semi_implicit_euler_ops = {
-    "semi-implicit-euler", "none (explicit)", euler_create, euler_destroy, euler_step, euler_input_time, NULL,
-    euler_restart,
+    .name = "semi-implicit-euler",
+    .jacobian_name = "none (explicit)",
+    .create = euler_create,
+    .destroy = euler_destroy,
+    .step = euler_step,
+    .input_time = euler_input_time,
+    .companion = NULL,
+    .restart = euler_restart,
 };

@@ -213,9 +213,17 @@ static void mono_switching(const hymo_sim *sim, double *g)
 }
 
 const hymo_force_source_ops hymo_forces_monolithic_ops = {
-    "monolithic",   mono_n_unknowns, mono_predict,    mono_unpack,   mono_forces,
-    from_pressures, mono_residual,   mono_tangent,    mono_set_inputs, mono_n_switches,
-    mono_switching,
+    .name = "monolithic",
+    .n_unknowns = mono_n_unknowns,
+    .predict = mono_predict,
+    .unpack = mono_unpack,
+    .forces = mono_forces,
+    .refresh = from_pressures,
+    .residual = mono_residual,
+    .tangent = mono_tangent,
+    .set_inputs = mono_set_inputs,
+    .n_switches = mono_n_switches,
+    .switching = mono_switching,
 };
 
 /* ---------------- split modes (no hydraulic unknowns) ---------------- */
@@ -254,8 +262,17 @@ static void sf_set_inputs(hymo_sim *sim, const double *F)
 }
 
 const hymo_force_source_ops hymo_forces_split_force_ops = {
-    "split-force", split_n_unknowns, split_predict, split_unpack, sf_forces, from_input_force, split_residual,
-    sf_tangent,    sf_set_inputs, split_n_switches, split_switching,
+    .name = "split-force",
+    .n_unknowns = split_n_unknowns,
+    .predict = split_predict,
+    .unpack = split_unpack,
+    .forces = sf_forces,
+    .refresh = from_input_force,
+    .residual = split_residual,
+    .tangent = sf_tangent,
+    .set_inputs = sf_set_inputs,
+    .n_switches = split_n_switches,
+    .switching = split_switching,
 };
 
 static hymo_status sp_forces(hymo_sim *sim, double t, hymo_error *err)
@@ -289,6 +306,15 @@ static void sp_set_inputs(hymo_sim *sim, const double *p)
 }
 
 const hymo_force_source_ops hymo_forces_split_pressure_ops = {
-    "split-pressure", split_n_unknowns, split_predict, split_unpack, sp_forces, from_pressures, split_residual,
-    sp_tangent,       sp_set_inputs, split_n_switches, split_switching,
+    .name = "split-pressure",
+    .n_unknowns = split_n_unknowns,
+    .predict = split_predict,
+    .unpack = split_unpack,
+    .forces = sp_forces,
+    .refresh = from_pressures,
+    .residual = split_residual,
+    .tangent = sp_tangent,
+    .set_inputs = sp_set_inputs,
+    .n_switches = split_n_switches,
+    .switching = split_switching,
 };

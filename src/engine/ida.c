@@ -357,6 +357,12 @@ static void ida_companion(const hymo_run_options *opt, hymo_run_options *co, int
 }
 
 const hymo_integrator_ops hymo_ida_ops = {
-    "ida",          "ida-difference-quotient", ida_create,    ida_destroy, ida_step, ida_input_time,
-    ida_companion, ida_restart_inputs,
+    .name = "ida",
+    .jacobian_name = "ida-difference-quotient",
+    .create = ida_create,
+    .destroy = ida_destroy,
+    .step = ida_step,
+    .input_time = ida_input_time,
+    .companion = ida_companion,
+    .restart = ida_restart_inputs,
 };

@@ -65,7 +65,13 @@ static hymo_status numeric_finish(hymo_sim *sim, const double *x, int at_evaluat
 }
 
 const hymo_jacobian_ops hymo_jacobian_numeric_ops = {
-    "numeric", always_at_start, always_after, numeric_build, -1.0, numeric_finish, 0,
+    .name = "numeric",
+    .refresh_at_start = always_at_start,
+    .refresh_after = always_after,
+    .build = numeric_build,
+    .negligible = -1.0,
+    .finish = numeric_finish,
+    .tree_capable = 0,
 };
 
 /* ---------------- fast ---------------- */
@@ -274,7 +280,13 @@ static hymo_status fast_finish(hymo_sim *sim, const double *x, int at_evaluated,
 #define NEGLIGIBLE_INCREMENT 1e-3
 
 const hymo_jacobian_ops hymo_jacobian_fast_ops = {
-    "fast", fast_at_start, fast_after, fast_build, NEGLIGIBLE_INCREMENT, fast_finish, 1,
+    .name = "fast",
+    .refresh_at_start = fast_at_start,
+    .refresh_after = fast_after,
+    .build = fast_build,
+    .negligible = NEGLIGIBLE_INCREMENT,
+    .finish = fast_finish,
+    .tree_capable = 1,
 };
 
 /* ---------------- Newton stopping tests ---------------- */
@@ -290,7 +302,13 @@ static void seed_end(hymo_sim *sim, const double *x) { (void)sim, (void)x; }
 /* the seed's reuse rule: keep the matrix while steps converge in one iteration */
 static int seed_stale(const hymo_sim *sim) { return sim->stats.last_iterations != 1; }
 
-const hymo_newton_test_ops hymo_newton_seed_ops = {"seed", seed_begin, seed_converged, seed_end, seed_stale};
+const hymo_newton_test_ops hymo_newton_seed_ops = {
+    .name = "seed",
+    .begin_step = seed_begin,
+    .converged = seed_converged,
+    .end_step = seed_end,
+    .matrix_stale = seed_stale,
+};
 
 /* contractive (the test IDA and Radau5 use): with theta the contraction rate
  * of successive increments, the error left after an update is about
@@ -438,5 +456,10 @@ static void contractive_end(hymo_sim *sim, const double *x)
  * 1e-8 rad, 7 Pa from numeric): measured and not taken. */
 static int contractive_stale(const hymo_sim *sim) { return sim->stats.last_iterations != 1; }
 
-const hymo_newton_test_ops hymo_newton_contractive_ops = {"contractive", contractive_begin, contractive_converged,
-                                                          contractive_end, contractive_stale};
+const hymo_newton_test_ops hymo_newton_contractive_ops = {
+    .name = "contractive",
+    .begin_step = contractive_begin,
+    .converged = contractive_converged,
+    .end_step = contractive_end,
+    .matrix_stale = contractive_stale,
+};

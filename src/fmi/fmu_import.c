@@ -663,8 +663,18 @@ static void fmu_destroy(hymo_subsystem *sub)
 }
 
 static const hymo_subsystem_ops fmu_ops = {
-    "fmu",         fmu_set_inputs, fmu_do_step,     fmu_get_outputs, fmu_state_size, fmu_get_state,
-    fmu_set_state, fmu_destroy,    fmu_n_variables, fmu_variable,    fmu_get_real,   fmu_get_string,
+    .kind = "fmu",
+    .set_inputs = fmu_set_inputs,
+    .do_step = fmu_do_step,
+    .get_outputs = fmu_get_outputs,
+    .state_size = fmu_state_size,
+    .get_state = fmu_get_state,
+    .set_state = fmu_set_state,
+    .destroy = fmu_destroy,
+    .n_variables = fmu_n_variables,
+    .variable = fmu_variable,
+    .get_real = fmu_get_real,
+    .get_string = fmu_get_string,
 };
 
 int hymo_fmu_input_variable(const hymo_subsystem *sub, int i)

@@ -12,6 +12,7 @@
 #include "cosim_tables.h"   /* the coupling's and the approximation's rows */
 #include "fmu_internal.h"
 #include "hymo/reference.h"
+#include "number.h"
 
 void hymo_fmu_part_free(hymo_fmu_part *p)
 {
@@ -29,12 +30,10 @@ void hymo_fmu_part_free(hymo_fmu_part *p)
 static int run_option(const char *name, const char *value, hymo_run_options *o, hymo_error *err)
 {
     double v = 0.0;
-    char *end = NULL;
     static const char *const numeric[] = {"--dt", "--t-end", "--rtol", "--atol", "--alpha", "--max-iter"};
     for (size_t k = 0; k < sizeof numeric / sizeof numeric[0]; ++k)
         if (!strcmp(name, numeric[k])) {
-            v = strtod(value, &end);
-            if (!value[0] || *end || !isfinite(v) || !(v > 0.0)) {
+            if (!hymo_parse_number(value, 0, &v) || !(v > 0.0)) {
                 hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' is not a positive number", name, value);
                 return -1;
             }

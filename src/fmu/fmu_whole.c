@@ -299,8 +299,18 @@ static const char *whole_get_string(const hymo_subsystem *sub, int vr)
 }
 
 static const hymo_subsystem_ops whole_ops = {
-    "whole",         whole_set_inputs, whole_do_step,     whole_get_outputs, whole_state_size, whole_get_state,
-    whole_set_state, whole_destroy,    whole_n_variables, whole_variable,    whole_get_real,   whole_get_string,
+    .kind = "whole",
+    .set_inputs = whole_set_inputs,
+    .do_step = whole_do_step,
+    .get_outputs = whole_get_outputs,
+    .state_size = whole_state_size,
+    .get_state = whole_get_state,
+    .set_state = whole_set_state,
+    .destroy = whole_destroy,
+    .n_variables = whole_n_variables,
+    .variable = whole_variable,
+    .get_real = whole_get_real,
+    .get_string = whole_get_string,
 };
 
 hymo_status hymo_fmu_whole_create(const hymo_model *model, const hymo_run_options *opt, hymo_subsystem **out,

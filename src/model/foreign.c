@@ -24,6 +24,7 @@
 
 #include "hymo/compare.h"
 #include "signals.h"
+#include "number.h"
 
 #define MAX_COLUMNS 4096
 
@@ -60,15 +61,11 @@ static char *dup_str(const char *s)
     return d;
 }
 
+/* A CSV field or map entry as a number: strtod's syntax, white space
+ * after it allowed, inf and nan too (the callers decide; number.h). */
 static int to_number(const char *s, double *out)
 {
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    while (end && isspace((unsigned char)*end)) end++;
-    if (end == s || !end || *end || errno == ERANGE) return 0;
-    *out = v;
-    return 1;
+    return hymo_parse_number(s, HYMO_NUMBER_TRAILING_SPACE | HYMO_NUMBER_RANGE | HYMO_NUMBER_NONFINITE, out);
 }
 
 /* ---- map file (YAML) ---- */

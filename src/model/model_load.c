@@ -35,6 +35,7 @@
 
 #include <yaml.h>
 
+#include "number.h"
 #include "model_load_forces.h"
 #include "model_load_ux.h"
 
@@ -312,21 +313,10 @@ static hymo_status fail_field(ctx_t *c, yaml_node_t *map, const char *key, hymo_
 /* ------------------------------------------------------------------ */
 /* Scalar readers (path already names the field)                        */
 
-/* Parses a whole string as a finite decimal number. */
+/* Parses a whole string as a finite decimal number (number.h). */
 static int parse_double(const char *s, double *out)
 {
-    if (!s || !*s) return 0;
-    for (const char *p = s; *p; p++) {
-        if (!(isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+' || *p == 'e' ||
-              *p == 'E'))
-            return 0;
-    }
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
+    return hymo_parse_number(s, HYMO_NUMBER_DECIMAL | HYMO_NUMBER_RANGE, out);
 }
 
 static hymo_status rd_number(ctx_t *c, yaml_node_t *n, double *out)
@@ -367,9 +357,8 @@ static hymo_status rd_angle(ctx_t *c, yaml_node_t *n, double *out)
     }
     if (n && n->type == YAML_SCALAR_NODE && !is_null(n)) {
         const char *s = sval(n);
-        char *end = NULL;
-        (void)strtod(s, &end);
-        size_t nlen = (size_t)(end - s);
+        const size_t nlen = hymo_number_length(s);
+        const char *end = s + nlen;
         char num[64];
         double v;
         if (end != s && nlen < sizeof num) {

@@ -3,7 +3,6 @@
  * after the bodies, points and signals are loaded; errors are
  * "file:line: forces[k].field: problem". */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <yaml.h>
 
 #include "model_load_forces.h"
+#include "number.h"
 #include "model_load_ux.h" /* hymo_point_hint */
 
 typedef struct {
@@ -67,18 +67,10 @@ static yaml_node_t *get(fctx *c, yaml_node_t *map, const char *key)
     return NULL;
 }
 
+/* A whole string as a finite decimal number (number.h), as the loader's. */
 static int parse_number(const char *s, double *out)
 {
-    if (!s || !*s) return 0;
-    for (const char *p = s; *p; p++)
-        if (!(isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+' || *p == 'e' || *p == 'E'))
-            return 0;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
+    return hymo_parse_number(s, HYMO_NUMBER_DECIMAL | HYMO_NUMBER_RANGE, out);
 }
 
 /* A number; with `angle` also "90 deg" / "1.2 rad". */

@@ -13,6 +13,7 @@
  * Called by model_load.c after the bodies (and their points) are loaded;
  * messages are one line "ORIGIN:LINE: sensors[i].field: problem". */
 #include "model_load_sensors.h"
+#include "number.h"
 #include "model_load_ux.h" /* hymo_point_hint */
 
 #include <ctype.h>
@@ -75,17 +76,10 @@ static yaml_node_t *get(const sctx *c, const yaml_node_t *map, const char *key)
     return NULL;
 }
 
-/* A finite number (the loader's number syntax: strtod, whole string). */
+/* A finite number (strtod's syntax, white space after it allowed; number.h). */
 static int number(const yaml_node_t *n, double *out)
 {
-    if (!is_text(n)) return 0;
-    const char *s = text(n);
-    char *end = NULL;
-    double v = strtod(s, &end);
-    while (end && isspace((unsigned char)*end)) end++;
-    if (end == s || !end || *end || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
+    return is_text(n) && hymo_parse_number(text(n), HYMO_NUMBER_TRAILING_SPACE, out);
 }
 
 /* Point of `body` given by name (of one of its points) or as [x, y, z]. */

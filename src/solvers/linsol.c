@@ -103,7 +103,14 @@ static void dense_destroy(hymo_linsol *ls)
     }
 }
 
-static const hymo_linsol_ops dense_ops = {"dense", dense_factor, dense_solve, dense_destroy, NULL, NULL};
+static const hymo_linsol_ops dense_ops = {
+    .name = "dense",
+    .factor = dense_factor,
+    .solve = dense_solve,
+    .destroy = dense_destroy,
+    .set_block = NULL,
+    .set_tree = NULL,
+};
 
 /* ---------------- KLU sparse LU ---------------- */
 
@@ -176,12 +183,6 @@ static int klu_pattern(hymo_linsol *ls, klu_impl *k, const hymo_sparse *J)
 
 #define BLOCK_MAX 48
 
-static int find_root(int *parent, int i)
-{
-    while (parent[i] != i) i = parent[i] = parent[parent[i]];
-    return i;
-}
-
 /* The connected components of D's pattern (union-find), and whether all
  * are small enough for the dense block path; the arrays are (re)allocated
  * with the pattern. */
@@ -199,15 +200,12 @@ static int blocks_setup(klu_impl *k, int nd)
     k->blk_local = malloc(n1 * sizeof(int));
     k->blk_start = calloc(n1 + 1, sizeof(int));
     if (!parent || !k->blk_of || !k->blk_idx || !k->blk_local || !k->blk_start) return free(parent), 1;
-    for (int i = 0; i < nd; ++i) parent[i] = i;
+    hymo_uf_init(parent, nd);
     for (int j = 0; j < nd; ++j)
-        for (int q = k->Ap[j]; q < k->Ap[j + 1]; ++q) {
-            const int a = find_root(parent, k->Ai[q]), b = find_root(parent, j);
-            if (a != b) parent[a < b ? b : a] = a < b ? a : b;
-        }
+        for (int q = k->Ap[j]; q < k->Ap[j + 1]; ++q) hymo_uf_union(parent, k->Ai[q], j);
     int nb = 0; /* blocks numbered by their smallest unknown; blk_of from the roots */
     for (int i = 0; i < nd; ++i) {
-        const int r = find_root(parent, i);
+        const int r = hymo_uf_find(parent, i);
         k->blk_of[i] = r == i ? nb++ : k->blk_of[r];
     }
     free(parent);
@@ -541,8 +539,14 @@ static int klu_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
     return 1;
 }
 
-static const hymo_linsol_ops klu_ops = {"klu", klu_factor_dense, klu_solve_dense, klu_destroy, klu_set_block,
-                                        klu_set_tree};
+static const hymo_linsol_ops klu_ops = {
+    .name = "klu",
+    .factor = klu_factor_dense,
+    .solve = klu_solve_dense,
+    .destroy = klu_destroy,
+    .set_block = klu_set_block,
+    .set_tree = klu_set_tree,
+};
 
 hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err)
 {

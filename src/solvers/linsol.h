@@ -70,7 +70,9 @@ int hymo_linsol_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree);
  * n x n matrix a in place (LAPACK dgetf2's algorithm: the same pivots,
  * 1-based ipiv); nonzero if a pivot is zero or not finite.  The dense
  * solver's factorisation up to its size threshold (bench/bench_lu times it
- * against dgetrf). */
+ * against dgetrf), and its factors are dgetrf's: the solves above the
+ * threshold share them.  hymo_lu_factor (hymo/linalg.h) is the row-major
+ * one of the small dense systems, with U's reciprocals stored. */
 int hymo_lu_unblocked(int n, double *a, lapack_int *ipiv);
 
 #endif
