@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 }
 EOF
 # shellcheck disable=SC2086
-"$CC" -std=c11 -g $SAN -I"$SRC/src" -o "$OUT/driver" "$OUT/driver.c" -ldl > "$OUT/cc.log" 2>&1 \
+"$CC" -std=c11 -g $SAN -I"$SRC/src/fmi" -o "$OUT/driver" "$OUT/driver.c" -ldl > "$OUT/cc.log" 2>&1 \
     || { cat "$OUT/cc.log"; fail "compiling the C driver"; }
 M=$SRC/data/crane1.yaml
 n=0
