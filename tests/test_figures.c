@@ -14,7 +14,13 @@
  * Penalty formulation: the velocity and acceleration projections leave
  * the constraints satisfied at velocity and acceleration level.  Measured
  * max |Phi_z zd| and |Phi_z zdd + dPhi_z zd|: fourbar 1.5e-9, 3e-6;
- * quickreturn 2.3e-9, 4.6e-6; bennett 4.7e-10, 9.4e-7. */
+ * quickreturn 2.3e-9, 4.6e-6; bennett 4.7e-10, 9.4e-7.
+ *
+ * The run summary agrees with the rows of its own file: the mean and
+ * largest Newton iteration counts with /solver/iterations, the peak drift
+ * and largest work with /energy/drift and /actuators/work, the constraint
+ * maxima with the per-cut norms of /constraints (whose 2-norm over the cuts
+ * is the norm over every row). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,11 +89,63 @@ static void test_penalty_velocity_and_acceleration_level(void **state)
     }
 }
 
+static void check_summary_against_rows(const char *file, hymo_formulation_kind form)
+{
+    hymo_model *m = test_load_model(file);
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, m);
+    opt.formulation = form;
+    opt.error_estimate = 0;
+    hymo_reference *r = test_run_ref(m, &opt, "figures_rows.h5");
+    const hymo_run_summary *s = &r->summary;
+    assert_true(s->n_steps == r->n - 1);
+    long it_sum = 0;
+    int it_max = 0;
+    double drift = 0, work = 0, cmax[3] = {0, 0, 0};
+    const double *c[3] = {r->c_pos, r->c_vel, r->c_acc};
+    for (int k = 0; k < r->n; ++k) {
+        if (k > 0) it_sum += r->iterations[k], it_max = r->iterations[k] > it_max ? r->iterations[k] : it_max;
+        drift = fmax(drift, fabs(r->drift[k]));
+        double w = 0;
+        for (int a = 0; a < r->na; ++a) w += r->work[(size_t)k * r->na + a];
+        work = fmax(work, fabs(w));
+        for (int q = 0; q < 3; ++q) {
+            double ss = 0;
+            for (int j = 0; j < r->ncut; ++j) ss += c[q][(size_t)k * r->ncut + j] * c[q][(size_t)k * r->ncut + j];
+            cmax[q] = fmax(cmax[q], sqrt(ss));
+        }
+    }
+    const double mean = (double)it_sum / (double)s->n_steps;
+    print_message("%s %s: iterations mean %.6g (rows %.6g), max %d (rows %d); peak |D| %.6g (rows %.6g); max |W| %.6g "
+                  "(rows %.6g); constraints %.3g %.3g %.3g (rows %.3g %.3g %.3g)\n",
+                  file, hymo_formulation_name(form), s->mean_iterations, mean, s->max_iterations, it_max, s->peak_drift,
+                  drift, s->max_work, work, s->max_constraint_position, s->max_constraint_velocity,
+                  s->max_constraint_acceleration, cmax[0], cmax[1], cmax[2]);
+    assert_close(s->mean_iterations, mean, 1e-12 * mean);
+    assert_int_equal(s->max_iterations, it_max);
+    assert_close(s->peak_drift, drift, 1e-12 * drift);
+    assert_close(s->max_work, work, 1e-12 * work);
+    const double sc[3] = {s->max_constraint_position, s->max_constraint_velocity, s->max_constraint_acceleration};
+    for (int q = 0; q < 3; ++q) assert_close(sc[q], cmax[q], 1e-9 * cmax[q]);
+    hymo_ref_free(r);
+    hymo_model_free(m);
+}
+
+static void test_summary_agrees_with_rows(void **state)
+{
+    (void)state;
+    check_summary_against_rows("fourbar.yaml", HYMO_FORMULATION_DOUBLE_STEP);
+    check_summary_against_rows("fourbar.yaml", HYMO_FORMULATION_PENALTY);
+    check_summary_against_rows("crane2.yaml", HYMO_FORMULATION_DOUBLE_STEP);
+    check_summary_against_rows("bennett.yaml", HYMO_FORMULATION_PENALTY);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_energy_drift_every_hydraulic_model),
         cmocka_unit_test(test_penalty_velocity_and_acceleration_level),
+        cmocka_unit_test(test_summary_agrees_with_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
