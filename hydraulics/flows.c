@@ -1,7 +1,7 @@
 /* Per-element flows and powers for the output (hydraulics/flows.h).  The
  * flow laws are those of hymo_circuit_eval (circuit.c): the orifice law
  * hymo_orifice_g and the valve, relief, check, pump and flow control laws
- * of circuit.h (tests/test_sensors.c checks the sum against the circuit's
+ * of circuit.h (tests/engine/test_sensors.c checks the sum against the circuit's
  * pressure rates). */
 #include "flows.h"
 

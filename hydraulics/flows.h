@@ -9,7 +9,7 @@
  * (hydraulics/flows.c) with its count, column suffixes and eval function,
  * which also adds its flows to the per-node net inflow qnode (the sources,
  * last in the table, report their outflow from it); a line in the table of
- * docs/hdf5-format.md.  tests/test_sensors.c checks that the flows of every
+ * docs/hdf5-format.md.  tests/engine/test_sensors.c checks that the flows of every
  * volume add up to the circuit's own pressure rate. */
 #ifndef HYMO_FLOWS_H
 #define HYMO_FLOWS_H
