@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it (.ci/run):
+# The test suite; with CI=true the whole of it, as CI runs it (.ci/run):
 #   1. installs the missing Debian packages (scripts/deps.sh);
 #   2. build-ci:   -DHYMO_WERROR=ON, Debug, and -DHYMO_MPI=ON when OpenMPI
 #                  is installed (optional packages: tests/cli/cli_mpi.sh then
