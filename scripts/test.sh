@@ -11,7 +11,7 @@
 # anything failed.  Needs no terminal (stdin is not read).
 #
 # Test tiers: ctest runs `-LE slow`, every test but the slow tier (ctest
-# label `slow`: the longest cases of tests/independent and cli_machines, see
+# label `slow`: the longest cases of tests/independent and cli_machines*, see
 # tests/CMakeLists.txt); with CI=true (.ci/run sets it) the slow tier runs
 # too, in the same ctest call.  `ctest -L slow` runs it alone.
 set -uo pipefail
