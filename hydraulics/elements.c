@@ -1,6 +1,6 @@
 /* The kinds of hydraulic element (hydraulics/elements.h).  The flow laws are
  * those of circuit.h: the orifice law hymo_orifice_g and the valve,
- * relief, check, pump, flow control and motor laws (tests/test_sensors.c
+ * relief, check, pump, flow control and motor laws (tests/engine/test_sensors.c
  * checks the output's sums against the circuit's pressure rates). */
 #include "elements.h"
 

@@ -20,7 +20,7 @@
  *
  * Adding a kind (a new valve, ...): its rows in hymo_model (model.h), one
  * entry here, and its columns' line in docs/hdf5-format.md.
- * tests/test_sensors.c checks that the flows of every volume add up to the
+ * tests/engine/test_sensors.c checks that the flows of every volume add up to the
  * circuit's own pressure rate. */
 #ifndef HYMO_ELEMENTS_H
 #define HYMO_ELEMENTS_H

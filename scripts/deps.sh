@@ -35,7 +35,7 @@ HYMO_DEPS=(
 # Optional: hymo builds and tests without them.
 #   libopenmpi-dev openmpi-bin  `mpirun -n K hymo sweep` (cmake -DHYMO_MPI=ON;
 #                               scripts/test.sh builds build-ci with MPI when
-#                               they are there, so tests/cli_mpi.sh runs)
+#                               they are there, so tests/cli/cli_mpi.sh runs)
 #   doxygen                     API reference: cmake --build BUILD --target hymo_docs
 HYMO_DEPS_OPTIONAL=(
     libopenmpi-dev

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it (.ci/run):
+# The test suite; with CI=true the whole of it, as CI runs it (.ci/run):
 #   1. installs the missing Debian packages (scripts/deps.sh);
 #   2. build-ci:   -DHYMO_WERROR=ON, Debug, and -DHYMO_MPI=ON when OpenMPI
-#                  is installed (optional packages: tests/cli_mpi.sh then
+#                  is installed (optional packages: tests/cli/cli_mpi.sh then
 #                  runs `mpirun -n 2 hymo sweep`); ctest;
 #   3. build-rel:  -DHYMO_WERROR=ON, Release, built only (-O3 warnings);
 #   4. build-asan: -DHYMO_WERROR=ON -DHYMO_SANITIZE=ON, Debug; ctest under
 #                  ASan (leak detection) + UBSan, aborting on the first error.
 # Every stage runs even if an earlier one fails; the exit status is non-zero if
 # anything failed.  Needs no terminal (stdin is not read).
+#
+# Test tiers: ctest runs `-LE slow`, every test but the slow tier (ctest
+# label `slow`: the longest cases of tests/independent and cli_machines*, see
+# tests/CMakeLists.txt); with CI=true (.ci/run sets it) the slow tier runs
+# too, in the same ctest call.  `ctest -L slow` runs it alone.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,6 +22,12 @@ cd "$root" || exit 1
 . scripts/deps.sh
 
 jobs="$(nproc 2>/dev/null || echo 2)"
+tier=(-LE slow)
+tier_name="without the slow tier"
+if [ "${CI:-}" = true ]; then
+    tier=()
+    tier_name="with the slow tier (CI=true)"
+fi
 start=$SECONDS
 failed=()
 
@@ -50,8 +61,8 @@ build_and_test() {
     if ! cmake --build "$dir" -j "$jobs" </dev/null; then
         failed+=("$dir: build"); return
     fi
-    stage "$dir: ctest ${envs[*]}"
-    if ! (cd "$dir" && env "${envs[@]}" ctest --output-on-failure -j "$jobs" </dev/null); then
+    stage "$dir: ctest ${envs[*]} ($tier_name)"
+    if ! (cd "$dir" && env "${envs[@]}" ctest --output-on-failure -j "$jobs" "${tier[@]}" </dev/null); then
         failed+=("$dir: ctest")
     fi
     echo "$dir: $((SECONDS - t0)) s"

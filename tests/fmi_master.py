@@ -12,6 +12,12 @@ wires.
   fmi_master.py whole    --hymo HYMO --model M --work DIR [--t-end T]
       exports M's `whole` FMU, steps it with H = dt and compares every
       output row with `hymo run` (bit-identical z, zd, s, sd, p, U).
+  fmi_master.py getters  --hymo HYMO --model M --work DIR [--t-end T]
+      every Real variable of the whole FMU (outputs and locals: z, zd, zdd,
+      s, sd, F, p, u, time, energies, iterations, steps) against `hymo run`'s
+      file, and of the mechanics and circuit FMUs in a Jacobi loop (inputs
+      held) against `hymo cosim`'s file, bit-identical at every
+      communication point; each variable read alone and all in one call.
   fmi_master.py jacobi   --hymo HYMO --model M --work DIR [--t-end T] [--H H]
       exports `mechanics` + every circuit FMU, couples them in a Jacobi loop
       (inputs held over the step: `--extrapolation 0`), and compares with
@@ -370,6 +376,160 @@ STATISTICS = {"steps", "newton_iterations_total", "newton_iterations_max", "jaco
               "max_constraint_acceleration", "rhs_evaluations", "newton_iterations", "jacobians", "residual_norm"}
 
 
+def h5_all(path):
+    """Every dataset of a result file: name -> array, and name -> column names."""
+    import h5py
+    import numpy as np
+    data, names = {}, {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                data[name] = np.array(obj)
+                if "names" in obj.attrs:
+                    names[name] = [x.decode() if isinstance(x, bytes) else str(x) for x in obj.attrs["names"]]
+        f.visititems(visit)
+    return data, names
+
+
+def column_map(data, names, table):
+    """FMU variable name -> (dataset, column or None) for the Real variables
+    the result file also holds: table lists (suffix or name, dataset)."""
+    out = {}
+    for key, ds in table:
+        if ds not in data:
+            continue
+        if key.startswith("."):  # <column name><key>
+            for j, n in enumerate(names.get(ds, [])):
+                out[n + key] = (ds, j)
+        elif key.endswith("[]"):  # <key>[j]
+            for j in range(data[ds].shape[1]):
+                out["%s[%d]" % (key[:-2], j)] = (ds, j)
+        else:
+            out[key] = (ds, None)
+    return out
+
+
+def check_getters(f, values_at, row, label, k):
+    """Every Real variable of f read one at a time and all at once (in
+    reverse order) against the file's row: returns the names checked."""
+    names = [n for n in f.vars if n in values_at]
+    one = [f.get([n])[0] for n in names]
+    rev = f.get(names[::-1])[::-1]
+    check(one == rev, "%s step %d: fmi2GetReal of one variable differs from a call with all of them" % (label, k))
+    bad = []
+    for n, v in zip(names, one):
+        ds, j = values_at[n]
+        want = row[ds] if j is None else row[ds][j]
+        if not (v == want or (v != v and want != want)):
+            bad.append("%s = %.17g, file %s%s = %.17g" % (n, v, ds, "" if j is None else "[%d]" % j, want))
+    check(not bad, "%s step %d: %s" % (label, k, "; ".join(bad[:4])))
+    return names
+
+
+def cmd_getters(args):
+    """Every Real variable of the whole FMU (outputs and locals) against
+    `hymo run`'s file, and of the mechanics and circuit FMUs in a Jacobi
+    loop (inputs held) against `hymo cosim`'s file, bit for bit, at every
+    communication point; each read alone and all in one call."""
+    import numpy as np
+    # whole
+    fmu_path = export(args, "whole", os.path.join(args.work, "get_whole.fmu"))
+    ref = os.path.join(args.work, "get_whole.h5")
+    run([args.hymo, "run", args.model, "-q", "--t-end", repr(args.t_end), "-o", ref])
+    data, names = h5_all(ref)
+    table = [(".z", "states/z"), (".zd", "states/zd"), (".zdd", "states/zdd"), (".s", "actuators/s"),
+             (".sd", "actuators/sd"), (".F", "actuators/force"), (".p", "states/p"), (".u", "states/U"),
+             ("time", "time"), ("kinetic_energy", "energy/kinetic"), ("potential_energy", "energy/potential"),
+             ("energy_drift", "energy/drift"), ("newton_iterations", "solver/iterations")]
+    cmap = column_map(data, names, table)
+    data["steps"] = np.arange(len(data["time"]), dtype=float)
+    data["newton_iterations_total"] = np.cumsum(data["solver/iterations"]).astype(float)
+    cmap["steps"] = ("steps", None)
+    cmap["newton_iterations_total"] = ("newton_iterations_total", None)
+    f = FMU(fmu_path, "whole", args.work)
+    f.setup()
+    dt = float(f.md.find("DefaultExperiment").get("stepSize"))
+    n = len(data["time"]) - 1
+    checked = set()
+    for k in range(n + 1):
+        if k:
+            f.step((k - 1) * dt, dt)
+        row = {ds: data[ds][k] for ds, _ in cmap.values()}
+        checked.update(check_getters(f, cmap, row, "whole", k))
+    f.close()
+    reals = [v for v in f.vars if f.causality[v] != "input"]
+    unchecked = sorted(set(reals) - checked)
+    print("getters: whole: %d variables at %d communication points bit-identical to hymo run (unchecked: %s)" %
+          (len(checked), n + 1, ", ".join(unchecked)))
+    check(len(checked) >= len(reals) - 4, "whole: only %d of %d variables checked" % (len(checked), len(reals)))
+    # mechanics + circuits
+    H = args.H
+    opts = ["--extrapolation", "0", "--H", repr(H), "--hm", repr(H)]
+    mech = FMU(export(args, "mechanics", os.path.join(args.work, "get_mech.fmu"), *opts), "mechanics", args.work)
+    cyl = sorted({x.split(".")[0] for x in mech.inputs})
+    circuits = []
+    covered = set()
+    for c_name in cyl:
+        if c_name in covered:
+            continue
+        c = FMU(export(args, "circuit:" + c_name, os.path.join(args.work, "get_c_%s.fmu" % c_name), *opts), c_name,
+                args.work)
+        covered.update(x.split(".")[0] for x in c.inputs)
+        circuits.append(c)
+    check(len(circuits) == 1, "getters: one circuit expected (p[j] are the model's volumes)")
+    ref = os.path.join(args.work, "get_cosim.h5")
+    run([args.hymo, "cosim", args.model, "-q", "--t-end", repr(args.t_end), "-o", ref, *opts])
+    data, names = h5_all(ref)
+    chamber = {}
+    for j, nm in enumerate(names["cosim/signals/chamber_pressure"]):
+        a, side = nm.split(".")
+        chamber["%s.p_%s" % (a, side)] = ("cosim/signals/chamber_pressure", j)
+    mtable = [("z[]", "states/z"), ("zd[]", "states/zd"), ("zdd[]", "states/zdd"), ("s[]", "actuators/s"),
+              ("sd[]", "actuators/sd"), ("force[]", "actuators/force"), ("work[]", "actuators/work"),
+              (".s", "actuators/s"), (".sd", "actuators/sd"), (".sdd", "cosim/signals/sdd"), ("time", "time"),
+              ("kinetic_energy", "energy/kinetic"), ("potential_energy", "energy/potential"),
+              ("energy_drift", "energy/drift")]
+    # (a circuit's time is its own sum of sub-steps: 0.010000000000000002 for 0.01)
+    ctable = [("p[]", "states/p"), ("u[]", "states/U"), ("sd_input[]", "cosim/signals/sd_hydraulic_input")]
+    mmap = column_map(data, names, mtable)
+    # running figures of the mechanics (one step of h_m = H per communication step)
+    data["steps"] = np.arange(len(data["time"]), dtype=float)
+    data["peak_drift"] = np.maximum.accumulate(np.abs(data["energy/drift"]))
+    data["max_work"] = np.maximum.accumulate(np.abs(np.sum(data["actuators/work"], axis=1)))
+    for key in ("steps", "peak_drift", "max_work"):
+        mmap[key] = (key, None)
+    cmaps = [dict(column_map(data, names, ctable), **chamber) for _ in circuits]
+    for f in [mech] + circuits:
+        f.setup()
+    wires = []
+    for to in [mech] + circuits:
+        for inp in to.inputs:
+            src = [f for f in [mech] + circuits if inp in f.outputs and f is not to]
+            check(len(src) == 1, "input %s of %s has %d sources" % (inp, to.identifier, len(src)))
+            wires.append((to, inp, src[0]))
+    n = int(round(args.t_end / H))
+    checked = {id(f): set() for f in [mech] + circuits}
+    for k in range(n + 1):
+        if k:
+            vals = [(to, inp, src.get([inp])[0]) for to, inp, src in wires]
+            for to, inp, v in vals:
+                to.set([inp], [v])
+            for f in [mech] + circuits:
+                f.step((k - 1) * H, H)
+        row = {ds: data[ds][k] for ds in data if data[ds].shape[:1] == data["time"].shape}
+        checked[id(mech)].update(check_getters(mech, mmap, row, "mechanics", k))
+        for c, cm in zip(circuits, cmaps):
+            checked[id(c)].update(check_getters(c, cm, row, c.identifier, k))
+    for f in [mech] + circuits:
+        f.close()
+        reals = [v for v in f.vars if f.causality[v] != "input"]
+        got = checked[id(f)]
+        print("getters: %s: %d variables at %d communication points bit-identical to hymo cosim (unchecked: %s)" %
+              (f.identifier, len(got), n + 1, ", ".join(sorted(set(reals) - got))))
+        check(len(got) >= len([v for v in reals if v.split("[")[0] not in STATISTICS]) - 2,
+              "%s: only %d of %d variables checked" % (f.identifier, len(got), len(reals)))
+
+
 def cmd_state(args):
     parts = [("whole", ["--part", "whole"]), ("mechanics", ["--part", "mechanics"])]
     mech = FMU(export(args, "mechanics", os.path.join(args.work, "st_mech.fmu")), "m", args.work)
@@ -696,7 +856,7 @@ def cmd_describe(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=("whole", "jacobi", "state", "inputs", "flow_inputs", "errors", "describe"))
+    ap.add_argument("command", choices=("whole", "getters", "jacobi", "state", "inputs", "flow_inputs", "errors", "describe"))
     ap.add_argument("fmus", nargs="*")
     ap.add_argument("--hymo")
     ap.add_argument("--model")
@@ -716,7 +876,7 @@ def main():
         if d.startswith("fmu_"):
             shutil.rmtree(os.path.join(args.work, d), ignore_errors=True)
     try:
-        {"whole": cmd_whole, "jacobi": cmd_jacobi, "state": cmd_state, "inputs": cmd_inputs,
+        {"whole": cmd_whole, "getters": cmd_getters, "jacobi": cmd_jacobi, "state": cmd_state, "inputs": cmd_inputs,
          "flow_inputs": cmd_flow_inputs,
          "errors": cmd_errors, "describe": cmd_describe}[args.command](args)
     except Failed as e:

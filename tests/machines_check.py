@@ -36,7 +36,7 @@ Runs `hymo run` on MODEL several times and checks, from the HDF5 files
 
 Exit status 0 when every check passes, 1 otherwise (2 on usage errors).
 Prints one line per check; --json FILE writes the measured figures.
-Used by tests/cli_machines.sh (short --t-end, CI) and bench/machines.sh
+Used by tests/cli/cli_machines.sh (short --t-end, CI) and bench/machines.sh
 (the whole cycle, figures in docs/models.md).
 """
 import argparse

@@ -44,7 +44,7 @@ def test_filter_dead_zone_clamp_against_odeint():
     raw, shaped = base, base + size
     d = (ctypes.c_double * 2)()
 
-    def x(t):  # the periodic table, from hymo (checked by hand in tests/test_signal_shape.c)
+    def x(t):  # the periodic table, from hymo (checked by hand in tests/core/test_signal_shape.c)
         return lib.hymo_signal_eval_d(raw, t, 1, 0.0, d)
 
     tau = 0.15

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Compares two hymo result files dataset by dataset (tests/cli_fmu_import.sh):
+"""Compares two hymo result files dataset by dataset (tests/cli/cli_fmu_import.sh):
 
   compare_h5.py A.h5 B.h5 [--tol REL] [--skip PATH ...]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Compares the outputs of a `whole` FMU run through a system file
 (/cosim/outputs/NAME of `hymo cosim SYSTEM.yaml`) with `hymo run` of the
-same model (tests/cli_fmu_import.sh):
+same model (tests/cli/cli_fmu_import.sh):
 
   compare_whole.py SYSTEM_RUN.h5 NAME RUN.h5 [--tol REL]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Packs tests/fmu/lin_fmu.c's binary into the FMUs of hymo's import tests
-(tests/test_fmu_import.c, tests/cli_fmu_import.sh), good and broken ones:
+(tests/fmi/test_fmu_import.c, tests/cli/cli_fmu_import.sh), good and broken ones:
 
   make_fmus.py --so path/to/lin_fmu.so --out DIR
 

@@ -188,7 +188,7 @@ def test_valves_line_second_order(hymo, tmp_path):
     0.5 ms: 3.03e3 Pa; 0.25 ms: 764 Pa (ratios 4.04, 3.97 per halving);
     after t = 0.205 s (all four events passed): 284, 71.2, 17.8 Pa (ratios
     3.98, 4.00).  Event times agree with hymo's IDA run
-    (tests/test_valves.c) to 1e-9 s.  Each bound allows 2x C dt^2."""
+    (tests/hydraulics/test_valves.c) to 1e-9 s.  Each bound allows 2x C dt^2."""
     events, rows = measure(hymo, str(tmp_path))
     names = [n for (_, n) in events]
     assert names == ["relief", "PA", "BT", "fc"], events

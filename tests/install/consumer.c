@@ -1,5 +1,5 @@
 /* A program of a hymo user, built against an installed hymo by
- * tests/cli_install.sh (CMake find_package and pkg-config): loads a model,
+ * tests/cli/cli_install.sh (CMake find_package and pkg-config): loads a model,
  * steps it 100 times and prints the version and z. */
 #include <stdio.h>
 #include <string.h>

@@ -21,7 +21,7 @@
  * - With a point-to-point spring-damper (several joints) tree mode is not
  *   taken; dense solver or numeric Jacobian: not taken.
  * - No allocation in the step loop after the first steps (hymo's own, as
- *   tests/test_no_alloc.c counts them).
+ *   tests/engine/test_no_alloc.c counts them).
  * - Memory: the heap a created chain holds after 20 steps grows as N^p
  *   with p <= 1.2 from N = 32 to 128 (measured 1.0; before tree mode 1.7). */
 

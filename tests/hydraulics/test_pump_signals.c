@@ -28,7 +28,7 @@
  *      with their order.
  * The SciPy solution of the same line is tests/independent/test_pump_signals.py;
  * the co-simulation (hydraulic subsystems) and the CLI's messages are in
- * tests/cli_pump_signals.sh; bad files in tests/bad_models/ (test_model_load). */
+ * tests/cli/cli_pump_signals.sh; bad files in tests/bad_models/ (test_model_load). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

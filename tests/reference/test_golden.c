@@ -583,7 +583,7 @@ static int write_golden(const golden_case *gc, const record *r, const char *path
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     char b[64], b2[64], b3[64];
-    fprintf(f, "# hymo golden answers, case %s (tests/test_golden.c, docs/golden.md).\n", gc->name);
+    fprintf(f, "# hymo golden answers, case %s (tests/reference/test_golden.c, docs/golden.md).\n", gc->name);
     fprintf(f, "# Written by HYMO_GOLDEN_WRITE=1 test_golden (scripts/golden.sh write); do not edit.\n");
     fprintf(f, "# Lines: 'int|real|str KEY VALUE' figures; 'col KEY IS_INT MAX|V| SUM(V) SUM|V|' (all rows);\n");
     fprintf(f, "# 'samples N' then 'row INDEX V...' with one value per col, in col order.\n");

@@ -3,7 +3,7 @@
 # (docs/cosimulation.md, "Hydraulic motors and driven
 # joints"): the forestry crane (3 s) co-simulated with default settings
 # passes `hymo compare` against `hymo run` on the slewing motor's angle and
-# torque (measured over 3 s: 2.2e-7 rad, 36 N m); TLM runs (tests/cli_tlm_motor.sh
+# torque (measured over 3 s: 2.2e-7 rad, 36 N m); TLM runs (tests/cli/cli_tlm_motor.sh
 # checks it); the FMU parts (mechanics, the circuit
 # with the motor) wired by a system file reproduce the split bit for bit,
 # and so do those of the driven-joint model; the `whole` FMU of the crane
