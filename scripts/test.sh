@@ -12,7 +12,7 @@
 #
 # Test tiers: ctest runs `-LE slow`, every test but the slow tier (ctest
 # label `slow`: the longest cases of tests/independent and cli_machines*, see
-# tests/CMakeLists.txt); with CI=true (.ci/run sets it) the slow tier runs
+# tests/CMakeLists.txt); with CI=true (as CI runs .ci/run) the slow tier runs
 # too, in the same ctest call.  `ctest -L slow` runs it alone.
 set -uo pipefail
 
