@@ -2,13 +2,13 @@
  * of the schemes, couplings, approximations and integrators with their
  * parsers; one option given by its command-line name and value
  * (hymo_cosim_option: hymo cosim, hymo sweep, the co-simulation FMUs). */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cosim_internal.h"
 #include "cosim_tables.h"
+#include "number.h"
 #include "hymo/cosim.h"
 #include "hymo/subsystem.h" /* hymo_steps_per_communication */
 
@@ -160,10 +160,8 @@ int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
 /* A finite number into *out (0), or -1 with err set. */
 static int option_number(const char *name, const char *value, double *out, hymo_error *err)
 {
-    char *end;
-    errno = 0;
-    const double v = strtod(value, &end);
-    if (errno || end == value || *end != '\0' || !isfinite(v)) {
+    double v;
+    if (!hymo_parse_number(value, HYMO_NUMBER_RANGE, &v)) {
         hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' is not a number", name, value);
         return -1;
     }
