@@ -86,6 +86,18 @@ hymo_status hymo_compare_components(const hymo_reference *ref, const hymo_refere
                                     double *comp_rms, double *comp_max, double *comp_t_max,
                                     hymo_error *err);
 
+/* hymo_compare_components on the reference samples inside the window
+ * [t_from, t_to] only (the common time range intersected with it; -INFINITY,
+ * INFINITY: the whole common range).  t_start and t_end of *out are the
+ * compared range.  A window that is NaN or empty (t_from > t_to), or that
+ * misses the common range, is HYMO_ERR_ARGUMENT.  Whether the run covers
+ * the window is the caller's check (`hymo compare` refuses a run that does
+ * not). */
+hymo_status hymo_compare_components_in(const hymo_reference *ref, const hymo_reference *run,
+                                       const unsigned char *present, double t_from, double t_to,
+                                       hymo_compare_result *out, double *comp_rms,
+                                       double *comp_max, double *comp_t_max, hymo_error *err);
+
 #ifdef __cplusplus
 }
 #endif
