@@ -30,8 +30,9 @@ int hymo_compare_signal_find(const char *name);
 /* Errors of a run against a reference (hymo_compare and its variants),
  * per signal k = HYMO_CMP_*. */
 typedef struct {
-    int n_samples;         /* reference rows inside the common time range */
-    double t_start, t_end; /* common range */
+    int n_samples;         /* reference rows inside the compared range */
+    double t_start, t_end; /* compared range: the common range (within the window of
+                              hymo_compare_components_in) */
     double rms[HYMO_CMP_SIGNALS]; /* largest per-component RMS error over components */
     double max[HYMO_CMP_SIGNALS]; /* largest absolute error over components and time */
     int worst_rms[HYMO_CMP_SIGNALS], worst_max[HYMO_CMP_SIGNALS]; /* component index (-1 if no components) */
