@@ -120,13 +120,14 @@ int hymo_compare_component_offset(const hymo_reference *ref, int k)
 }
 
 static hymo_status compare_core(const hymo_reference *ref, const hymo_reference *run,
-                                const unsigned char *present, hymo_compare_result *out,
-                                double *comp_rms, double *comp_max, double *comp_t, hymo_error *err);
+                                const unsigned char *present, double t_from, double t_to,
+                                hymo_compare_result *out, double *comp_rms, double *comp_max,
+                                double *comp_t, hymo_error *err);
 
 hymo_status hymo_compare_trajectories(const hymo_reference *ref, const hymo_reference *run,
                                       hymo_compare_result *out, hymo_error *err)
 {
-    return compare_core(ref, run, NULL, out, NULL, NULL, NULL, err);
+    return compare_core(ref, run, NULL, -INFINITY, INFINITY, out, NULL, NULL, NULL, err);
 }
 
 hymo_status hymo_compare_components(const hymo_reference *ref, const hymo_reference *run,
@@ -134,12 +135,28 @@ hymo_status hymo_compare_components(const hymo_reference *ref, const hymo_refere
                                     double *comp_rms, double *comp_max, double *comp_t_max,
                                     hymo_error *err)
 {
-    return compare_core(ref, run, present, out, comp_rms, comp_max, comp_t_max, err);
+    return compare_core(ref, run, present, -INFINITY, INFINITY, out, comp_rms, comp_max,
+                        comp_t_max, err);
+}
+
+hymo_status hymo_compare_components_in(const hymo_reference *ref, const hymo_reference *run,
+                                       const unsigned char *present, double t_from, double t_to,
+                                       hymo_compare_result *out, double *comp_rms,
+                                       double *comp_max, double *comp_t_max, hymo_error *err)
+{
+    if (isnan(t_from) || isnan(t_to) || t_from > t_to) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "compare: the window %g .. %g s is empty or not a number", t_from,
+                              t_to);
+    }
+    return compare_core(ref, run, present, t_from, t_to, out, comp_rms, comp_max, comp_t_max,
+                        err);
 }
 
 static hymo_status compare_core(const hymo_reference *ref, const hymo_reference *run,
-                                const unsigned char *present, hymo_compare_result *out,
-                                double *comp_rms, double *comp_max, double *comp_t, hymo_error *err)
+                                const unsigned char *present, double t_from, double t_to,
+                                hymo_compare_result *out, double *comp_rms, double *comp_max,
+                                double *comp_t, hymo_error *err)
 {
     if (!ref || !run || !out) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_compare_trajectories: NULL argument");
@@ -167,13 +184,21 @@ static hymo_status compare_core(const hymo_reference *ref, const hymo_reference 
 
     const int n = ref->n, m = run->n;
     const double *rt = ref->time, *qt = run->time;
-    const double t_lo = rt[0] > qt[0] ? rt[0] : qt[0];
-    const double t_hi = rt[n - 1] < qt[m - 1] ? rt[n - 1] : qt[m - 1];
+    double t_lo = rt[0] > qt[0] ? rt[0] : qt[0];
+    double t_hi = rt[n - 1] < qt[m - 1] ? rt[n - 1] : qt[m - 1];
     if (t_lo > t_hi) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "compare: no common time range (reference %g .. %g s, run %g .. "
                               "%g s)",
                               rt[0], rt[n - 1], qt[0], qt[m - 1]);
+    }
+    if (t_from > t_lo) t_lo = t_from;
+    if (t_to < t_hi) t_hi = t_to;
+    if (t_lo > t_hi) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "compare: the window %g .. %g s and the common time range "
+                              "(reference %g .. %g s, run %g .. %g s) do not overlap",
+                              t_from, t_to, rt[0], rt[n - 1], qt[0], qt[m - 1]);
     }
 
     /* Column offsets of each signal in the per-component sums. */
@@ -219,6 +244,9 @@ static hymo_status compare_core(const hymo_reference *ref, const hymo_reference 
         }
         for (int k = 0; k < HYMO_CMP_SIGNALS; k++) {
             const int c = cols[k];
+            /* a signal without components, or one the run lacks entirely
+             * (present[] all 0 for it, data NULL): nothing to index */
+            if (c == 0 || !a[k] || !b[k]) continue;
             const double *ra = a[k] + (size_t)i * (size_t)c;
             const double *q0 = b[k] + (size_t)j * (size_t)c;
             const double *q1 = b[k] + (size_t)j1 * (size_t)c;

@@ -30,8 +30,9 @@ int hymo_compare_signal_find(const char *name);
 /* Errors of a run against a reference (hymo_compare and its variants),
  * per signal k = HYMO_CMP_*. */
 typedef struct {
-    int n_samples;         /* reference rows inside the common time range */
-    double t_start, t_end; /* common range */
+    int n_samples;         /* reference rows inside the compared range */
+    double t_start, t_end; /* compared range: the common range (within the window of
+                              hymo_compare_components_in) */
     double rms[HYMO_CMP_SIGNALS]; /* largest per-component RMS error over components */
     double max[HYMO_CMP_SIGNALS]; /* largest absolute error over components and time */
     int worst_rms[HYMO_CMP_SIGNALS], worst_max[HYMO_CMP_SIGNALS]; /* component index (-1 if no components) */
@@ -85,6 +86,18 @@ hymo_status hymo_compare_components(const hymo_reference *ref, const hymo_refere
                                     const unsigned char *present, hymo_compare_result *out,
                                     double *comp_rms, double *comp_max, double *comp_t_max,
                                     hymo_error *err);
+
+/* hymo_compare_components on the reference samples inside the window
+ * [t_from, t_to] only (the common time range intersected with it; -INFINITY,
+ * INFINITY: the whole common range).  t_start and t_end of *out are the
+ * compared range.  A window that is NaN or empty (t_from > t_to), or that
+ * misses the common range, is HYMO_ERR_ARGUMENT.  Whether the run covers
+ * the window is the caller's check (`hymo compare` refuses a run that does
+ * not). */
+hymo_status hymo_compare_components_in(const hymo_reference *ref, const hymo_reference *run,
+                                       const unsigned char *present, double t_from, double t_to,
+                                       hymo_compare_result *out, double *comp_rms,
+                                       double *comp_max, double *comp_t_max, hymo_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,8 @@
 
 /* Exit codes of the hymo executable, the same meaning in every command
  * (README "Exit codes"): 0 success (compare: every threshold holds),
- * 1 a threshold fails (compare; cosim: inaccurate), 2 bad input,
+ * 1 the run is judged and fails (compare: a threshold, the span, an
+ * unfinished or unstable run, another model; cosim: inaccurate), 2 bad input,
  * 3 the run stopped (cosim: unstable or failed). */
 #define EXIT_PASS 0
 #define EXIT_THRESHOLD 1

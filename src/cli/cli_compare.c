@@ -1,7 +1,9 @@
 /* `hymo compare REF.h5 RUN.h5|RUN.csv [thresholds]`: errors of a run
  * against a reference file, checked against thresholds (a regression gate
- * for CI; docs/compare.md).  Exit status: 0 all thresholds hold, 1 some
- * threshold fails, 2 bad input. */
+ * for CI; docs/compare.md).  Exit status: 0 the run passes (it covers the
+ * span checked, is of the reference's model and every threshold holds), 1
+ * it does not (a threshold fails, it covers less than the span, it stopped
+ * unstable or incomplete, it is of another model), 2 bad input. */
 #include "cli.h"
 
 #include <math.h>
@@ -45,17 +47,23 @@ static void usage_compare(FILE *out)
           "  --max-residual-energy J    fail if max |residual_energy_total| of RUN (a\n"
           "                             co-simulation file with a /cosim group) exceeds J\n"
           "  --allow-model-mismatch     compare files of different models (same dimensions)\n"
+          "  --span T0:T1               check only t = T0 .. T1 s of the reference (default:\n"
+          "                             its whole span); the run must cover what is checked\n"
           "  --map MAP.yaml             RUN.csv: CSV columns -> components, scale factors\n"
           "  -h, --help                 this text\n"
           "\n"
           "SIGNAL is one of z, zd, s, sd, p, U, force; VALUE is a positive number.\n"
-          "Both files must be complete, consistent runs (complete = 1, rows, steps and\n"
-          "end time agreeing) of the same model: the same model file, or one that\n"
-          "differs only in comments, formatting, description or the simulation section\n"
-          "(model_physics_sha256).  RUN.csv (another tool's result): a column t or time\n"
-          "(s) and columns named like the components, e.g. z[z1], p[V2], in SI units.\n"
+          "Both files must be consistent (rows, steps and end time agreeing) runs of the\n"
+          "same model: the same model file, or one that differs only in comments,\n"
+          "formatting, description or the simulation section (model_physics_sha256).\n"
+          "The run fails unless it is complete (not stopped, not unstable) and covers\n"
+          "the reference's span (or --span).  RUN.csv (another tool's result): a column\n"
+          "t or time (s) and columns named like the components, e.g. z[z1], p[V2], in SI\n"
+          "units; comment lines '# model_physics_sha256: HEX' (or '# model_sha256: HEX')\n"
+          "declare its model, which must then be the reference's.\n"
           "\n"
-          "exit status: 0 all thresholds hold, 1 a threshold fails, 2 bad input\n",
+          "exit status: 0 the run passes, 1 it fails (a threshold, the span, unstable or\n"
+          "incomplete, another model), 2 bad input\n",
           out);
 }
 
@@ -175,21 +183,31 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* Rejects an incomplete run (exit-2 message printed); 1 if usable. */
-static int check_complete(const char *path, const hymo_reference *r)
+/* Rejects a run that did not finish: one line on stderr, "hymo: fail:" for
+ * the run (a failed run), "hymo: error:" for the reference (no reference to
+ * judge against).  A co-simulation that stopped as unstable says so.  1 if
+ * the file is complete. */
+static int check_complete(const char *path, const hymo_reference *r, int is_run)
 {
+    const char *tag = is_run ? "fail" : "error";
+    if (!r->complete && r->has_cosim && !strcmp(r->cosim_status, "unstable")) {
+        fprintf(stderr, "hymo: %s: '%s': unstable co-simulation: stopped at t = %g of %g s%s%s%s\n", tag, path,
+                r->summary.t_reached, r->t_end, r->cosim_status_reason[0] ? " (" : "", r->cosim_status_reason,
+                r->cosim_status_reason[0] ? ")" : "");
+        return 0;
+    }
     if (!r->complete) {
         fprintf(stderr,
-                "hymo: error: '%s': incomplete run (complete = 0, reached t = %g of %g s)%s\n",
-                path, r->summary.t_reached, r->t_end,
+                "hymo: %s: '%s': incomplete run (complete = 0, reached t = %g of %g s)%s\n",
+                tag, path, r->summary.t_reached, r->t_end,
                 ends_with(path, ".partial") ? "; a .partial file from a killed run" : "");
         return 0;
     }
     if (ends_with(path, ".partial")) {
         fprintf(stderr,
-                "hymo: error: '%s': incomplete run (a .partial file: its writer never closed "
+                "hymo: %s: '%s': incomplete run (a .partial file: its writer never closed "
                 "it)\n",
-                path);
+                tag, path);
         return 0;
     }
     return 1;
@@ -323,21 +341,64 @@ static int resolve_checks(const hymo_reference *ref, const char *run_path, const
     return 1;
 }
 
-/* Reads and checks one HDF5 file (complete, consistent); 1 if usable. */
-static int read_h5(const char *path, hymo_reference **out)
+/* Reads and checks one HDF5 file: EXIT_PASS if usable, EXIT_BAD_INPUT if
+ * it cannot be read or is not consistent (or is an unfinished reference),
+ * EXIT_THRESHOLD for a run that did not finish (a message printed). */
+static int read_h5(const char *path, hymo_reference **out, int is_run)
 {
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_ref_read(path, out, &err) != HYMO_OK) {
-        bad("%s", err.message);
-        return 0;
+    if (hymo_ref_read(path, out, &err) != HYMO_OK) return bad("%s", err.message);
+    if (hymo_ref_validate(*out, path, &err) != HYMO_OK) return bad("%s", err.message);
+    if (!check_complete(path, *out, is_run)) return is_run ? EXIT_THRESHOLD : EXIT_BAD_INPUT;
+    return EXIT_PASS;
+}
+
+/* The time span checked: the reference's whole span, or --span T0:T1. */
+typedef struct {
+    int given; /* --span given */
+    double t0, t1;
+} span_option;
+
+static int span_parse(const char *name, const char *value, void *dest)
+{
+    span_option *sp = dest;
+    const char *colon = strchr(value, ':');
+    char t0[64];
+    const size_t n0 = colon ? (size_t)(colon - value) : 0;
+    if (colon && n0 > 0 && n0 < sizeof t0) {
+        memcpy(t0, value, n0);
+        t0[n0] = '\0';
+        if (hymo_parse_number(t0, HYMO_NUMBER_RANGE, &sp->t0) &&
+            hymo_parse_number(colon + 1, HYMO_NUMBER_RANGE, &sp->t1) && sp->t0 < sp->t1) {
+            sp->given = 1;
+            return 0;
+        }
     }
-    if (!check_complete(path, *out)) return 0;
-    if (hymo_ref_validate(*out, path, &err) != HYMO_OK) {
-        bad("%s", err.message);
-        return 0;
-    }
-    return 1;
+    bad("%s: '%s' is not T0:T1 with T0 < T1 (seconds, e.g. 0:1.5)", name, value);
+    return -1;
+}
+
+/* Half the sample interval at row i .. i + 1 of times t (0 for one row). */
+static double half_gap(const double *t, int n, int i)
+{
+    if (n < 2) return 0.0;
+    if (i < 0) i = 0;
+    if (i > n - 2) i = n - 2;
+    return 0.5 * (t[i + 1] - t[i]);
+}
+
+/* 1 if the run's times cover [t0, t1] to within half a sample interval of
+ * the coarser of the two grids at each end (the reference's mean interval,
+ * the run's interval at that end). */
+static int covers(const hymo_reference *ref, const hymo_reference *run, double t0, double t1)
+{
+    const int n = ref->n, m = run->n;
+    const double mean = n > 1 ? 0.5 * (ref->time[n - 1] - ref->time[0]) / (n - 1) : 0.0;
+    const double eps = 1e-12 * fmax(1.0, fmax(fabs(t0), fabs(t1)));
+    const double lo = fmax(mean, half_gap(run->time, m, 0)) + eps;
+    const double hi = fmax(mean, half_gap(run->time, m, m - 2)) + eps;
+    return run->time[0] <= t0 + lo && run->time[m - 1] >= t1 - hi;
 }
 
 /* The thresholds of --max-rms / --max-abs in command-line order. */
@@ -369,6 +430,7 @@ int hymo_cli_compare(int argc, char **argv)
     threshold *checks = calloc(argc > 0 ? (size_t)argc : 1, sizeof *checks);
     int nchecks = 0;
     double max_energy = -1.0;
+    span_option span = {0, 0.0, 0.0};
     if (!checks) return bad("out of memory");
     int code = EXIT_BAD_INPUT;
     hymo_reference *ref = NULL, *run = NULL;
@@ -382,6 +444,7 @@ int hymo_cli_compare(int argc, char **argv)
         {"--max-residual-energy", 0, energy_option, &max_energy},
         {"--map", 0, hymo_cli_str, &map_path},
         {"--allow-model-mismatch", 0, NULL, &allow_mismatch},
+        {"--span", 0, span_parse, &span},
         {NULL, 0, NULL, NULL},
     };
     const int r0 = hymo_cli_parse(argc, argv, opts, usage_compare, paths, 2, &npaths);
@@ -403,26 +466,32 @@ int hymo_cli_compare(int argc, char **argv)
 
     hymo_error err;
     hymo_error_clear(&err);
-    if (!read_h5(paths[0], &ref)) goto out;
+    if ((code = read_h5(paths[0], &ref, 0)) != EXIT_PASS) goto out;
+    code = EXIT_BAD_INPUT;
     if (csv) {
         if (hymo_foreign_read_csv(paths[1], map_path, ref, &run, &present, &err) != HYMO_OK) {
             bad("%s", err.message);
             goto out;
         }
-    } else if (!read_h5(paths[1], &run)) {
+    } else if ((code = read_h5(paths[1], &run, 1)) != EXIT_PASS) {
         goto out;
     }
+    code = EXIT_BAD_INPUT;
+    /* a CSV that declares no model ("# model_physics_sha256: ..."): not checked */
+    const int declared = !csv || run->model_sha256[0] || run->model_physics_sha256[0];
     int identity = HYMO_MODEL_SAME_TEXT;
-    if (!csv) {
+    if (declared) {
         identity = hymo_model_identity(ref->model_sha256, ref->model_physics_sha256, run->model_sha256,
                                        run->model_physics_sha256);
         if (identity == HYMO_MODEL_DIFFERENT && !allow_mismatch) {
             fprintf(stderr,
-                    "hymo: error: '%s' is a run of another model: '%s' (model_sha256 %.12s..., physics %.12s...) vs "
+                    "hymo: fail: '%s' %s another model: '%s' (model_sha256 %.12s..., physics %.12s...) vs "
                     "reference '%s' (model_sha256 %.12s..., physics %.12s...); --allow-model-mismatch compares anyway\n",
-                    paths[1], run->model_name, run->model_sha256,
+                    paths[1], csv ? "declares" : "is a run of", run->model_name,
+                    run->model_sha256[0] ? run->model_sha256 : "unknown",
                     run->model_physics_sha256[0] ? run->model_physics_sha256 : "unknown", ref->model_name,
                     ref->model_sha256, ref->model_physics_sha256[0] ? ref->model_physics_sha256 : "unknown");
+            code = EXIT_THRESHOLD;
             goto out;
         }
         if (identity == HYMO_MODEL_DIFFERENT) {
@@ -438,6 +507,34 @@ int hymo_cli_compare(int argc, char **argv)
         goto out;
     }
     if (!resolve_checks(ref, paths[1], present, checks, nchecks)) goto out;
+    /* the span checked: the run must cover it */
+    const double ref_t0 = ref->time[0], ref_t1 = ref->time[ref->n - 1];
+    if (span.given) {
+        const double eps = 1e-12 * fmax(1.0, fmax(fabs(ref_t0), fabs(ref_t1)));
+        if (span.t0 < ref_t0 - eps || span.t1 > ref_t1 + eps) {
+            bad("--span %g:%g is not inside the reference's span t = %g .. %g s ('%s')", span.t0, span.t1, ref_t0,
+                ref_t1, paths[0]);
+            goto out;
+        }
+    } else {
+        span.t0 = ref_t0;
+        span.t1 = ref_t1;
+    }
+    if (!covers(ref, run, span.t0, span.t1)) {
+        if (span.given) {
+            fprintf(stderr,
+                    "hymo: fail: '%s' covers t = %g .. %g s, not the span checked, --span %g:%g (the reference "
+                    "'%s': t = %g .. %g s)\n",
+                    paths[1], run->time[0], run->time[run->n - 1], span.t0, span.t1, paths[0], ref_t0, ref_t1);
+        } else {
+            fprintf(stderr,
+                    "hymo: fail: '%s' covers t = %g .. %g s, not the reference's span t = %g .. %g s ('%s'); "
+                    "--span T0:T1 checks a sub-span\n",
+                    paths[1], run->time[0], run->time[run->n - 1], ref_t0, ref_t1, paths[0]);
+        }
+        code = EXIT_THRESHOLD;
+        goto out;
+    }
     const int ncomp = hymo_compare_component_offset(ref, HYMO_CMP_SIGNALS);
     crms = calloc(ncomp > 0 ? (size_t)ncomp : 1, sizeof *crms);
     cmax = calloc(ncomp > 0 ? (size_t)ncomp : 1, sizeof *cmax);
@@ -447,7 +544,8 @@ int hymo_cli_compare(int argc, char **argv)
         goto out;
     }
     hymo_compare_result res;
-    if (hymo_compare_components(ref, run, present, &res, crms, cmax, ct, &err) != HYMO_OK) {
+    if (hymo_compare_components_in(ref, run, present, span.t0, span.t1, &res, crms, cmax, ct, &err) !=
+        HYMO_OK) {
         fprintf(stderr, "hymo: error: '%s' vs '%s': %s\n", paths[0], paths[1], err.message);
         goto out;
     }
@@ -461,19 +559,25 @@ int hymo_cli_compare(int argc, char **argv)
     } else {
         print_file_line("run", paths[1], run);
     }
-    if (identity == HYMO_MODEL_SAME_PHYSICS) {
+    if (!declared) {
+        printf("%-10s not checked: the CSV declares no model (a '# model_physics_sha256: HEX' line)\n", "model");
+    } else if (csv && identity != HYMO_MODEL_DIFFERENT) {
+        printf("%-10s the CSV declares the reference's model (%s)\n", "model",
+               identity == HYMO_MODEL_SAME_TEXT ? "same model_sha256" : "same model_physics_sha256");
+    } else if (identity == HYMO_MODEL_SAME_PHYSICS) {
         printf("%-10s the model files differ only in comments, formatting, description or the simulation "
                "section (same model_physics_sha256)\n",
                "model");
     }
-    printf("%-10s %d reference samples, t = %g .. %g s\n", "compared", res.n_samples,
-           res.t_start, res.t_end);
-    if (res.t_start > ref->time[0] || res.t_end < ref->time[ref->n - 1]) {
-        fprintf(stderr,
-                "hymo: warning: only t = %g .. %g s of the reference (%g .. %g s) is covered by "
-                "the run\n",
-                res.t_start, res.t_end, ref->time[0], ref->time[ref->n - 1]);
+    char span_text[160];
+    if (span.given) {
+        snprintf(span_text, sizeof span_text, "--span %g:%g of the reference's t = %g .. %g s", span.t0, span.t1,
+                 ref_t0, ref_t1);
+    } else {
+        snprintf(span_text, sizeof span_text, "the reference's whole span");
     }
+    printf("%-10s %d reference samples, t = %g .. %g s (%s)\n", "compared", res.n_samples, res.t_start,
+           res.t_end, span_text);
     print_table(ref, &res);
     print_cosim(run, ref, &res);
 
@@ -507,11 +611,13 @@ int hymo_cli_compare(int argc, char **argv)
     }
     if (total == 0) {
         printf("\nno thresholds given (--max-rms, --max-abs, --max-residual-energy): nothing "
-               "to check\n");
+               "to check; the run covers t = %g .. %g s (%s)\n",
+               res.t_start, res.t_end, span_text);
     } else if (failed) {
-        printf("result: FAIL (%d of %d checks failed)\n", failed, total);
+        printf("result: FAIL (%d of %d checks failed) on t = %g .. %g s (%s)\n", failed, total, res.t_start,
+               res.t_end, span_text);
     } else {
-        printf("result: PASS (%d checks)\n", total);
+        printf("result: PASS (%d checks) on t = %g .. %g s (%s)\n", total, res.t_start, res.t_end, span_text);
     }
     code = failed ? EXIT_THRESHOLD : EXIT_PASS;
 out:

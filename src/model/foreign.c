@@ -302,6 +302,70 @@ static hymo_status csv_fail(hymo_error *err, const char *path, long line, const 
     return hymo_error_set(err, HYMO_ERR_PARSE, "'%s': %s", path, what);
 }
 
+/* The model identity a CSV declares in comment lines, named like the
+ * HDF5 root attributes:
+ *   # model: fourbar
+ *   # model_sha256: <64 hex digits>
+ *   # model_physics_sha256: <64 hex digits>
+ * "" where the file declares none. */
+typedef struct {
+    char name[HYMO_REF_TEXT_MAX];
+    char sha256[65];
+    char physics[65];
+} declared_model;
+
+/* Reads one comment line `p` (after its '#'); other comments are skipped.
+ * HYMO_OK, or a parse error naming the line (a hash that is not 64 hex
+ * digits, a key given twice with different values). */
+static hymo_status identity_comment(const char *p, declared_model *dm, const char *path, long lineno,
+                                    hymo_error *err)
+{
+    while (*p == ' ' || *p == '\t') p++;
+    static const char *const keys[3] = {"model_physics_sha256", "model_sha256", "model"};
+    int key = -1;
+    size_t klen = 0;
+    for (int i = 0; i < 3; i++) {
+        klen = strlen(keys[i]);
+        const char *q = p + klen;
+        if (strncmp(p, keys[i], klen)) continue;
+        while (*q == ' ' || *q == '\t') q++;
+        if (*q == ':') {
+            key = i;
+            p = q + 1;
+            break;
+        }
+    }
+    if (key < 0) return HYMO_OK;
+    while (*p == ' ' || *p == '\t') p++;
+    size_t len = strlen(p);
+    while (len > 0 && isspace((unsigned char)p[len - 1])) len--;
+    char *dest = key == 0 ? dm->physics : key == 1 ? dm->sha256 : dm->name;
+    const size_t cap = key == 2 ? sizeof dm->name : 65;
+    char value[HYMO_REF_TEXT_MAX];
+    if (key < 2) {
+        int hex = len == 64;
+        for (size_t i = 0; hex && i < len; i++) hex = isxdigit((unsigned char)p[i]) != 0;
+        if (!hex) {
+            return csv_fail(err, path, lineno, "%s: '%.*s' is not a SHA-256 (64 hex digits)", keys[key],
+                            (int)(len < 80 ? len : 80), p);
+        }
+        for (size_t i = 0; i < len; i++) value[i] = (char)tolower((unsigned char)p[i]);
+        value[len] = '\0';
+    } else {
+        if (len == 0 || len >= cap) {
+            return csv_fail(err, path, lineno, "model: the name is empty or longer than %d characters",
+                            (int)cap - 1);
+        }
+        memcpy(value, p, len);
+        value[len] = '\0';
+    }
+    if (dest[0] && strcmp(dest, value)) {
+        return csv_fail(err, path, lineno, "%s given twice ('%s' and '%s')", keys[key], dest, value);
+    }
+    snprintf(dest, cap, "%s", value);
+    return HYMO_OK;
+}
+
 hymo_status hymo_foreign_read_csv(const char *path, const char *map_path, const hymo_reference *ref,
                                   hymo_reference **out, unsigned char **present_out, hymo_error *err)
 {
@@ -335,20 +399,23 @@ hymo_status hymo_foreign_read_csv(const char *path, const char *map_path, const 
         goto out;
     }
     /* header: the first line that is not empty or a # comment */
+    declared_model dm = {{0}, {0}, {0}};
     ssize_t got;
     while ((got = getline(&line, &linecap, f)) >= 0) {
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
+        if (lineno == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
+            (unsigned char)line[2] == 0xBF)
+            memmove(line, line + 3, strlen(line + 3) + 1); /* UTF-8 byte-order mark */
         const char *p = line;
         while (isspace((unsigned char)*p)) p++;
         if (*p && *p != '#') break;
+        if (*p == '#' && (st = identity_comment(p + 1, &dm, path, lineno, err)) != HYMO_OK) goto out;
     }
     if (got < 0) {
         st = csv_fail(err, path, 0, "no header line (expected t, then columns like z[NAME], p[NAME])");
         goto out;
     }
-    if (lineno == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB && (unsigned char)line[2] == 0xBF)
-        memmove(line, line + 3, strlen(line + 3) + 1); /* UTF-8 byte-order mark */
     ncol = split(line, fields, MAX_COLUMNS);
     if (ncol < 0) {
         st = csv_fail(err, path, lineno, "more than %d columns", MAX_COLUMNS);
@@ -418,6 +485,7 @@ hymo_status hymo_foreign_read_csv(const char *path, const char *map_path, const 
         line[strcspn(line, "\r\n")] = '\0';
         const char *p = line;
         while (isspace((unsigned char)*p)) p++;
+        if (*p == '#' && (st = identity_comment(p + 1, &dm, path, lineno, err)) != HYMO_OK) goto out;
         if (!*p || *p == '#') continue;
         int m = split(line, fields, MAX_COLUMNS);
         if (m != ncol) {
@@ -472,7 +540,9 @@ hymo_status hymo_foreign_read_csv(const char *path, const char *map_path, const 
     run->n = (int)n;
     run->nz = ref->nz, run->np = ref->np, run->nu = ref->nu, run->na = ref->na, run->ncut = 0;
     run->complete = 1;
-    snprintf(run->model_name, sizeof run->model_name, "(CSV)");
+    snprintf(run->model_name, sizeof run->model_name, "%s", dm.name[0] ? dm.name : "(CSV)");
+    memcpy(run->model_sha256, dm.sha256, sizeof run->model_sha256);
+    memcpy(run->model_physics_sha256, dm.physics, sizeof run->model_physics_sha256);
     run->time = malloc(n * sizeof *run->time);
     if (!run->time) {
         st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");

@@ -9,7 +9,10 @@
  * hymo_reference with ref's dimensions whose signals hold the CSV's columns
  * (NaN where the CSV has no column; a signal without any column is NULL),
  * and *present (one byte per component, hymo_compare_component_offset
- * numbering; free()).  Errors name the file, the line and the column:
+ * numbering; free()).  Comment lines `# model: NAME`, `# model_sha256: HEX`
+ * and `# model_physics_sha256: HEX` (anywhere among the comments) fill
+ * model_name ("(CSV)" without one), model_sha256 and model_physics_sha256
+ * ("" without one).  Errors name the file, the line and the column:
  * HYMO_ERR_IO, HYMO_ERR_PARSE, HYMO_ERR_NOMEM. */
 hymo_status hymo_foreign_read_csv(const char *path, const char *map_path, const hymo_reference *ref,
                                   hymo_reference **out, unsigned char **present, hymo_error *err);

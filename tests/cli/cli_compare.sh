@@ -1,7 +1,7 @@
 #!/bin/sh
 # CLI behaviour of `hymo compare`: exit codes (0 pass, 1 threshold failed,
-# 2 bad input), the error table, PASS/FAIL lines, and the rejection of
-# incomplete runs, files of another model and bad options.
+# 2 bad input), the error table, PASS/FAIL lines, the failure of incomplete
+# runs and of files of another model (exit 1), and bad options (exit 2).
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u
 HYMO=$1; SRC=$2; OUT=$3/cli_compare
@@ -55,26 +55,26 @@ grep -Eq '^PASS abs z\[z[0-9]\] = .* rad <= 1\.00e-02 rad \(.*x\) at t = ' "$OUT
 code=$?; [ $code -eq 1 ] || fail "mixed thresholds exit $code"
 grep -q "^FAIL abs U\[dcv\]" "$OUT/mixed.out" || fail "FAIL abs U line"
 
-# 4. a file of another model: exit 2, one line with both names and hashes
+# 4. a file of another model fails: exit 1, one line with both names and hashes
 "$HYMO" run "$SRC/data/quickreturn.yaml" --t-end 0.05 -o "$OUT/qr.h5" -q || fail "quickreturn run exited $?"
 "$HYMO" compare "$OUT/ref.h5" "$OUT/qr.h5" > /dev/null 2> "$OUT/model.err"
-code=$?; [ $code -eq 2 ] || fail "another model exit $code"
+code=$?; [ $code -eq 1 ] || fail "another model exit $code"
 [ "$(wc -l < "$OUT/model.err")" -eq 1 ] || fail "another model: stderr not one line"
 grep -q "another model: 'quickreturn' (model_sha256 [0-9a-f]\{12\}\.\.\., physics [0-9a-f]\{12\}\.\.\.) vs reference 'fourbar' (model_sha256 [0-9a-f]\{12\}\.\.\., physics [0-9a-f]\{12\}\.\.\.)" "$OUT/model.err" ||
     fail "another model message: $(cat "$OUT/model.err")"
 
-# 5. an incomplete run (Newton stops at t = 1 s): exit 2, as RUN and as REF,
-#    also under its .partial name
+# 5. an incomplete run (Newton stops at t = 1 s): as RUN it fails (exit 1),
+#    also under its .partial name; as REF it is bad input (exit 2)
 "$HYMO" run "$M" --t-end 2 --max-iter 1 -o "$OUT/nc.h5" -q 2>/dev/null
 code=$?; [ $code -eq 3 ] || fail "incomplete run exit $code, expected 3"
 "$HYMO" compare "$OUT/ref.h5" "$OUT/nc.h5" > /dev/null 2> "$OUT/nc.err"
-code=$?; [ $code -eq 2 ] || fail "incomplete RUN exit $code"
+code=$?; [ $code -eq 1 ] || fail "incomplete RUN exit $code"
 grep -q "nc.h5': incomplete run (complete = 0, reached t = 1 of 2 s)" "$OUT/nc.err" || fail "incomplete message: $(cat "$OUT/nc.err")"
 "$HYMO" compare "$OUT/nc.h5" "$OUT/ref.h5" > /dev/null 2>&1; code=$?
 [ $code -eq 2 ] || fail "incomplete REF exit $code"
 cp "$OUT/nc.h5" "$OUT/killed.h5.partial"
 "$HYMO" compare "$OUT/ref.h5" "$OUT/killed.h5.partial" > /dev/null 2> "$OUT/partial.err"; code=$?
-[ $code -eq 2 ] || fail ".partial exit $code"
+[ $code -eq 1 ] || fail ".partial exit $code"
 grep -q "incomplete run" "$OUT/partial.err" || fail ".partial message: $(cat "$OUT/partial.err")"
 
 # 6. bad options and files: exit 2 with one line on stderr
@@ -170,7 +170,7 @@ PYEOF
     cmp -s "$M" "$OUT/m_mass.yaml" && fail "the mass edit changed nothing"
     "$HYMO" run "$OUT/m_mass.yaml" --t-end 1.5 -o "$OUT/mass.h5" -q || fail "mass run"
     "$HYMO" compare "$OUT/ref.h5" "$OUT/mass.h5" > /dev/null 2> "$OUT/mass.err"; code=$?
-    [ $code -eq 2 ] || fail "changed mass: exit $code, expected 2"
+    [ $code -eq 1 ] || fail "changed mass: exit $code, expected 1"
     grep -q "is a run of another model" "$OUT/mass.err" || fail "changed mass message: $(cat "$OUT/mass.err")"
     "$HYMO" compare "$OUT/ref.h5" "$OUT/mass.h5" --allow-model-mismatch --max-rms s=1 > "$OUT/mass.out" 2>&1; code=$?
     [ $code -eq 0 ] || fail "--allow-model-mismatch: exit $code: $(cat "$OUT/mass.out")"
