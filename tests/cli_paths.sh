@@ -8,8 +8,8 @@
 #      TABLE_achievable.csv, TABLE.h5, TABLE_reference.h5), run, cosim
 #      (model and system file: the system file, its FMUs, the reference,
 #      output: in the file), fmu (the model, the FMU binary);
-#   2. 10 concurrent sweeps with the same -o (each its own H list): each
-#      exits 0 or 2, no temporary file is left, and the three tables in
+#   2. 10 concurrent sweeps with the same -o (each its own H list; three
+#      rounds): each exits 0 or 2, no temporary file is left, the three tables in
 #      place come from one sweep (the same H, wall times and achievable H
 #      in TABLE.csv, TABLE_achievable.csv and TABLE.h5);
 #   3. a read-only output directory: the sweep exits 2 with one line
@@ -82,26 +82,29 @@ else
     echo "cli_paths: no test FMUs in $B/fmu: the system file checks skipped"
 fi
 
-# 2. 10 concurrent sweeps with the same -o, each with its own second H
-i=0
-for h in 2e-3 4e-3 5e-3 8e-3 1e-2 2e-2 2.5e-2 4e-2 5e-2 1e-1; do
-    i=$((i + 1))
-    sweep "$M" --H "1e-3,$h" -o c > "c$i.out" 2> "c$i.err" &
-done
-wait
-ok=0
-for i in 1 2 3 4 5 6 7 8 9 10; do
-    if grep -q "^2 runs in .* tables c.csv, c_achievable.csv, c.h5$" "c$i.out"; then
-        ok=$((ok + 1))
-    else
-        grep -q "^hymo: error: " "c$i.err" || fail "concurrent sweep $i: no table and no error: $(cat "c$i.err")"
-    fi
-done
-[ $ok -ge 1 ] || fail "no concurrent sweep succeeded: $(cat c1.err)"
-ls ./*.partial > /dev/null 2>&1 && fail "concurrent sweeps left temporary files: $(ls ./*.partial)"
-"$HYMO" info c_reference.h5 > c_ref.out || fail "concurrent sweeps: c_reference.h5: $(cat c_ref.out)"
-$PY - <<'EOF' || fail "concurrent sweeps: the tables in place are not one sweep's"
-import csv, h5py, numpy as np
+# 2. 10 concurrent sweeps with the same -o, each with its own second H;
+#    three rounds
+for round in 1 2 3; do
+    rm -f c.* c_*
+    i=0
+    for h in 2e-3 4e-3 5e-3 8e-3 1e-2 2e-2 2.5e-2 4e-2 5e-2 1e-1; do
+        i=$((i + 1))
+        sweep "$M" --H "1e-3,$h" -o c > "c$i.out" 2> "c$i.err" &
+    done
+    wait
+    ok=0
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        if grep -q "^2 runs in .* tables c.csv, c_achievable.csv, c.h5$" "c$i.out"; then
+            ok=$((ok + 1))
+        else
+            grep -q "^hymo: error: " "c$i.err" || fail "concurrent sweep $i (round $round): no table and no error: $(cat "c$i.err")"
+        fi
+    done
+    [ $ok -ge 1 ] || fail "no concurrent sweep succeeded (round $round): $(cat c1.err)"
+    ls ./*.partial > /dev/null 2>&1 && fail "concurrent sweeps (round $round) left temporary files: $(ls ./*.partial)"
+    "$HYMO" info c_reference.h5 > c_ref.out || fail "concurrent sweeps (round $round): c_reference.h5: $(cat c_ref.out)"
+    $PY - <<'EOF' || fail "concurrent sweeps (round $round): the tables in place are not one sweep's"
+import csv, h5py
 rows = list(csv.DictReader(open("c.csv")))
 ach = list(csv.DictReader(open("c_achievable.csv")))
 with h5py.File("c.h5", "r") as f:
@@ -111,7 +114,8 @@ assert [float(r["H"]) for r in rows] == [float("%g" % x) for x in H], ([r["H"] f
 assert all(abs(float(r["wall_time"]) - w) <= 0.5e-4 + 1e-12 for r, w in zip(rows, wall)), ([r["wall_time"] for r in rows], wall)
 assert float(ach[0]["achievable_H"]) == float("%g" % achH[0]), (ach[0]["achievable_H"], achH)
 EOF
-echo "cli_paths: $ok of 10 concurrent sweeps wrote their tables; the tables are one sweep's"
+    echo "cli_paths: round $round: $ok of 10 concurrent sweeps wrote their tables; the tables are one sweep's"
+done
 
 # 3. a read-only output directory: found before the reference and the runs.
 #    Without root, chmod; as root (chmod does not stop root), a read-only
