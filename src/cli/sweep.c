@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -1036,9 +1037,14 @@ setup_end:
                 } else
                     rst = hymo_run(mp, &ro, ref_tmp, &rs, &err);
                 if (rst != HYMO_OK) {
-                    /* a run that stopped: 3; a file that could not be written: 2 */
+                    /* a run that stopped: 3, its file (complete = 0) kept
+                     * under its name; a file that could not be written: 2 */
                     fprintf(stderr, "hymo: error: reference run: %s\n", err.message);
-                    st = rst == HYMO_ERR_CONVERGENCE || rst == HYMO_ERR_NUMERIC ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
+                    const int stopped = rst == HYMO_ERR_CONVERGENCE || rst == HYMO_ERR_NUMERIC;
+                    st = stopped ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
+                    struct stat sb; /* not the empty file hymo_partial_create made */
+                    if (stopped && stat(ref_tmp, &sb) == 0 && sb.st_size > 0 && rename(ref_tmp, path) == 0)
+                        ref_tmp[0] = '\0';
                 }
             }
             st = comm->ops->max(comm->content, st);
