@@ -1,4 +1,5 @@
-/* Internal helpers shared by the HDF5 writer and reader. */
+/* Internal helpers shared by the HDF5 writer and reader, and by the other
+ * writers of files (the sweep's tables, src/cli/sweep.c). */
 #ifndef HYMO_H5UTIL_H
 #define HYMO_H5UTIL_H
 
@@ -24,5 +25,14 @@ typedef struct {
     int quiet;
 } hymo_h5_io;
 int hymo_h5_set_writer_driver(int64_t fapl, hymo_h5_io *io);
+
+/* Creates the empty file "PATH.XXXXXX.partial" exclusively (O_EXCL, mode
+ * 0666 before the umask) in the directory of PATH, XXXXXX from the clock,
+ * the process id and a counter, and stores its name in tmp (cap bytes):
+ * a name no other writer of PATH uses.  The reference writer's temporary
+ * files and the sweep's tables are written under such names and renamed
+ * to PATH when complete.  Returns 0, or an errno (ENAMETOOLONG when the
+ * name does not fit). */
+int hymo_partial_create(const char *path, char *tmp, size_t cap);
 
 #endif

@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,32 +565,97 @@ static void abandon(hymo_ref_writer *w)
     free_writer(w);
 }
 
+/* A file as the output check compares it: its device and inode when it
+ * exists, and its resolved name (the realpath of its directory and its
+ * last name component; the path as given when the directory cannot be
+ * resolved). */
+typedef struct {
+    int exists;
+    dev_t dev;
+    ino_t ino;
+    mode_t mode;
+    char name[PATH_MAX + 256];
+} file_identity;
+
+static void identify(const char *path, file_identity *id)
+{
+    struct stat sb;
+    id->exists = stat(path, &sb) == 0;
+    id->dev = id->exists ? sb.st_dev : 0;
+    id->ino = id->exists ? sb.st_ino : 0;
+    id->mode = id->exists ? sb.st_mode : 0;
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    if (!slash) {
+        snprintf(dir, sizeof dir, ".");
+    } else if (slash == path) {
+        snprintf(dir, sizeof dir, "/");
+    } else {
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    }
+    const char *base = slash ? slash + 1 : path;
+    if ((size_t)(slash ? slash - path : 1) < sizeof dir && realpath(dir, real)) {
+        snprintf(id->name, sizeof id->name, "%s/%s", strcmp(real, "/") ? real : "", base);
+    } else {
+        snprintf(id->name, sizeof id->name, "%s", path);
+    }
+}
+
+/* 1 if a and b are the same file: the same device and inode when both
+ * exist, else the same resolved name. */
+static int same_file(const file_identity *a, const file_identity *b)
+{
+    if (a->exists && b->exists) return a->dev == b->dev && a->ino == b->ino;
+    return !strcmp(a->name, b->name);
+}
+
+hymo_status hymo_output_paths_check(const char *const *outs, int n_outs, const char *const *inputs, int n_inputs,
+                                    hymo_error *err)
+{
+    file_identity *out_id = calloc((size_t)(n_outs > 0 ? n_outs : 1), sizeof *out_id), in_id;
+    if (!out_id) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory checking the output files");
+    hymo_status st = HYMO_OK;
+    for (int o = 0; o < n_outs && st == HYMO_OK; o++) {
+        const char *out = outs ? outs[o] : NULL;
+        if (!out || !out[0]) {
+            st = hymo_error_set(err, HYMO_ERR_ARGUMENT, "output file name is empty");
+            break;
+        }
+        identify(out, &out_id[o]);
+        if (out_id[o].exists && S_ISDIR(out_id[o].mode)) {
+            st = hymo_error_set(err, HYMO_ERR_ARGUMENT, "output '%s' is a directory; give a file name", out);
+        } else if (out_id[o].exists && !S_ISREG(out_id[o].mode)) {
+            st = hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                "output '%s' exists and is not a regular file (it would be replaced)", out);
+        }
+        /* an input that does not exist is left to the command that reads it */
+        for (int i = 0; i < n_inputs && st == HYMO_OK; i++) {
+            if (!inputs || !inputs[i] || !inputs[i][0]) continue;
+            identify(inputs[i], &in_id);
+            if (in_id.exists && same_file(&out_id[o], &in_id)) {
+                st = hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                    "output '%s' is the input file '%s': it would be overwritten; "
+                                    "choose another output name",
+                                    out, inputs[i]);
+            }
+        }
+        for (int k = 0; k < o && st == HYMO_OK; k++) {
+            if (same_file(&out_id[o], &out_id[k])) {
+                st = hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                    "outputs '%s' and '%s' are the same file: one would overwrite the other; "
+                                    "choose another output name",
+                                    outs[k], out);
+            }
+        }
+    }
+    free(out_id);
+    return st;
+}
+
 hymo_status hymo_output_path_check(const char *out, const char *const *inputs, int n_inputs,
                                    hymo_error *err)
 {
-    if (!out || !out[0]) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "output file name is empty");
-    struct stat so;
-    if (stat(out, &so) != 0) return HYMO_OK; /* does not exist yet: the directory is checked at open */
-    if (S_ISDIR(so.st_mode)) {
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "output '%s' is a directory; give a file name",
-                              out);
-    }
-    if (!S_ISREG(so.st_mode)) {
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "output '%s' exists and is not a regular file (it would be replaced)",
-                              out);
-    }
-    for (int i = 0; i < n_inputs; i++) {
-        struct stat si;
-        if (!inputs || !inputs[i] || stat(inputs[i], &si) != 0) continue;
-        if (si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-            return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                                  "output '%s' is the input file '%s': it would be overwritten; "
-                                  "choose another output name",
-                                  out, inputs[i]);
-        }
-    }
-    return HYMO_OK;
+    return hymo_output_paths_check(&out, 1, inputs, n_inputs, err);
 }
 
 const char *hymo_ref_writer_temp_path(const hymo_ref_writer *w)
@@ -623,6 +689,16 @@ static int create_temp(char *tmpl, size_t x_at)
         if (errno != EEXIST) return errno;
     }
     return EEXIST;
+}
+
+int hymo_partial_create(const char *path, char *tmp, size_t cap)
+{
+    static const char suffix[] = ".XXXXXX" PARTIAL_SUFFIX;
+    const size_t len = strlen(path);
+    if (len + sizeof suffix > cap) return ENAMETOOLONG;
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, suffix, sizeof suffix);
+    return create_temp(tmp, len + 1);
 }
 
 
@@ -778,8 +854,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", path);
     }
     memcpy(w->path, path, len + 1);
-    memcpy(w->partial, path, len);
-    memcpy(w->partial + len, suffix, sizeof suffix);
+    w->partial[0] = '\0';
 
     hymo_status sst = series_prepare(w, dims, path, err);
     if (sst != HYMO_OK) {
@@ -789,7 +864,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
 
     /* A name of its own, created exclusively: fails early with the OS
      * reason if the directory is not writable. */
-    int e = create_temp(w->partial, len + 1);
+    int e = hymo_partial_create(path, w->partial, len + sizeof suffix);
     if (e != 0) {
         hymo_status st = hymo_error_set(err, HYMO_ERR_IO, "cannot create a temporary file for '%s' (%s): %s",
                                         path, w->partial, strerror(e));

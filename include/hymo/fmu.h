@@ -96,6 +96,10 @@ hymo_cosim_options *hymo_cosim_system_options(hymo_cosim_system *sys);
 const char *hymo_cosim_system_reference(const hymo_cosim_system *sys);
 /* The output the file names (output:), or NULL. */
 const char *hymo_cosim_system_output(const hymo_cosim_system *sys);
+/* The files the system reads, k = 0, 1, ...: the system file, the model
+ * file it names (model:, if any), then the FMU of every subsystem; NULL
+ * past the last. */
+const char *hymo_cosim_system_input(const hymo_cosim_system *sys, int k);
 
 /* Runs the system once, with the loop, power bonds, instability checks,
  * verdicts and HDF5 output of hymo_cosim_run.  ref (may be NULL): a

@@ -254,11 +254,18 @@ void hymo_ref_writer_discard(hymo_ref_writer *writer);
  * PATH, so concurrent writers of one PATH never share a file. */
 const char *hymo_ref_writer_temp_path(const hymo_ref_writer *writer);
 
-/* Checks an output path before anything is computed: HYMO_ERR_ARGUMENT if
- * `out` is empty, an existing directory or other non-regular file, or the
- * same file (same device and inode, also through links) as one of the
- * n_inputs paths `inputs` (NULL entries are skipped), e.g. the model file
- * or a reference read by the same command. */
+/* Checks the output files of one command before anything is computed:
+ * HYMO_ERR_ARGUMENT, with one message naming both paths, if an output is
+ * empty, an existing directory or other non-regular file, the same file as
+ * one of the n_inputs paths `inputs` (the model file, a reference read by
+ * the same command, a system file, its FMUs; NULL entries and inputs that
+ * do not exist are skipped), or the same file as another output.  Two
+ * paths are the same file when both exist with the same device and inode
+ * (also through links), or else when their resolved names agree (the
+ * realpath of the directory and the last name component). */
+hymo_status hymo_output_paths_check(const char *const *outs, int n_outs, const char *const *inputs, int n_inputs,
+                                    hymo_error *err);
+/* hymo_output_paths_check of one output. */
 hymo_status hymo_output_path_check(const char *out, const char *const *inputs, int n_inputs,
                                    hymo_error *err);
 

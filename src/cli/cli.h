@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "hymo/cosim.h"
+#include "hymo/reference.h"
 
 /* Exit codes of the hymo executable, the same meaning in every command
  * (README "Exit codes"): 0 success (compare: every threshold holds),
@@ -113,6 +114,13 @@ int hymo_cli_append(const char *name, const char *value, void *dest);
  * --set overrides in sets.  Returns -1 when loaded, else 2 after one error
  * line. */
 int hymo_cli_load(const char *cmd, const char *path, const hymo_cli_list *sets, hymo_model **model);
+/* The output check of every command that writes files (run, cosim,
+ * sweep, fmu), before any work: hymo_output_paths_check of the n_outs
+ * files the command will write against the n_inputs files it reads and
+ * against each other.  Returns -1 when they pass, else 2 after one error
+ * line naming both paths (prefixed by "what: " unless what is NULL). */
+int hymo_cli_outputs_check(const char *what, const char *const *outs, int n_outs, const char *const *inputs,
+                           int n_inputs);
 /* Prints "overrides    PATH=VALUE" lines (none when n is 0). */
 void hymo_cli_print_overrides(FILE *out, const char *const *sets, int n);
 

@@ -176,6 +176,16 @@ int hymo_cli_load(const char *cmd, const char *path, const hymo_cli_list *sets, 
     return -1;
 }
 
+int hymo_cli_outputs_check(const char *what, const char *const *outs, int n_outs, const char *const *inputs,
+                           int n_inputs)
+{
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_output_paths_check(outs, n_outs, inputs, n_inputs, &err) == HYMO_OK) return -1;
+    fprintf(stderr, "hymo: error: %s%s%s\n", what ? what : "", what ? ": " : "", err.message);
+    return EXIT_BAD_INPUT;
+}
+
 void hymo_cli_print_overrides(FILE *out, const char *const *sets, int n)
 {
     for (int i = 0; i < n; ++i) fprintf(out, "%-12s %s\n", i ? "" : "overrides", sets[i]);

@@ -107,18 +107,15 @@ static void default_thresholds(hymo_cosim_options *o, const char *ref_path)
     }
 }
 
-/* Checks the output path against the input files and reads, validates and
- * requires complete the reference (ref_path may be NULL: *ref = NULL).
- * 0, or -1 after one error line. */
-static int open_reference(const char *in_path, const char *out_path, const char *ref_path, hymo_reference **ref)
+/* Checks the output path against the n_inputs input files (the reference
+ * among them) and reads, validates and requires complete the reference
+ * (ref_path may be NULL: *ref = NULL).  0, or -1 after one error line. */
+static int open_reference(const char *const *inputs, int n_inputs, const char *out_path, const char *ref_path,
+                          hymo_reference **ref)
 {
     hymo_error err;
     *ref = NULL;
-    const char *inputs[2] = {in_path, ref_path};
-    if (out_path && hymo_output_path_check(out_path, inputs, 2, &err) != HYMO_OK) {
-        fprintf(stderr, "hymo: error: %s\n", err.message);
-        return -1;
-    }
+    if (out_path && hymo_cli_outputs_check(NULL, &out_path, 1, inputs, n_inputs) >= 0) return -1;
     if (!ref_path) return 0;
     if (hymo_ref_read(ref_path, ref, &err) != HYMO_OK || hymo_ref_validate(*ref, ref_path, &err) != HYMO_OK) {
         fprintf(stderr, "hymo: error: %s\n", err.message);
@@ -194,7 +191,19 @@ static int cosim_system(const char *sys_path, const hymo_cli_list *cosim_opts, c
     if (!out_path) out_path = hymo_cosim_system_output(sys);
     if (!ref_path) ref_path = hymo_cosim_system_reference(sys);
     default_thresholds(opt, ref_path);
-    if (open_reference(sys_path, out_path, ref_path, &ref)) goto done;
+    /* the system file, its model file, its FMUs and the reference */
+    int n_in = 0;
+    while (hymo_cosim_system_input(sys, n_in)) ++n_in;
+    const char **inputs = calloc((size_t)n_in + 1, sizeof *inputs);
+    if (!inputs) {
+        fprintf(stderr, "hymo: error: out of memory\n");
+        goto done;
+    }
+    for (int k = 0; k < n_in; ++k) inputs[k] = hymo_cosim_system_input(sys, k);
+    inputs[n_in] = ref_path;
+    const int bad_paths = open_reference(inputs, n_in + 1, out_path, ref_path, &ref);
+    free(inputs);
+    if (bad_paths) goto done;
     hymo_cosim_summary sum;
     hymo_status st = hymo_cosim_system_run(sys, ref, out_path, &sum, &err);
     if (st != HYMO_OK) {
@@ -243,7 +252,8 @@ int hymo_cli_cosim(int argc, char **argv)
     if (!hm_given) opt.mech.dt = opt.H;
     default_thresholds(&opt, ref_path);
     hymo_reference *ref = NULL;
-    if (open_reference(model_path, out_path, ref_path, &ref)) goto done;
+    const char *inputs[2] = {model_path, ref_path};
+    if (open_reference(inputs, 2, out_path, ref_path, &ref)) goto done;
     hymo_cosim_summary sum;
     hymo_status st = hymo_cosim_run(model, &opt, ref, out_path, &sum, &err);
     hymo_ref_free(ref);

@@ -175,17 +175,15 @@ int hymo_cli_fmu(int argc, char **argv)
     }
     hymo_error err;
     hymo_error_clear(&err);
-    const char *inputs[1] = {model_path};
-    if (hymo_output_path_check(out_path, inputs, 1, &err) != HYMO_OK) {
-        fail(err.message);
-        goto done;
-    }
     char bin[4200];
     if (find_binary(bin, sizeof bin)) {
         fail("the FMU binary libhymo_fmu.so was not found next to hymo or in PREFIX/" HYMO_FMU_LIBDIR_REL
              " (build the hymo_fmu target, or set HYMO_FMU_BINARY)");
         goto done;
     }
+    /* the FMU is written from the model file and the FMU binary */
+    const char *inputs[2] = {model_path, bin};
+    if (hymo_cli_outputs_check(NULL, &out_path, 1, inputs, 2) >= 0) goto done;
     if (hymo_fmu_part_create(model_path, n_opts, opts, &part, &err) != HYMO_OK) {
         fail(err.message);
         goto done;

@@ -157,6 +157,11 @@ static int cmd_run(int argc, char **argv)
     const char *const *sets = set_opts.value;
     const int n_sets = set_opts.n;
     if (!model_path) return fail(EXIT_BAD_INPUT, "run: missing MODEL file (see hymo run --help)");
+    if (out_path) { /* before anything is read or computed */
+        const char *inputs[1] = {model_path};
+        r0 = hymo_cli_outputs_check(NULL, &out_path, 1, inputs, 1);
+        if (r0 >= 0) return r0;
+    }
 
     hymo_error err;
     hymo_error_clear(&err);

@@ -4,6 +4,7 @@
  * §4): the largest H of the list such that it and every smaller H run
  * stable and within the thresholds. */
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <math.h>
@@ -11,10 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cosim_internal.h"
+#include "h5util.h" /* hymo_partial_create, the writer's file driver */
 #include "hymo/sim.h"
 
 #define MAX_LIST 64
@@ -259,22 +263,32 @@ static int write_str_col(hid_t f, const char *name, const param_grid *pg, int k,
     return ok;
 }
 
-/* Opens PATH.partial for writing; NULL with a message. */
+/* Opens a temporary file of its own for the table at path
+ * (hymo_partial_create: "PATH.XXXXXX.partial", its name in tmp); NULL
+ * after one error line. */
 static FILE *table_open(const char *path, char *tmp, size_t len)
 {
-    snprintf(tmp, len, "%.1100s.partial", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) fprintf(stderr, "hymo: error: %s: cannot write: %s\n", tmp, strerror(errno));
+    const int e = hymo_partial_create(path, tmp, len);
+    FILE *f = e ? NULL : fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "hymo: error: %s: cannot write: %s\n", path, strerror(e ? e : errno));
+        if (!e) remove(tmp);
+    }
     return f;
 }
 
-/* Closes f and renames tmp to path; 0, or -1 with a message (tmp removed). */
+/* Closes f, the table written to tmp for path: 0, or -1 after one error
+ * line (tmp removed). */
 static int table_close(FILE *f, const char *tmp, const char *path)
 {
+    errno = 0;
+    const int ferr = fflush(f); /* a failed write fails again here, with its errno */
+    int e = ferr ? errno : 0;
     const int werr = ferror(f);
     const int cerr = fclose(f);
-    if (werr || cerr != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "hymo: error: %s: write failed%s%s\n", path, errno ? ": " : "", errno ? strerror(errno) : "");
+    if (!e && cerr) e = errno;
+    if (ferr || werr || cerr) {
+        fprintf(stderr, "hymo: error: %s: write failed%s%s\n", path, e ? ": " : "", e ? strerror(e) : "");
         remove(tmp);
         return -1;
     }
@@ -299,13 +313,25 @@ static void config_label(const hymo_cosim_options *o, char *buf, size_t len)
 
 /* HDF5: one 1-D dataset per numeric column, string columns as fixed
  * strings; written to a temporary name and renamed. */
-static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const double *ach, const int *cfg_first,
-                    int n_cfg, const char *model_name, const param_grid *pg, const hymo_model *model)
+static int write_h5(const char *tmp, const sweep_job *jobs, int n_jobs, const double *ach, const int *cfg_first,
+                    int n_cfg, const char *model_name, const param_grid *pg, const hymo_model *model, int *io_errno)
 {
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%.1100s.partial", path);
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0) return -1;
+    /* the reference writer's file driver: a failed write makes the file
+     * "failed" (later writes dropped), so that H5Fclose still releases the
+     * file; with the default driver a failed H5Fclose leaves the file's id
+     * registered and HDF5's shutdown at exit crashes on it */
+    hymo_h5_io io = {0, 0};
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t f = -1;
+    if (fapl >= 0 && hymo_h5_set_writer_driver(fapl, &io) == 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
+        f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl >= 0) H5Pclose(fapl);
+    *io_errno = 0;
+    if (f < 0) {
+        *io_errno = io.failed;
+        return -1;
+    }
     int ok = 1;
     hsize_t n = (hsize_t)n_jobs, nc = (hsize_t)n_cfg;
     double *col = calloc((size_t)(n_jobs > n_cfg ? n_jobs : n_cfg) + 1, sizeof(double));
@@ -387,12 +413,10 @@ static int write_h5(const char *path, const sweep_job *jobs, int n_jobs, const d
     ok = ok && H5LTset_attribute_string(f, "achievable/H", "units", "s") >= 0;
     free(col);
     free(labels);
+    io.quiet = 1; /* a failure while closing is recorded in io.failed */
     if (H5Fclose(f) < 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    *io_errno = io.failed;
+    return ok && !io.failed ? 0 : -1;
 }
 
 /* --set-grid PATH=V1,V2,...: one more parameter of the grid. */
@@ -667,17 +691,24 @@ static int achievable(sweep_job *jobs, int n_jobs, const int *cfg_first, int n_c
     return failed_runs;
 }
 
-/* The tables BASE.csv (every run), BASE_achievable.csv and BASE.h5:
- * 0, or 1 if any was not written (messages on stderr). */
+/* The tables BASE.csv (every run), BASE_achievable.csv and BASE.h5, each
+ * written to a temporary file of its own (table_open); when all three are
+ * complete they are renamed to their names together, under an exclusive
+ * lock on the directory (flock), so that of concurrent sweeps with the
+ * same -o one sweep's three tables are in place at a time.  0, or 1 after
+ * one error line: then no table is renamed and every temporary file is
+ * removed. */
 static int write_tables(const char *base_buf, const sweep_job *jobs, int n_jobs, const double *ach,
                         const int *cfg_first, int n_cfg, const param_grid *pg, const hymo_model *model)
 {
-    int write_failed = 0;
-    char path[1100];
-    snprintf(path, sizeof path, "%s.csv", base_buf);
-    char tmp[1200];
-    FILE *f = table_open(path, tmp, sizeof tmp);
+    enum { CSV, ACH, H5, N_TABLES };
+    static const char *const suffix[N_TABLES] = {".csv", "_achievable.csv", ".h5"};
+    char path[N_TABLES][1100], tmp[N_TABLES][1200];
+    int n_tmp = 0, failed = 0;
+    for (int t = 0; t < N_TABLES; ++t) snprintf(path[t], sizeof path[t], "%s%s", base_buf, suffix[t]);
+    FILE *f = table_open(path[CSV], tmp[CSV], sizeof tmp[CSV]);
     if (f) {
+        n_tmp = 1;
         for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", pg->path[k2]);
         fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,H,stable,pass,rms_s,"
                    "max_s,rms_sd,rms_p,rms_z,residual_energy_final,residual_energy_max_abs,peak_drift,t_reached,"
@@ -694,12 +725,12 @@ static int write_tables(const char *base_buf, const sweep_job *jobs, int n_jobs,
                     j->sum.residual_energy_max_abs, j->sum.peak_drift, j->sum.t_reached, j->sum.wall_time,
                     j->status == HYMO_OK ? j->sum.reason : j->message);
         }
-        write_failed |= table_close(f, tmp, path) != 0;
+        if (table_close(f, tmp[CSV], path[CSV])) n_tmp = 0, failed = 1;
     } else
-        write_failed = 1;
-    snprintf(path, sizeof path, "%s_achievable.csv", base_buf);
-    f = table_open(path, tmp, sizeof tmp);
+        failed = 1;
+    f = failed ? NULL : table_open(path[ACH], tmp[ACH], sizeof tmp[ACH]);
     if (f) {
+        n_tmp = 2;
         for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", pg->path[k2]);
         fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,achievable_H\n");
         for (int c = 0; c < n_cfg; ++c) {
@@ -708,15 +739,39 @@ static int write_tables(const char *base_buf, const sweep_job *jobs, int n_jobs,
             for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", param_value(pg, jobs[cfg_first[c]].point, k2));
             fprintf(f, "%s,%g\n", label, ach[c]);
         }
-        write_failed |= table_close(f, tmp, path) != 0;
+        if (table_close(f, tmp[ACH], path[ACH])) n_tmp = 1, failed = 1;
     } else
-        write_failed = 1;
-    snprintf(path, sizeof path, "%s.h5", base_buf);
-    if (write_h5(path, jobs, n_jobs, ach, cfg_first, n_cfg, model->name, pg, model)) {
-        fprintf(stderr, "hymo: error: %s: HDF5 write failed\n", path);
-        write_failed = 1;
+        failed = 1;
+    if (!failed) {
+        const int e = hymo_partial_create(path[H5], tmp[H5], sizeof tmp[H5]);
+        int io_errno = e;
+        if (!e) n_tmp = 3;
+        if (e || write_h5(tmp[H5], jobs, n_jobs, ach, cfg_first, n_cfg, model->name, pg, model, &io_errno)) {
+            fprintf(stderr, "hymo: error: %s: HDF5 write failed%s%s\n", path[H5], io_errno ? ": " : "",
+                    io_errno ? strerror(io_errno) : "");
+            failed = 1;
+        }
     }
-    return write_failed;
+    if (!failed) {
+        /* the three renames under the directory's lock (best effort: no
+         * lock where the file system has none) */
+        char dir[1100];
+        snprintf(dir, sizeof dir, "%s", base_buf);
+        char *slash = strrchr(dir, '/');
+        if (slash) slash[slash == dir] = '\0';
+        const int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) flock(dfd, LOCK_EX);
+        for (int t = 0; t < N_TABLES && !failed; ++t)
+            if (rename(tmp[t], path[t]) != 0) {
+                fprintf(stderr, "hymo: error: %s: cannot rename the table into place: %s\n", path[t], strerror(errno));
+                failed = 1;
+            } else
+                tmp[t][0] = '\0';
+        if (dfd >= 0) close(dfd); /* releases the lock */
+    }
+    for (int t = 0; failed && t < n_tmp; ++t)
+        if (tmp[t][0]) remove(tmp[t]);
+    return failed;
 }
 
 /* The achievable H of every configuration on stdout, with the criterion. */
@@ -754,6 +809,57 @@ static void print_achievable(const hymo_cosim_options *base, const sweep_job *jo
     }
 }
 
+/* The reference file of parameter point pt (n_points 0: no --set-grid). */
+static void reference_name(char *path, size_t len, const char *base_buf, int n_points, int pt)
+{
+    if (n_points > 0)
+        snprintf(path, len, "%s_reference_p%d.h5", base_buf, pt);
+    else
+        snprintf(path, len, "%s_reference.h5", base_buf);
+}
+
+/* The files the sweep writes (its three tables; without --reference, the
+ * references it computes: n_points of them, or one when n_points is 0)
+ * against its inputs (the model file, the reference) and each other
+ * (hymo_cli_outputs_check), and the output directory for being writable:
+ * a temporary file of the first table is created there and removed.  0,
+ * or 2 after one error line. */
+static int outputs_check(const char *table, const char *base_buf, const char *model_path, const char *ref_path,
+                         int n_points)
+{
+    const int n_refs = ref_path ? 0 : n_points > 0 ? n_points : 1;
+    char(*names)[1100] = calloc((size_t)(3 + n_refs), sizeof *names);
+    const char **outs = calloc((size_t)(3 + n_refs), sizeof *outs);
+    int r = -1;
+    if (!names || !outs) {
+        fprintf(stderr, "hymo: error: out of memory\n");
+        r = EXIT_BAD_INPUT;
+    }
+    for (int k = 0; r < 0 && k < 3 + n_refs; ++k) {
+        if (k < 3)
+            snprintf(names[k], sizeof names[k], "%s%s", base_buf, k == 0 ? ".csv" : k == 1 ? "_achievable.csv" : ".h5");
+        else
+            reference_name(names[k], sizeof names[k], base_buf, n_points, k - 3);
+        outs[k] = names[k];
+    }
+    char what[1200];
+    snprintf(what, sizeof what, "sweep -o %s", table);
+    const char *inputs[2] = {model_path, ref_path};
+    if (r < 0) r = hymo_cli_outputs_check(what, outs, 3 + n_refs, inputs, 2);
+    if (r < 0) {
+        char tmp[1200];
+        const int e = hymo_partial_create(names[0], tmp, sizeof tmp);
+        if (e) {
+            fprintf(stderr, "hymo: error: %s: cannot write the tables there (%s): %s\n", what, names[0], strerror(e));
+            r = EXIT_BAD_INPUT;
+        } else
+            remove(tmp);
+    }
+    free(names);
+    free(outs);
+    return r < 0 ? 0 : r;
+}
+
 int hymo_cli_sweep(int argc, char **argv)
 {
     return hymo_cli_sweep_with(argc, argv, NULL);
@@ -779,6 +885,7 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
     double *ach = NULL;
     job_record *records = NULL, *all_records = NULL;
     hymo_error err;
+    char ref_tmp[1200] = ""; /* a reference being computed (rank 0) */
     param_grid pg;
     memset(&pg, 0, sizeof pg);
     hymo_model *models[MAX_POINTS] = {0};
@@ -852,6 +959,9 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
                         "its own reference; the sweep computes them)\n");
         goto setup_end;
     }
+    /* rank 0's outputs: checked against the inputs and each other, and
+     * the directory for being writable, before anything runs */
+    if (rank == 0 && outputs_check(table, base_buf, model_path, ref_path, pg.n > 0 ? n_points : 0)) goto setup_end;
     for (int p = 0; p < n_points && pg.n > 0; ++p) {
         for (int k = 0; k < pg.n; ++k) {
             snprintf(set_buf[k], sizeof set_buf[k], "%s=%s", pg.path[k], param_value(&pg, p, k));
@@ -908,12 +1018,12 @@ setup_end:
     for (int pt = 0; pt < n_points; ++pt) {
         const hymo_model *mp = models[pt];
         const char *rp = ref_path;
-        /* the point's reference: computed by rank 0 */
+        /* the point's reference: computed by rank 0 into a temporary file
+         * of its own (hymo_partial_create), read back from there (not from
+         * the final name, which a concurrent sweep with the same -o may
+         * replace), then renamed to its name */
         if (!rp) {
-            if (pg.n > 0)
-                snprintf(path, sizeof path, "%s_reference_p%d.h5", base_buf, pt);
-            else
-                snprintf(path, sizeof path, "%s_reference.h5", base_buf);
+            reference_name(path, sizeof path, base_buf, pg.n > 0 ? n_points : 0, pt);
             int st = -1;
             if (rank == 0) {
                 hymo_run_options ro;
@@ -923,9 +1033,22 @@ setup_end:
                 fprintf(stderr, "sweep: monolithic reference (%s, dt = %g s) -> %s\n",
                         hymo_formulation_name(ro.formulation), ro.dt, path);
                 for (int k2 = 0; k2 < mp->n_overrides; ++k2) fprintf(stderr, "sweep:   --set %s\n", mp->overrides[k2]);
-                if (hymo_run(mp, &ro, path, &rs, &err) != HYMO_OK) {
+                const int e = hymo_partial_create(path, ref_tmp, sizeof ref_tmp);
+                hymo_status rst = HYMO_ERR_IO;
+                if (e) {
+                    ref_tmp[0] = '\0';
+                    hymo_error_set(&err, HYMO_ERR_IO, "%s: cannot write: %s", path, strerror(e));
+                } else
+                    rst = hymo_run(mp, &ro, ref_tmp, &rs, &err);
+                if (rst != HYMO_OK) {
+                    /* a run that stopped: 3, its file (complete = 0) kept
+                     * under its name; a file that could not be written: 2 */
                     fprintf(stderr, "hymo: error: reference run: %s\n", err.message);
-                    st = EXIT_RUN_FAILED;
+                    const int stopped = rst == HYMO_ERR_CONVERGENCE || rst == HYMO_ERR_NUMERIC;
+                    st = stopped ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
+                    struct stat sb; /* not the empty file hymo_partial_create made */
+                    if (stopped && stat(ref_tmp, &sb) == 0 && sb.st_size > 0 && rename(ref_tmp, path) == 0)
+                        ref_tmp[0] = '\0';
                 }
             }
             st = comm->ops->max(comm->content, st);
@@ -933,13 +1056,22 @@ setup_end:
                 status = st;
                 goto done;
             }
-            rp = path;
+            rp = ref_tmp;
         }
-        const int st = ref_share(comm, rank, size, rp, &ref);
+        int st = ref_share(comm, rank, size, rp, &ref);
+        if (st < 0 && rank == 0 && rp == ref_tmp) {
+            if (rename(ref_tmp, path) != 0) {
+                fprintf(stderr, "hymo: error: %s: cannot rename the reference into place: %s\n", path, strerror(errno));
+                st = EXIT_BAD_INPUT;
+            } else
+                ref_tmp[0] = '\0';
+        }
+        if (rp == ref_tmp) st = comm->ops->max(comm->content, st);
         if (st >= 0) {
             status = st;
             goto done;
         }
+        if (rp == ref_tmp) rp = path;
         if (!ref->complete) { /* the same on every rank */
             if (rank == 0) fprintf(stderr, "hymo: error: %s: incomplete reference (complete = 0)\n", rp);
             goto done;
@@ -1009,11 +1141,13 @@ setup_end:
     /* report */
     print_achievable(&base, jobs, cfg_first, n_cfg, ach, &pg, takeoff, takeoff_slope, takeoff_floor);
     if (size > 1)
-        printf("%d runs in %.1f s wall time on %d ranks x %d threads; tables %s.csv, %s_achievable.csv, %s.h5\n",
-               n_jobs, wall, size, started > 0 ? started : 1, base_buf, base_buf, base_buf);
+        printf("%d runs in %.1f s wall time on %d ranks x %d threads; ", n_jobs, wall, size, started > 0 ? started : 1);
     else
-        printf("%d runs in %.1f s wall time on %d threads; tables %s.csv, %s_achievable.csv, %s.h5\n", n_jobs, wall,
-               started > 0 ? started : 1, base_buf, base_buf, base_buf);
+        printf("%d runs in %.1f s wall time on %d threads; ", n_jobs, wall, started > 0 ? started : 1);
+    if (write_failed)
+        printf("tables not written (%s.csv, %s_achievable.csv, %s.h5)\n", base_buf, base_buf, base_buf);
+    else
+        printf("tables %s.csv, %s_achievable.csv, %s.h5\n", base_buf, base_buf, base_buf);
     /* the model's constants (at load) and its initial state (first run) are
      * compiled once (per rank) and shared by every run and thread */
     printf("model compiled %ld times for %d co-simulations (constants at load, initial state on first use%s)\n",
@@ -1022,6 +1156,7 @@ setup_end:
     status = write_failed ? EXIT_BAD_INPUT : failed_runs ? EXIT_RUN_FAILED : 0;
     status = comm->ops->max(comm->content, status); /* to the other ranks */
 done:
+    if (ref_tmp[0]) remove(ref_tmp);
     for (int p = 0; p < MAX_POINTS; ++p)
         if (models[p] != model) hymo_model_free(models[p]);
     free(jobs);

@@ -22,6 +22,7 @@
 
 struct hymo_cosim_system {
     char path[PATH_MAX], dir[PATH_MAX], name[NAME_CAP];
+    char model_path[PATH_MAX]; /* model: resolved ("": none) */
     char *text;
     char sha256[65];
     char *reference, *output;
@@ -608,6 +609,7 @@ static hymo_status load(ctx_t *c, const char *path)
     if (mn) {
         if ((st = rd_string(c, mn, "model", &s)) != HYMO_OK) return st;
         resolve(sys, s, p, sizeof p);
+        snprintf(sys->model_path, sizeof sys->model_path, "%s", p);
         hymo_error e;
         if (hymo_model_load_file(p, &model, &e) != HYMO_OK) return fail(c, mn, "model", HYMO_ERR_MODEL, "%s", e.message);
         snprintf(sys->model_sha256, sizeof sys->model_sha256, "%s", model->sha256);
@@ -668,6 +670,15 @@ hymo_status hymo_cosim_system_load(const char *path, hymo_cosim_system **out, hy
 hymo_cosim_options *hymo_cosim_system_options(hymo_cosim_system *sys) { return &sys->opt; }
 const char *hymo_cosim_system_reference(const hymo_cosim_system *sys) { return sys->reference; }
 const char *hymo_cosim_system_output(const hymo_cosim_system *sys) { return sys->output; }
+
+const char *hymo_cosim_system_input(const hymo_cosim_system *sys, int k)
+{
+    if (k == 0) return sys->path;
+    const int has_model = sys->model_path[0] != '\0';
+    if (has_model && k == 1) return sys->model_path;
+    const int f = k - 1 - has_model;
+    return f >= 0 && f < sys->n ? sys->fmu[f] : NULL;
+}
 
 static hymo_status system_attrs(const void *ctx, hymo_ref_writer *w, hymo_error *err)
 {

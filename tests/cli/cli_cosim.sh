@@ -124,11 +124,12 @@ h5dump -A -g /cosim "$OUT/hold.h5" | grep -A10 'ATTRIBUTE "mech_inputs"' | grep 
     -o "$OUT/no/such/dir/sw" > "$OUT/sw_nodir.out" 2>&1
 code=$?; [ $code -eq 2 ] || fail "sweep into a missing directory: exit $code"
 grep -q "cannot write" "$OUT/sw_nodir.out" || fail "sweep write message: $(cat "$OUT/sw_nodir.out")"
-mkdir -p "$OUT/sw_h5.h5"   # a directory where TABLE.h5 goes: the HDF5 table fails, the CSV tables succeed
+mkdir -p "$OUT/sw_h5.h5"   # a directory where TABLE.h5 goes: refused before any run, no table written
 "$HYMO" sweep "$M" --t-end 1 --reference "$OUT/ref.h5" --H 1e-3 --configs "extrapolation=2" \
     -o "$OUT/sw_h5" > "$OUT/sw_h5.out" 2>&1
-code=$?; [ $code -eq 2 ] || fail "sweep whose HDF5 table fails: exit $code: $(cat "$OUT/sw_h5.out")"
-grep -q "HDF5 write failed" "$OUT/sw_h5.out" || fail "HDF5 table message: $(cat "$OUT/sw_h5.out")"
+code=$?; [ $code -eq 2 ] || fail "sweep whose HDF5 table is a directory: exit $code: $(cat "$OUT/sw_h5.out")"
+grep -q "sw_h5.h5' is a directory" "$OUT/sw_h5.out" || fail "HDF5 table message: $(cat "$OUT/sw_h5.out")"
+[ -e "$OUT/sw_h5.csv" ] && fail "a sweep refused for its HDF5 table wrote its CSV table"
 "$HYMO" sweep "$M" --t-end 1 --reference "$OUT/ref.h5" --H 1e-3,2e-3,4e-3 --jobs 1000 --achievable takeoff \
     --configs "coupling=velocity-force;extrapolation=0,2;inputs=extrapolate,hold" \
     -o "$OUT/sw_to" > "$OUT/sw_to.out" 2> "$OUT/sw_to.err"

@@ -1068,6 +1068,22 @@ static void test_output_path_check(void **state)
     assert_non_null(strstr(err.message, "input file"));
     assert_int_equal(hymo_output_path_check("./test_reference_model.yaml", inputs, 2, &err), HYMO_ERR_ARGUMENT);
     assert_int_equal(hymo_output_path_check("", inputs, 2, &err), HYMO_ERR_ARGUMENT);
+    /* several outputs: against each other too; new files by their
+     * resolved names, existing ones by device and inode */
+    const char *outs_ok[] = {"test_reference_a.h5", "test_reference_b.h5"};
+    assert_int_equal(hymo_output_paths_check(outs_ok, 2, inputs, 2, &err), HYMO_OK);
+    char cwd[4096], up[4200]; /* DIR/../BASE/NAME: NAME by another path */
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(up, sizeof up, "%s/../%s/test_reference_a.h5", cwd, strrchr(cwd, '/') + 1);
+    const char *outs_same[] = {"test_reference_a.h5", up};
+    assert_int_equal(hymo_output_paths_check(outs_same, 2, inputs, 2, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "same file"));
+    remove("test_reference_link.h5");
+    assert_int_equal(symlink(model, "test_reference_link.h5"), 0);
+    const char *outs_link[] = {"test_reference_a.h5", "test_reference_link.h5"};
+    assert_int_equal(hymo_output_paths_check(outs_link, 2, inputs, 2, &err), HYMO_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "input file"));
+    remove("test_reference_link.h5");
     /* the writer refuses its model file and a directory before creating anything */
     hymo_ref_dims d = full_dims();
     hymo_ref_header h = make_header("m");
