@@ -6,15 +6,22 @@
 #ifndef HYMO_LINALG_H
 #define HYMO_LINALG_H
 
-/* LU with partial pivoting of the n x n matrix a (in place; U's diagonal is
- * stored as its reciprocals, so that the solves multiply). Returns 0, or 1
- * if a pivot is exactly zero or not finite.  The formulations', the
- * compiled initial state's and the hydraulic subsystems' small systems;
- * the Newton matrix has its own, column-major in LAPACK's layout
- * (hymo_lu_unblocked, src/solvers/linsol.h: the same pivots, but its
- * solves divide by U's diagonal in column order, so the two give
- * different bits). */
+/* The dense LU: partial pivoting (the first largest |entry| of the
+ * column), right-looking, of the n x n matrix a in place, row-major or
+ * column-major (LAPACK's layout; its factors are dgetrf's), with U's
+ * diagonal stored as is or as its reciprocals (so that the solves
+ * multiply), pivots 0- or 1-based (LAPACK's); flags HYMO_LU_*.  Returns 0,
+ * or 1 if a pivot is exactly zero or not finite. */
+enum { HYMO_LU_ROW_MAJOR = 1, HYMO_LU_INVERSE_DIAGONAL = 2, HYMO_LU_ONE_BASED_PIVOTS = 4 };
+int hymo_lu_dense(int n, double *a, int *piv, unsigned flags);
+/* hymo_lu_dense row-major with U's reciprocals: the formulations', the
+ * compiled initial state's and the hydraulic subsystems' small systems
+ * (the Newton matrix's is column-major, hymo_lu_unblocked in
+ * src/solvers/linsol.h). */
 int hymo_lu_factor(int n, double *a, int *piv);
+/* hymo_lu_dense column-major with U's diagonal and 1-based pivots
+ * (LAPACK's layout): the Newton matrix's (hymo_lu_unblocked). */
+int hymo_lu_column_major(int n, double *a, int *piv);
 /* Solves A x = b in place (b becomes x) with the factors lu and piv of A
  * from hymo_lu_factor. */
 void hymo_lu_solve(int n, const double *lu, const int *piv, double *b);

@@ -6,38 +6,60 @@
 #include <string.h>
 #include <stdio.h>
 
-int hymo_lu_factor(int n, double *a, int *piv)
+static inline int lu_dense(int n, double *a, int *piv, unsigned flags)
 {
+    /* Element (i, j) is a[i * rs + j * cs]; a "line" is a contiguous row
+     * (row-major) or column (column-major): element q of line o is
+     * a[o * n + q].  The update of the trailing matrix runs along lines in
+     * both layouts: line o loses m_o times line k from position k + 1 on,
+     * with m_o the line's element k.  Row-major: line o is row o, m_o =
+     * l_ok and line k holds U's row k; column-major: line o is column o,
+     * m_o = u_ko and line k holds L's column k.  Each entry (i, j) gets the
+     * same products l_ik u_kj in the same order k = 0, 1, ... either way. */
+    const int row_major = (flags & HYMO_LU_ROW_MAJOR) != 0;
+    const size_t N = (size_t)n, rs = row_major ? N : 1, cs = row_major ? 1 : N;
     for (int k = 0; k < n; ++k) {
+        const size_t kk = (size_t)k;
         int p = k;
-        double best = fabs(a[k * n + k]);
+        double best = fabs(a[kk * rs + kk * cs]);
         for (int i = k + 1; i < n; ++i) {
-            double v = fabs(a[i * n + k]);
+            const double v = fabs(a[(size_t)i * rs + kk * cs]);
             if (v > best) {
                 best = v;
                 p = i;
             }
         }
-        piv[k] = p;
+        piv[k] = (flags & HYMO_LU_ONE_BASED_PIVOTS) ? p + 1 : p;
         if (!(best > 0.0) || !isfinite(best)) return 1;
-        if (p != k) {
-            for (int j = 0; j < n; ++j) {
-                double t = a[k * n + j];
-                a[k * n + j] = a[p * n + j];
-                a[p * n + j] = t;
+        if (p != k)
+            for (size_t j = 0; j < N; ++j) {
+                const double t = a[kk * rs + j * cs];
+                a[kk * rs + j * cs] = a[(size_t)p * rs + j * cs];
+                a[(size_t)p * rs + j * cs] = t;
             }
-        }
-        double inv = 1.0 / a[k * n + k];
-        a[k * n + k] = inv; /* stored inverted: the solves multiply */
-        for (int i = k + 1; i < n; ++i) {
-            double l = a[i * n + k] * inv;
-            a[i * n + k] = l;
-            if (l != 0.0)
-                for (int j = k + 1; j < n; ++j) a[i * n + j] -= l * a[k * n + j];
+        const double inv = 1.0 / a[kk * rs + kk * cs];
+        if (flags & HYMO_LU_INVERSE_DIAGONAL) a[kk * rs + kk * cs] = inv; /* the solves multiply */
+        for (size_t i = kk + 1; i < N; ++i) a[i * rs + kk * cs] *= inv; /* L's column k */
+        const double *line_k = &a[kk * N];
+        for (size_t o = kk + 1; o < N; ++o) {
+            double *line_o = &a[o * N];
+            const double m = line_o[kk];
+            if (m != 0.0)
+                for (size_t q = kk + 1; q < N; ++q) line_o[q] -= m * line_k[q];
         }
     }
     return 0;
 }
+
+/* One body, compiled for each layout the code uses (the flags constant). */
+int hymo_lu_dense(int n, double *a, int *piv, unsigned flags) { return lu_dense(n, a, piv, flags); }
+
+int hymo_lu_factor(int n, double *a, int *piv)
+{
+    return lu_dense(n, a, piv, HYMO_LU_ROW_MAJOR | HYMO_LU_INVERSE_DIAGONAL);
+}
+
+int hymo_lu_column_major(int n, double *a, int *piv) { return lu_dense(n, a, piv, HYMO_LU_ONE_BASED_PIVOTS); }
 
 void hymo_lu_solve(int n, const double *lu, const int *piv, double *b)
 {

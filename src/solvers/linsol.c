@@ -22,33 +22,11 @@ typedef struct {
  * 1280. */
 #define DENSE_UNBLOCKED_MAX 800
 
-/* Unblocked right-looking LU with partial pivoting (linsol.h). */
+/* The dense LU column-major with 1-based pivots (linsol.h). */
 int hymo_lu_unblocked(int n, double *a, lapack_int *ipiv)
 {
-    for (int k = 0; k < n; ++k) {
-        double *ak = &a[(size_t)k * n];
-        int p = k;
-        double best = fabs(ak[k]);
-        for (int i = k + 1; i < n; ++i)
-            if (fabs(ak[i]) > best) best = fabs(ak[p = i]);
-        ipiv[k] = p + 1;
-        if (!(best > 0.0) || !isfinite(best)) return 1;
-        if (p != k)
-            for (int j = 0; j < n; ++j) {
-                double t = a[(size_t)j * n + k];
-                a[(size_t)j * n + k] = a[(size_t)j * n + p];
-                a[(size_t)j * n + p] = t;
-            }
-        const double inv = 1.0 / ak[k];
-        for (int i = k + 1; i < n; ++i) ak[i] *= inv;
-        for (int j = k + 1; j < n; ++j) {
-            double *aj = &a[(size_t)j * n];
-            const double f = aj[k];
-            if (f != 0.0)
-                for (int i = k + 1; i < n; ++i) aj[i] -= ak[i] * f;
-        }
-    }
-    return 0;
+    _Static_assert(sizeof(lapack_int) == sizeof(int), "lapack_int is int (LP64 LAPACK)");
+    return hymo_lu_column_major(n, a, (int *)ipiv);
 }
 
 static int dense_factor(hymo_linsol *ls, const hymo_sparse *J)

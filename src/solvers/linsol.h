@@ -66,13 +66,11 @@ hymo_status hymo_linsol_set_dense_block(hymo_linsol *ls, int k, hymo_error *err)
  * unknowns), else 0: then the matrices must hold M' */
 int hymo_linsol_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree);
 
-/* Unblocked right-looking LU with partial pivoting of the column-major
- * n x n matrix a in place (LAPACK dgetf2's algorithm: the same pivots,
- * 1-based ipiv); nonzero if a pivot is zero or not finite.  The dense
- * solver's factorisation up to its size threshold (bench/bench_lu times it
- * against dgetrf), and its factors are dgetrf's: the solves above the
- * threshold share them.  hymo_lu_factor (hymo/linalg.h) is the row-major
- * one of the small dense systems, with U's reciprocals stored. */
+/* The dense LU (hymo_lu_dense, hymo/linalg.h) of the column-major n x n
+ * matrix a in place, U's diagonal as is and 1-based ipiv: LAPACK dgetf2's
+ * algorithm and layout.  The dense solver's factorisation up to its size
+ * threshold (bench/bench_lu times it against dgetrf), and its factors are
+ * dgetrf's: the solves above the threshold share them. */
 int hymo_lu_unblocked(int n, double *a, lapack_int *ipiv);
 
 #endif
