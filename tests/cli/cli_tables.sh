@@ -41,7 +41,7 @@ for row in couplings schemes approximations mechanics mech_inputs; do
         fail "src/cosim/cosim_tables.c has no array $row[] of table rows"
 done
 
-# one of each: the number parser, the exit codes, the union-find, the element-kind table
+# one of each: the number parser, the exit codes, the union-find, the dense LU, the element-kind table
 hits=$(grep -rlE '(^|[^a-z_])strto(d|f|ld) *\(' src formulations hydraulics reference --include='*.c' --include='*.h' |
     grep -v '^src/core/number.c$' || true)
 [ -z "$hits" ] || fail "number parsing outside src/core/number.c (use hymo_parse_number): $hits"
@@ -49,6 +49,8 @@ n=$(grep -rn 'define EXIT_BAD_INPUT' src | wc -l)
 [ "$n" -eq 1 ] || fail "EXIT_BAD_INPUT is defined $n times (one header: src/cli/cli.h)"
 n=$(grep -rnE '^(static )?int [a-z_]*(uf_find|find_root)\(' src formulations hydraulics reference | wc -l)
 [ "$n" -eq 1 ] || fail "$n union-find implementations (one: hymo_uf_find in src/core/linalg.c)"
+n=$(grep -rn 'best = fabs(' src formulations hydraulics reference | wc -l)
+[ "$n" -eq 1 ] || fail "$n partial-pivoting searches (one dense LU: hymo_lu_dense in src/core/linalg.c)"
 n=$(grep -rnE 'hymo_element_kind [a-z_]+\[[A-Z_]*\] *=' hydraulics src | wc -l)
 [ "$n" -eq 1 ] || fail "$n element-kind tables (one: hymo_element_kinds[] in hydraulics/elements.c)"
 
