@@ -274,7 +274,7 @@ int hymo_circuit_derivatives(const hymo_circuit *circ, const hymo_model *model, 
     hymo_sparse_zero(&d->dpdot_dsd);
     memset(d->qnet, 0, (size_t)(np > 0 ? np : 1) * sizeof(double));
     /* d Q / d(p, u): the flows of hymo_circuit_eval, in its order; a
-     * motor's dQ/dw = D (motor branch: Q = D w + C_L dp from a to b) goes
+     * motor's dQ/dw = D (Q = D w + C_L dp from a to b) goes
      * into the sd columns like a chamber's dV/ds (outflow of a), scaled by
      * -W below */
     for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) {

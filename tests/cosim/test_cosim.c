@@ -1,4 +1,4 @@
-/* Split-mode co-simulation (SPEC §7, issue 3).
+/* Split-mode co-simulation (SPEC §7).
  *
  * - consistency: with H = h_h = h_m = 0.1 ms, Jacobi velocity-pressure with
  *   p = 2 on crane1 reproduces the monolithic reference (1 ms) to

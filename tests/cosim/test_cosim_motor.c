@@ -1,5 +1,5 @@
-/* Hydraulic motors in split co-simulation (branch motor-cosim;
- * docs/cosimulation.md, "Hydraulic motors and driven joints").
+/* Hydraulic motors in split co-simulation (docs/cosimulation.md,
+ * "Hydraulic motors and driven joints").
  *
  * A motor k is coupled like a cylinder, as actuator a = n_cylinders + k:
  * its joint coordinate and rate go to the hydraulics, its torque (or its
@@ -96,7 +96,7 @@ static void test_split_structure(void **state)
     assert_int_equal(sp->subsystems[1]->n_inputs, 2 * 4 + 16 + 4);
     hymo_split_free(sp);
 
-    /* TLM (branch tlm-motor): the motor's two ports are lines 6, 7; their
+    /* TLM: the motor's two ports are lines 6, 7; their
      * parasitic "mass" L D^2 is an inertia */
     opt.approx = HYMO_APPROX_LAGRANGE2;
     opt.coupling = HYMO_COUPLING_TLM;

@@ -1,4 +1,4 @@
-/* TLM coupling (issue 11 item 1; SPEC §7; seed 003 §3.1, Eqs. 1-8).
+/* TLM coupling (SPEC §7; seed 003 §3.1, Eqs. 1-8).
  *
  * - convergence: on crane1 over 3 s, Jacobi TLM with quadratic wave
  *   interpolation (p = 2) and h_m = h_h = 0.1 ms converges to the

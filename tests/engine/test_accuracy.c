@@ -1,4 +1,4 @@
-/* The error estimate every reference file carries (/accuracy, issue 9):
+/* The error estimate every reference file carries (/accuracy):
  * against the true error, measured against a SUNDIALS IDA run at rtol
  * 1e-11 (itself checked against independent minimal-coordinate solutions
  * in tests/independent), the stored estimate is the true error within

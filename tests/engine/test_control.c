@@ -1,4 +1,4 @@
-/* Controllers and studies (include/hymo/control.h, issue 13 item 2):
+/* Controllers and studies (include/hymo/control.h):
  *   - an input value set between steps is a step of the reference at that
  *     time: crane1 with U_ref held at 0 and set to 5 at t = 0.2 s equals
  *     (trapezoidal: bit for bit; IDA: within its tolerance) crane1 whose

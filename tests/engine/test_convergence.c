@@ -5,8 +5,8 @@
  *
  * Tolerances: the model file's, with the default (contractive) Newton test,
  * which keeps the iteration error below the discretisation error at every
- * dt by itself (issue 9: with the seed's increment test this needed 1e3x
- * tighter tolerances).
+ * dt by itself (the seed's increment test needs 1e3x tighter tolerances
+ * for that).
  * The reference's own error biases the last pair: for e ~ C h^2 the measured
  * ratio e(0.5)/e(0.25) is (0.25^2-0.125^2)... = 5.0 (order 2.32), so the
  * pairwise order is asserted for 2/1 and 1/0.5 ms (bias <= 0.07) and the

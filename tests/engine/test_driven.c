@@ -1,4 +1,4 @@
-/* Prescribed joint motion (motor branch; docs/model-format.md,
+/* Prescribed joint motion (docs/model-format.md,
  * "driven_joints"):
  *   1. a single pendulum driven at its pivot: angle = f(t) exactly and the
  *      recorded reaction = I_o f'' + m g r cos f (hand formula);

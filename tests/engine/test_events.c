@@ -1,4 +1,4 @@
-/* Events (issue 9 item 2): the end-damper entries and exits of crane1 are
+/* Events: the end-damper entries and exits of crane1 are
  * located inside the step, so the trapezoidal rule stays second order
  * through them.  Checked against SUNDIALS IDA at rtol 1e-11, which locates
  * the same switching functions as root functions (its event times are

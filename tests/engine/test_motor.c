@@ -1,4 +1,4 @@
-/* Hydraulic motors (motor branch; docs/model-format.md, "motors"):
+/* Hydraulic motors (docs/model-format.md, "motors"):
  *   1. analytic circuit derivatives of the motor terms (torque, flows,
  *      mixed with a cylinder) against central finite differences;
  *   2. torque at a held pressure difference (both ports sources) against

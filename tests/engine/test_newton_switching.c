@@ -1,5 +1,4 @@
-/* Trapezoidal Newton on stiff hydraulic switching (issue 12, branch
- * s18-newton), on tests/models/load_check.yaml: a 60 MPa source behind a
+/* Trapezoidal Newton on stiff hydraulic switching, on tests/models/load_check.yaml: a 60 MPa source behind a
  * throttle into a 2 L line with a 34.3 MPa relief, and a load-check valve
  * (20 mm seat, crack 0.1 MPa, full open 0.3 MPa above it) into a 0.3 L
  * gallery (docs/models.md, "Known limitations").

@@ -53,7 +53,7 @@ static void test_step_loop(void **state)
     }
 }
 
-/* branch pump-signals: a pump speed and a flow control set flow driven by
+/* a pump speed and a flow control set flow driven by
  * signals (their kink and steps: events, the start rates re-evaluated at a
  * jump) allocate nothing in the loop either; whole runs with the flows
  * recorded make as many allocations at 0.2 s as at 0.4 s. */

@@ -1,5 +1,5 @@
-/* Sensors, element flows and valve references in the output (issue 12
- * item 5, docs/hdf5-format.md "Sensors, flows and inputs"), and the whole
+/* Sensors, element flows and valve references in the output
+ * (docs/hdf5-format.md "Sensors, flows and inputs"), and the whole
  * independent-coordinate list (not cut at 127 characters).
  *
  * - the `sensors:` section: the forms it accepts, one-line errors, output

@@ -1,5 +1,5 @@
-/* Redundant constraint equations and the multibody items of issue 12
- * (branch mbstruct): the Bennett linkage (data/bennett.yaml: one spatial
+/* Redundant constraint equations and structural multibody cases.
+ * The Bennett linkage (data/bennett.yaml: one spatial
  * revolute cut of 5 equations on 3 joint coordinates, mobility 1, rank 2),
  * a mechanism left without a degree of freedom, the spatial translational
  * cut's twist taken from the start, and the `independent` hint.  Public API

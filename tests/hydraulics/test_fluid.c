@@ -1,5 +1,5 @@
-/* Cavitation-safe fluid and gas-charged accumulators (issue 12 items 1-2,
- * branch fluid; docs/model-format.md "Fluid model", "Accumulators"):
+/* Cavitation-safe fluid and gas-charged accumulators
+ * (docs/model-format.md "Fluid model", "Accumulators"):
  *
  *   1. law: 1/B_f(p) of the entrained-air law against -d ln V/dp of the
  *      mixture volume written out here independently (liquid exp law +

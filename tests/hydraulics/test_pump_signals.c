@@ -1,5 +1,5 @@
-/* Pump speed and flow control set flow driven by signals (branch
- * pump-signals; docs/model-format.md "pumps", "flow_control_valves"), on
+/* Pump speed and flow control set flow driven by signals
+ * (docs/model-format.md "pumps", "flow_control_valves"), on
  * tests/models/pump_signal_line.yaml: pump1 (1500 rpm x engine(t)) into Vp
  * behind relief1; fc1 (1e-4 m^3/s x command(t)) from Vp into VA, drained by
  * the throttle th1.

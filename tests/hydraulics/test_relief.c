@@ -1,4 +1,4 @@
-/* Relief and check valves (issue 12 item 1), on data/relief_demo.yaml:
+/* Relief and check valves, on data/relief_demo.yaml:
  *
  *   1. equations: the relief and check valve flows against their laws
  *      (docs/model-format.md), hand-computed, on every branch; the check
@@ -114,7 +114,7 @@ static void test_equations(void **state)
         p[iline] = 5e6 + 0.2e6; /* check valve below cracking by g; opening by state */
         sw[3] = 1;
         /* below cracking the opening law continues as its tangent at the
-         * cracking point, C x g(p_crack) (branch s18-newton) */
+         * cracking point, C x g(p_crack) */
         assert_close(hymo_check_flow_d(&cs, m, 0, p, &G),
                      (-0.1e6 / 0.3e6) * cv->Cmax * sqrt(0.3e6) + gl * 0.2e6, 1e-15);
         /* opening by state with dp < 0: the continuation keeps the sign of

@@ -1,4 +1,4 @@
-/* Flow elements of the valves branch (issue 12 item 1): fixed-displacement
+/* Flow elements of the valves: fixed-displacement
  * pumps, pressure-compensated flow control valves, 4/3 valve edges with
  * overlap (dead band) and leakage; on data/pump_demo.yaml and
  * tests/models/valves_line.yaml (docs/model-format.md):

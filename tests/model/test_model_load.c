@@ -502,7 +502,7 @@ static const bad_case bad_cases[] = {
      "hydraulics.relief_valves[0].cracking_pressure: must not be negative"},
     {"check_missing_opening.yaml", HYMO_ERR_MODEL, 22,
      "hydraulics.check_valves[0].opening_pressure: missing required field"},
-    /* branch pump-signals */
+    /* pump speeds and set flows */
     {"pump_unknown_speed_signal.yaml", HYMO_ERR_MODEL, 22,
      "hydraulics.pumps[0].speed_signal: unknown signal 'engin' (signals: engine)"},
     {"flow_control_signal_wrong_type.yaml", HYMO_ERR_MODEL, 26,
@@ -832,7 +832,7 @@ static void test_inline_errors(void **state)
 }
 
 
-/* Model identity by the physics (issue 10): comments, formatting, key
+/* Model identity by the physics: comments, formatting, key
  * order, number spelling, the description and the simulation section do
  * not change physics_sha256; a changed mass or name does. */
 static const char *k_pendulum =

@@ -868,7 +868,7 @@ static void test_signal_table_docs(void **state)
 
 
 /* ------------------------------------------------------------------ */
-/* Files under faults and damage (issue 10)                            */
+/* Files under faults and damage                                       */
 
 /* Two writers of the same path at once: temporary files of their own; both
  * closes succeed and the later rename wins. */

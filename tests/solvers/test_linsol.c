@@ -121,8 +121,8 @@ static void test_klu_matches_dense(void **state)
 }
 
 /* hymo_full_pivot_columns (the independent-coordinate selection) on
- * constraint Jacobians of more than 64 rows (issue 12: a fixed 64-row limit
- * reported every larger mechanism as rank deficient): m = 100 rows of a
+ * constraint Jacobians of more than 64 rows (no fixed row limit: a larger
+ * mechanism is not rank deficient for its size): m = 100 rows of a
  * 100 x 130 matrix whose rows are independent pick 100 columns with a
  * nonzero smallest pivot; making row 99 = row 3 + row 17 is detected as
  * rank deficient (0); a block of the identity with known pivot columns
