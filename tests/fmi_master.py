@@ -763,15 +763,25 @@ def cmd_errors(args):
             C.c_void_p(f.c), (C.c_uint * 1)(0), C.c_size_t(1), (C.c_int * 1)(1), (C.c_double * 1)()),
          "not supported"),
     ]
+    snap = f.get_state()
     for name, call, text in cases:
         f.messages.clear()
         st = call()
         check(st == fmi2Error, "%s: status %d, expected fmi2Error" % (name, st))
         msg = " ".join(f.messages)
         check(ident in msg and "t = " in msg and text in msg, "%s: message %r" % (name, msg))
-    # a good step still works after refused calls
+        # the error state: a good step is refused until fmi2SetFMUstate
+        f.messages.clear()
+        st = f.lib.fmi2DoStep(f.c, dt, dt, 1)
+        msg = " ".join(f.messages)
+        check(st == fmi2Error and "fmi2DoStep" in msg and "error state" in msg,
+              "after %s: a good fmi2DoStep gave status %d, message %r" % (name, st, msg))
+        f.set_state(snap)
+    # a good step works after fmi2SetFMUstate
     f.step(dt, dt)
+    f.free_state(snap)
     f.close()
+    n_state = error_state(args, path, dt)
     # wrong GUID: no instance, a message
     lib = C.CDLL(os.path.join(f.dir, "binaries", "linux64", ident + ".so"))
     lib.fmi2Instantiate.restype = C.c_void_p
@@ -788,8 +798,71 @@ def cmd_errors(args):
     msgs.clear()
     c = lib.fmi2Instantiate(b"x", fmi2CoSimulation, f.guid.encode(), b"file:///nonexistent/dir", C.byref(cb), 0, 0)
     check(not c and any("options.txt" in m for m in msgs), "missing resources accepted: %r" % msgs)
-    print("errors: %d misuses refused with fmi2Error and a message naming %s and the time; wrong GUID, model "
-          "exchange and missing resources refused by fmi2Instantiate" % (len(cases), ident))
+    print("errors: %d misuses refused with fmi2Error and a message naming %s and the time, each followed by a "
+          "refused fmi2DoStep until fmi2SetFMUstate; wrong GUID, model exchange and missing resources refused by "
+          "fmi2Instantiate; error state: %d calls refused, outputs unchanged, fmi2Reset + %d steps bit-identical "
+          "to a fresh instance" % (len(cases), ident, n_state, ERROR_STATE_STEPS))
+
+
+ERROR_STATE_STEPS = 30
+
+
+def error_state(args, path, dt):
+    """The FMI 2.0 error state after a failed fmi2DoStep: every call but the getters, fmi2SetFMUstate,
+    fmi2Reset and fmi2FreeInstance returns fmi2Error with a message naming it, and changes nothing;
+    fmi2Reset gives an instance that runs bit-identically to a fresh one.  Returns the number of refused calls."""
+    f = FMU(path, "err_state", args.work)
+    f.setup()
+    n0 = 20
+    for k in range(n0):
+        f.step(k * dt, dt)
+    before = f.get(f.outputs)
+    f.messages.clear()
+    st = f.lib.fmi2DoStep(f.c, (n0 + 3) * dt, dt, 1)
+    check(st == fmi2Error and "is not the FMU's time" in " ".join(f.messages),
+          "a step at the wrong time: status %d, %r" % (st, f.messages))
+    vr_in = (C.c_uint * 1)(f.vars[f.inputs[0]])
+    one = (C.c_double * 1)(1.0)
+    snap = C.c_void_p(None)
+    refused = [
+        ("fmi2DoStep", lambda: f.lib.fmi2DoStep(f.c, n0 * dt, dt, 1)),
+        ("fmi2SetReal", lambda: f.lib.fmi2SetReal(f.c, vr_in, 1, one)),
+        ("fmi2SetRealInputDerivatives", lambda: f.lib.fmi2SetRealInputDerivatives(f.c, vr_in, 1, (C.c_int * 1)(1),
+                                                                                  one)),
+        ("fmi2GetFMUstate", lambda: f.lib.fmi2GetFMUstate(f.c, C.byref(snap))),
+        ("fmi2Terminate", lambda: f.lib.fmi2Terminate(f.c)),
+        ("fmi2SetupExperiment", lambda: f.lib.fmi2SetupExperiment(f.c, 0, 0.0, 0.0, 0, 0.0)),
+        ("fmi2EnterInitializationMode", lambda: f.lib.fmi2EnterInitializationMode(f.c)),
+        ("fmi2ExitInitializationMode", lambda: f.lib.fmi2ExitInitializationMode(f.c)),
+        ("fmi2DoStep", lambda: f.lib.fmi2DoStep(f.c, n0 * dt, dt, 1)),
+    ]
+    for name, call in refused:
+        f.messages.clear()
+        st = call()
+        msg = " ".join(f.messages)
+        check(st == fmi2Error, "%s in the error state: status %d, expected fmi2Error" % (name, st))
+        check(f.identifier in msg and name + " at t = " in msg and "error state" in msg,
+              "%s in the error state: message %r" % (name, msg))
+        check(not snap.value, "fmi2GetFMUstate in the error state returned a state")
+    after = f.get(f.outputs)  # fmi2GetReal is allowed and sees the last good step's outputs
+    check(after == before, "outputs changed in the error state: %r -> %r" % (before, after))
+    f.call("fmi2Reset")
+    f.setup()
+    got = []
+    for k in range(ERROR_STATE_STEPS):
+        f.step(k * dt, dt)
+        got.append(f.get(f.outputs))
+    f.close()
+    g = FMU(path, "err_fresh", args.work)
+    g.setup()
+    want = []
+    for k in range(ERROR_STATE_STEPS):
+        g.step(k * dt, dt)
+        want.append(g.get(g.outputs))
+    g.close()
+    check(got == want, "after fmi2Reset: %d steps differ from a fresh instance by %.3g" % (
+        ERROR_STATE_STEPS, max(abs(a - b) for r, q in zip(got, want) for a, b in zip(r, q))))
+    return len(refused)
 
 
 

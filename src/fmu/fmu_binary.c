@@ -75,11 +75,30 @@ static void logf_(const fmu *f, fmi2Status status, const char *fmt, ...)
 
 #define FMU_NAME(f) ((f)->part ? (f)->part->identifier : (f)->instance)
 
+/* A failed call: fmi2Error, one logged message, and the instance in the FMI
+ * 2.0 error state (ST_ERROR). */
 static fmi2Status fail(fmu *f, const char *fn, const char *what)
 {
     logf_(f, fmi2Error, "hymo FMU %s: %s at t = %.9g s: %s", FMU_NAME(f), fn, f->time, what);
+    f->phase = ST_ERROR;
     return fmi2Error;
 }
+
+/* The error state (FMI 2.0 co-simulation state machine) allows the getters
+ * (fmi2GetReal/Integer/Boolean/String), the FMUstate functions except
+ * fmi2GetFMUstate (a snapshot of a failed step is refused), fmi2Reset,
+ * fmi2SetDebugLogging and fmi2FreeInstance.  Every other call is refused
+ * here and leaves the instance as it is. */
+#define REFUSE_IN_ERROR(f, fn)                                                                                  \
+    do {                                                                                                        \
+        if ((f)->phase == ST_ERROR) {                                                                           \
+            logf_((f), fmi2Error,                                                                               \
+                  "hymo FMU %s: %s at t = %.9g s: refused in the error state (an earlier call returned "         \
+                  "fmi2Error); only the getters, fmi2SetFMUstate, fmi2Reset and fmi2FreeInstance are allowed", \
+                  FMU_NAME(f), (fn), (f)->time);                                                                \
+            return fmi2Error;                                                                                   \
+        }                                                                                                       \
+    } while (0)
 
 /* ---- common functions ---- */
 
@@ -266,6 +285,7 @@ EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefi
     (void)toleranceDefined, (void)tolerance, (void)stopTimeDefined, (void)stopTime;
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2SetupExperiment");
     if (f->phase != ST_INSTANTIATED) return fail(f, "fmi2SetupExperiment", "only after fmi2Instantiate");
     if (startTime != 0.0) {
         char msg[160];
@@ -279,6 +299,7 @@ EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2EnterInitializationMode");
     if (f->phase != ST_INSTANTIATED) return fail(f, "fmi2EnterInitializationMode", "only after fmi2Instantiate");
     f->phase = ST_INIT;
     return fmi2OK;
@@ -288,6 +309,7 @@ EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2ExitInitializationMode");
     if (f->phase != ST_INIT) return fail(f, "fmi2ExitInitializationMode", "not in initialization mode");
     f->phase = ST_STEP;
     return fmi2OK;
@@ -297,6 +319,7 @@ EXPORT fmi2Status fmi2Terminate(fmi2Component c)
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2Terminate");
     f->phase = ST_TERMINATED;
     return fmi2OK;
 }
@@ -388,6 +411,7 @@ EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], si
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2SetReal");
     if (!f->part) return fail(f, "fmi2SetReal", "the instance failed (fmi2Reset failed)");
     if (nvr && (!vr || !value)) return fail(f, "fmi2SetReal", "NULL array");
     for (size_t k = 0; k < nvr; ++k) {
@@ -419,6 +443,7 @@ EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueRe
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2SetRealInputDerivatives");
     if (!f->part) return fail(f, "fmi2SetRealInputDerivatives", "the instance failed (fmi2Reset failed)");
     if (nvr && (!vr || !value || !order)) return fail(f, "fmi2SetRealInputDerivatives", "NULL array");
     static const double factorial[T] = {1.0, 1.0, 2.0, 6.0};
@@ -462,6 +487,7 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint
     (void)noSetFMUStatePriorToCurrentPoint;
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2DoStep");
     char msg[HYMO_ERROR_MSG_MAX + 128];
     if (f->phase != ST_STEP) return fail(f, "fmi2DoStep", "not in step mode (call fmi2ExitInitializationMode)");
     hymo_fmu_part *p = f->part;
@@ -484,15 +510,11 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint
     hymo_error_clear(&err);
     sub->ops->set_inputs(sub, t, f->coef);
     hymo_status st = sub->ops->do_step(sub, t, H, &err);
-    if (st != HYMO_OK) {
-        f->phase = ST_ERROR;
-        return fail(f, "fmi2DoStep", err.message);
-    }
+    if (st != HYMO_OK) return fail(f, "fmi2DoStep", err.message);
     f->time = t + H;
     sub->ops->get_outputs(sub, f->y);
     for (int i = 0; i < p->n_outputs; ++i)
         if (!isfinite(f->y[i])) {
-            f->phase = ST_ERROR;
             snprintf(msg, sizeof msg, "output %d is not finite after the step to %.9g s", i, f->time);
             return fail(f, "fmi2DoStep", msg);
         }
@@ -505,6 +527,7 @@ EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2CancelStep");
     return fail(f, "fmi2CancelStep", "not supported (fmi2DoStep is synchronous)");
 }
 
@@ -513,6 +536,7 @@ EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Sta
     (void)s, (void)value;
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2GetStatus");
     return fail(f, "fmi2GetStatus", "not supported (fmi2DoStep is synchronous)");
 }
 
@@ -520,6 +544,7 @@ EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2GetRealStatus");
     if (s == fmi2LastSuccessfulTime && value) {
         *value = f->time;
         return fmi2OK;
@@ -532,6 +557,7 @@ EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, 
     (void)s, (void)value;
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2GetIntegerStatus");
     return fail(f, "fmi2GetIntegerStatus", "not supported");
 }
 
@@ -539,6 +565,7 @@ EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, 
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2GetBooleanStatus");
     if (s == fmi2Terminated && value) {
         *value = fmi2False;
         return fmi2OK;
@@ -551,6 +578,7 @@ EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, f
     (void)s, (void)value;
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2GetStringStatus");
     return fail(f, "fmi2GetStringStatus", "not supported");
 }
 
@@ -584,6 +612,7 @@ EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, "fmi2GetFMUstate");
     if (!f->part || !FMUstate) return fail(f, "fmi2GetFMUstate", "no instance or no FMUstate pointer");
     hymo_fmu_part *p = f->part;
     fmu_state *s = *FMUstate;
@@ -682,10 +711,11 @@ EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serial
 
 /* ---- unsupported: no Integer, Boolean or String inputs, no derivatives ---- */
 
-static fmi2Status no_vars(fmi2Component c, size_t nvr, const char *fn, const char *type)
+static fmi2Status no_vars(fmi2Component c, size_t nvr, const char *fn, const char *type, int setter)
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    if (setter) REFUSE_IN_ERROR(f, fn);
     if (nvr == 0) return fmi2OK;
     char msg[128];
     snprintf(msg, sizeof msg, "the FMU has no %s variables", type);
@@ -695,29 +725,29 @@ static fmi2Status no_vars(fmi2Component c, size_t nvr, const char *fn, const cha
 EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
 {
     (void)vr, (void)value;
-    return no_vars(c, nvr, "fmi2GetInteger", "Integer");
+    return no_vars(c, nvr, "fmi2GetInteger", "Integer", 0);
 }
 EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
 {
     (void)vr, (void)value;
-    return no_vars(c, nvr, "fmi2GetBoolean", "Boolean");
+    return no_vars(c, nvr, "fmi2GetBoolean", "Boolean", 0);
 }
 EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                  const fmi2Integer value[])
 {
     (void)vr, (void)value;
-    return no_vars(c, nvr, "fmi2SetInteger", "Integer");
+    return no_vars(c, nvr, "fmi2SetInteger", "Integer", 1);
 }
 EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                  const fmi2Boolean value[])
 {
     (void)vr, (void)value;
-    return no_vars(c, nvr, "fmi2SetBoolean", "Boolean");
+    return no_vars(c, nvr, "fmi2SetBoolean", "Boolean", 1);
 }
 EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
 {
     (void)vr, (void)value;
-    return no_vars(c, nvr, "fmi2SetString", "String input");
+    return no_vars(c, nvr, "fmi2SetString", "String input", 1);
 }
 
 EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[],
@@ -736,6 +766,7 @@ static fmi2Status me(fmi2Component c, const char *fn)
 {
     fmu *f = c;
     if (!f) return fmi2Error;
+    REFUSE_IN_ERROR(f, fn);
     return fail(f, fn, "model exchange is not supported (a hymo FMU is co-simulation only)");
 }
 
