@@ -616,6 +616,16 @@ static hymo_status read_accuracy(reader *r, hid_t file, hymo_run_summary *s)
     return st;
 }
 
+/* The optional root attribute accuracy_missing_reason ("" when absent). */
+static hymo_status read_accuracy_missing(reader *r, hid_t file, hymo_run_summary *s)
+{
+    s->accuracy_missing_reason[0] = '\0';
+    hymo_status st = HYMO_OK;
+    if (!attr_present(r, file, "/", "accuracy_missing_reason", &st)) return st;
+    return attr_text(r, file, "/", "accuracy_missing_reason", s->accuracy_missing_reason,
+                     sizeof s->accuracy_missing_reason);
+}
+
 /* Summary of a killed run (no summary attributes), from the datasets. */
 static void derive_summary(hymo_reference *ref)
 {
@@ -1008,6 +1018,7 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
             ref->has_summary = 1;
             st = read_summary_attrs(&r, f, s);
             if (st == HYMO_OK) st = read_accuracy(&r, f, s);
+            if (st == HYMO_OK) st = read_accuracy_missing(&r, f, s);
         }
     }
     if (st == HYMO_OK) st = read_cosim(&r, f, ref);

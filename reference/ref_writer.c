@@ -1241,6 +1241,10 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
         }
         if (st == HYMO_OK) st = hymo_ref_writer_put_attr_str(w, "accuracy", "method", summary->accuracy_method, err);
     }
+    if (st == HYMO_OK && summary && !summary->has_accuracy && summary->accuracy_missing_reason[0] &&
+        attr_str(w->file, "accuracy_missing_reason", summary->accuracy_missing_reason) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'accuracy_missing_reason'");
+    }
     if (st == HYMO_OK && attr_int(w->file, "complete", summary && summary->complete ? 1 : 0) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'complete'");
     }

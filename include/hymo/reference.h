@@ -71,6 +71,10 @@ typedef struct {
     int has_accuracy;
     char accuracy_method[HYMO_REF_TEXT_MAX];
     double z_max_error, p_max_error, s_max_error;
+    /* Why a complete run has no estimate although one was asked for (its
+     * companion failed: that run's message, one line); "" otherwise.  Root
+     * attribute accuracy_missing_reason, absent when empty. */
+    char accuracy_missing_reason[HYMO_REF_TEXT_MAX * 2];
     /* Events located (switching functions crossed, e.g. end-damper entries
      * and exits) and the extra Newton iterations spent locating them
      * (trapezoidal; IDA locates its roots itself: 0).  /solver attributes

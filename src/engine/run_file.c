@@ -22,7 +22,19 @@ typedef struct {
     double dz, dp, ds;
     double wall;
     long n_main; /* the main run's steps: the last one ends at t_end, as the companion's last */
+    char why[HYMO_REF_TEXT_MAX * 2]; /* the companion's failure, one line ("" if none) */
 } companion;
+
+/* The companion failed: no estimate, and why (its message, one line). */
+static void companion_failed(companion *c, const hymo_error *err)
+{
+    int n = snprintf(c->why, sizeof c->why, "the companion run (%.64s) failed: ", c->method ? c->method : "?");
+    size_t k = n > 0 ? (size_t)n : 0; /* a longer message is cut */
+    const char *q = err->message;
+    for (; *q && k + 1 < sizeof c->why; ++q) c->why[k++] = *q == '\n' || *q == '\r' ? ' ' : *q;
+    c->why[k] = '\0';
+    if (*q && k >= 3) memcpy(c->why + k - 3, "...", 3);
+}
 
 static void companion_start(companion *c, const hymo_sim *sim, long n_steps)
 {
@@ -33,7 +45,10 @@ static void companion_start(companion *c, const hymo_sim *sim, long n_steps)
     sim->integrator->companion(opt, &co, &c->ratio, &c->factor, &c->method);
     hymo_error err;
     c->n_main = n_steps;
-    if (hymo_sim_create(sim->model, &co, &c->sim, &err) != HYMO_OK) c->sim = NULL;
+    if (hymo_sim_create(sim->model, &co, &c->sim, &err) != HYMO_OK) {
+        c->sim = NULL;
+        companion_failed(c, &err);
+    }
 }
 
 static double max_abs_diff(int n, const double *a, const double *b, double m)
@@ -50,6 +65,7 @@ static void companion_step(companion *c, const hymo_sim *sim, long k)
     double t0 = hymo_now_seconds();
     hymo_error err;
     if (hymo_sim_step(c->sim, &err) != HYMO_OK) {
+        companion_failed(c, &err);
         hymo_sim_free(c->sim);
         c->sim = NULL;
         return;
@@ -74,7 +90,12 @@ static hymo_status volume_ranges(hymo_ref_writer *w, const hymo_sim *sim, hymo_e
 
 static void companion_estimate(const companion *c, hymo_run_summary *sum)
 {
-    if (!c->sim || !sum->complete) return;
+    sum->accuracy_missing_reason[0] = '\0';
+    if (!sum->complete) return;
+    if (!c->sim) {
+        snprintf(sum->accuracy_missing_reason, sizeof sum->accuracy_missing_reason, "%s", c->why);
+        return;
+    }
     sum->has_accuracy = 1;
     snprintf(sum->accuracy_method, sizeof sum->accuracy_method, "%s", c->method);
     sum->z_max_error = c->factor * c->dz;

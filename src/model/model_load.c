@@ -996,9 +996,20 @@ static hymo_status apply_set(ctx_t *c, int i)
                               : 0;
                 if (!kid || !vid || !yaml_document_append_mapping_pair(&c->doc, cur, kid, vid))
                     return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
-                c->set_key[i] = kid;
+                if (!c->set_key[i]) c->set_key[i] = kid;
                 c->set_value[i] = vid;
                 return HYMO_OK;
+            }
+            if (!found && p[klen] == '.') {
+                /* A mapping the file leaves out (e.g. simulation.tolerances):
+                 * add it empty; the loader checks the key like any other. */
+                int kid = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)key, (int)klen,
+                                                   YAML_PLAIN_SCALAR_STYLE);
+                int mid = kid ? yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) : 0;
+                if (!kid || !mid || !yaml_document_append_mapping_pair(&c->doc, cur, kid, mid))
+                    return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+                if (!c->set_key[i]) c->set_key[i] = kid;
+                found = mid;
             }
             if (!found) {
                 list_here(c, n, here, sizeof here);

@@ -5,6 +5,7 @@
 # values exit 2 with one line naming the problem; cosim --set; a sweep over
 # a two-parameter --set-grid writes its tables with both parameter columns
 # and a reference per point recording that point's overrides.
+# Tolerances a file leaves out are settable too, with the same checks.
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u
 HYMO=$1; SRC=$2; OUT=$3/cli_set
@@ -93,4 +94,29 @@ code=$?; [ $code -eq 2 ] || fail "sweep bad grid value exited $code"
 [ ! -e "$OUT/sw_bad_reference_p0.h5" ] || fail "sweep ran before refusing a bad grid value"
 "$HYMO" sweep "$M" --H 1e-3 --set-grid "$KV=1e-8" --reference "$OUT/base.h5" -o "$OUT/sw_bad" > "$OUT/swb.out" 2>&1
 code=$?; [ $code -eq 2 ] || fail "sweep --set-grid with --reference exited $code"
+
+# 5. tolerances a file does not name: crane1 without its tolerances block
+# takes every simulation.tolerances.* by --set, checked like a value in the
+# file; a tighter position tolerance costs iterations
+grep -v 'tolerances' "$M" > "$OUT/notol.yaml"
+grep -q tolerances "$OUT/notol.yaml" && fail "notol.yaml still names tolerances"
+"$HYMO" run "$OUT/notol.yaml" --t-end 0.5 -o "$OUT/notol.h5" > "$OUT/notol.out" 2>&1 \
+    || fail "run without tolerances exited $?: $(cat "$OUT/notol.out")"
+TP='simulation.tolerances.position'
+"$HYMO" run "$OUT/notol.yaml" --t-end 0.5 --set "$TP=1e-10" -o "$OUT/tight.h5" > "$OUT/tight.out" 2>&1 \
+    || fail "--set $TP=1e-10 on a file without tolerances exited $?: $(cat "$OUT/tight.out")"
+grep -qF "overrides    $TP=1e-10" "$OUT/tight.out" || fail "summary lacks $TP: $(cat "$OUT/tight.out")"
+h5dump -a /overrides "$OUT/tight.h5" | grep -qF "\"$TP=1e-10\"" || fail "tight.h5: root attribute overrides"
+it0=$(grep '^iterations' "$OUT/notol.out"); it1=$(grep '^iterations' "$OUT/tight.out")
+[ "$it0" != "$it1" ] || fail "a position tolerance of 1e-10 did not change the iterations: $it1"
+for k in pressure=1 spool=1e-9; do
+    "$HYMO" run "$OUT/notol.yaml" --t-end 0.05 -q --set "simulation.tolerances.$k" -o "$OUT/tk.h5" \
+        || fail "--set simulation.tolerances.$k exited $?"
+    h5dump -a /overrides "$OUT/tk.h5" | grep -qF "simulation.tolerances.$k" || fail "tk.h5 lacks $k"
+done
+M=$OUT/notol.yaml
+bad "$TP=-1" "simulation.tolerances.position: must be positive, got -1 (from --set $TP=-1)"
+bad "$TP=abc" "simulation.tolerances.position: expected a finite number, got 'abc' (from --set $TP=abc)"
+bad 'simulation.tolerances.spool=0' "simulation.tolerances.spool: must be positive, got 0"
+bad 'simulation.tolerances.positon=1' "simulation.tolerances.positon: unknown field"
 echo "cli_set: ok"
