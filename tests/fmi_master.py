@@ -816,6 +816,15 @@ def error_state(args, path, dt):
     n0 = 20
     for k in range(n0):
         f.step(k * dt, dt)
+    # a status the FMU does not provide is fmi2Discard and no error: the next step runs
+    f.messages.clear()
+    f.lib.fmi2GetStatus.argtypes = [C.c_void_p, C.c_int, C.POINTER(C.c_int)]
+    f.lib.fmi2GetStatus.restype = C.c_int
+    st = f.lib.fmi2GetStatus(f.c, 0, C.byref(C.c_int(0)))
+    check(st == fmi2Discard and "fmi2GetStatus" in " ".join(f.messages),
+          "fmi2GetStatus: status %d, %r (expected fmi2Discard)" % (st, f.messages))
+    f.step(n0 * dt, dt)
+    n0 += 1
     before = f.get(f.outputs)
     f.messages.clear()
     st = f.lib.fmi2DoStep(f.c, (n0 + 3) * dt, dt, 1)

@@ -84,6 +84,14 @@ static fmi2Status fail(fmu *f, const char *fn, const char *what)
     return fmi2Error;
 }
 
+/* A status the FMU does not provide: fmi2Discard, logged; the instance
+ * stays in its state (not an error: the master may ask and go on). */
+static fmi2Status unsupported_status(fmu *f, const char *fn, const char *what)
+{
+    logf_(f, fmi2Discard, "hymo FMU %s: %s: %s", FMU_NAME(f), fn, what);
+    return fmi2Discard;
+}
+
 /* The error state (FMI 2.0 co-simulation state machine) allows the getters
  * (fmi2GetReal/Integer/Boolean/String), the FMUstate functions except
  * fmi2GetFMUstate (a snapshot of a failed step is refused), fmi2Reset,
@@ -537,7 +545,7 @@ EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Sta
     fmu *f = c;
     if (!f) return fmi2Error;
     REFUSE_IN_ERROR(f, "fmi2GetStatus");
-    return fail(f, "fmi2GetStatus", "not supported (fmi2DoStep is synchronous)");
+    return unsupported_status(f, "fmi2GetStatus", "not supported (fmi2DoStep is synchronous)");
 }
 
 EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
@@ -549,7 +557,7 @@ EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi
         *value = f->time;
         return fmi2OK;
     }
-    return fail(f, "fmi2GetRealStatus", "only fmi2LastSuccessfulTime is supported");
+    return unsupported_status(f, "fmi2GetRealStatus", "only fmi2LastSuccessfulTime is supported");
 }
 
 EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
@@ -558,7 +566,7 @@ EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, 
     fmu *f = c;
     if (!f) return fmi2Error;
     REFUSE_IN_ERROR(f, "fmi2GetIntegerStatus");
-    return fail(f, "fmi2GetIntegerStatus", "not supported");
+    return unsupported_status(f, "fmi2GetIntegerStatus", "not supported");
 }
 
 EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
@@ -570,7 +578,7 @@ EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, 
         *value = fmi2False;
         return fmi2OK;
     }
-    return fail(f, "fmi2GetBooleanStatus", "only fmi2Terminated is supported");
+    return unsupported_status(f, "fmi2GetBooleanStatus", "only fmi2Terminated is supported");
 }
 
 EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
@@ -579,7 +587,7 @@ EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, f
     fmu *f = c;
     if (!f) return fmi2Error;
     REFUSE_IN_ERROR(f, "fmi2GetStringStatus");
-    return fail(f, "fmi2GetStringStatus", "not supported");
+    return unsupported_status(f, "fmi2GetStringStatus", "not supported");
 }
 
 /* ---- FMU state ---- */
