@@ -5,6 +5,7 @@
 #   (a) by an out-of-tree CMake project: find_package(hymo), hymo::hymo
 #       (shared) and hymo::hymo_static;
 #   (b) by one cc line with `pkg-config --cflags --libs hymo`;
+#   (c) the same after the prefix is moved (hymo.pc is relocatable);
 # all three must print the same z.  A sanitized build's library carries its
 # -fsanitize link flags in hymoConfig.cmake and hymo.pc.
 # args: $1 hymo binary, $2 source dir, $3 build dir (tests/ of the build)
@@ -53,10 +54,21 @@ FLAGS=$(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config $PCSTATIC --cflags --libs 
     > "$OUT/pc.log" 2>&1 || { cat "$OUT/pc.log"; fail "cc ... \$(pkg-config --cflags --libs hymo)"; }
 LD_LIBRARY_PATH="$P/lib" "$OUT/consumer_pc" "$SRC/data/fourbar.yaml" > "$OUT/b_pkgconfig.txt" || fail "consumer_pc exited $?"
 
+# (c) the prefix moved elsewhere: hymo.pc finds it from its own place
+mv "$P" "$P.moved"
+FLAGS=$(PKG_CONFIG_PATH="$P.moved/lib/pkgconfig" pkg-config $PCSTATIC --cflags --libs hymo) || fail "pkg-config hymo (moved prefix)"
+case "$FLAGS" in *"$P.moved/"*) ;; *) fail "hymo.pc of the moved prefix does not point into it: $FLAGS" ;; esac
+# shellcheck disable=SC2086
+"$CC" -std=c11 -Wall -Wextra -Werror -o "$OUT/consumer_moved" "$SRC/tests/install/consumer.c" $FLAGS \
+    > "$OUT/moved.log" 2>&1 || { cat "$OUT/moved.log"; fail "cc with the moved prefix's hymo.pc"; }
+LD_LIBRARY_PATH="$P.moved/lib" "$OUT/consumer_moved" "$SRC/data/fourbar.yaml" > "$OUT/c_moved.txt" || fail "consumer_moved exited $?"
+mv "$P.moved" "$P"
+
 grep -q '^hymo .* steps 100$' "$OUT/a_shared.txt" || fail "unexpected output: $(head -1 "$OUT/a_shared.txt")"
 [ "$(grep -c '^z\[' "$OUT/a_shared.txt")" -gt 0 ] || fail "no z printed"
 cmp -s "$OUT/a_shared.txt" "$OUT/a_static.txt" || fail "hymo::hymo and hymo::hymo_static differ"
 cmp -s "$OUT/a_shared.txt" "$OUT/b_pkgconfig.txt" || fail "find_package and pkg-config programs differ"
+cmp -s "$OUT/a_shared.txt" "$OUT/c_moved.txt" || fail "the moved prefix's program differs"
 grep -q "^hymo $(sed -n 's/^hymo \([^ ]*\) .*/\1/p' "$OUT/a_shared.txt" | head -1)\$" "$OUT/version.txt" \
     || fail "hymo --version '$(cat "$OUT/version.txt")' is not the library's version"
 echo "ok: $(head -1 "$OUT/a_shared.txt")"
