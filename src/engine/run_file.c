@@ -1,9 +1,11 @@
+#define _POSIX_C_SOURCE 200809L
 /* The run driver that streams an HDF5 reference (hymo_run), with its
  * error-estimate companion and progress line. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "rows.h"
@@ -104,21 +106,22 @@ static void companion_estimate(const companion *c, hymo_run_summary *sum)
 }
 
 /* The progress line of a long run (opt->progress): after 2 s, at most
- * twice a second, rewritten in place on stderr. */
+ * twice a second, rewritten in place on a terminal; into a file or pipe,
+ * one whole line per update, at most every 5 s. */
 typedef struct {
     double start, last;
-    int printed;
+    int printed, tty;
 } progress;
 
 static void progress_line(progress *p, const hymo_sim *sim, long n_steps, long k)
 {
     const double now = hymo_now_seconds(), el = now - p->start;
-    if (el < 2.0 || now - p->last < 0.5) return;
+    if (el < 2.0 || now - p->last < (p->tty ? 0.5 : 5.0)) return;
     p->last = now;
-    p->printed = 1;
+    p->printed = p->tty;
     const double frac = (double)k / (double)n_steps;
-    fprintf(stderr, "\rhymo: t = %.6g of %g s (%3.0f %%), %.1f s elapsed, about %.0f s left   ", sim->state.t,
-            sim->opt.t_end, 100.0 * frac, el, el * (1.0 - frac) / frac);
+    fprintf(stderr, "%shymo: t = %.6g of %g s (%3.0f %%), %.1f s elapsed, about %.0f s left%s", p->tty ? "\r" : "",
+            sim->state.t, sim->opt.t_end, 100.0 * frac, el, el * (1.0 - frac) / frac, p->tty ? "   " : "\n");
     fflush(stderr);
 }
 
@@ -146,7 +149,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     }
     hymo_rows_push(&rows, sim);
     double t0 = hymo_now_seconds();
-    progress prog = {t0, 0.0, 0};
+    progress prog = {t0, 0.0, 0, isatty(STDERR_FILENO)};
     for (long k = 0; k < n_steps; ++k) {
         st = hymo_sim_step(sim, err);
         if (st != HYMO_OK) break;
