@@ -31,8 +31,10 @@ const char *hymo_compare_signal_unit(const hymo_reference *ref, int k, int compo
     if (k < 0 || k >= HYMO_CMP_SIGNALS) return "";
     const hymo_ref_signal *sg = &hymo_ref_signals[compared[k]];
     if (sg->unit_rule == HYMO_UNITS_FIXED) return sg->units;
-    /* per coordinate: "rad" or "m" (+ "/s", "/s^2") from ref->z_units */
-    if (!ref || !ref->z_units || component < 0 || component >= ref->nz) return "";
+    /* per coordinate: "rad" or "m" (+ "/s", "/s^2") from ref->z_units; without a
+     * reference (a figure over all components) both */
+    if (!ref) return k == HYMO_CMP_Z ? "rad or m" : k == HYMO_CMP_ZD ? "rad/s or m/s" : "";
+    if (!ref->z_units || component < 0 || component >= ref->nz) return "";
     return hymo_ref_signal_coord_unit_static(sg, ref->z_units[component]);
 }
 

@@ -19,8 +19,9 @@ enum { HYMO_CMP_Z, HYMO_CMP_ZD, HYMO_CMP_S, HYMO_CMP_SD, HYMO_CMP_P, HYMO_CMP_U,
 /* "z", "zd", "s", "sd", "p", "U", "force"; NULL for k out of range. */
 const char *hymo_compare_signal_name(int k);
 /* Unit of component `component` of signal k: "rad" or "m" for z (from
- * ref->z_units; "" if ref, z_units or the component is unavailable),
- * "rad/s" or "m/s" for zd, "m", "m/s", "Pa", "V", "N" for the others.
+ * ref->z_units; "" if z_units or the component is unavailable; "rad or m"
+ * when ref is NULL, for a figure over all components), "rad/s" or "m/s"
+ * for zd (likewise "rad/s or m/s"), "m", "m/s", "Pa", "V", "N" for the others.
  * Never NULL ("" for k out of range). */
 const char *hymo_compare_signal_unit(const hymo_reference *ref, int k, int component);
 /* Index of a signal name as above ("u" is accepted for "U"); -1 if unknown

@@ -138,7 +138,8 @@ static void test_signal_names(void **state)
     assert_string_equal(hymo_compare_signal_unit(r, HYMO_CMP_ZD, 1), "rad/s");
     assert_string_equal(hymo_compare_signal_unit(r, HYMO_CMP_ZD, 2), "m/s");
     assert_string_equal(hymo_compare_signal_unit(r, HYMO_CMP_Z, 3), "");
-    assert_string_equal(hymo_compare_signal_unit(NULL, HYMO_CMP_Z, 0), "");
+    assert_string_equal(hymo_compare_signal_unit(NULL, HYMO_CMP_Z, 0), "rad or m");
+    assert_string_equal(hymo_compare_signal_unit(NULL, HYMO_CMP_ZD, 0), "rad/s or m/s");
     assert_string_equal(hymo_compare_signal_unit(r, HYMO_CMP_S, 0), "m");
     assert_string_equal(hymo_compare_signal_unit(r, HYMO_CMP_SD, 0), "m/s");
     assert_string_equal(hymo_compare_signal_unit(r, HYMO_CMP_P, 0), "Pa");
