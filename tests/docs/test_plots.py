@@ -1,0 +1,59 @@
+"""scripts/plot_run.py on real files, checked from the figure object: every
+panel names its quantity and unit, a motor's column is in rad, the
+constraint panel is log scale, a co-simulation gets its residual-energy
+panel.  env: HYMO_BINARY."""
+import importlib.util
+import os
+import subprocess
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts", name + ".py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def hymo(*args):
+    subprocess.run([os.environ["HYMO_BINARY"], *args, "-q"], check=True)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("plots")
+    out = {k: str(d / (k + ".h5")) for k in ("fourbar", "motor", "cosim")}
+    hymo("run", os.path.join(ROOT, "data", "fourbar.yaml"), "--t-end", "1", "-o", out["fourbar"])
+    hymo("run", os.path.join(ROOT, "tests", "models", "motor_pendulum.yaml"), "--t-end", "0.2", "-o", out["motor"])
+    hymo("cosim", os.path.join(ROOT, "data", "crane1.yaml"), "--t-end", "1", "-o", out["cosim"])
+    return out
+
+
+def labels(fig):
+    return [a.get_ylabel().replace("\n", " ") for a in fig.axes]
+
+
+def test_run_panels_units(files):
+    fig = load("plot_run").figure(files["fourbar"])
+    got = labels(fig)
+    assert got == ["joint coordinates (rad or m)", "actuator length s (m)", "pressure (MPa)",
+                   "energy drift D (J)", "constraint violation |Phi| per cut joint (m or rad)"], got
+    assert fig.axes[-1].get_xlabel() == "t (s)"
+    assert fig.axes[-1].get_yscale() == "log"
+    assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["cyl (m)"]
+
+
+def test_motor_in_rad(files):
+    fig = load("plot_run").figure(files["motor"])
+    assert labels(fig)[1] == "actuator length s (rad)"
+    assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["motor1 (rad)"]
+
+
+def test_cosim_residual_panel(files):
+    fig = load("plot_run").figure(files["cosim"])
+    assert labels(fig)[-1] == "co-simulation residual energy (J)"
+    assert "co-simulation jacobi" in fig._suptitle.get_text()
