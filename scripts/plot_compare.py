@@ -6,7 +6,11 @@ interpolated onto the reference times, as `hymo compare` does) with its
 band min..max over the components shaded.  Needs python3-h5py and
 python3-matplotlib (Debian).
 
-usage: scripts/plot_compare.py REF.h5 RUN.h5 [-o PNG] [--signals z,s,p]"""
+usage: scripts/plot_compare.py REF.h5 RUN.h5|RUN.csv [-o PNG] [--signals z,s,p] [--map MAP.yaml]
+RUN.csv is another tool's result as `hymo compare` reads it (docs/compare.md:
+a t or time column, columns named like z[z1] or p[V2] in SI units, '#'
+comment lines, --map to rename and scale); components it lacks are left
+out of the plot."""
 import argparse
 import os
 import sys
@@ -49,6 +53,51 @@ def load(path, sigs):
     return out
 
 
+def load_csv(path, ref_path, sigs, map_path=None):
+    """A CSV run (docs/compare.md) in the shape load() gives, its columns in
+    the reference's component order (NaN where the CSV lacks one)."""
+    import csv
+    mapping = {"time": None, "columns": {}, "ignore": []}
+    if map_path:
+        import yaml
+        with open(map_path) as fm:
+            mapping.update(yaml.safe_load(fm) or {})
+    try:
+        with open(path, newline="") as fc:
+            rows = [r for r in csv.reader(line for line in fc if not line.lstrip().startswith("#")) if r]
+    except OSError as e:
+        sys.exit("plot_compare.py: cannot read '%s': %s" % (path, e))
+    if len(rows) < 2:
+        sys.exit("plot_compare.py: '%s' has no data rows" % path)
+    header = [h.strip() for h in rows[0]]
+    data = np.array([[float(x) for x in r] for r in rows[1:]])
+    tspec = mapping.get("time")
+    tcol, tscale = (tspec.get("column"), float(tspec.get("scale", 1.0))) if isinstance(tspec, dict) else (tspec, 1.0)
+    tcol = tcol or next((h for h in header if h in ("t", "time")), None)
+    if tcol not in header:
+        sys.exit("plot_compare.py: '%s' has no time column (t or time)" % path)
+    cols = {}
+    for j, h in enumerate(header):
+        if h == tcol or h in mapping.get("ignore", []):
+            continue
+        m = mapping["columns"].get(h, h)
+        to, scale = (m.get("to"), float(m.get("scale", 1.0))) if isinstance(m, dict) else (m, 1.0)
+        cols[to] = data[:, j] * scale
+    out = {"time": data[:, header.index(tcol)] * tscale, "label": "%s (CSV)" % os.path.basename(path)}
+    with h5py.File(ref_path, "r") as f:
+        for s in sigs:
+            path_, _, scale = SIGNALS[s]
+            if path_ not in f or f[path_].size == 0:
+                continue
+            names = [text(n) for n in f[path_].attrs["names"]]
+            got = [cols.get("%s[%s]" % (s, n)) for n in names]
+            if all(g is None for g in got):
+                continue
+            out[s] = np.column_stack([g * scale if g is not None else np.full(len(data), np.nan) for g in got])
+            out[s + ":names"] = names
+    return out
+
+
 def interp_run(t_ref, t_run, x_run):
     """The run at the reference times (columnwise linear interpolation)."""
     return np.column_stack([np.interp(t_ref, t_run, x_run[:, j]) for j in range(x_run.shape[1])])
@@ -60,12 +109,14 @@ def main():
     ap.add_argument("run")
     ap.add_argument("-o", "--output", help="PNG to write (default: RUN-vs-REF.png next to RUN)")
     ap.add_argument("--signals", default="z,s,p", help="comma-separated, of %s" % ",".join(SIGNALS))
+    ap.add_argument("--map", help="RUN.csv: MAP.yaml renaming and scaling its columns (as hymo compare --map)")
     a = ap.parse_args()
     sigs = [s for s in a.signals.split(",") if s]
     bad = [s for s in sigs if s not in SIGNALS]
     if bad:
         sys.exit("plot_compare.py: unknown signal %s (known: %s)" % (", ".join(bad), ", ".join(SIGNALS)))
-    ref, run = load(a.reference, sigs), load(a.run, sigs)
+    ref = load(a.reference, sigs)
+    run = load_csv(a.run, a.reference, sigs, a.map) if a.run.lower().endswith(".csv") else load(a.run, sigs)
     sigs = [s for s in sigs if s in ref and s in run]
     if not sigs:
         sys.exit("plot_compare.py: no common signal to plot")
@@ -83,10 +134,13 @@ def main():
         err = xn - xr
         names = ref[s + ":names"] or ["%s%d" % (s, j + 1) for j in range(xr.shape[1])]
         ax, ae = axes[2 * i, 0], axes[2 * i + 1, 0]
-        for j, name in enumerate(names):
+        have = [j for j in range(xr.shape[1]) if not np.all(np.isnan(xn[:, j]))]  # a CSV may lack some
+        for j in have:
+            name = names[j]
             line, = ax.plot(t, xr[:, j], lw=2.2, alpha=0.45, label="%s reference" % name)
             ax.plot(t, xn[:, j], lw=0.9, ls="--", color=line.get_color(), label="%s run" % name)
             ae.plot(t, err[:, j], lw=0.8, color=line.get_color(), label=name)
+        err = err[:, have]
         ae.fill_between(t, err.min(axis=1), err.max(axis=1), color="tab:red", alpha=0.2, lw=0,
                         label="error band")
         unit = SIGNALS[s][1]

@@ -57,3 +57,30 @@ def test_cosim_residual_panel(files):
     fig = load("plot_run").figure(files["cosim"])
     assert labels(fig)[-1] == "co-simulation residual energy (J)"
     assert "co-simulation jacobi" in fig._suptitle.get_text()
+
+
+def test_compare_csv(tmp_path):
+    """plot_compare.py takes a CSV run as hymo compare does (another tool's
+    double pendulum, tests/foreign_csv.py), with and without --map."""
+    ref, csv_, csvm, mp = (str(tmp_path / n) for n in ("dp.h5", "dp.csv", "dpm.csv", "dpm.yaml"))
+    hymo("run", os.path.join(ROOT, "data", "double_pendulum.yaml"), "--t-end", "2", "-o", ref)
+    fc = os.path.join(ROOT, "tests", "foreign_csv.py")
+    subprocess.run(["/usr/bin/python3", fc, csv_], check=True)
+    subprocess.run(["/usr/bin/python3", fc, csvm, "--map", mp], check=True)
+    pc = os.path.join(ROOT, "scripts", "plot_compare.py")
+    for run, extra in ((csv_, []), (csvm, ["--map", mp])):
+        png = run + ".png"
+        r = subprocess.run(["/usr/bin/python3", pc, ref, run, "-o", png, "--signals", "z", *extra],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert r.returncode == 0, r.stdout
+        assert os.path.getsize(png) > 10000
+    # the figure itself: both components drawn, the error below 1e-4 rad (hymo compare's figure)
+    import sys
+    sys.argv = ["plot_compare.py", ref, csv_, "-o", str(tmp_path / "x.png"), "--signals", "z"]
+    m = load("plot_compare")
+    import matplotlib.pyplot as plt
+    m.main()
+    fig = plt.gcf()
+    assert [a.get_ylabel() for a in fig.axes] == ["z (rad or m)", "error (rad or m)"]
+    title = fig.axes[1].get_title(loc="right")
+    assert title.startswith("max |run - ref| = ") and float(title.split()[5]) < 1e-4, title
