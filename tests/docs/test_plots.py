@@ -84,3 +84,30 @@ def test_compare_csv(tmp_path):
     assert [a.get_ylabel() for a in fig.axes] == ["z (rad or m)", "error (rad or m)"]
     title = fig.axes[1].get_title(loc="right")
     assert title.startswith("max |run - ref| = ") and float(title.split()[5]) < 1e-4, title
+
+
+def test_sweep_grid_legend(tmp_path):
+    """plot_sweep.py on a --set-grid sweep: one curve per extrapolation and
+    grid point, named in the legend; a run that never started (t_reached
+    0, set here in a copy of the table) is drawn as such."""
+    import shutil
+
+    import h5py
+    table = str(tmp_path / "t")
+    subprocess.run([os.environ["HYMO_BINARY"], "sweep", os.path.join(ROOT, "data", "crane1.yaml"), "--t-end", "1",
+                    "--H", "1e-3,4e-3", "--configs",
+                    "coupling=velocity-pressure;extrapolation=0,2;hyd=rk4;mech=trapezoidal;scheme=jacobi",
+                    "--set-grid", "hydraulics.valves[dcv1].flow_coefficient=1e-8,2e-8", "-o", table],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    m = load("plot_sweep")
+    fig = m.figure(table + ".h5")
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == ["extrapolation %s (flow_coefficient=%s)" % (e, v) for e in "02" for v in ("1e-8", "2e-8")], legend
+    assert fig.axes[0].get_xlabel() == "communication step H (ms)"
+    assert fig.axes[0].get_ylabel().startswith("max |residual energy| (J)")
+    shutil.copy(table + ".h5", table + "_never.h5")
+    with h5py.File(table + "_never.h5", "r+") as f:
+        f["runs/t_reached"][0] = 0.0
+        f["runs/stable"][0] = 0.0
+    legend = [t.get_text() for t in m.figure(table + "_never.h5").axes[0].get_legend().get_texts()]
+    assert any(t.endswith(": did not start") for t in legend), legend
