@@ -180,7 +180,17 @@ def _candidates():
         return
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "libhymo.so")  # a copy next to the package
+    # installed by cmake --install / the .deb: PREFIX/lib/python3/dist-packages/hymo -> PREFIX/lib
+    yield os.path.join(here, "..", "..", "..", "libhymo.so.0")
     yield "libhymo.so.0"  # installed (ldconfig, LD_LIBRARY_PATH)
+    try:  # a prefix found through pkg-config (PKG_CONFIG_PATH)
+        import subprocess
+        libdir = subprocess.run(["pkg-config", "--variable=libdir", "hymo"], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True, timeout=10).stdout.strip()
+        if libdir:
+            yield os.path.join(libdir, "libhymo.so.0")
+    except (OSError, subprocess.SubprocessError):
+        pass
     found = ctypes.util.find_library("hymo")
     if found:
         yield found

@@ -6,6 +6,8 @@
 #       (shared) and hymo::hymo_static;
 #   (b) by one cc line with `pkg-config --cflags --libs hymo`;
 #   (c) the same after the prefix is moved (hymo.pc is relocatable);
+#   (d) man pages (man hymo-run), docs and examples installed;
+#   (e) the installed Python package loads the prefix's library by itself;
 # all three must print the same z.  A sanitized build's library carries its
 # -fsanitize link flags in hymoConfig.cmake and hymo.pc.
 # args: $1 hymo binary, $2 source dir, $3 build dir (tests/ of the build)
@@ -63,6 +65,26 @@ case "$FLAGS" in *"$P.moved/"*) ;; *) fail "hymo.pc of the moved prefix does not
     > "$OUT/moved.log" 2>&1 || { cat "$OUT/moved.log"; fail "cc with the moved prefix's hymo.pc"; }
 LD_LIBRARY_PATH="$P.moved/lib" "$OUT/consumer_moved" "$SRC/data/fourbar.yaml" > "$OUT/c_moved.txt" || fail "consumer_moved exited $?"
 mv "$P.moved" "$P"
+
+# (d) man pages from the option tables, the docs, the examples
+for f in share/man/man1/hymo.1 share/man/man1/hymo-run.1 share/man/man1/hymo-cosim.1 share/doc/hymo/README.md \
+         share/doc/hymo/docs/tutorial.md share/doc/hymo/examples/crane1.yaml; do
+    [ -s "$P/$f" ] || fail "not installed: $f"
+done
+if command -v man > /dev/null; then
+    MANPATH="$P/share/man" MANWIDTH=120 man hymo-run 2> "$OUT/man.err" > "$OUT/man.txt" || { cat "$OUT/man.err"; fail "man hymo-run"; }
+    grep -q -- "--formulation double-step|penalty" "$OUT/man.txt" || fail "man hymo-run lacks --formulation"
+    grep -q "EXIT STATUS" "$OUT/man.txt" || fail "man hymo-run lacks EXIT STATUS"
+fi
+"$P/bin/hymo" run "$P/share/doc/hymo/examples/crane1.yaml" --t-end 0.1 -q || fail "the installed example crane1.yaml does not run"
+# (e) the Python package from the prefix finds the prefix's library by itself
+#     (not under a sanitizer: an uninstrumented interpreter cannot load it)
+if ! grep -q fsanitize "$P/lib/pkgconfig/hymo.pc" && [ -x /usr/bin/python3 ]; then
+    env -u HYMO_LIB -u LD_LIBRARY_PATH PYTHONPATH="$P/lib/python3/dist-packages" /usr/bin/python3 -c \
+        "import hymo, sys; m = hymo.load(sys.argv[1]); print(hymo.library_path())" "$SRC/data/fourbar.yaml" \
+        > "$OUT/py.txt" 2>&1 || { cat "$OUT/py.txt"; fail "the installed Python package"; }
+    grep -q "^$P/" "$OUT/py.txt" || fail "the installed Python package loaded $(cat "$OUT/py.txt"), not the prefix's library"
+fi
 
 grep -q '^hymo .* steps 100$' "$OUT/a_shared.txt" || fail "unexpected output: $(head -1 "$OUT/a_shared.txt")"
 [ "$(grep -c '^z\[' "$OUT/a_shared.txt")" -gt 0 ] || fail "no z printed"
