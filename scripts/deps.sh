@@ -30,6 +30,8 @@ HYMO_DEPS=(
     python3-sympy
     python3-matplotlib
     python3-yaml
+    python3-pil
+    python3-meshio
 )
 
 # Optional: hymo builds and tests without them.
