@@ -421,23 +421,27 @@ int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int
     int *cs = s->col_start;
     for (int k = 0; k < n; ++k) cs[cols[k] + 1]++;
     for (int j = 0; j < n_cols; ++j) cs[j + 1] += cs[j];
-    int *fill = malloc(((size_t)n_cols + 1) * sizeof(int));
-    if (!fill) {
+    /* fill: the next free place of each column; seen: the last column a row
+     * was kept in, so a column keeps each row once (O(n) for any number of
+     * duplicates) and only its distinct rows are sorted */
+    int *fill = malloc(((size_t)n_cols + 1) * sizeof(int)), *seen = malloc(((size_t)n_rows + 1) * sizeof(int));
+    if (!fill || !seen) {
+        free(fill), free(seen);
         hymo_sparse_free(s);
         return -1;
     }
     memcpy(fill, cs, ((size_t)n_cols + 1) * sizeof(int));
     for (int k = 0; k < n; ++k) s->row[fill[cols[k]]++] = rows[k];
-    free(fill);
-    /* each column: sort its rows and merge duplicates */
+    for (int i = 0; i < n_rows; ++i) seen[i] = -1;
     int q = 0;
     for (int j = 0; j < n_cols; ++j) {
         const int b = cs[j], e = cs[j + 1];
-        hymo_sort_ints(s->row + b, e - b);
         cs[j] = q;
         for (int a = b; a < e; ++a)
-            if (a == b || s->row[a] != s->row[a - 1]) s->row[q++] = s->row[a];
+            if (seen[s->row[a]] != j) seen[s->row[a]] = j, s->row[q++] = s->row[a];
+        hymo_sort_ints(s->row + cs[j], q - cs[j]);
     }
+    free(fill), free(seen);
     cs[n_cols] = q;
     s->nnz = q;
     return 0;
