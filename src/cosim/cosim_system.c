@@ -242,7 +242,7 @@ static hymo_status load_subsystems(ctx_t *c, yaml_node_t *subs)
         }
         hymo_error e;
         snprintf(field, sizeof field, "subsystems.%s", name);
-        st = hymo_fmu_subsystem_create(sys->fmu[k], name, 0.0, par, np, &sys->subs[k], &e);
+        st = hymo_fmu_subsystem_open(sys->fmu[k], name, 0.0, par, np, &sys->subs[k], &e);
         if (st != HYMO_OK) return fail(c, f, field, st == HYMO_ERR_NOMEM ? st : HYMO_ERR_MODEL, "%s", e.message);
         sys->n = k + 1;
         yaml_node_t *fr = map_get(c, val, "free_inputs");
@@ -323,6 +323,77 @@ static hymo_status load_connections(ctx_t *c, yaml_node_t *conns)
             }
         }
     return HYMO_OK;
+}
+
+/* Initialization (FMI 2.0 §3.2.3, §4.2.4): every FMU is in initialization
+ * mode; the connected values are passed -- each input set to the output
+ * that drives it -- sweep after sweep until no input changes (a chain of
+ * n direct feedthroughs needs n + 1 sweeps; a sweep changes nothing once
+ * every input equals its source to 1e-13 relative), then every FMU leaves
+ * initialization mode.  An algebraic loop that does not settle within
+ * INIT_SWEEPS sweeps is an error. */
+#define INIT_SWEEPS 100
+static hymo_status initialize(ctx_t *c, const yaml_node_t *at)
+{
+    hymo_cosim_system *sys = c->sys;
+    int ny = 0, nu = 0;
+    for (int k = 0; k < sys->n; ++k) ny += sys->subs[k]->n_outputs, nu += sys->subs[k]->n_inputs;
+    double *y = calloc((size_t)ny + 1, sizeof *y), *coef = calloc((size_t)HYMO_POLY_TERMS * ((size_t)nu + 1), sizeof *coef);
+    int *y0 = calloc((size_t)sys->n + 1, sizeof *y0), *u0 = calloc((size_t)sys->n + 1, sizeof *u0);
+    if (!y || !coef || !y0 || !u0) {
+        free(y), free(coef), free(y0), free(u0);
+        return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+    }
+    for (int k = 1; k < sys->n; ++k) {
+        y0[k] = y0[k - 1] + sys->subs[k - 1]->n_outputs;
+        u0[k] = u0[k - 1] + HYMO_POLY_TERMS * sys->subs[k - 1]->n_inputs;
+    }
+    hymo_status st = HYMO_OK;
+    int sweep = 0, changed = 1;
+    double worst = 0.0;
+    const char *worst_sub = "", *worst_in = "";
+    for (; sweep < INIT_SWEEPS && changed; ++sweep) {
+        changed = 0;
+        worst = 0.0;
+        for (int k = 0; k < sys->n; ++k) sys->subs[k]->ops->get_outputs(sys->subs[k], y + y0[k]);
+        for (int k = 0; k < sys->n; ++k) {
+            hymo_subsystem *sb = sys->subs[k];
+            if (sb->n_inputs == 0) continue;
+            int any = 0;
+            for (int l = 0; l < sys->n_links; ++l) {
+                const hymo_link *ln = &sys->links[l];
+                if (ln->to != k) continue;
+                double *u = &coef[u0[k] + HYMO_POLY_TERMS * ln->input];
+                const double v = y[y0[ln->from] + ln->output], d = fabs(v - u[0]);
+                if (sweep == 0 || !(d <= 1e-13 * fabs(v))) {
+                    any = 1;
+                    if (sweep > 0 && !(d <= worst)) { /* NaN too */
+                        worst = d;
+                        worst_sub = sys->sub_name[k];
+                        const hymo_variable *var = sb->ops->variable(sb, hymo_fmu_input_variable(sb, ln->input));
+                        worst_in = var ? var->name : "?";
+                    }
+                }
+                u[0] = v;
+            }
+            if (any) sb->ops->set_inputs(sb, 0.0, coef + u0[k]);
+            changed |= any && sweep > 0;
+        }
+        if (sweep == 0) changed = 1;
+    }
+    if (changed)
+        st = fail(c, at, "connections", HYMO_ERR_MODEL,
+                  "initialization: the connected values did not settle in %d sweeps (input %s.%s still changed by "
+                  "%.3g); an algebraic loop without a fixed point?", INIT_SWEEPS, worst_sub, worst_in, worst);
+    for (int k = 0; k < sys->n; ++k) {
+        hymo_error e;
+        const hymo_status sk = hymo_fmu_exit_initialization(sys->subs[k], &e);
+        if (sk != HYMO_OK && st == HYMO_OK)
+            st = fail(c, at, "connections", HYMO_ERR_MODEL, "initialization of subsystem '%s': %s", sys->sub_name[k],
+                      e.message);
+    }
+    free(y), free(coef), free(y0), free(u0);
+    return st;
 }
 
 /* scheme gauss-seidel: stages from order: (names or lists of names). */
@@ -603,6 +674,7 @@ static hymo_status load(ctx_t *c, const char *path)
     if (!(n = map_get(c, root, "connections")))
         return fail(c, root, "connections", HYMO_ERR_MODEL, "missing (a list of {from: SUB.OUTPUT, to: SUB.INPUT})");
     if ((st = load_connections(c, n)) != HYMO_OK) return st;
+    if ((st = initialize(c, n)) != HYMO_OK) return st;
     if ((st = load_stages(c, map_get(c, root, "order"))) != HYMO_OK) return st;
     hymo_model *model = NULL;
     yaml_node_t *mn = map_get(c, root, "model");
