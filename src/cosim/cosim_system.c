@@ -39,6 +39,12 @@ struct hymo_cosim_system {
     hymo_master *m;
     hymo_cosim_bond *bonds;
     int n_bonds, mech, ran;
+    /* growth criterion of a system without power bonds (growth > 0): per
+     * output, the largest |y| so far and at the last two power-of-two steps */
+    double growth;
+    double *y_max, *y_lvl, *y_lvl_prev;
+    double t_lvl_prev;
+    int ny;
     char model_sha256[65], model_physics_sha256[65], model_name[128]; /* model: (empty: none) */
 };
 
@@ -570,6 +576,54 @@ static hymo_status find_bonds(ctx_t *c, const hymo_model *model, const yaml_node
     return HYMO_OK;
 }
 
+/* Growth criterion (docs/cosimulation.md "System files", growth:) of a
+ * system without power bonds, whose energy tests see nothing: after step n,
+ * output i is unstable when |y_i| > growth x L_i, L_i its largest magnitude
+ * up to step q, the largest power of two <= n/2 (a time between t/4 and
+ * t/2), for L_i > 0.  Exponential growth passes any factor within a few
+ * doublings of t; growth like t^k changes |y| by 2^k to 4^k per doubling. */
+static void growth_begin(hymo_cosim_system *sys)
+{
+    for (int k = 0, j = 0; k < sys->n; j += sys->subs[k++]->n_outputs) {
+        const double *y = hymo_master_outputs(sys->m, k);
+        for (int i = 0; i < sys->subs[k]->n_outputs; ++i) sys->y_max[j + i] = fabs(y[i]);
+    }
+    memcpy(sys->y_lvl, sys->y_max, (size_t)sys->ny * sizeof(double));
+    memcpy(sys->y_lvl_prev, sys->y_max, (size_t)sys->ny * sizeof(double));
+    sys->t_lvl_prev = 0.0;
+}
+
+static int growth_unstable(void *ctx, double t, long step, char *reason, size_t len)
+{
+    hymo_cosim_system *sys = ctx;
+    const int pow2 = (step & (step - 1)) == 0;
+    int bad = -1, bad_k = 0, bad_i = 0;
+    for (int k = 0, j = 0; k < sys->n; j += sys->subs[k++]->n_outputs) {
+        const double *y = hymo_master_outputs(sys->m, k);
+        for (int i = 0; i < sys->subs[k]->n_outputs; ++i) {
+            const double a = fabs(y[i]), L = sys->y_lvl_prev[j + i];
+            if (a > sys->y_max[j + i]) sys->y_max[j + i] = a;
+            if (bad < 0 && L > 0.0 && a > sys->growth * L) bad = j + i, bad_k = k, bad_i = i;
+        }
+    }
+    if (bad >= 0) {
+        const hymo_subsystem *sb = sys->subs[bad_k];
+        const hymo_variable *v = sb->ops->variable(sb, hymo_fmu_output_variable(sb, bad_i));
+        snprintf(reason, len,
+                 "t = %.6g s (step %ld): output %s.%s = %.4g grew beyond %g x its largest magnitude %.4g up to t = "
+                 "%.6g s (growth criterion of a system without power bonds)",
+                 t, step, sys->sub_name[bad_k], v ? v->name : "?", hymo_master_outputs(sys->m, bad_k)[bad_i],
+                 sys->growth, sys->y_lvl_prev[bad], sys->t_lvl_prev);
+        return 1;
+    }
+    if (pow2) { /* the reference level moves on to the previous power of two */
+        memcpy(sys->y_lvl_prev, sys->y_lvl, (size_t)sys->ny * sizeof(double));
+        memcpy(sys->y_lvl, sys->y_max, (size_t)sys->ny * sizeof(double));
+        sys->t_lvl_prev = step == 1 ? 0.0 : 0.5 * t;
+    }
+    return 0;
+}
+
 static char *read_text(const char *path, hymo_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -599,8 +653,8 @@ static char *read_text(const char *path, hymo_error *err)
 
 static hymo_status load(ctx_t *c, const char *path)
 {
-    static const char *const keys[] = {"name",      "H",      "t_end",    "scheme",      "order",
-                                       "extrapolation", "reference", "output", "model",     "subsystems", "connections", NULL};
+    static const char *const keys[] = {"name",   "H",     "t_end",      "scheme",      "order",  "extrapolation",
+                                       "growth", "reference", "output", "model", "subsystems", "connections", NULL};
     hymo_cosim_system *sys = c->sys;
     if (!(sys->text = read_text(path, c->err))) return c->err ? c->err->code : HYMO_ERR_IO;
     hymo_sha256_hex(sys->text, strlen(sys->text), sys->sha256);
@@ -655,6 +709,12 @@ static hymo_status load(ctx_t *c, const char *path)
     if ((n = map_get(c, root, "extrapolation")) && (st = rd_order(c, n, "extrapolation", &sys->order)) != HYMO_OK)
         return st;
     sys->opt.approx = (hymo_approx_kind)sys->order;
+    sys->growth = 1e6;
+    if ((n = map_get(c, root, "growth"))) {
+        if ((st = rd_number(c, n, "growth", &sys->growth)) != HYMO_OK) return st;
+        if (!(sys->growth == 0.0 || sys->growth > 1.0))
+            return fail(c, n, "growth", HYMO_ERR_MODEL, "%g: a factor above 1, or 0 (no growth criterion)", sys->growth);
+    }
     char p[PATH_MAX];
     if ((n = map_get(c, root, "reference"))) {
         if ((st = rd_string(c, n, "reference", &s)) != HYMO_OK) return st;
@@ -704,6 +764,14 @@ static hymo_status load(ctx_t *c, const char *path)
         if (st == HYMO_OK) st = hymo_master_set_input_approx(sys->m, k, -1, sys->sub_order[k], 0, &e);
     }
     if (st != HYMO_OK) return hymo_error_set(c->err, st, "%s: %s", path, e.message);
+    if (sys->n_bonds == 0 && sys->growth > 0.0) {
+        for (int k = 0; k < sys->n; ++k) sys->ny += sys->subs[k]->n_outputs;
+        const size_t ny = (size_t)sys->ny + 1;
+        if (!(sys->y_max = calloc(ny, sizeof(double))) || !(sys->y_lvl = calloc(ny, sizeof(double))) ||
+            !(sys->y_lvl_prev = calloc(ny, sizeof(double))))
+            return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+        growth_begin(sys);
+    }
     return HYMO_OK;
 }
 
@@ -810,7 +878,9 @@ hymo_status hymo_cosim_system_run(hymo_cosim_system *sys, const hymo_reference *
                                     .output_name = output_name,
                                     .attrs = system_attrs,
                                     .attrs_ctx = sys,
-                                    .abort_status = HYMO_ERR_MODEL};
+                                    .abort_status = HYMO_ERR_MODEL,
+                                    .unstable = sys->y_max ? growth_unstable : NULL,
+                                    .unstable_ctx = sys};
     return hymo_cosim_drive(&setup, ref, out_path, summary, err);
 }
 
@@ -840,6 +910,9 @@ void hymo_cosim_system_free(hymo_cosim_system *sys)
     free(sys->fmu);
     free(sys->links);
     free(sys->bonds);
+    free(sys->y_max);
+    free(sys->y_lvl);
+    free(sys->y_lvl_prev);
     free(sys->text);
     free(sys->reference);
     free(sys->output);
