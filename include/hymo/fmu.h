@@ -77,6 +77,9 @@ hymo_status hymo_fmu_exit_initialization(hymo_subsystem *sub, hymo_error *err);
 int hymo_fmu_input_variable(const hymo_subsystem *sub, int i);
 /* Output i as its variable's value reference, -1 for i out of range. */
 int hymo_fmu_output_variable(const hymo_subsystem *sub, int i);
+/* Output i's nominal value (the Real's nominal attribute, 1 when not
+ * given), NAN for i out of range. */
+double hymo_fmu_output_nominal(const hymo_subsystem *sub, int i);
 /* Removes input i from the subsystem's inputs (before it joins a master):
  * the master never sets it, the FMU keeps its own value (its start value,
  * or whatever the FMU does with an input nobody sets).  0, or -1 for a bad

@@ -42,7 +42,7 @@ struct hymo_cosim_system {
     /* growth criterion of a system without power bonds (growth > 0): per
      * output, the largest |y| so far and at the last two power-of-two steps */
     double growth;
-    double *y_max, *y_lvl, *y_lvl_prev;
+    double *y_max, *y_lvl, *y_lvl_prev, *y_nom;
     double t_lvl_prev;
     int ny;
     char model_sha256[65], model_physics_sha256[65], model_name[128]; /* model: (empty: none) */
@@ -578,15 +578,20 @@ static hymo_status find_bonds(ctx_t *c, const hymo_model *model, const yaml_node
 
 /* Growth criterion (docs/cosimulation.md "System files", growth:) of a
  * system without power bonds, whose energy tests see nothing: after step n,
- * output i is unstable when |y_i| > growth x L_i, L_i its largest magnitude
- * up to step q, the largest power of two <= n/2 (a time between t/4 and
- * t/2), for L_i > 0.  Exponential growth passes any factor within a few
- * doublings of t; growth like t^k changes |y| by 2^k to 4^k per doubling. */
+ * output i is unstable when |y_i| > growth x max(L_i, nominal_i), L_i its
+ * largest magnitude up to step q, the largest power of two <= n/2 (a time
+ * between t/4 and t/2), nominal_i its FMI nominal value (1 unless given: an
+ * output at round-off level that starts moving is no blow-up).  Exponential
+ * growth passes any factor within a few doublings of t; growth like t^k
+ * changes |y| by 2^k to 4^k between the reference and now. */
 static void growth_begin(hymo_cosim_system *sys)
 {
     for (int k = 0, j = 0; k < sys->n; j += sys->subs[k++]->n_outputs) {
         const double *y = hymo_master_outputs(sys->m, k);
-        for (int i = 0; i < sys->subs[k]->n_outputs; ++i) sys->y_max[j + i] = fabs(y[i]);
+        for (int i = 0; i < sys->subs[k]->n_outputs; ++i) {
+            sys->y_max[j + i] = fabs(y[i]);
+            sys->y_nom[j + i] = hymo_fmu_output_nominal(sys->subs[k], i);
+        }
     }
     memcpy(sys->y_lvl, sys->y_max, (size_t)sys->ny * sizeof(double));
     memcpy(sys->y_lvl_prev, sys->y_max, (size_t)sys->ny * sizeof(double));
@@ -601,9 +606,9 @@ static int growth_unstable(void *ctx, double t, long step, char *reason, size_t 
     for (int k = 0, j = 0; k < sys->n; j += sys->subs[k++]->n_outputs) {
         const double *y = hymo_master_outputs(sys->m, k);
         for (int i = 0; i < sys->subs[k]->n_outputs; ++i) {
-            const double a = fabs(y[i]), L = sys->y_lvl_prev[j + i];
+            const double a = fabs(y[i]), L = fmax(sys->y_lvl_prev[j + i], sys->y_nom[j + i]);
             if (a > sys->y_max[j + i]) sys->y_max[j + i] = a;
-            if (bad < 0 && L > 0.0 && a > sys->growth * L) bad = j + i, bad_k = k, bad_i = i;
+            if (bad < 0 && a > sys->growth * L) bad = j + i, bad_k = k, bad_i = i;
         }
     }
     if (bad >= 0) {
@@ -611,9 +616,9 @@ static int growth_unstable(void *ctx, double t, long step, char *reason, size_t 
         const hymo_variable *v = sb->ops->variable(sb, hymo_fmu_output_variable(sb, bad_i));
         snprintf(reason, len,
                  "t = %.6g s (step %ld): output %s.%s = %.4g grew beyond %g x its largest magnitude %.4g up to t = "
-                 "%.6g s (growth criterion of a system without power bonds)",
+                 "%.6g s (nominal %g; growth criterion of a system without power bonds)",
                  t, step, sys->sub_name[bad_k], v ? v->name : "?", hymo_master_outputs(sys->m, bad_k)[bad_i],
-                 sys->growth, sys->y_lvl_prev[bad], sys->t_lvl_prev);
+                 sys->growth, sys->y_lvl_prev[bad], sys->t_lvl_prev, sys->y_nom[bad]);
         return 1;
     }
     if (pow2) { /* the reference level moves on to the previous power of two */
@@ -768,7 +773,7 @@ static hymo_status load(ctx_t *c, const char *path)
         for (int k = 0; k < sys->n; ++k) sys->ny += sys->subs[k]->n_outputs;
         const size_t ny = (size_t)sys->ny + 1;
         if (!(sys->y_max = calloc(ny, sizeof(double))) || !(sys->y_lvl = calloc(ny, sizeof(double))) ||
-            !(sys->y_lvl_prev = calloc(ny, sizeof(double))))
+            !(sys->y_lvl_prev = calloc(ny, sizeof(double))) || !(sys->y_nom = calloc(ny, sizeof(double))))
             return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
         growth_begin(sys);
     }
@@ -913,6 +918,7 @@ void hymo_cosim_system_free(hymo_cosim_system *sys)
     free(sys->y_max);
     free(sys->y_lvl);
     free(sys->y_lvl_prev);
+    free(sys->y_nom);
     free(sys->text);
     free(sys->reference);
     free(sys->output);

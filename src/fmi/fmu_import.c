@@ -36,6 +36,7 @@ enum { C_LOCAL, C_PARAMETER, C_CALCULATED, C_INPUT, C_OUTPUT, C_INDEPENDENT };
 typedef struct {
     char *name, *description, *unit;
     fmi2ValueReference vr;
+    double nominal; /* a Real's nominal value (1 unless given) */
     int type, causality, typed; /* typed: its type element was seen */
     int line;
 } fmu_var;
@@ -315,6 +316,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **a)
         v->description = dup_str(d ? d : "");
         v->unit = dup_str("");
         v->vr = (fmi2ValueReference)r;
+        v->nominal = 1.0;
         v->causality = cause;
         v->line = (int)XML_GetCurrentLineNumber(x->p);
         if (!v->name || !v->description || !v->unit) FAILX(HYMO_ERR_NOMEM, "out of memory");
@@ -329,10 +331,16 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **a)
                 if (v->typed) FAILX(HYMO_ERR_PARSE, "ScalarVariable '%s' has two types", v->name);
                 v->type = k;
                 v->typed = 1;
-                const char *u = attr(a, "unit");
+                const char *u = attr(a, "unit"), *nom = attr(a, "nominal");
                 if (u && k == T_REAL) {
                     free(v->unit);
                     if (!(v->unit = dup_str(u))) FAILX(HYMO_ERR_NOMEM, "out of memory");
+                }
+                if (nom && k == T_REAL) {
+                    char *end;
+                    v->nominal = strtod(nom, &end);
+                    if (end == nom || *end || !(v->nominal > 0.0) || !isfinite(v->nominal))
+                        FAILX(HYMO_ERR_PARSE, "ScalarVariable '%s': nominal '%s' is not a positive number", v->name, nom);
                 }
             }
     }
@@ -688,6 +696,13 @@ int hymo_fmu_output_variable(const hymo_subsystem *sub, int i)
 {
     if (!sub || i < 0 || i >= sub->n_outputs) return -1;
     return ((const fmu_impl *)sub->impl)->out[i];
+}
+
+double hymo_fmu_output_nominal(const hymo_subsystem *sub, int i)
+{
+    if (!sub || i < 0 || i >= sub->n_outputs) return NAN;
+    const fmu_impl *fi = sub->impl;
+    return fi->var[fi->out[i]].nominal;
 }
 
 int hymo_fmu_free_input(hymo_subsystem *sub, int i)
