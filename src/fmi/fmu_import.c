@@ -18,6 +18,7 @@
 #include <zip.h>
 
 #include "fmi2.h"
+#include "number.h"
 #include "text_line.h"
 #include "hymo/fmu.h"
 
@@ -337,9 +338,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **a)
                     if (!(v->unit = dup_str(u))) FAILX(HYMO_ERR_NOMEM, "out of memory");
                 }
                 if (nom && k == T_REAL) {
-                    char *end;
-                    v->nominal = strtod(nom, &end);
-                    if (end == nom || *end || !(v->nominal > 0.0) || !isfinite(v->nominal))
+                    if (!hymo_parse_number(nom, 0, &v->nominal) || !(v->nominal > 0.0))
                         FAILX(HYMO_ERR_PARSE, "ScalarVariable '%s': nominal '%s' is not a positive number", v->name, nom);
                 }
             }
