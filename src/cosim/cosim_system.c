@@ -335,8 +335,8 @@ static hymo_status load_connections(ctx_t *c, yaml_node_t *conns)
  * mode; the connected values are passed -- each input set to the output
  * that drives it -- sweep after sweep until no input changes (a chain of
  * n direct feedthroughs needs n + 1 sweeps; a sweep changes nothing once
- * every input equals its source to 1e-13 relative), then every FMU leaves
- * initialization mode.  An algebraic loop that does not settle within
+ * every input equals its source to 1e-13 relative; a non-finite value never
+ * settles), then every FMU leaves initialization mode.  An algebraic loop that does not settle within
  * INIT_SWEEPS sweeps is an error. */
 #define INIT_SWEEPS 100
 static hymo_status initialize(ctx_t *c, const yaml_node_t *at)
@@ -371,7 +371,7 @@ static hymo_status initialize(ctx_t *c, const yaml_node_t *at)
                 if (ln->to != k) continue;
                 double *u = &coef[u0[k] + HYMO_POLY_TERMS * ln->input];
                 const double v = y[y0[ln->from] + ln->output], d = fabs(v - u[0]);
-                if (sweep == 0 || !(d <= 1e-13 * fabs(v))) {
+                if (sweep == 0 || !isfinite(v) || !(d <= 1e-13 * fabs(v))) {
                     any = 1;
                     if (sweep > 0 && !(d <= worst)) { /* NaN too */
                         worst = d;

@@ -12,6 +12,9 @@ hand-written FMUs osc_mass1.fmu and osc_mass2.fmu.
   blowup:   Jacobi p = 0 at H = 4 ms over 10 s exits 3 (unstable, growth),
             p = 1 at 4 ms exits 0; an FMU whose output becomes non-finite
             (mass 2 with m = 0) exits 3.
+  loop:     two mass-2 halves in an algebraic loop through their
+            feedthrough outputs: kc = 0.5, the initialization's sweeps reach
+            the fixed point (checked at t = 0); kc = 3000, none: exit 2.
 Exit 0 when every check holds, 1 otherwise; the figures are printed."""
 import argparse
 import math
@@ -76,7 +79,7 @@ def rows(out):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["accuracy", "blowup"])
+    ap.add_argument("mode", choices=["accuracy", "blowup", "loop"])
     ap.add_argument("--hymo", required=True)
     ap.add_argument("--fmus", required=True)
     ap.add_argument("--work", required=True)
@@ -115,6 +118,42 @@ def main():
             ok &= good
             print(f"{'ok  ' if good else 'FAIL'} {scheme} p={order}: observed orders {' '.join('%.3f' % o for o in orders)} "
                   f"(expected {expect:.0f})")
+    elif a.mode == "loop":
+        # two mass-2 halves whose feedthrough outputs drive each other (F of one is x1 of the other): an
+        # algebraic loop, F_a = kc (x2_a - F_b) + dc (v2_a - v2_b) and the same with a, b swapped.  With kc = 0.5
+        # the sweeps contract (factor kc^2) to the fixed point, which the outputs at t = 0 must satisfy; with
+        # kc = 3000 they diverge: no fixed point, exit 2 naming the input.
+        for kc, want in ((0.5, 0), (3000.0, 2)):
+            name = "osc_loop_kc%g" % kc
+            path = os.path.join(a.work, name + ".yaml")
+            m2 = os.path.join(a.fmus, "osc_mass2.fmu")
+            with open(path, "w") as f:
+                f.write(f"""H: 0.001
+t_end: 0.01
+subsystems:
+  a: {{fmu: {m2}, parameters: {{kc: {kc}, x0: 0.02}}}}
+  b: {{fmu: {m2}, parameters: {{kc: {kc}, x0: -0.03, v0: 0.1}}}}
+connections:
+  - {{from: a.F, to: b.x1}}
+  - {{from: b.F, to: a.x1}}
+  - {{from: a.v2, to: b.v1}}
+  - {{from: b.v2, to: a.v1}}
+""")
+            out = os.path.join(a.work, name + ".h5")
+            rc, text = run(a.hymo, path, out)
+            good = rc == want
+            if want == 0 and good:
+                with h5py.File(out, "r") as f:
+                    ya, yb = f["cosim/outputs/a"][0], f["cosim/outputs/b"][0]
+                dc = 0.5
+                ra = ya[2] - (kc * (ya[0] - yb[2]) + dc * (ya[1] - yb[1]))
+                rb = yb[2] - (kc * (yb[0] - ya[2]) + dc * (yb[1] - ya[1]))
+                good = max(abs(ra), abs(rb)) <= 1e-12 * max(abs(ya[2]), abs(yb[2]))
+                text = "F_a = %.15g, F_b = %.15g at t = 0, fixed-point residuals %.3g, %.3g" % (ya[2], yb[2], ra, rb)
+            else:
+                good = good and "did not settle" in text
+            ok &= good
+            print(f"{'ok  ' if good else 'FAIL'} {name}: exit {rc} (want {want}): {text.strip().splitlines()[-1]}")
     else:
         for name, order, extra, want, phrase in [("osc_blowup_p0", 0, "", 3, "growth criterion"),
                                                  ("osc_p1_H4ms", 1, "", 0, "stable (reached t_end)"),
