@@ -12,6 +12,10 @@ wires.
   fmi_master.py whole    --hymo HYMO --model M --work DIR [--t-end T]
       exports M's `whole` FMU, steps it with H = dt and compares every
       output row with `hymo run` (bit-identical z, zd, s, sd, p, U).
+  fmi_master.py varstep  --hymo HYMO --model M --work DIR [--t-end T] [--tol R]
+      whole with communication steps of 2.5 dt and 0.4 dt against `hymo run`
+      with dt = H/3 and 0.4 dt (the same grid); a mixed sequence of steps;
+      mechanics refuses a step that is not a whole multiple of h_m.
   fmi_master.py getters  --hymo HYMO --model M --work DIR [--t-end T]
       every Real variable of the whole FMU (outputs and locals: z, zd, zdd,
       s, sd, F, p, u, time, energies, iterations, steps) against `hymo run`'s
@@ -283,6 +287,76 @@ def cmd_whole(args):
           "hymo run %.3g%s; %d variable communication steps (1-3 dt) bit-identical" %
           (n, dt, n * dt, snaps, err, " (bit-identical)" if ident else "", checked))
     check(err <= 1e-12, "whole: differs from hymo run by %.3g relative (> 1e-12)" % err)
+
+
+def cmd_varstep(args):
+    """whole with communication steps that are not whole multiples of its
+    step dt (canHandleVariableCommunicationStepSize): H = 2.5 dt (three
+    engine steps of H/3) and H = 0.4 dt (one of 0.4 dt), each against
+    `hymo run --dt H/n` on the same grid; a mixed sequence of steps (2.5,
+    1, 0.4, 3, 0.7 dt, ...) reaches its end time; the split parts refuse
+    a non-multiple (fmi2Error naming the internal step)."""
+    import numpy as np
+    fmu_path = export(args, "whole", os.path.join(args.work, "whole.fmu"), *args.extra)
+    f = FMU(fmu_path, "probe", args.work)
+    f.setup()
+    dt = float(f.md.find("DefaultExperiment").get("stepSize"))
+    f.close()
+    worst = 0.0
+    for factor, n in ((2.5, 3), (0.4, 1)):
+        H = factor * dt
+        h = H / n
+        steps = int(round(args.t_end / H))
+        ref = os.path.join(args.work, "run_%g.h5" % factor)
+        run([args.hymo, "run", args.model, "-q", "--dt", repr(h), "--t-end", repr(steps * H), "-o", ref, *args.extra])
+        r = h5(ref)
+        cols = ([j + ".z" for j in r["names_z"]] + [j + ".zd" for j in r["names_z"]] + [a + ".s" for a in r["names_s"]] +
+                [a + ".sd" for a in r["names_s"]] + [v + ".p" for v in r["names_p"]] + [v + ".u" for v in r["names_U"]])
+        g = FMU(fmu_path, "var%g" % factor, args.work)
+        g.setup()
+        rows = [g.get(cols)]
+        for k in range(steps):
+            g.step(k * H, H)
+            rows.append(g.get(cols))
+        g.close()
+        want = np.hstack([r["states/z"], r["states/zd"], r["actuators/s"], r["actuators/sd"], r["states/p"],
+                          r["states/U"]])[::n]
+        got = np.array(rows)
+        check(got.shape == want.shape, "varstep %g dt: shape %s vs hymo run %s" % (factor, got.shape, want.shape))
+        check(np.max(np.abs(r["time"][::n] - np.arange(steps + 1) * H)) <= 1e-9 * H,
+              "varstep %g dt: hymo run's grid is not the communication points" % factor)
+        err = max_rel(got, want)
+        worst = max(worst, err)
+        print("varstep: H = %g dt = %g s, %d steps (%d engine steps of %g s each): max relative difference to "
+              "hymo run --dt %g: %.3g%s" % (factor, H, steps, n, h, h, err,
+                                            " (bit-identical)" if np.array_equal(got, want) else ""))
+        check(err <= args.tol, "varstep %g dt: differs from hymo run by %.3g relative (> %g)" % (factor, err, args.tol))
+    g = FMU(fmu_path, "mixed", args.work)
+    g.setup()
+    t, j, pattern = 0.0, 0, (2.5, 1.0, 0.4, 3.0, 0.7, 2.0)
+    while t < 0.5 - 1e-12:
+        H = pattern[j % len(pattern)] * dt
+        g.step(t, H)
+        t += H
+        j += 1
+    vals = g.get(["time"])
+    g.close()
+    check(abs(vals[0] - t) <= 1e-9 * dt and all(math.isfinite(v) for v in vals),
+          "varstep mixed: time %r after %d steps to %r" % (vals[0], j, t))
+    print("varstep: mixed sequence of %d steps (%s dt, ...) reached t = %.9g s" %
+          (j, ", ".join("%g" % x for x in pattern), vals[0]))
+    mech = export(args, "mechanics", os.path.join(args.work, "mechanics.fmu"))
+    m = FMU(mech, "mech", args.work)
+    m.setup()
+    hm = float(m.md.find("DefaultExperiment").get("stepSize"))
+    st = m.lib.fmi2DoStep(m.c, C.c_double(0.0), C.c_double(2.5 * hm), 1)
+    last = m.messages[-1] if m.messages else ""
+    check(st == fmi2Error and "whole multiple" in last,
+          "mechanics: a step of 2.5 h_m gave status %d (%s), not fmi2Error naming the internal step" %
+          (st, last))
+    print("varstep: mechanics refuses H = 2.5 h_m: %s" % last)
+    m.lib.fmi2FreeInstance(m.c)
+    m.c = None
 
 
 def extrapolation(ts, ys, t0):
@@ -748,7 +822,7 @@ def cmd_errors(args):
     dt = float(f.md.find("DefaultExperiment").get("stepSize"))
     f.step(0.0, dt)
     cases = [
-        ("fmi2DoStep", lambda: f.lib.fmi2DoStep(f.c, dt, 0.4 * dt, 1), "not a whole multiple"),
+        ("fmi2DoStep", lambda: f.lib.fmi2DoStep(f.c, dt, -dt, 1), "must be positive"),
         ("fmi2DoStep", lambda: f.lib.fmi2DoStep(f.c, 5 * dt, dt, 1), "is not the FMU's time"),
         ("fmi2GetReal", lambda: f.lib.fmi2GetReal(f.c, (C.c_uint * 1)(99999), 1, (C.c_double * 1)()),
          "unknown value reference"),
@@ -891,7 +965,9 @@ def cmd_describe(args):
         check(md.find("ModelExchange") is None, "%s: declares ModelExchange" % path)
         ident = cs.get("modelIdentifier")
         check(ident and ident.isidentifier(), "%s: modelIdentifier %r" % (path, ident))
-        for a, v in (("canHandleVariableCommunicationStepSize", "true"), ("canGetAndSetFMUstate", "true"),
+        whole = ident.endswith("_whole")  # whole re-divides any step; the split parts take multiples of h only
+        for a, v in (("canHandleVariableCommunicationStepSize", "true" if whole else "false"),
+                     ("canGetAndSetFMUstate", "true"),
                      ("canInterpolateInputs", "true"), ("maxOutputDerivativeOrder", "0")):
             check(cs.get(a) == v, "%s: CoSimulation %s = %r" % (path, a, cs.get(a)))
         check("binaries/linux64/%s.so" % ident in names, "%s: no binaries/linux64/%s.so" % (path, ident))
@@ -938,7 +1014,8 @@ def cmd_describe(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=("whole", "getters", "jacobi", "state", "inputs", "flow_inputs", "errors", "describe"))
+    ap.add_argument("command", choices=("whole", "varstep", "getters", "jacobi", "state", "inputs", "flow_inputs", "errors",
+                                        "describe"))
     ap.add_argument("fmus", nargs="*")
     ap.add_argument("--hymo")
     ap.add_argument("--model")
@@ -958,7 +1035,7 @@ def main():
         if d.startswith("fmu_"):
             shutil.rmtree(os.path.join(args.work, d), ignore_errors=True)
     try:
-        {"whole": cmd_whole, "getters": cmd_getters, "jacobi": cmd_jacobi, "state": cmd_state, "inputs": cmd_inputs,
+        {"whole": cmd_whole, "varstep": cmd_varstep, "getters": cmd_getters, "jacobi": cmd_jacobi, "state": cmd_state, "inputs": cmd_inputs,
          "flow_inputs": cmd_flow_inputs,
          "errors": cmd_errors, "describe": cmd_describe}[args.command](args)
     except Failed as e:

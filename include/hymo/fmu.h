@@ -56,8 +56,20 @@ hymo_status hymo_fmu_subsystem_create(const char *path, const char *name, double
                                       const hymo_fmu_parameter *params, int n_params, hymo_subsystem **out,
                                       hymo_error *err);
 
+/* The same, but the FMU is left in initialization mode (FMI 2.0 §4.2.4:
+ * inputs may be set and outputs read there), so that a master can pass the
+ * connected values between several FMUs before any of them leaves it;
+ * hymo_fmu_exit_initialization ends it (fmi2ExitInitializationMode, and
+ * reports a failed fmi2SetReal made meanwhile).  A subsystem destroyed in
+ * initialization mode is freed without fmi2Terminate. */
+hymo_status hymo_fmu_subsystem_open(const char *path, const char *name, double start_time,
+                                    const hymo_fmu_parameter *params, int n_params, hymo_subsystem **out,
+                                    hymo_error *err);
+/* Leaves initialization mode (a subsystem made by hymo_fmu_subsystem_open). */
+hymo_status hymo_fmu_exit_initialization(hymo_subsystem *sub, hymo_error *err);
+
 /* The functions below take a subsystem made by hymo_fmu_subsystem_create
- * (they do not ask a subsystem which implementation it is).
+ * or _open (they do not ask a subsystem which implementation it is).
  *
  * Input / output i as its variable's value reference, -1 for i out of
  * range (the subsystem interface itself has no names for inputs and
@@ -65,6 +77,9 @@ hymo_status hymo_fmu_subsystem_create(const char *path, const char *name, double
 int hymo_fmu_input_variable(const hymo_subsystem *sub, int i);
 /* Output i as its variable's value reference, -1 for i out of range. */
 int hymo_fmu_output_variable(const hymo_subsystem *sub, int i);
+/* Output i's nominal value (the Real's nominal attribute, 1 when not
+ * given), NAN for i out of range. */
+double hymo_fmu_output_nominal(const hymo_subsystem *sub, int i);
 /* Removes input i from the subsystem's inputs (before it joins a master):
  * the master never sets it, the FMU keeps its own value (its start value,
  * or whatever the FMU does with an input nobody sets).  0, or -1 for a bad

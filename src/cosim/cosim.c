@@ -846,7 +846,8 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
                          fabs(d.E_total), opt->unstable_energy);
             break;
         }
-        if (relative_limits_exceeded(&d, t + H, n + 1, sum.reason, sizeof sum.reason)) {
+        if ((setup->unstable && setup->unstable(setup->unstable_ctx, t + H, n + 1, sum.reason, sizeof sum.reason)) ||
+            relative_limits_exceeded(&d, t + H, n + 1, sum.reason, sizeof sum.reason)) {
             sum.stable = 0;
             break;
         }

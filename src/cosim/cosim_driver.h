@@ -73,6 +73,10 @@ typedef struct {
     /* a subsystem failing with this status ends the run with an error
      * (0: every failure is "unstable") */
     hymo_status abort_status;
+    /* the front end's own instability test after each communication step
+     * (NULL: none): 1 and the reason when the run is unstable at t (step) */
+    int (*unstable)(void *ctx, double t, long step, char *reason, size_t len);
+    void *unstable_ctx;
 } hymo_cosim_setup;
 
 /* Checks of the verdict fields of opt (limits, thresholds). */

@@ -39,6 +39,12 @@ struct hymo_cosim_system {
     hymo_master *m;
     hymo_cosim_bond *bonds;
     int n_bonds, mech, ran;
+    /* growth criterion of a system without power bonds (growth > 0): per
+     * output, the largest |y| so far and at the last two power-of-two steps */
+    double growth;
+    double *y_max, *y_lvl, *y_lvl_prev, *y_nom;
+    double t_lvl_prev;
+    int ny;
     char model_sha256[65], model_physics_sha256[65], model_name[128]; /* model: (empty: none) */
 };
 
@@ -242,7 +248,7 @@ static hymo_status load_subsystems(ctx_t *c, yaml_node_t *subs)
         }
         hymo_error e;
         snprintf(field, sizeof field, "subsystems.%s", name);
-        st = hymo_fmu_subsystem_create(sys->fmu[k], name, 0.0, par, np, &sys->subs[k], &e);
+        st = hymo_fmu_subsystem_open(sys->fmu[k], name, 0.0, par, np, &sys->subs[k], &e);
         if (st != HYMO_OK) return fail(c, f, field, st == HYMO_ERR_NOMEM ? st : HYMO_ERR_MODEL, "%s", e.message);
         sys->n = k + 1;
         yaml_node_t *fr = map_get(c, val, "free_inputs");
@@ -323,6 +329,77 @@ static hymo_status load_connections(ctx_t *c, yaml_node_t *conns)
             }
         }
     return HYMO_OK;
+}
+
+/* Initialization (FMI 2.0 §3.2.3, §4.2.4): every FMU is in initialization
+ * mode; the connected values are passed -- each input set to the output
+ * that drives it -- sweep after sweep until no input changes (a chain of
+ * n direct feedthroughs needs n + 1 sweeps; a sweep changes nothing once
+ * every input equals its source to 1e-13 relative; a non-finite value never
+ * settles), then every FMU leaves initialization mode.  An algebraic loop that does not settle within
+ * INIT_SWEEPS sweeps is an error. */
+#define INIT_SWEEPS 100
+static hymo_status initialize(ctx_t *c, const yaml_node_t *at)
+{
+    hymo_cosim_system *sys = c->sys;
+    int ny = 0, nu = 0;
+    for (int k = 0; k < sys->n; ++k) ny += sys->subs[k]->n_outputs, nu += sys->subs[k]->n_inputs;
+    double *y = calloc((size_t)ny + 1, sizeof *y), *coef = calloc((size_t)HYMO_POLY_TERMS * ((size_t)nu + 1), sizeof *coef);
+    int *y0 = calloc((size_t)sys->n + 1, sizeof *y0), *u0 = calloc((size_t)sys->n + 1, sizeof *u0);
+    if (!y || !coef || !y0 || !u0) {
+        free(y), free(coef), free(y0), free(u0);
+        return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+    }
+    for (int k = 1; k < sys->n; ++k) {
+        y0[k] = y0[k - 1] + sys->subs[k - 1]->n_outputs;
+        u0[k] = u0[k - 1] + HYMO_POLY_TERMS * sys->subs[k - 1]->n_inputs;
+    }
+    hymo_status st = HYMO_OK;
+    int sweep = 0, changed = 1;
+    double worst = 0.0;
+    const char *worst_sub = "", *worst_in = "";
+    for (; sweep < INIT_SWEEPS && changed; ++sweep) {
+        changed = 0;
+        worst = 0.0;
+        for (int k = 0; k < sys->n; ++k) sys->subs[k]->ops->get_outputs(sys->subs[k], y + y0[k]);
+        for (int k = 0; k < sys->n; ++k) {
+            hymo_subsystem *sb = sys->subs[k];
+            if (sb->n_inputs == 0) continue;
+            int any = 0;
+            for (int l = 0; l < sys->n_links; ++l) {
+                const hymo_link *ln = &sys->links[l];
+                if (ln->to != k) continue;
+                double *u = &coef[u0[k] + HYMO_POLY_TERMS * ln->input];
+                const double v = y[y0[ln->from] + ln->output], d = fabs(v - u[0]);
+                if (sweep == 0 || !isfinite(v) || !(d <= 1e-13 * fabs(v))) {
+                    any = 1;
+                    if (sweep > 0 && !(d <= worst)) { /* NaN too */
+                        worst = d;
+                        worst_sub = sys->sub_name[k];
+                        const hymo_variable *var = sb->ops->variable(sb, hymo_fmu_input_variable(sb, ln->input));
+                        worst_in = var ? var->name : "?";
+                    }
+                }
+                u[0] = v;
+            }
+            if (any) sb->ops->set_inputs(sb, 0.0, coef + u0[k]);
+            changed |= any && sweep > 0;
+        }
+        if (sweep == 0) changed = 1;
+    }
+    if (changed)
+        st = fail(c, at, "connections", HYMO_ERR_MODEL,
+                  "initialization: the connected values did not settle in %d sweeps (input %s.%s still changed by "
+                  "%.3g); an algebraic loop without a fixed point?", INIT_SWEEPS, worst_sub, worst_in, worst);
+    for (int k = 0; k < sys->n; ++k) {
+        hymo_error e;
+        const hymo_status sk = hymo_fmu_exit_initialization(sys->subs[k], &e);
+        if (sk != HYMO_OK && st == HYMO_OK)
+            st = fail(c, at, "connections", HYMO_ERR_MODEL, "initialization of subsystem '%s': %s", sys->sub_name[k],
+                      e.message);
+    }
+    free(y), free(coef), free(y0), free(u0);
+    return st;
 }
 
 /* scheme gauss-seidel: stages from order: (names or lists of names). */
@@ -499,6 +576,59 @@ static hymo_status find_bonds(ctx_t *c, const hymo_model *model, const yaml_node
     return HYMO_OK;
 }
 
+/* Growth criterion (docs/cosimulation.md "System files", growth:) of a
+ * system without power bonds, whose energy tests see nothing: after step n,
+ * output i is unstable when |y_i| > growth x max(L_i, nominal_i), L_i its
+ * largest magnitude up to step q, the largest power of two <= n/2 (a time
+ * between t/4 and t/2), nominal_i its FMI nominal value (1 unless given: an
+ * output at round-off level that starts moving is no blow-up).  Exponential
+ * growth passes any factor within a few doublings of t; growth like t^k
+ * changes |y| by 2^k to 4^k between the reference and now. */
+static void growth_begin(hymo_cosim_system *sys)
+{
+    for (int k = 0, j = 0; k < sys->n; j += sys->subs[k++]->n_outputs) {
+        const double *y = hymo_master_outputs(sys->m, k);
+        for (int i = 0; i < sys->subs[k]->n_outputs; ++i) {
+            sys->y_max[j + i] = fabs(y[i]);
+            sys->y_nom[j + i] = hymo_fmu_output_nominal(sys->subs[k], i);
+        }
+    }
+    memcpy(sys->y_lvl, sys->y_max, (size_t)sys->ny * sizeof(double));
+    memcpy(sys->y_lvl_prev, sys->y_max, (size_t)sys->ny * sizeof(double));
+    sys->t_lvl_prev = 0.0;
+}
+
+static int growth_unstable(void *ctx, double t, long step, char *reason, size_t len)
+{
+    hymo_cosim_system *sys = ctx;
+    const int pow2 = (step & (step - 1)) == 0;
+    int bad = -1, bad_k = 0, bad_i = 0;
+    for (int k = 0, j = 0; k < sys->n; j += sys->subs[k++]->n_outputs) {
+        const double *y = hymo_master_outputs(sys->m, k);
+        for (int i = 0; i < sys->subs[k]->n_outputs; ++i) {
+            const double a = fabs(y[i]), L = fmax(sys->y_lvl_prev[j + i], sys->y_nom[j + i]);
+            if (a > sys->y_max[j + i]) sys->y_max[j + i] = a;
+            if (bad < 0 && a > sys->growth * L) bad = j + i, bad_k = k, bad_i = i;
+        }
+    }
+    if (bad >= 0) {
+        const hymo_subsystem *sb = sys->subs[bad_k];
+        const hymo_variable *v = sb->ops->variable(sb, hymo_fmu_output_variable(sb, bad_i));
+        snprintf(reason, len,
+                 "t = %.6g s (step %ld): output %s.%s = %.4g grew beyond %g x its largest magnitude %.4g up to t = "
+                 "%.6g s (nominal %g; growth criterion of a system without power bonds)",
+                 t, step, sys->sub_name[bad_k], v ? v->name : "?", hymo_master_outputs(sys->m, bad_k)[bad_i],
+                 sys->growth, sys->y_lvl_prev[bad], sys->t_lvl_prev, sys->y_nom[bad]);
+        return 1;
+    }
+    if (pow2) { /* the reference level moves on to the previous power of two */
+        memcpy(sys->y_lvl_prev, sys->y_lvl, (size_t)sys->ny * sizeof(double));
+        memcpy(sys->y_lvl, sys->y_max, (size_t)sys->ny * sizeof(double));
+        sys->t_lvl_prev = step == 1 ? 0.0 : 0.5 * t;
+    }
+    return 0;
+}
+
 static char *read_text(const char *path, hymo_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -528,8 +658,8 @@ static char *read_text(const char *path, hymo_error *err)
 
 static hymo_status load(ctx_t *c, const char *path)
 {
-    static const char *const keys[] = {"name",      "H",      "t_end",    "scheme",      "order",
-                                       "extrapolation", "reference", "output", "model",     "subsystems", "connections", NULL};
+    static const char *const keys[] = {"name",   "H",     "t_end",      "scheme",      "order",  "extrapolation",
+                                       "growth", "reference", "output", "model", "subsystems", "connections", NULL};
     hymo_cosim_system *sys = c->sys;
     if (!(sys->text = read_text(path, c->err))) return c->err ? c->err->code : HYMO_ERR_IO;
     hymo_sha256_hex(sys->text, strlen(sys->text), sys->sha256);
@@ -584,6 +714,12 @@ static hymo_status load(ctx_t *c, const char *path)
     if ((n = map_get(c, root, "extrapolation")) && (st = rd_order(c, n, "extrapolation", &sys->order)) != HYMO_OK)
         return st;
     sys->opt.approx = (hymo_approx_kind)sys->order;
+    sys->growth = 1e6;
+    if ((n = map_get(c, root, "growth"))) {
+        if ((st = rd_number(c, n, "growth", &sys->growth)) != HYMO_OK) return st;
+        if (!(sys->growth == 0.0 || sys->growth > 1.0))
+            return fail(c, n, "growth", HYMO_ERR_MODEL, "%g: a factor above 1, or 0 (no growth criterion)", sys->growth);
+    }
     char p[PATH_MAX];
     if ((n = map_get(c, root, "reference"))) {
         if ((st = rd_string(c, n, "reference", &s)) != HYMO_OK) return st;
@@ -603,6 +739,7 @@ static hymo_status load(ctx_t *c, const char *path)
     if (!(n = map_get(c, root, "connections")))
         return fail(c, root, "connections", HYMO_ERR_MODEL, "missing (a list of {from: SUB.OUTPUT, to: SUB.INPUT})");
     if ((st = load_connections(c, n)) != HYMO_OK) return st;
+    if ((st = initialize(c, n)) != HYMO_OK) return st;
     if ((st = load_stages(c, map_get(c, root, "order"))) != HYMO_OK) return st;
     hymo_model *model = NULL;
     yaml_node_t *mn = map_get(c, root, "model");
@@ -632,6 +769,14 @@ static hymo_status load(ctx_t *c, const char *path)
         if (st == HYMO_OK) st = hymo_master_set_input_approx(sys->m, k, -1, sys->sub_order[k], 0, &e);
     }
     if (st != HYMO_OK) return hymo_error_set(c->err, st, "%s: %s", path, e.message);
+    if (sys->n_bonds == 0 && sys->growth > 0.0) {
+        for (int k = 0; k < sys->n; ++k) sys->ny += sys->subs[k]->n_outputs;
+        const size_t ny = (size_t)sys->ny + 1;
+        if (!(sys->y_max = calloc(ny, sizeof(double))) || !(sys->y_lvl = calloc(ny, sizeof(double))) ||
+            !(sys->y_lvl_prev = calloc(ny, sizeof(double))) || !(sys->y_nom = calloc(ny, sizeof(double))))
+            return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+        growth_begin(sys);
+    }
     return HYMO_OK;
 }
 
@@ -738,7 +883,9 @@ hymo_status hymo_cosim_system_run(hymo_cosim_system *sys, const hymo_reference *
                                     .output_name = output_name,
                                     .attrs = system_attrs,
                                     .attrs_ctx = sys,
-                                    .abort_status = HYMO_ERR_MODEL};
+                                    .abort_status = HYMO_ERR_MODEL,
+                                    .unstable = sys->y_max ? growth_unstable : NULL,
+                                    .unstable_ctx = sys};
     return hymo_cosim_drive(&setup, ref, out_path, summary, err);
 }
 
@@ -768,6 +915,10 @@ void hymo_cosim_system_free(hymo_cosim_system *sys)
     free(sys->fmu);
     free(sys->links);
     free(sys->bonds);
+    free(sys->y_max);
+    free(sys->y_lvl);
+    free(sys->y_lvl_prev);
+    free(sys->y_nom);
     free(sys->text);
     free(sys->reference);
     free(sys->output);

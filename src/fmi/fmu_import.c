@@ -18,6 +18,7 @@
 #include <zip.h>
 
 #include "fmi2.h"
+#include "number.h"
 #include "text_line.h"
 #include "hymo/fmu.h"
 
@@ -36,6 +37,7 @@ enum { C_LOCAL, C_PARAMETER, C_CALCULATED, C_INPUT, C_OUTPUT, C_INDEPENDENT };
 typedef struct {
     char *name, *description, *unit;
     fmi2ValueReference vr;
+    double nominal; /* a Real's nominal value (1 unless given) */
     int type, causality, typed; /* typed: its type element was seen */
     int line;
 } fmu_var;
@@ -59,6 +61,7 @@ typedef struct {
     fmi2CallbackFunctions callbacks;
     fmi2Component c;
     int initialized, dead; /* dead: fmi2Fatal, nothing may be called */
+    int in_init;           /* in initialization mode (hymo_fmu_subsystem_open) */
     double t;
     double *der;   /* n_in: derivative values for SetRealInputDerivatives */
     int der_set[HYMO_POLY_TERMS]; /* order k was set non-zero last time */
@@ -314,6 +317,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **a)
         v->description = dup_str(d ? d : "");
         v->unit = dup_str("");
         v->vr = (fmi2ValueReference)r;
+        v->nominal = 1.0;
         v->causality = cause;
         v->line = (int)XML_GetCurrentLineNumber(x->p);
         if (!v->name || !v->description || !v->unit) FAILX(HYMO_ERR_NOMEM, "out of memory");
@@ -328,10 +332,14 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **a)
                 if (v->typed) FAILX(HYMO_ERR_PARSE, "ScalarVariable '%s' has two types", v->name);
                 v->type = k;
                 v->typed = 1;
-                const char *u = attr(a, "unit");
+                const char *u = attr(a, "unit"), *nom = attr(a, "nominal");
                 if (u && k == T_REAL) {
                     free(v->unit);
                     if (!(v->unit = dup_str(u))) FAILX(HYMO_ERR_NOMEM, "out of memory");
+                }
+                if (nom && k == T_REAL) {
+                    if (!hymo_parse_number(nom, 0, &v->nominal) || !(v->nominal > 0.0))
+                        FAILX(HYMO_ERR_PARSE, "ScalarVariable '%s': nominal '%s' is not a positive number", v->name, nom);
                 }
             }
     }
@@ -689,6 +697,13 @@ int hymo_fmu_output_variable(const hymo_subsystem *sub, int i)
     return ((const fmu_impl *)sub->impl)->out[i];
 }
 
+double hymo_fmu_output_nominal(const hymo_subsystem *sub, int i)
+{
+    if (!sub || i < 0 || i >= sub->n_outputs) return NAN;
+    const fmu_impl *fi = sub->impl;
+    return fi->var[fi->out[i]].nominal;
+}
+
 int hymo_fmu_free_input(hymo_subsystem *sub, int i)
 {
     if (!sub || i < 0 || i >= sub->n_inputs) return -1;
@@ -827,9 +842,10 @@ static hymo_status set_parameter(fmu_impl *fi, const hymo_fmu_parameter *p, hymo
     return fail(err, HYMO_ERR_ARGUMENT, fi, "'%s' is a String: it cannot be set from a number", p->name);
 }
 
-hymo_status hymo_fmu_subsystem_create(const char *path, const char *name, double start_time,
-                                      const hymo_fmu_parameter *params, int n_params, hymo_subsystem **out,
-                                      hymo_error *err)
+/* Loads and instantiates the FMU, sets up the experiment and the
+ * parameters, and enters initialization mode (fi->in_init). */
+static hymo_status open_fmu(const char *path, const char *name, double start_time, const hymo_fmu_parameter *params,
+                            int n_params, hymo_subsystem **out, hymo_error *err)
 {
     *out = NULL;
     if (!path || !*path) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "FMU: no path given");
@@ -882,10 +898,7 @@ hymo_status hymo_fmu_subsystem_create(const char *path, const char *name, double
     for (int k = 0; k < n_params && st == HYMO_OK; ++k) st = set_parameter(fi, &params[k], err);
     if (st == HYMO_OK)
         st = check(fi, fi->api.fmi2EnterInitializationMode(fi->c), "fmi2EnterInitializationMode", err);
-    if (st == HYMO_OK) {
-        fi->initialized = 1;
-        st = check(fi, fi->api.fmi2ExitInitializationMode(fi->c), "fmi2ExitInitializationMode", err);
-    }
+    if (st == HYMO_OK) fi->in_init = 1;
 done:
     if (st != HYMO_OK) {
         fmu_destroy(sub);
@@ -893,4 +906,39 @@ done:
     }
     *out = sub;
     return HYMO_OK;
+}
+
+hymo_status hymo_fmu_subsystem_open(const char *path, const char *name, double start_time,
+                                    const hymo_fmu_parameter *params, int n_params, hymo_subsystem **out,
+                                    hymo_error *err)
+{
+    return open_fmu(path, name, start_time, params, n_params, out, err);
+}
+
+hymo_status hymo_fmu_exit_initialization(hymo_subsystem *sub, hymo_error *err)
+{
+    fmu_impl *fi = sub->impl;
+    if (!fi->in_init) return fail(err, HYMO_ERR_ARGUMENT, fi, "not in initialization mode");
+    if (fi->pending != HYMO_OK) { /* a failed fmi2SetReal during initialization */
+        const hymo_status p = fi->pending;
+        fi->pending = HYMO_OK;
+        return hymo_error_set(err, p, "%s", fi->pending_msg);
+    }
+    log_reset(fi);
+    hymo_status st = check(fi, fi->api.fmi2ExitInitializationMode(fi->c), "fmi2ExitInitializationMode", err);
+    if (st == HYMO_OK) fi->in_init = 0, fi->initialized = 1;
+    return st;
+}
+
+hymo_status hymo_fmu_subsystem_create(const char *path, const char *name, double start_time,
+                                      const hymo_fmu_parameter *params, int n_params, hymo_subsystem **out,
+                                      hymo_error *err)
+{
+    hymo_status st = open_fmu(path, name, start_time, params, n_params, out, err);
+    if (st != HYMO_OK) return st;
+    if ((st = hymo_fmu_exit_initialization(*out, err)) != HYMO_OK) {
+        fmu_destroy(*out);
+        *out = NULL;
+    }
+    return st;
 }

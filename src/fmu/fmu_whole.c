@@ -96,22 +96,39 @@ static hymo_status apply_inputs(whole_impl *w, int force, hymo_error *err)
     return st;
 }
 
+/* A communication step H from t.  On the engine's grid (t = step dt) with
+ * H a whole multiple of dt: H/dt steps of dt.  Otherwise the step is
+ * re-divided into n = ceil(H/dt) equal steps of H/n <= dt, the engine
+ * landing on each end t + j H/n through its shortened-last-step rule
+ * (hymo_engine_step_end: the end time is set to the sub-step's end and
+ * restored after it); the run then follows the grid of the communication
+ * points, so a constant H gives the steps of `hymo run --dt H/n`. */
 static hymo_status whole_do_step(hymo_subsystem *sub, double t, double H, hymo_error *err)
 {
     whole_impl *w = sub->impl;
     hymo_sim *sim = w->sim;
     const double dt = sim->opt.dt;
-    const long k = hymo_steps_per_communication(H, dt);
-    if (k == 0)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "t = %.9g s: communication step %.9g s is not a whole multiple of the step dt = %g s", t,
-                              H, dt);
+    if (!(H > 0.0) || !isfinite(H))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t = %.9g s: communication step %g s must be positive", t, H);
     if (fabs(t - sim->state.t) > 1e-9 * dt)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "communication point %.9g s is not the FMU's time %.9g s", t,
                               sim->state.t);
     hymo_status st = apply_inputs(w, w->restart_pending, err);
     w->restart_pending = 0;
-    for (long j = 0; j < k && st == HYMO_OK; ++j) st = hymo_sim_step(sim, err);
+    const long k = hymo_steps_per_communication(H, dt);
+    if (k > 0 && fabs(sim->state.t - (double)sim->state.step * dt) <= 1e-9 * dt) {
+        for (long j = 0; j < k && st == HYMO_OK; ++j) st = hymo_sim_step(sim, err);
+        return st;
+    }
+    const double ratio = H / dt, nr = ceil(ratio - 1e-9 * ratio);
+    if (nr > 1e9) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t = %.9g s: communication step %g s is too long", t, H);
+    const long n = nr < 1.0 ? 1 : (long)nr;
+    const double t_end = sim->opt.t_end;
+    for (long j = 1; j <= n && st == HYMO_OK; ++j) {
+        sim->opt.t_end = j == n ? t + H : t + (double)j * (H / (double)n);
+        st = hymo_sim_step(sim, err);
+    }
+    sim->opt.t_end = t_end;
     return st;
 }
 
