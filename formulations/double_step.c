@@ -17,6 +17,13 @@
 #define INNER_TOL 1e-10
 #define INNER_MAX_ITER 25
 #define RESELECT_EVERY 8
+/* A singular position: the best independent set's smallest pivot below
+ * this fraction of its value at the start (every set's Phi_d near
+ * singular, e.g. a parallelogram's links in one line).  With a dense Phi_d
+ * the current set's smallest LU pivot is watched every step, and the
+ * re-selection check runs at once when it falls below this fraction of its
+ * start value. */
+#define SINGULAR_FRACTION 1e-3
 
 typedef struct {
     hymo_partition pt;
@@ -35,6 +42,14 @@ typedef struct {
      * (kin.mass_lazy); v: nz scratch (a column of R) */
     int products;
     double *v;
+    /* singular positions: the best set's and the current set's smallest
+     * pivots at the start (rank pivots; LU pivots of a dense Phi_d), the
+     * checks that found the best set below SINGULAR_FRACTION of its start
+     * (the first time, the smallest ratio and its time) and the report */
+    double best0, lu0;
+    long n_singular;
+    double t_singular, singular_min, t_singular_min;
+    char singular[256];
 } ds_content;
 
 /* Independent sets the log holds in full (each ni names + its start time). */
@@ -146,12 +161,45 @@ static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, 
     return HYMO_OK;
 }
 
+/* The smallest |U_kk| of the dense LU of Phi_d (its reciprocals are
+ * stored); INFINITY with KLU's factors or without constraints. */
+static double lu_min_pivot(const hymo_partition *pt)
+{
+    double p = INFINITY;
+    if (pt->sp || pt->m == 0) return p;
+    for (int k = 0; k < pt->m; ++k) {
+        const double d = 1.0 / fabs(pt->phid_lu[k * pt->m + k]);
+        if (d < p) p = d;
+    }
+    return p;
+}
+
+/* The best available set's and the current set's smallest rank pivots
+ * (0 where the rank is not reached). */
+static void rank_pivots(ds_content *c, const hymo_mb *mb, double *best, double *cur)
+{
+    hymo_partition *pt = &c->pt;
+    const int rank = pt->m, nz = mb->nz;
+    const hymo_csr a = hymo_constraints_csr(mb->con, mb->phi_zv);
+    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, best) < rank) *best = 0.0;
+    for (int j = 0; j < nz; ++j) pt->mask2[j] = 0;
+    for (int r = 0; r < rank; ++r) pt->mask2[pt->dep[r]] = 1;
+    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->mask2, pt->mask, pt->row_mask, rank, 0.0, cur) < rank) *cur = 0.0;
+}
+
 static hymo_status ds_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err)
 {
     ds_content *c = f->content;
     c->products = mb->nz + mb->m >= HYMO_KKT_SPARSE_MIN && c->pt.m > 0 && mb->model->n_drivers == 0;
     if (c->products) mb->kin.mass_lazy = 1; /* the engine's KKT matrix takes M''s entries from the tree too */
-    return select_partition(c, mb, t, err);
+    hymo_status st = select_partition(c, mb, t, err);
+    if (st != HYMO_OK || mb->m == 0) return st;
+    double cur;
+    rank_pivots(c, mb, &c->best0, &cur);
+    c->lu0 = lu_min_pivot(&c->pt);
+    /* rank_pivots leaves the masks of the best set: the partition's own are
+     * not used again before the next selection sets them */
+    return HYMO_OK;
 }
 
 static void ds_begin_step(hymo_formulation *f, hymo_mb *mb) { (void)f, (void)mb; }
@@ -364,20 +412,20 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
                                   hymo_error *err)
 {
     ds_content *c = f->content;
-    hymo_partition *pt = &c->pt;
-    const int m = mb->m, nz = mb->nz, rank = pt->m;
     *unknowns_changed = 0;
-    if (m == 0) return HYMO_OK;
+    if (mb->m == 0) return HYMO_OK;
     /* quality of the current partition vs the best available one, checked
-     * every RESELECT_EVERY steps (pivots change slowly at these step sizes);
-     * rank pivots (the redundant rows give none) */
-    if (step % RESELECT_EVERY != 0) return HYMO_OK;
+     * every RESELECT_EVERY steps (pivots change slowly at these step sizes)
+     * and at once where the current set's LU pivot collapses; rank pivots
+     * (the redundant rows give none) */
+    if (step % RESELECT_EVERY != 0 && !(lu_min_pivot(&c->pt) < SINGULAR_FRACTION * c->lu0)) return HYMO_OK;
     double best, cur;
-    const hymo_csr a = hymo_constraints_csr(mb->con, mb->phi_zv);
-    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank) best = 0.0;
-    for (int j = 0; j < nz; ++j) pt->mask2[j] = 0;
-    for (int r = 0; r < rank; ++r) pt->mask2[pt->dep[r]] = 1;
-    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->mask2, pt->mask, pt->row_mask, rank, 0.0, &cur) < rank) cur = 0.0;
+    rank_pivots(c, mb, &best, &cur);
+    if (best < SINGULAR_FRACTION * c->best0) { /* no set avoids it: a singular position */
+        const double ratio = best / c->best0;
+        if (c->n_singular++ == 0) c->t_singular = t, c->singular_min = INFINITY;
+        if (ratio < c->singular_min) c->singular_min = ratio, c->t_singular_min = t;
+    }
     if (cur >= mb->reselect_ratio * best) return HYMO_OK;
     hymo_status st = select_partition(c, mb, t, err); /* logged with the time at which the new set starts */
     if (st != HYMO_OK) return st;
@@ -396,6 +444,19 @@ static int ds_independent(const hymo_formulation *f, const int **indices)
 }
 
 static const char *ds_log(const hymo_formulation *f) { return ((const ds_content *)f->content)->log; }
+/* "" or: how many checks found every independent set near singular, the
+ * first, and the smallest pivot ratio (formatted when asked: summaries) */
+static const char *ds_singular(const hymo_formulation *f)
+{
+    ds_content *c = f->content;
+    c->singular[0] = '\0';
+    if (c->n_singular > 0)
+        snprintf(c->singular, sizeof c->singular,
+                 "double-step: at %ld checks from t = %.6g s every independent set's pivot below %g of its start "
+                 "value (down to %.2g at t = %.6g s): not avoidable by re-selection",
+                 c->n_singular, c->t_singular, SINGULAR_FRACTION, c->singular_min, c->t_singular_min);
+    return c->singular;
+}
 static int ds_reselections(const hymo_formulation *f) { return ((const ds_content *)f->content)->reselections; }
 static double ds_penalty_factor(const hymo_formulation *f, const hymo_mb *mb) { return (void)f, (void)mb, 0.0; }
 
@@ -417,6 +478,7 @@ const hymo_formulation_ops hymo_double_step_ops = {
     .independent = ds_independent,
     .log = ds_log,
     .reselections = ds_reselections,
+    .singular = ds_singular,
     .penalty_factor = ds_penalty_factor,
     .ode_pack = ds_ode_pack,
     .ode_unpack = ds_ode_unpack,

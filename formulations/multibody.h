@@ -244,6 +244,9 @@ typedef struct {
     /* run log: independent sets with their start times; re-selections */
     const char *(*log)(const hymo_formulation *f);
     int (*reselections)(const hymo_formulation *f);
+    /* singular positions the formulation met and could not leave (one
+     * line, "" if none); NULL: none possible */
+    const char *(*singular)(const hymo_formulation *f);
     /* penalty factor used (reference header), 0 if none */
     double (*penalty_factor)(const hymo_formulation *f, const hymo_mb *mb);
     /* ODE form (variable-step integrators): the independent coordinates q,
