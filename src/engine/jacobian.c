@@ -335,7 +335,7 @@ const hymo_newton_test_ops hymo_newton_seed_ops = {
 #define STAGNATION 1e-5
 #define STAGNATION_THETA 0.9
 /* at the last iteration allowed: 1e-10 rad with the default tolerance */
-#define LAST_TARGET 1e-3
+#define LAST_TARGET 1e-2
 
 static void contractive_begin(hymo_sim *sim, const double *x)
 {

@@ -4,6 +4,7 @@ bench/gen_models.py parallelogram N) and the table of hymo's runs against it.
 
     parallelogram.py check FILE.h5            one hymo file: max |dz|, estimate/true, drift
     parallelogram.py table [--hymo BIN] [--n 1 2 10] [--dt 1e-3 5e-4 2.5e-4] [--t-end 20] [--json OUT]
+                           [--formulation double-step penalty] [--jacobian numeric fast]
 
 N parallelogram four-bars in series: N+1 cranks (uniform rods, length R,
 mass MC, hinged on the ground L apart) and N couplers (uniform rods, length
@@ -92,8 +93,8 @@ def table(args):
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.n:
             model = os.path.join(ROOT, "tests", "models", "parallelogram%d.yaml" % n)
-            for form in ("double-step", "penalty"):
-                for jac in ("numeric", "fast"):
+            for form in args.formulation:
+                for jac in args.jacobian:
                     for dt in args.dt:
                         out = os.path.join(tmp, "r.h5")
                         cmd = [args.hymo, "run", model, "--formulation", form, "--jacobian", jac, "--dt", repr(dt),
@@ -126,6 +127,8 @@ def main(argv=None):
     t.add_argument("--n", type=int, nargs="+", default=[1, 2, 10])
     t.add_argument("--dt", type=float, nargs="+", default=[1e-3, 5e-4, 2.5e-4])
     t.add_argument("--t-end", type=float, default=20.0)
+    t.add_argument("--formulation", nargs="+", default=["double-step", "penalty"])
+    t.add_argument("--jacobian", nargs="+", default=["numeric", "fast"])
     t.add_argument("--json")
     a = ap.parse_args(argv)
     if a.cmd == "check":
