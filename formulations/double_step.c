@@ -23,7 +23,7 @@
  * the current set's smallest LU pivot is watched every step, and the
  * re-selection check runs at once when it falls below this fraction of its
  * start value. */
-#define SINGULAR_FRACTION 1e-3
+#define SINGULAR_FRACTION 1e-2
 
 typedef struct {
     hymo_partition pt;

@@ -7,7 +7,7 @@ horizontal, where Phi_z loses one rank per loop, ~18 times in 20 s.
 
 What holds (asserted):
   - the exact solution: 17-20 crossings in 20 s for N = 1, 2, 10, energy
-    kept to 1e-10 J;
+    kept to 1e-9 J (of 30-400 J);
   - the initial rate is reported (root attribute initial_rates, nothing
     changed) and every double-step run says where it met singular positions
     (root attribute singular_positions);
@@ -60,7 +60,7 @@ def test_exact_solution(n):
     th, w = sol(t)
     assert 17 <= parallelogram.crossings(th) <= 20
     e = energy(th, w)
-    assert np.max(np.abs(e - e[0])) < 1e-10
+    assert np.max(np.abs(e - e[0])) < 1e-9
 
 
 @pytest.mark.parametrize("n", [1, 2, 10])
