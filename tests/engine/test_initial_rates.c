@@ -15,6 +15,8 @@
  *   cranks, its negative for the coupler), and the summary says "1 given"
  *   with no change; a dependent rate given inconsistently (7 instead of 5)
  *   is replaced and the change (2) reported.
+ * - A double pendulum started with rates on both joints: the accelerations
+ *   at t = 0 are Lagrange's with their velocity terms (to 1e-10).
  * - A model without rates starts at rest and its summary has no line. */
 #include <math.h>
 #include <stdio.h>
@@ -158,6 +160,48 @@ static void test_parallelogram_projection(void **state)
     check_parallelogram(", rate: 7", "2 given; kept: q0; largest change of a given rate 2 (q1)");
 }
 
+/* A double pendulum of point masses (m1 = 1 kg at l1 = 1 m, m2 = 2 kg at
+ * l2 = 0.7 m further) at z = (-60 deg, 50 deg) with rates (2, -3) rad/s:
+ * the accelerations at t = 0 carry the velocity terms of Lagrange's
+ * equations in the absolute angles th1 = z1, th2 = z1 + z2:
+ *   (m1 + m2) l1^2 a1 + m2 l1 l2 c a2 = -m2 l1 l2 s w2^2 - (m1 + m2) g l1 cos th1
+ *   m2 l1 l2 c a1 + m2 l2^2 a2 = m2 l1 l2 s w1^2 - m2 g l2 cos th2
+ * with c, s = cos, sin (th1 - th2). */
+static void test_double_pendulum_accelerations(void **state)
+{
+    (void)state;
+    static const char *text = "format: 2\nname: rate_double\ngravity: [0, -9.81, 0]\nbodies:\n"
+                              "  - name: b1\n"
+                              "    joint: {name: z1, type: revolute, parent: ground, location: [0, 0, 0], axis: [0, 0, 1],\n"
+                              "            initial: -60 deg, rate: 2}\n"
+                              "    mass: 0\n    point_masses: [{mass: 1, at: [1, 0, 0]}]\n"
+                              "  - name: b2\n"
+                              "    joint: {name: z2, type: revolute, parent: b1, location: [1, 0, 0], axis: [0, 0, 1],\n"
+                              "            initial: 50 deg, rate: -3}\n"
+                              "    mass: 0\n    point_masses: [{mass: 2, at: [0.7, 0, 0]}]\n";
+    const double m1 = 1.0, m2 = 2.0, l1 = 1.0, l2 = 0.7, th1 = -60.0 * PI / 180.0, th2 = -10.0 * PI / 180.0;
+    const double w1 = 2.0, w2 = 2.0 - 3.0, c = cos(th1 - th2), sn = sin(th1 - th2);
+    const double a11 = (m1 + m2) * l1 * l1, a12 = m2 * l1 * l2 * c, a22 = m2 * l2 * l2;
+    const double b1 = -m2 * l1 * l2 * sn * w2 * w2 - (m1 + m2) * G * l1 * cos(th1);
+    const double b2 = m2 * l1 * l2 * sn * w1 * w1 - m2 * G * l2 * cos(th2);
+    const double det = a11 * a22 - a12 * a12, acc1 = (b1 * a22 - a12 * b2) / det, acc2 = (a11 * b2 - a12 * b1) / det;
+    hymo_model *m = test_load_text(text, "rate_double");
+    for (int f = 0; f < 2; ++f) {
+        hymo_run_options opt;
+        hymo_run_options_default(&opt, m);
+        opt.formulation = (hymo_formulation_kind)f;
+        hymo_sim *sim = test_sim_create(m, &opt);
+        const double *zd = hymo_sim_zd(sim), *zdd = hymo_sim_zdd(sim);
+        printf("double pendulum, formulation %d: zdd %.17g %.17g (Lagrange %.17g %.17g)\n", f, zdd[0], zdd[1], acc1,
+               acc2 - acc1);
+        assert_true(zd[0] == 2.0 && zd[1] == -3.0);
+        assert_true(fabs(zdd[0] - acc1) < 1e-10 * (1.0 + fabs(acc1)));
+        assert_true(fabs(zdd[1] - (acc2 - acc1)) < 1e-10 * (1.0 + fabs(acc2 - acc1)));
+        hymo_sim_free(sim);
+    }
+    hymo_model_free(m);
+}
+
 static void test_at_rest_without_rates(void **state)
 {
     (void)state;
@@ -176,6 +220,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pendulum_closed_form),
         cmocka_unit_test(test_parallelogram_projection),
+        cmocka_unit_test(test_double_pendulum_accelerations),
         cmocka_unit_test(test_at_rest_without_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
