@@ -24,6 +24,15 @@
  * re-selection check runs at once when it falls below this fraction of its
  * start value. */
 #define SINGULAR_FRACTION 1e-2
+/* Near a singular position (the last step's LU pivot below
+ * SINGULAR_FRACTION of the start's) the position solve takes an iterate
+ * whose max |Phi| is at or below PHI_FLOOR as it is: a correction there is
+ * Phi_d^-1 applied to Phi's rounding, eps/pivot, and the rates and
+ * accelerations R_d and Phi_d^-1 gamma amplify that position error by
+ * 1/pivot and 1/pivot^2 again (one loop at 0.5 ms: a step landing at
+ * sin(theta) = 1.9e-5 of a crossing took 3e-12 rad from the correction, 2 %
+ * off its acceleration and 6.7e-4 J of energy). */
+#define PHI_FLOOR 1e-13
 
 typedef struct {
     hymo_partition pt;
@@ -47,6 +56,7 @@ typedef struct {
      * checks that found the best set below SINGULAR_FRACTION of its start
      * (the first time, the smallest ratio and its time) and the report */
     double best0, lu0;
+    int near_singular; /* the last step's LU pivot below SINGULAR_FRACTION of lu0 */
     long n_singular;
     double t_singular, singular_min, t_singular_min;
     char singular[256];
@@ -221,7 +231,7 @@ static void ds_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
  * Newton; leaves the kinematic positions, phi, phi_z and the factorisation
  * at zn. */
 static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double *base, const double *q, double t,
-                                   hymo_error *err)
+                                   double phi_floor, hymo_error *err)
 {
     const int ni = pt->ni;
     double *u = pt->work + mb->m; /* ni scratch (the factorisation uses the first m <= mb->m) */
@@ -235,7 +245,7 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
         mb->zn[j] = base ? base[j] + q[k] : q[k];
     }
     if (hymo_partition_solve_positions(pt, &mb->kin, mb->model, mb->con, mb->zn, mb->phi, mb->phi_zv,
-                                       INNER_MAX_ITER, INNER_TOL))
+                                       INNER_MAX_ITER, INNER_TOL, phi_floor))
         return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
                               "t = %.6g s: dependent coordinates did not converge (max |Phi| = %.3g)", t,
                               hymo_norm_inf(mb->m, mb->phi));
@@ -265,9 +275,10 @@ static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
 
 static hymo_status ds_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
 {
-    hymo_partition *pt = &((ds_content *)f->content)->pt;
+    ds_content *c = f->content;
+    hymo_partition *pt = &c->pt;
     const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
-    hymo_status st = solve_positions(pt, mb, mb->z, x, t, err);
+    hymo_status st = solve_positions(pt, mb, mb->z, x, t, c->near_singular ? PHI_FLOOR : 0.0, err);
     if (st != HYMO_OK) return st;
     for (int k = 0; k < pt->ni; ++k) { /* trapezoidal rule in the independent coordinates */
         const int j = pt->indep[k];
@@ -292,8 +303,9 @@ static void ds_ode_pack(const hymo_formulation *f, const hymo_mb *mb, double *q,
 static hymo_status ds_ode_unpack(hymo_formulation *f, hymo_mb *mb, const double *q, const double *v,
                                  const double *a, double t, hymo_error *err)
 {
-    hymo_partition *pt = &((ds_content *)f->content)->pt;
-    hymo_status st = solve_positions(pt, mb, NULL, q, t, err);
+    ds_content *c = f->content;
+    hymo_partition *pt = &c->pt;
+    hymo_status st = solve_positions(pt, mb, NULL, q, t, c->near_singular ? PHI_FLOOR : 0.0, err);
     if (st != HYMO_OK) return st;
     for (int k = 0; k < pt->ni; ++k) {
         mb->zdn[pt->indep[k]] = v[k];
@@ -418,7 +430,8 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
      * every RESELECT_EVERY steps (pivots change slowly at these step sizes)
      * and at once where the current set's LU pivot collapses; rank pivots
      * (the redundant rows give none) */
-    if (step % RESELECT_EVERY != 0 && !(lu_min_pivot(&c->pt) < SINGULAR_FRACTION * c->lu0)) return HYMO_OK;
+    c->near_singular = lu_min_pivot(&c->pt) < SINGULAR_FRACTION * c->lu0;
+    if (step % RESELECT_EVERY != 0 && !c->near_singular) return HYMO_OK;
     double best, cur;
     rank_pivots(c, mb, &best, &cur);
     if (best < SINGULAR_FRACTION * c->best0) { /* no set avoids it: a singular position */
