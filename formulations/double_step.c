@@ -33,6 +33,12 @@
  * sin(theta) = 1.9e-5 of a crossing took 3e-12 rad from the correction, 2 %
  * off its acceleration and 6.7e-4 J of energy). */
 #define PHI_FLOOR 1e-13
+/* Closer still (the LU pivot below EXTRAP_FRACTION of the start's), the
+ * velocity term of the dependent accelerations, -Phi_d^-1 gamma, carries
+ * the rounding of the positions amplified by 1/pivot^3: there it is
+ * extrapolated linearly in time from the last two steps' values (a smooth
+ * function of time: second order at that step). */
+#define EXTRAP_FRACTION 1e-3
 
 typedef struct {
     hymo_partition pt;
@@ -57,10 +63,16 @@ typedef struct {
      * (the first time, the smallest ratio and its time) and the report */
     double best0, lu0;
     int near_singular; /* the last step's LU pivot below SINGULAR_FRACTION of lu0 */
+    /* -Phi_d^-1 gamma (m, in the order of dep) of the last evaluation and
+     * of the last two steps (times th[0] < th[1]; n_hist valid) */
+    double *cterm, *hist[2], th[2];
+    int n_hist;
     long n_singular;
     double t_singular, singular_min, t_singular_min;
     char singular[256];
 } ds_content;
+
+static double lu_min_pivot(const hymo_partition *pt);
 
 /* Independent sets the log holds in full (each ni names + its start time). */
 #define LOG_SETS 8
@@ -77,6 +89,10 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->log = calloc(c->log_cap, 1);
     c->rows = calloc((size_t)mb->nz + 1, sizeof(int));
     c->v = calloc((size_t)mb->nz + 1, sizeof(double));
+    c->cterm = calloc((size_t)mb->m + 1, sizeof(double));
+    c->hist[0] = calloc((size_t)mb->m + 1, sizeof(double));
+    c->hist[1] = calloc((size_t)mb->m + 1, sizeof(double));
+    if (!c->cterm || !c->hist[0] || !c->hist[1]) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     if (!c->MR || !c->names || !c->log || !c->rows || !c->v) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     const hymo_model *model = mb->model;
     if (mb->m > 0 && model->n_independent_hint == mb->nz - mb->con->rank) {
@@ -107,6 +123,7 @@ static void ds_destroy(hymo_formulation *f)
     hymo_partition_free(&c->pt);
     free(c->MR);
     free(c->v);
+    free(c->cterm), free(c->hist[0]), free(c->hist[1]);
     free(c->names);
     free(c->log);
     free(c->hint_dep);
@@ -171,19 +188,6 @@ static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, 
     return HYMO_OK;
 }
 
-/* The smallest |U_kk| of the dense LU of Phi_d (its reciprocals are
- * stored); INFINITY with KLU's factors or without constraints. */
-static double lu_min_pivot(const hymo_partition *pt)
-{
-    double p = INFINITY;
-    if (pt->sp || pt->m == 0) return p;
-    for (int k = 0; k < pt->m; ++k) {
-        const double d = 1.0 / fabs(pt->phid_lu[k * pt->m + k]);
-        if (d < p) p = d;
-    }
-    return p;
-}
-
 /* The best available set's and the current set's smallest rank pivots
  * (0 where the rank is not reached). */
 static void rank_pivots(ds_content *c, const hymo_mb *mb, double *best, double *cur)
@@ -224,6 +228,19 @@ static void ds_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
     for (int k = 0; k < pt->ni; ++k) x[k] = mb->zn[pt->indep[k]] - mb->z[pt->indep[k]];
 }
 
+/* The smallest |U_kk| of the dense LU of Phi_d (its reciprocals are
+ * stored); INFINITY with KLU's factors or without constraints. */
+static double lu_min_pivot(const hymo_partition *pt)
+{
+    double p = INFINITY;
+    if (pt->sp || pt->m == 0) return p;
+    for (int k = 0; k < pt->m; ++k) {
+        const double d = 1.0 / fabs(pt->phid_lu[k * pt->m + k]);
+        if (d < p) p = d;
+    }
+    return p;
+}
+
 /* zn from the independent coordinates q (base == NULL) or base + q (the
  * increments q from base = z): a first-order prediction of the dependent
  * ones with R of the last factorisation, z_d += R_d dz_i (leaves an O(dz^2)
@@ -255,7 +272,7 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
 /* The dependent rates and accelerations from the independent ones (zdn,
  * zddn at the independent indices): zd_d = R_d zd_i, zdd_d = R_d zdd_i -
  * Phi_d^{-1} gamma; leaves the kinematic velocities and gamma evaluated. */
-static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
+static void dependent_rates(ds_content *cn, hymo_partition *pt, hymo_mb *mb, double t, int extrapolate)
 {
     const int m = pt->m, ni = pt->ni; /* the kept rows (redundant ones left out) */
     double *w = pt->work, *u = pt->work + pt->m_all;
@@ -267,7 +284,12 @@ static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
         for (int r = 0; r < m; ++r) w[r] = mb->gamma[pt->rows[r]];
         hymo_partition_solve(pt, w);
-        for (int c = 0; c < m; ++c) mb->zddn[pt->dep[c]] = -w[c];
+        for (int c = 0; c < m; ++c) cn->cterm[c] = -w[c];
+        if (extrapolate && cn->n_hist == 2 && t > cn->th[1] && lu_min_pivot(pt) < EXTRAP_FRACTION * cn->lu0) {
+            const double r = (t - cn->th[1]) / (cn->th[1] - cn->th[0]);
+            for (int c = 0; c < m; ++c) cn->cterm[c] = cn->hist[1][c] + r * (cn->hist[1][c] - cn->hist[0][c]);
+        }
+        for (int c = 0; c < m; ++c) mb->zddn[pt->dep[c]] = cn->cterm[c];
         for (int k = 0; k < ni; ++k) u[k] = mb->zddn[pt->indep[k]];
         hymo_partition_add_dependent(pt, u, mb->zddn);
     }
@@ -286,7 +308,7 @@ static hymo_status ds_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
         mb->zdn[j] = a1 * dz - mb->zd[j];
         mb->zddn[j] = a2 * dz - 2.0 * a1 * mb->zd[j] - mb->zdd[j];
     }
-    dependent_rates(pt, mb);
+    dependent_rates(c, pt, mb, t, 1);
     return HYMO_OK;
 }
 
@@ -311,7 +333,7 @@ static hymo_status ds_ode_unpack(hymo_formulation *f, hymo_mb *mb, const double 
         mb->zdn[pt->indep[k]] = v[k];
         mb->zddn[pt->indep[k]] = a[k];
     }
-    dependent_rates(pt, mb);
+    dependent_rates(c, pt, mb, t, 0);
     return HYMO_OK;
 }
 
@@ -431,6 +453,13 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
      * and at once where the current set's LU pivot collapses; rank pivots
      * (the redundant rows give none) */
     c->near_singular = lu_min_pivot(&c->pt) < SINGULAR_FRACTION * c->lu0;
+    { /* the step's velocity term into the history */
+        double *oldest = c->hist[0];
+        c->hist[0] = c->hist[1], c->th[0] = c->th[1];
+        c->hist[1] = oldest, c->th[1] = t;
+        memcpy(c->hist[1], c->cterm, (size_t)c->pt.m * sizeof(double));
+        if (c->n_hist < 2) c->n_hist++;
+    }
     if (step % RESELECT_EVERY != 0 && !c->near_singular) return HYMO_OK;
     double best, cur;
     rank_pivots(c, mb, &best, &cur);
@@ -442,6 +471,7 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
     if (cur >= mb->reselect_ratio * best) return HYMO_OK;
     hymo_status st = select_partition(c, mb, t, err); /* logged with the time at which the new set starts */
     if (st != HYMO_OK) return st;
+    c->n_hist = 0; /* other dependent coordinates */
     c->reselections++;
     *unknowns_changed = 1;
     return HYMO_OK;
