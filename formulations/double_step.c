@@ -21,8 +21,9 @@
  * this fraction of its value at the start (every set's Phi_d near
  * singular, e.g. a parallelogram's links in one line).  With a dense Phi_d
  * the current set's smallest LU pivot is watched every step, and the
- * re-selection check runs at once when it falls below this fraction of its
- * start value. */
+ * re-selection check runs at once (not only every RESELECT_EVERY steps)
+ * when it falls below reselect_ratio of its start value: a fast crank
+ * passes its dead centre within fewer steps than that. */
 #define SINGULAR_FRACTION 1e-2
 /* Near a singular position (the last step's LU pivot below
  * SINGULAR_FRACTION of the start's) the position solve takes an iterate
@@ -452,7 +453,8 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
      * every RESELECT_EVERY steps (pivots change slowly at these step sizes)
      * and at once where the current set's LU pivot collapses; rank pivots
      * (the redundant rows give none) */
-    c->near_singular = lu_min_pivot(&c->pt) < SINGULAR_FRACTION * c->lu0;
+    const double lu_pivot = lu_min_pivot(&c->pt);
+    c->near_singular = lu_pivot < SINGULAR_FRACTION * c->lu0;
     { /* the step's velocity term into the history */
         double *oldest = c->hist[0];
         c->hist[0] = c->hist[1], c->th[0] = c->th[1];
@@ -460,7 +462,7 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
         memcpy(c->hist[1], c->cterm, (size_t)c->pt.m * sizeof(double));
         if (c->n_hist < 2) c->n_hist++;
     }
-    if (step % RESELECT_EVERY != 0 && !c->near_singular) return HYMO_OK;
+    if (step % RESELECT_EVERY != 0 && !(lu_pivot < mb->reselect_ratio * c->lu0)) return HYMO_OK;
     double best, cur;
     rank_pivots(c, mb, &best, &cur);
     if (best < SINGULAR_FRACTION * c->best0) { /* no set avoids it: a singular position */
