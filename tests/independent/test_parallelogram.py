@@ -14,7 +14,7 @@ What holds (asserted):
   - double-step completes on N = 1, 2, 10 at 1 ms through 20 s, and keeps
     the energy to 2e-4 J at 0.5 ms on N = 1, 2;
   - penalty + fast on N = 1: complete at 1, 0.5, 0.25 ms, error falling
-    3.5-4.5x per halving, estimate/true within [1/3, 3].
+    3.5-4.5x per halving, estimate/true within [1/3, 3];
   - double-step on N = 1, both Jacobians: second order (3.5-4.5x per
     halving) with estimate/true within [1/3, 3];
 What does not (strict xfail: a fix turns it into a failure to update):
