@@ -17,6 +17,29 @@
 #define INNER_TOL 1e-10
 #define INNER_MAX_ITER 25
 #define RESELECT_EVERY 8
+/* A singular position: the best independent set's smallest pivot below
+ * this fraction of its value at the start (every set's Phi_d near
+ * singular, e.g. a parallelogram's links in one line).  With a dense Phi_d
+ * the current set's smallest LU pivot is watched every step, and the
+ * re-selection check runs at once (not only every RESELECT_EVERY steps)
+ * when it falls below reselect_ratio of its start value: a fast crank
+ * passes its dead centre within fewer steps than that. */
+#define SINGULAR_FRACTION 1e-2
+/* Near a singular position (the last step's LU pivot below
+ * SINGULAR_FRACTION of the start's) the position solve takes an iterate
+ * whose max |Phi| is at or below PHI_FLOOR as it is: a correction there is
+ * Phi_d^-1 applied to Phi's rounding, eps/pivot, and the rates and
+ * accelerations R_d and Phi_d^-1 gamma amplify that position error by
+ * 1/pivot and 1/pivot^2 again (one loop at 0.5 ms: a step landing at
+ * sin(theta) = 1.9e-5 of a crossing took 3e-12 rad from the correction, 2 %
+ * off its acceleration and 6.7e-4 J of energy). */
+#define PHI_FLOOR 1e-13
+/* Closer still (the LU pivot below EXTRAP_FRACTION of the start's), the
+ * velocity term of the dependent accelerations, -Phi_d^-1 gamma, carries
+ * the rounding of the positions amplified by 1/pivot^3: there it is
+ * extrapolated linearly in time from the last two steps' values (a smooth
+ * function of time: second order at that step). */
+#define EXTRAP_FRACTION 1e-3
 
 typedef struct {
     hymo_partition pt;
@@ -35,7 +58,22 @@ typedef struct {
      * (kin.mass_lazy); v: nz scratch (a column of R) */
     int products;
     double *v;
+    /* singular positions: the best set's and the current set's smallest
+     * pivots at the start (rank pivots; LU pivots of a dense Phi_d), the
+     * checks that found the best set below SINGULAR_FRACTION of its start
+     * (the first time, the smallest ratio and its time) and the report */
+    double best0, lu0;
+    int near_singular; /* the last step's LU pivot below SINGULAR_FRACTION of lu0 */
+    /* -Phi_d^-1 gamma (m, in the order of dep) of the last evaluation and
+     * of the last two steps (times th[0] < th[1]; n_hist valid) */
+    double *cterm, *hist[2], th[2];
+    int n_hist;
+    long n_singular;
+    double t_singular, singular_min, t_singular_min;
+    char singular[256];
 } ds_content;
+
+static double lu_min_pivot(const hymo_partition *pt);
 
 /* Independent sets the log holds in full (each ni names + its start time). */
 #define LOG_SETS 8
@@ -52,6 +90,10 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->log = calloc(c->log_cap, 1);
     c->rows = calloc((size_t)mb->nz + 1, sizeof(int));
     c->v = calloc((size_t)mb->nz + 1, sizeof(double));
+    c->cterm = calloc((size_t)mb->m + 1, sizeof(double));
+    c->hist[0] = calloc((size_t)mb->m + 1, sizeof(double));
+    c->hist[1] = calloc((size_t)mb->m + 1, sizeof(double));
+    if (!c->cterm || !c->hist[0] || !c->hist[1]) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     if (!c->MR || !c->names || !c->log || !c->rows || !c->v) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     const hymo_model *model = mb->model;
     if (mb->m > 0 && model->n_independent_hint == mb->nz - mb->con->rank) {
@@ -82,6 +124,7 @@ static void ds_destroy(hymo_formulation *f)
     hymo_partition_free(&c->pt);
     free(c->MR);
     free(c->v);
+    free(c->cterm), free(c->hist[0]), free(c->hist[1]);
     free(c->names);
     free(c->log);
     free(c->hint_dep);
@@ -146,12 +189,32 @@ static hymo_status select_partition(ds_content *c, const hymo_mb *mb, double t, 
     return HYMO_OK;
 }
 
+/* The best available set's and the current set's smallest rank pivots
+ * (0 where the rank is not reached). */
+static void rank_pivots(ds_content *c, const hymo_mb *mb, double *best, double *cur)
+{
+    hymo_partition *pt = &c->pt;
+    const int rank = pt->m, nz = mb->nz;
+    const hymo_csr a = hymo_constraints_csr(mb->con, mb->phi_zv);
+    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, best) < rank) *best = 0.0;
+    for (int j = 0; j < nz; ++j) pt->mask2[j] = 0;
+    for (int r = 0; r < rank; ++r) pt->mask2[pt->dep[r]] = 1;
+    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->mask2, pt->mask, pt->row_mask, rank, 0.0, cur) < rank) *cur = 0.0;
+}
+
 static hymo_status ds_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_error *err)
 {
     ds_content *c = f->content;
     c->products = mb->nz + mb->m >= HYMO_KKT_SPARSE_MIN && c->pt.m > 0 && mb->model->n_drivers == 0;
     if (c->products) mb->kin.mass_lazy = 1; /* the engine's KKT matrix takes M''s entries from the tree too */
-    return select_partition(c, mb, t, err);
+    hymo_status st = select_partition(c, mb, t, err);
+    if (st != HYMO_OK || mb->m == 0) return st;
+    double cur;
+    rank_pivots(c, mb, &c->best0, &cur);
+    c->lu0 = lu_min_pivot(&c->pt);
+    /* rank_pivots leaves the masks of the best set: the partition's own are
+     * not used again before the next selection sets them */
+    return HYMO_OK;
 }
 
 static void ds_begin_step(hymo_formulation *f, hymo_mb *mb) { (void)f, (void)mb; }
@@ -166,6 +229,19 @@ static void ds_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
     for (int k = 0; k < pt->ni; ++k) x[k] = mb->zn[pt->indep[k]] - mb->z[pt->indep[k]];
 }
 
+/* The smallest |U_kk| of the dense LU of Phi_d (its reciprocals are
+ * stored); INFINITY with KLU's factors or without constraints. */
+static double lu_min_pivot(const hymo_partition *pt)
+{
+    double p = INFINITY;
+    if (pt->sp || pt->m == 0) return p;
+    for (int k = 0; k < pt->m; ++k) {
+        const double d = 1.0 / fabs(pt->phid_lu[k * pt->m + k]);
+        if (d < p) p = d;
+    }
+    return p;
+}
+
 /* zn from the independent coordinates q (base == NULL) or base + q (the
  * increments q from base = z): a first-order prediction of the dependent
  * ones with R of the last factorisation, z_d += R_d dz_i (leaves an O(dz^2)
@@ -173,7 +249,7 @@ static void ds_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
  * Newton; leaves the kinematic positions, phi, phi_z and the factorisation
  * at zn. */
 static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double *base, const double *q, double t,
-                                   hymo_error *err)
+                                   double phi_floor, hymo_error *err)
 {
     const int ni = pt->ni;
     double *u = pt->work + mb->m; /* ni scratch (the factorisation uses the first m <= mb->m) */
@@ -187,7 +263,7 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
         mb->zn[j] = base ? base[j] + q[k] : q[k];
     }
     if (hymo_partition_solve_positions(pt, &mb->kin, mb->model, mb->con, mb->zn, mb->phi, mb->phi_zv,
-                                       INNER_MAX_ITER, INNER_TOL))
+                                       INNER_MAX_ITER, INNER_TOL, phi_floor))
         return hymo_error_set(err, HYMO_ERR_CONVERGENCE,
                               "t = %.6g s: dependent coordinates did not converge (max |Phi| = %.3g)", t,
                               hymo_norm_inf(mb->m, mb->phi));
@@ -197,7 +273,7 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
 /* The dependent rates and accelerations from the independent ones (zdn,
  * zddn at the independent indices): zd_d = R_d zd_i, zdd_d = R_d zdd_i -
  * Phi_d^{-1} gamma; leaves the kinematic velocities and gamma evaluated. */
-static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
+static void dependent_rates(ds_content *cn, hymo_partition *pt, hymo_mb *mb, double t, int extrapolate)
 {
     const int m = pt->m, ni = pt->ni; /* the kept rows (redundant ones left out) */
     double *w = pt->work, *u = pt->work + pt->m_all;
@@ -209,7 +285,12 @@ static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
         for (int r = 0; r < m; ++r) w[r] = mb->gamma[pt->rows[r]];
         hymo_partition_solve(pt, w);
-        for (int c = 0; c < m; ++c) mb->zddn[pt->dep[c]] = -w[c];
+        for (int c = 0; c < m; ++c) cn->cterm[c] = -w[c];
+        if (extrapolate && cn->n_hist == 2 && t > cn->th[1] && lu_min_pivot(pt) < EXTRAP_FRACTION * cn->lu0) {
+            const double r = (t - cn->th[1]) / (cn->th[1] - cn->th[0]);
+            for (int c = 0; c < m; ++c) cn->cterm[c] = cn->hist[1][c] + r * (cn->hist[1][c] - cn->hist[0][c]);
+        }
+        for (int c = 0; c < m; ++c) mb->zddn[pt->dep[c]] = cn->cterm[c];
         for (int k = 0; k < ni; ++k) u[k] = mb->zddn[pt->indep[k]];
         hymo_partition_add_dependent(pt, u, mb->zddn);
     }
@@ -217,9 +298,10 @@ static void dependent_rates(hymo_partition *pt, hymo_mb *mb)
 
 static hymo_status ds_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
 {
-    hymo_partition *pt = &((ds_content *)f->content)->pt;
+    ds_content *c = f->content;
+    hymo_partition *pt = &c->pt;
     const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
-    hymo_status st = solve_positions(pt, mb, mb->z, x, t, err);
+    hymo_status st = solve_positions(pt, mb, mb->z, x, t, c->near_singular ? PHI_FLOOR : 0.0, err);
     if (st != HYMO_OK) return st;
     for (int k = 0; k < pt->ni; ++k) { /* trapezoidal rule in the independent coordinates */
         const int j = pt->indep[k];
@@ -227,7 +309,7 @@ static hymo_status ds_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
         mb->zdn[j] = a1 * dz - mb->zd[j];
         mb->zddn[j] = a2 * dz - 2.0 * a1 * mb->zd[j] - mb->zdd[j];
     }
-    dependent_rates(pt, mb);
+    dependent_rates(c, pt, mb, t, 1);
     return HYMO_OK;
 }
 
@@ -244,14 +326,15 @@ static void ds_ode_pack(const hymo_formulation *f, const hymo_mb *mb, double *q,
 static hymo_status ds_ode_unpack(hymo_formulation *f, hymo_mb *mb, const double *q, const double *v,
                                  const double *a, double t, hymo_error *err)
 {
-    hymo_partition *pt = &((ds_content *)f->content)->pt;
-    hymo_status st = solve_positions(pt, mb, NULL, q, t, err);
+    ds_content *c = f->content;
+    hymo_partition *pt = &c->pt;
+    hymo_status st = solve_positions(pt, mb, NULL, q, t, c->near_singular ? PHI_FLOOR : 0.0, err);
     if (st != HYMO_OK) return st;
     for (int k = 0; k < pt->ni; ++k) {
         mb->zdn[pt->indep[k]] = v[k];
         mb->zddn[pt->indep[k]] = a[k];
     }
-    dependent_rates(pt, mb);
+    dependent_rates(c, pt, mb, t, 0);
     return HYMO_OK;
 }
 
@@ -364,23 +447,33 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
                                   hymo_error *err)
 {
     ds_content *c = f->content;
-    hymo_partition *pt = &c->pt;
-    const int m = mb->m, nz = mb->nz, rank = pt->m;
     *unknowns_changed = 0;
-    if (m == 0) return HYMO_OK;
+    if (mb->m == 0) return HYMO_OK;
     /* quality of the current partition vs the best available one, checked
-     * every RESELECT_EVERY steps (pivots change slowly at these step sizes);
-     * rank pivots (the redundant rows give none) */
-    if (step % RESELECT_EVERY != 0) return HYMO_OK;
+     * every RESELECT_EVERY steps (pivots change slowly at these step sizes)
+     * and at once where the current set's LU pivot collapses; rank pivots
+     * (the redundant rows give none) */
+    const double lu_pivot = lu_min_pivot(&c->pt);
+    c->near_singular = lu_pivot < SINGULAR_FRACTION * c->lu0;
+    { /* the step's velocity term into the history */
+        double *oldest = c->hist[0];
+        c->hist[0] = c->hist[1], c->th[0] = c->th[1];
+        c->hist[1] = oldest, c->th[1] = t;
+        memcpy(c->hist[1], c->cterm, (size_t)c->pt.m * sizeof(double));
+        if (c->n_hist < 2) c->n_hist++;
+    }
+    if (step % RESELECT_EVERY != 0 && !(lu_pivot < mb->reselect_ratio * c->lu0)) return HYMO_OK;
     double best, cur;
-    const hymo_csr a = hymo_constraints_csr(mb->con, mb->phi_zv);
-    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->allowed, pt->mask, pt->row_mask, rank, 0.0, &best) < rank) best = 0.0;
-    for (int j = 0; j < nz; ++j) pt->mask2[j] = 0;
-    for (int r = 0; r < rank; ++r) pt->mask2[pt->dep[r]] = 1;
-    if (hymo_rank_pivots_csr(&a, &pt->rw, pt->mask2, pt->mask, pt->row_mask, rank, 0.0, &cur) < rank) cur = 0.0;
+    rank_pivots(c, mb, &best, &cur);
+    if (best < SINGULAR_FRACTION * c->best0) { /* no set avoids it: a singular position */
+        const double ratio = best / c->best0;
+        if (c->n_singular++ == 0) c->t_singular = t, c->singular_min = INFINITY;
+        if (ratio < c->singular_min) c->singular_min = ratio, c->t_singular_min = t;
+    }
     if (cur >= mb->reselect_ratio * best) return HYMO_OK;
     hymo_status st = select_partition(c, mb, t, err); /* logged with the time at which the new set starts */
     if (st != HYMO_OK) return st;
+    c->n_hist = 0; /* other dependent coordinates */
     c->reselections++;
     *unknowns_changed = 1;
     return HYMO_OK;
@@ -396,6 +489,19 @@ static int ds_independent(const hymo_formulation *f, const int **indices)
 }
 
 static const char *ds_log(const hymo_formulation *f) { return ((const ds_content *)f->content)->log; }
+/* "" or: how many checks found every independent set near singular, the
+ * first, and the smallest pivot ratio (formatted when asked: summaries) */
+static const char *ds_singular(const hymo_formulation *f)
+{
+    ds_content *c = f->content;
+    c->singular[0] = '\0';
+    if (c->n_singular > 0)
+        snprintf(c->singular, sizeof c->singular,
+                 "double-step: at %ld checks from t = %.6g s every independent set's pivot below %g of its start "
+                 "value (down to %.2g at t = %.6g s): not avoidable by re-selection",
+                 c->n_singular, c->t_singular, SINGULAR_FRACTION, c->singular_min, c->t_singular_min);
+    return c->singular;
+}
 static int ds_reselections(const hymo_formulation *f) { return ((const ds_content *)f->content)->reselections; }
 static double ds_penalty_factor(const hymo_formulation *f, const hymo_mb *mb) { return (void)f, (void)mb, 0.0; }
 
@@ -417,6 +523,7 @@ const hymo_formulation_ops hymo_double_step_ops = {
     .independent = ds_independent,
     .log = ds_log,
     .reselections = ds_reselections,
+    .singular = ds_singular,
     .penalty_factor = ds_penalty_factor,
     .ode_pack = ds_ode_pack,
     .ode_unpack = ds_ode_unpack,

@@ -415,7 +415,7 @@ double hymo_partition_select(hymo_partition *pt, const hymo_csr *a)
 
 int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo_model *model,
                                    const hymo_constraints *con, double *z, double *phi, double *phi_z,
-                                   int max_iter, double tol)
+                                   int max_iter, double tol, double phi_floor)
 {
     const int m = pt->m;
     double *delta = pt->work;
@@ -425,6 +425,11 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
         hymo_constraints_eval(con, kin, phi, phi_z, NULL);
         if (m == 0) return 0;
         if (hymo_partition_factor(pt, &a)) return 1;
+        if (phi_floor > 0.0) {
+            double pm = 0.0;
+            for (int r = 0; r < m; ++r) pm = fmax(pm, fabs(phi[pt->rows[r]]));
+            if (pm <= phi_floor) return 0;
+        }
         for (int r = 0; r < m; ++r) delta[r] = phi[pt->rows[r]];
         hymo_partition_solve(pt, delta);
         double dmax = hymo_norm_inf(m, delta);

@@ -123,10 +123,11 @@ void hymo_partition_set(hymo_partition *pt, const unsigned char *independent);
 int hymo_partition_factor(hymo_partition *pt, const hymo_csr *phi_z);
 /* Solves Phi(z) = 0 for z_d with z_i fixed (Newton; leaves kin, phi and
  * phi_z (con->nnz values) evaluated at z and the partition factorised); 0
- * on success. */
+ * on success.  phi_floor > 0: an iterate whose max |Phi| (kept rows) is at
+ * or below it is taken as it is (no correction from round-off). */
 int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo_model *model,
                                    const hymo_constraints *con, double *z, double *phi, double *phi_z,
-                                   int max_iter, double tol);
+                                   int max_iter, double tol, double phi_floor);
 /* R^T v (v of size nz) -> out (size ni). */
 static inline void hymo_partition_project(const hymo_partition *pt, const double *v, double *out)
 {
@@ -244,6 +245,9 @@ typedef struct {
     /* run log: independent sets with their start times; re-selections */
     const char *(*log)(const hymo_formulation *f);
     int (*reselections)(const hymo_formulation *f);
+    /* singular positions the formulation met and could not leave (one
+     * line, "" if none); NULL: none possible */
+    const char *(*singular)(const hymo_formulation *f);
     /* penalty factor used (reference header), 0 if none */
     double (*penalty_factor)(const hymo_formulation *f, const hymo_mb *mb);
     /* ODE form (variable-step integrators): the independent coordinates q,

@@ -626,6 +626,18 @@ static hymo_status read_accuracy_missing(reader *r, hid_t file, hymo_run_summary
                      sizeof s->accuracy_missing_reason);
 }
 
+/* The optional root attributes initial_rates and singular_positions ("" when absent). */
+static hymo_status read_root_texts(reader *r, hid_t file, hymo_run_summary *s)
+{
+    s->initial_rates[0] = s->singular_positions[0] = '\0';
+    hymo_status st = HYMO_OK;
+    if (attr_present(r, file, "/", "initial_rates", &st))
+        st = attr_text(r, file, "/", "initial_rates", s->initial_rates, sizeof s->initial_rates);
+    if (st == HYMO_OK && attr_present(r, file, "/", "singular_positions", &st))
+        st = attr_text(r, file, "/", "singular_positions", s->singular_positions, sizeof s->singular_positions);
+    return st;
+}
+
 /* Summary of a killed run (no summary attributes), from the datasets. */
 static void derive_summary(hymo_reference *ref)
 {
@@ -1019,6 +1031,7 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
             st = read_summary_attrs(&r, f, s);
             if (st == HYMO_OK) st = read_accuracy(&r, f, s);
             if (st == HYMO_OK) st = read_accuracy_missing(&r, f, s);
+            if (st == HYMO_OK) st = read_root_texts(&r, f, s);
         }
     }
     if (st == HYMO_OK) st = read_cosim(&r, f, ref);

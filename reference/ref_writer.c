@@ -1245,6 +1245,14 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
         attr_str(w->file, "accuracy_missing_reason", summary->accuracy_missing_reason) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'accuracy_missing_reason'");
     }
+    if (st == HYMO_OK && summary && summary->initial_rates[0] &&
+        attr_str(w->file, "initial_rates", summary->initial_rates) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'initial_rates'");
+    }
+    if (st == HYMO_OK && summary && summary->singular_positions[0] &&
+        attr_str(w->file, "singular_positions", summary->singular_positions) < 0) {
+        st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'singular_positions'");
+    }
     if (st == HYMO_OK && attr_int(w->file, "complete", summary && summary->complete ? 1 : 0) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing root attribute 'complete'");
     }

@@ -105,6 +105,10 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
                             : text(s->independent, "?");
     fprintf(out, "%-12s %.*s (%d re-selection%s)\n", "independent", (int)sizeof s->independent_list, indep,
             s->n_reselections, s->n_reselections == 1 ? "" : "s");
+    if (s->initial_rates[0])
+        fprintf(out, "%-12s %.*s\n", "rates", (int)sizeof s->initial_rates, s->initial_rates);
+    if (s->singular_positions[0])
+        fprintf(out, "%-12s %.*s\n", "singular", (int)sizeof s->singular_positions, s->singular_positions);
     if (s->n_redundant > 0)
         fprintf(out, "%-12s %d of %d constraint equations (rank %d): %.*s; max |Phi| of them %.2g\n", "redundant",
                 s->n_redundant, s->n_redundant + s->constraint_rank, s->constraint_rank, w, text(s->redundant, "?"),

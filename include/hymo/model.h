@@ -40,6 +40,8 @@ typedef struct {
     double joint_location[3]; /* joint point in the parent frame (ground: global) */
     double joint_axis[3];     /* unit axis in the parent frame                     */
     double z0;                /* initial (or assembly guess) joint coordinate      */
+    double zd0;               /* initial joint rate as given (0 if not given)      */
+    int zd0_given;            /* 1 if the file gives the rate (joint.rate)         */
     double mass;              /* total mass (incl. point masses), kg               */
     double com[3];            /* centre of mass in the body frame                  */
     double inertia[9];        /* about the centre of mass, body frame, row-major   */

@@ -57,6 +57,17 @@ typedef struct {
     long jacobian_evaluations;
     char independent[HYMO_REF_TEXT_MAX]; /* e.g. "z3", or "y; theta from t=0.432" after a re-selection ("all" for penalty) */
     int n_reselections;
+    /* The projection of the model's initial joint rates onto the velocity
+     * constraints (how many given, the independent set kept, the largest
+     * change of a given rate, the residual); "" when the model gives none.
+     * Root attribute initial_rates, absent when empty. */
+    char initial_rates[HYMO_REF_TEXT_MAX * 2];
+    /* Where double-step met a singular position it could not leave by
+     * re-selecting its independent coordinates (the constraint Jacobian's
+     * smallest pivot collapsed for every set): how many steps, the first and
+     * the smallest pivot; "" when none.  Root attribute singular_positions,
+     * absent when empty. */
+    char singular_positions[HYMO_REF_TEXT_MAX * 2];
     double wall_time; /* s, integration loop */
     /* The integrator's name.  Not written by hymo_ref_writer_close (the root attribute
      * `integrator` comes from hymo_ref_header); filled by hymo_ref_read.

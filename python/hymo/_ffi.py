@@ -59,6 +59,7 @@ class RunSummary(ctypes.Structure):
         ("max_constraint_position", c_double), ("max_constraint_velocity", c_double),
         ("max_constraint_acceleration", c_double), ("mean_iterations", c_double), ("max_iterations", c_int),
         ("jacobian_evaluations", c_long), ("independent", ctypes.c_char * TEXT), ("n_reselections", c_int),
+        ("initial_rates", ctypes.c_char * (2 * TEXT)), ("singular_positions", ctypes.c_char * (2 * TEXT)),
         ("wall_time", c_double), ("integrator", ctypes.c_char * TEXT), ("has_accuracy", c_int),
         ("accuracy_method", ctypes.c_char * TEXT), ("z_max_error", c_double), ("p_max_error", c_double),
         ("s_max_error", c_double), ("accuracy_missing_reason", ctypes.c_char * (2 * TEXT)),
@@ -104,7 +105,7 @@ class Body(ctypes.Structure):
     _fields_ = [
         ("name", ctypes.c_char * NAME), ("joint_name", ctypes.c_char * NAME), ("parent", c_int),
         ("joint_type", c_int), ("joint_location", c_double * 3), ("joint_axis", c_double * 3), ("z0", c_double),
-        ("mass", c_double), ("com", c_double * 3), ("inertia", c_double * 9),
+        ("zd0", c_double), ("zd0_given", c_int), ("mass", c_double), ("com", c_double * 3), ("inertia", c_double * 9),
     ]
 
 

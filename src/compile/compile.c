@@ -55,6 +55,7 @@ void hymo_compiled_free(hymo_compiled *cm)
     hymo_circuit_free(&cm->circ);
     if (cm->parts) hymo_circuit_parts_free(cm->parts, cm->n_parts);
     free(cm->z0);
+    free(cm->zd0);
     free(cm->p0);
     free(cm->u0);
     pthread_mutex_destroy(&cm->lock);
@@ -562,6 +563,61 @@ done:
     return st;
 }
 
+/* Initial joint rates (bodies[].joint.rate, zero where not given),
+ * projected onto the velocity constraints Phi_z zd = 0 by the independent
+ * coordinates: theirs are kept (the `independent` joints where Phi_d of the
+ * rest is regular, else the selected set w->pt), the dependent ones follow,
+ * zd_d = R_d zd_i.  cm->rates_report: how many were given, the independent
+ * set, the largest change of a given rate and max |Phi_z zd| over all rows
+ * (redundant ones included).  Runs last: it may re-factorise w->pt. */
+static hymo_status initial_rates(const hymo_model *model, hymo_compiled *cm, init_ws *w, hymo_error *err)
+{
+    const int nz = model->n_bodies, m = cm->con.m;
+    int given = 0;
+    cm->rates_report[0] = '\0';
+    cm->zd0 = calloc((size_t)nz + 1, sizeof(double));
+    if (!cm->zd0) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (initial rates)");
+    for (int j = 0; j < nz; ++j) given += model->bodies[j].zd0_given;
+    if (given == 0) return HYMO_OK;
+    for (int j = 0; j < nz; ++j) cm->zd0[j] = model->bodies[j].zd0;
+    char names[192] = "all joints (no cut joints)";
+    const hymo_csr pz = hymo_constraints_csr(&cm->con, w->phi_z);
+    if (m > 0) {
+        hymo_partition *pt = &w->pt;
+        if (model->n_independent_hint == pt->ni) {
+            unsigned char *mask = pt->mask2; /* 1 = independent */
+            memset(mask, 0, (size_t)nz);
+            for (int k = 0; k < model->n_independent_hint; ++k) mask[model->independent_hint[k]] = 1;
+            hymo_partition_set(pt, mask);
+            if (hymo_partition_factor(pt, &pz) && !(hymo_partition_select(pt, &pz) > 0.0))
+                return hymo_error_set(err, HYMO_ERR_ASSEMBLY, "%s: initial rates: constraint Jacobian is rank "
+                                      "deficient at the assembled start", src_name(model));
+        }
+        double *u = calloc((size_t)pt->ni + 1, sizeof(double));
+        if (!u) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (initial rates)");
+        for (int k = 0; k < pt->ni; ++k) u[k] = cm->zd0[pt->indep[k]];
+        for (int c = 0; c < pt->m; ++c) cm->zd0[pt->dep[c]] = 0.0;
+        hymo_partition_add_dependent(pt, u, cm->zd0);
+        free(u);
+        hymo_partition_names(pt, model, names, sizeof names);
+    }
+    double residual = 0.0, change = 0.0;
+    int worst = -1;
+    for (int r = 0; r < pz.n_rows; ++r) {
+        double s = 0.0;
+        for (int t = pz.row_start[r]; t < pz.row_start[r + 1]; ++t) s += pz.value[t] * cm->zd0[pz.col[t]];
+        if (fabs(s) > residual) residual = fabs(s);
+    }
+    for (int j = 0; j < nz; ++j) {
+        const double d = fabs(cm->zd0[j] - model->bodies[j].zd0);
+        if (model->bodies[j].zd0_given && (worst < 0 || d > change)) change = d, worst = j;
+    }
+    snprintf(cm->rates_report, sizeof cm->rates_report,
+             "%d given; kept: %.*s; largest change of a given rate %.3g (%.*s); residual %.3g", given, 64, names,
+             change, 40, model->bodies[worst].joint_name, residual);
+    return HYMO_OK;
+}
+
 static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, hymo_error *err)
 {
     const int nz = model->n_bodies, m = cm->con.m, na = model->n_cylinders + model->n_motors + model->n_drivers;
@@ -598,6 +654,8 @@ static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, h
     if (st == HYMO_OK) st = static_forces(model, &w, err);
     if (st == HYMO_OK)
         st = hymo_circuit_static_pressures(&cm->circ, model, w.act.s, w.f_static, cm->p0, err);
+    if (st != HYMO_OK) goto done;
+    if (st == HYMO_OK) st = initial_rates(model, cm, &w, err);
     if (st != HYMO_OK) goto done;
     /* the circuits of a split (an error here concerns co-simulation only) */
     hymo_error_clear(&cm->parts_err);

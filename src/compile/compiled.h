@@ -31,7 +31,12 @@ struct hymo_compiled {
     hymo_status initial_status;
     hymo_error initial_err;
     hymo_circuit circ; /* circuit constants at the initial geometry (s0, chamber lengths) */
-    double *z0;        /* nz: assembled joint coordinates (zero velocities) */
+    double *z0;        /* nz: assembled joint coordinates */
+    /* nz: initial joint rates (bodies[].joint.rate) projected onto the
+     * velocity constraints (zero when none is given); rates_report: one
+     * line saying how ("" when no rate is given) */
+    double *zd0;
+    char rates_report[256];
     double *p0;        /* np: static-equilibrium (or given) pressures */
     double *u0;        /* nu: spool positions (zero) */
     /* the hydraulic circuits of a co-simulation split (hymo_circuit_partition);

@@ -17,7 +17,7 @@
     } while (0)
 
 /* The state at t = 0 from the compiled initial state: assembled positions,
- * zero velocities, U = 0, static pressures, the formulation's start
+ * the projected initial rates (zero unless given), U = 0, static pressures, the formulation's start
  * (independent coordinates), consistent accelerations, the records. */
 static hymo_status initialize(hymo_sim *sim, hymo_error *err)
 {
@@ -33,13 +33,21 @@ static hymo_status initialize(hymo_sim *sim, hymo_error *err)
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, NULL);
     hymo_status st = sim->form.ops->start(&sim->form, mb, 0.0, err);
     if (st != HYMO_OK) return st;
-    memset(mb->zd, 0, (size_t)sim->nz * sizeof(double));
+    memcpy(mb->zd, cm->zd0, (size_t)sim->nz * sizeof(double)); /* zero unless the file gives rates */
+    /* the first step has no truncation-error estimate for the Newton
+     * target: from rest its predictor misses by O(h^3 q''') with q''' = 0
+     * at t = 0, and any target does; with initial rates the smallest target
+     * (an iterate kept at 0.5 x tolerance puts up to 2/h^2 x tolerance
+     * into the first acceleration: with that target the fast Jacobian's
+     * error on tests/engine/test_initial_rates.c's pendulum is 4x
+     * numeric's, with this one equal) */
+    if (cm->rates_report[0]) sim->solver.newton_lte = 0.0;
     hymo_kin_velocities(&mb->kin, model, mb->zd);
     memcpy(sim->state.p, cm->p0, (size_t)sim->np * sizeof(double));
     memcpy(sim->state.u, cm->u0, (size_t)sim->nu * sizeof(double));
     /* derivatives at t = 0+ */
     memcpy(mb->zn, mb->z, (size_t)sim->nz * sizeof(double));
-    memset(mb->zdn, 0, (size_t)sim->nz * sizeof(double));
+    memcpy(mb->zdn, mb->zd, (size_t)sim->nz * sizeof(double));
     memcpy(sim->eval.pn, sim->state.p, (size_t)sim->np * sizeof(double));
     memcpy(sim->eval.un, sim->state.u, (size_t)sim->nu * sizeof(double));
     for (int v = 0; v < sim->nu; ++v)

@@ -334,6 +334,10 @@ const hymo_newton_test_ops hymo_newton_seed_ops = {
 /* 1e-12 rad with the default tolerance */
 #define STAGNATION 1e-5
 #define STAGNATION_THETA 0.9
+/* at the last iteration allowed, after at least LAST_MIN_ITER: 1e-9 rad
+ * with the default tolerance */
+#define LAST_TARGET 1e-2
+#define LAST_MIN_ITER 10
 
 static void contractive_begin(hymo_sim *sim, const double *x)
 {
@@ -413,6 +417,21 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     /* with a matrix of this step, no contraction at increments this small
      * is the noise of the residual (penalty's multiplier updates): stop */
     if (fresh && theta >= STAGNATION_THETA && inc_m <= STAGNATION) return accepted(sim, inc_m);
+    /* the last iteration allowed (at least LAST_MIN_ITER: a rate measured
+     * over many iterations), with a matrix of this step: an iterate
+     * whose iteration error is below LAST_TARGET x tolerance stands rather
+     * than a retry at half the step.  Where Phi_z loses rank (links in one
+     * line, e.g. a parallelogram's cranks at the horizontal) the truncation
+     * error passes through zero with q''' (tau falls to its floor, below
+     * the round-off of the positions) while penalty's multiplier update
+     * contracts only linearly there (0.4-0.95 per iteration), and slower
+     * at half the step (its term scales with h^2 against M'): a retry
+     * cannot do better.  Without measured contraction (theta >=
+     * STAGNATION_THETA: increments driven by the residual's rounding) the
+     * increment itself is the measure. */
+    if (fresh && iter >= sim->opt.max_iter && iter >= LAST_MIN_ITER &&
+        (theta < STAGNATION_THETA ? theta / (1.0 - theta) * inc_m : inc_m) <= LAST_TARGET)
+        return 1;
     if (!(theta < 1.0)) return 0;
     if (!(theta / (1.0 - theta) * inc_m <= sim->solver.newton_tau)) return 0;
     return theta <= 1.0 - KEEP_FRACTION ? accepted(sim, inc_m) : 1;

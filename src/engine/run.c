@@ -169,6 +169,9 @@ void hymo_sim_summary(const hymo_sim *sim, hymo_run_summary *s)
     snprintf(s->independent, sizeof s->independent, "%s", sim->form.ops->log(&sim->form));
     snprintf(s->independent_list, sizeof s->independent_list, "%s", sim->form.ops->log(&sim->form));
     s->n_reselections = sim->form.ops->reselections(&sim->form);
+    snprintf(s->initial_rates, sizeof s->initial_rates, "%s", sim->cm->rates_report);
+    if (sim->form.ops->singular)
+        snprintf(s->singular_positions, sizeof s->singular_positions, "%s", sim->form.ops->singular(&sim->form));
     if (sim->np > 0 && ex->v_lo >= 0) {
         const hymo_model *model = sim->model;
         s->has_pressure_range = 1;

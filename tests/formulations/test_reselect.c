@@ -412,12 +412,86 @@ static void test_penalty_same_motion(void **state)
     hymo_model_free(model);
 }
 
+/* The crank started at 30 rad/s towards the bottom dead centre (the
+ * slider's rate y'(theta0) * (-30) given as joint.rate): it reaches the
+ * dead centre in ~0.017 s, within 17 steps of 1 ms, so the re-selection
+ * check every 8 steps alone lets the crank pass it with y still
+ * independent (the switch then came at t = 0.12 s).  The current set's LU
+ * pivot, watched every step, runs the check at once below reselect_ratio
+ * of its start value: at 1 and 0.5 ms the switch to theta comes before the
+ * dead centre (theta still above -90 deg, q below the ratio), and the crank
+ * angle's error against the closed form (RK4 from the same rate) over
+ * 0.3 s falls 3.5-4.5x (measured 1.26e-2 / 3.2e-3 rad). */
+static double fast_crank(double dt, double *theta_switch)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/models/slider_crank.yaml", HYMO_TESTS_DIR);
+    char *text = test_read_file(path);
+    const char *key = "initial: -5.605034153776295}";
+    char *at = strstr(text, key);
+    assert_non_null(at);
+    crank_kin k0;
+    const double w0 = -30.0;
+    crank_kinematics(-PI / 3.0, &k0);
+    char *fast = malloc(strlen(text) + 64);
+    assert_non_null(fast);
+    snprintf(fast, strlen(text) + 64, "%.*sinitial: -5.605034153776295, rate: %.17g}%s", (int)(at - text), text,
+             k0.dy * w0, at + strlen(key));
+    free(text);
+    hymo_model *model = test_load_text(fast, "slider_crank_fast");
+    free(fast);
+    const int ith = hymo_model_find_body(model, "crank");
+    hymo_run_options opt;
+    options(model, HYMO_FORMULATION_DOUBLE_STEP, dt, 0.3, &opt);
+    hymo_sim *sim = test_sim_create(model, &opt);
+    const long n = lround(0.3 / dt);
+    double x[2] = {-PI / 3.0, w0}, worst = 0.0;
+    hymo_error err;
+    *theta_switch = NAN;
+    for (long s = 1; s <= n; ++s) {
+        for (int i = 0; i < 8; ++i) { /* RK4 from the initial rate, 8 sub-steps per dt */
+            const double h = dt / 8;
+            double k1[2], k2[2], k3[2], k4[2], xt[2];
+            rhs(x, k1);
+            for (int j = 0; j < 2; ++j) xt[j] = x[j] + 0.5 * h * k1[j];
+            rhs(xt, k2);
+            for (int j = 0; j < 2; ++j) xt[j] = x[j] + 0.5 * h * k2[j];
+            rhs(xt, k3);
+            for (int j = 0; j < 2; ++j) xt[j] = x[j] + h * k3[j];
+            rhs(xt, k4);
+            for (int j = 0; j < 2; ++j) x[j] += h / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j]);
+        }
+        if (hymo_sim_step(sim, &err) != HYMO_OK) fail_msg("%s", err.message);
+        const int *idx;
+        hymo_sim_independent(sim, &idx);
+        if (isnan(*theta_switch) && idx[0] == ith) *theta_switch = hymo_sim_z(sim)[ith];
+        worst = fmax(worst, fabs(hymo_sim_z(sim)[ith] - x[0]));
+    }
+    print_message("crank at 30 rad/s, dt %g s: switch to theta at theta = %.4f deg (q = %.4f), max |theta - RK4| "
+                  "%.3g rad\n", dt, *theta_switch * 180 / PI, q_of_theta(*theta_switch), worst);
+    hymo_sim_free(sim);
+    hymo_model_free(model);
+    return worst;
+}
+
+static void test_fast_crank_reselects_before_dead_centre(void **state)
+{
+    (void)state;
+    double sw1, sw2;
+    const double e1 = fast_crank(1e-3, &sw1), e2 = fast_crank(5e-4, &sw2);
+    assert_false(isnan(sw1) || isnan(sw2));
+    assert_true(sw1 > -PI / 2.0 && sw2 > -PI / 2.0);
+    assert_true(q_of_theta(sw1) < RATIO && q_of_theta(sw2) < RATIO);
+    assert_true(e1 / e2 > 3.5 && e1 / e2 < 4.5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_solution),
         cmocka_unit_test(test_reselection),
         cmocka_unit_test(test_penalty_same_motion),
+        cmocka_unit_test(test_fast_crank_reselects_before_dead_centre),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

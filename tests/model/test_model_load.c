@@ -510,6 +510,11 @@ static const bad_case bad_cases[] = {
     {"pump_speed_signal_negative.yaml", HYMO_ERR_MODEL, 23,
      "hydraulics.pumps[0].speed_signal: signal 'neg' goes down to -0.2: it multiplies the pump speed and must "
      "not be negative"},
+    /* initial joint rates */
+    {"rate_not_number.yaml", HYMO_ERR_MODEL, 9, "bodies[0].joint.rate: expected a number, got the quoted string"},
+    {"rate_driven.yaml", HYMO_ERR_MODEL, 21,
+     "driven_joints[0].joint: joint 'q2' has an initial rate (rate: 3), but a model with driven joints starts at "
+     "rest"},
 };
 #define N_BAD_CASES ((int)(sizeof bad_cases / sizeof bad_cases[0]))
 
