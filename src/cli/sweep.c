@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "cosim_internal.h"
+#include "cosim_tables.h" /* hymo_cosim_tables_of: TLM */
 #include "h5util.h" /* hymo_partial_create, the writer's file driver */
 #include "hymo/sim.h"
 
@@ -942,12 +943,15 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
     grid g = {{1, 1, 1, 1, 1, 1}, {{base.coupling}, {base.approx}, {base.hyd_integrator}, {base.mech_integrator},
                                    {base.scheme}, {base.mech_inputs}}};
     if (parse_grid(configs, &g)) goto setup_end;
-    for (int i = 0; takeoff && i < g.n[0]; ++i)
-        if (g.v[0][i] == HYMO_COUPLING_TLM) { /* the residual energy of TLM bonds is zero by construction */
+    for (int i = 0; takeoff && i < g.n[0]; ++i) {
+        hymo_cosim_options oi = base;
+        oi.coupling = g.v[0][i];
+        if (hymo_cosim_tables_of(&oi).coupling->tlm) { /* the residual energy of TLM bonds is zero by construction */
             fprintf(stderr, "hymo: error: --achievable takeoff: not defined for the tlm coupling (its residual energy "
                             "is zero by construction); use --achievable limits\n");
             goto setup_end;
         }
+    }
     char base_buf[1024], path[1100];
     base_name(table, base_buf, sizeof base_buf);
     /* the model at every point of the parameter grid, loaded (and so
