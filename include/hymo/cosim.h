@@ -112,6 +112,13 @@ typedef struct {
      * without a reference).  Any exceeded: verdict INACCURATE. */
     double max_rms[HYMO_CMP_SIGNALS], max_abs[HYMO_CMP_SIGNALS];
     double max_residual_energy;
+    /* Energy-balance bursts (checked with or without a reference): the
+     * run is INACCURATE when, within any balance_window seconds [s, t],
+     *   |D(t) - D(s)| > max_balance_jump (W(t) - W(s)) + unstable_floor,
+     * D less the reference's energy-balance error when a reference is
+     * given.  Defaults 0.05 and 1 s; max_balance_jump 0: not checked. */
+    double max_balance_jump;
+    double balance_window; /* s */
     int verbose;
 } hymo_cosim_options;
 
@@ -272,6 +279,17 @@ typedef struct {
      * motor ports, kg m^2, at t = 0 and over the run (0 without motors;
      * kept apart from the chambers' masses: another unit) */
     double tlm_inertia_initial_max, tlm_inertia_max;
+    /* Online verdict figures: max |p - p_ref| over the volumes at the
+     * communication points (reference interpolated; has_pressure_error 0
+     * without a reference of the same volumes), Pa, and its time; the
+     * largest energy-balance burst excess |D(t) - D(s)| -
+     * max_balance_jump (W(t) - W(s)) over windows [s, t] of
+     * balance_window, J, with its |D(t) - D(s)| and window; the largest
+     * |D(t) - D(s)| of any window, J. */
+    int has_pressure_error;
+    double max_pressure_error, t_max_pressure_error;
+    double balance_jump_excess, balance_jump_at, balance_jump_t0, balance_jump_t1;
+    double balance_jump;
 } hymo_cosim_summary;
 
 /* Runs the co-simulation from 0 to opt->mech.t_end: hymo_split_create,

@@ -97,6 +97,9 @@ class CosimSummary(ctypes.Structure):
         ("wall_time", c_double), ("has_errors", c_int), ("errors", CompareResult),
         ("n_tlm", c_int), ("tlm_mass_initial_max", c_double), ("tlm_mass_max", c_double),
         ("tlm_report", ctypes.c_char * 1024), ("tlm_inertia_initial_max", c_double), ("tlm_inertia_max", c_double),
+        ("has_pressure_error", c_int), ("max_pressure_error", c_double), ("t_max_pressure_error", c_double),
+        ("balance_jump_excess", c_double), ("balance_jump_at", c_double), ("balance_jump_t0", c_double),
+        ("balance_jump_t1", c_double), ("balance_jump", c_double),
     ]
 
 
@@ -305,7 +308,7 @@ def cosim_options_type(lib):
             ("H", c_double), ("h_h", c_double), ("mech_inputs", c_int), ("unstable_energy", c_double),
             ("unstable_ratio", c_double), ("unstable_balance_ratio", c_double), ("unstable_floor", c_double),
             ("max_rms", c_double * NCMP), ("max_abs", c_double * NCMP), ("max_residual_energy", c_double),
-            ("verbose", c_int),
+            ("max_balance_jump", c_double), ("balance_window", c_double), ("verbose", c_int),
         ]
 
     off = lib.hymo_struct_offset(b"hymo_cosim_options", b"verbose")

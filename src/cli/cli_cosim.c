@@ -55,7 +55,12 @@ static void usage_cosim(FILE *out)
           "  --max-abs SIGNAL=V    the same for the largest absolute error\n"
           "  --max-residual-energy J  inaccurate when max |residual energy| exceeds J\n"
           "                        With --reference and none of these three: the sweep's\n"
-          "                        defaults --max-rms s=1e-3 --max-residual-energy 50.\n"
+          "                        defaults --max-rms s=1e-3 --max-abs p=1e6\n"
+          "                        --max-residual-energy 50.\n"
+          "  --max-balance-jump R  inaccurate when the energy-balance error (less the\n"
+          "                        reference's) changes by more than R dW + floor within\n"
+          "                        any --balance-window (default 1 s), with or without a\n"
+          "                        reference (default 0.05; 0: not checked)\n"
           "  --set PATH=VALUE      override one value of the model file (repeatable;\n"
           "                        recorded in the output, docs/overrides.md)\n"
           "  -o, --output OUT.h5   result (SPEC §8 layout + /cosim group; atomic)\n"
@@ -103,6 +108,7 @@ static void default_thresholds(hymo_cosim_options *o, const char *ref_path)
 {
     if (ref_path && !hymo_cli_cosim_thresholds_given(o)) {
         o->max_rms[HYMO_CMP_S] = 1e-3;
+        o->max_abs[HYMO_CMP_P] = 1e6;
         o->max_residual_energy = 50.0;
     }
 }

@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "cosim_internal.h"
+#include "cosim_tables.h" /* hymo_cosim_tables_of: TLM */
 #include "h5util.h" /* hymo_partial_create, the writer's file driver */
 #include "hymo/sim.h"
 
@@ -172,14 +173,16 @@ static void usage_sweep(FILE *out)
           "                        defaults and kept as TABLE_reference.h5)\n"
           "  --max-rms SIGNAL=V, --max-abs SIGNAL=V, --max-residual-energy J\n"
           "                        accuracy thresholds, as for hymo cosim (default, when\n"
-          "                        none is given: --max-rms s=1e-3 --max-residual-energy 50)\n"
+          "                        none is given: --max-rms s=1e-3 --max-abs p=1e6\n"
+          "                        --max-residual-energy 50)\n"
           "  --achievable limits|takeoff  limits (default): a run passes when its verdict\n"
           "                        is accurate (stable, every threshold holds); takeoff:\n"
           "                        seed 000's definition, stable runs up to where the final\n"
           "                        residual energy against H takes off: a log-log slope\n"
           "                        above --takeoff-slope (default 6) between neighbouring H,\n"
           "                        energies below --takeoff-floor J (default 0.01) counted\n"
-          "                        as the floor\n"
+          "                        as the floor; refused for the tlm coupling (its\n"
+          "                        residual energy is zero by construction)\n"
           "  --jobs N              worker threads (default: all cores, at most 4096)\n"
           "  --set PATH=VALUE      override one value of the model file (repeatable;\n"
           "                        docs/overrides.md)\n"
@@ -929,8 +932,9 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
         fprintf(stderr, "hymo: error: sweep needs -o TABLE\n");
         goto setup_end;
     }
-    if (!hymo_cli_cosim_thresholds_given(&base)) { /* defaults: RMS s <= 1 mm, max |E| <= 50 J */
+    if (!hymo_cli_cosim_thresholds_given(&base)) { /* defaults: RMS s <= 1 mm, max |p| <= 1 MPa, max |E| <= 50 J */
         base.max_rms[HYMO_CMP_S] = 1e-3;
+        base.max_abs[HYMO_CMP_P] = 1e6;
         base.max_residual_energy = 50.0;
     }
     double Hs[MAX_LIST];
@@ -939,6 +943,15 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
     grid g = {{1, 1, 1, 1, 1, 1}, {{base.coupling}, {base.approx}, {base.hyd_integrator}, {base.mech_integrator},
                                    {base.scheme}, {base.mech_inputs}}};
     if (parse_grid(configs, &g)) goto setup_end;
+    for (int i = 0; takeoff && i < g.n[0]; ++i) {
+        hymo_cosim_options oi = base;
+        oi.coupling = g.v[0][i];
+        if (hymo_cosim_tables_of(&oi).coupling->tlm) { /* the residual energy of TLM bonds is zero by construction */
+            fprintf(stderr, "hymo: error: --achievable takeoff: not defined for the tlm coupling (its residual energy "
+                            "is zero by construction); use --achievable limits\n");
+            goto setup_end;
+        }
+    }
     char base_buf[1024], path[1100];
     base_name(table, base_buf, sizeof base_buf);
     /* the model at every point of the parameter grid, loaded (and so

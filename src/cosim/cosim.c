@@ -97,6 +97,7 @@ typedef struct {
      * the writer (computed in write_output; none without a model) */
     const hymo_ref_series *series;
     int n_series;
+    hymo_watch watch; /* online verdict figures */
 } driver;
 
 static void driver_free(driver *d)
@@ -107,6 +108,7 @@ static void driver_free(driver *d)
         free(d->row[s]);
     }
     free(d->hyd_stat_vr);
+    hymo_watch_free(&d->watch);
     double *arr[] = {d->sdt,    d->dP,      d->dP_prev, d->E,         d->rec_dP,    d->rec_E,
                      d->rec_Et, d->rec_sdd, d->rec_y,   d->rec_sdt,   d->rec_W,     d->rec_out,
                      d->tlm_eline, d->tlm_deline, d->tlm_deline_prev, d->tlm_b2, d->rec_zc, d->rec_mass, d->rec_eline};
@@ -601,6 +603,12 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_ratio", o->unstable_ratio, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_balance_ratio", o->unstable_balance_ratio, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "unstable_floor", o->unstable_floor, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_balance_jump", o->max_balance_jump, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "balance_window", o->balance_window, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "balance_jump_excess", sum->balance_jump_excess, err));
+    TRY(hymo_ref_writer_put_attr_double(w, "cosim", "balance_jump", sum->balance_jump, err));
+    if (sum->has_pressure_error)
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_pressure_error", sum->max_pressure_error, err));
     TRY(hymo_ref_writer_put_attr_int(w, "cosim", "n_bonds", nb, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "residual_energy_final", sum->residual_energy_final, err));
     if (nb > 0) /* (cols = 0 would be a 1-D dataset) */
@@ -733,6 +741,16 @@ static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
     }
 }
 
+/* The online verdict figures at the communication point whose row
+ * read_row has read: its pressures, energy-balance error and W. */
+static void watch_point(driver *d)
+{
+    const long r = d->n_rows;
+    const int np = d->width[HYMO_SIG_P];
+    hymo_watch_point(&d->watch, d->row[HYMO_SIG_TIME][r], d->row[HYMO_SIG_P] + r * np, d->row[HYMO_SIG_DRIFT][r],
+                     d->W);
+}
+
 /* The verdict (hymo_cosim_verdict) of a finished run: unstable, else the
  * first accuracy threshold of opt exceeded, else accurate (thresholds
  * given) or stable (none). */
@@ -765,7 +783,10 @@ static void verdict(const hymo_cosim_options *opt, hymo_cosim_summary *sum)
                 NOTE("a threshold on %s is given but no reference", hymo_compare_signal_name(k));
                 continue;
             }
-            const double v = abs_ ? sum->errors.max[k] : sum->errors.rms[k];
+            /* the largest pressure error: the online figure */
+            const double v = abs_ && k == HYMO_CMP_P && sum->has_pressure_error ? sum->max_pressure_error
+                             : abs_                                         ? sum->errors.max[k]
+                                                                            : sum->errors.rms[k];
             if (!(v <= lim))
                 NOTE("%s error of %s %.4g %s exceeds %g", abs_ ? "max |.|" : "RMS", hymo_compare_signal_name(k), v,
                      hymo_compare_signal_unit(NULL, k, 0), lim);
@@ -775,6 +796,11 @@ static void verdict(const hymo_cosim_options *opt, hymo_cosim_summary *sum)
         if (!(sum->residual_energy_max_abs <= opt->max_residual_energy))
             NOTE("max |residual energy| %.4g J exceeds %g J", sum->residual_energy_max_abs, opt->max_residual_energy);
     }
+    if (opt->max_balance_jump > 0.0 && sum->balance_jump_excess > opt->unstable_floor)
+        NOTE("energy-balance burst: %s changed by %.4g J from t = %.6g to %.6g s, %.4g J more than %g of the "
+             "actuator work in that time (limit %g J)",
+             sum->has_errors ? "D - D_ref" : "D", sum->balance_jump_at, sum->balance_jump_t0, sum->balance_jump_t1,
+             sum->balance_jump_excess, opt->max_balance_jump, opt->unstable_floor);
 #undef NOTE
     sum->verdict = failed ? HYMO_VERDICT_INACCURATE : any ? HYMO_VERDICT_ACCURATE : HYMO_VERDICT_STABLE;
     if (!failed)
@@ -795,12 +821,17 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
     const hymo_cosim_options *opt = setup->opt;
     const double H = opt->H;
     const long n_macro = d.cap - 1;
+    if (hymo_watch_init(&d.watch, ref, d.width[HYMO_SIG_P], H, opt->balance_window, opt->max_balance_jump)) {
+        driver_free(&d);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    }
     const int nb = d.nb;
     sum.stable = 1;
     sum.n_bonds = nb;
     snprintf(sum.reason, sizeof sum.reason, "reached t_end");
     for (int a = 0; d.tlm && a < nb; ++a) tlm_line_energy(&d, a);
     read_row(&d);
+    watch_point(&d);
     record(&d, 0);
     double t0 = hymo_now_seconds(), v[S_N];
     mech_stats(&d, v);
@@ -852,6 +883,7 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
             break;
         }
         if (fabs(d.E_total) > d.E_max) d.E_max = fabs(d.E_total);
+        watch_point(&d);
         record(&d, 1);
         sum.n_macro = n + 1;
     }
@@ -894,6 +926,11 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         sum.has_errors = 1;
     }
     if (d.tlm) tlm_summary(&d, &sum);
+    sum.has_pressure_error = d.watch.p_ref;
+    sum.max_pressure_error = d.watch.p_err, sum.t_max_pressure_error = d.watch.p_err_t;
+    sum.balance_jump = d.watch.jump, sum.balance_jump_excess = d.watch.n_points > 1 ? d.watch.jump_excess : 0.0;
+    sum.balance_jump_at = d.watch.jump_at;
+    sum.balance_jump_t0 = d.watch.jump_t0, sum.balance_jump_t1 = d.watch.jump_t1;
     verdict(opt, &sum);
     if (out_path) st = write_output(&d, out_path, &sum, err);
     driver_free(&d);
@@ -1056,6 +1093,13 @@ void hymo_cosim_summary_print_results(FILE *out, const hymo_cosim_options *o, co
                  "max |D|/(W+%g J) %.3g (above %g)\n",
             s->work_abs, o->unstable_floor, s->max_residual_ratio, o->unstable_ratio, o->unstable_floor,
             s->max_balance_ratio, o->unstable_balance_ratio);
+    fprintf(out, "bursts         energy balance: max |dD| - %g dW %.4g J within %g s (|dD| %.4g J, t = %g..%g s; "
+                 "inaccurate above %g J), largest |dD| %.4g J",
+            o->max_balance_jump, s->balance_jump_excess, o->balance_window, s->balance_jump_at, s->balance_jump_t0,
+            s->balance_jump_t1, o->unstable_floor, s->balance_jump);
+    if (s->has_pressure_error)
+        fprintf(out, "; max |p - p_ref| %.4g Pa at t = %g s", s->max_pressure_error, s->t_max_pressure_error);
+    fprintf(out, "\n");
     fprintf(out, "mechanics      mean Newton iterations %.3g per step, max |Phi| %.3g\n", s->mean_mech_iterations,
             s->max_constraint_position);
     fprintf(out, "hydraulics     %ld internal steps, %ld right-hand sides\n", s->hyd_steps, s->hyd_rhs_evals);

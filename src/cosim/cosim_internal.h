@@ -108,4 +108,28 @@ static inline double hymo_cosim_residual_energy_step(int rectangle, double H, do
  * co-simulation option, -1 bad value (err says why). */
 int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o, hymo_error *err);
 
+/* Online verdict figures (src/cosim/watch.c): the largest pressure error
+ * against a reference and the largest energy-balance burst, updated at
+ * each communication point (hymo_watch_point) from that point alone. */
+#define HYMO_WATCH_RING 256
+typedef struct {
+    const hymo_reference *ref; /* NULL: none */
+    int np, p_ref;             /* pressures per point; compared with ref's */
+    long ref_i;                /* reference row cursor */
+    double p_err, p_err_t;     /* max |p - p_ref|, Pa, and its time */
+    double window, r;          /* burst window, s; fraction r of the work */
+    long stride, n_points;     /* a sample every stride points */
+    int cap, len, head;        /* ring of samples */
+    double *t, *D, *W;
+    double jump;               /* max |D(t) - D(s)|, s in the window, J */
+    double jump_excess, jump_at, jump_t0, jump_t1; /* max |dD| - r dW, its |dD| and window */
+} hymo_watch;
+/* 0, or -1 out of memory.  ref may be NULL; np pressures per point;
+ * communication step H; burst window and fraction r. */
+int hymo_watch_init(hymo_watch *w, const hymo_reference *ref, int np, double H, double window, double r);
+void hymo_watch_free(hymo_watch *w);
+/* The communication point t: pressures p (np), energy-balance error D,
+ * cumulative |actuator work| W. */
+void hymo_watch_point(hymo_watch *w, double t, const double *p, double D, double W);
+
 #endif

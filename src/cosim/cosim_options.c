@@ -31,6 +31,8 @@ void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model
     opt->unstable_ratio = 0.1;
     opt->unstable_balance_ratio = 0.5;
     opt->unstable_floor = 1.0;
+    opt->max_balance_jump = 0.05;
+    opt->balance_window = 1.0;
     opt->mech_inputs = HYMO_MECH_INPUTS_EXTRAPOLATE;
 }
 
@@ -58,6 +60,12 @@ hymo_status hymo_cosim_verdict_options_check(const hymo_cosim_options *opt, hymo
     if (!(opt->max_residual_energy >= 0.0))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "residual energy threshold %g J must be >= 0 (0: none)",
                               opt->max_residual_energy);
+    if (!(opt->max_balance_jump >= 0.0) || !isfinite(opt->max_balance_jump))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "energy-balance burst ratio %g must be >= 0 and finite (0: none)",
+                              opt->max_balance_jump);
+    if (!(opt->balance_window > 0.0) || !isfinite(opt->balance_window))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "energy-balance burst window %g s must be positive and finite",
+                              opt->balance_window);
     return HYMO_OK;
 }
 
@@ -182,6 +190,19 @@ static int option_positive(const char *name, const char *value, double *out, hym
     return 1;
 }
 
+/* A finite value >= 0 (0: the check is off). */
+static int option_nonnegative(const char *name, const char *value, double *out, hymo_error *err)
+{
+    double v;
+    if (option_number(name, value, &v, err)) return -1;
+    if (!(v >= 0.0) || !isfinite(v)) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' must be >= 0 and finite (0: not checked)", name, value);
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
 /* SIGNAL=VALUE of --max-rms / --max-abs into limit[signal]: 1, or -1 with
  * err set. */
 static int option_threshold(const char *name, const char *value, double *limit, hymo_error *err)
@@ -216,6 +237,8 @@ int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o
     if (!strcmp(name, "--max-rms")) return option_threshold(name, value, o->max_rms, err);
     if (!strcmp(name, "--max-abs")) return option_threshold(name, value, o->max_abs, err);
     if (!strcmp(name, "--max-residual-energy")) return option_positive(name, value, &o->max_residual_energy, err);
+    if (!strcmp(name, "--max-balance-jump")) return option_nonnegative(name, value, &o->max_balance_jump, err);
+    if (!strcmp(name, "--balance-window")) return option_positive(name, value, &o->balance_window, err);
     if (!strcmp(name, "--unstable-ratio")) return option_positive(name, value, &o->unstable_ratio, err);
     if (!strcmp(name, "--unstable-balance-ratio")) return option_positive(name, value, &o->unstable_balance_ratio, err);
     if (!strcmp(name, "--unstable-floor")) return option_positive(name, value, &o->unstable_floor, err);

@@ -787,6 +787,8 @@ static void defaults(hymo_cosim_options *o)
     o->unstable_ratio = 0.1;
     o->unstable_balance_ratio = 0.5;
     o->unstable_floor = 1.0;
+    o->max_balance_jump = 0.05;
+    o->balance_window = 1.0;
 }
 
 hymo_status hymo_cosim_system_load(const char *path, hymo_cosim_system **out, hymo_error *err)

@@ -1,0 +1,83 @@
+/* Online verdict figures of a co-simulation (cosim_internal.h,
+ * docs/cosimulation.md "Verdicts"): updated at every communication point
+ * from that point's values alone, so that no row need be kept.
+ *
+ * - The largest pressure error max |p - p_ref| over the volumes, the
+ *   reference linearly interpolated to the communication point (a cursor
+ *   moves forward through the reference rows).
+ * - Bursts of the energy balance: with D(t) the energy-balance error
+ *   (minus the reference's, interpolated, when one is given) and W(t) the
+ *   cumulative |actuator work|, the largest excess
+ *   |D(t) - D(s)| - r (W(t) - W(s)) over s in [t - window, t]: the energy
+ *   the balance gained or lost beyond the fraction r of the work done.  D and W are sampled into a ring of at most
+ *   HYMO_WATCH_RING points per window (every `stride` communication points),
+ *   so a step costs O(HYMO_WATCH_RING). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cosim_internal.h"
+
+int hymo_watch_init(hymo_watch *w, const hymo_reference *ref, int np, double H, double window, double r)
+{
+    memset(w, 0, sizeof *w);
+    w->ref = ref && ref->n > 0 && ref->time ? ref : NULL;
+    w->np = np;
+    w->p_ref = w->ref && w->ref->np == np && np > 0 && w->ref->p;
+    w->r = r;
+    w->jump_excess = -HUGE_VAL;
+    const double per = window / H; /* communication points per window */
+    w->stride = per > HYMO_WATCH_RING ? (long)ceil(per / HYMO_WATCH_RING) : 1;
+    w->cap = (int)ceil(per / (double)w->stride) + 1;
+    if (w->cap < 2) w->cap = 2;
+    w->t = calloc((size_t)w->cap * 3, sizeof(double));
+    if (!w->t) return -1;
+    w->D = w->t + w->cap, w->W = w->D + w->cap;
+    w->window = window;
+    return 0;
+}
+
+void hymo_watch_free(hymo_watch *w)
+{
+    free(w->t);
+    w->t = w->D = w->W = NULL;
+}
+
+/* The reference row bracket [i, i + 1] of t and the weight of row i + 1. */
+static double bracket(hymo_watch *w, double t, long *i)
+{
+    const hymo_reference *r = w->ref;
+    while (w->ref_i + 1 < r->n && r->time[w->ref_i + 1] <= t) w->ref_i++;
+    *i = w->ref_i;
+    if (w->ref_i + 1 >= r->n || !(r->time[w->ref_i] < t)) return 0.0;
+    return (t - r->time[w->ref_i]) / (r->time[w->ref_i + 1] - r->time[w->ref_i]);
+}
+
+void hymo_watch_point(hymo_watch *w, double t, const double *p, double D, double W)
+{
+    if (w->ref) {
+        const hymo_reference *r = w->ref;
+        long i;
+        const double a = bracket(w, t, &i);
+        const long i1 = a > 0.0 ? i + 1 : i;
+        if (t <= r->time[r->n - 1] + 1e-9 * (1.0 + fabs(t))) {
+            if (r->drift) D -= (1.0 - a) * r->drift[i] + a * r->drift[i1];
+            for (int k = 0; w->p_ref && k < w->np; ++k) {
+                const double e = fabs(p[k] - ((1.0 - a) * r->p[i * w->np + k] + a * r->p[i1 * w->np + k]));
+                if (e > w->p_err) w->p_err = e, w->p_err_t = t;
+            }
+        }
+    }
+    if (w->n_points++ % w->stride) return;
+    /* the new sample against every sample of the window */
+    for (int j = 0; j < w->len; ++j) {
+        const int k = (w->head + w->cap - 1 - j) % w->cap;
+        if (t - w->t[k] > w->window * (1.0 + 1e-12)) break;
+        const double dD = fabs(D - w->D[k]), excess = dD - w->r * (W - w->W[k]);
+        if (dD > w->jump) w->jump = dD;
+        if (excess > w->jump_excess) w->jump_excess = excess, w->jump_t0 = w->t[k], w->jump_t1 = t, w->jump_at = dD;
+    }
+    w->t[w->head] = t, w->D[w->head] = D, w->W[w->head] = W;
+    w->head = (w->head + 1) % w->cap;
+    if (w->len < w->cap) w->len++;
+}
