@@ -5,9 +5,11 @@ drift, constraint violation and, for co-simulation files, the residual
 energy of /cosim.  Needs python3-h5py and python3-matplotlib (Debian).
 
 usage: scripts/plot_run.py OUT.h5 [-o PNG]
-Without -o the PNG is written next to the file (OUT.png).  A killed run's
-OUT.h5.partial can be plotted too."""
+Without -o the PNG is written next to the file (OUT.png).  A file being
+written, or a killed run's OUT.h5.XXXXXX.partial (still flagged "being
+written"), is read as HDF5's SWMR reader up to the rows of /time."""
 import argparse
+import ctypes
 import os
 import sys
 
@@ -23,6 +25,29 @@ def text(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
+def open_h5(path):
+    """h5py.File of a run file; one flagged "being written" (superblock byte
+    11, bit 0x04) opened as HDF5's SWMR reader with one metadata read
+    attempt (HDF5's default of 100 hangs on a damaged file).  Returns
+    (file, swmr)."""
+    with open(path, "rb") as fp:
+        sb = fp.read(12)
+    if not (len(sb) == 12 and sb[:8] == b"\x89HDF\r\n\x1a\n" and sb[8] >= 2 and sb[11] & 0x04):
+        return h5py.File(path, "r"), False
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    try:  # the libhdf5 h5py loaded
+        with open("/proc/self/maps") as maps:
+            libs = [ln.split()[-1] for ln in maps if "libhdf5" in ln and "hl" not in ln.split("/")[-1]]
+        if libs:
+            lib = ctypes.CDLL(libs[0])
+            lib.H5Pset_metadata_read_attempts.argtypes = [ctypes.c_int64, ctypes.c_uint]
+            lib.H5Pset_metadata_read_attempts(fapl.id, 1)
+    except (OSError, AttributeError):
+        pass
+    fid = h5py.h5f.open(os.fsencode(path), h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ, fapl=fapl)
+    return h5py.File(fid), True
+
+
 def names(ds, prefix):
     if "names" in ds.attrs:
         return [text(n) for n in ds.attrs["names"]]
@@ -30,7 +55,7 @@ def names(ds, prefix):
 
 
 def panel(ax, t, ds, ylabel, prefix, scale=1.0):
-    data = ds[()] * scale
+    data = ds[:len(t)] * scale
     if data.ndim == 1:
         data = data[:, None]
     for j, name in enumerate(names(ds, prefix)):
@@ -47,7 +72,7 @@ def main():
     ap.add_argument("-o", "--output", help="PNG to write (default: FILE with .png)")
     a = ap.parse_args()
     try:
-        f = h5py.File(a.file, "r")
+        f, _ = open_h5(a.file)
     except OSError as e:
         sys.exit("plot_run.py: cannot read '%s': %s" % (a.file, e))
     with f:
@@ -64,7 +89,7 @@ def main():
         fig, axes = plt.subplots(len(panels), 1, figsize=(8, 1.9 * len(panels) + 0.8), sharex=True, squeeze=False)
         for ax, (path, label, prefix, scale) in zip(axes[:, 0], panels):
             panel(ax, t, f[path], label, prefix, scale)
-            if path == "constraints/position" and np.all(f[path][()] > 0):
+            if path == "constraints/position" and np.all(f[path][:len(t)] > 0):
                 ax.set_yscale("log")
         axes[-1, 0].set_xlabel("t (s)")
         complete = int(f.attrs.get("complete", 0))
@@ -85,4 +110,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, RuntimeError) as e:  # e.g. stored values that do not match their checksum
+        sys.exit("plot_run.py: cannot read '%s': %s (damaged file?)" % (sys.argv[1] if len(sys.argv) > 1 else "?", e))
