@@ -252,12 +252,17 @@ if p.returncode != 0 or "no checksums" not in p.stdout:
 heaps = [i for i in range(len(data)) if data.startswith(b"GCOL", i)]
 oldbad = os.path.join(out, "old_bad.h5")
 n_refused = 0
+# the collection's size; the size of its first object (5000 bytes, 2^33
+# bytes) and of the object after it (100000 bytes): without the check,
+# libhdf5 1.10.8 aborted ("double free or corruption"), hung, or crashed
+# (SIGSEGV) on these
 for h in heaps:
-    for where in (8, 16 + 8):  # the collection size; the size of its first object
+    second = 16 + 16 + ((int.from_bytes(data[h + 24:h + 32], "little") + 7) & ~7)  # the second object
+    for where, size in ((8, 1 << 39), (16 + 8, 5000), (16 + 8, 1 << 33), (second + 8, 100000)):
         shutil.copy(old, oldbad)
         with open(oldbad, "r+b") as f:
-            f.seek(h + where + 4); f.write(b"\x7f")  # a size of ~2^39 bytes
-        refused([hymo, "info", oldbad], "old-format file, global heap at %d damaged at +%d" % (h, where),
+            f.seek(h + where); f.write(size.to_bytes(8, "little"))
+        refused([hymo, "info", oldbad], "old-format file, global heap at %d: size at +%d set to %d" % (h, where, size),
                 word="global heap")
         n_refused += 1
 print("6. old-format file (superblock 0, %d global heap collections) read; %d damaged heap sizes refused "
