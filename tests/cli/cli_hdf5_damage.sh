@@ -267,5 +267,32 @@ for h in heaps:
         n_refused += 1
 print("6. old-format file (superblock 0, %d global heap collections) read; %d damaged heap sizes refused "
       "before libhdf5 read them" % (len(heaps), n_refused))
+
+# 7. the memory budget: every per-step dataset deflated, 4 million rows
+# of zeros (about 1000:1 each, within the per-dataset limit of 2048:1),
+# together far more values than 64 bytes per byte of the file + 256 MiB
+big = os.path.join(out, "big.h5")
+R = 4000000
+with h5py.File(full, "r") as a, h5py.File(big, "w", libver="latest") as b:
+    for k, v in a.attrs.items():
+        b.attrs[k] = v
+    b.attrs["complete"] = np.int32(0)
+    def copy(name, obj):
+        if isinstance(obj, h5py.Group):
+            b.require_group(name)
+        elif obj.shape and obj.shape[0] == a["time"].shape[0]:
+            cols = obj.shape[1:]
+            d = b.create_dataset(name, shape=(R,) + cols, dtype=obj.dtype, chunks=(65536,) + tuple(max(c, 1) for c in cols),
+                                 maxshape=(None,) + tuple(None for _ in cols), compression="gzip",
+                                 compression_opts=1, fletcher32=True)
+            if np.prod(cols) > 0:
+                z = np.zeros((65536,) + cols, obj.dtype)
+                for r0 in range(0, R, 65536):
+                    d[r0:r0 + 65536] = z[:min(65536, R - r0)]
+            for k, v in obj.attrs.items():
+                d.attrs[k] = v
+    a.visititems(copy)
+refused([hymo, "info", big], "a file beyond the memory budget", limit=30, word="budget")
+print("7. %d rows of deflated zeros in a %d-byte file: refused by the memory budget" % (R, os.path.getsize(big)))
 EOF
 echo "cli_hdf5_damage: OK"
