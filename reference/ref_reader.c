@@ -1185,31 +1185,31 @@ static uint64_t le64(const unsigned char *p)
  * superblock must match its checksum before libhdf5 sees the file (a
  * mismatch in a file flagged "being written" made libhdf5 retry its read
  * with growing sleeps for many minutes).  *swmr: its consistency flags
- * (byte 11) say "open in SWMR-write mode" (0x04).  *old: a version-0/1
- * superblock (the earliest file format: no metadata checksums). */
-static hymo_status preflight(reader *r, FILE *fp, int *swmr, int *old)
+ * (byte 11) say "open in SWMR-write mode" (0x04).  A version-0/1
+ * superblock (the earliest file format) has neither. */
+static hymo_status preflight(reader *r, FILE *fp, int *swmr)
 {
-    *swmr = *old = 0;
+    *swmr = 0;
     unsigned char sb[48];
     const size_t got = fread(sb, 1, sizeof sb, fp);
     if (got < 9 || memcmp(sb, "\211HDF\r\n\032\n", 8) != 0) return HYMO_OK; /* HDF5 looks further */
-    if (sb[8] < 2) {
-        *old = 1;
-        return HYMO_OK;
+    if (sb[8] < 2) return HYMO_OK;
+    const size_t o = sb[9]; /* size of file addresses: 2, 4 or 8 bytes */
+    if (o != 2 && o != 4 && o != 8) return HYMO_OK; /* not readable anyway: libhdf5 says why */
+    const size_t len = 12 + 4 * o;                     /* then the checksum */
+    if (got < len + 4) {
+        return hymo_error_set(r->err, HYMO_ERR_HDF5, "reference file '%s': damaged file: its superblock is cut short",
+                              r->path);
     }
-    if (got < sizeof sb || sb[9] != 8 || sb[10] != 8) {
-        return hymo_error_set(r->err, HYMO_ERR_HDF5,
-                              "reference file '%s': damaged file: its superblock is cut short or declares "
-                              "%d-byte addresses (hymo's files use 8)", r->path, got >= 10 ? sb[9] : 0);
-    }
-    const uint32_t stored = (uint32_t)sb[44] | ((uint32_t)sb[45] << 8) | ((uint32_t)sb[46] << 16) |
-                            ((uint32_t)sb[47] << 24);
-    if (lookup3(sb, 44) != stored) {
+    const unsigned char *c = sb + len;
+    const uint32_t stored = (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
+    if (lookup3(sb, len) != stored) {
         return hymo_error_set(r->err, HYMO_ERR_HDF5,
                               "reference file '%s': damaged file: its superblock does not match its checksum",
                               r->path);
     }
-    const uint64_t eof = le64(sb + 28);
+    uint64_t eof = 0; /* the end-of-file address, the third address */
+    for (size_t k = o; k-- > 0;) eof = (eof << 8) | sb[12 + 2 * o + k];
     if (eof > r->file_size && !(sb[11] & 0x04)) {
         return hymo_error_set(r->err, HYMO_ERR_HDF5,
                               "reference file '%s': truncated file: %llu bytes of the %llu its superblock "
@@ -1245,7 +1245,8 @@ static hymo_status check_global_heaps(reader *r)
         const size_t got = fread(buf + have, 1, cap + 16 - have, fp);
         have += got;
         if (have < 4) break;
-        size_t scan_end = got == 0 ? have - 3 : have - 15; /* keep 15 bytes for the next block */
+        /* keep the last 15 bytes (a header's start) for the next block */
+        const size_t scan_end = got == 0 ? have - 3 : have > 15 ? have - 15 : 0;
         for (size_t i = 0; i < scan_end && st == HYMO_OK; i++) {
             if (buf[i] != 'G' || memcmp(buf + i, "GCOL", 4) != 0 || base + i < skip_to) continue;
             const uint64_t off = base + i;
@@ -1327,8 +1328,8 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
     struct stat sbuf;
     r.file_size = fstat(fileno(probe), &sbuf) == 0 && sbuf.st_size > 0 ? (unsigned long long)sbuf.st_size : 0;
     r.budget_bytes = BUDGET_FREE + BUDGET_PER_BYTE * r.file_size;
-    int swmr = 0, old = 0;
-    hymo_status pst = preflight(&r, probe, &swmr, &old);
+    int swmr = 0;
+    hymo_status pst = preflight(&r, probe, &swmr);
     fclose(probe);
     if (pst != HYMO_OK) return pst;
     const int live = writer_holds(path);
@@ -1374,7 +1375,6 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
         return st;
     }
     H5Pclose(fapl);
-    (void)old;
 
     hymo_reference *ref = calloc(1, sizeof *ref);
     if (!ref) {

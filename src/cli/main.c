@@ -84,7 +84,9 @@ static void usage_info(FILE *out)
     fputs("usage: hymo info OUT.h5\n"
           "\n"
           "Prints the run summary stored in a hymo reference file and checks that its\n"
-          "rows, step count and times agree (docs/hdf5-format.md).\n"
+          "rows, step count and times agree (docs/hdf5-format.md); every stored value is\n"
+          "checked against its checksum.  The read may take HYMO_READ_TIMEOUT seconds\n"
+          "(environment, default 60).\n"
           "exit status: 0 ok, 2 unreadable, damaged or not a hymo file\n",
           out);
 }
