@@ -430,6 +430,28 @@ static hymo_status fail_values(reader *r, const char *name)
                           name, detail[0] ? " (" : "", detail, detail[0] ? ")" : "");
 }
 
+/* Before allocating: the values must be stored.  Deflate compresses at
+ * most about 1032:1, so a dataset that declares far more values than its
+ * stored bytes can hold (rows that were never written, or a damaged
+ * dimension) is refused instead of allocating gigabytes of zeros. */
+static hymo_status check_stored(reader *r, hid_t ds, const char *name, hsize_t n, hsize_t c, size_t elem)
+{
+    if (c != 0 && n > (hsize_t)-1 / elem / c) {
+        return fail(r, "dataset '%s' declares %llu x %llu values: damaged file", name, (unsigned long long)n,
+                    (unsigned long long)c);
+    }
+    const hsize_t raw = n * c * (hsize_t)elem;
+    if (raw > RAW_FREE_BYTES) {
+        const hsize_t stored = H5Dget_storage_size(ds);
+        if (raw - RAW_FREE_BYTES > stored * MAX_COMPRESSION) {
+            return fail(r, "dataset '%s' declares %llu x %llu values but stores only %llu bytes: "
+                        "damaged or never written",
+                        name, (unsigned long long)n, (unsigned long long)c, (unsigned long long)stored);
+        }
+    }
+    return HYMO_OK;
+}
+
 /* Reads a whole [n] or [n x cols] dataset into a new array (never NULL). */
 static hymo_status read_dataset(reader *r, hid_t file, const char *name, int rank, hsize_t n,
                                 int *cols, int is_int, void **out)
@@ -467,20 +489,10 @@ static hymo_status read_dataset(reader *r, hid_t file, const char *name, int ran
         return fail(r, "dataset '%s' declares %llu x %llu values: damaged file", name,
                     (unsigned long long)n, (unsigned long long)c);
     }
-    /* Before allocating: the values must be stored.  Deflate compresses at
-     * most about 1032:1, so a dataset that declares far more values than
-     * its stored bytes can hold (rows that were never written, or a damaged
-     * dimension) is refused instead of allocating gigabytes of zeros. */
     const hsize_t raw = n * c * (hsize_t)elem;
-    if (raw > RAW_FREE_BYTES) {
-        const hsize_t stored = H5Dget_storage_size(ds);
-        if (raw - RAW_FREE_BYTES > stored * MAX_COMPRESSION) {
-            H5Dclose(ds);
-            return fail(r, "dataset '%s' declares %llu x %llu values but stores only %llu bytes: "
-                        "damaged or never written",
-                        name, (unsigned long long)n, (unsigned long long)c,
-                        (unsigned long long)stored);
-        }
+    if ((st = check_stored(r, ds, name, n, c, elem)) != HYMO_OK) {
+        H5Dclose(ds);
+        return st;
     }
     if (raw > r->budget_bytes - r->used_bytes) {
         H5Dclose(ds);
@@ -832,6 +844,33 @@ static hymo_status read_datasets(reader *r, hid_t f, hymo_reference *ref)
     /* -1: the column count comes from the first dataset of that dimension */
     for (int k = HYMO_COLS_ONE + 1; k < HYMO_COLS_COUNT; k++) {
         *(int *)(void *)((char *)ref + hymo_ref_dimensions[k].ref_count) = -1;
+    }
+
+    /* Before anything is allocated: the values of all signals together
+     * within the memory budget (each dataset's own size is checked again
+     * when it is read). */
+    unsigned long long declared = 0;
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        const hymo_ref_signal *sg = &hymo_ref_signals[i];
+        const int two_d = sg->cols != HYMO_COLS_ONE;
+        hsize_t rows = 0, c = 1;
+        hid_t ds = open_dataset(r, f, sg->path, two_d ? 2 : 1, &rows, &c, &st);
+        if (ds < 0) return st;
+        const unsigned long long elem = sg->type == HYMO_SIG_I32 ? sizeof(int) : sizeof(double);
+        st = check_stored(r, ds, sg->path, n, c, elem);
+        H5Dclose(ds);
+        if (st != HYMO_OK) return st;
+        if (n > 0 && c > r->budget_bytes / elem / n) {
+            declared = r->budget_bytes + 1; /* this one alone is beyond it */
+            break;
+        }
+        declared += (unsigned long long)(n * c) * elem;
+        if (declared > r->budget_bytes) break;
+    }
+    if (declared > r->budget_bytes) {
+        return fail(r, "its datasets declare more than %llu MiB of values, beyond the reader's budget of %llu "
+                    "bytes per byte of the %llu-byte file plus %llu MiB: damaged file",
+                    r->budget_bytes >> 20, BUDGET_PER_BYTE, r->file_size, BUDGET_FREE >> 20);
     }
 
     /* The data of every signal, in table order. */
