@@ -6,7 +6,7 @@
 #     `hymo compare` exit 2 with one line in < 2 s;
 #  2. a killed run's .partial file: read (INTERRUPTED, exit 0) by `hymo
 #     info`, hymo.read(), plain h5py as documented (swmr=True) and
-#     scripts/plot_run.py; with one byte flipped in its metadata or in a
+#     scripts/plot_run.py and plot_compare.py; with one byte flipped in its metadata or in a
 #     stored chunk: `hymo info` exits 2 with one line in < 2 s;
 #  3. the read budget: HYMO_READ_TIMEOUT=1e-6 refuses with one line;
 #  4. 200 random one-byte changes to the stored chunks of a complete
@@ -18,7 +18,10 @@
 #     read, and `hymo info` says "no checksums";
 #  6. an old-format file (superblock version 0, variable-length string
 #     attributes in the global heap) is read; with a damaged global heap
-#     collection it is refused before libhdf5 reads the heap.
+#     collection it is refused before libhdf5 reads the heap;
+#  7. the memory budget: a file whose deflated datasets declare more values
+#     than 64 bytes per byte of the file + 256 MiB is refused before any
+#     is allocated.
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u
 HYMO=$1; SRC=$2; OUT=$3/cli_hdf5_damage
@@ -121,7 +124,11 @@ png = os.path.join(out, "partial.png")
 p, _ = run([sys.executable, os.path.join(src, "scripts", "plot_run.py"), partial, "-o", png], timeout=120)
 if p.returncode != 0 or not os.path.getsize(png):
     fail("plot_run.py of the partial file: %s" % p.stderr)
-print("2. partial file (%d rows): hymo info, hymo.read() (%s rows), h5py swmr=True, plot_run.py read it; "
+png2 = os.path.join(out, "partial_cmp.png")
+p, _ = run([sys.executable, os.path.join(src, "scripts", "plot_compare.py"), full, partial, "-o", png2], timeout=120)
+if p.returncode != 0 or not os.path.getsize(png2):
+    fail("plot_compare.py with the partial file: %s" % p.stderr)
+print("2. partial file (%d rows): hymo info, hymo.read() (%s rows), h5py swmr=True, plot_run.py, plot_compare.py read it; "
       "plain h5py.File(path, 'r') %s" % (n, rows_read, plain))
 # ... and damaged: one byte in its metadata (the first 4 KiB after the
 # superblock), one in a stored chunk
