@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -27,12 +28,32 @@ typedef struct {
     /* a file still being written in SWMR mode (and not complete): the
      * datasets may hold more rows than /time; the first N are read */
     int prefix_ok;
+    /* the file declares Fletcher32 checksums on its datasets (root
+     * attribute data_checksum): each dataset read must carry the filter */
+    int checksummed;
+    /* memory budget: bytes of values allocated so far and the limit */
+    unsigned long long used_bytes, budget_bytes;
+    /* the file's size, and whether its global heap collections were
+     * checked (old files: variable-length strings) */
+    unsigned long long file_size;
+    int heap_checked;
 } reader;
+
+/* Memory budget of one read: all datasets together hold at most
+ * BUDGET_PER_BYTE bytes of values per byte of the file, plus BUDGET_FREE
+ * (hymo's files are uncompressed: about 1 per byte; deflated files of
+ * older hymo versions about 3). */
+#define BUDGET_PER_BYTE 64ull
+#define BUDGET_FREE (256ull << 20)
 
 /* Dataset size sanity (read_dataset): up to RAW_FREE_BYTES unconditionally,
  * beyond that at most MAX_COMPRESSION bytes of values per stored byte. */
 #define RAW_FREE_BYTES ((hsize_t)1 << 20)
 #define MAX_COMPRESSION ((hsize_t)2048)
+
+/* Metadata read attempts while a live writer holds the file (SWMR: a
+ * block may be read in the middle of its write); 1 otherwise. */
+#define READ_ATTEMPTS_LIVE 10u
 
 /* "'<file>': <what>[: <innermost HDF5 message>]".  Call right after the
  * failing HDF5 call (any later HDF5 call clears the error stack). */
@@ -54,6 +75,8 @@ static hymo_status fail(reader *r, const char *fmt, ...)
 
 static int attr_present(reader *r, hid_t obj, const char *where, const char *name,
                         hymo_status *st);
+
+static hymo_status check_global_heaps(reader *r);
 
 static hymo_status nomem(reader *r)
 {
@@ -189,6 +212,10 @@ static hymo_status attr_strings(reader *r, hid_t obj, const char *where, const c
                       name, where, (unsigned long long)stored, (long long)n, tsize);
             goto done;
         }
+    }
+    if (is_vlen && !r->heap_checked) {
+        st = check_global_heaps(r); /* before libhdf5 reads the heap */
+        if (st != HYMO_OK) goto done;
     }
     if (is_vlen) {
         char **raw = calloc((size_t)n + 1, sizeof *raw);
@@ -369,6 +396,62 @@ static hid_t open_dataset(reader *r, hid_t file, const char *name, int rank, hsi
     return ds;
 }
 
+/* 1 if dataset ds has HDF5's Fletcher32 checksum filter. */
+static int has_fletcher32(hid_t ds)
+{
+    hid_t dcpl = H5Dget_create_plist(ds);
+    if (dcpl < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return 0;
+    }
+    unsigned flags = 0, conf[4];
+    size_t nconf = 4;
+    char fname[32];
+    const herr_t rc = H5Pget_filter_by_id2(dcpl, H5Z_FILTER_FLETCHER32, &flags, &nconf, conf, sizeof fname,
+                                           fname, NULL);
+    H5Pclose(dcpl);
+    H5Eclear2(H5E_DEFAULT);
+    return rc >= 0;
+}
+
+/* A failed H5Dread of dataset `name`: a checksum mismatch is named as
+ * damage to the stored values. */
+static hymo_status fail_values(reader *r, const char *name)
+{
+    char detail[HYMO_H5_DETAIL_MAX];
+    hymo_h5_take_error(detail);
+    if (strstr(detail, "Fletcher32") || strstr(detail, "checksum")) {
+        return hymo_error_set(r->err, HYMO_ERR_HDF5,
+                              "reference file '%s': dataset '%s' is damaged: its stored values do not match "
+                              "their checksum (%s)",
+                              r->path, name, detail);
+    }
+    return hymo_error_set(r->err, HYMO_ERR_HDF5, "reference file '%s': cannot read dataset '%s'%s%s%s", r->path,
+                          name, detail[0] ? " (" : "", detail, detail[0] ? ")" : "");
+}
+
+/* Before allocating: the values must be stored.  Deflate compresses at
+ * most about 1032:1, so a dataset that declares far more values than its
+ * stored bytes can hold (rows that were never written, or a damaged
+ * dimension) is refused instead of allocating gigabytes of zeros. */
+static hymo_status check_stored(reader *r, hid_t ds, const char *name, hsize_t n, hsize_t c, size_t elem)
+{
+    if (c != 0 && n > (hsize_t)-1 / elem / c) {
+        return fail(r, "dataset '%s' declares %llu x %llu values: damaged file", name, (unsigned long long)n,
+                    (unsigned long long)c);
+    }
+    const hsize_t raw = n * c * (hsize_t)elem;
+    if (raw > RAW_FREE_BYTES) {
+        const hsize_t stored = H5Dget_storage_size(ds);
+        if (raw - RAW_FREE_BYTES > stored * MAX_COMPRESSION) {
+            return fail(r, "dataset '%s' declares %llu x %llu values but stores only %llu bytes: "
+                        "damaged or never written",
+                        name, (unsigned long long)n, (unsigned long long)c, (unsigned long long)stored);
+        }
+    }
+    return HYMO_OK;
+}
+
 /* Reads a whole [n] or [n x cols] dataset into a new array (never NULL). */
 static hymo_status read_dataset(reader *r, hid_t file, const char *name, int rank, hsize_t n,
                                 int *cols, int is_int, void **out)
@@ -395,27 +478,30 @@ static hymo_status read_dataset(reader *r, hid_t file, const char *name, int ran
         }
         *cols = (int)c;
     }
+    if (r->checksummed && !has_fletcher32(ds)) {
+        H5Dclose(ds);
+        return fail(r, "dataset '%s' has no data checksum although the file declares them: damaged or "
+                    "altered file", name);
+    }
     size_t elem = is_int ? sizeof(int) : sizeof(double);
     if (c != 0 && n > SIZE_MAX / elem / c) {
         H5Dclose(ds);
         return fail(r, "dataset '%s' declares %llu x %llu values: damaged file", name,
                     (unsigned long long)n, (unsigned long long)c);
     }
-    /* Before allocating: the values must be stored.  Deflate compresses at
-     * most about 1032:1, so a dataset that declares far more values than
-     * its stored bytes can hold (rows that were never written, or a damaged
-     * dimension) is refused instead of allocating gigabytes of zeros. */
     const hsize_t raw = n * c * (hsize_t)elem;
-    if (raw > RAW_FREE_BYTES) {
-        const hsize_t stored = H5Dget_storage_size(ds);
-        if (raw - RAW_FREE_BYTES > stored * MAX_COMPRESSION) {
-            H5Dclose(ds);
-            return fail(r, "dataset '%s' declares %llu x %llu values but stores only %llu bytes: "
-                        "damaged or never written",
-                        name, (unsigned long long)n, (unsigned long long)c,
-                        (unsigned long long)stored);
-        }
+    if ((st = check_stored(r, ds, name, n, c, elem)) != HYMO_OK) {
+        H5Dclose(ds);
+        return st;
     }
+    if (raw > r->budget_bytes - r->used_bytes) {
+        H5Dclose(ds);
+        return fail(r, "its datasets declare more than %llu MiB of values (at dataset '%s'), beyond the "
+                    "reader's budget of %llu bytes per byte of the %llu-byte file plus %llu MiB: damaged file",
+                    (unsigned long long)((r->used_bytes + raw) >> 20), name, BUDGET_PER_BYTE, r->file_size,
+                    BUDGET_FREE >> 20);
+    }
+    r->used_bytes += raw;
     size_t count = (size_t)(n * c);
     *out = calloc(count > 0 ? count : 1, elem);
     if (!*out) {
@@ -434,7 +520,7 @@ static hymo_status read_dataset(reader *r, hid_t file, const char *name, int ran
     }
     if (st == HYMO_OK && count > 0 &&
         H5Dread(ds, is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, *out) < 0) {
-        st = fail(r, "cannot read dataset '%s'", name);
+        st = fail_values(r, name);
     }
     if (mspace != H5S_ALL && mspace >= 0) H5Sclose(mspace);
     if (fspace != H5S_ALL && fspace >= 0) H5Sclose(fspace);
@@ -712,6 +798,14 @@ static hymo_status read_root(reader *r, hid_t f, hymo_reference *ref)
     if (st == HYMO_OK && attr_present(r, f, "/", "overrides", &st)) {
         TRY(attr_text_alloc(r, f, "/", "overrides", &ref->overrides));
     }
+    if (st == HYMO_OK && attr_present(r, f, "/", "data_checksum", &st)) {
+        char kind[32] = "";
+        TEXT("data_checksum", kind);
+        if (st == HYMO_OK && strcmp(kind, "fletcher32") != 0) {
+            return fail(r, "root attribute 'data_checksum' is '%s' (this hymo knows 'fletcher32')", kind);
+        }
+        r->checksummed = st == HYMO_OK;
+    }
     if (st == HYMO_OK && attr_present(r, f, "/", "output_every", &st)) {
         TRY(attr_int(r, f, "/", "output_every", &ref->output_every));
         if (st == HYMO_OK && ref->output_every < 1) {
@@ -762,6 +856,33 @@ static hymo_status read_datasets(reader *r, hid_t f, hymo_reference *ref)
     /* -1: the column count comes from the first dataset of that dimension */
     for (int k = HYMO_COLS_ONE + 1; k < HYMO_COLS_COUNT; k++) {
         *(int *)(void *)((char *)ref + hymo_ref_dimensions[k].ref_count) = -1;
+    }
+
+    /* Before anything is allocated: the values of all signals together
+     * within the memory budget (each dataset's own size is checked again
+     * when it is read). */
+    unsigned long long declared = 0;
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        const hymo_ref_signal *sg = &hymo_ref_signals[i];
+        const int two_d = sg->cols != HYMO_COLS_ONE;
+        hsize_t rows = 0, c = 1;
+        hid_t ds = open_dataset(r, f, sg->path, two_d ? 2 : 1, &rows, &c, &st);
+        if (ds < 0) return st;
+        const unsigned long long elem = sg->type == HYMO_SIG_I32 ? sizeof(int) : sizeof(double);
+        st = check_stored(r, ds, sg->path, n, c, elem);
+        H5Dclose(ds);
+        if (st != HYMO_OK) return st;
+        if (n > 0 && c > r->budget_bytes / elem / n) {
+            declared = r->budget_bytes + 1; /* this one alone is beyond it */
+            break;
+        }
+        declared += (unsigned long long)(n * c) * elem;
+        if (declared > r->budget_bytes) break;
+    }
+    if (declared > r->budget_bytes) {
+        return fail(r, "its datasets declare more than %llu MiB of values, beyond the reader's budget of %llu "
+                    "bytes per byte of the %llu-byte file plus %llu MiB: damaged file",
+                    r->budget_bytes >> 20, BUDGET_PER_BYTE, r->file_size, BUDGET_FREE >> 20);
     }
 
     /* The data of every signal, in table order. */
@@ -908,6 +1029,141 @@ static hymo_status read_cosim(reader *r, hid_t f, hymo_reference *ref)
     return st;
 }
 
+/* ------------------------------------------------------------------ */
+/* Every other dataset: read through once, so that HDF5 checks each     */
+/* stored chunk against its Fletcher32 checksum                        */
+
+#define VERIFY_BLOCK_BYTES ((hsize_t)4 << 20)
+
+typedef struct {
+    reader *r;
+    hsize_t n; /* rows of /time */
+    hymo_status st;
+} verify_walk;
+
+/* 1 if `name` (no leading '/') is a dataset read_datasets/read_cosim load */
+static int loaded_dataset(const char *name)
+{
+    static const char *const cosim[] = {"cosim/residual_power", "cosim/residual_energy",
+                                        "cosim/residual_energy_total"};
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        if (!strcmp(name, hymo_ref_signals[i].path + 1)) return 1;
+    }
+    for (size_t i = 0; i < sizeof cosim / sizeof cosim[0]; i++) {
+        if (!strcmp(name, cosim[i])) return 1;
+    }
+    return 0;
+}
+
+static hymo_status verify_dataset(reader *r, hid_t ds, const char *name, hsize_t n)
+{
+    char where[200];
+    snprintf(where, sizeof where, "/%s", name);
+    if (r->checksummed && !has_fletcher32(ds)) {
+        return fail(r, "dataset '%s' has no data checksum although the file declares them: damaged or "
+                    "altered file", where);
+    }
+    hid_t ftype = H5Dget_type(ds), fspace = H5Dget_space(ds);
+    hymo_status st = HYMO_OK;
+    int nd = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1;
+    hsize_t dims[H5S_MAX_RANK];
+    if (ftype < 0 || nd < 0 || nd > H5S_MAX_RANK || H5Sget_simple_extent_dims(fspace, dims, NULL) < 0) {
+        st = fail(r, "cannot inspect dataset '%s'", where);
+        goto done;
+    }
+    /* variable-length data (none in hymo's files) are not read */
+    if (H5Tdetect_class(ftype, H5T_VLEN) > 0 || H5Tis_variable_str(ftype) > 0) goto done;
+    const size_t esize = H5Tget_size(ftype);
+    hsize_t rows = nd > 0 ? dims[0] : 1, per_row = esize;
+    for (int k = 1; k < nd; k++) {
+        if (dims[k] != 0 && per_row > ((hsize_t)1 << 40) / dims[k]) {
+            st = fail(r, "dataset '%s' declares rows too wide: damaged file", where);
+            goto done;
+        }
+        per_row *= dims[k];
+    }
+    if (nd > 0 && r->prefix_ok && rows > n) rows = n; /* a file being written: its first N rows */
+    if (rows == 0 || per_row == 0) goto done;
+    if (per_row > VERIFY_BLOCK_BYTES * 16) {
+        st = fail(r, "dataset '%s' declares rows of %llu bytes: damaged file", where, (unsigned long long)per_row);
+        goto done;
+    }
+    const hsize_t stored = H5Dget_storage_size(ds);
+    if (rows > (((hsize_t)1 << 62) / per_row) ||
+        (rows * per_row > RAW_FREE_BYTES && rows * per_row - RAW_FREE_BYTES > stored * MAX_COMPRESSION)) {
+        st = fail(r, "dataset '%s' declares %llu rows of %llu bytes but stores only %llu bytes: damaged or "
+                  "never written", where, (unsigned long long)rows, (unsigned long long)per_row,
+                  (unsigned long long)stored);
+        goto done;
+    }
+    hsize_t block = VERIFY_BLOCK_BYTES / per_row;
+    if (block < 1) block = 1;
+    if (block > rows) block = rows;
+    unsigned char *buf = malloc((size_t)(block * per_row));
+    if (!buf) {
+        st = nomem(r);
+        goto done;
+    }
+    for (hsize_t r0 = 0; st == HYMO_OK && r0 < rows; r0 += block) {
+        const hsize_t cnt0 = rows - r0 < block ? rows - r0 : block;
+        hsize_t start[H5S_MAX_RANK] = {0}, cnt[H5S_MAX_RANK];
+        for (int k = 0; k < nd; k++) cnt[k] = dims[k];
+        hid_t mspace = -1;
+        herr_t rc;
+        if (nd == 0) {
+            rc = H5Dread(ds, ftype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+        } else {
+            start[0] = r0;
+            cnt[0] = cnt0;
+            mspace = H5Screate_simple(nd, cnt, NULL);
+            rc = mspace < 0 || H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0
+                     ? -1
+                     : H5Dread(ds, ftype, mspace, fspace, H5P_DEFAULT, buf);
+        }
+        if (rc < 0) st = fail_values(r, where);
+        if (mspace >= 0) H5Sclose(mspace);
+    }
+    free(buf);
+done:
+    if (fspace >= 0) H5Sclose(fspace);
+    if (ftype >= 0) H5Tclose(ftype);
+    return st;
+}
+
+#if H5_VERSION_GE(1, 12, 0)
+typedef H5L_info2_t hymo_link_info;
+#define HYMO_LVISIT H5Lvisit2
+#else
+typedef H5L_info_t hymo_link_info;
+#define HYMO_LVISIT H5Lvisit
+#endif
+
+static herr_t verify_visit(hid_t g, const char *name, const hymo_link_info *info, void *data)
+{
+    verify_walk *w = data;
+    if (info->type != H5L_TYPE_HARD || loaded_dataset(name)) return 0;
+    hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+    if (o < 0) {
+        w->st = fail(w->r, "cannot open object '/%s'", name);
+        return 1;
+    }
+    if (H5Iget_type(o) == H5I_DATASET) w->st = verify_dataset(w->r, o, name, w->n);
+    H5Oclose(o);
+    return w->st == HYMO_OK ? 0 : 1;
+}
+
+/* Reads every dataset not loaded into ref (sensors, flows, /cosim
+ * signals, p_range, ...) once, in blocks of about 4 MiB: a stored value
+ * that does not match its checksum fails the read. */
+static hymo_status verify_other_datasets(reader *r, hid_t f, const hymo_reference *ref)
+{
+    verify_walk w = {r, (hsize_t)ref->n, HYMO_OK};
+    if (HYMO_LVISIT(f, H5_INDEX_NAME, H5_ITER_INC, verify_visit, &w) < 0 && w.st == HYMO_OK) {
+        w.st = fail(r, "cannot list the file's objects");
+    }
+    return w.st;
+}
+
 /* Releases what read_cosim loaded (after a failure or in hymo_ref_free). */
 static void free_cosim(hymo_reference *ref)
 {
@@ -918,6 +1174,173 @@ static void free_cosim(hymo_reference *ref)
     ref->residual_power = ref->residual_energy = ref->residual_energy_total = NULL;
     ref->bond_names = NULL;
     ref->has_cosim = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Before libhdf5 reads the file                                       */
+
+/* Bob Jenkins' lookup3 hash (hashlittle, byte by byte), as HDF5 computes
+ * its metadata checksums (H5_checksum_lookup3, initial value 0). */
+#define ROT32(x, k) (((x) << (k)) | ((x) >> (32 - (k))))
+static uint32_t lookup3(const unsigned char *k, size_t length)
+{
+    uint32_t a, b, c;
+    a = b = c = 0xdeadbeefu + (uint32_t)length;
+    while (length > 12) {
+        a += k[0] + ((uint32_t)k[1] << 8) + ((uint32_t)k[2] << 16) + ((uint32_t)k[3] << 24);
+        b += k[4] + ((uint32_t)k[5] << 8) + ((uint32_t)k[6] << 16) + ((uint32_t)k[7] << 24);
+        c += k[8] + ((uint32_t)k[9] << 8) + ((uint32_t)k[10] << 16) + ((uint32_t)k[11] << 24);
+        a -= c, a ^= ROT32(c, 4), c += b;
+        b -= a, b ^= ROT32(a, 6), a += c;
+        c -= b, c ^= ROT32(b, 8), b += a;
+        a -= c, a ^= ROT32(c, 16), c += b;
+        b -= a, b ^= ROT32(a, 19), a += c;
+        c -= b, c ^= ROT32(b, 4), b += a;
+        length -= 12;
+        k += 12;
+    }
+    switch (length) {
+    case 12: c += (uint32_t)k[11] << 24; /* fall through */
+    case 11: c += (uint32_t)k[10] << 16; /* fall through */
+    case 10: c += (uint32_t)k[9] << 8;   /* fall through */
+    case 9: c += k[8];                    /* fall through */
+    case 8: b += (uint32_t)k[7] << 24;   /* fall through */
+    case 7: b += (uint32_t)k[6] << 16;   /* fall through */
+    case 6: b += (uint32_t)k[5] << 8;    /* fall through */
+    case 5: b += k[4];                    /* fall through */
+    case 4: a += (uint32_t)k[3] << 24;   /* fall through */
+    case 3: a += (uint32_t)k[2] << 16;   /* fall through */
+    case 2: a += (uint32_t)k[1] << 8;    /* fall through */
+    case 1: a += k[0]; break;
+    case 0: return c;
+    }
+    c ^= b, c -= ROT32(b, 14);
+    a ^= c, a -= ROT32(c, 11);
+    b ^= a, b -= ROT32(a, 25);
+    c ^= b, c -= ROT32(b, 16);
+    a ^= c, a -= ROT32(c, 4);
+    b ^= a, b -= ROT32(a, 14);
+    c ^= b, c -= ROT32(b, 24);
+    return c;
+}
+#undef ROT32
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+/* The superblock at offset 0 (where hymo writes it): a version-2/3
+ * superblock must match its checksum before libhdf5 sees the file (a
+ * mismatch in a file flagged "being written" made libhdf5 retry its read
+ * with growing sleeps for many minutes).  *swmr: its consistency flags
+ * (byte 11) say "open in SWMR-write mode" (0x04).  A version-0/1
+ * superblock (the earliest file format) has neither. */
+static hymo_status preflight(reader *r, FILE *fp, int *swmr)
+{
+    *swmr = 0;
+    unsigned char sb[48];
+    const size_t got = fread(sb, 1, sizeof sb, fp);
+    if (got < 9 || memcmp(sb, "\211HDF\r\n\032\n", 8) != 0) return HYMO_OK; /* HDF5 looks further */
+    if (sb[8] < 2) return HYMO_OK;
+    const size_t o = sb[9]; /* size of file addresses: 2, 4 or 8 bytes */
+    if (o != 2 && o != 4 && o != 8) return HYMO_OK; /* not readable anyway: libhdf5 says why */
+    const size_t len = 12 + 4 * o;                     /* then the checksum */
+    if (got < len + 4) {
+        return hymo_error_set(r->err, HYMO_ERR_HDF5, "reference file '%s': damaged file: its superblock is cut short",
+                              r->path);
+    }
+    const unsigned char *c = sb + len;
+    const uint32_t stored = (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
+    if (lookup3(sb, len) != stored) {
+        return hymo_error_set(r->err, HYMO_ERR_HDF5,
+                              "reference file '%s': damaged file: its superblock does not match its checksum",
+                              r->path);
+    }
+    uint64_t eof = 0; /* the end-of-file address, the third address */
+    for (size_t k = o; k-- > 0;) eof = (eof << 8) | sb[12 + 2 * o + k];
+    if (eof > r->file_size && !(sb[11] & 0x04)) {
+        return hymo_error_set(r->err, HYMO_ERR_HDF5,
+                              "reference file '%s': truncated file: %llu bytes of the %llu its superblock "
+                              "declares", r->path, r->file_size, (unsigned long long)eof);
+    }
+    *swmr = (sb[11] & 0x04) != 0;
+    return HYMO_OK;
+}
+
+/* Global heap collections ("GCOL"), where files of older hymo versions
+ * keep their variable-length strings: they have no checksum, and libhdf5
+ * 1.10 trusts their sizes (a damaged one crashed it inside H5HG_read or
+ * made it allocate gigabytes).  Before the first such string is read,
+ * every collection in the file is walked as libhdf5 walks it: a version-1
+ * header, a size of at least 4096 bytes that fits in the file, and
+ * objects (16-byte header + size rounded up to 8, the free-space object 0
+ * its own size) that tile the collection exactly. */
+static hymo_status check_global_heaps(reader *r)
+{
+    r->heap_checked = 1;
+    FILE *fp = fopen(r->path, "rb");
+    if (!fp) {
+        return hymo_error_set(r->err, HYMO_ERR_IO, "cannot open reference file '%s': %s", r->path,
+                              strerror(errno));
+    }
+    const size_t cap = (size_t)1 << 20;
+    unsigned char *buf = malloc(cap + 16);
+    hymo_status st = buf ? HYMO_OK : nomem(r);
+    uint64_t base = 0; /* file offset of buf[0] */
+    size_t have = 0;
+    uint64_t skip_to = 0; /* end of the last collection checked */
+    while (st == HYMO_OK) {
+        const size_t got = fread(buf + have, 1, cap + 16 - have, fp);
+        have += got;
+        if (have < 4) break;
+        /* keep the last 15 bytes (a header's start) for the next block */
+        const size_t scan_end = got == 0 ? have - 3 : have > 15 ? have - 15 : 0;
+        for (size_t i = 0; i < scan_end && st == HYMO_OK; i++) {
+            if (buf[i] != 'G' || memcmp(buf + i, "GCOL", 4) != 0 || base + i < skip_to) continue;
+            const uint64_t off = base + i;
+            unsigned char hdr[16];
+            if (fseek(fp, (long)off, SEEK_SET) != 0 || fread(hdr, 1, 16, fp) != 16 || hdr[4] != 1 ||
+                hdr[5] || hdr[6] || hdr[7]) {
+                fseek(fp, (long)(base + have), SEEK_SET);
+                continue; /* not a collection header */
+            }
+            const uint64_t size = le64(hdr + 8);
+            int bad = size < 4096 || size > r->file_size || off > r->file_size - size;
+            uint64_t p = 16;
+            while (!bad && p < size) {
+                unsigned char oh[16];
+                if (p + 16 > size) break; /* a tail too small for an object: free space */
+                if (fseek(fp, (long)(off + p), SEEK_SET) != 0 || fread(oh, 1, 16, fp) != 16) {
+                    bad = 1;
+                    break;
+                }
+                const unsigned idx = (unsigned)oh[0] | ((unsigned)oh[1] << 8);
+                const uint64_t osize = le64(oh + 8);
+                const uint64_t need = idx > 0 ? 16 + ((osize + 7) & ~(uint64_t)7) : osize;
+                if (osize > size || need < 16 || need > size - p) bad = 1;
+                p += need;
+            }
+            if (bad) {
+                st = hymo_error_set(r->err, HYMO_ERR_HDF5,
+                                    "reference file '%s': damaged file: the global heap collection at byte %llu "
+                                    "(variable-length strings of an older hymo file, which have no checksum) "
+                                    "is inconsistent; refused before reading it",
+                                    r->path, (unsigned long long)off);
+            }
+            skip_to = off + 16;
+            fseek(fp, (long)(base + have), SEEK_SET);
+        }
+        if (got == 0) break;
+        memmove(buf, buf + scan_end, have - scan_end);
+        base += scan_end;
+        have -= scan_end;
+    }
+    free(buf);
+    fclose(fp);
+    return st;
 }
 
 /* 1 if a writer holds the advisory lock of a file it is writing
@@ -946,20 +1369,20 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
 {
     if (out) *out = NULL;
     if (!path || !out) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_read: NULL argument");
-    reader r = {path, err, 0};
+    reader r = {.path = path, .err = err};
 
     FILE *probe = fopen(path, "rb");
     if (!probe) {
         return hymo_error_set(err, HYMO_ERR_IO, "cannot open reference file '%s': %s", path,
                               strerror(errno));
     }
-    /* Superblock version 2 or 3 at offset 0 (hymo's files): byte 11 holds
-     * the file consistency flags; 0x04 = open in SWMR-write mode (a file
-     * being written, or whose writer was killed). */
-    unsigned char sb[12];
-    const int swmr = fread(sb, 1, sizeof sb, probe) == sizeof sb && !memcmp(sb, "\211HDF\r\n\032\n", 8) &&
-                     sb[8] >= 3 && (sb[11] & 0x04);
+    struct stat sbuf;
+    r.file_size = fstat(fileno(probe), &sbuf) == 0 && sbuf.st_size > 0 ? (unsigned long long)sbuf.st_size : 0;
+    r.budget_bytes = BUDGET_FREE + BUDGET_PER_BYTE * r.file_size;
+    int swmr = 0;
+    hymo_status pst = preflight(&r, probe, &swmr);
     fclose(probe);
+    if (pst != HYMO_OK) return pst;
     const int live = writer_holds(path);
 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -980,6 +1403,11 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
 #if H5_VERSION_GE(1, 10, 7)
         H5Pset_file_locking(fapl, 0, 1); /* read-only: no lock needed (also on NFS) */
 #endif
+        /* A metadata block that fails its checksum is read again only
+         * while a live writer may be in the middle of writing it (SWMR):
+         * HDF5's default for SWMR readers is 100 attempts with growing
+         * sleeps, which on a damaged file took more than 15 minutes. */
+        H5Pset_metadata_read_attempts(fapl, live ? READ_ATTEMPTS_LIVE : 1);
         H5Eclear2(H5E_DEFAULT);
         /* A file in SWMR-write mode is read as HDF5's SWMR reader, which
          * sees a consistent file while the writer appends; otherwise (or
@@ -1035,6 +1463,8 @@ hymo_status hymo_ref_read(const char *path, hymo_reference **out, hymo_error *er
         }
     }
     if (st == HYMO_OK) st = read_cosim(&r, f, ref);
+    if (st == HYMO_OK) st = verify_other_datasets(&r, f, ref);
+    if (st == HYMO_OK) ref->data_checksums = r.checksummed;
     if (H5Fclose(f) < 0 && st == HYMO_OK) st = fail(&r, "cannot close file");
     if (st != HYMO_OK) {
         hymo_ref_free(ref);

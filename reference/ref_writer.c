@@ -305,6 +305,15 @@ static void copy_name(char dst[HYMO_REF_TEXT_MAX], const char src[HYMO_REF_TEXT_
     dst[len] = '\0';
 }
 
+/* The filters of every dataset: shuffle + deflate at `level` when
+ * deflate_ok, then HDF5's Fletcher32 checksum of each stored chunk (which
+ * every reader of the file verifies when it reads the chunk). */
+static herr_t set_filters(hid_t dcpl, int deflate_ok, int level)
+{
+    if (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)level) < 0)) return -1;
+    return H5Pset_fletcher32(dcpl);
+}
+
 static size_t elem_size(int i)
 {
     return hymo_ref_signal_elem_size(&hymo_ref_signals[i]);
@@ -372,7 +381,7 @@ static hymo_status create_dataset(hymo_ref_writer *w, int i, const hymo_ref_dims
     if (space < 0) return h5_fail(err, HYMO_ERR_HDF5, w->partial, "creating dataspace of '%s'", dpath);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
-        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)w->deflate_level) < 0))) {
+        set_filters(dcpl, deflate_ok, w->deflate_level) < 0) {
         hymo_status st =
             h5_fail(err, HYMO_ERR_HDF5, w->partial, "setting chunking/compression of '%s'", dpath);
         if (dcpl >= 0) H5Pclose(dcpl);
@@ -491,7 +500,7 @@ static hymo_status create_series(hymo_ref_writer *w, int k, const hymo_ref_serie
     hid_t lcpl = dcpl >= 0 ? intermediate_lcpl() : -1;
     hymo_status st = HYMO_OK;
     if (lcpl < 0 || H5Pset_chunk(dcpl, 2, chunk) < 0 ||
-        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)w->deflate_level) < 0))) {
+        set_filters(dcpl, deflate_ok, w->deflate_level) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "preparing dataset '%s'", dpath);
     }
     if (st == HYMO_OK) {
@@ -548,6 +557,7 @@ static hymo_status write_header(hymo_ref_writer *w, const hymo_ref_header *h, hy
     if (h->overrides && h->overrides[0]) {
         STR("overrides", h->overrides)
     }
+    STR("data_checksum", "fletcher32")
     NUM(attr_int, "complete", 0)
 #undef STR
 #undef NUM
@@ -1410,7 +1420,7 @@ hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int
     hid_t dcpl = space >= 0 ? H5Pcreate(H5P_DATASET_CREATE) : -1;
     hid_t lcpl = dcpl >= 0 ? intermediate_lcpl() : -1;
     if (lcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
-        (deflate_ok && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)w->deflate_level) < 0))) {
+        set_filters(dcpl, deflate_ok, w->deflate_level) < 0) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "preparing dataset '/%s'", rel);
     }
     hid_t ds = -1;

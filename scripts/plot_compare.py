@@ -15,9 +15,9 @@ import argparse
 import os
 import sys
 
-import h5py
 import matplotlib
 import numpy as np
+from plot_run import open_h5  # files flagged "being written" too (scripts/plot_run.py)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -33,12 +33,13 @@ def text(v):
 
 def load(path, sigs):
     try:
-        f = h5py.File(path, "r")
+        f, _ = open_h5(path)
     except OSError as e:
         sys.exit("plot_compare.py: cannot read '%s': %s" % (path, e))
     with f:
         if "time" not in f:
             sys.exit("plot_compare.py: '%s' is not a hymo run file (no /time)" % path)
+        n = f["time"].shape[0]
         out = {"time": f["time"][()], "label": "%s (%s, dt = %g s)" % (
             os.path.basename(path), text(f.attrs.get("integrator", "?")), float(f.attrs.get("dt", np.nan)))}
         if "cosim" in f:
@@ -48,7 +49,7 @@ def load(path, sigs):
             path_, _, scale = SIGNALS[s]
             if path_ in f and f[path_].size > 0:
                 ds = f[path_]
-                out[s] = ds[()] * scale
+                out[s] = ds[:n] * scale
                 out[s + ":names"] = [text(n) for n in ds.attrs["names"]] if "names" in ds.attrs else None
     return out
 
@@ -162,4 +163,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, RuntimeError) as e:  # e.g. stored values that do not match their checksum
+        sys.exit("plot_compare.py: cannot read a file: %s (damaged file?)" % e)

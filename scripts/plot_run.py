@@ -5,9 +5,11 @@ drift, constraint violation and, for co-simulation files, the residual
 energy of /cosim.  Needs python3-h5py and python3-matplotlib (Debian).
 
 usage: scripts/plot_run.py OUT.h5 [-o PNG]
-Without -o the PNG is written next to the file (OUT.png).  A killed run's
-OUT.h5.partial can be plotted too."""
+Without -o the PNG is written next to the file (OUT.png).  A file being
+written, or a killed run's OUT.h5.XXXXXX.partial (still flagged "being
+written"), is read as HDF5's SWMR reader up to the rows of /time."""
 import argparse
+import ctypes
 import os
 import sys
 
@@ -21,6 +23,29 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def text(v):
     return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def open_h5(path):
+    """h5py.File of a run file; one flagged "being written" (superblock byte
+    11, bit 0x04) opened as HDF5's SWMR reader with one metadata read
+    attempt (HDF5's default of 100 hangs on a damaged file).  Returns
+    (file, swmr)."""
+    with open(path, "rb") as fp:
+        sb = fp.read(12)
+    if not (len(sb) == 12 and sb[:8] == b"\x89HDF\r\n\x1a\n" and sb[8] >= 2 and sb[11] & 0x04):
+        return h5py.File(path, "r"), False
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    try:  # the libhdf5 h5py loaded
+        with open("/proc/self/maps") as maps:
+            libs = [ln.split()[-1] for ln in maps if "libhdf5" in ln and "hl" not in ln.split("/")[-1]]
+        if libs:
+            lib = ctypes.CDLL(libs[0])
+            lib.H5Pset_metadata_read_attempts.argtypes = [ctypes.c_int64, ctypes.c_uint]
+            lib.H5Pset_metadata_read_attempts(fapl.id, 1)
+    except (OSError, AttributeError):
+        pass
+    fid = h5py.h5f.open(os.fsencode(path), h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ, fapl=fapl)
+    return h5py.File(fid), True
 
 
 def names(ds, prefix):
@@ -46,7 +71,7 @@ def actuator_units(f):
 
 
 def panel(ax, t, ds, ylabel, prefix, scale=1.0, units=None):
-    data = ds[()] * scale
+    data = ds[:len(t)] * scale
     if data.ndim == 1:
         data = data[:, None]
     for j, name in enumerate(names(ds, prefix)):
@@ -60,7 +85,7 @@ def panel(ax, t, ds, ylabel, prefix, scale=1.0, units=None):
 def figure(path):
     """The figure of the run file at path (a matplotlib Figure)."""
     try:
-        f = h5py.File(path, "r")
+        f, _ = open_h5(path)
     except OSError as e:
         sys.exit("plot_run.py: cannot read '%s': %s" % (path, e))
     with f:
@@ -80,7 +105,7 @@ def figure(path):
         for ax, (path, label, prefix, scale) in zip(axes[:, 0], panels):
             if path == "constraints/position":  # log scale; exact zeros drawn at 1e-18
                 ax.set_yscale("log")
-                data = np.maximum(np.abs(f[path][()]), 1e-18)
+                data = np.maximum(np.abs(f[path][:len(t)]), 1e-18)
                 for j, name in enumerate(names(f[path], prefix)):
                     ax.plot(t, data[:, j] if data.ndim > 1 else data, lw=1, label=name)
                 ax.set_ylabel(label)
@@ -116,4 +141,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, RuntimeError) as e:  # e.g. stored values that do not match their checksum
+        sys.exit("plot_run.py: cannot read '%s': %s (damaged file?)" % (sys.argv[1] if len(sys.argv) > 1 else "?", e))

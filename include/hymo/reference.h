@@ -392,6 +392,11 @@ typedef struct {
      * killed), read with H5F_ACC_SWMR_READ; its rows are those of /time
      * (the other datasets may already hold more, which are not read). */
     int live, swmr;
+    /* data_checksums = 1: the file declares Fletcher32 checksums on its
+     * datasets (root attribute `data_checksum`), and every stored value
+     * of every dataset was read and matched them (a mismatch fails the
+     * read); 0: a file without data checksums (older hymo versions). */
+    int data_checksums;
 } hymo_reference;
 
 /* Loads a whole file (also a killed run's "OUT.h5.partial").  Errors name

@@ -400,18 +400,58 @@ def cosim(model, output=None, reference=None, **options):
     return out
 
 
+def _swmr_flagged(path):
+    """True if the file's superblock (version 2/3, at offset 0) still says
+    "open in SWMR-write mode" (a file being written, or a killed run's
+    OUT.h5.XXXXXX.partial): plain h5py.File(path, "r") refuses it with
+    "file is already open for write"."""
+    try:
+        with open(path, "rb") as fp:
+            sb = fp.read(12)
+    except OSError:
+        return False
+    return len(sb) == 12 and sb[:8] == b"\x89HDF\r\n\x1a\n" and sb[8] >= 2 and bool(sb[11] & 0x04)
+
+
+def _open_h5(path):
+    """h5py.File of a reference file, read-only.  A file flagged "being
+    written" is opened as HDF5's SWMR reader, with one metadata read
+    attempt when the libhdf5 that h5py uses can be told so (HDF5's default
+    for SWMR readers, 100 attempts with growing sleeps, hangs for many
+    minutes on a damaged file).  Returns (file, swmr)."""
+    import h5py
+
+    if not _swmr_flagged(path):
+        return h5py.File(path, "r"), False
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    try:  # the libhdf5 that h5py loaded (same soname: the same library)
+        with open("/proc/self/maps") as maps:
+            libs = [ln.split()[-1] for ln in maps if "libhdf5" in ln and "hl" not in ln.split("/")[-1]]
+        if libs:
+            h5lib = ctypes.CDLL(libs[0])
+            h5lib.H5Pset_metadata_read_attempts.argtypes = [ctypes.c_int64, ctypes.c_uint]
+            h5lib.H5Pset_metadata_read_attempts(fapl.id, 1)
+    except (OSError, AttributeError):
+        pass
+    fid = h5py.h5f.open(os.fsencode(path), h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ, fapl=fapl)
+    return h5py.File(fid), True
+
+
 def read(path):
     """A reference file (docs/hdf5-format.md) as a dict: root attributes
     under "attrs", every dataset as a NumPy array under its path without
     the leading '/' ("time", "states/z", "energy/drift", "cosim/...") and
     the column names under "names" ({"states/z": [...], ...}).  Matrices
     are [N x columns], one row per output time (row-major, as in the file).
-    Uses h5py; a killed run's OUT.h5.partial can be read too."""
+    Uses h5py.  A file being written, or a killed run's OUT.h5.XXXXXX.partial
+    (still flagged "being written"), is read as HDF5's SWMR reader: its N
+    is the row count of /time, and every dataset is cut to N rows.  Stored
+    values that do not match their checksum raise Error (damaged file)."""
     import h5py
 
     out = {"attrs": {}, "names": {}, "units": {}}
     try:
-        f = h5py.File(path, "r")
+        f, swmr = _open_h5(path)
     except OSError as e:
         raise Error(1, "reference file '%s': %s" % (path, e)) from None
     def text(v):  # fixed-length string attributes read as bytes (or numpy bytes)
@@ -419,22 +459,34 @@ def read(path):
             return v.decode(errors="replace")
         return v.decode(errors="replace") if hasattr(v, "decode") else str(v)
 
-    with f:
-        for k, v in f.attrs.items():
-            out["attrs"][k] = text(v) if isinstance(v, bytes) or hasattr(v, "decode") else v
+    try:
+        with f:
+            n = f["time"].shape[0] if swmr and "time" in f else None
+            for k, v in f.attrs.items():
+                out["attrs"][k] = text(v) if isinstance(v, bytes) or hasattr(v, "decode") else v
 
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset):
-                out[name] = obj[()]
-                if "names" in obj.attrs:
-                    out["names"][name] = [text(s) for s in obj.attrs["names"]]
-                if "units" in obj.attrs:
-                    u = obj.attrs["units"]
-                    out["units"][name] = text(u) if isinstance(u, (str, bytes)) or hasattr(u, "decode") \
-                        else [text(s) for s in u]
-            elif obj.attrs:
-                out["attrs"][name] = {k: text(v) if isinstance(v, bytes) or hasattr(v, "decode") else v
-                                      for k, v in obj.attrs.items()}
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    try:
+                        cut = n is not None and obj.ndim > 0 and obj.shape[0] > n
+                        out[name] = obj[:n] if cut else obj[()]
+                    except OSError as e:
+                        raise Error(1, "reference file '%s': dataset '/%s' is damaged or unreadable: %s"
+                                    % (path, name, e)) from None
+                    if "names" in obj.attrs:
+                        out["names"][name] = [text(s) for s in obj.attrs["names"]]
+                    if "units" in obj.attrs:
+                        u = obj.attrs["units"]
+                        out["units"][name] = text(u) if isinstance(u, (str, bytes)) or hasattr(u, "decode") \
+                            else [text(s) for s in u]
+                elif obj.attrs:
+                    out["attrs"][name] = {k: text(v) if isinstance(v, bytes) or hasattr(v, "decode") else v
+                                          for k, v in obj.attrs.items()}
 
-        f.visititems(visit)
+            f.visititems(visit)
+    except Error:
+        raise
+    except (OSError, RuntimeError, KeyError) as e:  # damaged metadata or values
+        raise Error(1, "reference file '%s': damaged or unreadable: %s" % (path, e)) from None
     return out
+

@@ -124,6 +124,13 @@ int hymo_cli_outputs_check(const char *what, const char *const *outs, int n_outs
 /* Prints "overrides    PATH=VALUE" lines (none when n is 0). */
 void hymo_cli_print_overrides(FILE *out, const char *const *sets, int n);
 
+/* The time budget of reading one file (hymo info, hymo compare): from
+ * this call on, reading `path` may take HYMO_READ_TIMEOUT seconds
+ * (environment; default 60); past it the process prints one line
+ * ("hymo: error: reading 'PATH' took more than S s: refused ...") and
+ * exits 2.  path NULL ends the budget. */
+void hymo_cli_read_budget(const char *path);
+
 /* A finite number (message on stderr, -1 if not). */
 int hymo_cli_parse_double(const char *opt, const char *text, double *out);
 

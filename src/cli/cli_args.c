@@ -2,10 +2,14 @@
  * a command lists its options in a table of hymo_cli_option, each entry
  * naming the option, its short letter, the function that converts and
  * stores its value and where.  Adding an option is adding one entry. */
+#define _POSIX_C_SOURCE 200809L /* sigaction, setitimer */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "number.h"
@@ -189,4 +193,45 @@ int hymo_cli_outputs_check(const char *what, const char *const *outs, int n_outs
 void hymo_cli_print_overrides(FILE *out, const char *const *sets, int n)
 {
     for (int i = 0; i < n; ++i) fprintf(out, "%-12s %s\n", i ? "" : "overrides", sets[i]);
+}
+
+/* The read budget's message, formatted before the timer is armed (the
+ * handler may only write(2) and _exit(2)). */
+static char budget_message[768];
+static size_t budget_len;
+
+static void budget_expired(int sig)
+{
+    (void)sig;
+    ssize_t w = write(STDERR_FILENO, budget_message, budget_len);
+    (void)w;
+    _exit(2);
+}
+
+void hymo_cli_read_budget(const char *path)
+{
+    struct itimerval tv;
+    memset(&tv, 0, sizeof tv);
+    if (!path) {
+        setitimer(ITIMER_REAL, &tv, NULL);
+        return;
+    }
+    double s = 60.0;
+    const char *env = getenv("HYMO_READ_TIMEOUT");
+    double v = 0.0;
+    if (env && hymo_parse_number(env, 0, &v) && v > 0.0) s = v;
+    int n = snprintf(budget_message, sizeof budget_message,
+                     "hymo: error: reading '%s' took more than %g s: refused (a damaged file, or one too "
+                     "large for the budget; HYMO_READ_TIMEOUT=SECONDS raises it)\n",
+                     path, s);
+    budget_len = n < 0 ? 0 : (size_t)n < sizeof budget_message ? (size_t)n : sizeof budget_message - 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = budget_expired;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    tv.it_value.tv_sec = (time_t)s;
+    tv.it_value.tv_usec = (suseconds_t)((s - (double)(time_t)s) * 1e6);
+    if (tv.it_value.tv_sec == 0 && tv.it_value.tv_usec == 0) tv.it_value.tv_usec = 1;
+    setitimer(ITIMER_REAL, &tv, NULL);
 }

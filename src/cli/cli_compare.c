@@ -348,7 +348,10 @@ static int read_h5(const char *path, hymo_reference **out, int is_run)
 {
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_ref_read(path, out, &err) != HYMO_OK) return bad("%s", err.message);
+    hymo_cli_read_budget(path);
+    const hymo_status st = hymo_ref_read(path, out, &err);
+    hymo_cli_read_budget(NULL);
+    if (st != HYMO_OK) return bad("%s", err.message);
     if (hymo_ref_validate(*out, path, &err) != HYMO_OK) return bad("%s", err.message);
     if (!check_complete(path, *out, is_run)) return is_run ? EXIT_THRESHOLD : EXIT_BAD_INPUT;
     return EXIT_PASS;

@@ -84,7 +84,9 @@ static void usage_info(FILE *out)
     fputs("usage: hymo info OUT.h5\n"
           "\n"
           "Prints the run summary stored in a hymo reference file and checks that its\n"
-          "rows, step count and times agree (docs/hdf5-format.md).\n"
+          "rows, step count and times agree (docs/hdf5-format.md); every stored value is\n"
+          "checked against its checksum.  The read may take HYMO_READ_TIMEOUT seconds\n"
+          "(environment, default 60).\n"
           "exit status: 0 ok, 2 unreadable, damaged or not a hymo file\n",
           out);
 }
@@ -270,12 +272,17 @@ static int cmd_info(int argc, char **argv)
     hymo_reference *ref = NULL;
     hymo_error err;
     hymo_error_clear(&err);
-    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) return fail(EXIT_BAD_INPUT, err.message);
+    hymo_cli_read_budget(path);
+    const hymo_status rst = hymo_ref_read(path, &ref, &err);
+    hymo_cli_read_budget(NULL);
+    if (rst != HYMO_OK) return fail(EXIT_BAD_INPUT, err.message);
     hymo_run_summary_print(stdout, &ref->summary);
     printf("%-12s %d", "rows", ref->n);
     if (ref->output_every > 1)
         printf(" (every %d steps = %.6g s, and the last)", ref->output_every, ref->output_every * ref->dt);
     printf("\n");
+    printf("%-12s %s\n", "data", ref->data_checksums ? "every stored value matches its checksum (Fletcher32)"
+                                                     : "no checksums (a file of an older hymo)");
     if (!ref->complete && (ref->live || !ref->has_summary)) /* being written, or its writer was killed */
         printf("%-12s %s: t = %.6g s of %g s so far, %d rows\n", "status",
                ref->live ? "RUNNING (being written by a live hymo)"
