@@ -6,9 +6,15 @@
 # the estimate (no "tighter than the reference's own estimated max error"
 # warning).  The case: IDA at rtol 5e-13, whose companion cannot be 100x
 # tighter (its rtol stops at 1e-13: 5x, where at least 10x is needed).
-# A reliable reference (IDA at rtol 1e-8; the trapezoidal rule, whose
-# order observed from the 4 dt companion is 2) has reliable = 1, no
-# such line, and compare's warning.
+# A trapezoidal case: pump_demo at 1 ms (default settings), whose
+# pressure differences from the 2 dt and 4 dt companions peak at the
+# relief valve's first opening (t = 0.052 s and 0.032 s): the pressure
+# order observed is -1.9 where the Richardson factor assumes 2, so the
+# estimate is unreliable (the true pressure error, against a run at
+# dt/16, happens to be 1/1.28 of it; z and s show order 2.00).
+# A reliable reference (IDA at rtol 1e-8; the trapezoidal rule on the
+# four-bar, whose order observed is 2) has reliable = 1, no such line,
+# and compare's warning.
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u
 HYMO=$1; SRC=$2; OUT=$3/cli_accuracy_unreliable
@@ -34,6 +40,11 @@ grep -q 'UNRELIABLE' "$OUT/trap.out" && fail "trapezoidal estimate called unreli
 [ "$(attr "$OUT/trap.h5" reliable)" = "1" ] || fail "trapezoidal: reliable = '$(attr "$OUT/trap.h5" reliable)'"
 attr "$OUT/trap.h5" check | grep -q '^"observed order z 2\.0[0-9], p [12]\.[0-9]*, s 2\.0' \
     || fail "trapezoidal check: $(attr "$OUT/trap.h5" check)"
+
+"$HYMO" run "$SRC/data/pump_demo.yaml" -o "$OUT/pump.h5" > "$OUT/pump.out" 2>&1 || fail "pump_demo exited $?"
+[ "$(grep -c '^accuracy     the estimate is UNRELIABLE: observed order z 2\.0[0-9], p -1\.[0-9]*, s 2\.0[0-9] (the estimate assumes 2' "$OUT/pump.out")" -eq 1 ] \
+    || fail "pump_demo at 1 ms: $(grep accuracy "$OUT/pump.out")"
+[ "$(attr "$OUT/pump.h5" reliable)" = "0" ] || fail "pump_demo: reliable = '$(attr "$OUT/pump.h5" reliable)'"
 
 # compare: a threshold below the reference's estimate.  Reliable: the warning;
 # unreliable: the stdout line and no warning (the check itself still runs)
