@@ -158,11 +158,12 @@ static double observed_order(double d, double dc, double scale)
 
 /* The estimate's check into the summary: the order observed against the
  * method's (trapezoidal; reliable inside [HYMO_ORDER_LOW, HYMO_ORDER_HIGH]
- * for order 2, where the Richardson factor 1/3 is within a factor 3 of
- * 1/(2^p - 1)), or the companion's tolerances against the run's (ida:
- * reliable when at least 10x tighter). */
+ * for order 2: the Richardson factor 1/3 is within a factor 3 of
+ * 1/(2^p - 1) for p in [1, 3.3]; the lower end has a margin, since an
+ * order below 2 makes the estimate too small), or the companion's
+ * tolerances against the run's (ida: reliable when at least 10x tighter). */
 #define HYMO_ORDER_LOW 1.3
-#define HYMO_ORDER_HIGH 3.0
+#define HYMO_ORDER_HIGH 3.3
 static void companion_check(const companion *c, hymo_run_summary *sum)
 {
     char *out = sum->accuracy_check;
