@@ -343,8 +343,8 @@ static hymo_status ida_restart_inputs(hymo_sim *sim, hymo_error *err)
     return hymo_error_set(err, HYMO_ERR_ARGUMENT, "IDA is not offered as a co-simulation mechanics integrator");
 }
 
-/* IDA's global error does not scale predictably with its tolerances (it
- * is 10-400x rtol and depends on the step sequence), so the companion is
+/* IDA's global error does not scale predictably with its tolerances
+ * (0.5-80x rtol on the shipped models, docs/results.md), so the companion is
  * a reference: 100x tighter tolerances, rtol not below
  * HYMO_IDA_COMPANION_RTOL_MIN, whose own error is small beside the run's,
  * e = |x - x_tight|.  hymo_run marks the estimate unreliable where the

@@ -206,7 +206,12 @@ static void companion_check(const companion *c, hymo_run_summary *sum)
 static void companion_estimate(const companion *c, hymo_run_summary *sum)
 {
     sum->accuracy_missing_reason[0] = '\0';
-    if (!sum->complete) return;
+    if (!sum->complete) {
+        if (c->sim || c->why[0]) /* an estimate was asked for */
+            snprintf(sum->accuracy_missing_reason, sizeof sum->accuracy_missing_reason,
+                     "the run stopped before t_end (an incomplete run has no estimate)");
+        return;
+    }
     if (!c->sim) {
         snprintf(sum->accuracy_missing_reason, sizeof sum->accuracy_missing_reason, "%s", c->why);
         return;

@@ -14,7 +14,7 @@
  *   crane1        1e-6: 1.00 1.00   1e-8: 1.01 0.99   1e-10: 0.93 0.99
  * A companion at 10x looser tolerances with e = |x - x_10| / 9 gives
  * z 0.07 on the four-bar at rtol 1e-10 and 0.33 on quick-return at 1e-6
- * (crane1 0.37-1.81) and fails here. */
+ * (crane1 0.37-1.26) and fails here. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
