@@ -64,6 +64,12 @@ static void check_model(const char *file, double dt, double t_end)
     assert_true(run->summary.z_max_error == s.z_max_error);
     assert_true(run->summary.p_max_error == s.p_max_error);
     assert_true(run->summary.s_max_error == s.s_max_error);
+    /* the order observed from the 4 dt companion is 2: reliable, read back */
+    assert_int_equal(s.accuracy_reliable, 1);
+    assert_int_equal(run->summary.accuracy_reliable, 1);
+    assert_true(fabs(s.accuracy_observed_order[0] - 2.0) < 0.2);
+    assert_true(run->summary.accuracy_observed_order[0] == s.accuracy_observed_order[0]);
+    assert_string_equal(run->summary.accuracy_check, s.accuracy_check);
     hymo_compare_result res;
     hymo_error err;
     if (hymo_compare_trajectories(truth, run, &res, &err) != HYMO_OK) fail_msg("%s", err.message);
