@@ -4,7 +4,8 @@
  * in tests/independent), the stored estimate is the true error within
  * 20 % (est/true in [1/1.2, 1.2]) for z, p and s, on four-bar, quick-return, crane1 and the 3-D triple
  * pendulum at dt = 1 ms and 0.25 ms, and on crane2 at 1 ms (default
- * settings otherwise).
+ * settings otherwise), and marked reliable: the order observed from the
+ * 4 dt companion is 2 within 0.2 (measured 1.91-2.01 on z).
  *
  * Measured est/true (numeric Jacobian, double-step, contractive Newton
  * test, end-damper events located):
