@@ -697,6 +697,18 @@ static hymo_status read_accuracy(reader *r, hid_t file, hymo_run_summary *s)
     if (st == HYMO_OK) st = attr_double(r, g, "/accuracy", "s_max_error", &s->s_max_error);
     if (st == HYMO_OK)
         st = attr_text(r, g, "/accuracy", "method", s->accuracy_method, sizeof s->accuracy_method);
+    /* the check (a file without it: not checked) */
+    s->accuracy_reliable = -1;
+    s->accuracy_check[0] = '\0';
+    for (int k = 0; k < 3; ++k) s->accuracy_observed_order[k] = NAN;
+    if (st == HYMO_OK && attr_present(r, g, "/accuracy", "reliable", &st)) {
+        static const char *const orders[3] = {"z_observed_order", "p_observed_order", "s_observed_order"};
+        st = attr_int(r, g, "/accuracy", "reliable", &s->accuracy_reliable);
+        if (st == HYMO_OK) st = attr_text(r, g, "/accuracy", "check", s->accuracy_check, sizeof s->accuracy_check);
+        for (int k = 0; k < 3 && st == HYMO_OK; ++k)
+            if (attr_present(r, g, "/accuracy", orders[k], &st))
+                st = attr_double(r, g, "/accuracy", orders[k], &s->accuracy_observed_order[k]);
+    }
     H5Gclose(g);
     s->has_accuracy = st == HYMO_OK;
     return st;

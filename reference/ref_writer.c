@@ -1250,6 +1250,16 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
             if (st == HYMO_OK) st = hymo_ref_writer_put_attr_str(w, "accuracy", units[k][0], units[k][1], err);
         }
         if (st == HYMO_OK) st = hymo_ref_writer_put_attr_str(w, "accuracy", "method", summary->accuracy_method, err);
+        /* how far it can be trusted: reliable 1/0, the check, the orders observed (NaN: none) */
+        if (st == HYMO_OK && summary->accuracy_reliable >= 0) {
+            static const char *const orders[3] = {"z_observed_order", "p_observed_order", "s_observed_order"};
+            st = hymo_ref_writer_put_attr_int(w, "accuracy", "reliable", summary->accuracy_reliable, err);
+            if (st == HYMO_OK)
+                st = hymo_ref_writer_put_attr_str(w, "accuracy", "check", summary->accuracy_check, err);
+            for (int k = 0; k < 3 && st == HYMO_OK; ++k)
+                st = hymo_ref_writer_put_attr_double(w, "accuracy", orders[k], summary->accuracy_observed_order[k],
+                                                     err);
+        }
     }
     if (st == HYMO_OK && summary && !summary->has_accuracy && summary->accuracy_missing_reason[0] &&
         attr_str(w->file, "accuracy_missing_reason", summary->accuracy_missing_reason) < 0) {

@@ -117,6 +117,9 @@ void hymo_run_summary_print(FILE *out, const hymo_run_summary *s)
     if (s->has_accuracy)
         fprintf(out, "%-12s estimated max error z %.2g rad|m, p %.3g Pa, s %.2g m (%.*s)\n", "accuracy",
                 s->z_max_error, s->p_max_error, s->s_max_error, w, text(s->accuracy_method, "?"));
+    if (s->has_accuracy && s->accuracy_reliable == 0) /* one line: the estimate is not the run's error */
+        fprintf(out, "%-12s the estimate is UNRELIABLE: %.*s\n", "accuracy", (int)sizeof s->accuracy_check,
+                text(s->accuracy_check, "?"));
     else if (s->accuracy_missing_reason[0])
         fprintf(out, "%-12s not estimated: %.*s\n", "accuracy", (int)sizeof s->accuracy_missing_reason,
                 s->accuracy_missing_reason);

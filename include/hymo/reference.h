@@ -76,9 +76,9 @@ typedef struct {
     /* The run's estimate of its own global error (the /accuracy group of a
      * file): max over t and components of |x - x_exact| for z (rad or m), p
      * (Pa) and s (m), from a companion run (trapezoidal: step 2 dt,
-     * Richardson for order 2, |x_dt - x_2dt| / 3; ida: tolerances 10x
-     * looser, |x - x_10| / 9).  has_accuracy = 0: not estimated (no file
-     * written, an odd number of steps, or the companion failed). */
+     * Richardson for order 2, |x_dt - x_2dt| / 3; ida: tolerances 100x
+     * tighter, |x - x_tight|).  has_accuracy = 0: not estimated (no file
+     * written, or the companion failed: accuracy_missing_reason). */
     int has_accuracy;
     char accuracy_method[HYMO_REF_TEXT_MAX];
     double z_max_error, p_max_error, s_max_error;
@@ -86,6 +86,16 @@ typedef struct {
      * companion failed: that run's message, one line); "" otherwise.  Root
      * attribute accuracy_missing_reason, absent when empty. */
     char accuracy_missing_reason[HYMO_REF_TEXT_MAX * 2];
+    /* How far the estimate can be trusted (has_accuracy = 1).
+     * accuracy_reliable: 1 checked and consistent with the method, 0
+     * unreliable (not the run's error: do not judge by it), -1 not checked
+     * (a file without the /accuracy attribute `reliable`).
+     * accuracy_observed_order: z, p, s order observed from a second
+     * companion at 4 dt (trapezoidal; NaN where not observed).
+     * accuracy_check: the check, one line (/accuracy attribute `check`). */
+    int accuracy_reliable;
+    double accuracy_observed_order[3];
+    char accuracy_check[HYMO_REF_TEXT_MAX * 2];
     /* Events located (switching functions crossed, e.g. end-damper entries
      * and exits) and the extra Newton iterations spent locating them
      * (trapezoidal; IDA locates its roots itself: 0).  /solver attributes

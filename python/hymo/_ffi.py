@@ -63,6 +63,8 @@ class RunSummary(ctypes.Structure):
         ("wall_time", c_double), ("integrator", ctypes.c_char * TEXT), ("has_accuracy", c_int),
         ("accuracy_method", ctypes.c_char * TEXT), ("z_max_error", c_double), ("p_max_error", c_double),
         ("s_max_error", c_double), ("accuracy_missing_reason", ctypes.c_char * (2 * TEXT)),
+        ("accuracy_reliable", c_int), ("accuracy_observed_order", c_double * 3),
+        ("accuracy_check", ctypes.c_char * (2 * TEXT)),
         ("n_events", c_long), ("event_iterations", c_long),
         ("has_pressure_range", c_int), ("p_min", c_double), ("p_min_time", c_double), ("p_max", c_double),
         ("p_max_time", c_double), ("p_min_volume", ctypes.c_char * TEXT), ("p_max_volume", ctypes.c_char * TEXT),

@@ -584,9 +584,16 @@ int hymo_cli_compare(int argc, char **argv)
     print_table(ref, &res);
     print_cosim(run, ref, &res);
 
+    /* an unreliable estimate of the reference's own error is not its
+     * error: said here, and no threshold is judged against it */
+    const int own_reliable = ref->summary.has_accuracy && ref->summary.accuracy_reliable != 0;
+    if (ref->summary.has_accuracy && !own_reliable)
+        printf("%-10s the reference's own error estimate is UNRELIABLE (%.*s); thresholds are not judged "
+               "against it\n",
+               "accuracy", (int)sizeof ref->summary.accuracy_check, ref->summary.accuracy_check);
     /* a threshold tighter than the reference's own estimated error cannot
      * be judged against it: say so (the check itself still runs) */
-    for (int i = 0; i < nchecks && ref->summary.has_accuracy; i++) {
+    for (int i = 0; i < nchecks && own_reliable; i++) {
         const int k = checks[i].signal;
         const double own = k == HYMO_CMP_Z ? ref->summary.z_max_error
                            : k == HYMO_CMP_P ? ref->summary.p_max_error

@@ -683,6 +683,9 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     if (w) {
         hymo_run_summary rs;
         run_summary(d, sum, &rs);
+        if (!rs.has_accuracy && !rs.accuracy_missing_reason[0]) /* the file says why it has no /accuracy */
+            snprintf(rs.accuracy_missing_reason, sizeof rs.accuracy_missing_reason,
+                     "a co-simulation has no error-estimate companion (its verdict judges it against a reference)");
         if (st == HYMO_OK) {
             st = hymo_ref_writer_close(w, &rs, err);
         } else {

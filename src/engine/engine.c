@@ -663,12 +663,13 @@ static void no_destroy(hymo_sim *sim) { (void)sim; }
 /* Richardson: the trapezoidal rule is of order 2, so the run's error is
  * (x_dt - x_2dt) / (2^2 - 1). */
 static void trapezoidal_companion(const hymo_run_options *opt, hymo_run_options *co, int *ratio, double *factor,
-                                  const char **method)
+                                  const char **method, int *order)
 {
     *co = *opt;
     co->dt = 2.0 * opt->dt;
     *ratio = 2;
     *factor = 1.0 / 3.0;
+    *order = 2;
     *method = "richardson, companion at 2 dt";
 }
 

@@ -32,6 +32,9 @@
 #include "linsol.h"
 #include "multibody.h"
 
+/* the tightest rtol of IDA's error-estimate companion (ida.c) */
+#define HYMO_IDA_COMPANION_RTOL_MIN 1e-13
+
 typedef struct hymo_integrator_ops {
     const char *name; /* as written to reference files */
     /* the Newton matrix it uses if not the Jacobian table's (NULL) */
@@ -45,10 +48,12 @@ typedef struct hymo_integrator_ops {
      * t_{k+1} for the implicit rule, t_k for the explicit one */
     double (*input_time)(const hymo_sim *sim);
     /* the error-estimate companion (NULL: none): its options from the
-     * run's, the main steps per companion step and the factor turning the
-     * main-companion difference into the main run's error */
+     * run's, the main steps per companion step, the factor turning the
+     * main-companion difference into the main run's error, and the order
+     * of the method that factor assumes (0: none; then a second companion
+     * at twice the companion's step checks the order observed) */
     void (*companion)(const hymo_run_options *opt, hymo_run_options *co, int *ratio, double *factor,
-                      const char **method);
+                      const char **method, int *order);
     /* the inputs jumped at the current time (a new communication step):
      * restart from the new input (trapezoidal: consistent accelerations
      * and actuator power, else its first step would carry the old input) */

@@ -15,41 +15,75 @@
 #define BLOCK_ROWS 1024
 
 /* The error-estimate companion of a run that writes a file: its
- * simulation (NULL if none) and the running maxima of the differences. */
+ * simulation (NULL if none) and the running maxima of the differences;
+ * for a method of known order, a second companion at twice its step
+ * (check), whose differences from the first give the order observed. */
 typedef struct {
     hymo_sim *sim;
     int ratio;
     double factor;
     const char *method;
-    double dz, dp, ds;
+    int order;               /* the order the factor assumes (0: no order check) */
+    double tol_ratio;        /* the run's rtol over the companion's (ida) */
+    double d[3];             /* max |main - companion|: z, p, s */
+    double scale[3];         /* max |main|: z, p, s */
+    hymo_sim *check;         /* the order-check companion (NULL: none, or it failed) */
+    double dc[3];            /* max |companion - check| */
+    double d4[3];            /* max |main - companion| on the check's grid (for the order) */
     double wall;
     long n_main; /* the main run's steps: the last one ends at t_end, as the companion's last */
-    char why[HYMO_REF_TEXT_MAX * 2]; /* the companion's failure, one line ("" if none) */
+    char why[HYMO_REF_TEXT_MAX * 2];       /* the companion's failure, one line ("" if none) */
+    char check_why[HYMO_REF_TEXT_MAX * 2]; /* the order-check companion's failure ("" if none) */
 } companion;
+
+/* A companion failed: its message, one line, after a prefix. */
+static void failure_line(char *out, size_t size, const char *prefix, const hymo_error *err)
+{
+    int n = snprintf(out, size, "%s", prefix);
+    size_t k = n > 0 ? (size_t)n : 0; /* a longer message is cut */
+    if (k >= size) k = size - 1;
+    const char *q = err->message;
+    for (; *q && k + 1 < size; ++q) out[k++] = *q == '\n' || *q == '\r' ? ' ' : *q;
+    out[k] = '\0';
+    if (*q && k >= 3) memcpy(out + k - 3, "...", 3);
+}
 
 /* The companion failed: no estimate, and why (its message, one line). */
 static void companion_failed(companion *c, const hymo_error *err)
 {
-    int n = snprintf(c->why, sizeof c->why, "the companion run (%.64s) failed: ", c->method ? c->method : "?");
-    size_t k = n > 0 ? (size_t)n : 0; /* a longer message is cut */
-    const char *q = err->message;
-    for (; *q && k + 1 < sizeof c->why; ++q) c->why[k++] = *q == '\n' || *q == '\r' ? ' ' : *q;
-    c->why[k] = '\0';
-    if (*q && k >= 3) memcpy(c->why + k - 3, "...", 3);
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "the companion run (%.64s) failed: ", c->method ? c->method : "?");
+    failure_line(c->why, sizeof c->why, prefix, err);
 }
 
 static void companion_start(companion *c, const hymo_sim *sim, long n_steps)
 {
     memset(c, 0, sizeof *c);
     const hymo_run_options *opt = &sim->opt;
-    if (!opt->error_estimate || !sim->integrator->companion) return;
+    if (!opt->error_estimate) {
+        snprintf(c->why, sizeof c->why, "not asked for (error_estimate = 0)");
+        return;
+    }
+    if (!sim->integrator->companion) {
+        snprintf(c->why, sizeof c->why, "the %s integrator has no error estimate", sim->integrator->name);
+        return;
+    }
     hymo_run_options co;
-    sim->integrator->companion(opt, &co, &c->ratio, &c->factor, &c->method);
+    sim->integrator->companion(opt, &co, &c->ratio, &c->factor, &c->method, &c->order);
+    c->tol_ratio = opt->rtol / co.rtol;
     hymo_error err;
     c->n_main = n_steps;
     if (hymo_sim_create(sim->model, &co, &c->sim, &err) != HYMO_OK) {
         c->sim = NULL;
         companion_failed(c, &err);
+        return;
+    }
+    if (c->order <= 0) return;
+    hymo_run_options ch = co;
+    ch.dt = 2.0 * co.dt;
+    if (hymo_sim_create(sim->model, &ch, &c->check, &err) != HYMO_OK) {
+        c->check = NULL;
+        failure_line(c->check_why, sizeof c->check_why, "the order-check companion (4 dt) failed: ", &err);
     }
 }
 
@@ -59,8 +93,15 @@ static double max_abs_diff(int n, const double *a, const double *b, double m)
     return m;
 }
 
-/* After main step k (1-based): the companion's step(s) and the differences
- * on the common grid; a companion failure ends the estimate, not the run. */
+static double max_abs(int n, const double *a, double m)
+{
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* After main step k (1-based): the companions' step(s) and the differences
+ * on the common grids; a companion failure ends the estimate, not the run
+ * (the order-check companion's ends the check). */
 static void companion_step(companion *c, const hymo_sim *sim, long k)
 {
     if (!c->sim || (k % c->ratio != 0 && k != c->n_main)) return;
@@ -72,13 +113,30 @@ static void companion_step(companion *c, const hymo_sim *sim, long k)
         c->sim = NULL;
         return;
     }
-    c->dz = max_abs_diff(sim->nz, sim->mb.z, c->sim->mb.z, c->dz);
-    c->dp = max_abs_diff(sim->np, sim->state.p, c->sim->state.p, c->dp);
-    c->ds = max_abs_diff(sim->na, sim->act.s, c->sim->act.s, c->ds);
+    const hymo_sim *co = c->sim;
+    c->d[0] = max_abs_diff(sim->nz, sim->mb.z, co->mb.z, c->d[0]);
+    c->d[1] = max_abs_diff(sim->np, sim->state.p, co->state.p, c->d[1]);
+    c->d[2] = max_abs_diff(sim->na, sim->act.s, co->act.s, c->d[2]);
+    c->scale[0] = max_abs(sim->nz, sim->mb.z, c->scale[0]);
+    c->scale[1] = max_abs(sim->np, sim->state.p, c->scale[1]);
+    c->scale[2] = max_abs(sim->na, sim->act.s, c->scale[2]);
+    if (c->check && (k % (2 * c->ratio) == 0 || k == c->n_main)) {
+        if (hymo_sim_step(c->check, &err) != HYMO_OK) {
+            failure_line(c->check_why, sizeof c->check_why, "the order-check companion (4 dt) failed: ", &err);
+            hymo_sim_free(c->check);
+            c->check = NULL;
+        } else {
+            c->d4[0] = max_abs_diff(sim->nz, sim->mb.z, co->mb.z, c->d4[0]);
+            c->d4[1] = max_abs_diff(sim->np, sim->state.p, co->state.p, c->d4[1]);
+            c->d4[2] = max_abs_diff(sim->na, sim->act.s, co->act.s, c->d4[2]);
+            c->dc[0] = max_abs_diff(sim->nz, co->mb.z, c->check->mb.z, c->dc[0]);
+            c->dc[1] = max_abs_diff(sim->np, co->state.p, c->check->state.p, c->dc[1]);
+            c->dc[2] = max_abs_diff(sim->na, co->act.s, c->check->act.s, c->dc[2]);
+        }
+    }
     c->wall += hymo_now_seconds() - t0;
 }
 
-/* The estimate into the summary of a complete run (the companion freed by the caller). */
 /* /states/p_range [np x 4]: every volume's p_min, its time, p_max, its
  * time over all steps (the summary and /states' attributes hold the first
  * HYMO_SUMMARY_VOLUMES) */
@@ -90,19 +148,82 @@ static hymo_status volume_ranges(hymo_ref_writer *w, const hymo_sim *sim, hymo_e
                                       err);
 }
 
+/* The order a run's differences from its two companions show, both on
+ * the check's grid: log2(max |x_2dt - x_4dt| / max |x_dt - x_2dt|), NaN where the difference is at
+ * round-off (below HYMO_ORDER_FLOOR of the largest |x|). */
+#define HYMO_ORDER_FLOOR 1e-11
+static double observed_order(double d, double dc, double scale)
+{
+    if (!(d > HYMO_ORDER_FLOOR * fmax(scale, 1e-300)) || !(dc > 0.0)) return NAN;
+    return log2(dc / d);
+}
+
+/* The estimate's check into the summary: the order observed against the
+ * method's (trapezoidal; reliable inside [HYMO_ORDER_LOW, HYMO_ORDER_HIGH]
+ * for order 2: the Richardson factor 1/3 is within a factor 3 of
+ * 1/(2^p - 1) for p in [1, 3.3]; the lower end has a margin, since an
+ * order below 2 makes the estimate too small), or the companion's
+ * tolerances against the run's (ida: reliable when at least 10x tighter). */
+#define HYMO_ORDER_LOW 1.3
+#define HYMO_ORDER_HIGH 3.3
+static void companion_check(const companion *c, hymo_run_summary *sum)
+{
+    char *out = sum->accuracy_check;
+    const size_t size = sizeof sum->accuracy_check;
+    for (int q = 0; q < 3; ++q) sum->accuracy_observed_order[q] = NAN;
+    if (c->order <= 0) {
+        sum->accuracy_reliable = c->tol_ratio >= 10.0 ? 1 : 0;
+        snprintf(out, size, "companion rtol %.3g x tighter than the run's%s", c->tol_ratio,
+                 sum->accuracy_reliable ? "" : " (at least 10 x needed: the companion's own error is not negligible)");
+        return;
+    }
+    if (c->check_why[0]) {
+        sum->accuracy_reliable = 0;
+        snprintf(out, size, "%s", c->check_why); /* "the order-check companion ... failed: ..." */
+        return;
+    }
+    static const char *const name[3] = {"z", "p", "s"};
+    int bad = 0, seen = 0;
+    char orders[160] = "";
+    size_t k = 0;
+    for (int q = 0; q < 3; ++q) {
+        const double p = observed_order(c->d4[q], c->dc[q], c->scale[q]);
+        sum->accuracy_observed_order[q] = p;
+        if (isnan(p)) continue;
+        seen++;
+        bad += !(p >= HYMO_ORDER_LOW && p <= HYMO_ORDER_HIGH);
+        int n = snprintf(orders + k, sizeof orders - k, "%s%s %.2f", k ? ", " : "", name[q], p);
+        if (n > 0 && (size_t)n < sizeof orders - k) k += (size_t)n;
+    }
+    sum->accuracy_reliable = bad ? 0 : 1;
+    if (!seen)
+        snprintf(out, size, "differences at round-off: order not observed");
+    else
+        snprintf(out, size, "observed order %s (the estimate assumes %d; reliable for %.1f to %.1f)", orders,
+                 c->order, HYMO_ORDER_LOW, HYMO_ORDER_HIGH);
+}
+
+/* The estimate into the summary of a complete run (the companions freed
+ * by the caller), or why there is none. */
 static void companion_estimate(const companion *c, hymo_run_summary *sum)
 {
     sum->accuracy_missing_reason[0] = '\0';
-    if (!sum->complete) return;
+    if (!sum->complete) {
+        if (c->sim || c->why[0]) /* an estimate was asked for */
+            snprintf(sum->accuracy_missing_reason, sizeof sum->accuracy_missing_reason,
+                     "the run stopped before t_end (an incomplete run has no estimate)");
+        return;
+    }
     if (!c->sim) {
         snprintf(sum->accuracy_missing_reason, sizeof sum->accuracy_missing_reason, "%s", c->why);
         return;
     }
     sum->has_accuracy = 1;
     snprintf(sum->accuracy_method, sizeof sum->accuracy_method, "%s", c->method);
-    sum->z_max_error = c->factor * c->dz;
-    sum->p_max_error = c->factor * c->dp;
-    sum->s_max_error = c->factor * c->ds;
+    sum->z_max_error = c->factor * c->d[0];
+    sum->p_max_error = c->factor * c->d[1];
+    sum->s_max_error = c->factor * c->d[2];
+    companion_check(c, sum);
 }
 
 /* The progress line of a long run (opt->progress): after 2 s, at most
@@ -193,6 +314,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
 done:
     if (writer) hymo_ref_writer_discard(writer);
     hymo_sim_free(comp.sim);
+    hymo_sim_free(comp.check);
     free(names);
     hymo_rows_free(&rows);
     hymo_sim_free(sim);

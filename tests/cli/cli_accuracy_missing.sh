@@ -36,4 +36,13 @@ grep -qF "$line" "$OUT/info.out" || fail "info lacks the accuracy line: $(cat "$
 "$HYMO" run "$M" $A -o "$OUT/ok.h5" > "$OUT/ok.out" 2>&1 || fail "ordinary run exited $?"
 grep -q '^accuracy     estimated max error' "$OUT/ok.out" || fail "ordinary run: $(cat "$OUT/ok.out")"
 h5dump -a /accuracy_missing_reason "$OUT/ok.h5" > /dev/null 2>&1 && fail "an ordinary run has accuracy_missing_reason"
+
+# an incomplete run (the four-bar with one seed-test Newton iteration stops
+# at t = 1 s when the valve opens): exit 3, and the file says why it has no estimate
+"$HYMO" run "$SRC/data/fourbar.yaml" --t-end 3 --max-iter 1 --newton-test seed -o "$OUT/inc.h5" > "$OUT/inc.out" 2>&1
+code=$?; [ $code -eq 3 ] || fail "incomplete run exited $code, expected 3"
+grep -q '^accuracy     not estimated: the run stopped before t_end' "$OUT/inc.out" || fail "incomplete: $(cat "$OUT/inc.out")"
+h5ls "$OUT/inc.h5" | grep -q '^accuracy' && fail "an incomplete run has /accuracy"
+h5dump -a /accuracy_missing_reason "$OUT/inc.h5" 2>/dev/null | grep -qF 'the run stopped before t_end' \
+    || fail "incomplete run: no accuracy_missing_reason"
 echo "cli_accuracy_missing: ok"

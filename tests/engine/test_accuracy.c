@@ -4,7 +4,8 @@
  * in tests/independent), the stored estimate is the true error within
  * 20 % (est/true in [1/1.2, 1.2]) for z, p and s, on four-bar, quick-return, crane1 and the 3-D triple
  * pendulum at dt = 1 ms and 0.25 ms, and on crane2 at 1 ms (default
- * settings otherwise).
+ * settings otherwise), and marked reliable: the order observed from the
+ * 4 dt companion is 2 within 0.2 (measured 1.91-2.01 on z).
  *
  * Measured est/true (numeric Jacobian, double-step, contractive Newton
  * test, end-damper events located):
@@ -64,6 +65,12 @@ static void check_model(const char *file, double dt, double t_end)
     assert_true(run->summary.z_max_error == s.z_max_error);
     assert_true(run->summary.p_max_error == s.p_max_error);
     assert_true(run->summary.s_max_error == s.s_max_error);
+    /* the order observed from the 4 dt companion is 2: reliable, read back */
+    assert_int_equal(s.accuracy_reliable, 1);
+    assert_int_equal(run->summary.accuracy_reliable, 1);
+    assert_true(fabs(s.accuracy_observed_order[0] - 2.0) < 0.2);
+    assert_true(run->summary.accuracy_observed_order[0] == s.accuracy_observed_order[0]);
+    assert_string_equal(run->summary.accuracy_check, s.accuracy_check);
     hymo_compare_result res;
     hymo_error err;
     if (hymo_compare_trajectories(truth, run, &res, &err) != HYMO_OK) fail_msg("%s", err.message);
