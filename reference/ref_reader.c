@@ -1288,8 +1288,11 @@ static hymo_status preflight(reader *r, FILE *fp, int *swmr)
  * made it allocate gigabytes).  Before the first such string is read,
  * every collection in the file is walked as libhdf5 walks it: a version-1
  * header, a size of at least 4096 bytes that fits in the file, and
- * objects (16-byte header + size rounded up to 8, the free-space object 0
- * its own size) that tile the collection exactly. */
+ * objects (16-byte header with 4 zero reserved bytes and an index met
+ * once; size rounded up to 8; the free-space object 0 its own size and the
+ * last) that tile the collection exactly and are numbered 1..n, as a
+ * collection written once is (a damaged size that jumps over objects
+ * leaves a gap). */
 static hymo_status check_global_heaps(reader *r)
 {
     r->heap_checked = 1;
@@ -1322,6 +1325,9 @@ static hymo_status check_global_heaps(reader *r)
             const uint64_t size = le64(hdr + 8);
             int bad = size < 4096 || size > r->file_size || off > r->file_size - size;
             uint64_t p = 16;
+            static unsigned char seen[65536 / 8]; /* object indices met in this collection */
+            memset(seen, 0, sizeof seen);
+            unsigned n_obj = 0, max_idx = 0; /* a write-once collection numbers its objects 1..n */
             while (!bad && p < size) {
                 unsigned char oh[16];
                 if (p + 16 > size) break; /* a tail too small for an object: free space */
@@ -1332,9 +1338,16 @@ static hymo_status check_global_heaps(reader *r)
                 const unsigned idx = (unsigned)oh[0] | ((unsigned)oh[1] << 8);
                 const uint64_t osize = le64(oh + 8);
                 const uint64_t need = idx > 0 ? 16 + ((osize + 7) & ~(uint64_t)7) : osize;
-                if (osize > size || need < 16 || need > size - p) bad = 1;
+                /* an object header: its 4 reserved bytes are 0, its index is met once,
+                 * and the free-space object (index 0) is the last, ending the collection */
+                if (osize > size || need < 16 || need > size - p || oh[4] || oh[5] || oh[6] || oh[7] ||
+                    (seen[idx / 8] >> (idx % 8) & 1) || (idx == 0 && p + need != size))
+                    bad = 1;
+                seen[idx / 8] |= (unsigned char)(1u << (idx % 8));
+                if (idx > 0) n_obj++, max_idx = idx > max_idx ? idx : max_idx;
                 p += need;
             }
+            if (n_obj != max_idx) bad = 1; /* an index skipped: a size jumped over objects */
             if (bad) {
                 st = hymo_error_set(r->err, HYMO_ERR_HDF5,
                                     "reference file '%s': damaged file: the global heap collection at byte %llu "

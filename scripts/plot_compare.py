@@ -85,7 +85,8 @@ def load_csv(path, ref_path, sigs, map_path=None):
         to, scale = (m.get("to"), float(m.get("scale", 1.0))) if isinstance(m, dict) else (m, 1.0)
         cols[to] = data[:, j] * scale
     out = {"time": data[:, header.index(tcol)] * tscale, "label": "%s (CSV)" % os.path.basename(path)}
-    with h5py.File(ref_path, "r") as f:
+    f, _ = open_h5(ref_path)
+    with f:
         for s in sigs:
             path_, _, scale = SIGNALS[s]
             if path_ not in f or f[path_].size == 0:

@@ -5,6 +5,7 @@ panel.  env: HYMO_BINARY."""
 import importlib.util
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -13,6 +14,8 @@ ROOT = os.path.join(HERE, "..", "..")
 
 
 def load(name):
+    if os.path.join(ROOT, "scripts") not in sys.path:  # the scripts import each other
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
     spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts", name + ".py"))
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
