@@ -89,6 +89,72 @@ static int add_buffer(zip_t *z, const char *name, const char *data, char *msg, s
     return 0;
 }
 
+/* Writes a zip archive atomically (a temporary file in out_path's directory,
+ * renamed): n_text entries from strings, n_files from files.  0, or -1 with
+ * msg set. */
+static int write_zip(const char *out_path, int n_text, const char *const *text_names, const char *const *texts,
+                     int n_files, const char *const *file_names, const char *const *files, char *msg, size_t len)
+{
+    const size_t tl = strlen(out_path) + 32;
+    char *tmp = malloc(tl);
+    if (!tmp) {
+        snprintf(msg, len, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, tl, "%s.%ld.partial", out_path, (long)getpid());
+    int zerr = 0, r = -1;
+    zip_t *z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    if (!z) {
+        zip_error_t ze;
+        zip_error_init_with_code(&ze, zerr);
+        snprintf(msg, len, "%s: cannot write: %s", out_path, zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        goto done;
+    }
+    for (int k = 0; k < n_text; ++k)
+        if (add_buffer(z, text_names[k], texts[k], msg, len)) goto done;
+    for (int k = 0; k < n_files; ++k) {
+        zip_source_t *src = zip_source_file(z, files[k], 0, -1);
+        if (!src || zip_file_add(z, file_names[k], src, ZIP_FL_OVERWRITE) < 0) {
+            if (src) zip_source_free(src);
+            snprintf(msg, len, "zip: cannot add %.300s: %s", files[k], zip_strerror(z));
+            goto done;
+        }
+    }
+    if (zip_close(z) < 0) {
+        snprintf(msg, len, "%s: cannot write: %s", out_path, zip_strerror(z));
+        goto done;
+    }
+    z = NULL;
+    if (rename(tmp, out_path)) {
+        snprintf(msg, len, "%s: cannot write: %s", out_path, strerror(errno));
+        goto done;
+    }
+    r = 0;
+done:
+    if (z) zip_discard(z);
+    if (r) remove(tmp);
+    free(tmp);
+    return r;
+}
+
+/* The FMU of part at out_path (bin: the FMU binary).  0, or -1 with msg set. */
+static int write_fmu(const hymo_fmu_part *part, const char *bin, const char *out_path, char *msg, size_t len)
+{
+    char *xml = hymo_fmu_model_description(part);
+    if (!xml) {
+        snprintf(msg, len, "out of memory (modelDescription.xml)");
+        return -1;
+    }
+    char so_name[128];
+    snprintf(so_name, sizeof so_name, "binaries/linux64/%s.so", part->identifier);
+    const char *names[3] = {"modelDescription.xml", "resources/" HYMO_FMU_MODEL_FILE, "resources/" HYMO_FMU_OPTIONS_FILE},
+               *texts[3] = {xml, part->model->source_text, part->options_text}, *so[1] = {so_name}, *bins[1] = {bin};
+    const int r = write_zip(out_path, 3, names, texts, 1, so, bins, msg, len);
+    free(xml);
+    return r;
+}
+
 int hymo_cli_fmu(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL;
@@ -106,8 +172,6 @@ int hymo_cli_fmu(int argc, char **argv)
     }
     int status = EXIT_BAD_INPUT;
     hymo_fmu_part *part = NULL;
-    char *xml = NULL, *tmp = NULL;
-    zip_t *z = NULL;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -188,59 +252,10 @@ int hymo_cli_fmu(int argc, char **argv)
         fail(err.message);
         goto done;
     }
-    xml = hymo_fmu_model_description(part);
-    if (!xml) {
-        fail("out of memory (modelDescription.xml)");
-        goto done;
-    }
-    /* written to a temporary file in the output's directory, then renamed */
-    size_t tl = strlen(out_path) + 32;
-    tmp = malloc(tl);
-    if (!tmp) {
-        fail("out of memory");
-        goto done;
-    }
-    snprintf(tmp, tl, "%s.%ld.partial", out_path, (long)getpid());
-    int zerr = 0;
-    z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
-    if (!z) {
-        zip_error_t ze;
-        zip_error_init_with_code(&ze, zerr);
-        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, zip_error_strerror(&ze));
-        zip_error_fini(&ze);
+    if (write_fmu(part, bin, out_path, msg, sizeof msg)) {
         fail(msg);
         goto done;
     }
-    char so_name[128];
-    snprintf(so_name, sizeof so_name, "binaries/linux64/%s.so", part->identifier);
-    if (add_buffer(z, "modelDescription.xml", xml, msg, sizeof msg) ||
-        add_buffer(z, "resources/" HYMO_FMU_MODEL_FILE, part->model->source_text, msg, sizeof msg) ||
-        add_buffer(z, "resources/" HYMO_FMU_OPTIONS_FILE, part->options_text, msg, sizeof msg)) {
-        fail(msg);
-        goto done;
-    }
-    zip_source_t *src = zip_source_file(z, bin, 0, -1);
-    if (!src || zip_file_add(z, so_name, src, ZIP_FL_OVERWRITE) < 0) {
-        if (src) zip_source_free(src);
-        snprintf(msg, sizeof msg, "zip: cannot add %.300s: %s", bin, zip_strerror(z));
-        fail(msg);
-        goto done;
-    }
-    if (zip_close(z) < 0) {
-        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, zip_strerror(z));
-        zip_discard(z);
-        z = NULL;
-        fail(msg);
-        goto done;
-    }
-    z = NULL;
-    if (rename(tmp, out_path)) {
-        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, strerror(errno));
-        fail(msg);
-        goto done;
-    }
-    free(tmp);
-    tmp = NULL;
     if (!quiet) {
         int nl = part->n_vars - part->n_inputs - part->n_outputs;
         printf("fmu          %s\npart         %s\nidentifier   %s\nguid         %s\n"
@@ -250,12 +265,6 @@ int hymo_cli_fmu(int argc, char **argv)
     }
     status = 0;
 done:
-    if (z) zip_discard(z);
-    if (tmp) {
-        remove(tmp);
-        free(tmp);
-    }
-    free(xml);
     hymo_fmu_part_free(part);
     for (int k = 0; k < n_names; ++k) free(names[k]);
     free(names);

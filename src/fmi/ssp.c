@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <zip.h>
 
+#include "number.h"
 #include "text_line.h"
 
 #define NS_SSD "http://ssp-standard.org/SSP1/SystemStructureDescription"
@@ -410,7 +411,8 @@ static void on_start(void *ud, const XML_Char *el, const XML_Char **a)
     }
     if (d && strcmp(d, "DefaultExperiment") == 0) {
         const char *t0 = attr(a, "startTime");
-        if (t0 && strtod(t0, NULL) != 0.0) {
+        double t0v = 0.0;
+        if (t0 && (!hymo_parse_number(t0, HYMO_NUMBER_RANGE, &t0v) || t0v != 0.0)) {
             rfail(r, "ssd:DefaultExperiment: startTime '%s': only 0 is supported", t0);
             return;
         }
