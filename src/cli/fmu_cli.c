@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "fmu_internal.h"
 #include "hymo/reference.h"
+#include "ssp.h"
 
 #ifndef HYMO_FMU_LIBDIR_REL
 #define HYMO_FMU_LIBDIR_REL "lib/hymo"
@@ -155,6 +156,52 @@ static int write_fmu(const hymo_fmu_part *part, const char *bin, const char *out
     return r;
 }
 
+/* `--part ssp`: the archive of hymo_fmu_ssp_create's FMUs, its
+ * SystemStructure.ssd and the model file.  0, or -1 with msg set. */
+static int write_ssp(const char *model_path, int n_opts, char **opts, const char *bin, const char *out_path, int quiet,
+                     char *msg, size_t len)
+{
+    hymo_fmu_ssp *s = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_fmu_ssp_create(model_path, n_opts, opts, &s, &err) != HYMO_OK) {
+        snprintf(msg, len, "%s", err.message);
+        return -1;
+    }
+    char dir[4096], files[HYMO_FMU_SSP_MAX][4200], entries[HYMO_FMU_SSP_MAX][96];
+    const char *file_p[HYMO_FMU_SSP_MAX], *entry_p[HYMO_FMU_SSP_MAX];
+    int r = -1, made = 0;
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    snprintf(dir, sizeof dir, "%s/hymo-ssp-export-XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        snprintf(msg, len, "cannot create a temporary directory in %s: %s", tmp, strerror(errno));
+        hymo_fmu_ssp_free(s);
+        return -1;
+    }
+    for (; made < s->n; ++made) {
+        snprintf(files[made], sizeof files[made], "%s/%s.fmu", dir, s->names[made]);
+        snprintf(entries[made], sizeof entries[made], "resources/%s.fmu", s->names[made]);
+        file_p[made] = files[made], entry_p[made] = entries[made];
+        if (write_fmu(s->parts[made], bin, files[made], msg, len)) goto done;
+    }
+    const char *tnames[2] = {HYMO_SSP_SSD, "resources/" HYMO_FMU_MODEL_FILE},
+               *texts[2] = {s->ssd, s->parts[0]->model->source_text};
+    if (write_zip(out_path, 2, tnames, texts, s->n, entry_p, file_p, msg, len)) goto done;
+    if (!quiet) {
+        printf("ssp          %s\ncomponents  ", s->parts[0]->model->name);
+        for (int k = 0; k < s->n; ++k) printf(" %s", s->names[k]);
+        printf("\nsettings     H = %g s, t_end = %g s, scheme %s, extrapolation %d\noutput       %s\n", s->H, s->t_end,
+               s->ordered ? "gauss-seidel" : "jacobi", s->extrapolation, out_path);
+    }
+    r = 0;
+done:
+    for (int k = 0; k < made + (made < s->n); ++k) remove(files[k]);
+    rmdir(dir);
+    hymo_fmu_ssp_free(s);
+    return r;
+}
+
 int hymo_cli_fmu(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL;
@@ -248,6 +295,15 @@ int hymo_cli_fmu(int argc, char **argv)
     /* the FMU is written from the model file and the FMU binary */
     const char *inputs[2] = {model_path, bin};
     if (hymo_cli_outputs_check(NULL, &out_path, 1, inputs, 2) >= 0) goto done;
+    for (int i = 0; i < n_opts; i += 2)
+        if (!strcmp(opts[i], "--part") && !strcmp(opts[i + 1], "ssp")) {
+            if (write_ssp(model_path, n_opts, opts, bin, out_path, quiet, msg, sizeof msg)) {
+                fail(msg);
+                goto done;
+            }
+            status = 0;
+            goto done;
+        }
     if (hymo_fmu_part_create(model_path, n_opts, opts, &part, &err) != HYMO_OK) {
         fail(err.message);
         goto done;
