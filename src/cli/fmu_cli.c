@@ -2,7 +2,9 @@
  * OUT.fmu` (docs/fmi.md): writes an FMI 2.0 co-simulation FMU, a zip of
  * modelDescription.xml, binaries/linux64/<modelIdentifier>.so (a copy of
  * the FMU binary libhymo_fmu.so) and resources/model.yaml +
- * resources/options.txt.  Linked into the hymo executable only (libzip). */
+ * resources/options.txt; `--part ssp -o OUT.ssp`: an SSP 1.0 archive of the
+ * split's FMUs (src/fmu/fmu_ssp.c).  Linked into the hymo executable only
+ * (libzip). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <libgen.h>
@@ -25,6 +27,7 @@
 static void usage_fmu(FILE *out)
 {
     fputs("usage: hymo fmu MODEL.yaml --part mechanics|circuit:NAME|whole [options] -o OUT.fmu\n"
+          "       hymo fmu MODEL.yaml --part ssp [co-simulation options] -o OUT.ssp\n"
           "\n"
           "Writes an FMI 2.0 co-simulation FMU of one part of the model (docs/fmi.md):\n"
           "  mechanics       the mechanical subsystem of split mode (inputs: cylinder pressures\n"
@@ -35,6 +38,10 @@ static void usage_fmu(FILE *out)
           "  whole           the monolithic engine (inputs: the signals of valve references,\n"
           "                  pump speeds and set flows;\n"
           "                  outputs: joints, cylinders, pressures, spools)\n"
+          "  ssp             an SSP 1.0 archive of the mechanics and every circuit as FMUs,\n"
+          "                  wired in SystemStructure.ssd with H, --scheme, --extrapolation,\n"
+          "                  t_end and the model (docs/cosimulation.md, \"SSP files\";\n"
+          "                  hymo cosim OUT.ssp runs it; no --set)\n"
           "\n"
           "options stored in the FMU (resources/options.txt):\n"
           "  mechanics, circuit: the co-simulation options of hymo cosim: --coupling,\n"
