@@ -789,9 +789,64 @@ void hymo_ssp_archive_path(const hymo_ssp *ssp, const char *archive, const char 
     snprintf(out, cap, "%s", buf);
 }
 
+/* The system-file field that starts rest (" FIELD: problem") in SSD terms
+ * into out: connections[i].from / .to as startConnector / endConnector,
+ * subsystems.N.fmu as source, subsystems.N.parameters.P as ssv:Parameter
+ * 'P', subsystems.N.extrapolation / .free_inputs as hymo:Component's; the
+ * other fields (the element's label already names them) dropped. */
+static void ssd_field(const char *rest, char *out, size_t cap)
+{
+    static const char *const top[] = {"name: ", "H: ", "t_end: ", "scheme: ", "order: ", "extrapolation: ",
+                                      "growth: ", "model: ", "subsystems: ", "connections: ", NULL};
+    const char *r = rest[0] == ' ' ? rest + 1 : rest;
+    for (int k = 0; top[k]; ++k)
+        if (strncmp(r, top[k], strlen(top[k])) == 0) {
+            snprintf(out, cap, " %s", r + strlen(top[k]));
+            return;
+        }
+    if (strncmp(r, "connections[", 12) == 0) {
+        const char *e = r + 12 + strspn(r + 12, "0123456789");
+        if (strncmp(e, "].from: ", 8) == 0) {
+            snprintf(out, cap, " startConnector: %s", e + 8);
+            return;
+        }
+        if (strncmp(e, "].to: ", 6) == 0) {
+            snprintf(out, cap, " endConnector: %s", e + 6);
+            return;
+        }
+        if (strncmp(e, "]: ", 3) == 0) {
+            snprintf(out, cap, " %s", e + 3);
+            return;
+        }
+    }
+    if (strncmp(r, "subsystems.", 11) == 0) {
+        const char *e = r + 11 + strcspn(r + 11, ".:");
+        if (strncmp(e, ".fmu: ", 6) == 0) {
+            snprintf(out, cap, " source: %s", e + 6);
+            return;
+        }
+        if (strncmp(e, ".extrapolation: ", 16) == 0 || strncmp(e, ".free_inputs: ", 14) == 0) {
+            snprintf(out, cap, " hymo:Component %s", e + 1);
+            return;
+        }
+        if (strncmp(e, ".parameters.", 12) == 0) {
+            const char *p = e + 12, *colon = strstr(p, ": ");
+            if (colon) {
+                snprintf(out, cap, " ssv:Parameter '%.*s': %s", (int)(colon - p), p, colon + 2);
+                return;
+            }
+        }
+        if (strncmp(e, ": ", 2) == 0) {
+            snprintf(out, cap, " %s", e + 2);
+            return;
+        }
+    }
+    snprintf(out, cap, "%s", rest);
+}
+
 void hymo_ssp_error_message(const hymo_ssp *ssp, const char *archive, const char *yaml_origin, hymo_error *err)
 {
-    char msg[HYMO_ERROR_MSG_MAX];
+    char msg[2 * HYMO_ERROR_MSG_MAX + 128];
     const size_t no = strlen(yaml_origin);
     const char *m = err->message;
     if (strncmp(m, yaml_origin, no) == 0 && m[no] == ':') {
@@ -799,10 +854,12 @@ void hymo_ssp_error_message(const hymo_ssp *ssp, const char *archive, const char
         const long yl = strtol(m + no + 1, &end, 10);
         if (end != m + no + 1 && *end == ':' && yl >= 1 && yl <= ssp->n_lines) {
             const int sl = ssp->line[yl - 1];
+            char rest[HYMO_ERROR_MSG_MAX];
+            ssd_field(end + 1, rest, sizeof rest);
             if (sl > 0)
-                snprintf(msg, sizeof msg, "%s:%s:%d: %s:%s", archive, HYMO_SSP_SSD, sl, ssp->label[yl - 1], end + 1);
+                snprintf(msg, sizeof msg, "%s:%s:%d: %s:%s", archive, HYMO_SSP_SSD, sl, ssp->label[yl - 1], rest);
             else
-                snprintf(msg, sizeof msg, "%s:%s: %s:%s", archive, HYMO_SSP_SSD, ssp->label[yl - 1], end + 1);
+                snprintf(msg, sizeof msg, "%s:%s: %s:%s", archive, HYMO_SSP_SSD, ssp->label[yl - 1], rest);
         } else {
             snprintf(msg, sizeof msg, "%s:%s%s", archive, HYMO_SSP_SSD, m + no);
         }

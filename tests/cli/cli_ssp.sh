@@ -19,8 +19,10 @@
 #           same parameters: (3 s crane1, 1 s oscillator);
 #   errors  exit 2 with one line naming the archive, the SSD line and
 #           the element: connection ends swapped, a connector the FMU does
-#           not have, a component whose source is not in the archive, no
-#           stopTime; no temporary directory left behind (TMPDIR checked).
+#           not have, a parameter it does not have, a component whose
+#           source is not in the archive, no stopTime, a stopTime that is
+#           not a multiple of the annotation's H; no temporary directory
+#           left behind (TMPDIR checked).
 # args: $1 hymo binary, $2 source dir, $3 build dir (tests/ of the build)
 set -u
 HYMO=$1; SRC=$2; OUT=$3/cli_ssp; FMUS=$3/fmu
@@ -238,7 +240,17 @@ bad swap.ssp "swap.ssp:SystemStructure.ssd:35: ssd:Connection\[2\]: endConnector
 osc_ssd '<ssd:Connection startElement="mass2" startConnector="F" endElement="mass1" endConnector="force"/>' > novar.ssd
 mkssp novar.ssp novar.ssd resources/osc_mass1.fmu=$FMUS/osc_mass1.fmu resources/osc_mass2.fmu=$FMUS/osc_mass2.fmu \
     resources/mass1.ssv=mass1.ssv
-bad novar.ssp "novar.ssp:SystemStructure.ssd:35: ssd:Connection\[2\]: .*novar.ssp:resources/osc_mass1.fmu.* has no variable 'force'"
+bad novar.ssp "novar.ssp:SystemStructure.ssd:35: ssd:Connection\[2\]: endConnector: FMU 'novar.ssp:resources/osc_mass1.fmu' (subsystem 'mass1') has no variable 'force'"
+sed 's/name="k"/name="kk"/' osc.ssd > badpar.ssd
+mkssp badpar.ssp badpar.ssd resources/osc_mass1.fmu=$FMUS/osc_mass1.fmu resources/osc_mass2.fmu=$FMUS/osc_mass2.fmu \
+    resources/mass1.ssv=mass1.ssv
+bad badpar.ssp "badpar.ssp:SystemStructure.ssd:12: ssd:Component 'mass2': FMU 'badpar.ssp:resources/osc_mass2.fmu': no variable 'kk' to set"
+sed 's|^</ssd:SystemStructureDescription>|<ssd:Annotations><ssc:Annotation type="de.hymo.cosim">\
+<hymo:CoSimulation xmlns:hymo="https://hymo.de/ssp/cosim/1.0" H="0.003"/></ssc:Annotation></ssd:Annotations>\
+</ssd:SystemStructureDescription>|' osc.ssd > badh.ssd
+mkssp badh.ssp badh.ssd resources/osc_mass1.fmu=$FMUS/osc_mass1.fmu resources/osc_mass2.fmu=$FMUS/osc_mass2.fmu \
+    resources/mass1.ssv=mass1.ssv
+bad badh.ssp "badh.ssp:SystemStructure.ssd:38: ssd:DefaultExperiment: stopTime: t_end = 1 s is not a positive multiple of H = 0.003 s"
 mkssp nofmu.ssp osc.ssd resources/osc_mass1.fmu=$FMUS/osc_mass1.fmu resources/mass1.ssv=mass1.ssv
 bad nofmu.ssp "nofmu.ssp:SystemStructure.ssd:12: ssd:Component 'mass2': source: no file 'resources/osc_mass2.fmu'"
 sed '/DefaultExperiment/d' osc.ssd > nostop.ssd
