@@ -95,12 +95,17 @@ const char *hymo_fmu_directory(const hymo_subsystem *sub);
 typedef struct hymo_cosim_system hymo_cosim_system;
 
 /* 1 when path is a YAML file whose top level has `subsystems` or
- * `connections` (a system file rather than a model file), else 0. */
+ * `connections` (a system file rather than a model file), or an SSP 1.0
+ * archive (a name ending in .ssp, or a zip holding SystemStructure.ssd;
+ * docs/cosimulation.md "SSP files"), else 0. */
 int hymo_cosim_system_file(const char *path);
 
 /* Loads and checks a system file: every FMU is loaded and instantiated,
  * every connection resolved by variable names, the master created.
- * Errors name FILE:LINE: FIELD. */
+ * Errors name FILE:LINE: FIELD.  An SSP archive is read into the
+ * equivalent system file (its FMUs extracted to a temporary directory that
+ * is removed before this returns); its errors name
+ * ARCHIVE:SystemStructure.ssd:LINE: ELEMENT. */
 hymo_status hymo_cosim_system_load(const char *path, hymo_cosim_system **out, hymo_error *err);
 /* The system file's settings (H, t_end, verdict limits and thresholds;
  * the split-mode fields are unused).  The caller may change the verdict
@@ -112,8 +117,8 @@ const char *hymo_cosim_system_reference(const hymo_cosim_system *sys);
 /* The output the file names (output:), or NULL. */
 const char *hymo_cosim_system_output(const hymo_cosim_system *sys);
 /* The files the system reads, k = 0, 1, ...: the system file, the model
- * file it names (model:, if any), then the FMU of every subsystem; NULL
- * past the last. */
+ * file it names (model:, if any), then the FMU of every subsystem (of an
+ * SSP: the archive only); NULL past the last. */
 const char *hymo_cosim_system_input(const hymo_cosim_system *sys, int k);
 
 /* Runs the system once, with the loop, power bonds, instability checks,

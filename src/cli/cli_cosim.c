@@ -13,12 +13,14 @@
 static void usage_cosim(FILE *out)
 {
     fputs("usage: hymo cosim MODEL.yaml --H S --hh S [options] [-o OUT.h5]\n"
-          "       hymo cosim SYSTEM.yaml [-o OUT.h5] [--reference REF.h5] [--t-end S] [verdict options]\n"
+          "       hymo cosim SYSTEM.yaml|SYSTEM.ssp [-o OUT.h5] [--reference REF.h5] [--t-end S] [verdict options]\n"
           "\n"
           "A SYSTEM.yaml (top-level subsystems: and connections:) couples FMI 2.0\n"
           "co-simulation FMUs wired by variable names (docs/cosimulation.md, \"System\n"
           "files\"; docs/fmi.md); H, scheme and extrapolation come from the file, and\n"
           "only -o, --reference, --t-end, -q and the verdict options below apply.\n"
+          "A SYSTEM.ssp is the same as an SSP 1.0 archive (SystemStructure.ssd and its\n"
+          "FMUs; docs/cosimulation.md, \"SSP files\").\n"
           "\n"
           "Split-mode co-simulation: the model is split at every cylinder and hydraulic\n"
           "motor into one mechanical subsystem and one hydraulic subsystem per circuit,\n"

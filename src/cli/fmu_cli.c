@@ -2,7 +2,9 @@
  * OUT.fmu` (docs/fmi.md): writes an FMI 2.0 co-simulation FMU, a zip of
  * modelDescription.xml, binaries/linux64/<modelIdentifier>.so (a copy of
  * the FMU binary libhymo_fmu.so) and resources/model.yaml +
- * resources/options.txt.  Linked into the hymo executable only (libzip). */
+ * resources/options.txt; `--part ssp -o OUT.ssp`: an SSP 1.0 archive of the
+ * split's FMUs (src/fmu/fmu_ssp.c).  Linked into the hymo executable only
+ * (libzip). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <libgen.h>
@@ -15,6 +17,7 @@
 #include "cli.h"
 #include "fmu_internal.h"
 #include "hymo/reference.h"
+#include "ssp.h"
 
 #ifndef HYMO_FMU_LIBDIR_REL
 #define HYMO_FMU_LIBDIR_REL "lib/hymo"
@@ -24,6 +27,7 @@
 static void usage_fmu(FILE *out)
 {
     fputs("usage: hymo fmu MODEL.yaml --part mechanics|circuit:NAME|whole [options] -o OUT.fmu\n"
+          "       hymo fmu MODEL.yaml --part ssp [co-simulation options] -o OUT.ssp\n"
           "\n"
           "Writes an FMI 2.0 co-simulation FMU of one part of the model (docs/fmi.md):\n"
           "  mechanics       the mechanical subsystem of split mode (inputs: cylinder pressures\n"
@@ -34,6 +38,10 @@ static void usage_fmu(FILE *out)
           "  whole           the monolithic engine (inputs: the signals of valve references,\n"
           "                  pump speeds and set flows;\n"
           "                  outputs: joints, cylinders, pressures, spools)\n"
+          "  ssp             an SSP 1.0 archive of the mechanics and every circuit as FMUs,\n"
+          "                  wired in SystemStructure.ssd with H, --scheme, --extrapolation,\n"
+          "                  t_end and the model (docs/cosimulation.md, \"SSP files\";\n"
+          "                  hymo cosim OUT.ssp runs it; no --set)\n"
           "\n"
           "options stored in the FMU (resources/options.txt):\n"
           "  mechanics, circuit: the co-simulation options of hymo cosim: --coupling,\n"
@@ -89,6 +97,118 @@ static int add_buffer(zip_t *z, const char *name, const char *data, char *msg, s
     return 0;
 }
 
+/* Writes a zip archive atomically (a temporary file in out_path's directory,
+ * renamed): n_text entries from strings, n_files from files.  0, or -1 with
+ * msg set. */
+static int write_zip(const char *out_path, int n_text, const char *const *text_names, const char *const *texts,
+                     int n_files, const char *const *file_names, const char *const *files, char *msg, size_t len)
+{
+    const size_t tl = strlen(out_path) + 32;
+    char *tmp = malloc(tl);
+    if (!tmp) {
+        snprintf(msg, len, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, tl, "%s.%ld.partial", out_path, (long)getpid());
+    int zerr = 0, r = -1;
+    zip_t *z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    if (!z) {
+        zip_error_t ze;
+        zip_error_init_with_code(&ze, zerr);
+        snprintf(msg, len, "%s: cannot write: %s", out_path, zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        goto done;
+    }
+    for (int k = 0; k < n_text; ++k)
+        if (add_buffer(z, text_names[k], texts[k], msg, len)) goto done;
+    for (int k = 0; k < n_files; ++k) {
+        zip_source_t *src = zip_source_file(z, files[k], 0, -1);
+        if (!src || zip_file_add(z, file_names[k], src, ZIP_FL_OVERWRITE) < 0) {
+            if (src) zip_source_free(src);
+            snprintf(msg, len, "zip: cannot add %.300s: %s", files[k], zip_strerror(z));
+            goto done;
+        }
+    }
+    if (zip_close(z) < 0) {
+        snprintf(msg, len, "%s: cannot write: %s", out_path, zip_strerror(z));
+        goto done;
+    }
+    z = NULL;
+    if (rename(tmp, out_path)) {
+        snprintf(msg, len, "%s: cannot write: %s", out_path, strerror(errno));
+        goto done;
+    }
+    r = 0;
+done:
+    if (z) zip_discard(z);
+    if (r) remove(tmp);
+    free(tmp);
+    return r;
+}
+
+/* The FMU of part at out_path (bin: the FMU binary).  0, or -1 with msg set. */
+static int write_fmu(const hymo_fmu_part *part, const char *bin, const char *out_path, char *msg, size_t len)
+{
+    char *xml = hymo_fmu_model_description(part);
+    if (!xml) {
+        snprintf(msg, len, "out of memory (modelDescription.xml)");
+        return -1;
+    }
+    char so_name[128];
+    snprintf(so_name, sizeof so_name, "binaries/linux64/%s.so", part->identifier);
+    const char *names[3] = {"modelDescription.xml", "resources/" HYMO_FMU_MODEL_FILE, "resources/" HYMO_FMU_OPTIONS_FILE},
+               *texts[3] = {xml, part->model->source_text, part->options_text}, *so[1] = {so_name}, *bins[1] = {bin};
+    const int r = write_zip(out_path, 3, names, texts, 1, so, bins, msg, len);
+    free(xml);
+    return r;
+}
+
+/* `--part ssp`: the archive of hymo_fmu_ssp_create's FMUs, its
+ * SystemStructure.ssd and the model file.  0, or -1 with msg set. */
+static int write_ssp(const char *model_path, int n_opts, char **opts, const char *bin, const char *out_path, int quiet,
+                     char *msg, size_t len)
+{
+    hymo_fmu_ssp *s = NULL;
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_fmu_ssp_create(model_path, n_opts, opts, &s, &err) != HYMO_OK) {
+        snprintf(msg, len, "%s", err.message);
+        return -1;
+    }
+    char dir[4096], files[HYMO_FMU_SSP_MAX][4200], entries[HYMO_FMU_SSP_MAX][96];
+    const char *file_p[HYMO_FMU_SSP_MAX], *entry_p[HYMO_FMU_SSP_MAX];
+    int r = -1, made = 0;
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    snprintf(dir, sizeof dir, "%s/hymo-ssp-export-XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        snprintf(msg, len, "cannot create a temporary directory in %s: %s", tmp, strerror(errno));
+        hymo_fmu_ssp_free(s);
+        return -1;
+    }
+    for (; made < s->n; ++made) {
+        snprintf(files[made], sizeof files[made], "%s/%s.fmu", dir, s->names[made]);
+        snprintf(entries[made], sizeof entries[made], "resources/%s.fmu", s->names[made]);
+        file_p[made] = files[made], entry_p[made] = entries[made];
+        if (write_fmu(s->parts[made], bin, files[made], msg, len)) goto done;
+    }
+    const char *tnames[2] = {HYMO_SSP_SSD, "resources/" HYMO_FMU_MODEL_FILE},
+               *texts[2] = {s->ssd, s->parts[0]->model->source_text};
+    if (write_zip(out_path, 2, tnames, texts, s->n, entry_p, file_p, msg, len)) goto done;
+    if (!quiet) {
+        printf("ssp          %s\ncomponents  ", s->parts[0]->model->name);
+        for (int k = 0; k < s->n; ++k) printf(" %s", s->names[k]);
+        printf("\nsettings     H = %g s, t_end = %g s, scheme %s, extrapolation %d\noutput       %s\n", s->H, s->t_end,
+               s->ordered ? "gauss-seidel" : "jacobi", s->extrapolation, out_path);
+    }
+    r = 0;
+done:
+    for (int k = 0; k < made + (made < s->n); ++k) remove(files[k]);
+    rmdir(dir);
+    hymo_fmu_ssp_free(s);
+    return r;
+}
+
 int hymo_cli_fmu(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL;
@@ -106,8 +226,6 @@ int hymo_cli_fmu(int argc, char **argv)
     }
     int status = EXIT_BAD_INPUT;
     hymo_fmu_part *part = NULL;
-    char *xml = NULL, *tmp = NULL;
-    zip_t *z = NULL;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -184,63 +302,23 @@ int hymo_cli_fmu(int argc, char **argv)
     /* the FMU is written from the model file and the FMU binary */
     const char *inputs[2] = {model_path, bin};
     if (hymo_cli_outputs_check(NULL, &out_path, 1, inputs, 2) >= 0) goto done;
+    for (int i = 0; i < n_opts; i += 2)
+        if (!strcmp(opts[i], "--part") && !strcmp(opts[i + 1], "ssp")) {
+            if (write_ssp(model_path, n_opts, opts, bin, out_path, quiet, msg, sizeof msg)) {
+                fail(msg);
+                goto done;
+            }
+            status = 0;
+            goto done;
+        }
     if (hymo_fmu_part_create(model_path, n_opts, opts, &part, &err) != HYMO_OK) {
         fail(err.message);
         goto done;
     }
-    xml = hymo_fmu_model_description(part);
-    if (!xml) {
-        fail("out of memory (modelDescription.xml)");
-        goto done;
-    }
-    /* written to a temporary file in the output's directory, then renamed */
-    size_t tl = strlen(out_path) + 32;
-    tmp = malloc(tl);
-    if (!tmp) {
-        fail("out of memory");
-        goto done;
-    }
-    snprintf(tmp, tl, "%s.%ld.partial", out_path, (long)getpid());
-    int zerr = 0;
-    z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
-    if (!z) {
-        zip_error_t ze;
-        zip_error_init_with_code(&ze, zerr);
-        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, zip_error_strerror(&ze));
-        zip_error_fini(&ze);
+    if (write_fmu(part, bin, out_path, msg, sizeof msg)) {
         fail(msg);
         goto done;
     }
-    char so_name[128];
-    snprintf(so_name, sizeof so_name, "binaries/linux64/%s.so", part->identifier);
-    if (add_buffer(z, "modelDescription.xml", xml, msg, sizeof msg) ||
-        add_buffer(z, "resources/" HYMO_FMU_MODEL_FILE, part->model->source_text, msg, sizeof msg) ||
-        add_buffer(z, "resources/" HYMO_FMU_OPTIONS_FILE, part->options_text, msg, sizeof msg)) {
-        fail(msg);
-        goto done;
-    }
-    zip_source_t *src = zip_source_file(z, bin, 0, -1);
-    if (!src || zip_file_add(z, so_name, src, ZIP_FL_OVERWRITE) < 0) {
-        if (src) zip_source_free(src);
-        snprintf(msg, sizeof msg, "zip: cannot add %.300s: %s", bin, zip_strerror(z));
-        fail(msg);
-        goto done;
-    }
-    if (zip_close(z) < 0) {
-        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, zip_strerror(z));
-        zip_discard(z);
-        z = NULL;
-        fail(msg);
-        goto done;
-    }
-    z = NULL;
-    if (rename(tmp, out_path)) {
-        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, strerror(errno));
-        fail(msg);
-        goto done;
-    }
-    free(tmp);
-    tmp = NULL;
     if (!quiet) {
         int nl = part->n_vars - part->n_inputs - part->n_outputs;
         printf("fmu          %s\npart         %s\nidentifier   %s\nguid         %s\n"
@@ -250,12 +328,6 @@ int hymo_cli_fmu(int argc, char **argv)
     }
     status = 0;
 done:
-    if (z) zip_discard(z);
-    if (tmp) {
-        remove(tmp);
-        free(tmp);
-    }
-    free(xml);
     hymo_fmu_part_free(part);
     for (int k = 0; k < n_names; ++k) free(names[k]);
     free(names);

@@ -17,6 +17,7 @@
 #include "text_line.h"
 #include "hymo/fmu.h"
 #include "number.h"
+#include "ssp.h"
 
 #define NAME_CAP 64
 
@@ -45,6 +46,7 @@ struct hymo_cosim_system {
     double *y_max, *y_lvl, *y_lvl_prev, *y_nom;
     double t_lvl_prev;
     int ny;
+    int archive; /* an SSP: its FMUs and model are inside path */
     char model_sha256[65], model_physics_sha256[65], model_name[128]; /* model: (empty: none) */
 };
 
@@ -661,7 +663,7 @@ static hymo_status load(ctx_t *c, const char *path)
     static const char *const keys[] = {"name",   "H",     "t_end",      "scheme",      "order",  "extrapolation",
                                        "growth", "reference", "output", "model", "subsystems", "connections", NULL};
     hymo_cosim_system *sys = c->sys;
-    if (!(sys->text = read_text(path, c->err))) return c->err ? c->err->code : HYMO_ERR_IO;
+    if (!sys->text && !(sys->text = read_text(path, c->err))) return c->err ? c->err->code : HYMO_ERR_IO;
     hymo_sha256_hex(sys->text, strlen(sys->text), sys->sha256);
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
@@ -803,9 +805,36 @@ hymo_status hymo_cosim_system_load(const char *path, hymo_cosim_system **out, hy
     const char *base = slash ? slash + 1 : path, *dot = strrchr(base, '.');
     snprintf(sys->name, sizeof sys->name, "%.*s", (int)(dot && dot != base ? dot - base : (long)strlen(base)), base);
     defaults(&sys->opt);
-    ctx_t c = {.origin = path, .err = err, .sys = sys};
-    hymo_status st = load(&c, path);
+    /* an SSP: its equivalent system file, errors mapped back to the SSD */
+    hymo_ssp ssp = {.dir = ""};
+    char origin[sizeof ssp.dir + 16];
+    snprintf(origin, sizeof origin, "%s", path);
+    if ((sys->archive = hymo_ssp_file(path))) {
+        hymo_status st = hymo_ssp_read(path, &ssp, err);
+        if (st == HYMO_OK && !(sys->text = strdup(ssp.yaml))) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+        if (st != HYMO_OK) {
+            hymo_ssp_free(&ssp);
+            hymo_cosim_system_free(sys);
+            return st;
+        }
+        snprintf(sys->dir, sizeof sys->dir, "%s", ssp.dir);
+        snprintf(origin, sizeof origin, "%s/system.yaml", ssp.dir);
+    }
+    ctx_t c = {.origin = origin, .err = err, .sys = sys};
+    hymo_status st = load(&c, origin);
     yaml_document_delete(&c.doc);
+    if (sys->archive) {
+        if (st != HYMO_OK && err) hymo_ssp_error_message(&ssp, path, origin, err);
+        if (st == HYMO_OK) { /* the record: the SSD, the files as ARCHIVE:PATH */
+            free(sys->text);
+            sys->text = ssp.ssd;
+            ssp.ssd = NULL;
+            hymo_sha256_hex(sys->text, strlen(sys->text), sys->sha256);
+            for (int k = 0; k < sys->n; ++k) hymo_ssp_archive_path(&ssp, path, sys->fmu[k], sys->fmu[k], PATH_MAX);
+            hymo_ssp_archive_path(&ssp, path, sys->model_path, sys->model_path, PATH_MAX);
+        }
+        hymo_ssp_free(&ssp);
+    }
     if (st != HYMO_OK) {
         hymo_cosim_system_free(sys);
         return st;
@@ -821,6 +850,7 @@ const char *hymo_cosim_system_output(const hymo_cosim_system *sys) { return sys-
 const char *hymo_cosim_system_input(const hymo_cosim_system *sys, int k)
 {
     if (k == 0) return sys->path;
+    if (sys->archive) return NULL; /* the rest is inside the archive */
     const int has_model = sys->model_path[0] != '\0';
     if (has_model && k == 1) return sys->model_path;
     const int f = k - 1 - has_model;
@@ -929,6 +959,7 @@ void hymo_cosim_system_free(hymo_cosim_system *sys)
 
 int hymo_cosim_system_file(const char *path)
 {
+    if (hymo_ssp_file(path)) return 1;
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     yaml_parser_t parser;

@@ -71,4 +71,28 @@ hymo_status hymo_fmu_whole_create(const hymo_model *model, const hymo_run_option
 /* The modelDescription.xml of part into a malloc'd string (NULL: out of memory). */
 char *hymo_fmu_model_description(const hymo_fmu_part *part);
 
+/* An SSP 1.0 archive of a split model (src/fmu/fmu_ssp.c,
+ * docs/cosimulation.md "SSP files"): the mechanics and every circuit as
+ * parts, component k named names[k] (its FMU resources/NAME.fmu), and
+ * SystemStructure.ssd: every component with its inputs and outputs as
+ * connectors, one connection from the output of each input's name in
+ * another component (exactly one must exist), the stop time, and hymo's
+ * settings (annotation de.hymo.cosim: H, scheme and order, extrapolation,
+ * the model resources/model.yaml). */
+#define HYMO_FMU_SSP_MAX 64
+typedef struct {
+    int n;
+    hymo_fmu_part *parts[HYMO_FMU_SSP_MAX];
+    char names[HYMO_FMU_SSP_MAX][64];
+    char *ssd;
+    double H, t_end;
+    int ordered, extrapolation; /* scheme gauss-seidel (else jacobi); the system's Lagrange order */
+} hymo_fmu_ssp;
+
+/* Builds the SSP of the model file at model_path from the options of
+ * hymo_fmu_part_create ("--part" "ssp" among them; --scheme is the
+ * system's, not given to the FMUs; --set is refused). */
+hymo_status hymo_fmu_ssp_create(const char *model_path, int argc, char **argv, hymo_fmu_ssp **out, hymo_error *err);
+void hymo_fmu_ssp_free(hymo_fmu_ssp *s);
+
 #endif
