@@ -200,7 +200,14 @@ int hymo_cli_fmu(int argc, char **argv)
         fail("out of memory");
         goto done;
     }
-    snprintf(tmp, tl, "%s.%ld.partial", out_path, (long)getpid());
+    const int te = hymo_cli_temp_create(out_path, tmp, tl); /* PATH.XXXXXX.partial, exclusively */
+    if (te != 0) {
+        snprintf(msg, sizeof msg, "%s: cannot write: %s", out_path, strerror(te));
+        free(tmp);
+        tmp = NULL;
+        fail(msg);
+        goto done;
+    }
     int zerr = 0;
     z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
     if (!z) {
