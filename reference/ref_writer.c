@@ -804,6 +804,7 @@ static hymo_status leave_swmr(hymo_ref_writer *w, hymo_error *err)
     if (st == HYMO_OK) {
         hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
         if (fapl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
+            H5Pset_cache(fapl, 0, 0, 0, 0.75) >= 0 && /* whole chunks are written: no chunk cache */
             H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
             H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0) {
             w->file = H5Fopen(w->partial, H5F_ACC_RDWR, fapl);
@@ -879,6 +880,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     if (fapl >= 0 && fcpl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
+        H5Pset_cache(fapl, 0, 0, 0, 0.75) >= 0 && /* whole chunks are written: no chunk cache (memory flat in t_end) */
         H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
         H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0 &&
         H5Pset_attr_phase_change(fcpl, 1000, 900) >= 0) {
