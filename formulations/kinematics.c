@@ -72,9 +72,11 @@ hymo_status hymo_kin_model_init(hymo_kin_model *km, const hymo_model *model, hym
     for (int i = 0; i < nb; ++i)
         if (model->bodies[i].parent != HYMO_GROUND) km->child_first[model->bodies[i].parent + 1]++;
     for (int i = 0; i < nb; ++i) km->child_first[i + 1] += km->child_first[i];
-    for (int i = 0, *fill = km->child_list; i < nb; ++i)
-        for (int c = i + 1; c < nb; ++c)
-            if (model->bodies[c].parent == i) *fill++ = c;
+    /* each parent's children in increasing index (km->pre: the fill positions, set below) */
+    for (int i = 0; i < nb; ++i) km->pre[i] = km->child_first[i];
+    for (int c = 0; c < nb; ++c)
+        if (model->bodies[c].parent != HYMO_GROUND) km->child_list[km->pre[model->bodies[c].parent]++] = c;
+    memset(km->pre, 0, n * sizeof *km->pre);
     /* subtree sizes (leaves to root), then preorder indices (root to leaves):
      * a child's block follows its parent's index and its elder siblings' blocks */
     for (int i = nb - 1; i >= 0; --i) {

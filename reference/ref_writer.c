@@ -814,6 +814,7 @@ static hymo_status leave_swmr(hymo_ref_writer *w, hymo_error *err)
     if (st == HYMO_OK) {
         hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
         if (fapl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
+            H5Pset_cache(fapl, 0, 0, 0, 0.75) >= 0 && /* whole chunks are written: no chunk cache */
             H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
             H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0) {
             w->file = H5Fopen(w->partial, H5F_ACC_RDWR, fapl);
@@ -889,6 +890,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     if (fapl >= 0 && fcpl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
+        H5Pset_cache(fapl, 0, 0, 0, 0.75) >= 0 && /* whole chunks are written: no chunk cache (memory flat in t_end) */
         H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
         H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0 &&
         H5Pset_attr_phase_change(fcpl, 1000, 900) >= 0) {
@@ -1455,6 +1457,41 @@ hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int
     if (ds >= 0 && H5Dclose(ds) < 0 && st == HYMO_OK) {
         st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "closing dataset '/%s'", rel);
     }
+    return st;
+}
+
+hymo_status hymo_ref_writer_put_matrix_part(hymo_ref_writer *w, const char *path, int rows, int cols, int row0, int n,
+                                            const double *data, const char *units, const char *const *col_names,
+                                            hymo_error *err)
+{
+    if (!w || !path) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_put_matrix_part: NULL argument");
+    if (row0 < 0 || n < 0 || row0 + n > rows || cols < 0) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "dataset '%s' in '%s': rows %d..%d of %d x %d", path,
+                              w->partial, row0, row0 + n, rows, cols);
+    }
+    if (row0 == 0) { /* created with its shape and attributes, no rows written yet */
+        hymo_status st = hymo_ref_writer_put_matrix(w, path, 0, cols, NULL, units, col_names, err);
+        if (st != HYMO_OK) return st;
+    }
+    if (n == 0 && !(row0 == 0 && rows > 0)) return HYMO_OK;
+    const char *rel = relative_path(path);
+    hid_t ds = rel ? H5Dopen2(w->file, rel, H5P_DEFAULT) : -1;
+    if (ds < 0) return h5_fail(err, HYMO_ERR_HDF5, w->partial, "opening dataset '%s'", path);
+    hymo_status st = HYMO_OK;
+    const int rank = cols > 0 ? 2 : 1;
+    hsize_t cur[2] = {(hsize_t)rows, (hsize_t)cols};
+    if (row0 == 0 && H5Dset_extent(ds, cur) < 0) st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "sizing dataset '%s'", path);
+    if (st == HYMO_OK && n > 0) {
+        hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)n, (hsize_t)cols};
+        hid_t fs = H5Dget_space(ds);
+        hid_t ms = H5Screate_simple(rank, count, NULL);
+        if (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, data) < 0)
+            st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "writing dataset '%s'", path);
+        if (ms >= 0) H5Sclose(ms);
+        if (fs >= 0) H5Sclose(fs);
+    }
+    if (H5Dclose(ds) < 0 && st == HYMO_OK) st = h5_fail(err, HYMO_ERR_HDF5, w->partial, "closing dataset '%s'", path);
     return st;
 }
 

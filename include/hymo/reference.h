@@ -308,6 +308,13 @@ hymo_status hymo_output_path_check(const char *out, const char *const *inputs, i
 hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int rows, int cols,
                                        const double *data, const char *units,
                                        const char *const *col_names, hymo_error *err);
+/* The same matrix written in parts: the call with row0 == 0 creates it
+ * [rows x cols] with its attributes (as hymo_ref_writer_put_matrix), each
+ * call writes rows row0 .. row0 + n - 1 from data ([n x cols]); the parts
+ * together are the whole matrix (a row never written is 0). */
+hymo_status hymo_ref_writer_put_matrix_part(hymo_ref_writer *w, const char *path, int rows, int cols, int row0, int n,
+                                            const double *data, const char *units, const char *const *col_names,
+                                            hymo_error *err);
 /* Scalar attribute `name` on the group (or dataset) `group`, e.g.
  * ("cosim", "scheme", "jacobi").  A missing group is created (with its
  * intermediate groups); an existing attribute of that name is replaced.

@@ -188,6 +188,14 @@ hymo_status hymo_sim_motor_state(const hymo_sim *sim, int k, hymo_motor_state *o
 hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const char *out_path,
                      hymo_run_summary *summary, hymo_error *err);
 
+/* Before a run: the size of its output file in *bytes (with_file; the
+ * rows' data, the model text and 64 KiB for names and attributes: an
+ * upper bound of an uncompressed file) and, with_time, its integration
+ * time in *seconds from timing up to 50 steps (0.5 s) of a probe run with
+ * the same options (-1: not estimated).  Either pointer may be NULL. */
+hymo_status hymo_run_estimate(const hymo_model *model, const hymo_run_options *opt, int with_file, int with_time,
+                              double *bytes, double *seconds, hymo_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -109,6 +109,22 @@ int hymo_cli_str(const char *name, const char *value, void *dest);
 int hymo_cli_num(const char *name, const char *value, void *dest);
 int hymo_cli_positive(const char *name, const char *value, void *dest);
 int hymo_cli_append(const char *name, const char *value, void *dest);
+/* A size in bytes (double *): a number >= 0 with an optional suffix k, M,
+ * G or T (powers of 1000); 0 is no limit. */
+int hymo_cli_size(const char *name, const char *value, void *dest);
+/* Creates "PATH.XXXXXX.partial" exclusively in the directory of path, a
+ * name unique per process and call (hymo_partial_create), its name in tmp;
+ * 0 or an errno. */
+int hymo_cli_temp_create(const char *path, char *tmp, size_t cap);
+/* The default of --max-output-size, bytes. */
+#define HYMO_CLI_MAX_OUTPUT_DEFAULT 1e10
+/* Before a run writes out_path: refuses (one error line, returns 2) when
+ * its estimated size `bytes` exceeds max_bytes (> 0) or the free space of
+ * the file system of out_path, naming the size, the time *seconds (< 0:
+ * not estimated), and the flags that allow it; else returns -1.  With
+ * seconds NULL: the same answer, nothing printed. */
+int hymo_cli_output_budget(const char *cmd, const char *out_path, double bytes, const double *seconds,
+                           double max_bytes);
 
 /* Loads the model file `path` (of command cmd; NULL: missing) with the
  * --set overrides in sets.  Returns -1 when loaded, else 2 after one error

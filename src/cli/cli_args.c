@@ -10,9 +10,11 @@
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include <sys/statvfs.h>
 
 #include "cli.h"
 #include "number.h"
+#include "h5util.h" /* hymo_partial_create */
 
 static const hymo_cli_option *find_long(const hymo_cli_option *opts, const char *name, size_t len)
 {
@@ -235,3 +237,78 @@ void hymo_cli_read_budget(const char *path)
     if (tv.it_value.tv_sec == 0 && tv.it_value.tv_usec == 0) tv.it_value.tv_usec = 1;
     setitimer(ITIMER_REAL, &tv, NULL);
 }
+int hymo_cli_size(const char *name, const char *value, void *dest)
+{
+    static const char suffix[] = "kMGT";
+    char num[64];
+    const size_t len = strlen(value);
+    double scale = 1.0;
+    const char *at = len > 0 && len < sizeof num ? strchr(suffix, value[len - 1]) : NULL;
+    snprintf(num, sizeof num, "%s", value);
+    if (at && value[len - 1]) {
+        num[len - 1] = '\0';
+        scale = pow(1000.0, (double)(at - suffix + 1));
+    }
+    double v;
+    if (len >= sizeof num || !hymo_parse_number(num, HYMO_NUMBER_RANGE, &v) || !(v >= 0.0)) {
+        fprintf(stderr, "hymo: error: %s: '%s' is not a size (bytes >= 0, suffix k, M, G or T; 0: no limit)\n", name,
+                value);
+        return -1;
+    }
+    *(double *)dest = v * scale;
+    return 0;
+}
+
+/* "12.3 GB" */
+static void fmt_bytes(char *out, size_t cap, double b)
+{
+    static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int k = 0;
+    while (b >= 1000.0 && k < 5) b /= 1000.0, ++k;
+    snprintf(out, cap, "%.3g %s", b, unit[k]);
+}
+
+/* "7.2 h" */
+static void fmt_seconds(char *out, size_t cap, double s)
+{
+    if (s < 0.0) snprintf(out, cap, "not estimated");
+    else if (s < 120.0) snprintf(out, cap, "about %.2g s", s);
+    else if (s < 7200.0) snprintf(out, cap, "about %.2g min", s / 60.0);
+    else if (s < 172800.0) snprintf(out, cap, "about %.2g h", s / 3600.0);
+    else snprintf(out, cap, "about %.2g days", s / 86400.0);
+}
+
+int hymo_cli_output_budget(const char *cmd, const char *out_path, double bytes, const double *seconds_p,
+                           double max_bytes)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", out_path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    struct statvfs fs;
+    const double avail = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : -1.0;
+    const int over_limit = max_bytes > 0.0 && bytes > max_bytes, over_disk = avail >= 0.0 && bytes > avail;
+    if (!over_limit && !over_disk) return -1;
+    if (!seconds_p) return EXIT_BAD_INPUT; /* the check alone */
+    char b[32], l[32], t[48];
+    fmt_bytes(b, sizeof b, bytes);
+    fmt_seconds(t, sizeof t, *seconds_p);
+    if (over_disk) {
+        fmt_bytes(l, sizeof l, avail);
+        fprintf(stderr,
+                "hymo: error: %s: the output file %s would be %s (run time %s), more than the %s free in %s; "
+                "fewer rows with --output-every N or --output-interval S, or a shorter --t-end\n",
+                cmd, out_path, b, t, l, dir);
+    } else {
+        fmt_bytes(l, sizeof l, max_bytes);
+        fprintf(stderr,
+                "hymo: error: %s: the output file %s would be %s (run time %s), more than --max-output-size %s; "
+                "allow it with --max-output-size %.3g (0: no limit), or fewer rows with --output-every N\n",
+                cmd, out_path, b, t, l, bytes * 1.01);
+    }
+    return EXIT_BAD_INPUT;
+}
+
+int hymo_cli_temp_create(const char *path, char *tmp, size_t cap) { return hymo_partial_create(path, tmp, cap); }

@@ -109,7 +109,12 @@ static int write_zip(const char *out_path, int n_text, const char *const *text_n
         snprintf(msg, len, "out of memory");
         return -1;
     }
-    snprintf(tmp, tl, "%s.%ld.partial", out_path, (long)getpid());
+    const int te = hymo_cli_temp_create(out_path, tmp, tl); /* PATH.XXXXXX.partial, exclusively */
+    if (te != 0) {
+        snprintf(msg, len, "%s: cannot write: %s", out_path, strerror(te));
+        free(tmp);
+        return -1;
+    }
     int zerr = 0, r = -1;
     zip_t *z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
     if (!z) {

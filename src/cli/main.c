@@ -70,6 +70,9 @@ static void usage_run(FILE *out)
           "                         hydraulics.valves[dcv1].flow_coefficient=2e-8 (repeatable;\n"
           "                         recorded in the output, docs/overrides.md)\n"
           "  -o, --output OUT.h5    reference file (written atomically; default: none)\n"
+          "  --max-output-size SIZE refuse a run whose file would be larger (estimated before the\n"
+          "                         first step; suffix k, M, G, T; 0: no limit; default 10G); a file\n"
+          "                         larger than the free space is always refused\n"
           "  -q, --quiet            no summary on stdout\n"
           "  --progress             a progress line on stderr for runs longer than 2 s (default:\n"
           "                         only when stderr is a terminal)\n"
@@ -130,7 +133,7 @@ static int cmd_run(int argc, char **argv)
     double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN, reselect = NAN;
     const char *integrator = NULL, *newton_test = NULL;
     int max_iter = -1, quiet = 0, output_every = 0, progress = -1, n_pos = 0;
-    double output_interval = NAN;
+    double output_interval = NAN, max_output = HYMO_CLI_MAX_OUTPUT_DEFAULT;
     char msg[HYMO_ERROR_MSG_MAX + 64];
     hymo_cli_list set_opts = {0};
     const hymo_cli_option opts[] = {
@@ -150,6 +153,7 @@ static int cmd_run(int argc, char **argv)
         {"--output-interval", 0, hymo_cli_num, &output_interval},
         {"--set", 0, hymo_cli_append, &set_opts},
         {"--output", 'o', hymo_cli_str, &out_path},
+        {"--max-output-size", 0, hymo_cli_size, &max_output},
         {"--quiet", 'q', NULL, &quiet},
         {"--progress", 0, NULL, &progress},
         {NULL, 0, NULL, NULL},
@@ -237,6 +241,16 @@ static int cmd_run(int argc, char **argv)
     if (bad) {
         hymo_model_free(model);
         return fail(EXIT_BAD_INPUT, msg);
+    }
+    if (out_path) { /* the file's size against the limit and the free space, before the first step */
+        double bytes = 0.0, seconds = -1.0;
+        if (hymo_run_estimate(model, &opt, 1, 0, &bytes, NULL, &err) == HYMO_OK &&
+            hymo_cli_output_budget("run", out_path, bytes, NULL, max_output) >= 0) {
+            hymo_run_estimate(model, &opt, 1, 1, NULL, &seconds, &err); /* refused: its time too */
+            const int code = hymo_cli_output_budget("run", out_path, bytes, &seconds, max_output);
+            hymo_model_free(model);
+            return code;
+        }
     }
     hymo_run_summary summary;
     memset(&summary, 0, sizeof summary);

@@ -11,6 +11,7 @@
  * hydraulics delivers F sd~ with its extrapolated input sd~; velocity-
  * pressure: F = p_pist A_pist - p_rod A_rod, the part that crosses the
  * bond).  Residual energy: rectangle rule for p = 0, trapezoidal otherwise. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +99,26 @@ typedef struct {
     const hymo_ref_series *series;
     int n_series;
     hymo_watch watch; /* online verdict figures */
+    /* Row storage: the arrays above hold bcap rows, global rows base ..
+     * n_rows - 1; a full block goes to the scratch file (rows kept for the
+     * output file or the comparison with a reference; else dropped), block
+     * b at b * block_bytes, each array's bcap rows in the order of
+     * row_arrays. */
+    long bcap, base;
+    FILE *scratch;
+    int scratch_errno;  /* the first failed scratch write (0: none) */
+    long block_bytes;
+    /* what the checks and the summary read of rows no longer held: the
+     * last recorded row's work, time, residual energy and drift; row
+     * snap_j's (growing_at_end); the TLM masses' first values and maxima */
+    double *last_work, last_time, last_Et, last_W, last_D;
+    long snap_j;
+    double snap_W, snap_Et, snap_D, snap_t;
+    double *tlm_m0, *tlm_zc0, *tlm_mmax, *tlm_tmax;
 } driver;
+
+/* Rows per block of the row storage. */
+#define BLOCK_ROWS 1024
 
 static void driver_free(driver *d)
 {
@@ -113,6 +133,77 @@ static void driver_free(driver *d)
                      d->rec_Et, d->rec_sdd, d->rec_y,   d->rec_sdt,   d->rec_W,     d->rec_out,
                      d->tlm_eline, d->tlm_deline, d->tlm_deline_prev, d->tlm_b2, d->rec_zc, d->rec_mass, d->rec_eline};
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; ++i) free(arr[i]);
+    double *more[] = {d->last_work, d->tlm_m0, d->tlm_zc0, d->tlm_mmax, d->tlm_tmax};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; ++i) free(more[i]);
+    if (d->scratch) fclose(d->scratch);
+    d->scratch = NULL;
+}
+
+/* The arrays of a block in their scratch order and their widths (doubles
+ * per row); returns their number (at most HYMO_SIGNAL_COUNT + 11). */
+static int row_arrays(driver *d, double **arr[], int width[])
+{
+    const int nb = d->nb;
+    int n = 0;
+    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) arr[n] = &d->row[s], width[n++] = d->width[s];
+    arr[n] = &d->rec_dP, width[n++] = nb;
+    arr[n] = &d->rec_E, width[n++] = nb;
+    arr[n] = &d->rec_Et, width[n++] = 1;
+    arr[n] = &d->rec_W, width[n++] = 1;
+    arr[n] = &d->rec_sdd, width[n++] = nb;
+    arr[n] = &d->rec_y, width[n++] = 2 * nb;
+    arr[n] = &d->rec_sdt, width[n++] = nb;
+    if (d->rec_out) arr[n] = &d->rec_out, width[n++] = d->ny;
+    if (d->tlm) {
+        arr[n] = &d->rec_zc, width[n++] = 2 * nb;
+        arr[n] = &d->rec_mass, width[n++] = 2 * nb;
+        arr[n] = &d->rec_eline, width[n++] = nb;
+    }
+    return n;
+}
+#define ROW_ARRAYS_MAX (HYMO_SIGNAL_COUNT + 11)
+
+/* The full block in memory to the scratch file (if any) and the next
+ * rows from the start of the arrays. */
+static void flush_block(driver *d)
+{
+    if (d->scratch && !d->scratch_errno) {
+        double **arr[ROW_ARRAYS_MAX];
+        int width[ROW_ARRAYS_MAX];
+        const int n = row_arrays(d, arr, width);
+        for (int k = 0; k < n && !d->scratch_errno; ++k) {
+            const size_t count = (size_t)d->bcap * (size_t)width[k];
+            errno = 0;
+            if (count > 0 && fwrite(*arr[k], sizeof(double), count, d->scratch) != count)
+                d->scratch_errno = errno ? errno : EIO;
+        }
+    }
+    d->base += d->bcap;
+}
+
+/* Array k (row_arrays order) of block b from the scratch file into its
+ * place in memory; 0 on a read failure. */
+static int load_array(driver *d, long b, int k)
+{
+    double **arr[ROW_ARRAYS_MAX];
+    int width[ROW_ARRAYS_MAX];
+    row_arrays(d, arr, width);
+    long off = b * d->block_bytes;
+    for (int j = 0; j < k; ++j) off += d->bcap * width[j] * (long)sizeof(double);
+    const size_t count = (size_t)d->bcap * (size_t)width[k];
+    if (count == 0) return 1;
+    return fseek(d->scratch, off, SEEK_SET) == 0 && fread(*arr[k], sizeof(double), count, d->scratch) == count;
+}
+
+/* The index in row_arrays order of array ptr (-1: none). */
+static int array_index(driver *d, double *const *ptr)
+{
+    double **arr[ROW_ARRAYS_MAX];
+    int width[ROW_ARRAYS_MAX];
+    const int n = row_arrays(d, arr, width);
+    for (int k = 0; k < n; ++k)
+        if (arr[k] == ptr) return k;
+    return -1;
 }
 
 #define CALLOC(ptr, n)                                                                              \
@@ -210,27 +301,39 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
     CALLOC(d->dP_prev, nb);
     CALLOC(d->E, nb);
     d->cap = lround(d->o->mech.t_end / d->o->H) + 1;
-    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) CALLOC(d->row[s], d->cap * d->width[s]);
-    CALLOC(d->rec_dP, d->cap * nb);
-    CALLOC(d->rec_E, d->cap * nb);
-    CALLOC(d->rec_Et, d->cap);
-    CALLOC(d->rec_W, d->cap);
-    CALLOC(d->rec_sdd, d->cap * nb);
-    CALLOC(d->rec_y, d->cap * 2 * nb); /* the other side's outputs: F, or p_pist and p_rod */
-    CALLOC(d->rec_sdt, d->cap * nb);   /* sd~ used by the other side */
+    d->bcap = d->cap < BLOCK_ROWS ? d->cap : BLOCK_ROWS;
+    const long bc = d->bcap;
+    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) CALLOC(d->row[s], bc * d->width[s]);
+    CALLOC(d->rec_dP, bc * nb);
+    CALLOC(d->rec_E, bc * nb);
+    CALLOC(d->rec_Et, bc);
+    CALLOC(d->rec_W, bc);
+    CALLOC(d->rec_sdd, bc * nb);
+    CALLOC(d->rec_y, bc * 2 * nb); /* the other side's outputs: F, or p_pist and p_rod */
+    CALLOC(d->rec_sdt, bc * nb);   /* sd~ used by the other side */
     if (d->s.record_outputs) {
         for (int k = 0; k < d->nsub; ++k) d->ny += d->subs[k]->n_outputs;
-        CALLOC(d->rec_out, d->cap * d->ny);
+        CALLOC(d->rec_out, bc * d->ny);
     }
+    CALLOC(d->last_work, d->width[HYMO_SIG_WORK]);
     if (d->tlm) {
         CALLOC(d->tlm_eline, nb);
         CALLOC(d->tlm_deline, nb);
         CALLOC(d->tlm_deline_prev, nb);
         CALLOC(d->tlm_b2, 2 * nb);
-        CALLOC(d->rec_zc, d->cap * 2 * nb);
-        CALLOC(d->rec_mass, d->cap * 2 * nb);
-        CALLOC(d->rec_eline, d->cap * nb);
+        CALLOC(d->rec_zc, bc * 2 * nb);
+        CALLOC(d->rec_mass, bc * 2 * nb);
+        CALLOC(d->rec_eline, bc * nb);
+        CALLOC(d->tlm_m0, 2 * nb);
+        CALLOC(d->tlm_zc0, 2 * nb);
+        CALLOC(d->tlm_mmax, 2 * nb);
+        CALLOC(d->tlm_tmax, 2 * nb);
     }
+    d->snap_j = (3 * (d->cap - 1)) / 4; /* growing_at_end's row of a run that reaches t_end */
+    double **arr[ROW_ARRAYS_MAX];
+    int width[ROW_ARRAYS_MAX];
+    const int na = row_arrays(d, arr, width);
+    for (int k = 0; k < na; ++k) d->block_bytes += bc * width[k] * (long)sizeof(double);
     return HYMO_OK;
 nomem:
     return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", d->cap);
@@ -295,7 +398,7 @@ static void bond_powers(driver *d)
  * by record). */
 static void read_row(driver *d)
 {
-    const long r = d->n_rows;
+    const long r = d->n_rows - d->base;
     for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) {
         const int w = d->width[s];
         double *dst = d->row[s] + r * w;
@@ -314,7 +417,7 @@ static void read_row(driver *d)
 static void record(driver *d, int sd_tilde_valid)
 {
     const int nb = d->nb;
-    const long r = d->n_rows++;
+    const long g = d->n_rows++, r = g - d->base; /* global and stored row */
     for (int a = 0; a < nb; ++a) {
         const hymo_cosim_bond *b = &d->s.bonds[a];
         const double *ym = hymo_master_outputs(d->m, b->sub);
@@ -339,6 +442,25 @@ static void record(driver *d, int sd_tilde_valid)
         for (int k = 0, j = 0; k < d->nsub; j += d->subs[k++]->n_outputs)
             memcpy(d->rec_out + r * d->ny + j, hymo_master_outputs(d->m, k),
                    (size_t)d->subs[k]->n_outputs * sizeof(double));
+    /* what later checks and the summary read of this row */
+    const int na = d->width[HYMO_SIG_WORK];
+    memcpy(d->last_work, d->row[HYMO_SIG_WORK] + r * na, (size_t)na * sizeof(double));
+    d->last_time = d->row[HYMO_SIG_TIME][r];
+    d->last_Et = d->rec_Et[r];
+    d->last_W = d->rec_W[r];
+    d->last_D = d->row[HYMO_SIG_DRIFT][r];
+    if (g == d->snap_j) d->snap_W = d->last_W, d->snap_Et = d->last_Et, d->snap_D = d->last_D, d->snap_t = d->last_time;
+    for (int j = 0; d->tlm && j < 2 * nb; ++j) { /* the masses at t = 0 and their maxima (the first row of a tie) */
+        const double mass = d->rec_mass[r * 2 * nb + j];
+        if (g == 0) {
+            d->tlm_m0[j] = d->tlm_mmax[j] = mass;
+            d->tlm_zc0[j] = d->rec_zc[r * 2 * nb + j];
+            d->tlm_tmax[j] = d->last_time;
+        } else if (mass > d->tlm_mmax[j]) {
+            d->tlm_mmax[j] = mass, d->tlm_tmax[j] = d->last_time;
+        }
+    }
+    if (d->n_rows - d->base == d->bcap) flush_block(d);
 }
 #undef EFF_OUT
 
@@ -352,7 +474,7 @@ static const char *non_finite(const driver *d)
         for (int i = 0; i < sub->n_outputs; ++i)
             if (!isfinite(y[i])) return sub->name;
     }
-    const long r = d->n_rows;
+    const long r = d->n_rows - d->base;
     for (int j = 0; j < d->width[HYMO_SIG_Z]; ++j)
         if (!isfinite(d->row[HYMO_SIG_Z][r * d->width[HYMO_SIG_Z] + j]) || !isfinite(d->row[HYMO_SIG_ZD][r * d->width[HYMO_SIG_ZD] + j]))
             return "mechanics";
@@ -369,10 +491,10 @@ static const char *non_finite(const driver *d)
 static int relative_limits_exceeded(driver *d, double t, long step, char *reason, size_t len)
 {
     const hymo_cosim_options *o = d->o;
-    const long r = d->n_rows;
+    const long r = d->n_rows - d->base;
     const int na = d->width[HYMO_SIG_WORK];
     const double *w = d->row[HYMO_SIG_WORK], *D = d->row[HYMO_SIG_DRIFT];
-    for (int a = 0; a < na; ++a) d->W += fabs(w[r * na + a] - w[(r - 1) * na + a]);
+    for (int a = 0; a < na; ++a) d->W += fabs(w[r * na + a] - d->last_work[a]);
     const double E = d->E_total, scale = d->W + o->unstable_floor;
     const double rE = fabs(E) / scale, rD = fabs(D[r]) / scale;
     if (rE > d->max_ratio_E) d->max_ratio_E = rE;
@@ -397,15 +519,21 @@ static int growing_at_end(const driver *d, char *reason, size_t len)
     const hymo_cosim_options *o = d->o;
     const long r = d->n_rows - 1, j = (3 * r) / 4;
     if (r < 4) return 0;
-    const double *D = d->row[HYMO_SIG_DRIFT], *time = d->row[HYMO_SIG_TIME];
-    const double dW = d->rec_W[r] - d->rec_W[j], lim = o->unstable_ratio * dW + o->unstable_floor;
-    const double dE = fabs(d->rec_Et[r] - d->rec_Et[j]), dD = fabs(D[r] - D[j]);
+    /* row j: kept when recorded (the row of a run that reached t_end), else still in memory */
+    double Wj = d->snap_W, Etj = d->snap_Et, Dj = d->snap_D, tj = d->snap_t;
+    if (j != d->snap_j) {
+        if (j < d->base) return 0; /* not kept */
+        const long l = j - d->base;
+        Wj = d->rec_W[l], Etj = d->rec_Et[l], Dj = d->row[HYMO_SIG_DRIFT][l], tj = d->row[HYMO_SIG_TIME][l];
+    }
+    const double dW = d->last_W - Wj, lim = o->unstable_ratio * dW + o->unstable_floor;
+    const double dE = fabs(d->last_Et - Etj), dD = fabs(d->last_D - Dj);
     const char *what = dE > lim ? "residual energy" : dD > lim ? "energy-balance error" : NULL;
     if (!what) return 0;
     snprintf(reason, len,
              "still growing at the end: the %s changed by %.4g J from t = %.6g to %.6g s, more than %g x %.4g J of "
              "|actuator work| in that time + %g J",
-             what, dE > lim ? dE : dD, time[j], time[r], o->unstable_ratio, dW, o->unstable_floor);
+             what, dE > lim ? dE : dD, tj, d->last_time, o->unstable_ratio, dW, o->unstable_floor);
     return 1;
 }
 
@@ -432,7 +560,7 @@ static void run_summary(const driver *d, const hymo_cosim_summary *sum, hymo_run
     snprintf(rs->integrator, sizeof rs->integrator, "cosim");
     rs->dt = d->o->H;
     rs->t_end = d->o->mech.t_end;
-    rs->t_reached = d->row[HYMO_SIG_TIME][d->n_rows - 1];
+    rs->t_reached = d->last_time;
     if (d->vr[HYMO_SIG_TIME][0] >= 0) rs->t_reached = real_var(d->subs[d->vsub[HYMO_SIG_TIME][0]], d->vr[HYMO_SIG_TIME][0]);
     rs->n_steps = sum->n_macro;
     rs->complete = sum->stable && sum->t_reached >= d->o->mech.t_end - 0.5 * d->o->H;
@@ -514,14 +642,42 @@ static hymo_status open_writer(const driver *d, const char *path, hymo_ref_write
     return hymo_ref_open_for_model(d->s.model, &hdr, path, d->series, d->n_series, w, names, err);
 }
 
+/* Rows in block b of the stored rows. */
+static long block_rows(const driver *d, long b)
+{
+    const long left = d->n_rows - b * d->bcap;
+    return left < d->bcap ? left : d->bcap;
+}
+
+static hymo_status scratch_failed(const driver *d, hymo_error *err)
+{
+    return hymo_error_set(err, HYMO_ERR_IO, "co-simulation: storing its rows in a temporary file failed: %s",
+                          strerror(d->scratch_errno ? d->scratch_errno : EIO));
+}
+
+/* Array *ptr (width doubles a row) of every row, from the scratch file,
+ * in *out (n_rows x width, malloc'd). */
+static hymo_status gather(driver *d, double **ptr, int width, double **out, hymo_error *err)
+{
+    const int k = array_index(d, ptr);
+    const long nblocks = (d->n_rows + d->bcap - 1) / d->bcap;
+    *out = malloc(((size_t)d->n_rows * (size_t)width + 1) * sizeof **out);
+    if (!*out) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", d->n_rows);
+    for (long b = 0; b < nblocks; ++b) {
+        if (!load_array(d, b, k)) return scratch_failed(d, err);
+        memcpy(*out + (size_t)(b * d->bcap) * (size_t)width, *ptr, (size_t)block_rows(d, b) * (size_t)width * sizeof **out);
+    }
+    return HYMO_OK;
+}
+
 /* The further outputs (sensors, flows, valve references; src/compile/sensors.h)
- * of every row, from the rows' joint states, pressures and spools (in the
+ * of the rows, from the rows' joint states, pressures and spools (in the
  * model's order when the widths are the model's); the references from the
- * model's signal tables.  *outs NULL and d->n_series 0 without a model. */
-static hymo_status cosim_series(driver *d, hymo_outputs **outs, double **ser, hymo_error *err)
+ * model's signal tables.  cosim_series_start: *outs and ser[k] (room for
+ * one block); *outs NULL and d->n_series 0 without a model. */
+static hymo_status cosim_series_start(driver *d, hymo_outputs **outs, double **ser, double **uref, hymo_error *err)
 {
     const hymo_model *m = d->s.model;
-    const long n = d->n_rows;
     *outs = NULL;
     d->series = NULL, d->n_series = 0;
     if (!m || d->width[HYMO_SIG_Z] != m->n_bodies || d->width[HYMO_SIG_ZD] != m->n_bodies ||
@@ -532,21 +688,28 @@ static hymo_status cosim_series(driver *d, hymo_outputs **outs, double **ser, hy
     if (st != HYMO_OK) return st;
     const int ns = hymo_outputs_n_series(*outs);
     const hymo_ref_series *sr = hymo_outputs_series(*outs);
-    double *uref = calloc((size_t)m->n_valves + 1, sizeof *uref);
-    if (!uref) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    *uref = calloc((size_t)m->n_valves + 1, sizeof **uref);
+    if (!*uref) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     for (int k = 0; k < ns; ++k) {
-        ser[k] = calloc((size_t)(n > 0 ? n : 1) * (size_t)sr[k].cols, sizeof(double));
-        if (!ser[k]) {
-            free(uref);
-            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-        }
+        ser[k] = calloc((size_t)d->bcap * (size_t)sr[k].cols, sizeof(double));
+        if (!ser[k]) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
+    d->series = sr, d->n_series = ns;
+    return HYMO_OK;
+}
+
+/* The further outputs of the n rows in memory, global rows g0 .. g0 + n - 1. */
+static void cosim_series_eval(const driver *d, hymo_outputs *outs, double **ser, double *uref, long g0, long n)
+{
+    const hymo_model *m = d->s.model;
+    const int ns = d->n_series;
+    const hymo_ref_series *sr = d->series;
     const int nz = m->n_bodies, np = m->n_volumes, nu = m->n_valves;
     for (long r = 0; r < n; ++r) {
         double *row[HYMO_ROWS_SERIES_MAX];
         for (int k = 0; k < ns; ++k) row[k] = ser[k] + r * sr[k].cols;
         const double t = d->row[HYMO_SIG_TIME][r];
-        hymo_outputs_model_uref(m, t, r == 0 ? +1 : -1, uref);
+        hymo_outputs_model_uref(m, t, g0 + r == 0 ? +1 : -1, uref);
         const hymo_output_state os = {t,
                                       d->row[HYMO_SIG_Z] + r * nz,
                                       d->row[HYMO_SIG_ZD] + r * nz,
@@ -555,37 +718,73 @@ static hymo_status cosim_series(driver *d, hymo_outputs **outs, double **ser, hy
                                       d->row[HYMO_SIG_U] + r * nu,
                                       uref,
                                       NULL};
-        hymo_outputs_eval(*outs, &os, row);
+        hymo_outputs_eval(outs, &os, row);
     }
-    free(uref);
-    d->series = sr, d->n_series = ns;
-    return HYMO_OK;
+}
+
+
+/* Writes columns col0 .. col0 + cols - 1 (cols 0: one column, a 1-D
+ * dataset) of array *ptr (width doubles a row), times scale, block by block
+ * as the matrix at path. */
+static hymo_status put_rows(driver *d, hymo_ref_writer *w, const char *path, double **ptr, int width, int col0,
+                            int cols, double scale, const char *units, const char *const *names, double *tmp,
+                            hymo_error *err)
+{
+    const int k = array_index(d, ptr), c = cols > 0 ? cols : 1;
+    const long nblocks = (d->n_rows + d->bcap - 1) / d->bcap;
+    hymo_status st = HYMO_OK;
+    for (long b = 0; st == HYMO_OK && b < (nblocks > 0 ? nblocks : 1); ++b) { /* (no rows: the dataset alone) */
+        const long n = nblocks > 0 ? block_rows(d, b) : 0;
+        if (n > 0 && !load_array(d, b, k)) return scratch_failed(d, err);
+        const double *src = *ptr;
+        for (long r = 0; r < n; ++r)
+            for (int i = 0; i < c; ++i) {
+                const double v = src[r * width + col0 + i];
+                tmp[r * c + i] = scale == 1.0 ? v : scale * v;
+            }
+        st = hymo_ref_writer_put_matrix_part(w, path, (int)d->n_rows, cols, (int)(b * d->bcap), (int)n, tmp, units,
+                                             names, err);
+    }
+    return st;
 }
 
 static hymo_status write_output(driver *d, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
 {
     const int nb = d->nb;
-    const long n = d->n_rows;
+    const long n = d->n_rows, nblocks = (n + d->bcap - 1) / d->bcap;
     hymo_ref_writer *w = NULL;
     void *names = NULL;
     hymo_outputs *outs = NULL;
-    double *ser[HYMO_ROWS_SERIES_MAX] = {0};
-    hymo_status st = cosim_series(d, &outs, ser, err);
+    double *ser[HYMO_ROWS_SERIES_MAX] = {0}, *uref = NULL;
+    if (d->scratch_errno) return scratch_failed(d, err);
+    hymo_status st = cosim_series_start(d, &outs, ser, &uref, err);
     if (st == HYMO_OK) st = open_writer(d, path, &w, &names, err);
     int maxw = 2 * nb;
     for (int k = 0; k < d->nsub; ++k) maxw = d->subs[k]->n_outputs > maxw ? d->subs[k]->n_outputs : maxw;
     const char **bond = calloc((size_t)maxw + 1, sizeof *bond);
-    int *iterations = calloc((size_t)n, sizeof *iterations);
-    if (st == HYMO_OK && (!bond || !iterations)) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-    if (st == HYMO_OK) {
-        for (int a = 0; a < nb; ++a) bond[a] = d->s.bonds[a].name;
-        for (long r = 0; r < n; ++r) iterations[r] = (int)d->row[HYMO_SIG_ITERATIONS][r];
-        hymo_ref_block blk = {.n = (int)n, .series = (const double *const *)ser};
+    int *iterations = calloc((size_t)d->bcap, sizeof *iterations);
+    double *tmp = malloc((size_t)d->bcap * (size_t)(maxw > 0 ? maxw : 1) * sizeof *tmp);
+    if (st == HYMO_OK && (!bond || !iterations || !tmp)) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    for (long b = 0; st == HYMO_OK && b < nblocks; ++b) { /* the rows, block by block */
+        const long nr = block_rows(d, b);
+        for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s)
+            if (!load_array(d, b, s)) st = scratch_failed(d, err);
+        if (st != HYMO_OK) break;
+        for (long r = 0; r < nr; ++r) iterations[r] = (int)d->row[HYMO_SIG_ITERATIONS][r];
+        if (outs) cosim_series_eval(d, outs, ser, uref, b * d->bcap, nr);
+        hymo_ref_block blk = {.n = (int)nr, .series = (const double *const *)ser};
         for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) { /* each signal's rows at its place in the block */
             const void *data = hymo_ref_signals[s].type == HYMO_SIG_I32 ? (const void *)iterations : d->row[s];
             memcpy((char *)&blk + hymo_ref_signals[s].block, &data, sizeof data);
         }
         st = hymo_ref_writer_append(w, &blk, err);
+    }
+    if (st == HYMO_OK && nblocks == 0) { /* no rows */
+        hymo_ref_block blk = {.n = 0, .series = (const double *const *)ser};
+        st = hymo_ref_writer_append(w, &blk, err);
+    }
+    if (st == HYMO_OK) {
+        for (int a = 0; a < nb; ++a) bond[a] = d->s.bonds[a].name;
     }
 #define TRY(call)                                                                                  \
     do {                                                                                           \
@@ -611,22 +810,20 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
         TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_pressure_error", sum->max_pressure_error, err));
     TRY(hymo_ref_writer_put_attr_int(w, "cosim", "n_bonds", nb, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "residual_energy_final", sum->residual_energy_final, err));
+#define PUT(path, ptr, width, col0, cols, scale, units, names)                                     \
+    TRY(put_rows(d, w, path, &d->ptr, width, col0, cols, scale, units, names, tmp, err))
     if (nb > 0) /* (cols = 0 would be a 1-D dataset) */
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_power", (int)n, nb, d->rec_dP, "W", bond, err));
-    if (nb > 0) TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy", (int)n, nb, d->rec_E, "J", bond, err));
-    TRY(hymo_ref_writer_put_matrix(w, "cosim/residual_energy_total", (int)n, 0, d->rec_Et, "J", NULL, err));
-    if (nb > 0) TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sdd", (int)n, nb, d->rec_sdd, "m/s^2", bond, err));
-    if (nb > 0)
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/sd_hydraulic_input", (int)n, nb, d->rec_sdt, "m/s", bond,
-                                       err));
+        PUT("cosim/residual_power", rec_dP, nb, 0, nb, 1.0, "W", bond);
+    if (nb > 0) PUT("cosim/residual_energy", rec_E, nb, 0, nb, 1.0, "J", bond);
+    PUT("cosim/residual_energy_total", rec_Et, 1, 0, 0, 1.0, "J", NULL);
+    if (nb > 0) PUT("cosim/signals/sdd", rec_sdd, nb, 0, nb, 1.0, "m/s^2", bond);
+    if (nb > 0) PUT("cosim/signals/sd_hydraulic_input", rec_sdt, nb, 0, nb, 1.0, "m/s", bond);
     int n1 = 0;
     for (int a = 0; a < nb; ++a) n1 += d->s.bonds[a].n_eff == 1;
     if (d->tlm) { /* per line end: Z_c, L = T Z_c, L A^2 of every row; line energy per bond */
-        double *L = calloc((size_t)(n > 0 ? n : 1) * 2 * (size_t)nb, sizeof *L);
         const char **chamber = calloc((size_t)(2 * nb), sizeof *chamber);
-        if (!L || !chamber) TRY(hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory"));
+        if (!chamber) TRY(hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory"));
         for (int j = 0; st == HYMO_OK && j < 2 * nb; ++j) chamber[j] = d->s.bonds[j / 2].eff_name[j % 2];
-        for (long r = 0; st == HYMO_OK && r < n * 2 * nb; ++r) L[r] = o->H * d->rec_zc[r];
         TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_delay", o->H, err));
         TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_mass_initial_max", sum->tlm_mass_initial_max,
                                             err));
@@ -636,35 +833,28 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
                                                 sum->tlm_inertia_initial_max, err));
             TRY(hymo_ref_writer_put_attr_double(w, "cosim", "tlm_parasitic_inertia_max", sum->tlm_inertia_max, err));
         }
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/impedance", (int)n, 2 * nb, d->rec_zc, "Pa s/m^3", chamber, err));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/inductance", (int)n, 2 * nb, L, "Pa s^2/m^3", chamber, err));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/parasitic_mass", (int)n, 2 * nb, d->rec_mass,
-                                       d->s.model && d->s.model->n_motors > 0 ? "kg (chambers), kg m^2 (motor ports)"
-                                                                               : "kg",
-                                       chamber, err));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/tlm/line_energy", (int)n, nb, d->rec_eline, "J", bond, err));
+        PUT("cosim/tlm/impedance", rec_zc, 2 * nb, 0, 2 * nb, 1.0, "Pa s/m^3", chamber);
+        PUT("cosim/tlm/inductance", rec_zc, 2 * nb, 0, 2 * nb, o->H, "Pa s^2/m^3", chamber);
+        PUT("cosim/tlm/parasitic_mass", rec_mass, 2 * nb, 0, 2 * nb, 1.0,
+            d->s.model && d->s.model->n_motors > 0 ? "kg (chambers), kg m^2 (motor ports)" : "kg", chamber);
+        PUT("cosim/tlm/line_energy", rec_eline, nb, 0, nb, 1.0, "J", bond);
         for (int a = 0; a < nb; ++a) { /* rec_y: the pistons' waves, then the rods' */
             bond[a] = d->s.bonds[a].eff_name[0];
             bond[nb + a] = d->s.bonds[a].eff_name[1];
         }
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_wave", (int)n, 2 * nb, d->rec_y, "Pa", bond, err));
-        free(L);
+        PUT("cosim/signals/chamber_wave", rec_y, 2 * nb, 0, 2 * nb, 1.0, "Pa", bond);
         free(chamber);
     } else if (nb > 0 && n1 == nb) {
         /* rec_y rows are 2 nb wide: the forces are the first nb columns */
-        for (long r = 0; r < n; ++r) memmove(d->rec_y + r * nb, d->rec_y + r * 2 * nb, (size_t)nb * sizeof(double));
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/force_hydraulic", (int)n, nb, d->rec_y, "N", bond, err));
+        PUT("cosim/signals/force_hydraulic", rec_y, 2 * nb, 0, nb, 1.0, "N", bond);
     } else if (nb > 0 && n1 == 0) {
         for (int a = 0; a < nb; ++a) {
             bond[a] = d->s.bonds[a].eff_name[0];
             bond[nb + a] = d->s.bonds[a].eff_name[1];
         }
-        TRY(hymo_ref_writer_put_matrix(w, "cosim/signals/chamber_pressure", (int)n, 2 * nb, d->rec_y, "Pa", bond,
-                                       err));
+        PUT("cosim/signals/chamber_pressure", rec_y, 2 * nb, 0, 2 * nb, 1.0, "Pa", bond);
     }
     if (d->rec_out) { /* every subsystem's outputs at the communication points */
-        double *col = malloc(((size_t)n + 1) * (size_t)maxw * sizeof *col);
-        if (!col && st == HYMO_OK) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         for (int k = 0, j = 0; k < d->nsub && st == HYMO_OK; j += d->subs[k++]->n_outputs) {
             const hymo_subsystem *s = d->subs[k];
             const int no = s->n_outputs;
@@ -672,13 +862,12 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
                 const char *nm = d->s.output_name ? d->s.output_name(s, i) : NULL;
                 bond[i] = nm ? nm : "";
             }
-            for (long r = 0; r < n; ++r) memcpy(col + r * no, d->rec_out + r * d->ny + j, (size_t)no * sizeof *col);
             char path_k[160];
             snprintf(path_k, sizeof path_k, "cosim/outputs/%s", s->name);
-            if (no > 0) TRY(hymo_ref_writer_put_matrix(w, path_k, (int)n, no, col, "", bond, err));
+            if (no > 0) PUT(path_k, rec_out, d->ny, j, no, 1.0, "", bond);
         }
-        free(col);
     }
+#undef PUT
 #undef TRY
     if (w) {
         hymo_run_summary rs;
@@ -695,6 +884,8 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
     free(names);
     free(bond);
     free(iterations);
+    free(tmp);
+    free(uref);
     for (int k = 0; k < HYMO_ROWS_SERIES_MAX; ++k) free(ser[k]);
     hymo_outputs_free(outs);
     d->series = NULL, d->n_series = 0;
@@ -711,11 +902,8 @@ static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
     sum->n_tlm = w;
     sum->tlm_report[0] = '\0';
     for (int j = 0; j < w; ++j) {
-        double mmax = d->rec_mass[j];
-        long rmax = 0;
-        for (long r = 1; r < d->n_rows; ++r)
-            if (d->rec_mass[r * w + j] > mmax) mmax = d->rec_mass[r * w + j], rmax = r;
-        const double zc = d->rec_zc[j];
+        const double mmax = d->tlm_mmax[j], mass0 = d->tlm_m0[j]; /* over the rows, kept by record */
+        const double zc = d->tlm_zc0[j];
         /* with a model, the volume node of the chamber or motor port (bond j / 2 is actuator j / 2); a
          * motor's "mass" L D^2 is an inertia, kept apart */
         int node0 = -1, node1 = -1;
@@ -725,14 +913,14 @@ static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
         const char *node = model ? model->nodes[j % 2 ? node1 : node0].name : "", *mu = motor ? "kg m^2" : "kg";
         double *m0 = motor ? &sum->tlm_inertia_initial_max : &sum->tlm_mass_initial_max,
                *m1 = motor ? &sum->tlm_inertia_max : &sum->tlm_mass_max;
-        if (d->rec_mass[j] > *m0) *m0 = d->rec_mass[j];
+        if (mass0 > *m0) *m0 = mass0;
         if (mmax > *m1) *m1 = mmax;
         char line[256]; /* whole lines only: the rest is in the file (/cosim/tlm/) */
         const int n = snprintf(line, sizeof line,
                                "tlm %-11s%s%s%s: t = 0: Z_c %.4g Pa s/m^3, L %.4g Pa s^2/m^3, mass %.4g %s; "
                                "max mass %.4g %s at t = %g s\n",
                                d->s.bonds[j / 2].eff_name[j % 2], model ? " (" : "", node, model ? ")" : "", zc,
-                               d->o->H * zc, d->rec_mass[j], mu, mmax, mu, d->row[HYMO_SIG_TIME][rmax]);
+                               d->o->H * zc, mass0, mu, mmax, mu, d->tlm_tmax[j]);
         static const char more[] = "tlm (the other lines: /cosim/tlm/ in the output file)\n";
         const size_t cap = sizeof sum->tlm_report, need = len + (size_t)n;
         if (need + sizeof more <= cap || (j + 1 == w && need < cap)) { /* room for this line and the note */
@@ -748,7 +936,7 @@ static void tlm_summary(const driver *d, hymo_cosim_summary *sum)
  * read_row has read: its pressures, energy-balance error and W. */
 static void watch_point(driver *d)
 {
-    const long r = d->n_rows;
+    const long r = d->n_rows - d->base; /* the row read_row has read, in the block held */
     const int np = d->width[HYMO_SIG_P];
     hymo_watch_point(&d->watch, d->row[HYMO_SIG_TIME][r], d->row[HYMO_SIG_P] + r * np, d->row[HYMO_SIG_DRIFT][r],
                      d->W);
@@ -820,6 +1008,14 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
     if (st != HYMO_OK) {
         driver_free(&d);
         return st;
+    }
+    if (out_path || ref) { /* the rows, kept for the file or the comparison */
+        d.scratch = tmpfile();
+        if (!d.scratch) {
+            st = hymo_error_set(err, HYMO_ERR_IO, "co-simulation: no temporary file for its rows: %s", strerror(errno));
+            driver_free(&d);
+            return st;
+        }
     }
     const hymo_cosim_options *opt = setup->opt;
     const double H = opt->H;
@@ -894,8 +1090,9 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
     sum.wall_time = hymo_now_seconds() - t0;
     const long nrow = d.n_rows;
     mech_stats(&d, v);
-    sum.t_reached = d.row[HYMO_SIG_TIME][nrow - 1];
-    sum.residual_energy_final = d.rec_Et[nrow - 1];
+    sum.t_reached = d.last_time;
+    sum.residual_energy_final = d.last_Et;
+    if (d.scratch && d.n_rows > d.base) flush_block(&d); /* every row in the scratch file */
     sum.residual_energy_max_abs = d.E_max;
     sum.work_abs = d.W;
     sum.max_residual_ratio = d.max_ratio_E;
@@ -912,16 +1109,26 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         sum.hyd_steps += (long)hv[0];
         sum.hyd_rhs_evals += (long)hv[1];
     }
-    if (ref) {
-        hymo_reference run;
-        memset(&run, 0, sizeof run);
-        run.n = (int)nrow;
-        run.nz = d.width[HYMO_SIG_Z], run.np = d.width[HYMO_SIG_P], run.nu = d.width[HYMO_SIG_U], run.na = d.width[HYMO_SIG_S], run.ncut = d.width[HYMO_SIG_C_POS];
-        run.time = d.row[HYMO_SIG_TIME], run.z = d.row[HYMO_SIG_Z], run.zd = d.row[HYMO_SIG_ZD], run.s = d.row[HYMO_SIG_S];
-        run.sd = d.row[HYMO_SIG_SD], run.p = d.row[HYMO_SIG_P], run.u = d.row[HYMO_SIG_U], run.force = d.row[HYMO_SIG_FORCE];
-        run.has_cosim = 1;
-        run.residual_energy_total = d.rec_Et;
-        st = hymo_compare_trajectories(ref, &run, &sum.errors, err);
+    if (ref) { /* the compared signals of every row, from the scratch file */
+        static const int sig[] = {HYMO_SIG_TIME, HYMO_SIG_Z, HYMO_SIG_ZD, HYMO_SIG_S, HYMO_SIG_SD,
+                                  HYMO_SIG_P,    HYMO_SIG_U, HYMO_SIG_FORCE};
+        enum { NSIG = sizeof sig / sizeof sig[0] };
+        double *col[NSIG + 1] = {0};
+        st = d.scratch_errno ? scratch_failed(&d, err) : HYMO_OK;
+        for (int i = 0; i <= NSIG && st == HYMO_OK; ++i)
+            st = gather(&d, i < NSIG ? &d.row[sig[i]] : &d.rec_Et, i < NSIG ? d.width[sig[i]] : 1, &col[i], err);
+        if (st == HYMO_OK) {
+            hymo_reference run;
+            memset(&run, 0, sizeof run);
+            run.n = (int)nrow;
+            run.nz = d.width[HYMO_SIG_Z], run.np = d.width[HYMO_SIG_P], run.nu = d.width[HYMO_SIG_U], run.na = d.width[HYMO_SIG_S], run.ncut = d.width[HYMO_SIG_C_POS];
+            run.time = col[0], run.z = col[1], run.zd = col[2], run.s = col[3];
+            run.sd = col[4], run.p = col[5], run.u = col[6], run.force = col[7];
+            run.has_cosim = 1;
+            run.residual_energy_total = col[NSIG];
+            st = hymo_compare_trajectories(ref, &run, &sum.errors, err);
+        }
+        for (int i = 0; i <= NSIG; ++i) free(col[i]);
         if (st != HYMO_OK) {
             driver_free(&d);
             return st;

@@ -63,6 +63,28 @@ int hymo_rows_alloc(hymo_rows *b, const hymo_sim *sim, long capacity)
     return ok;
 }
 
+double hymo_rows_row_bytes(const hymo_model *model)
+{
+    hymo_rows b;
+    memset(&b, 0, sizeof b);
+    b.nz = model->n_bodies, b.np = model->n_volumes, b.nu = model->n_valves;
+    b.na = model->n_cylinders + model->n_motors + model->n_drivers, b.ncut = model->n_cuts;
+    int counts[HYMO_COLS_COUNT];
+    hymo_ref_counts_rows(&b, counts);
+    double bytes = 0.0;
+    for (int k = 0; k < HYMO_SIGNAL_COUNT; ++k)
+        bytes += (double)counts[hymo_ref_signals[k].cols] * (double)hymo_ref_signal_elem_size(&hymo_ref_signals[k]);
+    hymo_outputs *o = NULL;
+    hymo_error err;
+    if (hymo_outputs_create(&o, model, &err) == HYMO_OK) {
+        const int ns = hymo_outputs_n_series(o);
+        const hymo_ref_series *sr = hymo_outputs_series(o);
+        for (int k = 0; k < ns; ++k) bytes += 8.0 * sr[k].cols;
+    }
+    hymo_outputs_free(o);
+    return bytes;
+}
+
 void hymo_rows_push(hymo_rows *b, const hymo_sim *sim)
 {
     /* Where each signal's row is in the simulation (row_bytes[k] bytes). */

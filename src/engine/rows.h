@@ -9,6 +9,9 @@
 /* Room for `capacity` rows; returns 0 if out of memory (free anyway). */
 int hymo_rows_alloc(hymo_rows *b, const hymo_sim *sim, long capacity);
 void hymo_rows_free(hymo_rows *b);
+/* The bytes of one output row of a run of model (every dataset of
+ * hymo_ref_signals[] and the further outputs). */
+double hymo_rows_row_bytes(const hymo_model *model);
 /* Appends the committed state of sim (time, states, actuators, energies). */
 void hymo_rows_push(hymo_rows *b, const hymo_sim *sim);
 /* Appends all rows to the writer (if any) and empties the buffer. */

@@ -254,10 +254,11 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     hymo_status st = hymo_sim_create(model, opt, &sim, err);
     if (st != HYMO_OK) return st;
     hymo_rows rows;
+    memset(&rows, 0, sizeof rows); /* no output buffer without a file */
     hymo_ref_writer *writer = NULL;
     void *names = NULL;
     companion comp = {0};
-    if (!hymo_rows_alloc(&rows, sim, BLOCK_ROWS)) {
+    if (out_path && !hymo_rows_alloc(&rows, sim, BLOCK_ROWS)) {
         hymo_rows_free(&rows);
         hymo_sim_free(sim);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (output buffer)");
@@ -268,13 +269,13 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
         if (st != HYMO_OK) goto done;
         companion_start(&comp, sim, n_steps);
     }
-    hymo_rows_push(&rows, sim);
+    if (out_path) hymo_rows_push(&rows, sim);
     double t0 = hymo_now_seconds();
     progress prog = {t0, 0.0, 0, isatty(STDERR_FILENO)};
     for (long k = 0; k < n_steps; ++k) {
         st = hymo_sim_step(sim, err);
         if (st != HYMO_OK) break;
-        if ((k + 1) % opt->output_every == 0 || k + 1 == n_steps) hymo_rows_push(&rows, sim);
+        if (out_path && ((k + 1) % opt->output_every == 0 || k + 1 == n_steps)) hymo_rows_push(&rows, sim);
         companion_step(&comp, sim, k + 1);
         if (opt->progress && (k & 1023) == 1023) progress_line(&prog, sim, n_steps, k + 1);
         if (rows.n == BLOCK_ROWS) {
@@ -319,4 +320,41 @@ done:
     hymo_rows_free(&rows);
     hymo_sim_free(sim);
     return st;
+}
+
+/* Steps of the timing probe of hymo_run_estimate, and its wall-time cap. */
+#define PROBE_STEPS 50
+#define PROBE_SECONDS 0.5
+
+hymo_status hymo_run_estimate(const hymo_model *model, const hymo_run_options *opt, int with_file, int with_time,
+                              double *bytes, double *seconds, hymo_error *err)
+{
+    hymo_status st = hymo_run_options_check(opt, err);
+    if (st != HYMO_OK) return st;
+    const long n_steps = hymo_run_steps(opt);
+    const double rows = (double)(n_steps / opt->output_every) + 2.0; /* the first and the last */
+    /* the rows, the model's text, the names and attributes (64 KiB) */
+    const double text = model->source_text ? (double)strlen(model->source_text) : 0.0;
+    if (bytes) *bytes = with_file ? rows * hymo_rows_row_bytes(model) + text + 65536.0 : 0.0;
+    if (!seconds) return HYMO_OK;
+    *seconds = -1.0;
+    if (!with_time) return HYMO_OK;
+    /* the time: a few steps of a probe run with the same options */
+    hymo_run_options po = *opt;
+    po.progress = 0;
+    hymo_sim *sim = NULL;
+    hymo_error perr;
+    if (hymo_sim_create(model, &po, &sim, &perr) != HYMO_OK) return HYMO_OK; /* not estimated */
+    const double t0 = hymo_now_seconds();
+    long k = 0;
+    for (; k < PROBE_STEPS && k < n_steps; ++k) {
+        if (hymo_sim_step(sim, &perr) != HYMO_OK || hymo_now_seconds() - t0 > PROBE_SECONDS) {
+            ++k;
+            break;
+        }
+    }
+    const double el = hymo_now_seconds() - t0;
+    hymo_sim_free(sim);
+    if (k > 0) *seconds = el / (double)k * (double)n_steps;
+    return HYMO_OK;
 }

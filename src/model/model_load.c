@@ -35,6 +35,7 @@
 
 #include <yaml.h>
 
+#include "name_index.h"
 #include "number.h"
 #include "model_load_forces.h"
 #include "model_load_ux.h"
@@ -94,6 +95,13 @@ typedef struct {
     int n_set;
     int *set_value, *set_key;
     int format; /* the file's format version */
+    /* name lookups (core/name_index.h): bodies and joints by name (their
+     * declaration index), hydraulic nodes, elements (cylinders, throttles,
+     * valves, ...: one name space), cylinders, and the points indexed so
+     * far (ix_points of them): "BODY\x1fNAME" -> first point, NAME -> first
+     * point with point_count[first] the points of that name */
+    hymo_name_index ix_body, ix_joint, ix_node, ix_elem, ix_cyl, ix_point, ix_pname;
+    int ix_points, *point_count;
 } ctx_t;
 
 /* ------------------------------------------------------------------ */
@@ -1248,6 +1256,9 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     yaml_document_delete(&c.doc);
     free(c.raw);
     free(c.decl_of_sorted);
+    hymo_name_index *ixs[] = {&c.ix_body, &c.ix_joint, &c.ix_node, &c.ix_elem, &c.ix_cyl, &c.ix_point, &c.ix_pname};
+    for (size_t i = 0; i < sizeof ixs / sizeof ixs[0]; ++i) hymo_name_index_free(ixs[i]);
+    free(c.point_count);
     free(c.chamber_owner);
     free(c.set_value);
     free(c.set_key);

@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "model_load_forces.h"
+#include "name_index.h"
 #include "number.h"
 #include "model_load_ux.h" /* hymo_point_hint */
 
@@ -20,7 +21,55 @@ typedef struct {
     hymo_error *err;
     int item; /* index in forces */
     const hymo_model *m;
+    /* lookups (core/name_index.h): bodies and joints by name, points as
+     * "BODY\x1fNAME" (body index) and by name alone (the first, with
+     * pcount[first] points of that name), force elements by name */
+    hymo_name_index bodies, joints, points, pnames, elements;
+    int *pcount;
 } fctx;
+
+/* The lookups of the model's bodies, joints and points; 0 when out of memory. */
+static int fctx_index(fctx *c)
+{
+    const hymo_model *m = c->m;
+    c->pcount = calloc((size_t)m->n_points + 1, sizeof *c->pcount);
+    if (!c->pcount) return 0;
+    for (int j = 0; j < m->n_bodies; j++)
+        if (hymo_name_index_put(&c->bodies, m->bodies[j].name, j) == -2 ||
+            hymo_name_index_put(&c->joints, m->bodies[j].joint_name, j) == -2)
+            return 0;
+    for (int i = 0; i < m->n_points; i++) {
+        char b[16];
+        snprintf(b, sizeof b, "%d", m->points[i].body);
+        if (hymo_name_index_put2(&c->points, b, m->points[i].name, i) == -2) return 0;
+        const int first = hymo_name_index_put(&c->pnames, m->points[i].name, i);
+        if (first == -2) return 0;
+        c->pcount[first >= 0 ? first : i]++;
+    }
+    return 1;
+}
+
+static void fctx_free(fctx *c)
+{
+    hymo_name_index *ix[] = {&c->bodies, &c->joints, &c->points, &c->pnames, &c->elements};
+    for (size_t i = 0; i < sizeof ix / sizeof ix[0]; i++) hymo_name_index_free(ix[i]);
+    free(c->pcount);
+}
+
+/* hymo_model_find_point's answer for "BODY.NAME" or "ground.NAME". */
+static int find_point_dotted(const fctx *c, const char *name)
+{
+    const char *dot = strchr(name, '.');
+    char body[HYMO_NAME_MAX + 1], b[16];
+    const size_t len = (size_t)(dot - name);
+    if (len >= sizeof body) return -1;
+    memcpy(body, name, len);
+    body[len] = '\0';
+    int bi = HYMO_GROUND;
+    if (strcmp(body, "ground") != 0 && (bi = hymo_name_index_get(&c->bodies, body)) < 0) return -1;
+    snprintf(b, sizeof b, "%d", bi);
+    return hymo_name_index_get2(&c->points, b, dot + 1);
+}
 
 static const double k_pi = 3.14159265358979323846;
 
@@ -136,17 +185,12 @@ static hymo_status f_point(fctx *c, yaml_node_t *map, const char *key, int *out)
     yaml_node_t *n = get(c, map, key);
     const hymo_model *m = c->m;
     if (strchr(name, '.')) {
-        *out = hymo_model_find_point(m, name);
+        *out = find_point_dotted(c, name);
         char hint[256]; /* what there is */
         if (*out < 0) hymo_point_hint(m, name, hint, sizeof hint);
         return *out < 0 ? ffail(c, n, key, "unknown point '%s'%s", name, hint) : HYMO_OK;
     }
-    int found = -1, count = 0;
-    for (int i = 0; i < m->n_points; i++)
-        if (!strcmp(m->points[i].name, name)) {
-            if (found < 0) found = i;
-            count++;
-        }
+    const int found = hymo_name_index_get(&c->pnames, name), count = found >= 0 ? c->pcount[found] : 0;
     char hint[256]; /* what there is */
     if (count == 0) hymo_point_hint(m, name, hint, sizeof hint);
     if (count == 0) return ffail(c, n, key, "unknown point '%s'%s", name, hint);
@@ -162,11 +206,11 @@ static hymo_status f_joint(fctx *c, yaml_node_t *map, int *out)
     const char *name;
     hymo_status st = f_str(c, map, "joint", 1, &name);
     if (st) return st;
-    for (int j = 0; j < c->m->n_bodies; j++)
-        if (!strcmp(c->m->bodies[j].joint_name, name)) {
-            *out = j;
-            return HYMO_OK;
-        }
+    const int j = hymo_name_index_get(&c->joints, name);
+    if (j >= 0) {
+        *out = j;
+        return HYMO_OK;
+    }
     return ffail(c, get(c, map, "joint"), "joint", "unknown joint '%s' (joints are named in bodies[].joint.name)",
                  name);
 }
@@ -234,9 +278,9 @@ static hymo_status load_element(fctx *c, yaml_node_t *n, hymo_model *m)
     for (const char *p = name; *p; p++)
         if (*p == '.' || isspace((unsigned char)*p) || (unsigned char)*p < 0x20)
             return ffail(c, get(c, n, "name"), "name", "name '%s' must not contain '.', spaces or control characters", name);
-    for (int i = 0; i < m->n_force_elements; i++)
-        if (!strcmp(m->force_elements[i].name, name))
-            return ffail(c, get(c, n, "name"), "name", "duplicate force element name '%s'", name);
+    const int dup = hymo_name_index_put(&c->elements, name, m->n_force_elements);
+    if (dup == -2) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
+    if (dup >= 0) return ffail(c, get(c, n, "name"), "name", "duplicate force element name '%s'", name);
     snprintf(el->name, sizeof el->name, "%s", name);
     if ((st = f_str(c, n, "type", 1, &type))) return st;
     if (!strcmp(type, "spring_damper")) {
@@ -314,17 +358,18 @@ static hymo_status load_element(fctx *c, yaml_node_t *n, hymo_model *m)
 hymo_status hymo_load_forces(yaml_document_t *doc, yaml_node_t *seq, const char *origin, hymo_error *err,
                              hymo_model *m)
 {
-    fctx c = {doc, origin, err, -1, m};
+    fctx c = {.doc = doc, .origin = origin, .err = err, .item = -1, .m = m};
     if (!seq || is_null(seq)) return HYMO_OK;
     if (seq->type != YAML_SEQUENCE_NODE) return ffail(&c, seq, NULL, "expected a list of force elements");
     const int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
     if (n == 0) return HYMO_OK;
     m->force_elements = calloc((size_t)n, sizeof *m->force_elements);
     if (!m->force_elements) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < n; k++) {
+    hymo_status st = fctx_index(&c) ? HYMO_OK : hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n && !st; k++) {
         c.item = k;
-        hymo_status st = load_element(&c, yaml_document_get_node(doc, seq->data.sequence.items.start[k]), m);
-        if (st) return st;
+        st = load_element(&c, yaml_document_get_node(doc, seq->data.sequence.items.start[k]), m);
     }
-    return HYMO_OK;
+    fctx_free(&c);
+    return st;
 }

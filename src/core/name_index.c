@@ -1,0 +1,101 @@
+/* A name -> index table (name_index.h). */
+#include "name_index.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEP '\x1f'
+
+static uint64_t hash2(const char *a, const char *b)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *p = (const unsigned char *)a; *p; ++p) h = (h ^ *p) * 1099511628211ULL;
+    if (b) {
+        h = (h ^ (unsigned char)SEP) * 1099511628211ULL;
+        for (const unsigned char *p = (const unsigned char *)b; *p; ++p) h = (h ^ *p) * 1099511628211ULL;
+    }
+    return h;
+}
+
+/* key equals a (b NULL) or a SEP b */
+static int equal2(const char *key, const char *a, const char *b)
+{
+    const size_t la = strlen(a);
+    if (strncmp(key, a, la) != 0) return 0;
+    if (!b) return key[la] == '\0';
+    return key[la] == SEP && strcmp(key + la + 1, b) == 0;
+}
+
+void hymo_name_index_init(hymo_name_index *ix) { memset(ix, 0, sizeof *ix); }
+
+void hymo_name_index_free(hymo_name_index *ix)
+{
+    for (size_t i = 0; i < ix->cap; ++i) free(ix->keys[i]);
+    free(ix->keys);
+    free(ix->vals);
+    memset(ix, 0, sizeof *ix);
+}
+
+/* The slot of (a, b): its own, or the empty one where it would go. */
+static size_t slot_of(const hymo_name_index *ix, const char *a, const char *b, uint64_t h)
+{
+    size_t i = (size_t)h & (ix->cap - 1);
+    while (ix->keys[i] && !equal2(ix->keys[i], a, b)) i = (i + 1) & (ix->cap - 1);
+    return i;
+}
+
+static int grow(hymo_name_index *ix)
+{
+    const size_t cap = ix->cap ? 2 * ix->cap : 64;
+    char **keys = calloc(cap, sizeof *keys);
+    int *vals = calloc(cap, sizeof *vals);
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return 0;
+    }
+    for (size_t i = 0; i < ix->cap; ++i) {
+        if (!ix->keys[i]) continue;
+        size_t j = (size_t)hash2(ix->keys[i], NULL) & (cap - 1);
+        while (keys[j]) j = (j + 1) & (cap - 1);
+        keys[j] = ix->keys[i];
+        vals[j] = ix->vals[i];
+    }
+    free(ix->keys);
+    free(ix->vals);
+    ix->keys = keys, ix->vals = vals, ix->cap = cap;
+    return 1;
+}
+
+int hymo_name_index_put2(hymo_name_index *ix, const char *a, const char *b, int val)
+{
+    if (2 * (ix->n + 1) > ix->cap && !grow(ix)) return -2;
+    const uint64_t h = hash2(a, b);
+    const size_t i = slot_of(ix, a, b, h);
+    if (ix->keys[i]) return ix->vals[i];
+    const size_t la = strlen(a), lb = b ? strlen(b) + 1 : 0;
+    char *k = malloc(la + lb + 1);
+    if (!k) return -2;
+    memcpy(k, a, la);
+    if (b) {
+        k[la] = SEP;
+        memcpy(k + la + 1, b, lb);
+    } else {
+        k[la] = '\0';
+    }
+    ix->keys[i] = k;
+    ix->vals[i] = val;
+    ix->n++;
+    return -1;
+}
+
+int hymo_name_index_get2(const hymo_name_index *ix, const char *a, const char *b)
+{
+    if (!ix->cap) return -1;
+    const size_t i = slot_of(ix, a, b, hash2(a, b));
+    return ix->keys[i] ? ix->vals[i] : -1;
+}
+
+int hymo_name_index_put(hymo_name_index *ix, const char *key, int val) { return hymo_name_index_put2(ix, key, NULL, val); }
+int hymo_name_index_get(const hymo_name_index *ix, const char *key) { return hymo_name_index_get2(ix, key, NULL); }
