@@ -8,12 +8,15 @@ joints, in its order) with rigid components written as SymPy expressions
 gives M(z), dM/dz, dV/dz of the tree) and closure equations Phi(z) = 0
 written here from the mechanism's description (one equation set per cut
 joint, not hymo's: a point on a point, a point on a line, an orientation
-equal to the ground's).  The state is y = (q, qd) with q = z[0] (the
-crank): at each right-hand side the other coordinates are solved from
-Phi = 0 by Newton (to 1e-15, from the last solution), zd from
-Phi_z zd = 0 with zd[0] = qd, and zdd from the KKT system
-[M Phi_z^T; Phi_z 0] [zdd; mu] = [Q; -gamma], gamma = d(Phi_z zd)/dz zd.
-scipy's DOP853 integrates (q, qd) at rtol 1e-12.
+equal to the ground's).  The state is y = (z, zd), all tree
+coordinates (a minimal coordinate would be singular where the crank of a
+spatial loop stops while the rocker turns on): zdd from the KKT system
+[M Phi_z^T; Phi_z 0] [zdd; mu] = [Q; -gamma - 2 b Phi_z zd - b^2 Phi],
+gamma = d(Phi_z zd)/dz zd, with Baumgarte's terms (b = 20/s), which vanish
+on the exact solution and only hold the integrator's drift off the
+constraints (violation() measures it: <= 1e-10 along the solutions at
+rtol 1e-10).  The start is closed by Newton on z[1:] with z[0] given, at
+rest.  scipy's DOP853 integrates y at rtol 1e-10 (measure_loops.RTOL).
 
     loop_rusr_spherical   spatial RUSR four-bar, spherical cut (4 z, 3 rows)
     loop_rusr_revolute    the same four-bar with the spherical joint in the
@@ -37,6 +40,7 @@ import numpy as np
 import sympy as sp
 
 G = 9.81
+BAUMGARTE = 20.0  # 1/s
 
 
 def _rod(m, p, q, r=0.01):
@@ -69,12 +73,13 @@ GRAV_SPATIAL = np.array([0.0, 0.0, -G])
 # the spherical joint as three revolutes at B (coupler -> g1 -> g2 -> rocker
 # or slider), axes in the coupler frame at z = 0; U1..U3 keep the middle
 # angle far from the gimbal's singularity along the motion
-U1 = np.array([0.0, 1.0, 0.0])
-U2 = np.array([1.0, 0.0, 0.0])
-U3 = np.array([0.0, 0.0, 1.0])
+U_RUSR = (np.array([-0.5438, -0.1176, 0.8309]), np.array([0.3436, -0.9345, 0.0926]),
+          np.array([0.7656, 0.3359, 0.5486]))
+U_RUSP = (np.array([-0.6604, -0.4632, -0.5911]), np.array([0.6578, 0.0229, -0.7529]),
+          np.array([0.3623, -0.886, 0.2895]))
 M_GIMBAL, J_GIMBAL = 0.01, 1e-6
 # RUSP: the slider moves along S_DIR through B (the start), gravity along -Z
-S_DIR = np.array([0.0, 1.0, -1.0]) / math.sqrt(2.0)
+S_DIR = np.array([1.0, 0.0, -1.0]) / math.sqrt(2.0)
 M_SLIDER = 1.0
 
 # fast planar mechanism: crank O -> A (0.02 m), two connecting rods from A
@@ -86,7 +91,7 @@ P_V1, P_V2 = math.radians(30.0), math.radians(150.0)
 P_E = np.array([0.05, -0.04, 0.0])
 P_L3, P_L4 = 0.08, 0.06
 P_M = dict(crank=0.05, rod1=0.03, rod2=0.03, slider1=0.05, slider2=0.04, coupler=0.02, rocker=0.03)
-TAU = 0.5
+TAU = 0.7
 
 
 def _planar_rod_J(m, L):
@@ -102,24 +107,54 @@ class ClosedLoop:
     method = "DOP853"
 
     def _setup(self, z, comps, phi, gravity, z0, qext=None):
-        from lagrange import Lagrangian
-        self.nz = len(z)
-        self.lag = Lagrangian(list(z), comps, gravity)
-        zd = sp.symbols("w1:%d" % (self.nz + 1))
-        J = phi.jacobian(z)
-        gam = (J * sp.Matrix(zd)).jacobian(z) * sp.Matrix(zd)
+        n = self.nz = len(z)
+        exprs = []
+        for c in comps:
+            C = sp.Matrix(c["c"])
+            exprs += list(C) + list(C.jacobian(z))
+            if c.get("R") is not None:
+                R = sp.Matrix(c["R"]).reshape(9, 1)
+                exprs += list(R) + list(R.jacobian(z))
+        self._kin = sp.lambdify([z], exprs, "math")
+        self._comps = [(float(c["m"]), None if c.get("R") is None else np.asarray(c["J"], float)) for c in comps]
+        self.g = np.asarray(gravity, float)
         self._phi = sp.lambdify([z], list(phi), "math")
-        self._J = sp.lambdify([z], J.tolist(), "math")
-        self._gam = sp.lambdify([z, zd], list(gam), "math")
-        self.qext = np.zeros(self.nz) if qext is None else np.asarray(qext, float)
+        self._J = sp.lambdify([z], phi.jacobian(z).tolist(), "math")
+        self.qext = np.zeros(n) if qext is None else np.asarray(qext, float)
         self.z0 = np.asarray(z0, float)
-        self.atol = np.full(2, 1e-14)
+        self.atol = np.full(2 * n, 1e-13)
         self._zdep = self.z0[1:].copy()
         self.z0 = self.closure(self.z0[0])
-        self._zdep0 = self.z0[1:].copy()
+
+    def _jacobians(self, zz):
+        """Per component: mass, c, J_c (3 x n), inertia I = R J R^T (or None),
+        J_w (3 x n: omega = J_w zd, from [omega]x = Rdot R^T)."""
+        n = self.nz
+        v = self._kin(zz)
+        out, k = [], 0
+        for m, Jb in self._comps:
+            c = np.array(v[k:k + 3])
+            Jc = np.array(v[k + 3:k + 3 + 3 * n]).reshape(3, n)
+            k += 3 + 3 * n
+            if Jb is None:
+                out.append((m, c, Jc, None, None))
+                continue
+            R = np.array(v[k:k + 9]).reshape(3, 3)
+            dR = np.array(v[k + 9:k + 9 + 9 * n]).reshape(3, 3, n)
+            k += 9 + 9 * n
+            Jw = np.empty((3, n))
+            for i in range(n):
+                W = dR[:, :, i] @ R.T
+                Jw[:, i] = (W[2, 1], W[0, 2], W[1, 0])
+            out.append((m, c, Jc, R @ Jb @ R.T, Jw))
+        return out
+
+    def _eps(self, zd):
+        return 1e-5 / max(1.0, float(np.abs(zd).max()))
 
     def closure(self, q):
-        """z[1:] from Phi = 0 with z[0] = q (Newton from the last solution)."""
+        """z[1:] from Phi = 0 with z[0] = q (Newton from the last solution):
+        the consistent start."""
         zz = np.concatenate([[q], self._zdep])
         for _ in range(60):
             r = np.array(self._phi(zz))
@@ -128,50 +163,67 @@ class ClosedLoop:
             zz[1:] -= dz
             if np.abs(dz).max() < 1e-15:
                 break
-        else:
-            if np.abs(np.array(self._phi(zz))).max() > 1e-12:
-                raise RuntimeError("%s: closure failed at q = %g" % (self.name, q))
         self._zdep = zz[1:].copy()
         return zz
 
-    def state(self, q, qd):
-        zz = self.closure(q)
-        Jz = np.array(self._J(zz))
-        zd = np.concatenate([[qd], -np.linalg.solve(Jz[:, 1:], Jz[:, 0] * qd)])
-        return zz, zd, Jz
-
     def y0(self):
-        self._zdep = self._zdep0.copy()
-        return np.array([self.z0[0], 0.0])
+        return np.concatenate([self.z0, np.zeros(self.nz)])
 
     def rhs(self, t, y, seg=None):
-        zz, zd, Jz = self.state(y[0], y[1])
-        M, dM, dV, V = self.lag.mass_and_derivs(zz)
-        h = self.lag._h(dM, dV, zd) + self.qext
-        n, m = self.nz, Jz.shape[0]
+        """Newton-Euler in the tree's coordinates: sum over the components of
+        J_c^T m (J_c zdd + Jdot_c zd - g) + J_w^T (I (J_w zdd + Jdot_w zd)
+        + w x I w) = Q + Phi_z^T mu, with Jdot zd by a central difference
+        of J along zd (relative error ~1e-10)."""
+        n = self.nz
+        zz, zd = y[:n], y[n:]
+        e = self._eps(zd)
+        P, Pp, Pm = self._jacobians(zz), self._jacobians(zz + e * zd), self._jacobians(zz - e * zd)
+        M = np.zeros((n, n))
+        h = self.qext.copy()
+        for (m, c, Jc, I, Jw), p_, m_ in zip(P, Pp, Pm):
+            bc = (p_[2] - m_[2]) @ zd / (2 * e)
+            M += m * Jc.T @ Jc
+            h += m * Jc.T @ (self.g - bc)
+            if I is not None:
+                w = Jw @ zd
+                bw = (p_[4] - m_[4]) @ zd / (2 * e)
+                M += Jw.T @ I @ Jw
+                h -= Jw.T @ (I @ bw + np.cross(w, I @ w))
+        Jz = np.array(self._J(zz))
+        gam = (np.array(self._J(zz + e * zd)) - np.array(self._J(zz - e * zd))) @ zd / (2 * e)
+        m = Jz.shape[0]
         K = np.zeros((n + m, n + m))
         K[:n, :n] = M
         K[:n, n:] = Jz.T
         K[n:, :n] = Jz
-        rhs = np.concatenate([h, -np.array(self._gam(zz, zd))])
+        # Baumgarte terms: zero on the exact solution (Phi = Phi_z zd = 0),
+        # they only damp the integrator's drift off the constraints
+        drift = 2.0 * BAUMGARTE * (Jz @ zd) + BAUMGARTE ** 2 * np.array(self._phi(zz))
+        rhs = np.concatenate([h, -gam - drift])
         zdd = np.linalg.solve(K, rhs)[:n]
-        return np.array([y[1], zdd[0]])
+        return np.concatenate([zd, zdd])
 
     def outputs(self, Y):
-        self._zdep = self._zdep0.copy()
-        z, zd = [], []
-        for q, qd in Y:
-            a, b, _ = self.state(q, qd)
-            z.append(a)
-            zd.append(b)
+        n = self.nz
         N = len(Y)
-        return {"z": np.array(z), "zd": np.array(zd), "p": np.zeros((N, 0)), "U": np.zeros((N, 0))}
+        return {"z": Y[:, :n].copy(), "zd": Y[:, n:].copy(), "p": np.zeros((N, 0)), "U": np.zeros((N, 0))}
+
+    def violation(self, y):
+        n = self.nz
+        return max(np.abs(self._phi(y[:n])).max(), np.abs(np.array(self._J(y[:n])) @ y[n:]).max())
 
     def energy(self, y):
         """T + V - work of the constant generalised forces (conserved)."""
-        zz, zd, _ = self.state(y[0], y[1])
-        M, dM, dV, V = self.lag.mass_and_derivs(zz)
-        return 0.5 * zd @ M @ zd + V - self.qext @ (zz - self.z0)
+        n = self.nz
+        zz, zd = y[:n], y[n:]
+        E = -self.qext @ (zz - self.z0)
+        for m, c, Jc, I, Jw in self._jacobians(zz):
+            v = Jc @ zd
+            E += 0.5 * m * v @ v - m * self.g @ c
+            if I is not None:
+                w = Jw @ zd
+                E += 0.5 * w @ I @ w
+        return E
 
 
 def _rusr_head(z):
@@ -188,14 +240,14 @@ def _rusr_head(z):
     return R3, oA, comps
 
 
-def _gimbal(R3, oB, z3):
+def _gimbal(R3, oB, z3, U):
     """Three revolutes at B after the coupler: the components g1, g2 and the
     orientation of the last body."""
     from lagrange import rodrigues
     ax = lambda u: [sp.Float(float(x), 20) for x in u]
-    Rg1 = R3 * rodrigues(ax(U1), z3[0])
-    Rg2 = Rg1 * rodrigues(ax(U2), z3[1])
-    Rl = Rg2 * rodrigues(ax(U3), z3[2])
+    Rg1 = R3 * rodrigues(ax(U[0]), z3[0])
+    Rg2 = Rg1 * rodrigues(ax(U[1]), z3[1])
+    Rl = Rg2 * rodrigues(ax(U[2]), z3[2])
     comps = [dict(m=M_GIMBAL, c=oB, R=Rg1, J=np.eye(3) * J_GIMBAL),
              dict(m=M_GIMBAL, c=oB, R=Rg2, J=np.eye(3) * J_GIMBAL)]
     return Rl, comps
@@ -225,7 +277,7 @@ class RusrRevolute(ClosedLoop):
         z = sp.symbols("z1:7")
         R3, oA, comps = _rusr_head(z)
         oB = oA + R3 * _f(B_PT - A_PT)
-        R6, gc = _gimbal(R3, oB, z[3:6])
+        R6, gc = _gimbal(R3, oB, z[3:6], U_RUSR)
         comps += gc
         comps.append(dict(m=1.0, c=oB + R6 * _f((D_PT - B_PT) / 2), R=R6, J=_rod(1.0, D_PT, B_PT)))
         xr = R6 * sp.Matrix([1, 0, 0])
@@ -243,7 +295,7 @@ class Rusp(ClosedLoop):
         z = sp.symbols("z1:7")
         R3, oA, comps = _rusr_head(z)
         oB = oA + R3 * _f(B_PT - A_PT)
-        R6, gc = _gimbal(R3, oB, z[3:6])
+        R6, gc = _gimbal(R3, oB, z[3:6], U_RUSP)
         comps += gc
         comps.append(dict(m=M_SLIDER, c=oB, R=R6, J=np.eye(3) * 1e-3))
         n1 = np.cross(S_DIR, [1.0, 0, 0])
@@ -353,7 +405,8 @@ def _rusr_bodies():
            _J6(_rod(1.5, A_PT, B_PT)), _v(B_PT - A_PT)))
 
 
-def _gimbal_bodies(last):
+def _gimbal_bodies(last, U):
+    U1, U2, U3 = U
     return (
         "  - name: g1\n"
         "    joint: {name: z4, type: revolute, parent: coupler, location: B, axis: %s}\n"
@@ -380,7 +433,7 @@ def yaml_text(name):
     if name == "loop_rusr_revolute":
         return (_head(name, "Spatial RUSR four-bar, spherical joint in the tree, revolute cut at the rocker pivot",
                       GRAV_SPATIAL, 1e-3, 3)
-                + "ground:\n  points:\n    D: %s\n\nbodies:\n" % _v(D_PT) + _rusr_bodies() + _gimbal_bodies("rocker")
+                + "ground:\n  points:\n    D: %s\n\nbodies:\n" % _v(D_PT) + _rusr_bodies() + _gimbal_bodies("rocker", U_RUSR)
                 + "    mass: 1.0\n    com: %s\n    inertia: %s\n    points: {D: %s}\n\n"
                 % (_v((D_PT - B_PT) / 2), _J6(_rod(1.0, D_PT, B_PT)), _v(D_PT - B_PT))
                 + "cut_joints:\n  - {name: D, type: revolute, body_a: rocker, point_a: D, body_b: ground, point_b: D,\n"
@@ -388,7 +441,7 @@ def yaml_text(name):
     if name == "loop_rusp":
         return (_head(name, "Spatial RUSP (crank, U joint, coupler, spherical joint, slider), translational cut",
                       GRAV_SPATIAL, 1e-3, 3)
-                + "ground:\n  points:\n    S: %s\n\nbodies:\n" % _v(B_PT) + _rusr_bodies() + _gimbal_bodies("slider")
+                + "ground:\n  points:\n    S: %s\n\nbodies:\n" % _v(B_PT) + _rusr_bodies() + _gimbal_bodies("slider", U_RUSP)
                 + "    mass: %r\n    com: [0, 0, 0]\n    inertia: [1.0e-3, 1.0e-3, 1.0e-3]\n\n" % M_SLIDER
                 + "cut_joints:\n  - {name: S, type: translational, body_a: slider, point_a: [0, 0, 0], body_b: ground,\n"
                 "     point_b: S, axis_a: %s, direction: %s}\n\nindependent: [z1]\n" % (_v(S_DIR), _v(S_DIR)))
