@@ -32,6 +32,8 @@ typedef struct {
     int *all;      /* 0 .. nz-1: every coordinate is an unknown */
     int *colp, *colr, *colt; /* nz + 1, nnz, nnz scratch (tangent): the rows of Phi_z's non-zeros per
                               * column and their places in phi_zv */
+    const hymo_sparse *block; /* the Newton matrix's mechanical block: its pattern */
+    double *bval;             /* the projection matrix's values on that pattern */
     int nz, m;
     int lambda_frozen;
     double *gram; /* nz x nz scratch (lambda_min_norm; with redundant rows only, dense mode) */
@@ -80,6 +82,7 @@ static void pb_destroy(hymo_formulation *f)
     free(c->colp);
     free(c->colr);
     free(c->colt);
+    free(c->bval);
     free(c->gram);
     free(c->gpiv);
     if (c->num) klu_free_numeric(&c->num, &c->common);
@@ -271,33 +274,76 @@ static void pb_after_update(hymo_formulation *f, hymo_mb *mb)
     ((pb_content *)f->content)->lambda_frozen = 0;
 }
 
-/* The projection matrix of seed 002 Eqs. 20-21 is the mechanical block of
- * the Newton matrix: keep its LU (dense, or KLU's on the block's fixed
+/* The LU of the projection matrix (dense, or KLU's on the block's fixed
  * pattern: analysed once, refactorised with the last pivots, factorised
- * afresh only where those fail). */
-static hymo_status pb_after_jacobian(hymo_formulation *f, const hymo_sparse *jac, double t, hymo_error *err)
+ * afresh only where those fail); value column-major on the pattern. */
+static hymo_status factor_block(pb_content *c, const int *col_start, const int *row, double *value, double t,
+                                hymo_error *err)
 {
-    pb_content *c = f->content;
     const int nz = c->nz;
-    if (c->m == 0) return HYMO_OK;
     if (c->sparse) {
-        if (!c->sym && !(c->sym = klu_analyze(nz, jac->col_start, jac->row, &c->common)))
+        if (!c->sym && !(c->sym = klu_analyze(nz, (int *)col_start, (int *)row, &c->common)))
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (projection matrix)");
-        if (c->num && klu_refactor(jac->col_start, jac->row, jac->value, c->sym, c->num, &c->common) &&
+        if (c->num && klu_refactor((int *)col_start, (int *)row, value, c->sym, c->num, &c->common) &&
             c->common.status == KLU_OK)
             return HYMO_OK;
         if (c->num) klu_free_numeric(&c->num, &c->common);
-        c->num = klu_factor(jac->col_start, jac->row, jac->value, c->sym, &c->common);
+        c->num = klu_factor((int *)col_start, (int *)row, value, c->sym, &c->common);
         if (c->num && c->common.status == KLU_OK) return HYMO_OK;
         if (c->num) klu_free_numeric(&c->num, &c->common);
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular projection matrix", t);
     }
-    const double *v = jac->value; /* the complete pattern: column-major */
-    for (int i = 0; i < nz; ++i)
-        for (int j = 0; j < nz; ++j) c->jzz[i * nz + j] = v[(size_t)j * nz + i];
+    for (int i = 0; i < nz; ++i) /* the complete pattern: column-major */
+        for (int j = 0; j < nz; ++j) c->jzz[i * nz + j] = value[(size_t)j * nz + i];
     if (hymo_lu_factor(nz, c->jzz, c->piv))
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: singular projection matrix", t);
     return HYMO_OK;
+}
+
+/* The Newton matrix's mechanical block gives the projection matrix's
+ * pattern (fixed for the run); its values are formed at each step's final
+ * state (projection_matrix). */
+static hymo_status pb_after_jacobian(hymo_formulation *f, const hymo_sparse *jac, double t, hymo_error *err)
+{
+    (void)t;
+    pb_content *c = f->content;
+    if (c->m == 0) return HYMO_OK;
+    c->block = jac;
+    if (!c->bval && !(c->bval = calloc((size_t)jac->col_start[c->nz] + 1, sizeof(double))))
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (projection matrix)");
+    return HYMO_OK;
+}
+
+static void block_values(const pb_content *c, hymo_mb *mb, const int *col_start, const int *row, double *value);
+
+/* The projection matrix of seed 002 Eqs. 20-21 at the step's final state:
+ * M' + dt^2/4 alpha Phi_z^T Phi_z, with a driven joint's row the unit row
+ * (as in the Newton matrix, src/engine/driver.c), so that the velocities
+ * and accelerations are projected in the mass metric of the configuration
+ * they belong to, whatever the Newton matrix is.  The fast Jacobian's
+ * mechanical block is kept over steps that converge in one iteration, so
+ * it can be that of a configuration many steps back: a projection with it
+ * is skewed against the current constraints and turns the rates along the
+ * constraint manifold by the skew times the violation it removes, a drift
+ * that no Newton tolerance removes (tests/models/loop_rusr_spherical.yaml,
+ * dt = 2 ms: 6.1e-2 rad off the independent solution with that block,
+ * 6.3e-3 rad with this matrix, numeric Jacobian 6.2e-3 rad).  The numeric
+ * block would add dt/2 C + dt^2/4 K of the last iterate (the same order). */
+static hymo_status projection_matrix(pb_content *c, hymo_mb *mb, double t, hymo_error *err)
+{
+    const hymo_sparse *B = c->block;
+    if (!B || !c->bval) return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s: projection before the Newton matrix", t);
+    hymo_kin_composite(&mb->kin); /* the mass geometry at the final positions */
+    if (!c->sparse && hymo_kin_mass(&mb->kin))
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (mass matrix)");
+    block_values(c, mb, B->col_start, B->row, c->bval);
+    for (int k = 0; k < mb->model->n_drivers; ++k) {
+        const int u = mb->model->drivers[k].joint;
+        for (int j = 0; j < c->nz; ++j)
+            for (int e = B->col_start[j]; e < B->col_start[j + 1]; ++e)
+                if (B->row[e] == u) c->bval[e] = j == u ? 1.0 : 0.0;
+    }
+    return factor_block(c, B->col_start, B->row, c->bval, t, err);
 }
 
 /* v <- v - W^{-1} Phi_z^T (dt^2/4) alpha (Phi_z v + bias): the
@@ -478,9 +524,11 @@ static void project_refined(pb_content *pc, const hymo_mb *mb, double *v, const 
 static hymo_status pb_finish_step(hymo_formulation *f, hymo_mb *mb, double t, long step, int *unknowns_changed,
                                   hymo_error *err)
 {
-    (void)err, (void)t, (void)step;
+    (void)step;
     *unknowns_changed = 0;
     if (mb->m == 0) return HYMO_OK;
+    hymo_status st = projection_matrix(f->content, mb, t, err);
+    if (st != HYMO_OK) return st;
     project_refined(f->content, mb, mb->zdn, NULL);
     hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     hymo_constraints_eval(mb->con, &mb->kin, mb->phi, NULL, mb->gamma);
@@ -500,14 +548,12 @@ static double mass_ij(const pb_content *c, const hymo_kin *kin, int i, int j)
     return 0.0;
 }
 
-/* M' + dt^2/4 alpha Phi_z^T Phi_z (see the engine's fast Jacobian) at the
- * block's pattern; gx = gz.  The sums over the rows r run over the rows
- * where both columns of Phi_z are non-zero, in ascending order: the full
- * sums without their exact zeros (bit-identical). */
-static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz, int na, double *gx,
-                       hymo_sparse *jac)
+/* M' + dt^2/4 alpha Phi_z^T Phi_z at a pattern of the mechanical block
+ * (column-major).  The sums over the rows r run over the rows where both
+ * columns of Phi_z are non-zero, in ascending order: the full sums without
+ * their exact zeros (bit-identical). */
+static void block_values(const pb_content *c, hymo_mb *mb, const int *col_start, const int *row, double *value)
 {
-    const pb_content *c = f->content;
     const int nz = mb->nz, m = mb->m;
     const double ca = mb->dt * mb->dt / 4.0 * mb->alpha;
     const double *P = mb->phi_zv;
@@ -523,8 +569,8 @@ static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz,
             if (P[t] != 0.0) colr[fill[con->col[t]]] = r, colt[fill[con->col[t]]++] = t;
     if (c->sparse) hymo_kin_composite(&mb->kin);
     for (int j = 0; j < nz; ++j)
-        for (int e = jac->col_start[j]; e < jac->col_start[j + 1]; ++e) {
-            const int i = jac->row[e];
+        for (int e = col_start[j]; e < col_start[j + 1]; ++e) {
+            const int i = row[e];
             double s = 0.0;
             int a = colp[i], b = colp[j];
             const int ae = colp[i + 1], be = colp[j + 1];
@@ -538,9 +584,17 @@ static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz,
                     ++a, ++b;
                 }
             }
-            jac->value[e] = mass_ij(c, &mb->kin, i, j) + ca * s;
+            value[e] = mass_ij(c, &mb->kin, i, j) + ca * s;
         }
-    memcpy(gx, gz, (size_t)na * (size_t)nz * sizeof(double));
+}
+
+/* The fast Jacobian's mechanical block: M' + dt^2/4 alpha Phi_z^T Phi_z
+ * (see the engine's fast Jacobian) at the block's pattern; gx = gz. */
+static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz, int na, double *gx,
+                       hymo_sparse *jac)
+{
+    block_values(f->content, mb, jac->col_start, jac->row, jac->value);
+    memcpy(gx, gz, (size_t)na * (size_t)mb->nz * sizeof(double));
 }
 
 /* Sparse mode: M''s pairs (a joint and each joint on its path, both

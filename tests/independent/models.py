@@ -847,6 +847,9 @@ def get(name):
     if key == "spatial_fourbar":  # tests/independent/spatial.py
         from spatial import SpatialFourBar
         return SpatialFourBar()
+    if key.startswith("loop_"):  # tests/independent/loops.py
+        from loops import MODELS as LOOPS
+        return LOOPS[key]()
     if key not in MODELS:
         raise KeyError("no independent model for '%s' (have: %s)" % (name, ", ".join(sorted(MODELS))))
     return MODELS[key]()
