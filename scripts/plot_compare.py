@@ -51,6 +51,9 @@ def load(path, sigs):
                 ds = f[path_]
                 out[s] = ds[:n] * scale
                 out[s + ":names"] = [text(n) for n in ds.attrs["names"]] if "names" in ds.attrs else None
+                u = ds.attrs.get("units")  # per column for z and zd: one unit when every column has it
+                us = {text(x) for x in np.atleast_1d(u)} if u is not None else set()
+                out[s + ":unit"] = us.pop() if len(us) == 1 and scale == 1.0 else None
     return out
 
 
@@ -145,7 +148,7 @@ def main():
         err = err[:, have]
         ae.fill_between(t, err.min(axis=1), err.max(axis=1), color="tab:red", alpha=0.2, lw=0,
                         label="error band")
-        unit = SIGNALS[s][1]
+        unit = ref.get(s + ":unit") or SIGNALS[s][1]
         ax.set_ylabel("%s (%s)" % (s, unit))
         ae.set_ylabel("error (%s)" % unit)
         worst = np.abs(err).max() if err.size else 0.0

@@ -84,7 +84,7 @@ def test_compare_csv(tmp_path):
     import matplotlib.pyplot as plt
     m.main()
     fig = plt.gcf()
-    assert [a.get_ylabel() for a in fig.axes] == ["z (rad or m)", "error (rad or m)"]
+    assert [a.get_ylabel() for a in fig.axes] == ["z (rad)", "error (rad)"]  # every column in rad
     title = fig.axes[1].get_title(loc="right")
     assert title.startswith("max |run - ref| = ") and float(title.split()[5]) < 1e-4, title
 
