@@ -25,6 +25,7 @@
  * model they share is read-only during steps. */
 #define SNAP_SLOTS 256
 #define SNAP_BATCH 32 /* the companions' thread is woken when this many wait (or at the end) */
+_Static_assert(SNAP_BATCH >= 1 && SNAP_BATCH <= SNAP_SLOTS, "a full ring must wake the companions' thread");
 typedef struct {
     hymo_sim *sim;
     int ratio;
