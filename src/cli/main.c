@@ -73,6 +73,8 @@ static void usage_run(FILE *out)
           "  --max-output-size SIZE refuse a run whose file would be larger (estimated before the\n"
           "                         first step; suffix k, M, G, T; 0: no limit; default 10G); a file\n"
           "                         larger than the free space is always refused\n"
+          "  --no-estimate          with -o: no error-estimate companion runs (the file records\n"
+          "                         why it has no /accuracy)\n"
           "  -q, --quiet            no summary on stdout\n"
           "  --progress             a progress line on stderr for runs longer than 2 s (default:\n"
           "                         only when stderr is a terminal)\n"
@@ -132,7 +134,7 @@ static int cmd_run(int argc, char **argv)
     const char *formulation = NULL, *jacobian = NULL, *solver = NULL;
     double dt = NAN, t_end = NAN, alpha = NAN, rtol = NAN, atol = NAN, reselect = NAN;
     const char *integrator = NULL, *newton_test = NULL;
-    int max_iter = -1, quiet = 0, output_every = 0, progress = -1, n_pos = 0;
+    int max_iter = -1, quiet = 0, output_every = 0, progress = -1, no_estimate = 0, n_pos = 0;
     double output_interval = NAN, max_output = HYMO_CLI_MAX_OUTPUT_DEFAULT;
     char msg[HYMO_ERROR_MSG_MAX + 64];
     hymo_cli_list set_opts = {0};
@@ -156,6 +158,7 @@ static int cmd_run(int argc, char **argv)
         {"--max-output-size", 0, hymo_cli_size, &max_output},
         {"--quiet", 'q', NULL, &quiet},
         {"--progress", 0, NULL, &progress},
+        {"--no-estimate", 0, NULL, &no_estimate},
         {NULL, 0, NULL, NULL},
     };
     int r0 = hymo_cli_parse(argc, argv, opts, usage_run, &model_path, 1, &n_pos);
@@ -237,6 +240,7 @@ static int cmd_run(int argc, char **argv)
     if (!isnan(rtol)) opt.rtol = rtol;
     if (!isnan(atol)) opt.atol = atol;
     if (max_iter >= 0) opt.max_iter = max_iter;
+    if (no_estimate) opt.error_estimate = 0;
     if (!bad && hymo_run_options_check(&opt, &err) != HYMO_OK) bad = snprintf(msg, sizeof msg, "%s", err.message);
     if (bad) {
         hymo_model_free(model);

@@ -2,6 +2,7 @@
 /* The run driver that streams an HDF5 reference (hymo_run), with its
  * error-estimate companion and progress line. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,14 @@
 /* The error-estimate companion of a run that writes a file: its
  * simulation (NULL if none) and the running maxima of the differences;
  * for a method of known order, a second companion at twice its step
- * (check), whose differences from the first give the order observed. */
+ * (check), whose differences from the first give the order observed.
+ * Both step on a thread of their own, concurrently with the main run: the
+ * main run hands its state (z, p, s) at each companion step through a ring
+ * of SNAP_SLOTS snapshots (allocated before the first step); the compiled
+ * model they share is read-only during steps. */
+#define SNAP_SLOTS 256
+#define SNAP_BATCH 32 /* the companions' thread is woken when this many wait (or at the end) */
+_Static_assert(SNAP_BATCH >= 1 && SNAP_BATCH <= SNAP_SLOTS, "a full ring must wake the companions' thread");
 typedef struct {
     hymo_sim *sim;
     int ratio;
@@ -30,10 +38,23 @@ typedef struct {
     hymo_sim *check;         /* the order-check companion (NULL: none, or it failed) */
     double dc[3];            /* max |companion - check| */
     double d4[3];            /* max |main - companion| on the check's grid (for the order) */
-    double wall;
+    double wall;             /* the main run's time handing over snapshots */
     long n_main; /* the main run's steps: the last one ends at t_end, as the companion's last */
     char why[HYMO_REF_TEXT_MAX * 2];       /* the companion's failure, one line ("" if none) */
     char check_why[HYMO_REF_TEXT_MAX * 2]; /* the order-check companion's failure ("" if none) */
+    /* the companions' thread and the snapshot ring (head: handed over, tail: taken) */
+    int nz, np, na;
+    double *snap;          /* SNAP_SLOTS x (nz + np + na); NULL: the companions step on the main thread */
+    long snap_k[SNAP_SLOTS];
+    long head, tail;
+    int end;               /* the main run hands over no more */
+    int gone;              /* the companion failed: its thread has stopped */
+    int taker_waits;       /* the companions' thread waits for snapshots */
+    int giver_waits;       /* the main run waits for a free slot */
+    int threaded;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
 } companion;
 
 /* A companion failed: its message, one line, after a prefix. */
@@ -56,6 +77,85 @@ static void companion_failed(companion *c, const hymo_error *err)
     failure_line(c->why, sizeof c->why, prefix, err);
 }
 
+static double max_abs_diff(int n, const double *a, const double *b, double m)
+{
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
+    return m;
+}
+
+static double max_abs(int n, const double *a, double m)
+{
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* After main step k (1-based; a companion step's k), with the main run's
+ * state z, p, s: the companions' step(s) and the differences on the common
+ * grids; a companion failure ends the estimate, not the run (the
+ * order-check companion's ends the check). */
+static void companion_advance(companion *c, const double *z, const double *p, const double *s, long k)
+{
+    hymo_error err;
+    if (hymo_sim_step(c->sim, &err) != HYMO_OK) {
+        companion_failed(c, &err);
+        hymo_sim_free(c->sim);
+        c->sim = NULL;
+        return;
+    }
+    const hymo_sim *co = c->sim;
+    c->d[0] = max_abs_diff(c->nz, z, co->mb.z, c->d[0]);
+    c->d[1] = max_abs_diff(c->np, p, co->state.p, c->d[1]);
+    c->d[2] = max_abs_diff(c->na, s, co->act.s, c->d[2]);
+    c->scale[0] = max_abs(c->nz, z, c->scale[0]);
+    c->scale[1] = max_abs(c->np, p, c->scale[1]);
+    c->scale[2] = max_abs(c->na, s, c->scale[2]);
+    if (c->check && (k % (2 * c->ratio) == 0 || k == c->n_main)) {
+        if (hymo_sim_step(c->check, &err) != HYMO_OK) {
+            failure_line(c->check_why, sizeof c->check_why, "the order-check companion (4 dt) failed: ", &err);
+            hymo_sim_free(c->check);
+            c->check = NULL;
+        } else {
+            c->d4[0] = max_abs_diff(c->nz, z, co->mb.z, c->d4[0]);
+            c->d4[1] = max_abs_diff(c->np, p, co->state.p, c->d4[1]);
+            c->d4[2] = max_abs_diff(c->na, s, co->act.s, c->d4[2]);
+            c->dc[0] = max_abs_diff(c->nz, co->mb.z, c->check->mb.z, c->dc[0]);
+            c->dc[1] = max_abs_diff(c->np, co->state.p, c->check->state.p, c->dc[1]);
+            c->dc[2] = max_abs_diff(c->na, co->act.s, c->check->act.s, c->dc[2]);
+        }
+    }
+}
+
+/* The companions' thread: takes the snapshots in order until the main run
+ * ends or the companion fails. */
+static void *companion_thread(void *arg)
+{
+    companion *c = arg;
+    const size_t w = (size_t)c->nz + (size_t)c->np + (size_t)c->na;
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        while (c->tail == c->head && !c->end) {
+            c->taker_waits = 1;
+            pthread_cond_wait(&c->cond, &c->lock);
+            c->taker_waits = 0;
+        }
+        if (c->tail == c->head) { /* ended, all taken */
+            pthread_mutex_unlock(&c->lock);
+            break;
+        }
+        const long slot = c->tail % SNAP_SLOTS, k = c->snap_k[slot];
+        pthread_mutex_unlock(&c->lock);
+        const double *z = c->snap + (size_t)slot * w;
+        companion_advance(c, z, z + c->nz, z + c->nz + c->np, k);
+        pthread_mutex_lock(&c->lock);
+        c->tail++;
+        if (!c->sim) c->gone = 1;
+        if (c->giver_waits || c->gone) pthread_cond_broadcast(&c->cond);
+        pthread_mutex_unlock(&c->lock);
+        if (!c->sim) break;
+    }
+    return NULL;
+}
+
 static void companion_start(companion *c, const hymo_sim *sim, long n_steps)
 {
     memset(c, 0, sizeof *c);
@@ -73,68 +173,82 @@ static void companion_start(companion *c, const hymo_sim *sim, long n_steps)
     c->tol_ratio = opt->rtol / co.rtol;
     hymo_error err;
     c->n_main = n_steps;
+    c->nz = sim->nz, c->np = sim->np, c->na = sim->na;
     if (hymo_sim_create(sim->model, &co, &c->sim, &err) != HYMO_OK) {
         c->sim = NULL;
         companion_failed(c, &err);
         return;
     }
-    if (c->order <= 0) return;
-    hymo_run_options ch = co;
-    ch.dt = 2.0 * co.dt;
-    if (hymo_sim_create(sim->model, &ch, &c->check, &err) != HYMO_OK) {
-        c->check = NULL;
-        failure_line(c->check_why, sizeof c->check_why, "the order-check companion (4 dt) failed: ", &err);
-    }
-}
-
-static double max_abs_diff(int n, const double *a, const double *b, double m)
-{
-    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
-    return m;
-}
-
-static double max_abs(int n, const double *a, double m)
-{
-    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
-    return m;
-}
-
-/* After main step k (1-based): the companions' step(s) and the differences
- * on the common grids; a companion failure ends the estimate, not the run
- * (the order-check companion's ends the check). */
-static void companion_step(companion *c, const hymo_sim *sim, long k)
-{
-    if (!c->sim || (k % c->ratio != 0 && k != c->n_main)) return;
-    double t0 = hymo_now_seconds();
-    hymo_error err;
-    if (hymo_sim_step(c->sim, &err) != HYMO_OK) {
-        companion_failed(c, &err);
-        hymo_sim_free(c->sim);
-        c->sim = NULL;
-        return;
-    }
-    const hymo_sim *co = c->sim;
-    c->d[0] = max_abs_diff(sim->nz, sim->mb.z, co->mb.z, c->d[0]);
-    c->d[1] = max_abs_diff(sim->np, sim->state.p, co->state.p, c->d[1]);
-    c->d[2] = max_abs_diff(sim->na, sim->act.s, co->act.s, c->d[2]);
-    c->scale[0] = max_abs(sim->nz, sim->mb.z, c->scale[0]);
-    c->scale[1] = max_abs(sim->np, sim->state.p, c->scale[1]);
-    c->scale[2] = max_abs(sim->na, sim->act.s, c->scale[2]);
-    if (c->check && (k % (2 * c->ratio) == 0 || k == c->n_main)) {
-        if (hymo_sim_step(c->check, &err) != HYMO_OK) {
-            failure_line(c->check_why, sizeof c->check_why, "the order-check companion (4 dt) failed: ", &err);
-            hymo_sim_free(c->check);
+    if (c->order > 0) {
+        hymo_run_options ch = co;
+        ch.dt = 2.0 * co.dt;
+        if (hymo_sim_create(sim->model, &ch, &c->check, &err) != HYMO_OK) {
             c->check = NULL;
-        } else {
-            c->d4[0] = max_abs_diff(sim->nz, sim->mb.z, co->mb.z, c->d4[0]);
-            c->d4[1] = max_abs_diff(sim->np, sim->state.p, co->state.p, c->d4[1]);
-            c->d4[2] = max_abs_diff(sim->na, sim->act.s, co->act.s, c->d4[2]);
-            c->dc[0] = max_abs_diff(sim->nz, co->mb.z, c->check->mb.z, c->dc[0]);
-            c->dc[1] = max_abs_diff(sim->np, co->state.p, c->check->state.p, c->dc[1]);
-            c->dc[2] = max_abs_diff(sim->na, co->act.s, c->check->act.s, c->dc[2]);
+            failure_line(c->check_why, sizeof c->check_why, "the order-check companion (4 dt) failed: ", &err);
         }
     }
+    /* the thread; without it (no memory, no thread) the companions step on the main thread */
+    const size_t w = (size_t)c->nz + (size_t)c->np + (size_t)c->na;
+    c->snap = malloc(SNAP_SLOTS * (w ? w : 1) * sizeof(double));
+    if (!c->snap) return;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->cond, NULL);
+    if (pthread_create(&c->thread, NULL, companion_thread, c) != 0) {
+        pthread_cond_destroy(&c->cond);
+        pthread_mutex_destroy(&c->lock);
+        free(c->snap);
+        c->snap = NULL;
+        return;
+    }
+    c->threaded = 1;
+}
+
+/* After main step k (1-based): on the companions' grid, the main run's
+ * state to the companions (a snapshot to their thread, waiting while the
+ * ring is full), or their step on this thread. */
+static void companion_step(companion *c, const hymo_sim *sim, long k)
+{
+    if (!c->ratio || (k % c->ratio != 0 && k != c->n_main)) return;
+    double t0 = hymo_now_seconds();
+    if (!c->threaded) {
+        if (c->sim) companion_advance(c, sim->mb.z, sim->state.p, sim->act.s, k);
+        c->wall += hymo_now_seconds() - t0;
+        return;
+    }
+    pthread_mutex_lock(&c->lock);
+    while (c->head - c->tail == SNAP_SLOTS && !c->gone) {
+        c->giver_waits = 1;
+        pthread_cond_wait(&c->cond, &c->lock);
+        c->giver_waits = 0;
+    }
+    if (!c->gone) {
+        const long slot = c->head % SNAP_SLOTS;
+        double *z = c->snap + (size_t)slot * ((size_t)c->nz + (size_t)c->np + (size_t)c->na);
+        if (c->nz) memcpy(z, sim->mb.z, (size_t)c->nz * sizeof(double));
+        if (c->np) memcpy(z + c->nz, sim->state.p, (size_t)c->np * sizeof(double));
+        if (c->na) memcpy(z + c->nz + c->np, sim->act.s, (size_t)c->na * sizeof(double));
+        c->snap_k[slot] = k;
+        c->head++;
+        if (c->taker_waits && c->head - c->tail >= SNAP_BATCH) pthread_cond_broadcast(&c->cond);
+    }
+    pthread_mutex_unlock(&c->lock);
     c->wall += hymo_now_seconds() - t0;
+}
+
+/* The main run ended: the companions' thread takes what is left and stops. */
+static void companion_finish(companion *c)
+{
+    if (!c->threaded) return;
+    pthread_mutex_lock(&c->lock);
+    c->end = 1;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+    pthread_join(c->thread, NULL);
+    pthread_cond_destroy(&c->cond);
+    pthread_mutex_destroy(&c->lock);
+    free(c->snap);
+    c->snap = NULL;
+    c->threaded = 0;
 }
 
 /* /states/p_range [np x 4]: every volume's p_min, its time, p_max, its
@@ -286,6 +400,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
         }
     }
     sim->stats.wall_time = hymo_now_seconds() - t0 - comp.wall; /* and the error-estimate companion */
+    companion_finish(&comp);
     if (prog.printed) fputc('\n', stderr);
     hymo_status run_status = st;
     hymo_error flush_err;
@@ -313,6 +428,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     st = run_status;
     if (summary) *summary = sum;
 done:
+    companion_finish(&comp);
     if (writer) hymo_ref_writer_discard(writer);
     hymo_sim_free(comp.sim);
     hymo_sim_free(comp.check);

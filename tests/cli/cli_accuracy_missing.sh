@@ -5,7 +5,8 @@
 # accuracy_missing_reason give the companion's message on one line.  The
 # case: crane1 with one Newton iteration per step and a position tolerance
 # of 1e-10 completes 0.9 s at dt = 2 ms (with halvings), while at 4 ms it
-# stops at t = 0.58 s.  An ordinary run has neither the line nor the attribute.
+# stops at t = 0.58 s.  An ordinary run has neither the line nor the attribute;
+# a run with --no-estimate has both, saying it was not asked for.
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u
 HYMO=$1; SRC=$2; OUT=$3/cli_accuracy_missing
@@ -36,6 +37,19 @@ grep -qF "$line" "$OUT/info.out" || fail "info lacks the accuracy line: $(cat "$
 "$HYMO" run "$M" $A -o "$OUT/ok.h5" > "$OUT/ok.out" 2>&1 || fail "ordinary run exited $?"
 grep -q '^accuracy     estimated max error' "$OUT/ok.out" || fail "ordinary run: $(cat "$OUT/ok.out")"
 h5dump -a /accuracy_missing_reason "$OUT/ok.h5" > /dev/null 2>&1 && fail "an ordinary run has accuracy_missing_reason"
+
+# --no-estimate: no companion, no /accuracy, the reason "not asked for"; the
+# run's own data are those of the run with its companions (on their thread)
+# shellcheck disable=SC2086
+"$HYMO" run "$M" $A --no-estimate -o "$OUT/noest.h5" > "$OUT/noest.out" 2>&1 || fail "--no-estimate run exited $?"
+grep -q '^accuracy     not estimated: not asked for (error_estimate = 0)' "$OUT/noest.out" \
+    || fail "--no-estimate: $(cat "$OUT/noest.out")"
+h5ls "$OUT/noest.h5" | grep -q '^accuracy' && fail "a --no-estimate run has /accuracy"
+h5dump -a /accuracy_missing_reason "$OUT/noest.h5" 2>/dev/null | grep -qF 'not asked for (error_estimate = 0)' \
+    || fail "--no-estimate: no accuracy_missing_reason"
+for d in /states/z /states/p /actuators/s /time; do
+    h5diff "$OUT/ok.h5" "$OUT/noest.h5" "$d" "$d" > /dev/null 2>&1 || fail "$d differs with and without the companions"
+done
 
 # an incomplete run (the four-bar with one seed-test Newton iteration stops
 # at t = 1 s when the valve opens): exit 3, and the file says why it has no estimate
