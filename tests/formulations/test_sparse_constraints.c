@@ -515,7 +515,7 @@ static void test_redundant_ladder(void **state)
     const int nz = pen->nz, mm = pen->m;
     assert_int_equal(mm, 7 * N);
     assert_int_equal(pen->mb.con->rank, 2 * N);
-    double *A = malloc((size_t)mm * nz * sizeof(double)), *b = malloc((size_t)(mm > nz ? mm : nz) * sizeof(double));
+    double *A = malloc((size_t)mm * nz * sizeof(double)), *b = calloc((size_t)(mm > nz ? mm : nz), sizeof(double)); /* dgelsd reads all max(m, n) rows */
     double *P = calloc((size_t)mm * nz, sizeof(double)), *sv = malloc((size_t)nz * sizeof(double));
     double *keep = malloc((size_t)mm * sizeof(double));
     assert_true(A && b && P && sv && keep);
