@@ -132,10 +132,12 @@ export LSAN_OPTIONS
 LOG=$FZ/$T.log
 STAMP=$FZ/$T.stamp
 : >"$STAMP"
+start=$(date +%s)
 status=0
 nice -n 10 "$BUILD/tests/fuzz/fuzz_$T" -max_total_time="$DURATION" -timeout=5 -report_slow_units=1 \
     -rss_limit_mb=2560 -max_len="$MAXLEN" -print_final_stats=1 -artifact_prefix="$ART/" "$@" >"$LOG" 2>&1 ||
     status=$?
+elapsed=$(($(date +%s) - start))
 stat() { sed -n "s/^stat::$1: *//p" "$LOG" | tail -n 1; }
 execs=$(stat number_of_executed_units)
 rate=$(stat average_exec_per_sec)
@@ -146,7 +148,7 @@ timeouts=$(new_artifacts 'timeout-*')
 new=$(find "$ART" -type f -newer "$STAMP" | wc -l)
 reports=$(grep -c -E 'ERROR: (Address|Leak|Undefined|Memory)Sanitizer|runtime error:' "$LOG" || true)
 slow=$(grep -c '^Slowest unit:' "$LOG" || true)
-echo "fuzz $T: ${execs:-0} executions in $DURATION s (${rate:-0}/s), crashes $crashes, sanitizer reports $reports," \
+echo "fuzz $T: ${execs:-0} executions in $elapsed s (${rate:-0}/s), crashes $crashes, sanitizer reports $reports," \
     "timeouts (> 5 s) $timeouts, slow units (> 1 s) $slow, slowest ${slowest:-?} s;" \
     "new artifacts $new in $ART; log $LOG"
 if [ "$status" -ne 0 ] || [ "$crashes" -ne 0 ] || [ "$reports" -ne 0 ] || [ "$timeouts" -ne 0 ] || [ "$slow" -ne 0 ]; then
