@@ -93,7 +93,7 @@ open(sys.argv[2], "wb").write(b)' "$SEEDS.tmp/dp.h5" "$SEEDS.tmp/dp_swmr.h5" ;;
                 "$SEED_BUILD/hymo" fmu "$ROOT/data/crane1.yaml" --part whole -o crane1.fmu >/dev/null &&
                 "$SEED_BUILD/hymo" fmu "$ROOT/data/crane1.yaml" --part mechanics -o crane1_mech.fmu >/dev/null) ||
                 { echo "fuzz.sh: cannot export the FMU seeds" >&2; exit 2; }
-            cp "$SEED_BUILD"/tests/fmu/*.fmu "$SEEDS.tmp"/
+            cp "$SEED_BUILD"/tests/fmu/*.fmu "$ROOT"/tests/fuzz/seeds/fmu/* "$SEEDS.tmp"/
             /usr/bin/python3 - "$SEEDS.tmp" <<'PY'
 import os, sys, zipfile
 d = sys.argv[1]
@@ -110,6 +110,9 @@ for name in sorted(os.listdir(d)):
                 data = b"\x7fELF"
             z.writestr(info.filename, data)
     os.replace(p + ".tmp", p)
+    for info, data in items:  # the description alone: the target's other kind of input
+        if info.filename == "modelDescription.xml":
+            open(os.path.join(d, name[:-4] + ".xml"), "wb").write(data)
 PY
             ;;
     esac
