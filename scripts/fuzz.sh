@@ -27,7 +27,7 @@ T=$1
 DURATION=$2
 shift 2
 case $T in
-    loader) MAXLEN=16384 ;;
+    loader) MAXLEN=4096 ;;
     set) MAXLEN=512 ;;
     reader) MAXLEN=32768 ;;
     csv) MAXLEN=4096 ;;
