@@ -261,6 +261,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **a)
         return;
     }
     if (depth == 1 && strcmp(el, "CoSimulation") == 0) {
+        if (fi->has_cs) FAILX(HYMO_ERR_PARSE, "more than one <CoSimulation> element");
         const char *id = attr(a, "modelIdentifier");
         if (!id || !*id) FAILX(HYMO_ERR_PARSE, "CoSimulation: modelIdentifier missing");
         if (strchr(id, '/') || strstr(id, ".."))
