@@ -186,6 +186,26 @@ hymo_status hymo_fmu_subsystem_create(const char *path, const char *name, double
     return HYMO_OK;
 }
 
+/* Stand-ins open in initialization mode and leave it at once (they have no
+ * initialization of their own to finish). */
+hymo_status hymo_fmu_subsystem_open(const char *path, const char *name, double start_time,
+                                    const hymo_fmu_parameter *params, int n_params, hymo_subsystem **out,
+                                    hymo_error *err)
+{
+    return hymo_fmu_subsystem_create(path, name, start_time, params, n_params, out, err);
+}
+
+hymo_status hymo_fmu_exit_initialization(hymo_subsystem *sub, hymo_error *err)
+{
+    (void)sub, (void)err;
+    return HYMO_OK;
+}
+
+double hymo_fmu_output_nominal(const hymo_subsystem *sub, int i)
+{
+    return sub && i >= 0 && i < sub->n_outputs ? 1.0 : NAN;
+}
+
 int hymo_fmu_input_variable(const hymo_subsystem *sub, int i)
 {
     if (!sub || i < 0 || i >= sub->n_inputs) return -1;
