@@ -88,6 +88,26 @@ def compare_csv(ref, csv, mp):
     return hymo.compare(ref, csv, map=mp, max_abs={"z": 1e-2}, max_rms={"p[V1]": 1e5})
 
 
+def fmus_and_system(work):
+    """hymo fmu data/crane1.yaml --part mechanics -o crane1_mech.fmu;
+    hymo fmu data/crane1.yaml --part circuit:circuit1 -o crane1_circuit1.fmu;
+    hymo cosim crane1_system.yaml --t-end 2 -o system.h5   (a system file of the two FMUs)"""
+    mech, circ = os.path.join(work, "crane1_mech.fmu"), os.path.join(work, "crane1_circuit1.fmu")
+    hymo.fmu_export(CRANE1, mech, part="mechanics")
+    hymo.fmu_export(CRANE1, circ, part="circuit:circuit1")
+    system = os.path.join(work, "crane1_system.yaml")
+    with open(system, "w") as f:
+        f.write("H: 0.001\nt_end: 30\nscheme: jacobi\nextrapolation: 2\nmodel: %s\n"
+                "subsystems:\n  mech: {fmu: crane1_mech.fmu}\n  circuit1: {fmu: crane1_circuit1.fmu}\n"
+                "connections:\n" % CRANE1)
+        for q in ("s", "sd"):
+            f.write("  - from: mech.cyl1.%s\n    to: circuit1.cyl1.%s\n" % (q, q))
+        for q in ("p_piston", "p_rod"):
+            f.write("  - from: circuit1.cyl1.%s\n    to: mech.cyl1.%s\n" % (q, q))
+    out = os.path.join(work, "system.h5")
+    return hymo.cosim(system, output=out, t_end=T_END), system, out
+
+
 def main(work):
     summary, info, run = run_and_info(work)
     print("run       %s: %d steps, relative drift %.3e; info: %d rows, overrides %s"
@@ -104,6 +124,9 @@ def main(work):
     csv, mp = write_csv(work, run)
     g = compare_csv(run, csv, mp)
     print("compare   CSV with a map: %r" % g)
+    r, system, out = fmus_and_system(work)
+    print("cosim     %s (FMUs): verdict %s, %d power bonds, %d communication steps"
+          % (system, r.verdict, r["n_bonds"], r["n_macro"]))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import numpy as np
 from . import _ffi
 
 __all__ = ["Error", "Model", "Sim", "Gate", "CosimResult", "load", "loads", "run_options", "compare", "cosim", "info",
+           "fmu_export",
            "read", "library_path"]
 
 _lib = _ffi.load_library()
@@ -782,6 +783,71 @@ def _cosim_system(path, output, reference, options):
         return _cosim_result(summary)
     finally:
         _lib.hymo_cosim_system_free(sys_ptr)
+
+
+def _fmu_binary():
+    """libhymo_fmu.so: $HYMO_FMU_BINARY, next to the libhymo.so in use, or
+    in its prefix's lib/hymo (as `hymo fmu` looks next to itself and in
+    PREFIX/lib/hymo)."""
+    env = os.environ.get("HYMO_FMU_BINARY")
+    if env:
+        return env
+    libdir = os.path.dirname(os.path.realpath(library_path())) if os.sep in library_path() else ""
+    for cand in (os.path.join(libdir, "libhymo_fmu.so"), os.path.join(libdir, "hymo", "libhymo_fmu.so"),
+                 os.path.join(libdir, "..", "lib", "hymo", "libhymo_fmu.so")):
+        if os.path.exists(cand):
+            return cand
+    raise Error(7, "the FMU binary libhymo_fmu.so was not found next to %s or in its lib/hymo (build the "
+                   "hymo_fmu target, or set HYMO_FMU_BINARY)" % library_path())
+
+
+def fmu_export(model, output, part="mechanics", set=None, **options):
+    """`hymo fmu MODEL.yaml --part PART [options] -o OUT.fmu`: an FMI 2.0
+    co-simulation FMU of one part of a model file ("mechanics",
+    "circuit:NAME", "whole"), with the same entries as the CLI's
+    (hymo_fmu_export_texts; the archive is written here with zipfile,
+    atomically).  options: the co-simulation options of cosim() (H, hh,
+    coupling, ...) and for "whole" the run options (dt, formulation, ...),
+    with '_' for '-'; set: overrides.  Returns the entry names."""
+    import zipfile
+
+    model, output = os.fspath(model), os.fspath(output)
+    opts = ["--part", part]
+    for s_ in ([set] if isinstance(set, str) else set or []):
+        opts += ["--set", s_]
+    for key, value in options.items():
+        k = key.replace("-", "_")
+        name = _COSIM_OPTIONS.get(k, "--" + k.replace("_", "-"))
+        if k in ("dt", "t_end") and part == "whole":
+            name = "--" + k.replace("_", "-")
+        if k in ("max_rms", "max_abs"):
+            for nv in _thresholds(value, name):
+                opts += [name, "%s=%s" % nv]
+            continue
+        opts += [name, value if isinstance(value, str) else repr(value) if isinstance(value, float) else str(value)]
+    arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
+    texts = (ctypes.c_void_p * 3)()
+    binary_name = ctypes.create_string_buffer(256)
+    err = _new_err()
+    _check(_lib.hymo_fmu_export_texts(model.encode(), len(opts), arr, texts, binary_name, 256, ctypes.byref(err)),
+           err)
+    try:
+        entries = [(_lib.hymo_fmu_text_name(k).decode(), ctypes.string_at(texts[k])) for k in range(3)]
+    finally:
+        _lib.hymo_fmu_texts_free(texts)
+    binary = _fmu_binary()
+    tmp = "%s.%d.partial" % (output, os.getpid())
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, data in entries:
+                z.writestr(name, data)
+            z.write(binary, binary_name.value.decode())
+        os.replace(tmp, output)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise Error(1, "%s: cannot write: %s" % (output, e)) from None
+    return [n for n, _ in entries] + [binary_name.value.decode()]
 
 
 def info(path):

@@ -304,6 +304,10 @@ def _declare(lib):
         "hymo_cosim_system_output": (c_char_p, [c_void_p]),
         "hymo_cosim_system_run": (c_int, [c_void_p, c_void_p, c_char_p, c_void_p, err]),
         "hymo_cosim_system_free": (None, [c_void_p]),
+        "hymo_fmu_export_texts": (c_int, [c_char_p, c_int, P(c_char_p), P(c_void_p), ctypes.c_char_p, ctypes.c_size_t,
+                                          err]),
+        "hymo_fmu_text_name": (c_char_p, [c_int]),
+        "hymo_fmu_texts_free": (None, [P(c_void_p)]),
     }
     for fn in ("hymo_cosim_scheme_name", "hymo_coupling_name", "hymo_approx_name", "hymo_hyd_integrator_name",
                "hymo_mech_integrator_name", "hymo_mech_inputs_name", "hymo_integrator_name", "hymo_newton_test_name",

@@ -223,6 +223,28 @@ def test_compare_csv_with_map(work, ref):
         hymo.compare(csv, run)
 
 
+def test_fmu_export_and_system_cosim(work):
+    r, system, out = tour.fmus_and_system(work)
+    assert r.verdict == "stable" and r["n_bonds"] == 1 and r["n_macro"] == 2000
+    import zipfile
+    for part, fmu in (("mechanics", "crane1_mech.fmu"), ("circuit:circuit1", "crane1_circuit1.fmu")):
+        cli_fmu = os.path.join(work, "cli_" + fmu)
+        c = hymo_cli("fmu", tour.CRANE1, "--part", part, "-o", cli_fmu, "-q")
+        assert c.returncode == 0, c.stderr
+        a, b = zipfile.ZipFile(os.path.join(work, fmu)), zipfile.ZipFile(cli_fmu)
+        assert sorted(a.namelist()) == sorted(b.namelist())
+        for n in b.namelist():
+            assert a.read(n) == b.read(n), (fmu, n)
+    cli_out = os.path.join(work, "cli_system.h5")
+    c = hymo_cli("cosim", system, "--t-end", tour.T_END, "-o", cli_out, "-q")
+    assert c.returncode == r.exit_code == 0, c.stderr
+    same_files(out, cli_out)
+    with pytest.raises(hymo.Error, match="--H applies to model files"):
+        hymo.cosim(system, H=2e-3)
+    with pytest.raises(hymo.Error, match="--part: |part"):
+        hymo.fmu_export(tour.CRANE1, os.path.join(work, "x.fmu"), part="gearbox")
+
+
 def test_tour_runs(tmp_path):
     """The example as a script."""
     r = subprocess.run([sys.executable, os.path.join(ROOT, "python", "examples", "cli_tour.py"), str(tmp_path)],
