@@ -108,6 +108,15 @@ def fmus_and_system(work):
     return hymo.cosim(system, output=out, t_end=T_END), system, out
 
 
+def sweep(work):
+    """hymo sweep data/crane1.yaml --t-end 2 --H 1e-3,5e-3,10e-3,20e-3
+    --configs 'coupling=velocity-force,tlm;extrapolation=0,2' --max-rms s=1e-5 -o T
+    (its reference computed with hymo run's defaults, as T_reference.h5)"""
+    return hymo.sweep(CRANE1, t_end=T_END, H=[1e-3, 5e-3, 10e-3, 20e-3],
+                      configs={"coupling": ["velocity-force", "tlm"], "extrapolation": [0, 2]},
+                      max_rms={"s": 1e-5}, reference_output=os.path.join(work, "sweep_reference.h5"))
+
+
 def main(work):
     summary, info, run = run_and_info(work)
     print("run       %s: %d steps, relative drift %.3e; info: %d rows, overrides %s"
@@ -124,6 +133,9 @@ def main(work):
     csv, mp = write_csv(work, run)
     g = compare_csv(run, csv, mp)
     print("compare   CSV with a map: %r" % g)
+    sw = sweep(work)
+    for a in sw["achievable"]:
+        print("sweep     %-60s achievable H %g ms" % (a["config"], a["achievable_H"] * 1e3))
     r, system, out = fmus_and_system(work)
     print("cosim     %s (FMUs): verdict %s, %d power bonds, %d communication steps"
           % (system, r.verdict, r["n_bonds"], r["n_macro"]))

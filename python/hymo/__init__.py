@@ -22,7 +22,7 @@ import numpy as np
 from . import _ffi
 
 __all__ = ["Error", "Model", "Sim", "Gate", "CosimResult", "load", "loads", "run_options", "compare", "cosim", "info",
-           "fmu_export",
+           "fmu_export", "sweep",
            "read", "library_path"]
 
 _lib = _ffi.load_library()
@@ -783,6 +783,153 @@ def _cosim_system(path, output, reference, options):
         return _cosim_result(summary)
     finally:
         _lib.hymo_cosim_system_free(sys_ptr)
+
+
+_SWEEP_KEYS = (("coupling", "coupling"), ("extrapolation", "approx"), ("hyd", "hyd_integrator"),
+               ("mech", "mech_integrator"), ("scheme", "scheme"), ("inputs", "mech_inputs"))
+_SWEEP_OPTION = {"coupling": "coupling", "extrapolation": "extrapolation", "hyd": "hyd_integrator",
+                 "mech": "mech_integrator", "scheme": "scheme", "inputs": "mech_inputs"}
+SWEEP_CONFIGS = "coupling=velocity-force,velocity-pressure;extrapolation=0,2,interface-model;" \
+                "hyd=euler,rk4,trapezoidal;mech=trapezoidal,index1;scheme=jacobi"
+SWEEP_H = (0.5e-3, 1e-3, 2e-3, 3e-3, 4e-3, 5e-3, 6e-3, 8e-3, 10e-3, 15e-3)
+
+
+def _copy_options(src):
+    dst = _buffer("hymo_cosim_options", _CosimOptions)
+    ctypes.memmove(ctypes.addressof(dst), ctypes.addressof(src), _lib.hymo_struct_size(b"hymo_cosim_options"))
+    return dst
+
+
+def sweep(model, H=None, configs=None, reference=None, set=None, achievable="limits", takeoff_slope=6.0,
+          takeoff_floor=0.01, reference_output=None, **options):
+    """`hymo sweep MODEL.yaml [--H LIST] [--configs SPEC] ...`: every
+    configuration of a grid at every communication step H, and each
+    configuration's achievable H (the largest H of the list such that it
+    and every smaller H pass: with achievable="limits" the verdict is
+    accurate; with "takeoff" stable up to where the log-log slope of
+    |final residual energy| against H exceeds takeoff_slope, energies
+    below takeoff_floor J counted as the floor).  The same runs as the CLI
+    (hymo_cosim_run per configuration and H, h_m = H), one after another in
+    this process; there is no library function for the sweep, so the loop
+    and the rule are here, the same as src/cli/sweep.c's.
+
+    H: the steps (default SWEEP_H); configs: the CLI's SPEC string or a
+    dict {"coupling": [...], "extrapolation": [...], "hyd": [...], "mech":
+    [...], "scheme": [...], "inputs": [...]} (default SWEEP_CONFIGS; a key
+    left out takes the value of the options); options: as cosim()'s (the
+    thresholds default, when none is given, to max_rms s=1e-3, max_abs
+    p=1e6, max_residual_energy 50); reference: a complete reference, else
+    one is computed with `hymo run`'s defaults to t_end (into
+    reference_output, or a temporary file).  Parameter grids (--set-grid)
+    are not offered here: loop over hymo.load(path, set=...) instead.
+
+    Returns {"runs": [...], "achievable": [...]}: one dict per run (config,
+    the six option names, H, stable, pass, errors, the summary, reason) in
+    the CLI's table order, and per configuration its achievable_H (0 if
+    none)."""
+    import tempfile
+
+    if achievable not in ("limits", "takeoff"):
+        raise Error(7, "--achievable: '%s' is not limits or takeoff" % achievable)
+    path = os.fspath(model)
+    model = Model(path, set=set)
+    base = _buffer("hymo_cosim_options", _CosimOptions)
+    _lib.hymo_cosim_options_default(ctypes.byref(base), model._ptr)
+    _cosim_apply(base, options)
+    if not (base.max_residual_energy > 0 or any(base.max_rms) or any(base.max_abs)):
+        _default_thresholds(base, True)
+    Hs = sorted(float(h) for h in (H if H is not None else SWEEP_H))
+    if not Hs or any(not (h > 0 and math.isfinite(h)) for h in Hs):
+        raise Error(7, "--H: positive steps expected, got %r" % (H,))
+    if any(a == b for a, b in zip(Hs, Hs[1:])):
+        raise Error(7, "--H: a value appears twice")
+    spec = configs if configs is not None else SWEEP_CONFIGS
+    if isinstance(spec, str):
+        grid = {}
+        for part in spec.split(";"):
+            if "=" not in part:
+                raise Error(7, "--configs: '%s' is not KEY=VALUES" % part)
+            k, v = part.split("=", 1)
+            grid[k] = v.split(",")
+    else:
+        grid = {k: ([v] if isinstance(v, (str, int)) else list(v)) for k, v in spec.items()}
+    for k in grid:
+        if k not in _SWEEP_OPTION:
+            raise Error(7, "--configs: unknown key '%s' (coupling, extrapolation, hyd, mech, scheme, inputs)" % k)
+    axes = []
+    for key, field in _SWEEP_KEYS:  # the CLI's nesting: coupling outermost, inputs innermost
+        values = []
+        for v in grid.get(key, [None]):
+            if v is None:
+                values.append(getattr(base, field))
+                continue
+            o = _copy_options(base)
+            try:
+                _cosim_apply(o, {_SWEEP_OPTION[key]: v if isinstance(v, str) else str(v)})
+            except Error:
+                raise Error(7, "--configs: %s: unknown value '%s'" % (key, v)) from None
+            values.append(getattr(o, field))
+        axes.append(values)
+    if achievable == "takeoff" and 2 in axes[0]:
+        raise Error(7, "--achievable takeoff: not defined for the tlm coupling (its residual energy is zero by "
+                       "construction); use --achievable limits")
+    if reference is None:
+        ro = run_options(model)
+        ro.t_end = base.mech.t_end
+        tmpdir = None
+        if reference_output is None:
+            tmpdir = tempfile.TemporaryDirectory(prefix="hymo_sweep_")
+            reference_output = os.path.join(tmpdir.name, "reference.h5")
+        rs, err = _buffer("hymo_run_summary", _ffi.RunSummary), _new_err()
+        _check(_lib.hymo_run(model._ptr, ctypes.byref(ro), os.fsencode(reference_output), ctypes.byref(rs),
+                             ctypes.byref(err)), err)
+        ref = _open_reference(reference_output)
+        if tmpdir is not None:
+            tmpdir.cleanup()
+    else:
+        ref = _open_reference(reference)
+    import itertools
+
+    runs, ach = [], []
+    for combo in itertools.product(*axes):
+        cfg = []
+        for h in Hs:
+            o = _copy_options(base)
+            for (key, field), v in zip(_SWEEP_KEYS, combo):
+                setattr(o, field, v)
+            o.H = o.mech.dt = h
+            summary, err = _buffer("hymo_cosim_summary", _ffi.CosimSummary), _new_err()
+            st = _lib.hymo_cosim_run(model._ptr, ctypes.byref(o), ref.ptr, None, ctypes.byref(summary),
+                                     ctypes.byref(err))
+            row = {"config": ",".join(getattr(_lib, fn)(v).decode() for fn, v in zip(
+                ("hymo_coupling_name", "hymo_approx_name", "hymo_hyd_integrator_name", "hymo_mech_integrator_name",
+                 "hymo_cosim_scheme_name", "hymo_mech_inputs_name"), combo)), "H": h, "status": st}
+            for (key, _), name in zip(_SWEEP_KEYS, row["config"].split(",")):
+                row[key] = name
+            if st == 0:
+                row.update(_cosim_result(summary))
+                row["started"] = True
+                row["pass"] = bool(summary.stable) if achievable == "takeoff" else \
+                    summary.verdict == 1  # HYMO_VERDICT_ACCURATE
+            else:
+                row.update({"started": False, "stable": 0, "pass": False,
+                            "reason": err.message.decode(errors="replace")})
+            cfg.append(row)
+        a = 0.0
+        for i, row in enumerate(cfg):
+            if not row["pass"]:
+                break
+            if achievable == "takeoff" and i > 0:
+                e0 = max(abs(cfg[i - 1]["residual_energy_final"]), takeoff_floor)
+                e1 = max(abs(row["residual_energy_final"]), takeoff_floor)
+                if math.log(e1 / e0) / math.log(Hs[i] / Hs[i - 1]) > takeoff_slope:
+                    for r2 in cfg[i:]:
+                        r2["pass"] = False
+                    break
+            a = row["H"]
+        runs += cfg
+        ach.append(dict({k: cfg[0][k] for k, _ in _SWEEP_KEYS}, config=cfg[0]["config"], achievable_H=a))
+    return {"runs": runs, "achievable": ach, "H": Hs, "criterion": achievable}
 
 
 def _fmu_binary():

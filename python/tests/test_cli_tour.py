@@ -245,6 +245,36 @@ def test_fmu_export_and_system_cosim(work):
         hymo.fmu_export(tour.CRANE1, os.path.join(work, "x.fmu"), part="gearbox")
 
 
+def test_sweep(work):
+    sw = tour.sweep(work)
+    base = os.path.join(work, "cli_sweep")
+    c = hymo_cli("sweep", tour.CRANE1, "--t-end", tour.T_END, "--H", "1e-3,5e-3,10e-3,20e-3", "--configs",
+                 "coupling=velocity-force,tlm;extrapolation=0,2", "--max-rms", "s=1e-5", "--jobs", "1", "-o", base)
+    assert c.returncode == 0, c.stderr
+    same_files(os.path.join(work, "sweep_reference.h5"), base + "_reference.h5")
+    import csv
+    rows = list(csv.DictReader(open(base + ".csv")))
+    assert len(rows) == len(sw["runs"]) == 16
+    for row, r in zip(rows, sw["runs"]):
+        e = r["errors"]
+        mine = {"coupling": r["coupling"], "extrapolation": r["extrapolation"], "hyd_integrator": r["hyd"],
+                "mech_integrator": r["mech"], "scheme": r["scheme"], "mech_inputs": r["inputs"], "H": "%g" % r["H"],
+                "stable": "%d" % r["stable"], "pass": "%d" % r["pass"], "rms_s": "%.6g" % e["s"]["rms"],
+                "max_s": "%.6g" % e["s"]["max"], "rms_sd": "%.6g" % e["sd"]["rms"], "rms_p": "%.6g" % e["p"]["rms"],
+                "rms_z": "%.6g" % e["z"]["rms"], "residual_energy_final": "%.6g" % r["residual_energy_final"],
+                "residual_energy_max_abs": "%.6g" % r["residual_energy_max_abs"],
+                "peak_drift": "%.6g" % r["peak_drift"], "t_reached": "%.6g" % r["t_reached"], "reason": r["reason"]}
+        theirs = {k: row[k] for k in mine}
+        assert mine == theirs
+    ach = list(csv.DictReader(open(base + "_achievable.csv")))
+    assert [(a["coupling"], a["extrapolation"], a["achievable_H"]) for a in ach] == \
+        [(a["coupling"], a["extrapolation"], "%g" % a["achievable_H"]) for a in sw["achievable"]]
+    assert [a["achievable_H"] for a in sw["achievable"]] == [0.0, 1e-3, 1e-3, 5e-3]
+    # takeoff: refused for tlm, as the CLI
+    with pytest.raises(hymo.Error, match="not defined for the tlm coupling"):
+        hymo.sweep(tour.CRANE1, configs="coupling=tlm", achievable="takeoff")
+
+
 def test_tour_runs(tmp_path):
     """The example as a script."""
     r = subprocess.run([sys.executable, os.path.join(ROOT, "python", "examples", "cli_tour.py"), str(tmp_path)],
