@@ -93,6 +93,29 @@ hymo_status hymo_sim_set_parameter(hymo_sim *sim, const char *name, double value
 /* The value in use (the model's, or the last one set). */
 hymo_status hymo_sim_get_parameter(const hymo_sim *sim, const char *name, double *value, hymo_error *err);
 
+/* The further outputs of a run at the simulation's current state: the
+ * datasets of docs/hdf5-format.md "Sensors, flows and inputs" (sensor
+ * positions, velocities and accelerations, hydraulic flows and powers,
+ * valve references), the same values `hymo run` writes in the row of that
+ * step.  Create once (allocates), evaluate after any step (no allocation
+ * unless a parameter change gave the run its own model tables). */
+typedef struct hymo_sim_outputs hymo_sim_outputs;
+/* The outputs of sim's model (possibly none).  HYMO_ERR_NOMEM. */
+hymo_status hymo_sim_outputs_create(const hymo_sim *sim, hymo_sim_outputs **out, hymo_error *err);
+void hymo_sim_outputs_free(hymo_sim_outputs *o);
+/* Datasets k = 0 .. count-1: path ("/sensors/position"), columns, the
+ * name of column c, units; NULL / 0 for k or c out of range. */
+int hymo_sim_outputs_count(const hymo_sim_outputs *o);
+const char *hymo_sim_outputs_path(const hymo_sim_outputs *o, int k);
+int hymo_sim_outputs_cols(const hymo_sim_outputs *o, int k);
+const char *hymo_sim_outputs_name(const hymo_sim_outputs *o, int k, int c);
+const char *hymo_sim_outputs_units(const hymo_sim_outputs *o, int k);
+/* Sum of the columns of every dataset. */
+int hymo_sim_outputs_n_values(const hymo_sim_outputs *o);
+/* Every dataset's row at sim's current state into values (n_values
+ * doubles, dataset after dataset). */
+hymo_status hymo_sim_outputs_eval(hymo_sim_outputs *o, const hymo_sim *sim, double *values, hymo_error *err);
+
 /* For language bindings (python/hymo): sizeof of a public struct by its
  * name ("hymo_run_options", "hymo_run_summary", "hymo_cosim_options",
  * "hymo_cosim_summary", "hymo_compare_result", "hymo_error"), 0 if

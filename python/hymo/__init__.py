@@ -235,9 +235,57 @@ class Sim:
                                               for n in ("nz", "np", "nu", "na"))
 
     def __del__(self):
+        if getattr(self, "_out", None):
+            _lib.hymo_sim_outputs_free(self._out)
+            self._out = None
         if getattr(self, "_ptr", None):
             _lib.hymo_sim_free(self._ptr)
             self._ptr = None
+
+    def _outputs(self):
+        if getattr(self, "_out", None) is None:
+            out, err = ctypes.c_void_p(), _new_err()
+            _check(_lib.hymo_sim_outputs_create(self._ptr, ctypes.byref(out), ctypes.byref(err)), err)
+            self._out = out
+            n = _lib.hymo_sim_outputs_count(out)
+            self.output_names, self.output_units, self._out_cols = {}, {}, []
+            for k in range(n):
+                path = _lib.hymo_sim_outputs_path(out, k).decode().lstrip("/")
+                cols = _lib.hymo_sim_outputs_cols(out, k)
+                self.output_names[path] = [_lib.hymo_sim_outputs_name(out, k, c).decode() for c in range(cols)]
+                self.output_units[path] = _lib.hymo_sim_outputs_units(out, k).decode()
+                self._out_cols.append((path, cols))
+            self._out_values = (ctypes.c_double * max(_lib.hymo_sim_outputs_n_values(out), 1))()
+        return self._out
+
+    def outputs(self):
+        """The further outputs at the current state, as `hymo run` writes
+        them in this step's row (docs/hdf5-format.md, "Sensors, flows and
+        inputs"): {"sensors/position": array [3 x per sensor], "flows/...":
+        ..., "inputs/...": ...}, NumPy copies; the column names and units
+        are in .output_names and .output_units (same keys)."""
+        out, err = self._outputs(), _new_err()
+        _check(_lib.hymo_sim_outputs_eval(out, self._ptr, self._out_values, ctypes.byref(err)), err)
+        values = np.ctypeslib.as_array(self._out_values).copy()
+        res, at = {}, 0
+        for path, cols in self._out_cols:
+            res[path] = values[at:at + cols]
+            at += cols
+        return res
+
+    def sensors(self):
+        """The model's sensors at the current state: {name: {"position":
+        [x, y, z] m, "velocity": ... m/s, "acceleration": ... m/s^2}} (the
+        quantities each sensor records)."""
+        res = {}
+        for path, v in self.outputs().items():
+            if not path.startswith("sensors/"):
+                continue
+            quantity = path.split("/", 1)[1]
+            for name, x in zip(self.output_names[path], v):
+                sensor, axis = name.rsplit(".", 1) if "." in name else (name, "")
+                res.setdefault(sensor, {}).setdefault(quantity, []).append(x)
+        return {s: {q: np.array(v) for q, v in d.items()} for s, d in res.items()}
 
     def _array(self, name, n):
         p = getattr(_lib, "hymo_sim_" + name)(self._ptr)

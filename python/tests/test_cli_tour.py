@@ -275,6 +275,41 @@ def test_sweep(work):
         hymo.sweep(tour.CRANE1, configs="coupling=tlm", achievable="takeoff")
 
 
+def test_sensors_and_parameters_on_a_sim(work):
+    """A Sim's outputs() after each step are the rows `hymo run` writes
+    (sensors, flows, powers, references: bit for bit); a parameter set at
+    t = 0 gives the run of the same value set with --set."""
+    exc = os.path.join(tour.ROOT, "data", "excavator.yaml")
+    out = os.path.join(work, "exc.h5")
+    c = hymo_cli("run", exc, "--t-end", "0.3", "-q", "-o", out)
+    assert c.returncode == 0, c.stderr
+    d = hymo.read(out)
+    sim = hymo.load(exc).simulate(t_end=0.3)
+    rows = [sim.outputs()]
+    while sim.t < 0.3 - 1e-12:
+        sim.step()
+        rows.append(sim.outputs())
+    assert set(rows[0]) >= {"sensors/position", "sensors/velocity", "sensors/acceleration"}
+    for path in rows[0]:
+        mine = np.array([r[path] for r in rows])
+        assert mine.shape == d[path].shape, path
+        assert np.array_equal(mine.view(np.uint64), d[path].view(np.uint64)), path
+        assert sim.output_names[path] == d["names"][path] and sim.output_units[path] == d["units"][path], path
+    tip = sim.sensors()["tooth_tip"]
+    assert np.array_equal(tip["position"], d["sensors/position"][-1][:3])
+    assert set(sim.sensors()["bucket_pin"]) == {"position"}
+    # a run-time parameter from t = 0 = the model value overridden
+    out = os.path.join(work, "setp.h5")
+    assert hymo_cli("run", tour.CRANE1, "--t-end", tour.T_END, "--set", "hydraulics.sources[pump].pressure=7e6",
+                    "-q", "-o", out).returncode == 0
+    sim = hymo.load(tour.CRANE1).simulate(t_end=tour.T_END)
+    sim.set_parameter("source.pump.pressure", 7e6)
+    assert sim.get_parameter("source.pump.pressure") == 7e6
+    rec = sim.run_to(tour.T_END, record=True)
+    d = hymo.read(out)
+    assert np.array_equal(rec["z"], d["states/z"]) and np.array_equal(rec["p"], d["states/p"])
+
+
 def test_tour_runs(tmp_path):
     """The example as a script."""
     r = subprocess.run([sys.executable, os.path.join(ROOT, "python", "examples", "cli_tour.py"), str(tmp_path)],

@@ -18,6 +18,8 @@
 #include "hymo/compare.h"
 #include "hymo/control.h"
 #include "hymo/cosim.h"
+#include "rows.h"    /* HYMO_ROWS_SERIES_MAX */
+#include "sensors.h" /* hymo_outputs: the further outputs of a row */
 
 typedef enum { INPUT_SIGNAL = 0, INPUT_VALUE = 1, INPUT_CALLBACK = 2 } input_mode;
 
@@ -586,4 +588,100 @@ size_t hymo_struct_offset(const char *name, const char *field)
     for (size_t i = 0; name && field && i < sizeof fields / sizeof fields[0]; ++i)
         if (!strcmp(fields[i].name, name) && !strcmp(fields[i].field, field)) return fields[i].offset;
     return (size_t)-1;
+}
+
+/* ---- the further outputs at the current state (sensors, flows, references) ---- */
+
+struct hymo_sim_outputs {
+    const hymo_model *model; /* the model the series were built for */
+    hymo_outputs *outputs;
+    int n_values;
+};
+
+static hymo_status outputs_build(hymo_sim_outputs *o, const hymo_sim *sim, hymo_error *err)
+{
+    hymo_outputs_free(o->outputs);
+    o->outputs = NULL;
+    o->model = sim->model;
+    hymo_status st = hymo_outputs_create(&o->outputs, sim->model, err);
+    if (st != HYMO_OK) return st;
+    o->n_values = 0;
+    const hymo_ref_series *sr = hymo_outputs_series(o->outputs);
+    for (int k = 0; k < hymo_outputs_n_series(o->outputs); ++k) o->n_values += sr[k].cols;
+    return HYMO_OK;
+}
+
+hymo_status hymo_sim_outputs_create(const hymo_sim *sim, hymo_sim_outputs **out, hymo_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (simulation outputs)");
+    const hymo_status st = outputs_build(*out, sim, err);
+    if (st != HYMO_OK) {
+        hymo_sim_outputs_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+void hymo_sim_outputs_free(hymo_sim_outputs *o)
+{
+    if (!o) return;
+    hymo_outputs_free(o->outputs);
+    free(o);
+}
+
+int hymo_sim_outputs_count(const hymo_sim_outputs *o) { return hymo_outputs_n_series(o->outputs); }
+
+static const hymo_ref_series *series_at(const hymo_sim_outputs *o, int k)
+{
+    return k >= 0 && k < hymo_outputs_n_series(o->outputs) ? &hymo_outputs_series(o->outputs)[k] : NULL;
+}
+
+const char *hymo_sim_outputs_path(const hymo_sim_outputs *o, int k)
+{
+    const hymo_ref_series *s = series_at(o, k);
+    return s ? s->path : NULL;
+}
+
+int hymo_sim_outputs_cols(const hymo_sim_outputs *o, int k)
+{
+    const hymo_ref_series *s = series_at(o, k);
+    return s ? s->cols : 0;
+}
+
+const char *hymo_sim_outputs_name(const hymo_sim_outputs *o, int k, int c)
+{
+    const hymo_ref_series *s = series_at(o, k);
+    return s && c >= 0 && c < s->cols ? s->names[c] : NULL;
+}
+
+const char *hymo_sim_outputs_units(const hymo_sim_outputs *o, int k)
+{
+    const hymo_ref_series *s = series_at(o, k);
+    return s ? s->units : NULL;
+}
+
+int hymo_sim_outputs_n_values(const hymo_sim_outputs *o) { return o->n_values; }
+
+hymo_status hymo_sim_outputs_eval(hymo_sim_outputs *o, const hymo_sim *sim, double *values, hymo_error *err)
+{
+    if (o->model != sim->model) { /* a parameter change gave the run its own model tables */
+        const int n = o->n_values;
+        const hymo_status st = outputs_build(o, sim, err);
+        if (st != HYMO_OK) return st;
+        if (o->n_values != n)
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "simulation outputs: %d values, were %d", o->n_values, n);
+    }
+    double *row[HYMO_ROWS_SERIES_MAX];
+    const int ns = hymo_outputs_n_series(o->outputs);
+    const hymo_ref_series *sr = hymo_outputs_series(o->outputs);
+    double *at = values;
+    for (int k = 0; k < ns && k < HYMO_ROWS_SERIES_MAX; ++k) {
+        row[k] = at;
+        at += sr[k].cols;
+    }
+    const hymo_output_state st = {sim->state.t, sim->mb.z,    sim->mb.zd,           sim->mb.zdd,
+                                  sim->state.p, sim->state.u, sim->inputs.uref_end, &sim->eval.circ};
+    hymo_outputs_eval(o->outputs, &st, row);
+    return HYMO_OK;
 }
