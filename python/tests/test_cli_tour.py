@@ -180,6 +180,13 @@ def test_compare_h5_gate(work, ref):
     assert g.exit_code == c.returncode == 0 and g.passed
     check_lines(g, c.stdout)
     assert "%.3e" % g["z"]["max"] in c.stdout and "%.3e" % g["p"]["rms"] in c.stdout
+    # a limit just below and just above the measured error: fail and pass, as the CLI's
+    for factor, code in ((0.99, 1), (1.01, 0)):
+        lim = repr(g["s"]["rms"] * factor)
+        g2 = hymo.compare(ref, run, max_rms="s=" + lim)
+        c = hymo_cli("compare", ref, run, "--max-rms", "s=" + lim)
+        assert g2.exit_code == c.returncode == code
+        check_lines(g2, c.stdout)
     # failing thresholds, one per component and a sub-span
     g = hymo.compare(ref, run, max_abs={"z[z2]": 1e-9, "p": 1e9}, max_rms="s=1e-12", span=(0.5, 1.5))
     c = hymo_cli("compare", ref, run, "--max-rms", "s=1e-12", "--max-abs", "z[z2]=1e-9", "--max-abs", "p=1e9",
