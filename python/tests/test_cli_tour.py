@@ -246,6 +246,17 @@ def test_fmu_export_and_system_cosim(work):
     c = hymo_cli("cosim", system, "--t-end", tour.T_END, "-o", cli_out, "-q")
     assert c.returncode == r.exit_code == 0, c.stderr
     same_files(out, cli_out)
+    # an SSP archive of the split's FMUs (exported by the CLI: fmu_export refuses --part ssp)
+    ssp = os.path.join(work, "crane1.ssp")
+    c = hymo_cli("fmu", tour.CRANE1, "--part", "ssp", "-o", ssp, "-q")
+    assert c.returncode == 0, c.stderr
+    with pytest.raises(hymo.Error, match="--part ssp"):
+        hymo.fmu_export(tour.CRANE1, os.path.join(work, "x.ssp"), part="ssp")
+    mine, cli_ssp = os.path.join(work, "ssp.h5"), os.path.join(work, "cli_ssp.h5")
+    r = hymo.cosim(ssp, output=mine, t_end=tour.T_END)
+    c = hymo_cli("cosim", ssp, "--t-end", tour.T_END, "-o", cli_ssp, "-q")
+    assert c.returncode == r.exit_code == 0, c.stderr
+    same_files(mine, cli_ssp)
     with pytest.raises(hymo.Error, match="--H applies to model files"):
         hymo.cosim(system, H=2e-3)
     with pytest.raises(hymo.Error, match="--part: |part"):
