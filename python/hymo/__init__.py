@@ -78,10 +78,13 @@ def _struct_dict(s):
         if isinstance(v, bytes):
             v = v.decode(errors="replace")
         elif isinstance(v, ctypes.Array):
-            v = list(v)
+            v = [_struct_dict(x) if isinstance(x, ctypes.Structure) else
+                 x.decode(errors="replace") if isinstance(x, bytes) else x for x in v]
         elif isinstance(v, ctypes.Structure):
             v = _struct_dict(v)
         out[name] = v
+    if "volume_ranges" in out and "n_volume_ranges" in out:  # the ranges in use
+        out["volume_ranges"] = out["volume_ranges"][:out["n_volume_ranges"]]
     return out
 
 
@@ -1053,7 +1056,6 @@ def info(path):
     ref = _Ref(os.fspath(path))
     r = ref.r
     out = _struct_dict(r.summary)
-    out["volume_ranges"] = out["volume_ranges"][:r.summary.n_volume_ranges]
     out.update({"rows": r.n, "complete": r.complete, "model_sha256": r.model_sha256.decode(),
                 "model_physics_sha256": r.model_physics_sha256.decode(), "output_every": r.output_every,
                 "overrides": r.overrides.decode().splitlines() if r.overrides else [],
