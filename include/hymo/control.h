@@ -44,10 +44,21 @@
  *   cylinder.NAME.damper_damping    end-damper c_d, N s/m (>= 0)
  *   fluid.bulk_modulus              oil bulk modulus, Pa (> 0)
  *   fluid.p_transition              laminar limit of the orifices, Pa (> 0)
+ *   pump.NAME.displacement          D, m^3/rev (>= 0)
+ *   pump.NAME.speed                 n, rev/s (>= 0; times the speed signal, if any)
+ *   pump.NAME.eta_v                 volumetric efficiency, (0, 1]
+ *   pump.NAME.leakage               C_L, m^3/(s Pa) (>= 0)
+ *   relief_valve.NAME.gradient      k_g, m^3/(s Pa) (>= 0)
+ *   relief_valve.NAME.leakage       G_leak, m^3/(s Pa) (>= 0)
+ *   check_valve.NAME.Cmax           flow coefficient at full opening, m^3/(s sqrt(Pa)) (>= 0)
+ *   check_valve.NAME.leakage        G_leak, m^3/(s Pa) (>= 0)
+ *   flow_control.NAME.q_set         regulated flow, m^3/s (>= 0; times the set-flow signal, if any)
  * Everything else is refused with HYMO_ERR_ARGUMENT and a message saying
- * why: masses, inertias, geometry, areas, lengths, volumes, gravity and
- * initial pressures are compiled into the model's constants and initial
- * state (change them in the model file and load it again).  A change takes
+ * why: cracking, opening and compensator pressures (p_crack, p_open, dp_c)
+ * are the thresholds of located events; masses, inertias, geometry, areas,
+ * lengths, volumes, gravity and initial pressures are compiled into the
+ * model's constants and initial state (change them in the model file and
+ * load it again).  A change takes
  * effect from the current time: the rates of the committed state
  * (accelerations, pressure and spool rates) are recomputed with the new
  * value and the integrator restarts from them.  The initial state (static

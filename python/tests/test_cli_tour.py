@@ -328,6 +328,31 @@ def test_sensors_and_parameters_on_a_sim(work):
     assert np.array_equal(rec["z"], d["states/z"]) and np.array_equal(rec["p"], d["states/p"])
 
 
+@pytest.mark.parametrize("model, override, name, value", [
+    ("pump_demo", "hydraulics.pumps[pump1].displacement=1.2e-5", "pump.pump1.displacement", 1.2e-5),
+    ("pump_demo", "hydraulics.pumps[pump1].speed_rpm=1200", "pump.pump1.speed", 20.0),
+    ("pump_demo", "hydraulics.pumps[pump1].volumetric_efficiency=0.9", "pump.pump1.eta_v", 0.9),
+    ("pump_demo", "hydraulics.pumps[pump1].leakage=3e-13", "pump.pump1.leakage", 3e-13),
+    ("pump_demo", "hydraulics.relief_valves[relief1].gradient=2e-9", "relief_valve.relief1.gradient", 2e-9),
+    ("relief_demo", "hydraulics.check_valves[check1].leakage=3e-13", "check_valve.check1.leakage", 3e-13),
+])
+def test_pump_and_valve_parameters(work, model, override, name, value):
+    """The parameters of pumps, relief and check valves set at t = 0: the
+    run of the same value set with --set, bit for bit."""
+    path = os.path.join(tour.ROOT, "data", model + ".yaml")
+    out = os.path.join(work, "param_%s.h5" % name.replace(".", "_"))
+    c = hymo_cli("run", path, "--t-end", "1", "--set", override, "-q", "-o", out)
+    assert c.returncode == 0, c.stderr
+    sim = hymo.load(path).simulate(t_end=1.0)
+    sim.set_parameter(name, value)
+    assert sim.get_parameter(name) == value
+    rec = sim.run_to(1.0, record=True)
+    d = hymo.read(out)
+    assert np.array_equal(rec["p"], d["states/p"]) and np.array_equal(rec["z"], d["states/z"])
+    with pytest.raises(hymo.Error, match="thresholds of located events"):
+        sim.set_parameter(name.rsplit(".", 1)[0] + ".p_crack", 1e6)
+
+
 def test_tour_runs(tmp_path):
     """The example as a script."""
     r = subprocess.run([sys.executable, os.path.join(ROOT, "python", "examples", "cli_tour.py"), str(tmp_path)],

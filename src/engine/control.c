@@ -47,6 +47,10 @@ void hymo_sim_control_free(hymo_sim *sim)
         free(c->copy.throttles);
         free(c->copy.nodes);
         free(c->copy.cylinders);
+        free(c->copy.pumps);
+        free(c->copy.relief_valves);
+        free(c->copy.check_valves);
+        free(c->copy.flow_controls);
     }
     free(c->circ_consts);
     free(c->mode);
@@ -348,12 +352,22 @@ static const param_spec params[] = {
     {"cylinder", "damper_damping", P_NONNEGATIVE},
     {"fluid", "bulk_modulus", P_POSITIVE},
     {"fluid", "p_transition", P_POSITIVE},
+    {"pump", "displacement", P_NONNEGATIVE},
+    {"pump", "speed", P_NONNEGATIVE},
+    {"pump", "eta_v", P_EFFICIENCY},
+    {"pump", "leakage", P_NONNEGATIVE},
+    {"relief_valve", "gradient", P_NONNEGATIVE},
+    {"relief_valve", "leakage", P_NONNEGATIVE},
+    {"check_valve", "Cmax", P_NONNEGATIVE},
+    {"check_valve", "leakage", P_NONNEGATIVE},
+    {"flow_control", "q_set", P_NONNEGATIVE},
 };
 
 #define PARAM_FORMS                                                                                                  \
     "valve.NAME.{tau,Cv}, throttle.NAME.Ct, source.NAME.pressure, "                                                 \
     "cylinder.NAME.{viscous,efficiency,friction_velocity,damper_stiffness,damper_damping}, "                        \
-    "fluid.{bulk_modulus,p_transition}"
+    "fluid.{bulk_modulus,p_transition}, pump.NAME.{displacement,speed,eta_v,leakage}, "                            \
+    "relief_valve.NAME.{gradient,leakage}, check_valve.NAME.{Cmax,leakage}, flow_control.NAME.q_set"
 
 /* The address of parameter `name` in `model` (a model whose tables may be
  * written: the run's copy), or NULL with the reason in err. */
@@ -387,6 +401,9 @@ static double *param_address(const hymo_model *model, const char *name, const pa
              (!strcmp(field, "piston_area") || !strcmp(field, "rod_side_area") || !strcmp(field, "length") ||
               !strcmp(field, "damper_length") || !strcmp(field, "l_pist0") || !strcmp(field, "l_rod0")))
         refused = "cylinder areas and lengths are compiled into the chamber geometry and the event functions";
+    else if (!strcmp(field, "p_crack") || !strcmp(field, "p_open") || !strcmp(field, "dp_c"))
+        refused = "cracking, opening and compensator pressures are the thresholds of located events (the switching "
+                  "times found inside a step)";
     else if ((klen == 6 && strncmp(name, "volume", 6) == 0) || !strcmp(field, "p0") || !strcmp(field, "volume"))
         refused = "volumes and initial pressures are part of the compiled circuit and the initial state";
     if (refused) {
@@ -416,6 +433,26 @@ static double *param_address(const hymo_model *model, const char *name, const pa
     } else if (!strcmp((*spec)->kind, "throttle")) {
         for (int k = 0; k < m->n_throttles; ++k)
             if (!strcmp(m->throttles[k].name, item)) return &m->throttles[k].Ct;
+    } else if (!strcmp((*spec)->kind, "pump")) {
+        for (int k = 0; k < m->n_pumps; ++k)
+            if (!strcmp(m->pumps[k].name, item)) {
+                hymo_pump *pu = &m->pumps[k];
+                return !strcmp(field, "displacement") ? &pu->displacement
+                       : !strcmp(field, "speed")      ? &pu->speed
+                       : !strcmp(field, "eta_v")      ? &pu->eta_v
+                                                      : &pu->leakage;
+            }
+    } else if (!strcmp((*spec)->kind, "relief_valve")) {
+        for (int k = 0; k < m->n_relief_valves; ++k)
+            if (!strcmp(m->relief_valves[k].name, item))
+                return !strcmp(field, "gradient") ? &m->relief_valves[k].gradient : &m->relief_valves[k].leakage;
+    } else if (!strcmp((*spec)->kind, "check_valve")) {
+        for (int k = 0; k < m->n_check_valves; ++k)
+            if (!strcmp(m->check_valves[k].name, item))
+                return !strcmp(field, "Cmax") ? &m->check_valves[k].Cmax : &m->check_valves[k].leakage;
+    } else if (!strcmp((*spec)->kind, "flow_control")) {
+        for (int k = 0; k < m->n_flow_controls; ++k)
+            if (!strcmp(m->flow_controls[k].name, item)) return &m->flow_controls[k].q_set;
     } else if (!strcmp((*spec)->kind, "source")) {
         for (int k = 0; k < m->n_nodes; ++k)
             if (!strcmp(m->nodes[k].name, item)) {
@@ -463,6 +500,7 @@ static hymo_status own_copy(hymo_sim *sim, hymo_control *c, hymo_error *err)
     hymo_model *cp = &c->copy;
     *cp = *m;
     cp->valves = NULL, cp->throttles = NULL, cp->nodes = NULL, cp->cylinders = NULL;
+    cp->pumps = NULL, cp->relief_valves = NULL, cp->check_valves = NULL, cp->flow_controls = NULL;
 #define DUP(field, n)                                                                                                \
     if ((n) > 0) {                                                                                                   \
         cp->field = malloc((size_t)(n) * sizeof *m->field);                                                          \
@@ -473,6 +511,10 @@ static hymo_status own_copy(hymo_sim *sim, hymo_control *c, hymo_error *err)
     DUP(throttles, m->n_throttles)
     DUP(nodes, m->n_nodes)
     DUP(cylinders, m->n_cylinders)
+    DUP(pumps, m->n_pumps)
+    DUP(relief_valves, m->n_relief_valves)
+    DUP(check_valves, m->n_check_valves)
+    DUP(flow_controls, m->n_flow_controls)
 #undef DUP
     /* the circuit's constants that follow the parameters: the run's own */
     if (hymo_circuit_own_constants(&sim->eval.circ, cp, &c->circ_consts, NULL) != HYMO_OK) goto nomem;
@@ -481,6 +523,7 @@ static hymo_status own_copy(hymo_sim *sim, hymo_control *c, hymo_error *err)
     return HYMO_OK;
 nomem:
     free(cp->valves), free(cp->throttles), free(cp->nodes), free(cp->cylinders);
+    free(cp->pumps), free(cp->relief_valves), free(cp->check_valves), free(cp->flow_controls);
     return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (parameter tables)");
 }
 
