@@ -851,8 +851,32 @@ def _copy_options(src):
     return dst
 
 
+def _sweep_reference(model, base, reference, reference_output):
+    """The reference of a sweep: the given file, or `hymo run` with the
+    model's defaults to the sweep's t_end (into reference_output, or a
+    temporary file)."""
+    import tempfile
+
+    if reference is not None:
+        return _open_reference(reference)
+    ro = run_options(model)
+    ro.t_end = base.mech.t_end
+    tmpdir = None
+    if reference_output is None:
+        tmpdir = tempfile.TemporaryDirectory(prefix="hymo_sweep_")
+        reference_output = os.path.join(tmpdir.name, "reference.h5")
+    try:
+        rs, err = _buffer("hymo_run_summary", _ffi.RunSummary), _new_err()
+        _check(_lib.hymo_run(model._ptr, ctypes.byref(ro), os.fsencode(reference_output), ctypes.byref(rs),
+                             ctypes.byref(err)), err)
+        return _open_reference(reference_output)
+    finally:
+        if tmpdir is not None:
+            tmpdir.cleanup()
+
+
 def sweep(model, H=None, configs=None, reference=None, set=None, achievable="limits", takeoff_slope=6.0,
-          takeoff_floor=0.01, reference_output=None, **options):
+          takeoff_floor=0.01, reference_output=None, set_grid=None, **options):
     """`hymo sweep MODEL.yaml [--H LIST] [--configs SPEC] ...`: every
     configuration of a grid at every communication step H, and each
     configuration's achievable H (the largest H of the list such that it
@@ -871,15 +895,16 @@ def sweep(model, H=None, configs=None, reference=None, set=None, achievable="lim
     thresholds default, when none is given, to max_rms s=1e-3, max_abs
     p=1e6, max_residual_energy 50); reference: a complete reference, else
     one is computed with `hymo run`'s defaults to t_end (into
-    reference_output, or a temporary file).  Parameter grids (--set-grid)
-    are not offered here: loop over hymo.load(path, set=...) instead.
+    reference_output, or a temporary file).  set_grid: {PATH: [V1, V2,
+    ...], ...} (--set-grid): the whole sweep (its reference, NAME_pN.h5 of
+    reference_output, and every configuration x H) at every point of the
+    cross product, the last PATH varying fastest; each row and each
+    achievable entry has its "point" {PATH: value}.
 
     Returns {"runs": [...], "achievable": [...]}: one dict per run (config,
     the six option names, H, stable, pass, errors, the summary, reason) in
     the CLI's table order, and per configuration its achievable_H (0 if
     none)."""
-    import tempfile
-
     if achievable not in ("limits", "takeoff"):
         raise Error(7, "--achievable: '%s' is not limits or takeoff" % achievable)
     path = os.fspath(model)
@@ -924,62 +949,65 @@ def sweep(model, H=None, configs=None, reference=None, set=None, achievable="lim
     if achievable == "takeoff" and 2 in axes[0]:
         raise Error(7, "--achievable takeoff: not defined for the tlm coupling (its residual energy is zero by "
                        "construction); use --achievable limits")
-    if reference is None:
-        ro = run_options(model)
-        ro.t_end = base.mech.t_end
-        tmpdir = None
-        if reference_output is None:
-            tmpdir = tempfile.TemporaryDirectory(prefix="hymo_sweep_")
-            reference_output = os.path.join(tmpdir.name, "reference.h5")
-        rs, err = _buffer("hymo_run_summary", _ffi.RunSummary), _new_err()
-        _check(_lib.hymo_run(model._ptr, ctypes.byref(ro), os.fsencode(reference_output), ctypes.byref(rs),
-                             ctypes.byref(err)), err)
-        ref = _open_reference(reference_output)
-        if tmpdir is not None:
-            tmpdir.cleanup()
-    else:
-        ref = _open_reference(reference)
     import itertools
 
+    if set_grid and reference is not None:
+        raise Error(7, "--reference cannot be used with --set-grid (every parameter point needs its own reference; "
+                       "the sweep computes them)")
+    grid_paths = list((set_grid or {}).keys())
+    grid_values = [[v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v) for v in set_grid[k]]
+                   for k in grid_paths]
+    points = list(itertools.product(*grid_values)) if grid_paths else [()]
+    base_sets = [set] if isinstance(set, str) else list(set or [])
     runs, ach = [], []
-    for combo in itertools.product(*axes):
-        cfg = []
-        for h in Hs:
-            o = _copy_options(base)
-            for (key, field), v in zip(_SWEEP_KEYS, combo):
-                setattr(o, field, v)
-            o.H = o.mech.dt = h
-            summary, err = _buffer("hymo_cosim_summary", _ffi.CosimSummary), _new_err()
-            st = _lib.hymo_cosim_run(model._ptr, ctypes.byref(o), ref.ptr, None, ctypes.byref(summary),
-                                     ctypes.byref(err))
-            row = {"config": ",".join(getattr(_lib, fn)(v).decode() for fn, v in zip(
-                ("hymo_coupling_name", "hymo_approx_name", "hymo_hyd_integrator_name", "hymo_mech_integrator_name",
-                 "hymo_cosim_scheme_name", "hymo_mech_inputs_name"), combo)), "H": h, "status": st}
-            for (key, _), name in zip(_SWEEP_KEYS, row["config"].split(",")):
-                row[key] = name
-            if st == 0:
-                row.update(_cosim_result(summary))
-                row["started"] = True
-                row["pass"] = bool(summary.stable) if achievable == "takeoff" else \
-                    summary.verdict == 1  # HYMO_VERDICT_ACCURATE
-            else:
-                row.update({"started": False, "stable": 0, "pass": False,
-                            "reason": err.message.decode(errors="replace")})
-            cfg.append(row)
-        a = 0.0
-        for i, row in enumerate(cfg):
-            if not row["pass"]:
-                break
-            if achievable == "takeoff" and i > 0:
-                e0 = max(abs(cfg[i - 1]["residual_energy_final"]), takeoff_floor)
-                e1 = max(abs(row["residual_energy_final"]), takeoff_floor)
-                if math.log(e1 / e0) / math.log(Hs[i] / Hs[i - 1]) > takeoff_slope:
-                    for r2 in cfg[i:]:
-                        r2["pass"] = False
+    for pt, values in enumerate(points):
+        point = dict(zip(grid_paths, values))
+        pm = Model(path, set=base_sets + ["%s=%s" % kv for kv in point.items()]) if grid_paths else model
+        ref_out = reference_output
+        if ref_out is not None and grid_paths:
+            stem, ext = os.path.splitext(ref_out)
+            ref_out = "%s_p%d%s" % (stem, pt, ext or ".h5")
+        ref = _sweep_reference(pm, base, reference, ref_out)
+        for combo in itertools.product(*axes):
+            cfg = []
+            for h in Hs:
+                o = _copy_options(base)
+                for (key, field), v in zip(_SWEEP_KEYS, combo):
+                    setattr(o, field, v)
+                o.H = o.mech.dt = h
+                summary, err = _buffer("hymo_cosim_summary", _ffi.CosimSummary), _new_err()
+                st = _lib.hymo_cosim_run(pm._ptr, ctypes.byref(o), ref.ptr, None, ctypes.byref(summary),
+                                         ctypes.byref(err))
+                row = {"config": ",".join(getattr(_lib, fn)(v).decode() for fn, v in zip(
+                    ("hymo_coupling_name", "hymo_approx_name", "hymo_hyd_integrator_name",
+                     "hymo_mech_integrator_name", "hymo_cosim_scheme_name", "hymo_mech_inputs_name"), combo)),
+                    "H": h, "status": st, "point": point}
+                for (key, _), name in zip(_SWEEP_KEYS, row["config"].split(",")):
+                    row[key] = name
+                if st == 0:
+                    row.update(_cosim_result(summary))
+                    row["started"] = True
+                    row["pass"] = bool(summary.stable) if achievable == "takeoff" else \
+                        summary.verdict == 1  # HYMO_VERDICT_ACCURATE
+                else:
+                    row.update({"started": False, "stable": 0, "pass": False,
+                                "reason": err.message.decode(errors="replace")})
+                cfg.append(row)
+            a = 0.0
+            for i, row in enumerate(cfg):
+                if not row["pass"]:
                     break
-            a = row["H"]
-        runs += cfg
-        ach.append(dict({k: cfg[0][k] for k, _ in _SWEEP_KEYS}, config=cfg[0]["config"], achievable_H=a))
+                if achievable == "takeoff" and i > 0:
+                    e0 = max(abs(cfg[i - 1]["residual_energy_final"]), takeoff_floor)
+                    e1 = max(abs(row["residual_energy_final"]), takeoff_floor)
+                    if math.log(e1 / e0) / math.log(Hs[i] / Hs[i - 1]) > takeoff_slope:
+                        for r2 in cfg[i:]:
+                            r2["pass"] = False
+                        break
+                a = row["H"]
+            runs += cfg
+            ach.append(dict({k: cfg[0][k] for k, _ in _SWEEP_KEYS}, config=cfg[0]["config"], achievable_H=a,
+                            point=point))
     return {"runs": runs, "achievable": ach, "H": Hs, "criterion": achievable}
 
 

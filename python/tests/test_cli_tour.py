@@ -62,7 +62,9 @@ def same_files(a, b):
     fa, fb = dict(flat(da["attrs"])), dict(flat(db["attrs"]))
     assert fa.keys() == fb.keys()
     for k in fa:
-        assert np.array_equal(np.asarray(fa[k]), np.asarray(fb[k])), "attribute %s: %r vs %r" % (k, fa[k], fb[k])
+        x, y = np.asarray(fa[k]), np.asarray(fb[k])
+        same = np.array_equal(x, y, equal_nan=True) if x.dtype.kind == "f" else np.array_equal(x, y)
+        assert same, "attribute %s: %r vs %r" % (k, fa[k], fb[k])
 
 
 @pytest.fixture(scope="module")
@@ -288,6 +290,31 @@ def test_sweep(work):
     assert [(a["coupling"], a["extrapolation"], a["achievable_H"]) for a in ach] == \
         [(a["coupling"], a["extrapolation"], "%g" % a["achievable_H"]) for a in sw["achievable"]]
     assert [a["achievable_H"] for a in sw["achievable"]] == [0.0, 1e-3, 1e-3, 5e-3]
+    # a parameter grid (--set-grid): per point its reference and rows, the last path fastest
+    grid = {"hydraulics.sources[pump].pressure": ["7e6", "7.6e6"],
+            "hydraulics.valves[dcv1].flow_coefficient": ["1.0e-8", "1.2e-8"]}
+    sg = hymo.sweep(tour.CRANE1, t_end=1.0, H=[1e-3, 5e-3], configs="coupling=velocity-force,tlm",
+                    max_rms={"s": 1e-5}, set_grid=grid, reference_output=os.path.join(work, "grid_ref.h5"))
+    base = os.path.join(work, "cli_grid")
+    args = ["sweep", tour.CRANE1, "--t-end", "1", "--H", "1e-3,5e-3", "--configs", "coupling=velocity-force,tlm",
+            "--max-rms", "s=1e-5", "--jobs", "1", "-o", base]
+    for k, v in grid.items():
+        args += ["--set-grid", "%s=%s" % (k, ",".join(v))]
+    c = hymo_cli(*args)
+    assert c.returncode == 0, c.stderr
+    for pt in range(4):
+        same_files(os.path.join(work, "grid_ref_p%d.h5" % pt), base + "_reference_p%d.h5" % pt)
+    rows = list(csv.DictReader(open(base + ".csv")))
+    assert len(rows) == len(sg["runs"]) == 16
+    for row, r in zip(rows, sg["runs"]):
+        for k, v in r["point"].items():
+            assert row[k] == v
+        assert row["coupling"] == r["coupling"] and row["H"] == "%g" % r["H"] and row["pass"] == "%d" % r["pass"]
+        assert row["rms_s"] == "%.6g" % r["errors"]["s"]["rms"]
+    ach = list(csv.DictReader(open(base + "_achievable.csv")))
+    assert [a["achievable_H"] for a in ach] == ["%g" % a["achievable_H"] for a in sg["achievable"]]
+    with pytest.raises(hymo.Error, match="--reference cannot be used with --set-grid"):
+        hymo.sweep(tour.CRANE1, reference=os.path.join(work, "ref.h5"), set_grid=grid)
     # takeoff: refused for tlm, as the CLI
     with pytest.raises(hymo.Error, match="not defined for the tlm coupling"):
         hymo.sweep(tour.CRANE1, configs="coupling=tlm", achievable="takeoff")
