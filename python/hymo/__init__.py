@@ -123,15 +123,25 @@ def run_options(model, **options):
     formulation="double-step"|"penalty", jacobian="numeric"|"fast",
     linear_solver="dense"|"klu", newton_test, predictor, penalty_alpha,
     tol_position, tol_pressure, tol_spool, max_iter, reselect_ratio,
-    verbose, rtol, atol, error_estimate, output_every, penalty_alpha_auto;
+    verbose, rtol, atol, error_estimate, output_every (or output_interval,
+    s, a multiple of dt, as --output-interval), penalty_alpha_auto;
     giving penalty_alpha sets penalty_alpha_auto = 0 unless both are given), checked
     (hymo_run_options_check)."""
     opt = _buffer("hymo_run_options", _ffi.RunOptions)
     _lib.hymo_run_options_default(ctypes.byref(opt), model._ptr)
     if "penalty_alpha" in options and "penalty_alpha_auto" not in options:  # an explicit factor is used as given
         options = dict(options, penalty_alpha_auto=0)
+    interval = options.pop("output_interval", None) if "output_interval" in options else None
     _set_fields(opt, options, _ENUMS, "run options")
     err = _new_err()
+    if interval is not None:  # --output-interval S: a row every S seconds, a multiple of dt
+        if "output_every" in options:
+            raise Error(7, "--output-every and --output-interval: give one of them, not both")
+        every = ctypes.c_int()
+        st = _lib.hymo_output_every_from_interval(float(interval), opt.dt, ctypes.byref(every), ctypes.byref(err))
+        if st != 0:
+            raise Error(st, "--output-interval: " + err.message.decode(errors="replace"))
+        opt.output_every = every.value
     _check(_lib.hymo_run_options_check(ctypes.byref(opt), ctypes.byref(err)), err)
     return opt
 

@@ -307,6 +307,7 @@ def _declare(lib):
         "hymo_fmu_export_texts": (c_int, [c_char_p, c_int, P(c_char_p), P(c_void_p), ctypes.c_char_p, ctypes.c_size_t,
                                           err]),
         "hymo_fmu_text_name": (c_char_p, [c_int]),
+        "hymo_output_every_from_interval": (c_int, [c_double, c_double, P(c_int), err]),
         "hymo_sim_outputs_create": (c_int, [c_void_p, P(c_void_p), err]),
         "hymo_sim_outputs_free": (None, [c_void_p]),
         "hymo_sim_outputs_count": (c_int, [c_void_p]),

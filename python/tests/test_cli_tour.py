@@ -122,6 +122,14 @@ def test_run_with_overrides_and_info(work):
                    "mean %.2f" % info["mean_iterations"], "rows         %d" % info["rows"],
                    "overrides    %s" % info["overrides"][0]):
         assert figure in text, (figure, text)
+    # --output-interval
+    out2, cli2 = os.path.join(work, "run_every.h5"), os.path.join(work, "cli_run_every.h5")
+    hymo.load(tour.CRANE1).run(output=out2, t_end=1.0, output_interval=0.05)
+    assert hymo_cli("run", tour.CRANE1, "--t-end", "1", "--output-interval", "0.05", "-q", "-o", cli2).returncode == 0
+    same_files(out2, cli2)
+    assert hymo.info(out2)["rows"] == 21
+    with pytest.raises(hymo.Error, match="--output-interval: .*not a whole multiple of dt"):
+        hymo.load(tour.CRANE1).run(t_end=1.0, output_interval=0.0075)
     with pytest.raises(hymo.Error, match="flow_coefficien"):
         hymo.load(tour.CRANE1, set=["hydraulics.valves[dcv1].flow_coefficien=1"])
 
