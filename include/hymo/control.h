@@ -44,10 +44,21 @@
  *   cylinder.NAME.damper_damping    end-damper c_d, N s/m (>= 0)
  *   fluid.bulk_modulus              oil bulk modulus, Pa (> 0)
  *   fluid.p_transition              laminar limit of the orifices, Pa (> 0)
+ *   pump.NAME.displacement          D, m^3/rev (>= 0)
+ *   pump.NAME.speed                 n, rev/s (>= 0; times the speed signal, if any)
+ *   pump.NAME.eta_v                 volumetric efficiency, (0, 1]
+ *   pump.NAME.leakage               C_L, m^3/(s Pa) (>= 0)
+ *   relief_valve.NAME.gradient      k_g, m^3/(s Pa) (>= 0)
+ *   relief_valve.NAME.leakage       G_leak, m^3/(s Pa) (>= 0)
+ *   check_valve.NAME.Cmax           flow coefficient at full opening, m^3/(s sqrt(Pa)) (>= 0)
+ *   check_valve.NAME.leakage        G_leak, m^3/(s Pa) (>= 0)
+ *   flow_control.NAME.q_set         regulated flow, m^3/s (>= 0; times the set-flow signal, if any)
  * Everything else is refused with HYMO_ERR_ARGUMENT and a message saying
- * why: masses, inertias, geometry, areas, lengths, volumes, gravity and
- * initial pressures are compiled into the model's constants and initial
- * state (change them in the model file and load it again).  A change takes
+ * why: cracking, opening and compensator pressures (p_crack, p_open, dp_c)
+ * are the thresholds of located events; masses, inertias, geometry, areas,
+ * lengths, volumes, gravity and initial pressures are compiled into the
+ * model's constants and initial state (change them in the model file and
+ * load it again).  A change takes
  * effect from the current time: the rates of the committed state
  * (accelerations, pressure and spool rates) are recomputed with the new
  * value and the integrator restarts from them.  The initial state (static
@@ -92,6 +103,29 @@ hymo_status hymo_sim_get_input(const hymo_sim *sim, const char *name, double t, 
 hymo_status hymo_sim_set_parameter(hymo_sim *sim, const char *name, double value, hymo_error *err);
 /* The value in use (the model's, or the last one set). */
 hymo_status hymo_sim_get_parameter(const hymo_sim *sim, const char *name, double *value, hymo_error *err);
+
+/* The further outputs of a run at the simulation's current state: the
+ * datasets of docs/hdf5-format.md "Sensors, flows and inputs" (sensor
+ * positions, velocities and accelerations, hydraulic flows and powers,
+ * valve references), the same values `hymo run` writes in the row of that
+ * step.  Create once (allocates), evaluate after any step (no allocation
+ * unless a parameter change gave the run its own model tables). */
+typedef struct hymo_sim_outputs hymo_sim_outputs;
+/* The outputs of sim's model (possibly none).  HYMO_ERR_NOMEM. */
+hymo_status hymo_sim_outputs_create(const hymo_sim *sim, hymo_sim_outputs **out, hymo_error *err);
+void hymo_sim_outputs_free(hymo_sim_outputs *o);
+/* Datasets k = 0 .. count-1: path ("/sensors/position"), columns, the
+ * name of column c, units; NULL / 0 for k or c out of range. */
+int hymo_sim_outputs_count(const hymo_sim_outputs *o);
+const char *hymo_sim_outputs_path(const hymo_sim_outputs *o, int k);
+int hymo_sim_outputs_cols(const hymo_sim_outputs *o, int k);
+const char *hymo_sim_outputs_name(const hymo_sim_outputs *o, int k, int c);
+const char *hymo_sim_outputs_units(const hymo_sim_outputs *o, int k);
+/* Sum of the columns of every dataset. */
+int hymo_sim_outputs_n_values(const hymo_sim_outputs *o);
+/* Every dataset's row at sim's current state into values (n_values
+ * doubles, dataset after dataset). */
+hymo_status hymo_sim_outputs_eval(hymo_sim_outputs *o, const hymo_sim *sim, double *values, hymo_error *err);
 
 /* For language bindings (python/hymo): sizeof of a public struct by its
  * name ("hymo_run_options", "hymo_run_summary", "hymo_cosim_options",

@@ -162,6 +162,15 @@ const char *hymo_mech_inputs_name(hymo_mech_inputs_kind k); /* "extrapolate", "h
 /* "extrapolate" or "hold": 0, or -1 if unknown. */
 int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out);
 
+/* Applies one co-simulation option NAME VALUE as spelled on the command
+ * line of `hymo cosim` (e.g. "--H" "2e-3", "--coupling" "tlm",
+ * "--extrapolation" "quadratic", "--max-rms" "s=1e-3", "--t-end" "5";
+ * the options of `hymo cosim --help` but --set, --reference, -o, -q) to o:
+ * 1 consumed, 0 not a co-simulation option (o unchanged), -1 bad value
+ * (HYMO_ERR_ARGUMENT in err, naming the option and the value).  The
+ * multiples (H/h_h, t_end/H) are checked by hymo_cosim_options_check. */
+int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o, hymo_error *err);
+
 /* ---- the split of a model: subsystems and links (also for FMU export) ----
  *
  * "Cylinder a" below is a coupled actuator: the na = n_cylinders + n_motors

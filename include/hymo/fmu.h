@@ -134,6 +134,27 @@ void hymo_cosim_system_summary_print(FILE *out, const hymo_cosim_system *sys, co
  * everything it owns; NULL is a no-op. */
 void hymo_cosim_system_free(hymo_cosim_system *sys);
 
+/* ---- FMU export: the entries of one part's FMU as texts ----
+ *
+ * What `hymo fmu MODEL.yaml --part mechanics|circuit:NAME|whole [options]`
+ * puts in its archive, for a caller that writes the zip itself: texts[k]
+ * is the entry named hymo_fmu_text_name(k) (k < HYMO_FMU_TEXTS:
+ * "modelDescription.xml", "resources/model.yaml", "resources/options.txt"),
+ * malloc'd (hymo_fmu_texts_free); binary_name (cap bytes, may be NULL)
+ * gets the entry of the FMU binary, "binaries/linux64/IDENTIFIER.so",
+ * which is the FMU binary libhymo_fmu.so under that name.  opts: n_opts
+ * strings, "--part" "mechanics" "--H" "2e-3" ... as the command line of
+ * `hymo fmu` without -o (--part required; --part ssp is refused: an SSP
+ * holds several FMUs).  Errors as `hymo fmu` (HYMO_ERR_ARGUMENT naming the
+ * option, the model's errors); every texts[k] is NULL then. */
+#define HYMO_FMU_TEXTS 3
+hymo_status hymo_fmu_export_texts(const char *model_path, int n_opts, const char *const *opts,
+                                  char *texts[HYMO_FMU_TEXTS], char *binary_name, size_t cap, hymo_error *err);
+/* Name of entry k of hymo_fmu_export_texts; NULL for k out of range. */
+const char *hymo_fmu_text_name(int k);
+/* Frees texts[0 .. HYMO_FMU_TEXTS - 1] and sets them NULL. */
+void hymo_fmu_texts_free(char *texts[HYMO_FMU_TEXTS]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -105,6 +105,36 @@ class CosimSummary(ctypes.Structure):
     ]
 
 
+_TEXTS = ctypes.c_char * TEXT
+_PT = ctypes.POINTER(_TEXTS)
+_PD = ctypes.POINTER(c_double)
+
+
+class Reference(ctypes.Structure):
+    """hymo_reference: a reference file in memory (hymo_ref_read)."""
+    _hymo_ = "hymo_reference"
+    _fields_ = [
+        ("n", c_int), ("nz", c_int), ("np", c_int), ("nu", c_int), ("na", c_int), ("ncut", c_int),
+        ("format_version", c_int), ("complete", c_int), ("model_name", _TEXTS), ("model_sha256", ctypes.c_char * 65),
+        ("formulation", _TEXTS), ("dt", c_double), ("t_end", c_double),
+        ("z_names", _PT), ("p_names", _PT), ("u_names", _PT), ("actuator_names", _PT), ("cut_names", _PT),
+        ("time", _PD), ("z", _PD), ("zd", _PD), ("zdd", _PD), ("p", _PD), ("u", _PD),
+        ("s", _PD), ("sd", _PD), ("force", _PD), ("work", _PD), ("kinetic", _PD), ("potential", _PD), ("drift", _PD),
+        ("c_pos", _PD), ("c_vel", _PD), ("c_acc", _PD), ("iterations", ctypes.POINTER(c_int)), ("residual", _PD),
+        ("summary", RunSummary), ("z_units", _PT), ("model_source", c_char_p), ("hymo_version", _TEXTS),
+        ("created_utc", _TEXTS), ("integrator", _TEXTS), ("jacobian", _TEXTS), ("linear_solver", _TEXTS),
+        ("tol_position", c_double), ("tol_pressure", c_double), ("tol_spool", c_double), ("max_iter", c_int),
+        ("penalty_alpha", c_double), ("has_summary", c_int), ("has_cosim", c_int), ("n_bonds", c_int),
+        ("residual_power", _PD), ("residual_energy", _PD), ("residual_energy_total", _PD),
+        ("cosim_scheme", _TEXTS), ("cosim_coupling", _TEXTS), ("cosim_extrapolation", _TEXTS),
+        ("cosim_hyd_integrator", _TEXTS), ("cosim_mech_integrator", _TEXTS), ("cosim_status", _TEXTS),
+        ("cosim_H", c_double), ("cosim_h_m", c_double), ("cosim_h_h", c_double), ("cosim_status_reason", _TEXTS),
+        ("cosim_residual_energy_final", c_double), ("bond_names", _PT), ("model_physics_sha256", ctypes.c_char * 65),
+        ("output_every", c_int), ("overrides", c_char_p), ("live", c_int), ("swmr", c_int),
+        ("data_checksums", c_int),
+    ]
+
+
 class Body(ctypes.Structure):
     _hymo_ = "hymo_body"
     _fields_ = [
@@ -255,7 +285,44 @@ def _declare(lib):
         "hymo_cosim_options_check": (c_int, [c_void_p, err]),
         "hymo_cosim_run": (c_int, [c_void_p, c_void_p, c_void_p, c_char_p, c_void_p, err]),
         "hymo_status_name": (c_char_p, [c_int]),
+        "hymo_model_load_file_set": (c_int, [c_char_p, P(c_char_p), c_int, P(c_void_p), err]),
+        "hymo_cosim_option": (c_int, [c_char_p, c_char_p, c_void_p, err]),
+        "hymo_cosim_verdict_name": (c_char_p, [c_int]),
+        "hymo_ref_validate": (c_int, [c_void_p, c_char_p, err]),
+        "hymo_model_identity": (c_int, [c_char_p, c_char_p, c_char_p, c_char_p]),
+        "hymo_compare_component_offset": (c_int, [c_void_p, c_int]),
+        "hymo_compare_signal_unit": (c_char_p, [c_void_p, c_int, c_int]),
+        "hymo_compare_signal_find": (c_int, [c_char_p]),
+        "hymo_compare_components_in": (c_int, [c_void_p, c_void_p, c_void_p, c_double, c_double, c_void_p,
+                                               P(c_double), P(c_double), P(c_double), err]),
+        "hymo_foreign_read_csv": (c_int, [c_char_p, c_char_p, c_void_p, P(c_void_p), P(c_void_p), err]),
+        "hymo_foreign_component": (c_int, [c_void_p, c_char_p, P(c_int), P(c_int)]),
+        "hymo_cosim_system_file": (c_int, [c_char_p]),
+        "hymo_cosim_system_load": (c_int, [c_char_p, P(c_void_p), err]),
+        "hymo_cosim_system_options": (c_void_p, [c_void_p]),
+        "hymo_cosim_system_reference": (c_char_p, [c_void_p]),
+        "hymo_cosim_system_output": (c_char_p, [c_void_p]),
+        "hymo_cosim_system_run": (c_int, [c_void_p, c_void_p, c_char_p, c_void_p, err]),
+        "hymo_cosim_system_free": (None, [c_void_p]),
+        "hymo_fmu_export_texts": (c_int, [c_char_p, c_int, P(c_char_p), P(c_void_p), ctypes.c_char_p, ctypes.c_size_t,
+                                          err]),
+        "hymo_fmu_text_name": (c_char_p, [c_int]),
+        "hymo_output_every_from_interval": (c_int, [c_double, c_double, P(c_int), err]),
+        "hymo_sim_outputs_create": (c_int, [c_void_p, P(c_void_p), err]),
+        "hymo_sim_outputs_free": (None, [c_void_p]),
+        "hymo_sim_outputs_count": (c_int, [c_void_p]),
+        "hymo_sim_outputs_path": (c_char_p, [c_void_p, c_int]),
+        "hymo_sim_outputs_cols": (c_int, [c_void_p, c_int]),
+        "hymo_sim_outputs_name": (c_char_p, [c_void_p, c_int, c_int]),
+        "hymo_sim_outputs_units": (c_char_p, [c_void_p, c_int]),
+        "hymo_sim_outputs_n_values": (c_int, [c_void_p]),
+        "hymo_sim_outputs_eval": (c_int, [c_void_p, c_void_p, P(c_double), err]),
+        "hymo_fmu_texts_free": (None, [P(c_void_p)]),
     }
+    for fn in ("hymo_cosim_scheme_name", "hymo_coupling_name", "hymo_approx_name", "hymo_hyd_integrator_name",
+               "hymo_mech_integrator_name", "hymo_mech_inputs_name", "hymo_integrator_name", "hymo_newton_test_name",
+               "hymo_jacobian_name", "hymo_linsol_name", "hymo_formulation_name"):
+        sigs[fn] = (c_char_p, [c_int])
     for n in ("nz", "np", "nu", "na"):
         sigs["hymo_sim_" + n] = (c_int, [c_void_p])
     for n in ("z", "zd", "zdd", "p", "pd", "u", "actuator_length", "actuator_force"):

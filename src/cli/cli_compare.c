@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "foreign.h"
+#include "hymo/foreign.h"
 #include "hymo/compare.h"
 #include "hymo/reference.h"
 #include "number.h"

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cosim_internal.h" /* hymo_cosim_option */
 #include "hymo/cosim.h"
 #include "hymo/fmu.h"
 

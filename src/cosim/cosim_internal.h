@@ -103,10 +103,6 @@ static inline double hymo_cosim_residual_energy_step(int rectangle, double H, do
     return rectangle ? H * dP : 0.5 * H * (dP_prev + dP);
 }
 
-/* Applies one co-simulation option NAME VALUE as spelled on the command
- * line (hymo cosim --help; src/cosim/cosim_options.c): 1 consumed, 0 not a
- * co-simulation option, -1 bad value (err says why). */
-int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o, hymo_error *err);
 
 /* Online verdict figures (src/cosim/watch.c): the largest pressure error
  * against a reference and the largest energy-balance burst, updated at

@@ -18,6 +18,8 @@
 #include "hymo/compare.h"
 #include "hymo/control.h"
 #include "hymo/cosim.h"
+#include "rows.h"    /* HYMO_ROWS_SERIES_MAX */
+#include "sensors.h" /* hymo_outputs: the further outputs of a row */
 
 typedef enum { INPUT_SIGNAL = 0, INPUT_VALUE = 1, INPUT_CALLBACK = 2 } input_mode;
 
@@ -45,6 +47,10 @@ void hymo_sim_control_free(hymo_sim *sim)
         free(c->copy.throttles);
         free(c->copy.nodes);
         free(c->copy.cylinders);
+        free(c->copy.pumps);
+        free(c->copy.relief_valves);
+        free(c->copy.check_valves);
+        free(c->copy.flow_controls);
     }
     free(c->circ_consts);
     free(c->mode);
@@ -346,12 +352,22 @@ static const param_spec params[] = {
     {"cylinder", "damper_damping", P_NONNEGATIVE},
     {"fluid", "bulk_modulus", P_POSITIVE},
     {"fluid", "p_transition", P_POSITIVE},
+    {"pump", "displacement", P_NONNEGATIVE},
+    {"pump", "speed", P_NONNEGATIVE},
+    {"pump", "eta_v", P_EFFICIENCY},
+    {"pump", "leakage", P_NONNEGATIVE},
+    {"relief_valve", "gradient", P_NONNEGATIVE},
+    {"relief_valve", "leakage", P_NONNEGATIVE},
+    {"check_valve", "Cmax", P_NONNEGATIVE},
+    {"check_valve", "leakage", P_NONNEGATIVE},
+    {"flow_control", "q_set", P_NONNEGATIVE},
 };
 
 #define PARAM_FORMS                                                                                                  \
     "valve.NAME.{tau,Cv}, throttle.NAME.Ct, source.NAME.pressure, "                                                 \
     "cylinder.NAME.{viscous,efficiency,friction_velocity,damper_stiffness,damper_damping}, "                        \
-    "fluid.{bulk_modulus,p_transition}"
+    "fluid.{bulk_modulus,p_transition}, pump.NAME.{displacement,speed,eta_v,leakage}, "                            \
+    "relief_valve.NAME.{gradient,leakage}, check_valve.NAME.{Cmax,leakage}, flow_control.NAME.q_set"
 
 /* The address of parameter `name` in `model` (a model whose tables may be
  * written: the run's copy), or NULL with the reason in err. */
@@ -385,6 +401,9 @@ static double *param_address(const hymo_model *model, const char *name, const pa
              (!strcmp(field, "piston_area") || !strcmp(field, "rod_side_area") || !strcmp(field, "length") ||
               !strcmp(field, "damper_length") || !strcmp(field, "l_pist0") || !strcmp(field, "l_rod0")))
         refused = "cylinder areas and lengths are compiled into the chamber geometry and the event functions";
+    else if (!strcmp(field, "p_crack") || !strcmp(field, "p_open") || !strcmp(field, "dp_c"))
+        refused = "cracking, opening and compensator pressures are the thresholds of located events (the switching "
+                  "times found inside a step)";
     else if ((klen == 6 && strncmp(name, "volume", 6) == 0) || !strcmp(field, "p0") || !strcmp(field, "volume"))
         refused = "volumes and initial pressures are part of the compiled circuit and the initial state";
     if (refused) {
@@ -414,6 +433,26 @@ static double *param_address(const hymo_model *model, const char *name, const pa
     } else if (!strcmp((*spec)->kind, "throttle")) {
         for (int k = 0; k < m->n_throttles; ++k)
             if (!strcmp(m->throttles[k].name, item)) return &m->throttles[k].Ct;
+    } else if (!strcmp((*spec)->kind, "pump")) {
+        for (int k = 0; k < m->n_pumps; ++k)
+            if (!strcmp(m->pumps[k].name, item)) {
+                hymo_pump *pu = &m->pumps[k];
+                return !strcmp(field, "displacement") ? &pu->displacement
+                       : !strcmp(field, "speed")      ? &pu->speed
+                       : !strcmp(field, "eta_v")      ? &pu->eta_v
+                                                      : &pu->leakage;
+            }
+    } else if (!strcmp((*spec)->kind, "relief_valve")) {
+        for (int k = 0; k < m->n_relief_valves; ++k)
+            if (!strcmp(m->relief_valves[k].name, item))
+                return !strcmp(field, "gradient") ? &m->relief_valves[k].gradient : &m->relief_valves[k].leakage;
+    } else if (!strcmp((*spec)->kind, "check_valve")) {
+        for (int k = 0; k < m->n_check_valves; ++k)
+            if (!strcmp(m->check_valves[k].name, item))
+                return !strcmp(field, "Cmax") ? &m->check_valves[k].Cmax : &m->check_valves[k].leakage;
+    } else if (!strcmp((*spec)->kind, "flow_control")) {
+        for (int k = 0; k < m->n_flow_controls; ++k)
+            if (!strcmp(m->flow_controls[k].name, item)) return &m->flow_controls[k].q_set;
     } else if (!strcmp((*spec)->kind, "source")) {
         for (int k = 0; k < m->n_nodes; ++k)
             if (!strcmp(m->nodes[k].name, item)) {
@@ -461,6 +500,7 @@ static hymo_status own_copy(hymo_sim *sim, hymo_control *c, hymo_error *err)
     hymo_model *cp = &c->copy;
     *cp = *m;
     cp->valves = NULL, cp->throttles = NULL, cp->nodes = NULL, cp->cylinders = NULL;
+    cp->pumps = NULL, cp->relief_valves = NULL, cp->check_valves = NULL, cp->flow_controls = NULL;
 #define DUP(field, n)                                                                                                \
     if ((n) > 0) {                                                                                                   \
         cp->field = malloc((size_t)(n) * sizeof *m->field);                                                          \
@@ -471,6 +511,10 @@ static hymo_status own_copy(hymo_sim *sim, hymo_control *c, hymo_error *err)
     DUP(throttles, m->n_throttles)
     DUP(nodes, m->n_nodes)
     DUP(cylinders, m->n_cylinders)
+    DUP(pumps, m->n_pumps)
+    DUP(relief_valves, m->n_relief_valves)
+    DUP(check_valves, m->n_check_valves)
+    DUP(flow_controls, m->n_flow_controls)
 #undef DUP
     /* the circuit's constants that follow the parameters: the run's own */
     if (hymo_circuit_own_constants(&sim->eval.circ, cp, &c->circ_consts, NULL) != HYMO_OK) goto nomem;
@@ -479,6 +523,7 @@ static hymo_status own_copy(hymo_sim *sim, hymo_control *c, hymo_error *err)
     return HYMO_OK;
 nomem:
     free(cp->valves), free(cp->throttles), free(cp->nodes), free(cp->cylinders);
+    free(cp->pumps), free(cp->relief_valves), free(cp->check_valves), free(cp->flow_controls);
     return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (parameter tables)");
 }
 
@@ -586,4 +631,100 @@ size_t hymo_struct_offset(const char *name, const char *field)
     for (size_t i = 0; name && field && i < sizeof fields / sizeof fields[0]; ++i)
         if (!strcmp(fields[i].name, name) && !strcmp(fields[i].field, field)) return fields[i].offset;
     return (size_t)-1;
+}
+
+/* ---- the further outputs at the current state (sensors, flows, references) ---- */
+
+struct hymo_sim_outputs {
+    const hymo_model *model; /* the model the series were built for */
+    hymo_outputs *outputs;
+    int n_values;
+};
+
+static hymo_status outputs_build(hymo_sim_outputs *o, const hymo_sim *sim, hymo_error *err)
+{
+    hymo_outputs_free(o->outputs);
+    o->outputs = NULL;
+    o->model = sim->model;
+    hymo_status st = hymo_outputs_create(&o->outputs, sim->model, err);
+    if (st != HYMO_OK) return st;
+    o->n_values = 0;
+    const hymo_ref_series *sr = hymo_outputs_series(o->outputs);
+    for (int k = 0; k < hymo_outputs_n_series(o->outputs); ++k) o->n_values += sr[k].cols;
+    return HYMO_OK;
+}
+
+hymo_status hymo_sim_outputs_create(const hymo_sim *sim, hymo_sim_outputs **out, hymo_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (simulation outputs)");
+    const hymo_status st = outputs_build(*out, sim, err);
+    if (st != HYMO_OK) {
+        hymo_sim_outputs_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+void hymo_sim_outputs_free(hymo_sim_outputs *o)
+{
+    if (!o) return;
+    hymo_outputs_free(o->outputs);
+    free(o);
+}
+
+int hymo_sim_outputs_count(const hymo_sim_outputs *o) { return hymo_outputs_n_series(o->outputs); }
+
+static const hymo_ref_series *series_at(const hymo_sim_outputs *o, int k)
+{
+    return k >= 0 && k < hymo_outputs_n_series(o->outputs) ? &hymo_outputs_series(o->outputs)[k] : NULL;
+}
+
+const char *hymo_sim_outputs_path(const hymo_sim_outputs *o, int k)
+{
+    const hymo_ref_series *s = series_at(o, k);
+    return s ? s->path : NULL;
+}
+
+int hymo_sim_outputs_cols(const hymo_sim_outputs *o, int k)
+{
+    const hymo_ref_series *s = series_at(o, k);
+    return s ? s->cols : 0;
+}
+
+const char *hymo_sim_outputs_name(const hymo_sim_outputs *o, int k, int c)
+{
+    const hymo_ref_series *s = series_at(o, k);
+    return s && c >= 0 && c < s->cols ? s->names[c] : NULL;
+}
+
+const char *hymo_sim_outputs_units(const hymo_sim_outputs *o, int k)
+{
+    const hymo_ref_series *s = series_at(o, k);
+    return s ? s->units : NULL;
+}
+
+int hymo_sim_outputs_n_values(const hymo_sim_outputs *o) { return o->n_values; }
+
+hymo_status hymo_sim_outputs_eval(hymo_sim_outputs *o, const hymo_sim *sim, double *values, hymo_error *err)
+{
+    if (o->model != sim->model) { /* a parameter change gave the run its own model tables */
+        const int n = o->n_values;
+        const hymo_status st = outputs_build(o, sim, err);
+        if (st != HYMO_OK) return st;
+        if (o->n_values != n)
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "simulation outputs: %d values, were %d", o->n_values, n);
+    }
+    double *row[HYMO_ROWS_SERIES_MAX];
+    const int ns = hymo_outputs_n_series(o->outputs);
+    const hymo_ref_series *sr = hymo_outputs_series(o->outputs);
+    double *at = values;
+    for (int k = 0; k < ns && k < HYMO_ROWS_SERIES_MAX; ++k) {
+        row[k] = at;
+        at += sr[k].cols;
+    }
+    const hymo_output_state st = {sim->state.t, sim->mb.z,    sim->mb.zd,           sim->mb.zdd,
+                                  sim->state.p, sim->state.u, sim->inputs.uref_end, &sim->eval.circ};
+    hymo_outputs_eval(o->outputs, &st, row);
+    return HYMO_OK;
 }

@@ -9,7 +9,7 @@
  * optional map file renames columns and scales them (unit conversion). */
 #define _POSIX_C_SOURCE 200809L
 
-#include "foreign.h"
+#include "hymo/foreign.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,9 +1,17 @@
-/* Results of other tools (CSV) for `hymo compare` (src/model/foreign.c,
- * docs/compare.md "Results of other tools"). */
+/* hymo — results of other tools (CSV) read as a run for `hymo compare`
+ * and hymo_compare_components (src/model/foreign.c, docs/compare.md
+ * "Results of other tools (CSV)"). */
 #ifndef HYMO_FOREIGN_H
 #define HYMO_FOREIGN_H
 
 #include "hymo/reference.h"
+
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+#endif
 
 /* Reads RUN.csv (and the optional map file, NULL if none) into *out, a
  * hymo_reference with ref's dimensions whose signals hold the CSV's columns
@@ -21,4 +29,7 @@ hymo_status hymo_foreign_read_csv(const char *path, const char *map_path, const 
  * none.  *signal and *column (may be NULL) get HYMO_CMP_* and the column. */
 int hymo_foreign_component(const hymo_reference *ref, const char *name, int *signal, int *column);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
