@@ -5,7 +5,7 @@
  * byte, if any, the map file. */
 #include "fuzz_common.h"
 
-#include "foreign.h"
+#include "hymo/foreign.h"
 #include "hymo/compare.h"
 #include "hymo/model.h"
 #include "hymo/reference.h"
