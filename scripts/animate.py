@@ -19,9 +19,9 @@ import math
 import os
 import sys
 
-import h5py
 import numpy as np
 import yaml
+from plot_run import open_h5  # files flagged "being written" too (scripts/plot_run.py)
 
 
 def text(v):
@@ -133,18 +133,19 @@ def cylinders(model):
 
 def read(path):
     try:
-        f = h5py.File(path, "r")
+        f, _ = open_h5(path)
     except OSError as e:
         sys.exit("animate.py: cannot read '%s': %s" % (path, e))
     with f:
         if "model_source" not in f.attrs or "states/z" not in f:
             sys.exit("animate.py: '%s' is not a hymo run file with its model (no model_source or /states/z)" % path)
-        run = {"t": f["time"][()], "z": f["states/z"][()],
+        t = f["time"][()]  # a partial file's datasets may hold rows past /time's
+        run = {"t": t, "z": f["states/z"][:len(t)],
                "z_names": [text(n) for n in f["states/z"].attrs["names"]],
                "model": yaml.safe_load(text(f.attrs["model_source"])),
                "name": text(f.attrs.get("model_name", "?"))}
         if "states/p" in f and f["states/p"].size:
-            run["p"] = f["states/p"][()]
+            run["p"] = f["states/p"][:len(t)]
             run["p_names"] = [text(n) for n in f["states/p"].attrs["names"]]
         if "overrides" in f.attrs:
             print("animate.py: note: the file's --set overrides are not applied to the drawn geometry:\n  "

@@ -6,6 +6,7 @@ env: HYMO_BINARY."""
 import importlib.util
 import os
 import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))  # the scripts import each other
 spec = importlib.util.spec_from_file_location("animate", os.path.join(ROOT, "scripts", "animate.py"))
 animate = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(animate)
