@@ -107,19 +107,30 @@ static double load_seconds(const char *text, int n)
     return el;
 }
 
+/* Under a sanitizer the allocator's bookkeeping dominates and times mean
+ * nothing: the loads are checked, the timing only in plain builds. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TIMED 0
+#else
+#define TIMED 1
+#endif
+
 static void test_chain_scaling(void **state)
 {
     (void)state;
-    const int n = 2500;
+    const int n = TIMED ? 2500 : 500;
     char *a = chain(n), *b = chain(4 * n);
     double ta = load_seconds(a, n), tb = load_seconds(b, 4 * n);
     ta = fmin(ta, load_seconds(a, n)); /* the faster of two: less noise on a busy machine */
     tb = fmin(tb, load_seconds(b, 4 * n));
-    printf("load: N = %d %.3f s, N = %d %.3f s, ratio %.2f (linear 4, quadratic 16)\n", n, ta, 4 * n, tb, tb / ta);
-    assert_true(tb < 2.5);
-    assert_true(tb / ta < 6.0);
     free(a);
     free(b);
+    printf("load: N = %d %.3f s, N = %d %.3f s, ratio %.2f (linear 4, quadratic 16)%s\n", n, ta, 4 * n, tb, tb / ta,
+           TIMED ? "" : "; not judged under a sanitizer");
+    if (TIMED) {
+        assert_true(tb < 2.5);
+        assert_true(tb / ta < 6.0);
+    }
 }
 
 int main(int argc, char **argv)
