@@ -324,3 +324,15 @@ void test_sparse_from_dense(int n, const double *a, int zeros, hymo_sparse *sp)
         hymo_sparse_end_column(sp);
     }
 }
+
+hymo_reference *test_run_to_file(const hymo_model *m, const hymo_run_options *opt, const char *path,
+                                 hymo_run_summary *sum)
+{
+    hymo_error err;
+    hymo_error_clear(&err);
+    if (hymo_run(m, opt, path, sum, &err) != HYMO_OK) fail_msg("%s: %s", path, err.message);
+    hymo_reference *ref = NULL;
+    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("%s", err.message);
+    remove(path);
+    return ref;
+}

@@ -111,4 +111,10 @@ double test_rel_residual(int n, const double *a, const double *x, const double *
  * allocated on the first call (n_cols 0) and reused. */
 void test_sparse_from_dense(int n, const double *a, int zeros, hymo_sparse *sp);
 
+/* hymo_run of m with opt into path, read back and the file removed: the
+ * reference (the caller frees it) and the run's summary in *sum; a failure
+ * fails the test. */
+hymo_reference *test_run_to_file(const hymo_model *m, const hymo_run_options *opt, const char *path,
+                                 hymo_run_summary *sum);
+
 #endif

@@ -8,7 +8,6 @@
 
 #include "circuit.h" /* hymo_coupled_actuators, hymo_actuator_name */
 #include "control_internal.h" /* hymo_signal_drives: the whole FMU's inputs */
-#include "cosim_internal.h" /* hymo_cosim_option */
 #include "cosim_tables.h"   /* the coupling's and the approximation's rows */
 #include "fmu_internal.h"
 #include "hymo/reference.h"

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "fmu_internal.h"
-#include "cosim_internal.h" /* hymo_cosim_option */
 #include "cosim_tables.h"
 #include "hymo/version.h"
 #include "ssp.h"

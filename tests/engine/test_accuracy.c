@@ -26,18 +26,6 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-static hymo_reference *run_to_file(const hymo_model *m, const hymo_run_options *opt, const char *path,
-                                   hymo_run_summary *sum)
-{
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_run(m, opt, path, sum, &err) != HYMO_OK) fail_msg("%s: %s", path, err.message);
-    hymo_reference *ref = NULL;
-    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("%s", err.message);
-    remove(path);
-    return ref;
-}
-
 static void check_model(const char *file, double dt, double t_end)
 {
     hymo_model *m = test_load_model(file);
@@ -49,7 +37,7 @@ static void check_model(const char *file, double dt, double t_end)
     ida.rtol = 1e-11;
     ida.atol = 1e-13;
     hymo_run_summary s_ida, s;
-    hymo_reference *truth = run_to_file(m, &ida, "acc_ida.h5", &s_ida);
+    hymo_reference *truth = test_run_to_file(m, &ida, "acc_ida.h5", &s_ida);
     assert_true(s_ida.has_accuracy); /* IDA carries its own estimate too */
     /* the energy balance of the IDA reference (actuator work integrated as a
      * state): measured peak |D| 5.5e-7 J four-bar, 5.2e-8 quick-return,
@@ -59,7 +47,7 @@ static void check_model(const char *file, double dt, double t_end)
     assert_true(s_ida.peak_drift <= 2e-6);
     if (m->n_cylinders > 0) assert_true(s_ida.max_work > 100.0);
     opt.dt = dt;
-    hymo_reference *run = run_to_file(m, &opt, "acc_run.h5", &s);
+    hymo_reference *run = test_run_to_file(m, &opt, "acc_run.h5", &s);
     assert_true(s.has_accuracy);
     assert_true(run->summary.has_accuracy); /* stored in the file and read back */
     assert_true(run->summary.z_max_error == s.z_max_error);
@@ -117,7 +105,7 @@ static void test_no_estimate(void **state)
     assert_int_equal(hymo_run(m, &opt, NULL, &s, &err), HYMO_OK);
     assert_false(s.has_accuracy);
     assert_true(s.t_reached == 0.1015);
-    hymo_reference *ref = run_to_file(m, &opt, "acc_odd.h5", &s);
+    hymo_reference *ref = test_run_to_file(m, &opt, "acc_odd.h5", &s);
     assert_true(s.has_accuracy);
     assert_true(ref->summary.has_accuracy);
     assert_true(ref->time[ref->n - 1] == 0.1015);

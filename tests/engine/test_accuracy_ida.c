@@ -23,18 +23,6 @@
 #include "hymo/sim.h"
 #include "test_util.h"
 
-static hymo_reference *run_to_file(const hymo_model *m, const hymo_run_options *opt, const char *path,
-                                   hymo_run_summary *sum)
-{
-    hymo_error err;
-    hymo_error_clear(&err);
-    if (hymo_run(m, opt, path, sum, &err) != HYMO_OK) fail_msg("%s: %s", path, err.message);
-    hymo_reference *ref = NULL;
-    if (hymo_ref_read(path, &ref, &err) != HYMO_OK) fail_msg("%s", err.message);
-    remove(path);
-    return ref;
-}
-
 static void check_model(const char *file)
 {
     hymo_model *m = test_load_model(file);
@@ -46,13 +34,13 @@ static void check_model(const char *file)
     tight.atol = 1e-15;
     tight.error_estimate = 0;
     hymo_run_summary s_tight, s;
-    hymo_reference *truth = run_to_file(m, &tight, "acc_ida_tight.h5", &s_tight);
+    hymo_reference *truth = test_run_to_file(m, &tight, "acc_ida_tight.h5", &s_tight);
     assert_false(truth->summary.has_accuracy); /* not asked for: said so */
     assert_string_equal(truth->summary.accuracy_missing_reason, "not asked for (error_estimate = 0)");
     static const double rtols[3] = {1e-6, 1e-8, 1e-10};
     for (int r = 0; r < 3; ++r) {
         opt.rtol = rtols[r];
-        hymo_reference *run = run_to_file(m, &opt, "acc_ida_run.h5", &s);
+        hymo_reference *run = test_run_to_file(m, &opt, "acc_ida_run.h5", &s);
         assert_true(s.has_accuracy);
         assert_true(run->summary.has_accuracy);
         assert_int_equal(run->summary.accuracy_reliable, 1);
