@@ -4,7 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cosim_internal.h"
+#include "master_internal.h"
+
+/* The scheme rows (hymo_scheme_table). */
+
+static int stage_jacobi(int k, int n) { return (void)k, (void)n, 0; }
+static int stage_in_order(int k, int n) { return (void)n, k; }
+static int stage_first_last(int k, int n) { return k > 0 ? k - 1 : n - 1; }
+
+static const hymo_scheme_table jacobi = {.system_name = "jacobi", .ordered = 0, .stage = stage_jacobi};
+static const hymo_scheme_table gauss_seidel_mech_first = {
+    .system_name = "gauss-seidel", .ordered = 1, .stage = stage_in_order};
+static const hymo_scheme_table gauss_seidel_hyd_first = {
+    .system_name = "gauss-seidel-hyd-first", .ordered = 1, .stage = stage_first_last};
+static const hymo_scheme_table *const schemes[] = {
+    [HYMO_SCHEME_JACOBI] = &jacobi,
+    [HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST] = &gauss_seidel_mech_first,
+    [HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST] = &gauss_seidel_hyd_first,
+};
+
+const hymo_scheme_table *hymo_scheme_table_of(hymo_cosim_scheme s)
+{
+    return (unsigned)s < sizeof schemes / sizeof *schemes ? schemes[s] : NULL;
+}
 
 static hymo_status check_wiring(hymo_subsystem *const *subs, int n, const hymo_link *links, int n_links,
                                 const hymo_master_options *opt, hymo_error *err)
