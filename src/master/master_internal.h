@@ -51,7 +51,9 @@ struct hymo_master {
     int *seq; /* subsystems ordered by (stage, index) */
     int seq_valid;
     hymo_master_options opt;
-    long steps; /* communication steps done: t = steps H */
+    long steps;    /* communication steps done */
+    double t_base; /* time at the last change of H ... */
+    long steps_base; /* ... and the steps done then: t = t_base + (steps - steps_base) H */
 };
 
 /* Arrays for nd->sub's sizes (nd->sub set), inputs of Lagrange order p;
