@@ -5,6 +5,7 @@
                      [--n 4,8,16,32,64,128,256] [--solvers dense,klu]
                      [--formulations double-step,penalty] [--steps K]
                      [--repeat R] [--csv FILE] [--instructions]
+                     [--fit-min N]
 
 Builds nothing: it runs BUILD/bench/bench_scale (cmake --build BUILD
 --target bench_scale, a Release tree) once per family x N x formulation x
@@ -12,7 +13,8 @@ linear solver, fast Jacobian, and prints a table of the minimum ms/step
 over R rounds of K steps (a fresh simulation each round), the mean Newton
 iterations, the peak resident memory of the process (MB) and, per row, the
 growth exponent fitted by least squares on log(ms) vs log(N) over the tail
-N >= N_max/4 (the last three sizes of the default list).  The first step
+N >= N_max/4 (the last three sizes of the default list; --fit-min N: over
+the sizes >= N).  The first step
 of each round (one-time work: KLU's symbolic analysis, the pattern) is not
 timed (bench_scale --warmup 1).  Also per row: the heap the simulation holds
 at the largest N and the exponent of its growth.  A failed run shows its
@@ -91,12 +93,13 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--csv")
     ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--fit-min", type=int, help="fit the exponents over N >= this (default N_max/4)")
     a = ap.parse_args()
     exe = os.path.join(a.build, "bench", "bench_scale")
     if not os.access(exe, os.X_OK):
         sys.exit("scaling.py: %s not found (cmake --build %s --target bench_scale)" % (exe, a.build))
     ns = [int(x) for x in a.n.split(",")]
-    tail = [n for n in ns if n >= max(ns) / 4]
+    tail = [n for n in ns if n >= (a.fit_min if a.fit_min else max(ns) / 4)]
     rows = []
     csv = open(a.csv, "w") if a.csv else None
     if csv:
