@@ -25,16 +25,18 @@
  * - Memory: the heap a created chain holds after 20 steps grows as N^p
  *   with p <= 1.2 from N = 32 to 128 (measured 1.0; before tree mode 1.7).
  * - A mechanism alone (bench/gen_models.py pendulum: the chain's links,
- *   gravity only, no hydraulic unknown, the dense block the whole matrix):
- *   N = 64 takes tree mode with both formulations, never forms M' nor
- *   allocates in the step loop, and agrees with the dense LU to 1e-13 rad
- *   in 100 steps (measured 3.3e-14) with the same iterations and matrix
+ *   gravity only, no hydraulic unknown, the dense block the whole matrix;
+ *   and with a joint spring-damper, a diagonal term): N = 64 takes tree
+ *   mode with both formulations, never forms M' nor allocates in the step
+ *   loop, and agrees with the dense LU to 1e-13 rad in 100 steps (measured
+ *   3.3e-14; 5.5e-15 with the spring) with the same iterations and matrix
  *   builds, and with the numeric Jacobian to the Newton tolerance, 1e-6 rad
- *   (measured 1.0e-7); below the block's 16 unknowns, or with the numeric
- *   Jacobian, KLU factorises the whole matrix (no tree).  Its per-step CPU
- *   time at N = 1024 is below 8x that at N = 256 (linear 4x, with Newton's
- *   3.3 iterations against 2.8 about 4.7x; measured 4.4; the dense M' and LU
- *   64x) and its heap grows as N^p, p <= 1.2, from 256 to 1024. */
+ *   (measured 1.0e-7; 6.9e-10); below the block's 16 unknowns, or with the
+ *   numeric Jacobian, KLU factorises the whole matrix (no tree).  Its
+ *   per-step CPU time at N = 1024 is below 8x that at N = 256 (linear 4x;
+ *   with Newton's 3.3 iterations against 2.8 about 4.7x; measured 4.2-4.5;
+ *   the dense M' and LU 64x, an O(N^2) part 16x) and its heap grows as N^p,
+ *   p <= 1.2, from 256 to 1024 (measured 1.00). */
 
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -233,8 +235,9 @@ static void test_memory(void **state)
     test_heap_exponent("chain, tree mode, N = 32 and 128", held_kb(32), held_kb(128), 1.2);
 }
 
-/* bench/gen_models.py pendulum(n): the chain's links, gravity only */
-static hymo_model *pendulum_model(int n)
+/* bench/gen_models.py pendulum(n): the chain's links, gravity only (with
+ * spring: a joint spring-damper on q3, a diagonal term of the matrix) */
+static hymo_model *pendulum_model(int n, int spring)
 {
     size_t cap = 1024 + (size_t)n * 400, len = 0;
     char *s = malloc(cap);
@@ -248,6 +251,8 @@ static hymo_model *pendulum_model(int n)
             "initial: %s}\n    mass: 2\n    com: [0.5, 0, 0]\n    inertia: [0, 0.16666666666666666, "
             "0.16666666666666666]\n    points:\n      J: [1, 0, 0]\n",
             k, k, k == 1 ? "ground" : "l", k == 1 ? 0 : k - 1, k == 1 ? "[0, 0, 0]" : "J", k == 1 ? "30 deg" : "0");
+    if (spring)
+        OUT("forces:\n  - {name: js, type: joint_spring, joint: q3, stiffness: 5000, damping: 20, free_position: 0}\n");
 #undef OUT
     assert_true(len < cap);
     hymo_model *m = NULL;
@@ -258,10 +263,9 @@ static hymo_model *pendulum_model(int n)
     return m;
 }
 
-static void test_mechanics(void **state)
+static void check_mechanics(int spring)
 {
-    (void)state;
-    hymo_model *m = pendulum_model(64);
+    hymo_model *m = pendulum_model(64, spring);
     for (int form = 0; form < 2; ++form) {
         hymo_sim *tree = create(m, form, 1, 1), *dense = create(m, form, 0, 1), *numeric = create(m, form, 0, 0);
         assert_int_equal(tree->np + tree->nu, 0); /* no hydraulic unknown: the block is the whole matrix */
@@ -281,19 +285,27 @@ static void test_mechanics(void **state)
         double dz, dp, dzn;
         compare(tree, dense, &dz, &dp);
         compare(tree, numeric, &dzn, &dp);
-        printf("pendulum N = 64, formulation %d: tree - dense %.3g rad, tree - numeric %.3g rad\n", form, dz, dzn);
+        printf("pendulum N = 64%s, formulation %d: tree - dense %.3g rad, tree - numeric %.3g rad\n",
+               spring ? " with a joint spring" : "", form, dz, dzn);
         assert_true(dz <= 1e-13);
         assert_true(dzn <= 1e-6);
         hymo_sim_free(tree), hymo_sim_free(dense), hymo_sim_free(numeric);
     }
     hymo_model_free(m);
-    m = pendulum_model(64); /* the numeric Jacobian: KLU on the whole matrix */
+}
+
+static void test_mechanics(void **state)
+{
+    (void)state;
+    check_mechanics(0);
+    check_mechanics(1);
+    hymo_model *m = pendulum_model(64, 0); /* the numeric Jacobian: KLU on the whole matrix */
     hymo_sim *sim = create(m, 0, 1, 0);
     assert_int_equal(sim->jac.tree_mode, 0);
     run_to_end(sim);
     hymo_sim_free(sim);
     hymo_model_free(m);
-    m = pendulum_model(8); /* below the block's 16 unknowns */
+    m = pendulum_model(8, 0); /* below the block's 16 unknowns */
     sim = create(m, 1, 1, 1);
     assert_int_equal(sim->jac.tree_mode, 0);
     run_to_end(sim);
@@ -331,7 +343,7 @@ static double step_cost(const hymo_model *m, int k, double *held_kb)
 static void test_mechanics_linear(void **state)
 {
     (void)state;
-    hymo_model *a = pendulum_model(256), *b = pendulum_model(1024);
+    hymo_model *a = pendulum_model(256, 0), *b = pendulum_model(1024, 0);
     double ta = INFINITY, tb = INFINITY, ka = 0.0, kb = 0.0;
     for (int r = 0; r < 3; ++r) /* interleaved, the minimum of each: load on the machine affects both alike */
         ta = fmin(ta, step_cost(a, 20, &ka)), tb = fmin(tb, step_cost(b, 20, &kb));
