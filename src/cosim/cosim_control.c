@@ -24,6 +24,12 @@
 #define FAC_MIN 0.2
 #define FAC_MAX 2.0
 
+/* hymo_cosim_control_replay's schedule (NULL: none). */
+static const double *replay_H;
+static long replay_n;
+
+void hymo_cosim_control_replay(const double *H, long n) { replay_H = H, replay_n = H ? n : 0; }
+
 void hymo_cosim_control_limits(const hymo_cosim_options *opt, double *H_min, double *H_max)
 {
     double lo = opt->H_min;
@@ -101,7 +107,7 @@ hymo_status hymo_cosim_control_init(hymo_cosim_control *c, const hymo_cosim_opti
     c->q_grid = opt->output_dt > 0.0 ? lround(opt->output_dt / c->H_min) : 0;
     c->q_max = (long)floor(c->H_max / c->H_min * (1.0 + 1e-12));
     if (c->q_max < 1) c->q_max = 1;
-    c->q_H = lround(opt->H / c->H_min);
+    c->H_target = opt->H;
     c->est_prev = 1.0;
     c->H_lo = HUGE_VAL;
     hymo_error e;
@@ -133,12 +139,16 @@ int hymo_cosim_control_done(const hymo_cosim_control *c) { return c->q_done >= c
 
 double hymo_cosim_control_begin(hymo_cosim_control *c, hymo_master *m)
 {
-    long q = c->q_H < c->q_max ? c->q_H : c->q_max;
+    long q = (long)floor(c->H_target / c->H_min * (1.0 + 1e-12));
+    if (q > c->q_max) q = c->q_max;
     if (q < 1) q = 1;
-    if (q > c->q_end - c->q_done) q = c->q_end - c->q_done;
+    c->clipped = 0;
+    c->replay = replay_H != NULL;
+    if (c->replay) q = c->n_accepted < replay_n ? lround(replay_H[c->n_accepted] / c->H_min) : 1;
+    if (q > c->q_end - c->q_done) q = c->q_end - c->q_done, c->clipped = 1;
     if (c->q_grid > 0) {
         const long to_grid = c->q_grid - c->q_done % c->q_grid;
-        if (q > to_grid) q = to_grid;
+        if (q > to_grid) q = to_grid, c->clipped = 1;
     }
     c->q_step = q;
     if (c->can_reject) hymo_master_save(m, c->cp);
@@ -160,7 +170,7 @@ double hymo_cosim_control_estimate(const hymo_cosim_control *c, int nb, const do
 int hymo_cosim_control_end(hymo_cosim_control *c, hymo_master *m, double t, double est)
 {
     const double H = (double)c->q_step * c->H_min;
-    if (!(est <= 1.0) && c->can_reject && c->q_step > 1) { /* reject: retake from the checkpoint */
+    if (!(est <= 1.0) && c->can_reject && c->q_step > 1 && !c->replay) { /* reject: retake from the checkpoint */
         hymo_master_restore(m, c->cp);
         if (c->n_rej_hist < c->cap) {
             const long i = c->n_rej_hist++;
@@ -169,9 +179,8 @@ int hymo_cosim_control_end(hymo_cosim_control *c, hymo_master *m, double t, doub
         c->n_rejected++, c->rej_now++;
         double fac = isfinite(est) ? SAFETY * pow(est, -1.0 / c->k) : FAC_MIN;
         if (!(fac >= FAC_MIN)) fac = FAC_MIN;
-        long q = (long)floor((double)c->q_step * fac);
-        if (q >= c->q_step) q = c->q_step - 1;
-        c->q_H = q < 1 ? 1 : q;
+        c->H_target = H * fac;
+        if (c->H_target > H - c->H_min) c->H_target = H - c->H_min; /* strictly smaller */
         c->after_reject = 1;
         return 0;
     }
@@ -193,8 +202,11 @@ int hymo_cosim_control_end(hymo_cosim_control *c, hymo_master *m, double t, doub
     if (!(fac >= FAC_MIN)) fac = FAC_MIN;
     const double fmax = c->after_reject ? 1.0 : FAC_MAX;
     if (fac > fmax) fac = fmax;
-    long q = (long)floor((double)c->q_step * fac + 1e-9);
-    c->q_H = q < 1 ? 1 : q > c->q_max ? c->q_max : q;
+    /* from the target, not the step taken (floor of the target, or
+     * clipped to t_end or the grid): growth below a quantum accumulates */
+    c->H_target *= fac;
+    if (c->H_target > c->H_max) c->H_target = c->H_max;
+    if (c->H_target < c->H_min) c->H_target = c->H_min;
     c->est_prev = est;
     c->after_reject = 0;
     (void)m;

@@ -57,7 +57,10 @@ typedef struct {
     double rtol, atol, H_min, H_max;
     double k;                      /* order of the estimate in H (PI exponents 0.7/k, 0.4/k) */
     long q_end, q_grid, q_max;     /* t_end, the output grid (0: none), H_max */
-    long q_done, q_H, q_step;      /* done; next H; H of the step under way */
+    long q_done, q_step;           /* done; H of the step under way */
+    double H_target;               /* the controller's next H (the step is floor(H_target / H_min) quanta) */
+    int clipped;                   /* the step under way was clipped to t_end or the output grid */
+    int replay;                    /* the steps follow hymo_cosim_control_replay's schedule */
     double est_prev;               /* estimate of the last accepted step */
     int after_reject;              /* the step under way retakes a rejected one: H does not grow after it */
     int can_reject;                /* every subsystem can save and restore its state */
@@ -95,6 +98,10 @@ double hymo_cosim_control_begin(hymo_cosim_control *c, hymo_master *m);
  * controller), 0 rejected (master and subsystems restored, a smaller H
  * set).  t: the step's start time. */
 int hymo_cosim_control_end(hymo_cosim_control *c, hymo_master *m, double t, double est);
+/* Tests: the steps of the controlled runs that follow take the step
+ * sizes H[0..n-1] (s) in turn and reject none, still saving the
+ * checkpoint before every step; NULL ends it.  Not thread-safe. */
+void hymo_cosim_control_replay(const double *H, long n);
 /* The estimate of a step: max over the bonds of |dE_b| / (rtol E_b + atol). */
 double hymo_cosim_control_estimate(const hymo_cosim_control *c, int nb, const double *dE, const double *E_tr);
 
