@@ -117,11 +117,6 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
                                   "communication step is a multiple of H_min and must hold whole internal steps",
                                   hmin, opt->h_h, opt->mech.dt);
     }
-    if (!fixed && opt->coupling == HYMO_COUPLING_TLM)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "--H-control energy with the TLM coupling: refused (a TLM bond's residual energy is zero "
-                              "by construction, the lines' stored energy closes its balance, so it cannot estimate "
-                              "the coupling error; use velocity-force or velocity-pressure)");
     st = hymo_cosim_verdict_options_check(opt, err);
     if (st != HYMO_OK) return st;
     const hymo_cosim_tables tb = hymo_cosim_tables_of(opt); /* a row for every value in range */
@@ -129,6 +124,11 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
     if (!tb.scheme || !tb.coupling || !tb.approx || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL || !tb.mech)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range");
+    if (!fixed && tb.coupling->tlm)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "--H-control energy with the TLM coupling: refused (a TLM bond's residual energy is zero "
+                              "by construction, the lines' stored energy closes its balance, so it cannot estimate "
+                              "the coupling error; use velocity-force or velocity-pressure)");
     if (tb.coupling->tlm && tb.approx->interface_model)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "TLM coupling with the interface model: not supported (the delay lines decouple the "
