@@ -56,6 +56,29 @@ assert np.all(c["rejected_estimate"][:] > 1.0) and np.all(c["rejected_H"][:] > 1
 assert abs(f["time"][-1] - 3.0) < 1e-9
 print("control: %d steps, %d rejected, H %g..%g s" % (len(H), a["n_rejected"], H.min(), H.max()))
 PY
+# an FMU that cannot save its state: the run goes on, nothing is rejected, the summary and the file say so
+$PY - mech.fmu mech_nostate.fmu <<'PY' || fail "making mech_nostate.fmu"
+import sys, zipfile
+src, dst = sys.argv[1:3]
+with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zo:
+    for item in zi.infolist():
+        data = zi.read(item.filename)
+        if item.filename == "modelDescription.xml":
+            data = data.replace(b'canGetAndSetFMUstate="true"', b'canGetAndSetFMUstate="false"')
+            assert b'canGetAndSetFMUstate="false"' in data
+        zo.writestr(item, data)
+PY
+sed 's/mech.fmu/mech_nostate.fmu/' sys_jacobi.yaml > sys_nostate.yaml
+"$HYMO" cosim sys_nostate.yaml -o nostate.h5 > ns.out 2>&1 || fail "no state: exit $?: $(cat ns.out)"
+grep "^step control" ns.out | grep -q "; 0 rejected; .*no step rejected: .*mech" || fail "no state: summary: $(cat ns.out)"
+$PY - nostate.h5 <<'PY' || fail "no state: /cosim/control"
+import sys, h5py
+a = h5py.File(sys.argv[1], "r")["cosim/control"].attrs
+note = a["note"].decode() if isinstance(a["note"], bytes) else a["note"]
+assert a["can_reject"] == 0 and a["n_rejected"] == 0 and "no step rejected" in note, dict(a)
+assert a["n_over_tolerance"] > 0, "expected steps over the tolerance that could not be retaken"
+print("no state: %s; %d steps over the tolerance kept" % (note, a["n_over_tolerance"]))
+PY
 # refusals (exit 2, one line naming the cause)
 "$HYMO" cosim "$M" $CTL --coupling tlm -q > r.out 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "TLM" r.out || fail "tlm: exit $rc: $(cat r.out)"
