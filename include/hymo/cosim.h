@@ -120,11 +120,33 @@ typedef struct {
     double max_balance_jump;
     double balance_window; /* s */
     int verbose;
+    /* Communication-step control (docs/cosimulation.md, "Energy-controlled
+     * communication steps").  HYMO_H_FIXED: every step is H.  HYMO_H_ENERGY:
+     * H is the first step; after each step the residual energy dE_b of
+     * every power bond b over the step, against the energy the bond
+     * transferred in it, E_b = int |F sd~| dt, gives the estimate
+     *   est = max_b |dE_b| / (tol_energy_rel E_b + tol_energy_abs);
+     * a step with est > 1 is rejected and retaken from a checkpoint of the
+     * master and every subsystem (hymo_master_checkpoint_*; when a
+     * subsystem cannot save its state, no step is rejected and the summary
+     * and file say so); a PI controller sets the next H.  Every H is an
+     * integer multiple of H_min (which must be a multiple of the internal
+     * steps h_h and h_m) in [H_min, H_max]; the steps land on t_end and,
+     * with output_dt > 0 (a multiple of H_min), on every multiple of
+     * output_dt.  Refused with the TLM coupling (its bonds' residual
+     * energy is zero by construction). */
+    int H_control;                         /* hymo_H_control_kind; default HYMO_H_FIXED */
+    double tol_energy_rel, tol_energy_abs; /* default 1e-2 and 1e-3 J */
+    double H_min, H_max;                   /* s; 0: h_m, and 20 H (at most t_end) */
+    double output_dt;                      /* s; 0: no grid (the steps land on t_end) */
 } hymo_cosim_options;
+
+/* Communication-step control (hymo_cosim_options.H_control). */
+typedef enum { HYMO_H_FIXED = 0, HYMO_H_ENERGY = 1 } hymo_H_control_kind;
 
 /* Defaults: Jacobi, velocity-pressure, p = 2, RK4, trapezoidal double-step
  * with the fast Jacobian, H = h_m = 1 ms, h_h = 0.1 ms, model's t_end,
- * mechanics' inputs extrapolated, no accuracy thresholds. */
+ * mechanics' inputs extrapolated, no accuracy thresholds, fixed H. */
 void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model);
 /* Validates opt: mech as hymo_run_options_check; H and h_h positive and
  * finite, H/h_h, H/mech.dt and t_end/H whole numbers, H <= t_end; the
@@ -161,6 +183,9 @@ int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out);
 const char *hymo_mech_inputs_name(hymo_mech_inputs_kind k); /* "extrapolate", "hold" */
 /* "extrapolate" or "hold": 0, or -1 if unknown. */
 int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out);
+const char *hymo_H_control_name(int k); /* "fixed", "energy" */
+/* "fixed" or "energy": 0, or -1 if unknown. */
+int hymo_H_control_parse(const char *s, int *out);
 
 /* Applies one co-simulation option NAME VALUE as spelled on the command
  * line of `hymo cosim` (e.g. "--H" "2e-3", "--coupling" "tlm",
@@ -299,6 +324,15 @@ typedef struct {
     double max_pressure_error, t_max_pressure_error;
     double balance_jump_excess, balance_jump_at, balance_jump_t0, balance_jump_t1;
     double balance_jump;
+    /* Energy-controlled steps (H_control HYMO_H_ENERGY; else 0): rejected
+     * steps, the smallest, largest and mean accepted H, the largest
+     * accepted estimate; can_reject 0 when a subsystem cannot save its
+     * state (then no step was rejected), with the reason */
+    int H_control;
+    long n_rejected;
+    double H_used_min, H_used_max, H_used_mean, est_max;
+    int can_reject;
+    char control_note[256];
 } hymo_cosim_summary;
 
 /* Runs the co-simulation from 0 to opt->mech.t_end: hymo_split_create,

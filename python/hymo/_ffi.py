@@ -102,6 +102,8 @@ class CosimSummary(ctypes.Structure):
         ("has_pressure_error", c_int), ("max_pressure_error", c_double), ("t_max_pressure_error", c_double),
         ("balance_jump_excess", c_double), ("balance_jump_at", c_double), ("balance_jump_t0", c_double),
         ("balance_jump_t1", c_double), ("balance_jump", c_double),
+        ("H_control", c_int), ("n_rejected", c_long), ("H_used_min", c_double), ("H_used_max", c_double),
+        ("H_used_mean", c_double), ("est_max", c_double), ("can_reject", c_int), ("control_note", ctypes.c_char * 256),
     ]
 
 
@@ -378,6 +380,8 @@ def cosim_options_type(lib):
             ("unstable_ratio", c_double), ("unstable_balance_ratio", c_double), ("unstable_floor", c_double),
             ("max_rms", c_double * NCMP), ("max_abs", c_double * NCMP), ("max_residual_energy", c_double),
             ("max_balance_jump", c_double), ("balance_window", c_double), ("verbose", c_int),
+            ("H_control", c_int), ("tol_energy_rel", c_double), ("tol_energy_abs", c_double), ("H_min", c_double),
+            ("H_max", c_double), ("output_dt", c_double),
         ]
 
     off = lib.hymo_struct_offset(b"hymo_cosim_options", b"verbose")

@@ -41,6 +41,19 @@ static void usage_cosim(FILE *out)
           "                        (seed 000)\n"
           "  --t-end S             end time, a multiple of H (default: model file)\n"
           "\n"
+          "communication-step control (docs/cosimulation.md, \"Energy-controlled\n"
+          "communication steps\"; also keys H_control, tol_energy, H_min, H_max,\n"
+          "output_dt of a system file):\n"
+          "  --H-control fixed|energy  energy: H follows the power bonds' residual energy\n"
+          "                        (PI controller; a step over the tolerance is rejected and\n"
+          "                        retaken from saved states); --H is the first step\n"
+          "  --tol-energy RTOL,ATOL  per step, every bond: |residual energy| <=\n"
+          "                        RTOL x the energy it transferred + ATOL J (default 1e-2,1e-3)\n"
+          "  --H-min S             every H is a multiple of it, >= it (default hm; without\n"
+          "                        --hm, hm = H-min)\n"
+          "  --H-max S             largest H (default 20 H, at most t-end)\n"
+          "  --output-dt S         the steps also land on every multiple of S (0: none)\n"
+          "\n"
           "verdict (docs/cosimulation.md, \"Verdicts\"): W = cumulative |actuator work|\n"
           "  --unstable-ratio R    unstable when |residual energy| exceeds R W + floor at any\n"
           "                        time, or residual energy or energy-balance error changed\n"
@@ -189,7 +202,8 @@ static int cosim_system(const char *sys_path, const hymo_cli_list *cosim_opts, c
         const int r = hymo_cli_cosim_option(a, v, opt);
         if (r == 0) fprintf(stderr, "hymo: error: %s: not a co-simulation option\n", a);
         if (r <= 0) goto done;
-        if (!strcmp(a, "--t-end") && !hymo_steps_per_communication(opt->mech.t_end, opt->H)) {
+        if (!strcmp(a, "--t-end") && opt->H_control == HYMO_H_FIXED &&
+            !hymo_steps_per_communication(opt->mech.t_end, opt->H)) {
             fprintf(stderr, "hymo: error: --t-end %s is not a multiple of H = %g s (from %s)\n", v, opt->H, sys_path);
             opt->mech.t_end = t_end;
             goto done;
@@ -256,7 +270,7 @@ int hymo_cli_cosim(int argc, char **argv)
     int hm_given = 0, status = EXIT_BAD_INPUT;
     if (hymo_cli_cosim_apply(&cosim_opts, &opt)) goto done;
     for (int k = 0; k < cosim_opts.n; ++k) hm_given |= !strcmp(cosim_opts.name[k], "--hm");
-    if (!hm_given) opt.mech.dt = opt.H;
+    if (!hm_given) opt.mech.dt = opt.H_control == HYMO_H_ENERGY && opt.H_min > 0.0 ? opt.H_min : opt.H;
     default_thresholds(&opt, ref_path);
     hymo_reference *ref = NULL;
     const char *inputs[2] = {model_path, ref_path};

@@ -99,6 +99,14 @@ typedef struct {
     const hymo_ref_series *series;
     int n_series;
     hymo_watch watch; /* online verdict figures */
+    /* the communication step under way (opt->H unless controlled); the
+     * step control; per bond: this step's residual energy, the power the
+     * other side delivers (F sd~) at the latest point and the energy it
+     * transferred in this step */
+    double H;
+    hymo_cosim_control ctl;
+    double *dE_step, *P_bond, *P_prev, *E_tr;
+    int snap_taken; /* controlled: the row at 3/4 of t_end is in snap_* */
     /* Row storage: the arrays above hold bcap rows, global rows base ..
      * n_rows - 1; a full block goes to the scratch file (rows kept for the
      * output file or the comparison with a reference; else dropped), block
@@ -129,6 +137,8 @@ static void driver_free(driver *d)
     }
     free(d->hyd_stat_vr);
     hymo_watch_free(&d->watch);
+    hymo_cosim_control_free(&d->ctl);
+    free(d->dE_step), free(d->P_bond), free(d->P_prev), free(d->E_tr);
     double *arr[] = {d->sdt,    d->dP,      d->dP_prev, d->E,         d->rec_dP,    d->rec_E,
                      d->rec_Et, d->rec_sdd, d->rec_y,   d->rec_sdt,   d->rec_W,     d->rec_out,
                      d->tlm_eline, d->tlm_deline, d->tlm_deline_prev, d->tlm_b2, d->rec_zc, d->rec_mass, d->rec_eline};
@@ -296,11 +306,28 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
     d->tlm = nb > 0;
     for (int a = 0; a < nb; ++a) d->tlm &= setup->bonds[a].tlm;
     if (st != HYMO_OK) return st;
+    if (d->o->H_control != HYMO_H_FIXED) {
+        int any_tlm = 0;
+        for (int a = 0; a < nb; ++a) any_tlm |= setup->bonds[a].tlm;
+        if (any_tlm || nb == 0)
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                  "energy-controlled steps: %s", nb == 0 ? "no power bonds (nothing to estimate from)"
+                                  : "refused with TLM bonds (their residual energy is zero by construction, the "
+                                    "lines' stored energy closes the balance)");
+    }
     CALLOC(d->sdt, nb);
     CALLOC(d->dP, nb);
     CALLOC(d->dP_prev, nb);
     CALLOC(d->E, nb);
-    d->cap = lround(d->o->mech.t_end / d->o->H) + 1;
+    CALLOC(d->dE_step, nb);
+    CALLOC(d->P_bond, nb);
+    CALLOC(d->E_tr, nb);
+    CALLOC(d->P_prev, nb);
+    d->H = d->o->H;
+    st = hymo_cosim_control_init(&d->ctl, d->o, d->m, setup->control_order, err);
+    if (st != HYMO_OK) return st;
+    /* rows: one per communication step (controlled: at most one per H_min) */
+    d->cap = (d->ctl.on ? d->ctl.q_end : lround(d->o->mech.t_end / d->o->H)) + 1;
     d->bcap = d->cap < BLOCK_ROWS ? d->cap : BLOCK_ROWS;
     const long bc = d->bcap;
     for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) CALLOC(d->row[s], bc * d->width[s]);
@@ -363,7 +390,7 @@ static void tlm_line_energy(driver *d, int a)
     for (int r = 0; r < 2; ++r) {
         const int j = 2 * a + r;
         const double ch = EFF_OUT(b, r), cm = ym[b->wave_out[r]];
-        const double b2 = cm * cm + ch * ch, k = d->o->H / (4.0 * real_var(d->subs[b->sub], b->zc_vr[r]));
+        const double b2 = cm * cm + ch * ch, k = d->H / (4.0 * real_var(d->subs[b->sub], b->zc_vr[r]));
         d->tlm_eline[a] += k * b2;
         d->tlm_deline[a] += k * (b2 - d->tlm_b2[j]);
         d->tlm_b2[j] = b2;
@@ -374,7 +401,7 @@ static void tlm_line_energy(driver *d, int a)
 static void bond_powers(driver *d)
 {
     const int T = HYMO_POLY_TERMS;
-    const double H = d->o->H;
+    const double H = d->H;
     for (int a = 0; a < d->nb; ++a) {
         const hymo_cosim_bond *b = &d->s.bonds[a];
         const double *ym = hymo_master_outputs(d->m, b->sub), *cm = hymo_master_inputs(d->m, b->sub);
@@ -391,6 +418,7 @@ static void bond_powers(driver *d)
         }
         d->sdt[a] = real_var(d->subs[b->sdt_sub], b->sdt_vr);
         d->dP[a] = hymo_cosim_residual_power(F_mech, ym[b->flow_out], F_hyd, d->sdt[a]);
+        d->P_bond[a] = F_hyd * d->sdt[a];
     }
 }
 
@@ -449,7 +477,10 @@ static void record(driver *d, int sd_tilde_valid)
     d->last_Et = d->rec_Et[r];
     d->last_W = d->rec_W[r];
     d->last_D = d->row[HYMO_SIG_DRIFT][r];
-    if (g == d->snap_j) d->snap_W = d->last_W, d->snap_Et = d->last_Et, d->snap_D = d->last_D, d->snap_t = d->last_time;
+    if (d->ctl.on ? !d->snap_taken && d->last_time >= 0.75 * d->o->mech.t_end : g == d->snap_j) {
+        d->snap_W = d->last_W, d->snap_Et = d->last_Et, d->snap_D = d->last_D, d->snap_t = d->last_time;
+        d->snap_taken = 1;
+    }
     for (int j = 0; d->tlm && j < 2 * nb; ++j) { /* the masses at t = 0 and their maxima (the first row of a tie) */
         const double mass = d->rec_mass[r * 2 * nb + j];
         if (g == 0) {
@@ -521,7 +552,9 @@ static int growing_at_end(const driver *d, char *reason, size_t len)
     if (r < 4) return 0;
     /* row j: kept when recorded (the row of a run that reached t_end), else still in memory */
     double Wj = d->snap_W, Etj = d->snap_Et, Dj = d->snap_D, tj = d->snap_t;
-    if (j != d->snap_j) {
+    if (d->ctl.on) { /* the row at 3/4 of t_end */
+        if (!d->snap_taken || d->snap_t >= d->last_time) return 0;
+    } else if (j != d->snap_j) {
         if (j < d->base) return 0; /* not kept */
         const long l = j - d->base;
         Wj = d->rec_W[l], Etj = d->rec_Et[l], Dj = d->row[HYMO_SIG_DRIFT][l], tj = d->row[HYMO_SIG_TIME][l];
@@ -787,6 +820,51 @@ static hymo_status put_rows(driver *d, hymo_ref_writer *w, const char *path, dou
     return st;
 }
 
+/* Energy-controlled steps: /cosim/control, the accepted steps (end time,
+ * H, estimate, rejections before each), the rejected ones (start time, H,
+ * estimate) and the controller's figures as attributes. */
+static hymo_status control_output(const hymo_cosim_control *c, hymo_ref_writer *w, const hymo_cosim_summary *sum,
+                                  hymo_error *err)
+{
+    hymo_status st = HYMO_OK;
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if (st == HYMO_OK) st = (call);                                                            \
+    } while (0)
+    const char *g = "cosim/control";
+    const int n = (int)c->n_hist, nr = (int)c->n_rej_hist;
+    if (n > 0) {
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/control/time", n, 0, c->h_t, "s", NULL, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/control/H", n, 0, c->h_H, "s", NULL, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/control/estimate", n, 0, c->h_est, "1", NULL, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/control/rejections", n, 0, c->h_rej, "1", NULL, err));
+    }
+    if (nr > 0) {
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/control/rejected_time", nr, 0, c->r_t, "s", NULL, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/control/rejected_H", nr, 0, c->r_H, "s", NULL, err));
+        TRY(hymo_ref_writer_put_matrix(w, "cosim/control/rejected_estimate", nr, 0, c->r_est, "1", NULL, err));
+    }
+    TRY(hymo_ref_writer_put_attr_str(w, g, "H_control", "energy", err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "tol_energy_rel", c->rtol, err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "tol_energy_abs", c->atol, err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "H_min", c->H_min, err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "H_max", c->H_max, err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "output_dt", (double)c->q_grid * c->H_min, err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "order", c->k, err));
+    TRY(hymo_ref_writer_put_attr_int(w, g, "n_accepted", (int)c->n_accepted, err));
+    TRY(hymo_ref_writer_put_attr_int(w, g, "n_rejected", (int)c->n_rejected, err));
+    TRY(hymo_ref_writer_put_attr_int(w, g, "n_over_tolerance", (int)c->n_over, err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "estimate_max", c->est_max, err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "H_used_min", sum->H_used_min, err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "H_used_max", sum->H_used_max, err));
+    TRY(hymo_ref_writer_put_attr_double(w, g, "H_used_mean", sum->H_used_mean, err));
+    TRY(hymo_ref_writer_put_attr_int(w, g, "can_reject", c->can_reject, err));
+    TRY(hymo_ref_writer_put_attr_str(w, g, "note", c->can_reject ? "steps over the tolerance are rejected and "
+                                     "retaken from a checkpoint of every subsystem" : c->note, err));
+#undef TRY
+    return st;
+}
+
 static hymo_status write_output(driver *d, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
 {
     const int nb = d->nb;
@@ -907,6 +985,7 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
         }
     }
 #undef PUT
+    if (d->ctl.on) TRY(control_output(&d->ctl, w, sum, err));
 #undef TRY
     if (w) {
         hymo_run_summary rs;
@@ -1057,9 +1136,9 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         }
     }
     const hymo_cosim_options *opt = setup->opt;
-    const double H = opt->H;
     const long n_macro = d.cap - 1;
-    if (hymo_watch_init(&d.watch, ref, d.width[HYMO_SIG_P], H, opt->balance_window, opt->max_balance_jump)) {
+    if (hymo_watch_init(&d.watch, ref, d.width[HYMO_SIG_P], d.ctl.on ? d.ctl.H_min : opt->H, opt->balance_window,
+                        opt->max_balance_jump)) {
         driver_free(&d);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
@@ -1074,8 +1153,13 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
     double t0 = hymo_now_seconds(), v[S_N];
     mech_stats(&d, v);
     const double it0 = v[S_ITER_TOTAL];
-    for (long n = 0; n < n_macro; ++n) {
-        const double t = (double)n * H;
+    for (long n = 0; d.ctl.on ? !hymo_cosim_control_done(&d.ctl) : n < n_macro;) {
+        double t = (double)n * opt->H;
+        if (d.ctl.on) { /* the step from the checkpoint, its H from the controller */
+            t = (double)d.ctl.q_done * d.ctl.H_min;
+            d.H = hymo_cosim_control_begin(&d.ctl, d.m);
+        }
+        const double H = d.H;
         hymo_error step_err;
         if ((st = hymo_master_step(d.m, &step_err)) != HYMO_OK) {
             if (setup->abort_status != HYMO_OK && st == setup->abort_status) { /* a broken subsystem */
@@ -1089,6 +1173,14 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
             break;
         }
         bond_powers(&d);
+        if (d.ctl.on) { /* the estimate of the step: accepted, or rejected and restored */
+            for (int a = 0; a < nb; ++a) {
+                d.dE_step[a] = hymo_cosim_residual_energy_step(setup->rectangle, H, d.dP_prev[a], d.dP[a]);
+                d.E_tr[a] = setup->rectangle ? H * fabs(d.P_bond[a]) : 0.5 * H * (fabs(d.P_prev[a]) + fabs(d.P_bond[a]));
+            }
+            if (!hymo_cosim_control_end(&d.ctl, d.m, t, hymo_cosim_control_estimate(&d.ctl, nb, d.dE_step, d.E_tr)))
+                continue;
+        }
         for (int a = 0; a < nb; ++a) {
             double dE = hymo_cosim_residual_energy_step(setup->rectangle, H, d.dP_prev[a], d.dP[a]);
             /* plus the change of the energy stored in the lines, by the same
@@ -1101,6 +1193,7 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
             d.E[a] += dE;
             d.E_total += dE;
             d.dP_prev[a] = d.dP[a];
+            d.P_prev[a] = d.P_bond[a];
         }
         read_row(&d);
         const char *bad = non_finite(&d);
@@ -1123,7 +1216,7 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         if (fabs(d.E_total) > d.E_max) d.E_max = fabs(d.E_total);
         watch_point(&d);
         record(&d, 1);
-        sum.n_macro = n + 1;
+        sum.n_macro = ++n;
     }
     if (sum.stable && growing_at_end(&d, sum.reason, sizeof sum.reason)) sum.stable = 0;
     sum.wall_time = hymo_now_seconds() - t0;
@@ -1178,6 +1271,16 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         sum.has_errors = 1;
     }
     if (d.tlm) tlm_summary(&d, &sum);
+    if (d.ctl.on) {
+        const hymo_cosim_control *c = &d.ctl;
+        sum.H_control = HYMO_H_ENERGY;
+        sum.n_rejected = c->n_rejected;
+        sum.H_used_min = c->n_accepted ? c->H_lo : 0.0, sum.H_used_max = c->H_hi;
+        sum.H_used_mean = c->n_accepted ? c->H_sum / (double)c->n_accepted : 0.0;
+        sum.est_max = c->est_max;
+        sum.can_reject = c->can_reject;
+        snprintf(sum.control_note, sizeof sum.control_note, "%s", c->note);
+    }
     sum.has_pressure_error = d.watch.p_ref;
     sum.max_pressure_error = d.watch.p_err, sum.t_max_pressure_error = d.watch.p_err_t;
     sum.balance_jump = d.watch.jump, sum.balance_jump_excess = d.watch.n_points > 1 ? d.watch.jump_excess : 0.0;
@@ -1309,6 +1412,7 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
                                         .opt = opt,
                                         .rectangle = hymo_cosim_tables_of(opt).approx->rectangle,
                                         .mech = 0,
+                                        .control_order = hymo_cosim_tables_of(opt).approx->order + 2.0,
                                         .model = model,
                                         .attrs = split_attrs,
                                         .attrs_ctx = opt};
@@ -1338,6 +1442,14 @@ void hymo_cosim_summary_print_results(FILE *out, const hymo_cosim_options *o, co
 {
     fprintf(out, "status         %s (%s)\n", s->stable ? "stable" : "UNSTABLE", s->reason);
     fprintf(out, "reached        t = %g s, %ld communication steps\n", s->t_reached, s->n_macro);
+    if (s->H_control == HYMO_H_ENERGY) {
+        double lo, hi;
+        hymo_cosim_control_limits(o, &lo, &hi);
+        fprintf(out, "step control   energy, tol %g,%g J; H %g..%g s (mean %.4g s) in [%g, %g] s; %ld rejected; "
+                     "max estimate %.3g%s%s\n",
+                o->tol_energy_rel, o->tol_energy_abs, s->H_used_min, s->H_used_max, s->H_used_mean, lo, hi,
+                s->n_rejected, s->est_max, s->can_reject ? "" : "; ", s->can_reject ? "" : s->control_note);
+    }
     fprintf(out, "residual       energy %.6g J at the end, max |E| %.6g J (%d bonds)\n", s->residual_energy_final,
             s->residual_energy_max_abs, s->n_bonds);
     fprintf(out, "energy balance peak |D| %.6g J of max |W_act| %.6g J\n", s->peak_drift, s->max_work);

@@ -61,6 +61,9 @@ typedef struct {
     const hymo_cosim_options *opt; /* H, mech.t_end, verdict limits and thresholds (and the split's options) */
     int rectangle;                 /* residual energy by the rectangle rule (Lagrange order 0) */
     int mech;                      /* the subsystem whose variables fill the SPEC §8 rows, or -1 */
+    /* energy-controlled steps (opt->H_control): the order in H of the
+     * residual energy of a step (input approximation order + 2) */
+    double control_order;
     /* split: the model (dimensions, names, header; every row variable
      * required); NULL: dimensions counted from the variables, names from
      * their descriptions, header from src */

@@ -48,4 +48,61 @@ void hymo_watch_free(hymo_watch *w);
  * cumulative |actuator work| W. */
 void hymo_watch_point(hymo_watch *w, double t, const double *p, double D, double W);
 
+
+/* ---- energy-controlled communication steps (src/cosim/cosim_control.c) ----
+ * Every H is q H_min with an integer q (the quantum H_min holds whole
+ * internal steps of every subsystem); the counts below are in H_min. */
+typedef struct {
+    int on;                        /* opt->H_control == HYMO_H_ENERGY */
+    double rtol, atol, H_min, H_max;
+    double k;                      /* order of the estimate in H (PI exponents 0.7/k, 0.4/k) */
+    long q_end, q_grid, q_max;     /* t_end, the output grid (0: none), H_max */
+    long q_done, q_step;           /* done; H of the step under way */
+    double H_target;               /* the controller's next H (the step is floor(H_target / H_min) quanta) */
+    int clipped;                   /* the step under way was clipped to t_end or the output grid */
+    int replay;                    /* the steps follow hymo_cosim_control_replay's schedule */
+    double est_prev;               /* estimate of the last accepted step */
+    int after_reject;              /* the step under way retakes a rejected one: H does not grow after it */
+    int can_reject;                /* every subsystem can save and restore its state */
+    char note[256];                /* why not (can_reject 0) */
+    hymo_master_checkpoint *cp;
+    long n_rejected, n_accepted, n_over; /* n_over: accepted with est > 1 (no rejection possible) */
+    long rej_now;                  /* rejections of the step under way */
+    double est_max, H_sum, H_lo, H_hi;
+    /* per accepted step (cap q_end): end time, H, estimate, rejections before it;
+     * per rejected step (cap q_end): start time, H, estimate */
+    long n_hist, n_rej_hist, cap;
+    double *h_t, *h_H, *h_est, *h_rej, *r_t, *r_H, *r_est;
+} hymo_cosim_control;
+
+/* Checks the step-control fields of opt (nothing when H_control is
+ * fixed): tolerances, H_min <= H <= H_max, H, t_end and output_dt
+ * multiples of H_min. */
+hymo_status hymo_cosim_control_check(const hymo_cosim_options *opt, hymo_error *err);
+/* H_min and H_max in effect (the defaults of hymo_cosim_options). */
+void hymo_cosim_control_limits(const hymo_cosim_options *opt, double *H_min, double *H_max);
+/* --tol-energy RTOL,ATOL (or RTOL): 1, or -1 with err set. */
+int hymo_cosim_tol_energy_parse(const char *name, const char *value, hymo_cosim_options *o, hymo_error *err);
+/* Sets c up for opt over master m whose estimate has order k in H; a
+ * master that cannot make a checkpoint leaves can_reject 0 with the
+ * reason in note.  Errors: out of memory. */
+hymo_status hymo_cosim_control_init(hymo_cosim_control *c, const hymo_cosim_options *opt, hymo_master *m, double k,
+                                    hymo_error *err);
+void hymo_cosim_control_free(hymo_cosim_control *c);
+/* 1 when t_end is reached. */
+int hymo_cosim_control_done(const hymo_cosim_control *c);
+/* Before a step: saves the checkpoint and sets the master's H (clipped to
+ * land on t_end and the output grid); returns that H. */
+double hymo_cosim_control_begin(hymo_cosim_control *c, hymo_master *m);
+/* After the step with estimate est: 1 accepted (the next H set by the PI
+ * controller), 0 rejected (master and subsystems restored, a smaller H
+ * set).  t: the step's start time. */
+int hymo_cosim_control_end(hymo_cosim_control *c, hymo_master *m, double t, double est);
+/* Tests: the steps of the controlled runs that follow take the step
+ * sizes H[0..n-1] (s) in turn and reject none, still saving the
+ * checkpoint before every step; NULL ends it.  Not thread-safe. */
+void hymo_cosim_control_replay(const double *H, long n);
+/* The estimate of a step: max over the bonds of |dE_b| / (rtol E_b + atol). */
+double hymo_cosim_control_estimate(const hymo_cosim_control *c, int nb, const double *dE, const double *E_tr);
+
 #endif

@@ -34,6 +34,9 @@ void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model
     opt->max_balance_jump = 0.05;
     opt->balance_window = 1.0;
     opt->mech_inputs = HYMO_MECH_INPUTS_EXTRAPOLATE;
+    opt->H_control = HYMO_H_FIXED;
+    opt->tol_energy_rel = 1e-2;
+    opt->tol_energy_abs = 1e-3;
 }
 
 hymo_status hymo_cosim_verdict_options_check(const hymo_cosim_options *opt, hymo_error *err)
@@ -73,7 +76,8 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
 {
     /* the end time against H first, so that the message names H (the
      * mechanics' dt is H unless --hm is given) */
-    if (opt->H > 0.0 && isfinite(opt->H) && opt->mech.t_end >= opt->H && isfinite(opt->mech.t_end) &&
+    const int fixed = opt->H_control == HYMO_H_FIXED;
+    if (fixed && opt->H > 0.0 && isfinite(opt->H) && opt->mech.t_end >= opt->H && isfinite(opt->mech.t_end) &&
         !hymo_steps_per_communication(opt->mech.t_end, opt->H))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
@@ -97,11 +101,22 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
                               opt->H, opt->mech.dt, opt->H / opt->mech.dt);
     if (opt->H > opt->mech.t_end)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "H = %g is longer than t_end = %g", opt->H, opt->mech.t_end);
-    if (!hymo_steps_per_communication(opt->mech.t_end, opt->H))
+    if (fixed && !hymo_steps_per_communication(opt->mech.t_end, opt->H))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "t_end = %.9g s is not a multiple of H = %.9g s (t_end/H = %.9g): the co-simulation "
                               "would not end at t_end",
                               opt->mech.t_end, opt->H, opt->mech.t_end / opt->H);
+    st = hymo_cosim_control_check(opt, err);
+    if (st != HYMO_OK) return st;
+    if (!fixed) { /* the smallest step is the quantum of every H: it holds whole internal steps */
+        double hmin, hmax;
+        hymo_cosim_control_limits(opt, &hmin, &hmax);
+        if (!hymo_steps_per_communication(hmin, opt->h_h) || !hymo_steps_per_communication(hmin, opt->mech.dt))
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                                  "H_min = %.9g s is not a multiple of h_h = %.9g s and h_m = %.9g s: every "
+                                  "communication step is a multiple of H_min and must hold whole internal steps",
+                                  hmin, opt->h_h, opt->mech.dt);
+    }
     st = hymo_cosim_verdict_options_check(opt, err);
     if (st != HYMO_OK) return st;
     const hymo_cosim_tables tb = hymo_cosim_tables_of(opt); /* a row for every value in range */
@@ -109,6 +124,11 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
     if (!tb.scheme || !tb.coupling || !tb.approx || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL || !tb.mech)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range");
+    if (!fixed && tb.coupling->tlm)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "--H-control energy with the TLM coupling: refused (a TLM bond's residual energy is zero "
+                              "by construction, the lines' stored energy closes its balance, so it cannot estimate "
+                              "the coupling error; use velocity-force or velocity-pressure)");
     if (tb.coupling->tlm && tb.approx->interface_model)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "TLM coupling with the interface model: not supported (the delay lines decouple the "
@@ -121,6 +141,7 @@ static const char *const coupling_names[] = {"velocity-force", "velocity-pressur
 static const char *const approx_names[] = {"0", "1", "2", "3", "quadratic", "interface-model"};
 static const char *const mech_names[] = {"trapezoidal", "index1"};
 static const char *const mech_inputs_names[] = {"extrapolate", "hold"};
+static const char *const H_control_names[] = {"fixed", "energy"};
 static const char *const verdict_names[] = {"stable", "accurate", "inaccurate", "unstable"};
 
 #define NAME_OF(table, k) ((unsigned)(k) < sizeof table / sizeof table[0] ? table[k] : "?")
@@ -130,6 +151,7 @@ const char *hymo_approx_name(hymo_approx_kind a) { return NAME_OF(approx_names, 
 const char *hymo_mech_integrator_name(hymo_mech_integrator_kind k) { return NAME_OF(mech_names, k); }
 const char *hymo_mech_inputs_name(hymo_mech_inputs_kind k) { return NAME_OF(mech_inputs_names, k); }
 const char *hymo_cosim_verdict_name(hymo_cosim_verdict v) { return NAME_OF(verdict_names, v); }
+const char *hymo_H_control_name(int k) { return NAME_OF(H_control_names, k); }
 
 static int parse_name(const char *s, const char *const *table, int n)
 {
@@ -157,6 +179,7 @@ int hymo_approx_parse(const char *s, hymo_approx_kind *out)
     PARSE(approx_names, s, out);
 }
 int hymo_mech_inputs_parse(const char *s, hymo_mech_inputs_kind *out) { PARSE(mech_inputs_names, s, out); }
+int hymo_H_control_parse(const char *s, int *out) { PARSE(H_control_names, s, out); }
 int hymo_mech_integrator_parse(const char *s, hymo_mech_integrator_kind *out)
 {
     if (strcmp(s, "index-1") == 0 || strcmp(s, "ali1") == 0) s = "index1";
@@ -248,7 +271,14 @@ int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o
     if (!strcmp(name, "--hh")) return option_positive(name, value, &o->h_h, err);
     if (!strcmp(name, "--hm")) return option_positive(name, value, &o->mech.dt, err);
     if (!strcmp(name, "--t-end")) return option_positive(name, value, &o->mech.t_end, err);
-    if (!strcmp(name, "--mech-inputs"))
+    /* communication-step control */
+    if (!strcmp(name, "--H-min")) return option_positive(name, value, &o->H_min, err);
+    if (!strcmp(name, "--H-max")) return option_positive(name, value, &o->H_max, err);
+    if (!strcmp(name, "--output-dt")) return option_positive(name, value, &o->output_dt, err);
+    if (!strcmp(name, "--tol-energy")) return hymo_cosim_tol_energy_parse(name, value, o, err);
+    if (!strcmp(name, "--H-control"))
+        bad = hymo_H_control_parse(value, &o->H_control);
+    else if (!strcmp(name, "--mech-inputs"))
         bad = hymo_mech_inputs_parse(value, &o->mech_inputs);
     else if (!strcmp(name, "--scheme"))
         bad = hymo_cosim_scheme_parse(value, &o->scheme);

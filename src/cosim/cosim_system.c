@@ -661,7 +661,8 @@ static char *read_text(const char *path, hymo_error *err)
 static hymo_status load(ctx_t *c, const char *path)
 {
     static const char *const keys[] = {"name",   "H",     "t_end",      "scheme",      "order",  "extrapolation",
-                                       "growth", "reference", "output", "model", "subsystems", "connections", NULL};
+                                       "growth", "reference", "output", "model", "subsystems", "connections",
+                                       "H_control", "tol_energy", "H_min", "H_max", "output_dt", NULL};
     hymo_cosim_system *sys = c->sys;
     if (!sys->text && !(sys->text = read_text(path, c->err))) return c->err ? c->err->code : HYMO_ERR_IO;
     hymo_sha256_hex(sys->text, strlen(sys->text), sys->sha256);
@@ -694,7 +695,18 @@ static hymo_status load(ctx_t *c, const char *path)
     if (!(H > 0.0)) return fail(c, n, "H", HYMO_ERR_MODEL, "%g s: must be positive", H);
     if (!(n = map_get(c, root, "t_end"))) return fail(c, root, "t_end", HYMO_ERR_MODEL, "missing (the end time, s)");
     if ((st = rd_number(c, n, "t_end", &t_end)) != HYMO_OK) return st;
-    if (!(t_end >= H) || !hymo_steps_per_communication(t_end, H))
+    /* energy-controlled steps: the keys spelled as the options of hymo cosim */
+    static const char *const ctl_keys[] = {"H_control", "tol_energy", "H_min", "H_max", "output_dt"};
+    static const char *const ctl_opts[] = {"--H-control", "--tol-energy", "--H-min", "--H-max", "--output-dt"};
+    for (int k = 0; k < 5; ++k) {
+        yaml_node_t *kn = map_get(c, root, ctl_keys[k]);
+        if (!kn) continue;
+        if ((st = rd_string(c, kn, ctl_keys[k], &s)) != HYMO_OK) return st;
+        hymo_error e;
+        if (hymo_cosim_option(ctl_opts[k], s, &sys->opt, &e) != 1)
+            return fail(c, kn, ctl_keys[k], HYMO_ERR_MODEL, "%s", e.message);
+    }
+    if (sys->opt.H_control == HYMO_H_FIXED && (!(t_end >= H) || !hymo_steps_per_communication(t_end, H)))
         return fail(c, n, "t_end", HYMO_ERR_MODEL,
                     "t_end = %.9g s is not a positive multiple of H = %.9g s (t_end/H = %.9g)", t_end, H, t_end / H);
     sys->opt.H = H;
@@ -791,6 +803,9 @@ static void defaults(hymo_cosim_options *o)
     o->unstable_floor = 1.0;
     o->max_balance_jump = 0.05;
     o->balance_window = 1.0;
+    o->H_control = HYMO_H_FIXED;
+    o->tol_energy_rel = 1e-2;
+    o->tol_energy_abs = 1e-3;
 }
 
 hymo_status hymo_cosim_system_load(const char *path, hymo_cosim_system **out, hymo_error *err)
@@ -887,6 +902,7 @@ hymo_status hymo_cosim_system_run(hymo_cosim_system *sys, const hymo_reference *
 {
     if (sys->ran) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: a loaded system runs once", sys->path);
     hymo_status st = hymo_cosim_verdict_options_check(&sys->opt, err);
+    if (st == HYMO_OK) st = hymo_cosim_control_check(&sys->opt, err);
     if (st != HYMO_OK) return st;
     if (ref && sys->model_sha256[0] &&
         hymo_model_identity(ref->model_sha256, ref->model_physics_sha256, sys->model_sha256,
@@ -909,6 +925,7 @@ hymo_status hymo_cosim_system_run(hymo_cosim_system *sys, const hymo_reference *
                                     .opt = &sys->opt,
                                     .rectangle = rectangle,
                                     .mech = sys->mech,
+                                    .control_order = sys->order + 2.0,
                                     .model = NULL,
                                     .src = &src,
                                     .record_outputs = 1,

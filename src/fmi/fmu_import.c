@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,12 +550,17 @@ static const hymo_variable *fmu_variable(const hymo_subsystem *sub, int vr)
 }
 
 /* States.  Serialize mode: buf[0] = bytes, then the bytes; handle mode:
- * buf[0] = index of an FMUstate kept until destroy. */
+ * buf[0] = index of an FMUstate kept until destroy, buf[1] = this
+ * instance's tag.  A buffer get_state filled before (its tag and a valid
+ * index) keeps its FMUstate, overwritten by fmi2GetFMUstate (FMI 2.0
+ * §2.1.8), so that saving a checkpoint every step allocates nothing new. */
+static double state_tag(const fmu_impl *fi) { return (double)((uintptr_t)fi % 1000000007u) + 0.5; }
+
 static int fmu_state_size(const hymo_subsystem *sub)
 {
     fmu_impl *fi = sub->impl;
     if (!fi->can_get_set || fi->dead) return 0;
-    if (!fi->can_serialize) return 1;
+    if (!fi->can_serialize) return 2;
     size_t bytes = 0;
     hymo_error e;
     hymo_status st = check(fi, fi->api.fmi2GetFMUstate(fi->c, &fi->state), "fmi2GetFMUstate", &e);
@@ -571,11 +577,22 @@ static int fmu_state_size(const hymo_subsystem *sub)
 static void fmu_get_state(const hymo_subsystem *sub, double *buf)
 {
     fmu_impl *fi = sub->impl;
-    buf[0] = -1.0; /* invalid unless filled */
+    const double k = buf[0]; /* handle mode: the index this buffer may already hold */
+    buf[0] = -1.0;           /* invalid unless filled */
     if (!fi->can_get_set || fi->dead) return;
     hymo_error e;
     hymo_status st;
     if (!fi->can_serialize) {
+        if (buf[1] == state_tag(fi) && k >= 0.0 && k < fi->n_handles && k == floor(k) && fi->handles[(int)k]) {
+            buf[0] = -1.0;
+            st = check(fi, fi->api.fmi2GetFMUstate(fi->c, &fi->handles[(int)k]), "fmi2GetFMUstate", &e);
+            if (st != HYMO_OK) {
+                set_pending(fi, st, &e);
+                return;
+            }
+            buf[0] = k;
+            return;
+        }
         fmi2FMUstate *nh = realloc(fi->handles, (size_t)(fi->n_handles + 1) * sizeof *nh);
         if (!nh) {
             set_pending(fi, hymo_error_set(&e, HYMO_ERR_NOMEM, "out of memory (FMU state)"), &e);
@@ -589,6 +606,7 @@ static void fmu_get_state(const hymo_subsystem *sub, double *buf)
             return;
         }
         buf[0] = fi->n_handles++;
+        buf[1] = state_tag(fi);
         return;
     }
     size_t bytes = 0;

@@ -308,6 +308,19 @@ static void retry(const char *file)
     assert_true(memcmp(&y1, &y2, sizeof y1) == 0);
     assert_true(x1 == var(s, "x1"));
     assert_close(var(s, "steps"), 2.0, 0.0);
+    /* saving into the same buffer again overwrites it in place (handle
+     * mode: the same FMUstate, no new one per checkpoint) */
+    const double idx = buf[0];
+    s->ops->get_state(s, buf);
+    assert_true(buf[0] == idx);
+    s->ops->set_inputs(s, 0.1, coef);
+    assert_int_equal(s->ops->do_step(s, 0.1, 0.05, &err), HYMO_OK);
+    s->ops->get_outputs(s, &y1);
+    s->ops->set_state(s, buf);
+    s->ops->set_inputs(s, 0.1, coef);
+    assert_int_equal(s->ops->do_step(s, 0.1, 0.05, &err), HYMO_OK);
+    s->ops->get_outputs(s, &y2);
+    assert_true(memcmp(&y1, &y2, sizeof y1) == 0);
     buf[0] = 1e9; /* not a state of this FMU: the next step fails */
     s->ops->set_state(s, buf);
     assert_int_not_equal(s->ops->do_step(s, 0.1, 0.05, &err), HYMO_OK);
