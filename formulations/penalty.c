@@ -597,28 +597,76 @@ static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz,
     memcpy(gx, gz, (size_t)na * (size_t)mb->nz * sizeof(double));
 }
 
-/* Sparse mode: M''s pairs (a joint and each joint on its path, both
- * ways), Phi_z^T Phi_z's (the columns of each row, pairwise) and every
- * force set's (the unknowns are the joint coordinates). */
+/* The pairs (both ways) of the joints on the paths of two bodies (or
+ * HYMO_GROUND) to the ground that are not on one path: those across the
+ * branches below the bodies' common ancestor; rows/cols from n on (NULL:
+ * counted only); the new n. */
+static int cross_pairs(const hymo_kin *kin, int b0, int b1, int *rows, int *cols, int n)
+{
+    for (int x = b0; x != HYMO_GROUND && !hymo_kin_on_path(kin, b1, x); x = kin->bd[x].parent)
+        for (int y = b1; y != HYMO_GROUND && !hymo_kin_on_path(kin, b0, y); y = kin->bd[y].parent) {
+            if (rows) rows[n] = x, cols[n] = y, rows[n + 1] = y, cols[n + 1] = x;
+            n += 2;
+        }
+    return n;
+}
+
+/* *t0, *t1 with a[0..n) = hymo_kin_path_union(t0, t1) (t1 = HYMO_GROUND:
+ * one path), or 0 if the list is not such a union */
+static int path_union_tips(const hymo_kin *kin, const int *a, int n, int *t0, int *t1)
+{
+    if (n == 0) return 0;
+    int k = 0;
+    while (k + 1 < n && kin->bd[a[k]].parent == a[k + 1]) ++k;
+    if (kin->bd[a[k]].parent != HYMO_GROUND) return 0;
+    *t0 = a[0], *t1 = HYMO_GROUND;
+    if (++k == n) return 1;
+    *t1 = a[k];
+    for (; k < n; ++k) {
+        const int p = kin->bd[a[k]].parent;
+        if (hymo_kin_on_path(kin, a[0], a[k])) return 0;
+        if (k + 1 < n ? p != a[k + 1] : p != HYMO_GROUND && !hymo_kin_on_path(kin, a[0], p)) return 0;
+    }
+    return 1;
+}
+
+/* Sparse mode: M' + dt^2/4 alpha Phi_z^T Phi_z and the force sets' pairs
+ * (the unknowns are the joint coordinates).  M''s are a joint and each
+ * joint on its path, both ways.  A constraint row's columns and an
+ * actuator's or force element's set are the joints on the paths of two
+ * bodies (hymo_kin_path_union): its pairs on one path are M''s, so only
+ * those across the two branches below the common ancestor are added
+ * (cross_pairs), once for the rows of one body pair; a set of another
+ * form adds all its pairs.  Each entry is emitted once unless two body
+ * pairs share branches: O(nnz) pairs where every pair of a row's columns
+ * took O(sum of squared row lengths). */
 static int pb_mech_pattern(const hymo_formulation *f, const hymo_mb *mb, const int *set_start, const int *set_joint,
                            int n_sets, int *rows, int *cols)
 {
     const pb_content *c = f->content;
     if (!c->sparse) return -1;
     const hymo_constraints *con = mb->con;
+    const hymo_kin *kin = &mb->kin;
     int n = 0;
 #define PAIR(i, j) (rows ? (rows[n] = (i), cols[n] = (j)) : 0, ++n)
     for (int j = 0; j < mb->nz; ++j)
-        for (int i = j; i != HYMO_GROUND; i = mb->kin.bd[i].parent) {
+        for (int i = j; i != HYMO_GROUND; i = kin->bd[i].parent) {
             PAIR(i, j);
             if (i != j) PAIR(j, i);
         }
-    for (int r = 0; r < con->m; ++r)
-        for (int a = con->row_start[r]; a < con->row_start[r + 1]; ++a)
-            for (int b = con->row_start[r]; b < con->row_start[r + 1]; ++b) PAIR(con->col[a], con->col[b]);
-    for (int k = 0; k < n_sets; ++k)
-        for (int a = set_start[k]; a < set_start[k + 1]; ++a)
-            for (int b = set_start[k]; b < set_start[k + 1]; ++b) PAIR(set_joint[a], set_joint[b]);
+    for (int r = 0; r < con->m; ++r) {
+        const hymo_prim *p = &con->prims[r], *q = r > 0 ? &con->prims[r - 1] : NULL;
+        if (!q || p->body_a != q->body_a || p->body_b != q->body_b) n = cross_pairs(kin, p->body_a, p->body_b, rows, cols, n);
+    }
+    for (int k = 0; k < n_sets; ++k) {
+        const int *a = set_joint + set_start[k], len = set_start[k + 1] - set_start[k];
+        int t0, t1;
+        if (path_union_tips(kin, a, len, &t0, &t1))
+            n = cross_pairs(kin, t0, t1, rows, cols, n);
+        else
+            for (int x = 0; x < len; ++x)
+                for (int y = 0; y < len; ++y) PAIR(a[x], a[y]);
+    }
 #undef PAIR
     return n;
 }
