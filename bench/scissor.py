@@ -10,15 +10,16 @@ Runs BUILD/bench/bench_scale (cmake --build BUILD --target bench_scale, a
 Release tree) once per N and formulation, fast Jacobian, KLU, and prints per
 row: the process CPU time of the simulation's creation (set-up: pattern,
 symbolic analysis, static start; the minimum over the rounds), the first
-step's wall time, the minimum wall ms/step over R rounds of K steps (after
-that first step) and the growth exponents of set-up and ms/step fitted by
-least squares on log-log over all N given.  Then --agree N (default 16; 0:
+step's wall time, the minimum wall ms/step and the minimum CPU ms/step
+over R rounds of K steps (after that first step) and the growth exponents
+of set-up and CPU ms/step fitted by least squares on log-log over all N
+given.  Then --agree N (default 16; 0:
 none): both formulations run the N-stage lift for --agree-t-end seconds
 (default 0.5) with `hymo run -o` and the largest difference of a joint
 coordinate over the whole run is printed (h5py).
 
-Wall-clock ms/step on a shared machine varies by up to 2.5x; the minimum
-over rounds is the stable estimator (bench_speed.c).  bench/scaling.py
+Wall-clock ms/step on a shared machine varies by up to 3x (penalty, N =
+512: 10.7 s and 3.3 s in two runs); the CPU time per step varies less.  bench/scaling.py
 --families scissor --solvers klu --instructions gives callgrind counts.
 """
 import argparse
@@ -90,8 +91,8 @@ def main(argv=None):
         sys.exit("scissor.py: %s missing (cmake --build %s --target bench_scale)" % (exe, a.build))
     ns = [int(x) for x in a.n.split(",")]
     rows = {f: [] for f in FORMS}
-    print("| formulation | N | nx | set-up CPU ms | first step ms | ms/step (min) | Newton it./step |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| formulation | N | nx | set-up CPU ms | first step ms | ms/step wall | ms/step CPU | Newton it./step |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for n in ns:
             model = os.path.join(tmp, "scissor%d.yaml" % n)
@@ -102,15 +103,16 @@ def main(argv=None):
                 r = bench(exe, model, form, steps, a.repeat, a.timeout)
                 rows[form].append(r)
                 if "error" in r:
-                    print("| %s | %d | | %s | | | |" % (form, n, r["error"]))
+                    print("| %s | %d | | %s | | | | |" % (form, n, r["error"]))
                 else:
-                    print("| %s | %d | %d | %.2f | %.2f | %.3f | %.2f |"
-                          % (form, n, r["nx"], r["setup_cpu_ms"], r["first_ms"], r["ms_min"], r["iter"]), flush=True)
+                    print("| %s | %d | %d | %.2f | %.2f | %.3f | %.3f | %.2f |"
+                          % (form, n, r["nx"], r["setup_cpu_ms"], r["first_ms"], r["ms_min"], r["cpu_ms_min"], r["iter"]),
+                          flush=True)
         for form in FORMS:
             ok = [(n, r) for n, r in zip(ns, rows[form]) if "error" not in r]
-            print("%s: exponent over N = %s: set-up %.2f, ms/step %.2f"
+            print("%s: exponent over N = %s: set-up %.2f, CPU ms/step %.2f"
                   % (form, ",".join(str(n) for n, _ in ok), slope([n for n, _ in ok], [r["setup_cpu_ms"] for _, r in ok]),
-                     slope([n for n, _ in ok], [r["ms_min"] for _, r in ok])))
+                     slope([n for n, _ in ok], [r["cpu_ms_min"] for _, r in ok])))
         if a.agree > 0:
             d, ds = agreement(hymo, a.agree, a.cylinders, a.agree_t_end, tmp)
             print("agreement, N = %d, %g s (rod stroke %.4g m): max |z_penalty - z_double-step| = %.3g"
