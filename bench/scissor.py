@@ -79,7 +79,7 @@ def main(argv=None):
     ap.add_argument("--build", default="build")
     ap.add_argument("--n", default="32,64,128,256,512")
     ap.add_argument("--cylinders", type=int, choices=(1, 2), default=1)
-    ap.add_argument("--steps", type=int, default=0, help="steps per round (default: 20 / (N/64), at least 2)")
+    ap.add_argument("--steps", type=int, default=16, help="steps per round (default 16: two re-selection checks of double-step)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--agree", type=int, default=16)
@@ -98,7 +98,7 @@ def main(argv=None):
             model = os.path.join(tmp, "scissor%d.yaml" % n)
             with open(model, "w") as fh:
                 fh.write(gen_models.scissor(n, a.cylinders))
-            steps = a.steps or max(2, int(20 * 64 / max(n, 64)))
+            steps = a.steps
             for form in FORMS:
                 r = bench(exe, model, form, steps, a.repeat, a.timeout)
                 rows[form].append(r)

@@ -29,6 +29,7 @@ typedef struct {
     klu_numeric *num;
     klu_common common;
     double *w, *y; /* m, nz scratch */
+    double *acc;   /* nz scratch, zero between uses (block_values: a column of Phi_z^T Phi_z) */
     int *all;      /* 0 .. nz-1: every coordinate is an unknown */
     int *colp, *colr, *colt; /* nz + 1, nnz, nnz scratch (tangent): the rows of Phi_z's non-zeros per
                               * column and their places in phi_zv */
@@ -59,13 +60,14 @@ static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->piv = calloc(nz, sizeof(int));
     c->w = calloc(m, sizeof(double));
     c->y = calloc(nz, sizeof(double));
+    c->acc = calloc(nz, sizeof(double));
     c->all = calloc(nz, sizeof(int));
     c->colp = calloc(2 * nz + 2, sizeof(int)); /* and the fill pointers (tangent) */
     c->colr = calloc((size_t)mb->con->nnz + 1, sizeof(int));
     c->colt = calloc((size_t)mb->con->nnz + 1, sizeof(int));
     c->nz = mb->nz;
     c->m = mb->m;
-    if (!c->jzz || !c->piv || !c->w || !c->y || !c->all || !c->colp || !c->colr || !c->colt) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
+    if (!c->jzz || !c->piv || !c->w || !c->y || !c->acc || !c->all || !c->colp || !c->colr || !c->colt) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     for (int j = 0; j < mb->nz; ++j) c->all[j] = j;
     return HYMO_OK;
 }
@@ -78,6 +80,7 @@ static void pb_destroy(hymo_formulation *f)
     free(c->piv);
     free(c->w);
     free(c->y);
+    free(c->acc);
     free(c->all);
     free(c->colp);
     free(c->colr);
@@ -551,7 +554,10 @@ static double mass_ij(const pb_content *c, const hymo_kin *kin, int i, int j)
 /* M' + dt^2/4 alpha Phi_z^T Phi_z at a pattern of the mechanical block
  * (column-major).  The sums over the rows r run over the rows where both
  * columns of Phi_z are non-zero, in ascending order: the full sums without
- * their exact zeros (bit-identical). */
+ * their exact zeros (bit-identical).  Column j's sums are gathered row by
+ * row (acc[i] += P_ri P_rj over the rows r of column j, ascending), at
+ * the cost of the lengths of those rows; every pair of a row's columns is
+ * in the pattern, so reading the column's entries leaves acc zero. */
 static void block_values(const pb_content *c, hymo_mb *mb, const int *col_start, const int *row, double *value)
 {
     const int nz = mb->nz, m = mb->m;
@@ -568,24 +574,20 @@ static void block_values(const pb_content *c, hymo_mb *mb, const int *col_start,
         for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t)
             if (P[t] != 0.0) colr[fill[con->col[t]]] = r, colt[fill[con->col[t]]++] = t;
     if (c->sparse) hymo_kin_composite(&mb->kin);
-    for (int j = 0; j < nz; ++j)
+    double *acc = c->acc;
+    for (int j = 0; j < nz; ++j) {
+        for (int b = colp[j]; b < colp[j + 1]; ++b) {
+            const int r = colr[b];
+            const double pj = P[colt[b]];
+            for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t)
+                if (P[t] != 0.0) acc[con->col[t]] += P[t] * pj;
+        }
         for (int e = col_start[j]; e < col_start[j + 1]; ++e) {
             const int i = row[e];
-            double s = 0.0;
-            int a = colp[i], b = colp[j];
-            const int ae = colp[i + 1], be = colp[j + 1];
-            while (a < ae && b < be) {
-                if (colr[a] < colr[b])
-                    ++a;
-                else if (colr[b] < colr[a])
-                    ++b;
-                else {
-                    s += P[colt[a]] * P[colt[b]];
-                    ++a, ++b;
-                }
-            }
-            value[e] = mass_ij(c, &mb->kin, i, j) + ca * s;
+            value[e] = mass_ij(c, &mb->kin, i, j) + ca * acc[i];
+            acc[i] = 0.0;
         }
+    }
 }
 
 /* The fast Jacobian's mechanical block: M' + dt^2/4 alpha Phi_z^T Phi_z
