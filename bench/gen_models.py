@@ -4,6 +4,9 @@
     gen_models.py chain N      N links in series, each with its own cylinder
                                and circuit (Newton system 5N: 1 joint, 3
                                volumes, 1 spool per link)
+    gen_models.py pendulum N   the chain's N links without hydraulics: gravity
+                               only, link 1 starts 30 deg off the vertical
+                               (Newton system N: the joints)
     gen_models.py ladder N     N four-bar loops in series sharing links
                                (N+1 rockers on the ground, N couplers, 2N
                                cut-joint rows, mobility 1), one cylinder
@@ -111,6 +114,24 @@ def chain(n):
     for k in range(1, n + 1):
         out.append("    - {name: v%d, type: 4/3, P: pump, T: tank, A: a%d, B: r%d, flow_coefficient: 2.0e-9,\n"
                    "       bandwidth_hz: 35, signal: U_ref}\n" % (k, k, k))
+    return "".join(out)
+
+
+def pendulum(n):
+    """The chain's links (1 m, 2 kg, gravity +x: hanging along +x) with no
+    cylinders and no circuits: an N-link pendulum whose first joint starts
+    at 30 deg, the others straight, at rest."""
+    out = [HEAD.format(name="pendulum%d" % n, what="N-link pendulum, gravity only, N = %d" % n,
+                       gravity="[9.81, 0, 0]")]
+    out.append("\nbodies:\n")
+    for k in range(1, n + 1):
+        parent = "ground" if k == 1 else "l%d" % (k - 1)
+        loc = "[0, 0, 0]" if k == 1 else "J"
+        out.append("  - name: l%d\n" % k)
+        out.append("    joint: {name: q%d, type: revolute, parent: %s, location: %s, axis: [0, 0, 1], initial: %s}\n"
+                   % (k, parent, loc, "30 deg" if k == 1 else "0"))
+        out.append("    mass: 2\n    com: [0.5, 0, 0]\n    inertia: [0, 0.16666666666666666, 0.16666666666666666]\n")
+        out.append("    points:\n      J: [1, 0, 0]\n")
     return "".join(out)
 
 
@@ -337,7 +358,8 @@ def scissor(n, cylinders=1):
     return "".join(out)
 
 
-FAMILIES = {"chain": chain, "ladder": ladder, "parallelogram": parallelogram, "pipeline": pipeline, "scissor": scissor}
+FAMILIES = {"chain": chain, "ladder": ladder, "parallelogram": parallelogram, "pendulum": pendulum, "pipeline": pipeline,
+            "scissor": scissor}
 
 
 def main(argv=None):

@@ -5,6 +5,7 @@
                      [--n 4,8,16,32,64,128,256] [--solvers dense,klu]
                      [--formulations double-step,penalty] [--steps K]
                      [--repeat R] [--csv FILE] [--instructions]
+                     [--fit-min N] [--cpu]
 
 Builds nothing: it runs BUILD/bench/bench_scale (cmake --build BUILD
 --target bench_scale, a Release tree) once per family x N x formulation x
@@ -12,8 +13,11 @@ linear solver, fast Jacobian, and prints a table of the minimum ms/step
 over R rounds of K steps (a fresh simulation each round), the mean Newton
 iterations, the peak resident memory of the process (MB) and, per row, the
 growth exponent fitted by least squares on log(ms) vs log(N) over the tail
-N >= N_max/4 (the last three sizes of the default list).  The first step
-of each round (one-time work: KLU's symbolic analysis, the pattern) is not
+N >= N_max/4 (the last three sizes of the default list; --fit-min N: over
+the sizes >= N).  --cpu: the table and the exponent give the thread's CPU
+time per step (bench_scale's cpu_min, minimum over the rounds) instead of
+wall time.  The first step of each round (one-time work: KLU's symbolic
+analysis, the pattern) is not
 timed (bench_scale --warmup 1).  Also per row: the heap the simulation holds
 at the largest N and the exponent of its growth.  A failed run shows its
 message.
@@ -91,16 +95,18 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--csv")
     ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--cpu", action="store_true", help="tabulate CPU ms/step (cpu_min) instead of wall")
+    ap.add_argument("--fit-min", type=int, help="fit the exponents over N >= this (default N_max/4)")
     a = ap.parse_args()
     exe = os.path.join(a.build, "bench", "bench_scale")
     if not os.access(exe, os.X_OK):
         sys.exit("scaling.py: %s not found (cmake --build %s --target bench_scale)" % (exe, a.build))
     ns = [int(x) for x in a.n.split(",")]
-    tail = [n for n in ns if n >= max(ns) / 4]
+    tail = [n for n in ns if n >= (a.fit_min if a.fit_min else max(ns) / 4)]
     rows = []
     csv = open(a.csv, "w") if a.csv else None
     if csv:
-        csv.write("family,N,nx,formulation,solver,ms_min,ms_med,iter,jac,rss_mb,heap_kb,instr\n")
+        csv.write("family,N,nx,formulation,solver,ms_min,ms_med,iter,jac,rss_mb,heap_kb,instr,cpu_min\n")
     with tempfile.TemporaryDirectory() as tmp:
         for fam in a.families.split(","):
             for form in a.formulations.split(","):
@@ -118,15 +124,16 @@ def main():
                         msg = r.get("error") or "%.4g ms/step" % r["ms_min"]
                         print("  %s N=%d %s %s: %s" % (fam, n, form, solver, msg), file=sys.stderr, flush=True)
                         if csv and "error" not in r:
-                            csv.write("%s,%d,%d,%s,%s,%.6g,%.6g,%.3f,%.3f,%.1f,%d,%s\n" % (
+                            csv.write("%s,%d,%d,%s,%s,%.6g,%.6g,%.3f,%.3f,%.1f,%d,%s,%.6g\n" % (
                                 fam, n, r["nx"], form, solver, r["ms_min"], r["ms_med"], r["iter"], r["jac"],
-                                r["rss_kb"] / 1024.0, r.get("heap_kb", -1), r.get("instr")))
+                                r["rss_kb"] / 1024.0, r.get("heap_kb", -1), r.get("instr"), r.get("cpu_min", -1)))
                             csv.flush()
                     rows.append((fam, form, solver, res))
     if csv:
         csv.close()
-    print("ms/step (min of %d rounds of %d steps, fast Jacobian); exponent fitted on N = %s"
-          % (a.repeat, a.steps, ",".join(map(str, tail))))
+    key = "cpu_min" if a.cpu else "ms_min"
+    print("%s ms/step (min of %d rounds of %d steps, fast Jacobian); exponent fitted on N = %s"
+          % ("CPU" if a.cpu else "wall", a.repeat, a.steps, ",".join(map(str, tail))))
     head = ("| family | formulation | solver | " + " | ".join("N=%d" % n for n in ns) +
             " | exponent | heap KB (N=%d) | heap exponent | iter (N=%d) |" % (ns[-1], ns[-1]))
     if a.instructions:
@@ -136,8 +143,8 @@ def main():
     for fam, form, solver, res in rows:
         cells = []
         for r in res:
-            cells.append("fail" if "error" in r else "%.4g" % r["ms_min"])
-        ys = [res[ns.index(n)].get("ms_min") for n in tail]
+            cells.append("fail" if "error" in r else "%.4g" % r[key])
+        ys = [res[ns.index(n)].get(key) for n in tail]
         e = slope(tail, ys) if all(y is not None for y in ys) else float("nan")
         last = res[-1]
         heap = "%d" % last["heap_kb"] if "heap_kb" in last else "-"

@@ -8,7 +8,7 @@ penalty and double-step lie apart.
 
 Runs BUILD/bench/bench_scale (cmake --build BUILD --target bench_scale, a
 Release tree) once per N and formulation, fast Jacobian, KLU, and prints per
-row: the process CPU time of the simulation's creation (set-up: pattern,
+row: the CPU time of the simulation's creation (set-up: pattern,
 symbolic analysis, static start; the minimum over the rounds), the first
 step's wall time, the minimum wall ms/step and the minimum CPU ms/step
 over R rounds of K steps (after that first step) and the growth exponents
@@ -106,13 +106,13 @@ def main(argv=None):
                     print("| %s | %d | | %s | | | | |" % (form, n, r["error"]))
                 else:
                     print("| %s | %d | %d | %.2f | %.2f | %.3f | %.3f | %.2f |"
-                          % (form, n, r["nx"], r["setup_cpu_ms"], r["first_ms"], r["ms_min"], r["cpu_ms_min"], r["iter"]),
+                          % (form, n, r["nx"], r["setup_cpu_ms"], r["first_ms"], r["ms_min"], r["cpu_min"], r["iter"]),
                           flush=True)
         for form in FORMS:
             ok = [(n, r) for n, r in zip(ns, rows[form]) if "error" not in r]
             print("%s: exponent over N = %s: set-up %.2f, CPU ms/step %.2f"
                   % (form, ",".join(str(n) for n, _ in ok), slope([n for n, _ in ok], [r["setup_cpu_ms"] for _, r in ok]),
-                     slope([n for n, _ in ok], [r["cpu_ms_min"] for _, r in ok])))
+                     slope([n for n, _ in ok], [r["cpu_min"] for _, r in ok])))
         if a.agree > 0:
             d, ds = agreement(hymo, a.agree, a.cylinders, a.agree_t_end, tmp)
             print("agreement, N = %d, %g s (rod stroke %.4g m): max |z_penalty - z_double-step| = %.3g"

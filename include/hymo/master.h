@@ -82,8 +82,30 @@ hymo_status hymo_master_set_input_approx(hymo_master *m, int k, int input, int o
  * subsystem's status and message are returned (the step is then not
  * counted; the subsystems that advanced stay advanced). */
 hymo_status hymo_master_step(hymo_master *m, hymo_error *err);
-/* Start of the next step (steps done times H). */
+/* Start of the next step: the time at the last change of H plus the steps
+ * done since, times H (steps done times H while H never changed). */
 double hymo_master_time(const hymo_master *m);
+/* The communication step of the next steps, H > 0 and finite; the input
+ * histories keep their time points, so extrapolation spans the unequal
+ * steps. */
+hymo_status hymo_master_set_step_size(hymo_master *m, double H, hymo_error *err);
+double hymo_master_step_size(const hymo_master *m);
+/* Communication steps done. */
+long hymo_master_steps(const hymo_master *m);
+
+/* A checkpoint: the master's time, step size and count, every subsystem's
+ * input polynomials and output history, and every subsystem's state
+ * (get_state/set_state).  Creating one fails, naming the subsystem, when
+ * a subsystem cannot save its state (no state_size or a size of 0).
+ * hymo_master_save overwrites the checkpoint with the current point;
+ * hymo_master_restore returns the master and every subsystem to it, so
+ * that a step retaken from it repeats the saved point's continuation. */
+typedef struct hymo_master_checkpoint hymo_master_checkpoint;
+hymo_status hymo_master_checkpoint_create(const hymo_master *m, hymo_master_checkpoint **out, hymo_error *err);
+void hymo_master_save(const hymo_master *m, hymo_master_checkpoint *c);
+void hymo_master_restore(hymo_master *m, const hymo_master_checkpoint *c);
+/* NULL is a no-op. */
+void hymo_master_checkpoint_free(hymo_master_checkpoint *c);
 /* Latest published outputs of subsystem k. */
 const double *hymo_master_outputs(const hymo_master *m, int k);
 /* Input polynomials subsystem k got for the last step (HYMO_POLY_TERMS per

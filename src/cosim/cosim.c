@@ -655,17 +655,56 @@ static hymo_status scratch_failed(const driver *d, hymo_error *err)
                           strerror(d->scratch_errno ? d->scratch_errno : EIO));
 }
 
-/* Array *ptr (width doubles a row) of every row, from the scratch file,
- * in *out (n_rows x width, malloc'd). */
-static hymo_status gather(driver *d, double **ptr, int width, double **out, hymo_error *err)
+/* The rows a comparison with ref reads (hymo_compare_trajectories): the
+ * first and the last, and for every reference time t the last row at or
+ * before t and the one after it; in *sel (increasing, malloc'd, *nsel of
+ * them), so that the comparison of those rows alone does the same
+ * arithmetic as that of every row, in memory bounded by the reference.
+ * Streams the time and residual-energy columns from the scratch file;
+ * *e_max = max |residual energy| over every row (non-finite: +Inf). */
+static hymo_status select_rows(driver *d, const hymo_reference *ref, long **sel, long *nsel, double *e_max,
+                               hymo_error *err)
+{
+    const int kt = array_index(d, &d->row[HYMO_SIG_TIME]), ke = array_index(d, &d->rec_Et);
+    const long nblocks = (d->n_rows + d->bcap - 1) / d->bcap;
+    long n = 0, i = 0;
+    *e_max = 0.0;
+    *sel = malloc(((size_t)(ref->n > 0 ? ref->n : 0) * 2 + 2) * sizeof **sel);
+    if (!*sel) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %d reference rows)", ref->n);
+#define MARK(r) ((n == 0 || (*sel)[n - 1] < (r)) ? (void)((*sel)[n++] = (r)) : (void)0)
+    for (long b = 0; b < nblocks; ++b) {
+        if (!load_array(d, b, kt) || !load_array(d, b, ke)) return scratch_failed(d, err);
+        const double *q = d->row[HYMO_SIG_TIME];
+        for (long r = 0, nr = block_rows(d, b); r < nr; ++r) {
+            const long g = b * d->bcap + r;
+            const double e = fabs(d->rec_Et[r]);
+            if (!(e <= *e_max)) *e_max = isfinite(e) ? e : INFINITY;
+            if (g == 0) MARK(0);
+            for (; i < ref->n && ref->time[i] < q[r]; ++i)
+                if (g > 0) MARK(g - 1), MARK(g);
+        }
+    }
+    if (d->n_rows > 0) MARK(d->n_rows - 1);
+#undef MARK
+    *nsel = n;
+    return HYMO_OK;
+}
+
+/* Array *ptr (width doubles a row) of the rows sel[0..nsel-1], from the
+ * scratch file, in *out (nsel x width, malloc'd). */
+static hymo_status gather_rows(driver *d, double **ptr, int width, const long *sel, long nsel, double **out,
+                               hymo_error *err)
 {
     const int k = array_index(d, ptr);
-    const long nblocks = (d->n_rows + d->bcap - 1) / d->bcap;
-    *out = malloc(((size_t)d->n_rows * (size_t)width + 1) * sizeof **out);
-    if (!*out) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", d->n_rows);
-    for (long b = 0; b < nblocks; ++b) {
-        if (!load_array(d, b, k)) return scratch_failed(d, err);
-        memcpy(*out + (size_t)(b * d->bcap) * (size_t)width, *ptr, (size_t)block_rows(d, b) * (size_t)width * sizeof **out);
+    *out = malloc(((size_t)nsel * (size_t)width + 1) * sizeof **out);
+    if (!*out) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", nsel);
+    for (long j = 0, b = -1; j < nsel; ++j) {
+        if (sel[j] / d->bcap != b) {
+            b = sel[j] / d->bcap;
+            if (!load_array(d, b, k)) return scratch_failed(d, err);
+        }
+        memcpy(*out + (size_t)j * (size_t)width, *ptr + (size_t)(sel[j] - b * d->bcap) * (size_t)width,
+               (size_t)width * sizeof **out);
     }
     return HYMO_OK;
 }
@@ -1088,7 +1127,6 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
     }
     if (sum.stable && growing_at_end(&d, sum.reason, sizeof sum.reason)) sum.stable = 0;
     sum.wall_time = hymo_now_seconds() - t0;
-    const long nrow = d.n_rows;
     mech_stats(&d, v);
     sum.t_reached = d.last_time;
     sum.residual_energy_final = d.last_Et;
@@ -1109,24 +1147,28 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         sum.hyd_steps += (long)hv[0];
         sum.hyd_rhs_evals += (long)hv[1];
     }
-    if (ref) { /* the compared signals of every row, from the scratch file */
+    if (ref) { /* the compared signals of the rows the comparison reads, from the scratch file */
         static const int sig[] = {HYMO_SIG_TIME, HYMO_SIG_Z, HYMO_SIG_ZD, HYMO_SIG_S, HYMO_SIG_SD,
                                   HYMO_SIG_P,    HYMO_SIG_U, HYMO_SIG_FORCE};
         enum { NSIG = sizeof sig / sizeof sig[0] };
-        double *col[NSIG + 1] = {0};
-        st = d.scratch_errno ? scratch_failed(&d, err) : HYMO_OK;
+        double *col[NSIG + 1] = {0}, e_max = 0.0;
+        long *sel = NULL, nsel = 0;
+        st = d.scratch_errno ? scratch_failed(&d, err) : select_rows(&d, ref, &sel, &nsel, &e_max, err);
         for (int i = 0; i <= NSIG && st == HYMO_OK; ++i)
-            st = gather(&d, i < NSIG ? &d.row[sig[i]] : &d.rec_Et, i < NSIG ? d.width[sig[i]] : 1, &col[i], err);
+            st = gather_rows(&d, i < NSIG ? &d.row[sig[i]] : &d.rec_Et, i < NSIG ? d.width[sig[i]] : 1, sel, nsel,
+                             &col[i], err);
+        free(sel);
         if (st == HYMO_OK) {
             hymo_reference run;
             memset(&run, 0, sizeof run);
-            run.n = (int)nrow;
+            run.n = (int)nsel;
             run.nz = d.width[HYMO_SIG_Z], run.np = d.width[HYMO_SIG_P], run.nu = d.width[HYMO_SIG_U], run.na = d.width[HYMO_SIG_S], run.ncut = d.width[HYMO_SIG_C_POS];
             run.time = col[0], run.z = col[1], run.zd = col[2], run.s = col[3];
             run.sd = col[4], run.p = col[5], run.u = col[6], run.force = col[7];
             run.has_cosim = 1;
             run.residual_energy_total = col[NSIG];
             st = hymo_compare_trajectories(ref, &run, &sum.errors, err);
+            sum.errors.residual_energy_max_abs = e_max; /* of every row, not only the compared ones */
         }
         for (int i = 0; i <= NSIG; ++i) free(col[i]);
         if (st != HYMO_OK) {

@@ -44,23 +44,6 @@ static const hymo_coupling_table *const couplings[] = {
     [HYMO_COUPLING_TLM] = &tlm,
 };
 
-/* ------------------------------------------------------------------ scheme */
-
-static int stage_jacobi(int k, int n) { return (void)k, (void)n, 0; }
-static int stage_in_order(int k, int n) { return (void)n, k; }
-static int stage_first_last(int k, int n) { return k > 0 ? k - 1 : n - 1; }
-
-static const hymo_scheme_table jacobi = {.system_name = "jacobi", .ordered = 0, .stage = stage_jacobi};
-static const hymo_scheme_table gauss_seidel_mech_first = {
-    .system_name = "gauss-seidel", .ordered = 1, .stage = stage_in_order};
-static const hymo_scheme_table gauss_seidel_hyd_first = {
-    .system_name = "gauss-seidel-hyd-first", .ordered = 1, .stage = stage_first_last};
-static const hymo_scheme_table *const schemes[] = {
-    [HYMO_SCHEME_JACOBI] = &jacobi,
-    [HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST] = &gauss_seidel_mech_first,
-    [HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST] = &gauss_seidel_hyd_first,
-};
-
 /* ----------------------------------------------------------- approximation */
 
 #define LAGRANGE(p) {.order = (p), .hyd_order = (p), .hyd_at_start = 0, .interface_model = 0, .rectangle = (p) == 0}
@@ -113,13 +96,12 @@ static const hymo_mech_inputs_table *const mech_inputs[] = {
 
 #define ROW(table, k) ((unsigned)(k) < sizeof table / sizeof table[0] ? table[k] : NULL)
 
-const hymo_scheme_table *hymo_scheme_table_of(hymo_cosim_scheme s) { return ROW(schemes, s); }
 
 hymo_cosim_tables hymo_cosim_tables_of(const hymo_cosim_options *opt)
 {
     return (hymo_cosim_tables){
         .coupling = ROW(couplings, opt->coupling),
-        .scheme = ROW(schemes, opt->scheme),
+        .scheme = hymo_scheme_table_of(opt->scheme),
         .approx = ROW(approximations, opt->approx),
         .mech = ROW(mechanics, opt->mech_integrator),
         .mech_inputs = ROW(mech_inputs, opt->mech_inputs),

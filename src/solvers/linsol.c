@@ -110,6 +110,7 @@ typedef struct {
     klu_common common;
     int k;                   /* dense leading block (0: KLU on the whole matrix) */
     int decided;             /* k was checked against the first matrix */
+    int k_whole;             /* > 0: every unknown is in the block, taken with a tree only */
     double *S;               /* k x k: LU of the Schur complement */
     lapack_int *spiv;        /* k */
     double *w;               /* n scratch */
@@ -483,9 +484,9 @@ static void klu_destroy(hymo_linsol *ls)
  * (below it, KLU on the whole matrix, as for the shipped models). */
 #define SCHUR_MIN 16
 
-static hymo_status klu_set_block(hymo_linsol *ls, int k, hymo_error *err)
+/* The arrays of the dense-block path for k leading unknowns (k <= n) */
+static hymo_status block_alloc(hymo_linsol *ls, int k, hymo_error *err)
 {
-    if (k < SCHUR_MIN || k >= ls->n) return HYMO_OK;
     klu_impl *d = ls->impl;
     const size_t kk = (size_t)k, nd = (size_t)(ls->n - k);
     d->spiv = malloc(kk * sizeof(lapack_int));
@@ -498,9 +499,26 @@ static hymo_status klu_set_block(hymo_linsol *ls, int k, hymo_error *err)
     return HYMO_OK;
 }
 
+/* A block of every unknown (no hydraulic ones: a mechanism alone) is
+ * kept for the tree (klu_set_tree): with it, the tree solves M' + diag(e)
+ * and KLU is not called (D is empty); without it, KLU on the whole matrix. */
+static hymo_status klu_set_block(hymo_linsol *ls, int k, hymo_error *err)
+{
+    if (k < SCHUR_MIN || k > ls->n) return HYMO_OK;
+    if (k == ls->n) {
+        ((klu_impl *)ls->impl)->k_whole = k;
+        return HYMO_OK;
+    }
+    return block_alloc(ls, k, err);
+}
+
 static int klu_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
 {
     klu_impl *k = ls->impl;
+    if (k->k == 0 && k->k_whole > 0 && tree->n == k->k_whole) { /* a mechanism alone: the block is the whole matrix */
+        hymo_error err;
+        if (block_alloc(ls, k->k_whole, &err) != HYMO_OK) return k->k = 0, 0;
+    }
     if (k->k == 0 || tree->n != k->k) return 0; /* no dense block: no use */
     const size_t n = (size_t)tree->n;
     free(k->tree_e), free(k->tree_v), free(k->tree_rows), free(k->tree_mark);
@@ -511,6 +529,7 @@ static int klu_set_tree(hymo_linsol *ls, const hymo_linsol_tree *tree)
     if (!k->tree_e || !k->tree_v || !k->tree_rows || !k->tree_mark) { /* the dense LU, M' given */
         free(k->tree_e), free(k->tree_v), free(k->tree_rows), free(k->tree_mark);
         k->tree_e = k->tree_v = NULL, k->tree_rows = NULL, k->tree_mark = NULL;
+        if (k->k == k->k_whole) k->k = 0; /* KLU on the whole matrix, as without the tree */
         return 0;
     }
     k->tree = *tree;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cosim_internal.h"
+#include "master_internal.h"
 #include "hymo/linear.h"
 
 typedef struct {

@@ -4,7 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cosim_internal.h"
+#include "master_internal.h"
+
+/* The scheme rows (hymo_scheme_table). */
+
+static int stage_jacobi(int k, int n) { return (void)k, (void)n, 0; }
+static int stage_in_order(int k, int n) { return (void)n, k; }
+static int stage_first_last(int k, int n) { return k > 0 ? k - 1 : n - 1; }
+
+static const hymo_scheme_table jacobi = {.system_name = "jacobi", .ordered = 0, .stage = stage_jacobi};
+static const hymo_scheme_table gauss_seidel_mech_first = {
+    .system_name = "gauss-seidel", .ordered = 1, .stage = stage_in_order};
+static const hymo_scheme_table gauss_seidel_hyd_first = {
+    .system_name = "gauss-seidel-hyd-first", .ordered = 1, .stage = stage_first_last};
+static const hymo_scheme_table *const schemes[] = {
+    [HYMO_SCHEME_JACOBI] = &jacobi,
+    [HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST] = &gauss_seidel_mech_first,
+    [HYMO_SCHEME_GAUSS_SEIDEL_HYD_FIRST] = &gauss_seidel_hyd_first,
+};
+
+const hymo_scheme_table *hymo_scheme_table_of(hymo_cosim_scheme s)
+{
+    return (unsigned)s < sizeof schemes / sizeof *schemes ? schemes[s] : NULL;
+}
 
 static hymo_status check_wiring(hymo_subsystem *const *subs, int n, const hymo_link *links, int n_links,
                                 const hymo_master_options *opt, hymo_error *err)
@@ -124,7 +146,7 @@ static void order_stages(hymo_master *m)
 
 hymo_status hymo_master_step(hymo_master *m, hymo_error *err)
 {
-    const double H = m->opt.H, t = (double)m->steps * H, t1 = t + H;
+    const double H = m->opt.H, t = hymo_master_time(m), t1 = t + H;
     if (!m->seq_valid) order_stages(m);
     hymo_status st = HYMO_OK;
     for (int i = 0, j; i < m->n && st == HYMO_OK; i = j) {
@@ -145,7 +167,113 @@ hymo_status hymo_master_step(hymo_master *m, hymo_error *err)
     return st;
 }
 
-double hymo_master_time(const hymo_master *m) { return (double)m->steps * m->opt.H; }
+double hymo_master_time(const hymo_master *m)
+{
+    return m->t_base + (double)(m->steps - m->steps_base) * m->opt.H;
+}
+
+hymo_status hymo_master_set_step_size(hymo_master *m, double H, hymo_error *err)
+{
+    if (!(H > 0.0) || !isfinite(H))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: communication step H = %g must be positive", H);
+    if (H == m->opt.H) return HYMO_OK;
+    m->t_base = hymo_master_time(m);
+    m->steps_base = m->steps;
+    m->opt.H = H;
+    return HYMO_OK;
+}
+
+double hymo_master_step_size(const hymo_master *m) { return m->opt.H; }
+
+long hymo_master_steps(const hymo_master *m) { return m->steps; }
+
+/* ------------------------------------------------------------ checkpoints */
+
+struct hymo_master_checkpoint {
+    int n;
+    long steps, steps_base;
+    double t_base, H;
+    int *n_hist;
+    double *hist_t;  /* HYMO_COSIM_HIST per subsystem */
+    double **hist_y; /* HYMO_COSIM_HIST x n_outputs per subsystem */
+    double **coef;   /* HYMO_POLY_TERMS x n_inputs per subsystem */
+    double **state;  /* state_size per subsystem */
+    int *state_n;
+};
+
+void hymo_master_checkpoint_free(hymo_master_checkpoint *c)
+{
+    if (!c) return;
+    for (int k = 0; k < c->n; ++k) {
+        if (c->hist_y) free(c->hist_y[k]);
+        if (c->coef) free(c->coef[k]);
+        if (c->state) free(c->state[k]);
+    }
+    free(c->n_hist);
+    free(c->hist_t);
+    free(c->hist_y);
+    free(c->coef);
+    free(c->state);
+    free(c->state_n);
+    free(c);
+}
+
+hymo_status hymo_master_checkpoint_create(const hymo_master *m, hymo_master_checkpoint **out, hymo_error *err)
+{
+    *out = NULL;
+    for (int k = 0; k < m->n; ++k) {
+        const hymo_subsystem *sub = m->nodes[k].sub;
+        if (!sub->ops->state_size || !sub->ops->get_state || !sub->ops->set_state || sub->ops->state_size(sub) <= 0)
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "master: subsystem '%s' cannot save its state",
+                                  sub->name);
+    }
+    hymo_master_checkpoint *c = calloc(1, sizeof *c);
+    const size_t n = (size_t)m->n;
+    int ok = c && (c->n_hist = calloc(n, sizeof *c->n_hist)) && (c->hist_t = calloc(n * HYMO_COSIM_HIST, sizeof(double))) &&
+             (c->hist_y = calloc(n, sizeof *c->hist_y)) && (c->coef = calloc(n, sizeof *c->coef)) &&
+             (c->state = calloc(n, sizeof *c->state)) && (c->state_n = calloc(n, sizeof *c->state_n));
+    if (c) c->n = m->n;
+    for (int k = 0; ok && k < m->n; ++k) {
+        const hymo_subsystem *sub = m->nodes[k].sub;
+        c->state_n[k] = sub->ops->state_size(sub);
+        ok = (c->hist_y[k] = calloc((size_t)HYMO_COSIM_HIST * (size_t)(sub->n_outputs + 1), sizeof(double))) &&
+             (c->coef[k] = calloc((size_t)HYMO_POLY_TERMS * (size_t)(sub->n_inputs + 1), sizeof(double))) &&
+             (c->state[k] = calloc((size_t)c->state_n[k], sizeof(double)));
+    }
+    if (!ok) {
+        hymo_master_checkpoint_free(c);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (master checkpoint)");
+    }
+    *out = c;
+    return HYMO_OK;
+}
+
+void hymo_master_save(const hymo_master *m, hymo_master_checkpoint *c)
+{
+    c->steps = m->steps, c->steps_base = m->steps_base, c->t_base = m->t_base, c->H = m->opt.H;
+    for (int k = 0; k < m->n; ++k) {
+        const hymo_cosim_node *nd = &m->nodes[k];
+        c->n_hist[k] = nd->n_hist;
+        memcpy(c->hist_t + k * HYMO_COSIM_HIST, nd->hist_t, sizeof nd->hist_t);
+        memcpy(c->hist_y[k], nd->hist_y, (size_t)HYMO_COSIM_HIST * (size_t)nd->sub->n_outputs * sizeof(double));
+        memcpy(c->coef[k], nd->coef, (size_t)HYMO_POLY_TERMS * (size_t)nd->sub->n_inputs * sizeof(double));
+        nd->sub->ops->get_state(nd->sub, c->state[k]);
+    }
+}
+
+void hymo_master_restore(hymo_master *m, const hymo_master_checkpoint *c)
+{
+    m->steps = c->steps, m->steps_base = c->steps_base, m->t_base = c->t_base, m->opt.H = c->H;
+    for (int k = 0; k < m->n; ++k) {
+        hymo_cosim_node *nd = &m->nodes[k];
+        nd->n_hist = c->n_hist[k];
+        memcpy(nd->hist_t, c->hist_t + k * HYMO_COSIM_HIST, sizeof nd->hist_t);
+        memcpy(nd->hist_y, c->hist_y[k], (size_t)HYMO_COSIM_HIST * (size_t)nd->sub->n_outputs * sizeof(double));
+        memcpy(nd->coef, c->coef[k], (size_t)HYMO_POLY_TERMS * (size_t)nd->sub->n_inputs * sizeof(double));
+        nd->advanced = 0;
+        nd->sub->ops->set_state(nd->sub, c->state[k]);
+    }
+}
 
 const double *hymo_master_outputs(const hymo_master *m, int k) { return m->nodes[k].hist_y; }
 

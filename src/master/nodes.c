@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cosim_internal.h"
+#include "master_internal.h"
 
 void hymo_poly_fit(int n, const double *t, const double *y, double t0, double *coef)
 {
