@@ -18,6 +18,19 @@
                                (joint.rate) and turns over ~10 times in
                                20 s: the cranks pass the horizontal, where
                                the constraint Jacobian loses rank, ~20 times
+    gen_models.py scissor N [--cylinders 2]
+                               a scissor lift of N X-stages (two 2 m arms
+                               pinned at their crossing; stage k+1's arms
+                               pinned on stage k's tips, the lower stage's
+                               free arm on a roller on the ground, the
+                               platform on the top stage's tips, one tip on
+                               a roller): a tree of depth 2N + 2 whose N + 1
+                               loops each hang on the one below (2N + 2
+                               cut-joint rows, mobility 1), lifted by one
+                               (or two side-by-side) cylinders from the
+                               chassis to the lower stage's fixed arm, each
+                               with its own throttle and chamber volumes
+                               behind one 4/3 valve
     gen_models.py pipeline N   one pendulum driven by one cylinder whose
                                supply runs through a hose of N lumped volumes
                                joined by N-1 throttles (Newton system N+3)
@@ -243,7 +256,110 @@ def parallelogram(n):
     return "".join(out)
 
 
-FAMILIES = {"chain": chain, "ladder": ladder, "parallelogram": parallelogram, "pendulum": pendulum, "pipeline": pipeline}
+# scissor lift: arm length, lowered arm angle, masses of the N = 4 lift
+# (a mobile elevating work platform: 4 stages, 2 m arms, 20 kg per arm, a
+# 150 kg platform with a 200 kg load), the chassis point of the cylinders
+# and the fraction of the fixed arm a1 where their rods act
+SC_L, SC_THETA0 = 2.0, 15.0
+SC_M_ARM, SC_M_PLATFORM, SC_M_ROLLER = 20.0, 350.0, 2.0
+SC_G, SC_F = (1.2, -0.2), 0.7
+
+
+def scissor_geometry(n, theta_deg=SC_THETA0):
+    """Stage width w, stage height h, the cylinder length s and the mass
+    scale of an N-stage lift at arm angle theta (from the horizontal)."""
+    t = math.radians(theta_deg)
+    w, h = SC_L * math.cos(t), SC_L * math.sin(t)
+    s = math.hypot(SC_F * w - SC_G[0], SC_F * h - SC_G[1])
+    # the static lift force is proportional to the stage count times the
+    # weight lifted, m_arm N^2 + m_platform N: held at the 4-stage lift's
+    weight = lambda k: SC_M_ARM * k * k + SC_M_PLATFORM * k
+    return w, h, s, min(1.0, weight(4) / weight(n))
+
+
+def scissor(n, cylinders=1):
+    """Arms a_k (rising to the right) and b_k (rising to the left), k = 1..N,
+    pinned at their midpoints.  Tree: a1 on the ground at the origin, b_k on
+    a_k at the crossing, a_(k+1) on the upper tip of b_k, the platform on the
+    upper tip of b_N; cut joints close b_1's lower tip on the ground roller
+    (a slider on the ground), b_(k+1)'s lower tip on a_k's upper tip, and
+    a_N's upper tip on the platform's roller (a slider on the platform): N + 1
+    loops, each hanging on the one below.  Above N = 4 every mass is
+    scaled so that the static cylinder force is the 4-stage lift's (the
+    force to lift a weight grows with the stage count: the platform rises
+    ~1.6 N times as fast as the rod extends)."""
+    if cylinders not in (1, 2):
+        raise ValueError("one or two lift cylinders")
+    w, h, s0, ms = scissor_geometry(n)
+    th = SC_THETA0
+    m_arm, m_pl, m_rl = SC_M_ARM * ms, SC_M_PLATFORM * ms, SC_M_ROLLER * ms
+    i_arm = m_arm * SC_L * SC_L / 12
+    out = [HEAD.format(name="scissor%d" % n,
+                       what="scissor lift, N = %d stages, %d lift cylinder(s)" % (n, cylinders),
+                       gravity="[0, -9.81, 0]")]
+    out.append("ground:\n  points:\n    G: [%s, %s, 0]\n\nbodies:\n" % (fmt(SC_G[0]), fmt(SC_G[1])))
+    out.append("  - name: roller0\n"
+               "    joint: {name: x0, type: prismatic, parent: ground, location: [%s, 0, 0], axis: [1, 0, 0], "
+               "initial: 0}\n    mass: %s\n    com: [0, 0, 0]\n    inertia: [0, 0, 0]\n"
+               "    points:\n      P: [0, 0, 0]\n" % (fmt(w), fmt(m_rl)))
+    arm_half = fmt(SC_L / 2)
+    for k in range(1, n + 1):
+        if k == 1:
+            joint = "{name: a1, type: revolute, parent: ground, location: [0, 0, 0], axis: [0, 0, 1], initial: %s deg}" % fmt(th)
+        else:
+            joint = ("{name: a%d, type: revolute, parent: b%d, location: T, axis: [0, 0, 1], initial: %s deg}"
+                     % (k, k - 1, fmt(2 * th - 180.0)))
+        out.append("  - name: a%d\n    joint: %s\n" % (k, joint))
+        out.append("    mass: %s\n    com: [%s, 0, 0]\n    inertia: [0, %s, %s]\n"
+                   % (fmt(m_arm), arm_half, fmt(i_arm), fmt(i_arm)))
+        out.append("    points:\n      M: [%s, 0, 0]\n      T: [%s, 0, 0]\n" % (arm_half, fmt(SC_L)))
+        if k == 1:
+            out.append("      F: [%s, 0, 0]\n" % fmt(SC_F * SC_L))
+        # b_k: frame at the crossing, x from its lower tip (right) to its upper tip (left)
+        out.append("  - name: b%d\n"
+                   "    joint: {name: b%d, type: revolute, parent: a%d, location: M, axis: [0, 0, 1], initial: %s deg}\n"
+                   % (k, k, k, fmt(180.0 - 2 * th)))
+        out.append("    mass: %s\n    com: [0, 0, 0]\n    inertia: [0, %s, %s]\n" % (fmt(m_arm), fmt(i_arm), fmt(i_arm)))
+        out.append("    points:\n      L: [%s, 0, 0]\n      T: [%s, 0, 0]\n" % (fmt(-SC_L / 2), arm_half))
+    lp = w + 0.3  # platform: from b_N's upper tip to 0.3 m past a_N's
+    out.append("  - name: platform\n"
+               "    joint: {name: p, type: revolute, parent: b%d, location: T, axis: [0, 0, 1], initial: %s deg}\n"
+               % (n, fmt(th - 180.0)))
+    out.append("    mass: %s\n    com: [%s, 0, 0]\n    inertia: [0, %s, %s]\n"
+               % (fmt(m_pl), fmt(lp / 2), fmt(m_pl * lp * lp / 12), fmt(m_pl * lp * lp / 12)))
+    out.append("    points:\n      R: [%s, 0, 0]\n" % fmt(w))
+    out.append("  - name: roller1\n"
+               "    joint: {name: x1, type: prismatic, parent: platform, location: R, axis: [1, 0, 0], initial: 0}\n"
+               "    mass: %s\n    com: [0, 0, 0]\n    inertia: [0, 0, 0]\n"
+               "    points:\n      P: [0, 0, 0]\n" % fmt(m_rl))
+    out.append("\ncut_joints:\n")
+    out.append("  - {name: k1, type: planar_revolute, body_a: b1, point_a: L, body_b: roller0, point_b: P}\n")
+    for k in range(2, n + 1):
+        out.append("  - {name: k%d, type: planar_revolute, body_a: b%d, point_a: L, body_b: a%d, point_b: T}\n"
+                   % (k, k, k - 1))
+    out.append("  - {name: top, type: planar_revolute, body_a: a%d, point_a: T, body_b: roller1, point_b: P}\n" % n)
+    out.append("\nindependent: [a1]\n\n" + SIGNAL + "\n" + FLUID + "  cylinders:\n")
+    dp = 0.100 if cylinders == 1 else 0.071
+    length = s0 / 1.1  # 10 % of the stroke out at the start
+    for c in range(1, cylinders + 1):
+        out.append(cylinder("lift%d" % c, "ground.G", "a1.F", length, dp=dp, dr=dp / 2))
+    out.append("  volumes:\n    - {name: VA, parts: [{volume: 4.71e-5, bulk_modulus: 5.5e8}], initial_pressure: static}\n")
+    for c in range(1, cylinders + 1):
+        out.append("    - {name: P%d, parts: [{volume: 3.14e-5, bulk_modulus: 5.5e8}, "
+                   "{chamber: lift%d.piston, bulk_modulus: 3.15e10}], initial_pressure: static}\n" % (c, c))
+    out.append("    - {name: VB, parts: [{volume: 7.85e-5, bulk_modulus: 5.5e8}")
+    for c in range(1, cylinders + 1):
+        out.append(", {chamber: lift%d.rod, bulk_modulus: 3.15e10}" % c)
+    out.append("], initial_pressure: 1.0e6}\n  throttles:\n")
+    for c in range(1, cylinders + 1):
+        out.append("    - {name: t%d, from: VA, to: P%d, area: 2.83e-5, discharge_coefficient: 0.8}\n" % (c, c))
+    out.append("  valves:\n    - {name: dcv, type: 4/3, P: pump, T: tank, A: VA, B: VB, flow_coefficient: 2.138e-8,\n"
+               "       bandwidth_hz: 35, signal: U_ref}\n")
+    return "".join(out)
+
+
+FAMILIES = {"chain": chain, "ladder": ladder, "parallelogram": parallelogram, "pendulum": pendulum, "pipeline": pipeline,
+            "scissor": scissor}
 
 
 def main(argv=None):
@@ -251,10 +367,11 @@ def main(argv=None):
     ap.add_argument("family", choices=sorted(FAMILIES))
     ap.add_argument("n", type=int)
     ap.add_argument("-o", "--output")
+    ap.add_argument("--cylinders", type=int, choices=(1, 2), default=1, help="scissor: lift cylinders (default 1)")
     a = ap.parse_args(argv)
     if a.n < 1 or a.n > 100000:
         ap.error("N must be in 1..100000")
-    text = FAMILIES[a.family](a.n)
+    text = scissor(a.n, a.cylinders) if a.family == "scissor" else FAMILIES[a.family](a.n)
     if a.output:
         with open(a.output, "w") as fh:
             fh.write(text)

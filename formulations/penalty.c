@@ -29,6 +29,7 @@ typedef struct {
     klu_numeric *num;
     klu_common common;
     double *w, *y; /* m, nz scratch */
+    double *acc;   /* nz scratch, zero between uses (block_values: a column of Phi_z^T Phi_z) */
     int *all;      /* 0 .. nz-1: every coordinate is an unknown */
     int *colp, *colr, *colt; /* nz + 1, nnz, nnz scratch (tangent): the rows of Phi_z's non-zeros per
                               * column and their places in phi_zv */
@@ -59,13 +60,14 @@ static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->piv = calloc(nz, sizeof(int));
     c->w = calloc(m, sizeof(double));
     c->y = calloc(nz, sizeof(double));
+    c->acc = calloc(nz, sizeof(double));
     c->all = calloc(nz, sizeof(int));
     c->colp = calloc(2 * nz + 2, sizeof(int)); /* and the fill pointers (tangent) */
     c->colr = calloc((size_t)mb->con->nnz + 1, sizeof(int));
     c->colt = calloc((size_t)mb->con->nnz + 1, sizeof(int));
     c->nz = mb->nz;
     c->m = mb->m;
-    if (!c->jzz || !c->piv || !c->w || !c->y || !c->all || !c->colp || !c->colr || !c->colt) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
+    if (!c->jzz || !c->piv || !c->w || !c->y || !c->acc || !c->all || !c->colp || !c->colr || !c->colt) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     for (int j = 0; j < mb->nz; ++j) c->all[j] = j;
     return HYMO_OK;
 }
@@ -78,6 +80,7 @@ static void pb_destroy(hymo_formulation *f)
     free(c->piv);
     free(c->w);
     free(c->y);
+    free(c->acc);
     free(c->all);
     free(c->colp);
     free(c->colr);
@@ -551,7 +554,10 @@ static double mass_ij(const pb_content *c, const hymo_kin *kin, int i, int j)
 /* M' + dt^2/4 alpha Phi_z^T Phi_z at a pattern of the mechanical block
  * (column-major).  The sums over the rows r run over the rows where both
  * columns of Phi_z are non-zero, in ascending order: the full sums without
- * their exact zeros (bit-identical). */
+ * their exact zeros (bit-identical).  Column j's sums are gathered row by
+ * row (acc[i] += P_ri P_rj over the rows r of column j, ascending), at
+ * the cost of the lengths of those rows; every pair of a row's columns is
+ * in the pattern, so reading the column's entries leaves acc zero. */
 static void block_values(const pb_content *c, hymo_mb *mb, const int *col_start, const int *row, double *value)
 {
     const int nz = mb->nz, m = mb->m;
@@ -568,24 +574,20 @@ static void block_values(const pb_content *c, hymo_mb *mb, const int *col_start,
         for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t)
             if (P[t] != 0.0) colr[fill[con->col[t]]] = r, colt[fill[con->col[t]]++] = t;
     if (c->sparse) hymo_kin_composite(&mb->kin);
-    for (int j = 0; j < nz; ++j)
+    double *acc = c->acc;
+    for (int j = 0; j < nz; ++j) {
+        for (int b = colp[j]; b < colp[j + 1]; ++b) {
+            const int r = colr[b];
+            const double pj = P[colt[b]];
+            for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t)
+                if (P[t] != 0.0) acc[con->col[t]] += P[t] * pj;
+        }
         for (int e = col_start[j]; e < col_start[j + 1]; ++e) {
             const int i = row[e];
-            double s = 0.0;
-            int a = colp[i], b = colp[j];
-            const int ae = colp[i + 1], be = colp[j + 1];
-            while (a < ae && b < be) {
-                if (colr[a] < colr[b])
-                    ++a;
-                else if (colr[b] < colr[a])
-                    ++b;
-                else {
-                    s += P[colt[a]] * P[colt[b]];
-                    ++a, ++b;
-                }
-            }
-            value[e] = mass_ij(c, &mb->kin, i, j) + ca * s;
+            value[e] = mass_ij(c, &mb->kin, i, j) + ca * acc[i];
+            acc[i] = 0.0;
         }
+    }
 }
 
 /* The fast Jacobian's mechanical block: M' + dt^2/4 alpha Phi_z^T Phi_z
@@ -597,28 +599,76 @@ static void pb_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz,
     memcpy(gx, gz, (size_t)na * (size_t)mb->nz * sizeof(double));
 }
 
-/* Sparse mode: M''s pairs (a joint and each joint on its path, both
- * ways), Phi_z^T Phi_z's (the columns of each row, pairwise) and every
- * force set's (the unknowns are the joint coordinates). */
+/* The pairs (both ways) of the joints on the paths of two bodies (or
+ * HYMO_GROUND) to the ground that are not on one path: those across the
+ * branches below the bodies' common ancestor; rows/cols from n on (NULL:
+ * counted only); the new n. */
+static int cross_pairs(const hymo_kin *kin, int b0, int b1, int *rows, int *cols, int n)
+{
+    for (int x = b0; x != HYMO_GROUND && !hymo_kin_on_path(kin, b1, x); x = kin->bd[x].parent)
+        for (int y = b1; y != HYMO_GROUND && !hymo_kin_on_path(kin, b0, y); y = kin->bd[y].parent) {
+            if (rows) rows[n] = x, cols[n] = y, rows[n + 1] = y, cols[n + 1] = x;
+            n += 2;
+        }
+    return n;
+}
+
+/* *t0, *t1 with a[0..n) = hymo_kin_path_union(t0, t1) (t1 = HYMO_GROUND:
+ * one path), or 0 if the list is not such a union */
+static int path_union_tips(const hymo_kin *kin, const int *a, int n, int *t0, int *t1)
+{
+    if (n == 0) return 0;
+    int k = 0;
+    while (k + 1 < n && kin->bd[a[k]].parent == a[k + 1]) ++k;
+    if (kin->bd[a[k]].parent != HYMO_GROUND) return 0;
+    *t0 = a[0], *t1 = HYMO_GROUND;
+    if (++k == n) return 1;
+    *t1 = a[k];
+    for (; k < n; ++k) {
+        const int p = kin->bd[a[k]].parent;
+        if (hymo_kin_on_path(kin, a[0], a[k])) return 0;
+        if (k + 1 < n ? p != a[k + 1] : p != HYMO_GROUND && !hymo_kin_on_path(kin, a[0], p)) return 0;
+    }
+    return 1;
+}
+
+/* Sparse mode: M' + dt^2/4 alpha Phi_z^T Phi_z and the force sets' pairs
+ * (the unknowns are the joint coordinates).  M''s are a joint and each
+ * joint on its path, both ways.  A constraint row's columns and an
+ * actuator's or force element's set are the joints on the paths of two
+ * bodies (hymo_kin_path_union): its pairs on one path are M''s, so only
+ * those across the two branches below the common ancestor are added
+ * (cross_pairs), once for the rows of one body pair; a set of another
+ * form adds all its pairs.  Each entry is emitted once unless two body
+ * pairs share branches: O(nnz) pairs where every pair of a row's columns
+ * took O(sum of squared row lengths). */
 static int pb_mech_pattern(const hymo_formulation *f, const hymo_mb *mb, const int *set_start, const int *set_joint,
                            int n_sets, int *rows, int *cols)
 {
     const pb_content *c = f->content;
     if (!c->sparse) return -1;
     const hymo_constraints *con = mb->con;
+    const hymo_kin *kin = &mb->kin;
     int n = 0;
 #define PAIR(i, j) (rows ? (rows[n] = (i), cols[n] = (j)) : 0, ++n)
     for (int j = 0; j < mb->nz; ++j)
-        for (int i = j; i != HYMO_GROUND; i = mb->kin.bd[i].parent) {
+        for (int i = j; i != HYMO_GROUND; i = kin->bd[i].parent) {
             PAIR(i, j);
             if (i != j) PAIR(j, i);
         }
-    for (int r = 0; r < con->m; ++r)
-        for (int a = con->row_start[r]; a < con->row_start[r + 1]; ++a)
-            for (int b = con->row_start[r]; b < con->row_start[r + 1]; ++b) PAIR(con->col[a], con->col[b]);
-    for (int k = 0; k < n_sets; ++k)
-        for (int a = set_start[k]; a < set_start[k + 1]; ++a)
-            for (int b = set_start[k]; b < set_start[k + 1]; ++b) PAIR(set_joint[a], set_joint[b]);
+    for (int r = 0; r < con->m; ++r) {
+        const hymo_prim *p = &con->prims[r], *q = r > 0 ? &con->prims[r - 1] : NULL;
+        if (!q || p->body_a != q->body_a || p->body_b != q->body_b) n = cross_pairs(kin, p->body_a, p->body_b, rows, cols, n);
+    }
+    for (int k = 0; k < n_sets; ++k) {
+        const int *a = set_joint + set_start[k], len = set_start[k + 1] - set_start[k];
+        int t0, t1;
+        if (path_union_tips(kin, a, len, &t0, &t1))
+            n = cross_pairs(kin, t0, t1, rows, cols, n);
+        else
+            for (int x = 0; x < len; ++x)
+                for (int y = 0; y < len; ++y) PAIR(a[x], a[y]);
+    }
 #undef PAIR
     return n;
 }

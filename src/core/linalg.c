@@ -418,32 +418,35 @@ void hymo_sparse_free(hymo_sparse *s)
 int hymo_sparse_pattern(hymo_sparse *s, int n_rows, int n_cols, int n, const int *rows, const int *cols)
 {
     if (hymo_sparse_alloc(s, n_rows, n_cols, n)) return -1;
-    int *cs = s->col_start;
-    for (int k = 0; k < n; ++k) cs[cols[k] + 1]++;
-    for (int j = 0; j < n_cols; ++j) cs[j + 1] += cs[j];
-    /* fill: the next free place of each column; seen: the last column a row
-     * was kept in, so a column keeps each row once (O(n) for any number of
-     * duplicates) and only its distinct rows are sorted */
-    int *fill = malloc(((size_t)n_cols + 1) * sizeof(int)), *seen = malloc(((size_t)n_rows + 1) * sizeof(int));
-    if (!fill || !seen) {
-        free(fill), free(seen);
+    /* the pairs' columns bucketed by row (a counting sort), then dealt to
+     * the columns row by row in ascending order: each column receives its
+     * rows sorted, and seen (the last row a column took) keeps each once;
+     * O(n + n_rows + n_cols) for any number and order of duplicates */
+    int *rs = calloc((size_t)n_rows + 1, sizeof(int)), *by_row = malloc(((size_t)n + 1) * sizeof(int));
+    int *seen = malloc(((size_t)n_cols + 1) * sizeof(int));
+    if (!rs || !by_row || !seen) {
+        free(rs), free(by_row), free(seen);
         hymo_sparse_free(s);
         return -1;
     }
-    memcpy(fill, cs, ((size_t)n_cols + 1) * sizeof(int));
-    for (int k = 0; k < n; ++k) s->row[fill[cols[k]]++] = rows[k];
-    for (int i = 0; i < n_rows; ++i) seen[i] = -1;
-    int q = 0;
-    for (int j = 0; j < n_cols; ++j) {
-        const int b = cs[j], e = cs[j + 1];
-        cs[j] = q;
-        for (int a = b; a < e; ++a)
-            if (seen[s->row[a]] != j) seen[s->row[a]] = j, s->row[q++] = s->row[a];
-        hymo_sort_ints(s->row + cs[j], q - cs[j]);
-    }
-    free(fill), free(seen);
-    cs[n_cols] = q;
-    s->nnz = q;
+    for (int k = 0; k < n; ++k) rs[rows[k] + 1]++;
+    for (int i = 0; i < n_rows; ++i) rs[i + 1] += rs[i];
+    for (int k = 0; k < n; ++k) by_row[rs[rows[k]]++] = cols[k]; /* rs[i]: now row i's end */
+    int *cs = s->col_start;
+    for (int j = 0; j < n_cols; ++j) seen[j] = -1;
+    for (int i = 0, b = 0; i < n_rows; b = rs[i++]) /* the distinct pairs: count per column */
+        for (int a = b; a < rs[i]; ++a)
+            if (seen[by_row[a]] != i) seen[by_row[a]] = i, cs[by_row[a] + 1]++;
+    for (int j = 0; j < n_cols; ++j) cs[j + 1] += cs[j], seen[j] = -1;
+    for (int i = 0, b = 0; i < n_rows; b = rs[i++])
+        for (int a = b; a < rs[i]; ++a) {
+            const int j = by_row[a];
+            if (seen[j] != i) seen[j] = i, s->row[cs[j]++] = i;
+        }
+    for (int j = n_cols; j > 0; --j) cs[j] = cs[j - 1]; /* cs[j] was column j's end */
+    cs[0] = 0;
+    free(rs), free(by_row), free(seen);
+    s->nnz = cs[n_cols];
     return 0;
 }
 

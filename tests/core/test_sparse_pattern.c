@@ -47,6 +47,23 @@ static void test_against_dense(void **state)
     hymo_sparse_free(&s);
 }
 
+/* columns of one row each (a diagonal), the rows given twice */
+static void test_single_rows(void **state)
+{
+    (void)state;
+    enum { C = 20 };
+    int rows[2 * C], cols[2 * C];
+    for (int k = 0; k < 2 * C; ++k) cols[k] = k % C, rows[k] = (7 * (k % C)) % C;
+    hymo_sparse s = {0};
+    assert_int_equal(hymo_sparse_pattern(&s, C, C, 2 * C, rows, cols), 0);
+    assert_int_equal(s.nnz, C);
+    for (int j = 0; j < C; ++j) {
+        assert_int_equal(s.col_start[j], j);
+        assert_int_equal(s.row[j], (7 * j) % C);
+    }
+    hymo_sparse_free(&s);
+}
+
 static void test_duplicates_linear(void **state)
 {
     (void)state;
@@ -73,6 +90,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_dense),
+        cmocka_unit_test(test_single_rows),
         cmocka_unit_test(test_duplicates_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
