@@ -75,6 +75,8 @@ struct hymo_ref_writer {
     unsigned char *stage_mem;
     double last_write; /* monotonic clock of the last stage write, s    */
     int deflate_level; /* 0: no filters; 1..9: shuffle + deflate        */
+    int direct;        /* chunks written as stored (write_chunks)        */
+    unsigned char *chunk_buf; /* one stored chunk: R x widest row + checksum */
     int swmr;          /* 1 while the file is in SWMR-write mode         */
     int lock_fd;       /* holds an OFD write lock on the temporary file  */
     hymo_status failed; /* first write failure; later appends return it   */
@@ -286,6 +288,7 @@ static void free_writer(hymo_ref_writer *w)
 {
     if (w->lock_fd >= 0) close(w->lock_fd); /* releases the "being written" lock */
     free(w->stage_mem);
+    free(w->chunk_buf);
     free(w->path);
     free(w->partial);
     for (int k = 0; w->series_path && k < w->n_series; k++) free(w->series_path[k]);
@@ -942,7 +945,17 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
         w->stage_rows = (int)chunks * w->chunk_rows;
         size_t total = (size_t)w->stage_rows * row_bytes;
         w->stage_mem = malloc(total > 0 ? total : 1);
-        if (!w->stage_mem) {
+        /* Without deflate, and where the file's types are the memory's,
+         * the chunks are written as stored (write_chunks). */
+        size_t widest = 0;
+        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++)
+            if ((size_t)w->cols[i] * elem_size(i) > widest) widest = (size_t)w->cols[i] * elem_size(i);
+        for (int k = 0; k < w->n_series; k++)
+            if ((size_t)w->series_cols[k] * sizeof(double) > widest) widest = (size_t)w->series_cols[k] * sizeof(double);
+        w->direct = !deflate_ok && H5Tequal(H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE) > 0 &&
+                    H5Tequal(H5T_NATIVE_INT, H5T_STD_I32LE) > 0;
+        if (w->direct) w->chunk_buf = malloc((size_t)w->chunk_rows * widest + 4);
+        if (!w->stage_mem || (w->direct && !w->chunk_buf)) {
             st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", w->partial);
         } else {
             size_t off = 0;
@@ -982,6 +995,32 @@ static const void *block_data(const hymo_ref_block *b, int i)
     return hymo_ref_signal_block_get(&hymo_ref_signals[i], b);
 }
 
+/* Rows [old_rows, new_rows) of a dataset of row_bytes per row, from data
+ * (row-major), written as its stored chunks (H5Dwrite_chunk): each chunk
+ * R x row_bytes, the rows past new_rows zero (the fill value HDF5 gives the
+ * unwritten part of an edge chunk), then its Fletcher-32 checksum
+ * (little-endian), exactly what the Fletcher32 filter would store, without
+ * the filter pipeline's copies and chunk buffers.  old_rows is a multiple
+ * of R (the writer writes whole chunks but the last). */
+static herr_t write_chunks(hymo_ref_writer *w, hid_t ds, size_t row_bytes, hsize_t old_rows, hsize_t new_rows,
+                           const unsigned char *data)
+{
+    const hsize_t R = (hsize_t)w->chunk_rows;
+    const size_t bytes = (size_t)R * row_bytes;
+    unsigned char *buf = w->chunk_buf;
+    for (hsize_t r0 = old_rows; r0 < new_rows; r0 += R) {
+        const size_t n = (size_t)(new_rows - r0 < R ? new_rows - r0 : R);
+        memcpy(buf, data + (size_t)(r0 - old_rows) * row_bytes, n * row_bytes);
+        if (n < (size_t)R) memset(buf + n * row_bytes, 0, bytes - n * row_bytes);
+        const uint32_t f = hymo_fletcher32(buf, bytes);
+        buf[bytes] = (unsigned char)f, buf[bytes + 1] = (unsigned char)(f >> 8);
+        buf[bytes + 2] = (unsigned char)(f >> 16), buf[bytes + 3] = (unsigned char)(f >> 24);
+        hsize_t off[2] = {r0, 0};
+        if (H5Dwrite_chunk(ds, H5P_DEFAULT, 0, off, bytes + 4, buf) < 0) return -1;
+    }
+    return 0;
+}
+
 static herr_t set_rows(hymo_ref_writer *w, int i, hsize_t rows)
 {
     hsize_t dims[2] = {rows, (hsize_t)w->cols[i]};
@@ -1000,11 +1039,12 @@ static hymo_status write_dataset_rows(hymo_ref_writer *w, int i, hsize_t old_row
     const int two_d = hymo_ref_signals[i].cols != HYMO_COLS_ONE;
     hsize_t start[2] = {old_rows, 0};
     hsize_t count[2] = {new_rows - old_rows, (hsize_t)w->cols[i]};
-    hid_t fspace = H5Dget_space(w->ds[i]);
-    hid_t mspace = H5Screate_simple(two_d ? 2 : 1, count, NULL);
     herr_t rc = -1;
-    if (fspace >= 0 && mspace >= 0 &&
-        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
+    hid_t fspace = -1, mspace = -1;
+    if (w->direct && old_rows % (hsize_t)w->chunk_rows == 0) {
+        rc = write_chunks(w, w->ds[i], (size_t)w->cols[i] * elem_size(i), old_rows, new_rows, w->stage[i]);
+    } else if ((fspace = H5Dget_space(w->ds[i])) >= 0 && (mspace = H5Screate_simple(two_d ? 2 : 1, count, NULL)) >= 0 &&
+               H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
         hid_t mtype = hymo_ref_signals[i].type == HYMO_SIG_I32 ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
         rc = H5Dwrite(w->ds[i], mtype, mspace, fspace, H5P_DEFAULT, w->stage[i]);
     }
@@ -1030,10 +1070,13 @@ static hymo_status write_series_rows(hymo_ref_writer *w, int k, hsize_t old_rows
     }
     hsize_t start[2] = {old_rows, 0};
     hsize_t count[2] = {new_rows - old_rows, (hsize_t)w->series_cols[k]};
-    hid_t fspace = H5Dget_space(w->series_ds[k]);
-    hid_t mspace = H5Screate_simple(2, count, NULL);
     herr_t rc = -1;
-    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
+    hid_t fspace = -1, mspace = -1;
+    if (w->direct && old_rows % (hsize_t)w->chunk_rows == 0) {
+        rc = write_chunks(w, w->series_ds[k], (size_t)w->series_cols[k] * sizeof(double), old_rows, new_rows,
+                          (const unsigned char *)w->series_stage[k]);
+    } else if ((fspace = H5Dget_space(w->series_ds[k])) >= 0 && (mspace = H5Screate_simple(2, count, NULL)) >= 0 &&
+               H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
         rc = H5Dwrite(w->series_ds[k], H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, w->series_stage[k]);
     }
     hymo_status st = HYMO_OK;
