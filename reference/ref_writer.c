@@ -12,11 +12,14 @@
  * (readers see a consistent file while rows are appended) and the writer
  * holds an advisory lock on it (readers tell a running file from a killed
  * one).  Rows are staged in a fixed buffer of whole chunks (R rows, the
- * same R for every dataset; about 4 MiB, allocated at open), written at a
- * chunk boundary when the buffer is full, for the first chunk, or a second
- * after the last write: every dataset is extended once, its rows written
- * with one H5Dwrite (no chunk is written twice), /time last, and the file
- * flushed, so a killed run leaves a readable ".partial" file with
+ * same R for every dataset; about 4 MiB, allocated at open) and handed at
+ * a chunk boundary to the writer's thread when it is idle, while a second
+ * buffer fills; the file's first chunk, and without the thread every
+ * write, on the caller's thread (at a chunk boundary when the buffer is
+ * full, for the first chunk, or a second after the last write):
+ * every dataset is extended once, its chunks written whole (no chunk is
+ * written twice; without deflate as stored, write_chunks), /time last, and
+ * the file flushed, so a killed run leaves a readable ".partial" file with
  * complete = 0 that holds every row up to the last write.  close() writes
  * the last partial chunk, leaves SWMR mode (close and reopen), writes the
  * summary attributes, sets complete, closes and renames the file; after any
@@ -31,6 +34,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,6 +79,8 @@ struct hymo_ref_writer {
     unsigned char *stage_mem;
     double last_write; /* monotonic clock of the last stage write, s    */
     int deflate_level; /* 0: no filters; 1..9: shuffle + deflate        */
+    int direct;        /* chunks written as stored (write_chunks)        */
+    unsigned char *chunk_buf; /* one stored chunk: R x widest row + checksum */
     int swmr;          /* 1 while the file is in SWMR-write mode         */
     int lock_fd;       /* holds an OFD write lock on the temporary file  */
     hymo_status failed; /* first write failure; later appends return it   */
@@ -89,6 +95,23 @@ struct hymo_ref_writer {
     int *series_cols;
     char **series_path;
     double **series_stage;
+    /* The writing thread (bg_main): append fills the stage above while the
+     * thread writes the other one (bg_stage), handed over at a chunk
+     * boundary; every HDF5 call of the writer happens on one thread at a
+     * time (the functions other than append stop the thread first). */
+    int bg;                                     /* the thread runs */
+    pthread_t bg_thread;
+    pthread_mutex_t bg_lock;
+    pthread_cond_t bg_cond;
+    int bg_busy;                                /* a stage is handed over, not yet written */
+    int bg_quit;
+    int bg_rows;                                /* its rows */
+    hymo_status bg_st;                          /* the thread's first failure */
+    hymo_error bg_err;
+    unsigned char *bg_stage[HYMO_SIGNAL_COUNT]; /* the other stage */
+    double **bg_series_stage;
+    unsigned char *bg_stage_mem;
+    hsize_t handed;                             /* rows handed over or written */
 };
 
 /* ------------------------------------------------------------------ */
@@ -282,10 +305,17 @@ static void close_handles(hymo_ref_writer *w)
     }
 }
 
+static void bg_stop(hymo_ref_writer *w);
+static void bg_start(hymo_ref_writer *w, size_t stage_bytes);
+
 static void free_writer(hymo_ref_writer *w)
 {
+    bg_stop(w);
     if (w->lock_fd >= 0) close(w->lock_fd); /* releases the "being written" lock */
     free(w->stage_mem);
+    free(w->bg_stage_mem);
+    free(w->bg_series_stage);
+    free(w->chunk_buf);
     free(w->path);
     free(w->partial);
     for (int k = 0; w->series_path && k < w->n_series; k++) free(w->series_path[k]);
@@ -453,7 +483,8 @@ static hymo_status series_prepare(hymo_ref_writer *w, const hymo_ref_dims *dims,
     w->series_cols = calloc((size_t)(n > 0 ? n : 1), sizeof *w->series_cols);
     w->series_path = calloc((size_t)(n > 0 ? n : 1), sizeof *w->series_path);
     w->series_stage = calloc((size_t)(n > 0 ? n : 1), sizeof *w->series_stage);
-    if (!w->series_ds || !w->series_cols || !w->series_path || !w->series_stage) {
+    w->bg_series_stage = calloc((size_t)(n > 0 ? n : 1), sizeof *w->bg_series_stage);
+    if (!w->series_ds || !w->series_cols || !w->series_path || !w->series_stage || !w->bg_series_stage) {
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", path);
     }
     for (int k = 0; k < n; k++) w->series_ds[k] = -1;
@@ -915,6 +946,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
                          hymo_ref_groups[g]);
         }
     }
+    size_t stage_bytes = 0; /* the staging buffer's size (the thread's stage has its layout) */
     int counts[HYMO_COLS_COUNT];
     hymo_ref_counts_dims(dims, counts);
     int widest_series = 0;
@@ -941,8 +973,19 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
         if (chunks > STAGE_CHUNKS_MAX) chunks = STAGE_CHUNKS_MAX;
         w->stage_rows = (int)chunks * w->chunk_rows;
         size_t total = (size_t)w->stage_rows * row_bytes;
+        stage_bytes = total;
         w->stage_mem = malloc(total > 0 ? total : 1);
-        if (!w->stage_mem) {
+        /* Without deflate, and where the file's types are the memory's,
+         * the chunks are written as stored (write_chunks). */
+        size_t widest = 0;
+        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++)
+            if ((size_t)w->cols[i] * elem_size(i) > widest) widest = (size_t)w->cols[i] * elem_size(i);
+        for (int k = 0; k < w->n_series; k++)
+            if ((size_t)w->series_cols[k] * sizeof(double) > widest) widest = (size_t)w->series_cols[k] * sizeof(double);
+        w->direct = !deflate_ok && H5Tequal(H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE) > 0 &&
+                    H5Tequal(H5T_NATIVE_INT, H5T_STD_I32LE) > 0;
+        if (w->direct) w->chunk_buf = malloc((size_t)w->chunk_rows * widest + 4);
+        if (!w->stage_mem || (w->direct && !w->chunk_buf)) {
             st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory opening '%s'", w->partial);
         } else {
             size_t off = 0;
@@ -965,6 +1008,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
     if (st == HYMO_OK) {
         start_swmr(w);
         lock_partial(w);
+        bg_start(w, stage_bytes);
     }
     if (st != HYMO_OK) {
         abandon(w);
@@ -982,6 +1026,32 @@ static const void *block_data(const hymo_ref_block *b, int i)
     return hymo_ref_signal_block_get(&hymo_ref_signals[i], b);
 }
 
+/* Rows [old_rows, new_rows) of a dataset of row_bytes per row, from data
+ * (row-major), written as its stored chunks (H5Dwrite_chunk): each chunk
+ * R x row_bytes, the rows past new_rows zero (the fill value HDF5 gives the
+ * unwritten part of an edge chunk), then its Fletcher-32 checksum
+ * (little-endian), exactly what the Fletcher32 filter would store, without
+ * the filter pipeline's copies and chunk buffers.  old_rows is a multiple
+ * of R (the writer writes whole chunks but the last). */
+static herr_t write_chunks(hymo_ref_writer *w, hid_t ds, size_t row_bytes, hsize_t old_rows, hsize_t new_rows,
+                           const unsigned char *data)
+{
+    const hsize_t R = (hsize_t)w->chunk_rows;
+    const size_t bytes = (size_t)R * row_bytes;
+    unsigned char *buf = w->chunk_buf;
+    for (hsize_t r0 = old_rows; r0 < new_rows; r0 += R) {
+        const size_t n = (size_t)(new_rows - r0 < R ? new_rows - r0 : R);
+        memcpy(buf, data + (size_t)(r0 - old_rows) * row_bytes, n * row_bytes);
+        if (n < (size_t)R) memset(buf + n * row_bytes, 0, bytes - n * row_bytes);
+        const uint32_t f = hymo_fletcher32(buf, bytes);
+        buf[bytes] = (unsigned char)f, buf[bytes + 1] = (unsigned char)(f >> 8);
+        buf[bytes + 2] = (unsigned char)(f >> 16), buf[bytes + 3] = (unsigned char)(f >> 24);
+        hsize_t off[2] = {r0, 0};
+        if (H5Dwrite_chunk(ds, H5P_DEFAULT, 0, off, bytes + 4, buf) < 0) return -1;
+    }
+    return 0;
+}
+
 static herr_t set_rows(hymo_ref_writer *w, int i, hsize_t rows)
 {
     hsize_t dims[2] = {rows, (hsize_t)w->cols[i]};
@@ -991,7 +1061,7 @@ static herr_t set_rows(hymo_ref_writer *w, int i, hsize_t rows)
 /* Extends dataset i to new_rows and writes the staged rows into its new
  * rows (one H5Dwrite of whole chunks, except the last write of a run). */
 static hymo_status write_dataset_rows(hymo_ref_writer *w, int i, hsize_t old_rows, hsize_t new_rows,
-                                      hymo_error *err)
+                                      const unsigned char *data, hymo_error *err)
 {
     if (set_rows(w, i, new_rows) < 0) {
         return h5_fail(err, HYMO_ERR_HDF5, w->partial, "extending dataset '%s'", hymo_ref_signals[i].path);
@@ -1000,13 +1070,14 @@ static hymo_status write_dataset_rows(hymo_ref_writer *w, int i, hsize_t old_row
     const int two_d = hymo_ref_signals[i].cols != HYMO_COLS_ONE;
     hsize_t start[2] = {old_rows, 0};
     hsize_t count[2] = {new_rows - old_rows, (hsize_t)w->cols[i]};
-    hid_t fspace = H5Dget_space(w->ds[i]);
-    hid_t mspace = H5Screate_simple(two_d ? 2 : 1, count, NULL);
     herr_t rc = -1;
-    if (fspace >= 0 && mspace >= 0 &&
-        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
+    hid_t fspace = -1, mspace = -1;
+    if (w->direct && old_rows % (hsize_t)w->chunk_rows == 0) {
+        rc = write_chunks(w, w->ds[i], (size_t)w->cols[i] * elem_size(i), old_rows, new_rows, data);
+    } else if ((fspace = H5Dget_space(w->ds[i])) >= 0 && (mspace = H5Screate_simple(two_d ? 2 : 1, count, NULL)) >= 0 &&
+               H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
         hid_t mtype = hymo_ref_signals[i].type == HYMO_SIG_I32 ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
-        rc = H5Dwrite(w->ds[i], mtype, mspace, fspace, H5P_DEFAULT, w->stage[i]);
+        rc = H5Dwrite(w->ds[i], mtype, mspace, fspace, H5P_DEFAULT, data);
     }
     hymo_status st = HYMO_OK;
     if (rc < 0) {
@@ -1021,7 +1092,7 @@ static hymo_status write_dataset_rows(hymo_ref_writer *w, int i, hsize_t old_row
 
 /* The same for further dataset k (hymo_ref_dims.series). */
 static hymo_status write_series_rows(hymo_ref_writer *w, int k, hsize_t old_rows, hsize_t new_rows,
-                                     hymo_error *err)
+                                     const double *data, hymo_error *err)
 {
     const char *dpath = w->series_path[k];
     hsize_t dims[2] = {new_rows, (hsize_t)w->series_cols[k]};
@@ -1030,11 +1101,14 @@ static hymo_status write_series_rows(hymo_ref_writer *w, int k, hsize_t old_rows
     }
     hsize_t start[2] = {old_rows, 0};
     hsize_t count[2] = {new_rows - old_rows, (hsize_t)w->series_cols[k]};
-    hid_t fspace = H5Dget_space(w->series_ds[k]);
-    hid_t mspace = H5Screate_simple(2, count, NULL);
     herr_t rc = -1;
-    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
-        rc = H5Dwrite(w->series_ds[k], H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, w->series_stage[k]);
+    hid_t fspace = -1, mspace = -1;
+    if (w->direct && old_rows % (hsize_t)w->chunk_rows == 0) {
+        rc = write_chunks(w, w->series_ds[k], (size_t)w->series_cols[k] * sizeof(double), old_rows, new_rows,
+                          (const unsigned char *)data);
+    } else if ((fspace = H5Dget_space(w->series_ds[k])) >= 0 && (mspace = H5Screate_simple(2, count, NULL)) >= 0 &&
+               H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
+        rc = H5Dwrite(w->series_ds[k], H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, data);
     }
     hymo_status st = HYMO_OK;
     if (rc < 0) {
@@ -1046,26 +1120,29 @@ static hymo_status write_series_rows(hymo_ref_writer *w, int k, hsize_t old_rows
     return st;
 }
 
-/* Writes the staged rows to the file (extending every dataset) and
- * flushes it, in two phases: every dataset but /time, flush, then /time,
- * flush.  /time therefore never has rows on disk that another dataset
- * lacks, and a reader of a file being written (or killed) takes the rows
- * of /time as N (hymo_ref_read).  On failure the datasets are shrunk back
- * (outside SWMR mode, which cannot shrink; the file is deleted at the
- * close anyway), the writer is marked failed and keeps refusing rows. */
-static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
+/* Writes n staged rows (sig: per dataset, ser: per further dataset) after
+ * the file's rows (extending every dataset) and flushes the file, in two
+ * phases: every dataset but /time, flush, then /time, flush.  /time
+ * therefore never has rows on disk that another dataset lacks, and a
+ * reader of a file being written (or killed) takes the rows of /time as N
+ * (hymo_ref_read).  On failure the datasets are shrunk back (outside SWMR
+ * mode, which cannot shrink; the file is deleted at the close anyway) and
+ * the caller marks the writer failed. */
+static hymo_status write_rows(hymo_ref_writer *w, unsigned char *const *sig, double *const *ser, int n,
+                              hymo_error *err)
 {
-    if (w->buffered == 0) return HYMO_OK;
-    const hsize_t old_rows = w->written, new_rows = old_rows + (hsize_t)w->buffered;
+    if (n == 0) return HYMO_OK;
+    const hsize_t old_rows = w->written, new_rows = old_rows + (hsize_t)n;
     hymo_status st = HYMO_OK;
     for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
-        if (i != HYMO_SIG_TIME) st = write_dataset_rows(w, i, old_rows, new_rows, err);
+        if (i != HYMO_SIG_TIME) st = write_dataset_rows(w, i, old_rows, new_rows, sig[i], err);
     }
-    for (int k = 0; st == HYMO_OK && k < w->n_series; k++) st = write_series_rows(w, k, old_rows, new_rows, err);
+    for (int k = 0; st == HYMO_OK && k < w->n_series; k++)
+        st = write_series_rows(w, k, old_rows, new_rows, ser[k], err);
     if (st == HYMO_OK && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
         st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
     }
-    if (st == HYMO_OK) st = write_dataset_rows(w, HYMO_SIG_TIME, old_rows, new_rows, err);
+    if (st == HYMO_OK) st = write_dataset_rows(w, HYMO_SIG_TIME, old_rows, new_rows, sig[HYMO_SIG_TIME], err);
     /* Make the rows durable so a killed run leaves a readable .partial. */
     if (st == HYMO_OK && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
         st = h5_fail(err, HYMO_ERR_IO, w->partial, "flushing file");
@@ -1080,9 +1157,140 @@ static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
                 H5Dset_extent(w->series_ds[k], d2);
             }
         }
-        return writer_failed(w, st, err);
+        return st;
     }
     w->written = new_rows;
+    return HYMO_OK;
+}
+
+/* The staged rows written on this thread (the writing thread stopped). */
+static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
+{
+    if (w->buffered == 0) return HYMO_OK;
+    const hymo_status st = write_rows(w, w->stage, w->series_stage, w->buffered, err);
+    if (st != HYMO_OK) return writer_failed(w, st, err);
+    w->handed += (hsize_t)w->buffered;
+    w->buffered = 0;
+    w->last_write = now_seconds();
+    return HYMO_OK;
+}
+
+/* ---- the writing thread ---- */
+
+static void *bg_main(void *arg)
+{
+    hymo_ref_writer *w = arg;
+    /* HDF5's error printing is per thread (Debian's HDF5 is thread-safe):
+     * off here too, the failures are reported as values */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pthread_mutex_lock(&w->bg_lock);
+    for (;;) {
+        if (w->bg_busy) {
+            const int n = w->bg_rows;
+            const hymo_status failed = w->bg_st;
+            pthread_mutex_unlock(&w->bg_lock);
+            hymo_error e;
+            memset(&e, 0, sizeof e);
+            /* after a failure the rows are dropped (the file is deleted) */
+            const hymo_status st = failed == HYMO_OK ? write_rows(w, w->bg_stage, w->bg_series_stage, n, &e) : failed;
+            pthread_mutex_lock(&w->bg_lock);
+            if (st != HYMO_OK && w->bg_st == HYMO_OK) {
+                w->bg_st = st;
+                w->bg_err = e;
+            }
+            w->bg_busy = 0;
+            pthread_cond_broadcast(&w->bg_cond);
+        } else if (w->bg_quit) {
+            break;
+        } else {
+            pthread_cond_wait(&w->bg_cond, &w->bg_lock);
+        }
+    }
+    pthread_mutex_unlock(&w->bg_lock);
+    return NULL;
+}
+
+/* Starts the thread (at the open; without it the stages are written on
+ * the caller's thread).  The second stage has the first one's layout. */
+static void bg_start(hymo_ref_writer *w, size_t stage_bytes)
+{
+    w->bg_stage_mem = malloc(stage_bytes > 0 ? stage_bytes : 1);
+    if (!w->bg_stage_mem) return;
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++)
+        w->bg_stage[i] = w->stage[i] ? w->bg_stage_mem + (w->stage[i] - w->stage_mem) : NULL;
+    for (int k = 0; k < w->n_series; k++)
+        w->bg_series_stage[k] =
+            (double *)(void *)(w->bg_stage_mem + ((unsigned char *)(void *)w->series_stage[k] - w->stage_mem));
+    if (pthread_mutex_init(&w->bg_lock, NULL) != 0) return;
+    if (pthread_cond_init(&w->bg_cond, NULL) != 0) {
+        pthread_mutex_destroy(&w->bg_lock);
+        return;
+    }
+    if (pthread_create(&w->bg_thread, NULL, bg_main, w) != 0) {
+        pthread_cond_destroy(&w->bg_cond);
+        pthread_mutex_destroy(&w->bg_lock);
+        return;
+    }
+    w->bg = 1;
+}
+
+/* Waits for the thread to be idle; its failure, if any, becomes the
+ * writer's.  Returns w->failed. */
+static hymo_status bg_wait(hymo_ref_writer *w)
+{
+    pthread_mutex_lock(&w->bg_lock);
+    while (w->bg_busy) pthread_cond_wait(&w->bg_cond, &w->bg_lock);
+    const hymo_status st = w->bg_st;
+    hymo_error e = w->bg_err;
+    pthread_mutex_unlock(&w->bg_lock);
+    if (st != HYMO_OK && w->failed == HYMO_OK) writer_failed(w, st, &e);
+    return w->failed;
+}
+
+/* Stops the thread after its last write (every function of the writer
+ * but append calls this before its own HDF5 calls). */
+static void bg_stop(hymo_ref_writer *w)
+{
+    if (!w->bg) return;
+    bg_wait(w);
+    pthread_mutex_lock(&w->bg_lock);
+    w->bg_quit = 1;
+    pthread_cond_broadcast(&w->bg_cond);
+    pthread_mutex_unlock(&w->bg_lock);
+    pthread_join(w->bg_thread, NULL);
+    pthread_cond_destroy(&w->bg_cond);
+    pthread_mutex_destroy(&w->bg_lock);
+    w->bg = 0;
+}
+
+/* 1 if the thread has nothing to write. */
+static int bg_idle(hymo_ref_writer *w)
+{
+    pthread_mutex_lock(&w->bg_lock);
+    const int idle = !w->bg_busy;
+    pthread_mutex_unlock(&w->bg_lock);
+    return idle;
+}
+
+/* Hands the staged rows to the thread (after its previous write) and
+ * continues in the other stage. */
+static hymo_status bg_hand_over(hymo_ref_writer *w, hymo_error *err)
+{
+    if (bg_wait(w) != HYMO_OK) return hymo_error_set(err, w->failed, "%s", w->first_error);
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
+        unsigned char *t = w->stage[i];
+        w->stage[i] = w->bg_stage[i], w->bg_stage[i] = t;
+    }
+    double **ts = w->series_stage;
+    w->series_stage = w->bg_series_stage, w->bg_series_stage = ts;
+    unsigned char *tm = w->stage_mem;
+    w->stage_mem = w->bg_stage_mem, w->bg_stage_mem = tm;
+    pthread_mutex_lock(&w->bg_lock);
+    w->bg_rows = w->buffered;
+    w->bg_busy = 1;
+    pthread_cond_broadcast(&w->bg_cond);
+    pthread_mutex_unlock(&w->bg_lock);
+    w->handed += (hsize_t)w->buffered;
     w->buffered = 0;
     w->last_write = now_seconds();
     return HYMO_OK;
@@ -1139,9 +1347,14 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
          * first chunk of the file, or STAGE_SECONDS after the last write
          * (the live file and a killed run's file stay at most about that
          * far behind the run). */
-        if (w->buffered % w->chunk_rows == 0 &&
-            (w->buffered == w->stage_rows || w->written == 0 ||
-             now_seconds() - w->last_write >= STAGE_SECONDS)) {
+        if (w->buffered % w->chunk_rows != 0) continue;
+        if (w->bg && w->handed > 0) { /* whenever the thread is idle (or the stage is full: then after its write) */
+            if (w->buffered == w->stage_rows || bg_idle(w)) {
+                hymo_status st = bg_hand_over(w, err);
+                if (st != HYMO_OK) return st;
+            }
+        } else if (w->buffered == w->stage_rows || w->handed == 0 ||
+                   now_seconds() - w->last_write >= STAGE_SECONDS) {
             hymo_status st = write_stage(w, err);
             if (st != HYMO_OK) return st;
         }
@@ -1236,6 +1449,7 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
                                   hymo_error *err)
 {
     if (!w) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_close: NULL writer");
+    bg_stop(w);
     hymo_status st = w->failed;
     if (st != HYMO_OK) {
         hymo_error_set(err, st, "%s", w->first_error);
@@ -1314,6 +1528,7 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
 void hymo_ref_writer_discard(hymo_ref_writer *w)
 {
     if (!w) return;
+    bg_stop(w);
     hymo_error ignored;
     close_file(w, &ignored);
     remove(w->partial);
@@ -1378,6 +1593,7 @@ hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int
     if (!w || !path) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_put_matrix: NULL argument");
     }
+    bg_stop(w);
     const char *rel = relative_path(path);
     if (!rel) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "'%s': invalid dataset path '%s'",
@@ -1465,6 +1681,7 @@ hymo_status hymo_ref_writer_put_matrix_part(hymo_ref_writer *w, const char *path
                                             hymo_error *err)
 {
     if (!w || !path) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_put_matrix_part: NULL argument");
+    bg_stop(w);
     if (row0 < 0 || n < 0 || row0 + n > rows || cols < 0) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "dataset '%s' in '%s': rows %d..%d of %d x %d", path,
                               w->partial, row0, row0 + n, rows, cols);
@@ -1546,6 +1763,7 @@ static hymo_status put_attr(hymo_ref_writer *w, const char *group, const char *n
                             const char *s, double d, int i, hymo_error *err)
 {
     hid_t obj = -1;
+    if (w) bg_stop(w);
     hymo_status st = open_attr_target(w, group, name, &obj, err);
     if (st != HYMO_OK) return st;
     herr_t rc = kind == PUT_STR      ? attr_str(obj, name, s)

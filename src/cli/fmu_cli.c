@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zip.h>
 
 #include "cli.h"
 #include "fmu_internal.h"
 #include "hymo/reference.h"
 #include "ssp.h"
+#include "zipxml.h"
 
 #ifndef HYMO_FMU_LIBDIR_REL
 #define HYMO_FMU_LIBDIR_REL "lib/hymo"
@@ -103,6 +103,7 @@ static int add_buffer(zip_t *z, const char *name, const char *data, char *msg, s
 static int write_zip(const char *out_path, int n_text, const char *const *text_names, const char *const *texts,
                      int n_files, const char *const *file_names, const char *const *files, char *msg, size_t len)
 {
+    if (hymo_zipxml_load(msg, len) != 0) return -1;
     const size_t tl = strlen(out_path) + 32;
     char *tmp = malloc(tl);
     if (!tmp) {

@@ -5,7 +5,6 @@
 #define _XOPEN_SOURCE 700
 #include <dlfcn.h>
 #include <errno.h>
-#include <expat.h>
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
@@ -16,11 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zip.h>
 
 #include "fmi2.h"
 #include "number.h"
 #include "text_line.h"
+#include "zipxml.h"
 #include "hymo/fmu.h"
 
 /* ------------------------------------------------------------ the FMU's API */
@@ -128,6 +127,8 @@ static int make_parents(char *path, size_t root_len)
 
 static hymo_status unzip(fmu_impl *fi, hymo_error *err)
 {
+    char why[256];
+    if (hymo_zipxml_load(why, sizeof why) != 0) return fail(err, HYMO_ERR_IO, fi, "%s", why);
     int code = 0;
     zip_t *z = zip_open(fi->path, ZIP_RDONLY, &code);
     if (!z) {
@@ -366,6 +367,11 @@ static hymo_status parse_description(fmu_impl *fi, hymo_error *err)
     snprintf(path, sizeof path, "%s/modelDescription.xml", fi->dir);
     FILE *f = fopen(path, "rb");
     if (!f) return fail(err, HYMO_ERR_IO, fi, "no modelDescription.xml in the archive");
+    char why[256];
+    if (hymo_zipxml_load(why, sizeof why) != 0) {
+        fclose(f);
+        return fail(err, HYMO_ERR_IO, fi, "%s", why);
+    }
     XML_Parser p = XML_ParserCreate(NULL);
     if (!p) {
         fclose(f);

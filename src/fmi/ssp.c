@@ -13,17 +13,16 @@
 #include "ssp.h"
 
 #include <errno.h>
-#include <expat.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zip.h>
 
 #include "number.h"
 #include "text_line.h"
+#include "zipxml.h"
 
 #define NS_SSD "http://ssp-standard.org/SSP1/SystemStructureDescription"
 #define NS_SSC "http://ssp-standard.org/SSP1/SystemStructureCommon"
@@ -441,6 +440,9 @@ static void on_end(void *ud, const XML_Char *el)
 
 static hymo_status parse_text(reader_t *r, const char *text, size_t len, const char *file)
 {
+    char why[256];
+    if (hymo_zipxml_load(why, sizeof why) != 0)
+        return r->st = hymo_error_set(r->err, HYMO_ERR_IO, "%s:%s: %s", r->archive, file, why);
     XML_Parser p = XML_ParserCreateNS(NULL, '|');
     if (!p) return r->st = hymo_error_set(r->err, HYMO_ERR_NOMEM, "out of memory");
     r->p = p, r->file = file;
@@ -740,6 +742,7 @@ int hymo_ssp_file(const char *path)
     const size_t got = f ? fread(magic, 1, 4, f) : 0;
     if (f) fclose(f);
     if (got != 4 || memcmp(magic, "PK\3\4", 4) != 0) return 0;
+    if (hymo_zipxml_load(NULL, 0) != 0) return 0;
     int code = 0;
     zip_t *z = zip_open(path, ZIP_RDONLY, &code);
     const int found = z && zip_name_locate(z, HYMO_SSP_SSD, 0) >= 0;
@@ -751,6 +754,8 @@ hymo_status hymo_ssp_read(const char *path, hymo_ssp *ssp, hymo_error *err)
 {
     memset(ssp, 0, sizeof *ssp);
     reader_t r = {.archive = path, .err = err, .st = HYMO_OK, .cur = -1, .file = HYMO_SSP_SSD};
+    char why[256];
+    if (hymo_zipxml_load(why, sizeof why) != 0) return hymo_error_set(err, HYMO_ERR_IO, "%s: %s", path, why);
     int code = 0;
     r.z = zip_open(path, ZIP_RDONLY, &code);
     if (!r.z) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lazy_lib.h"
 #include "master_internal.h"
 #include "hymo/linear.h"
 
@@ -291,8 +292,10 @@ hymo_status hymo_linear_cosim_spectral_radius(const hymo_linear_system *systems,
         if (st == HYMO_OK) get_z(m, systems, &M[(size_t)c * nz], buf);
     }
     if (st == HYMO_OK) {
-        lapack_int info = LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', nz, M, nz, wr, wi, NULL, 1, NULL, 1);
-        if (info != 0) {
+        lapack_int info = hymo_lapack_dgeev(LAPACK_COL_MAJOR, 'N', 'N', nz, M, nz, wr, wi, NULL, 1, NULL, 1);
+        if (info == HYMO_LAPACK_UNAVAILABLE) {
+            st = hymo_error_set(err, HYMO_ERR_IO, "spectral radius: %s", hymo_lapack_error());
+        } else if (info != 0) {
             st = hymo_error_set(err, HYMO_ERR_NUMERIC, "spectral radius: eigenvalue solver failed (dgeev info %d)",
                                 (int)info);
         } else {

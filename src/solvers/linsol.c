@@ -1,6 +1,8 @@
 /* Dense (LAPACKE, no allocation after creation) and KLU backends. */
 #include "linsol.h"
 
+#include "lazy_lib.h"
+
 #include <klu.h>
 #include <limits.h>
 #include <lapacke.h>
@@ -37,7 +39,9 @@ static int dense_factor(hymo_linsol *ls, const hymo_sparse *J)
     for (int j = 0; j < n; ++j)
         for (int e = J->col_start[j]; e < J->col_start[j + 1]; ++e) d->lu[(size_t)j * n + J->row[e]] = J->value[e];
     if (n <= DENSE_UNBLOCKED_MAX) return hymo_lu_unblocked(n, d->lu, d->ipiv);
-    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, d->lu, n, d->ipiv);
+    /* (LAPACK is loaded at this first use; a LAPACK that cannot be loaded
+     * fails the factorisation like a singular matrix) */
+    lapack_int info = hymo_lapack_dgetrf(LAPACK_COL_MAJOR, n, n, d->lu, n, d->ipiv);
     return info == 0 ? 0 : 1;
 }
 

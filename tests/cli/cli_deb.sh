@@ -30,5 +30,8 @@ for f in ./usr/bin/hymo ./usr/lib/libhymo.a ./usr/include/hymo/sim.h ./usr/lib/p
 done
 dpkg-deb -I "$DEB" > "$OUT/control.txt" || fail "dpkg-deb -I"
 grep -q "^ Depends:.*libsundials-ida" "$OUT/control.txt" || fail "Depends lacks the SUNDIALS runtime: $(grep Depends "$OUT/control.txt")"
+for lib in liblapacke libzip libexpat; do # loaded with dlopen: no NEEDED entry for dpkg-shlibdeps
+    grep -q "^ Depends:.*$lib" "$OUT/control.txt" || fail "Depends lacks $lib: $(grep Depends "$OUT/control.txt")"
+done
 grep -q "^ Recommends:.*libsundials-dev.*libhdf5-dev" "$OUT/control.txt" || fail "Recommends lacks the -dev packages"
 echo "ok: $(basename "$DEB"): $(wc -l < "$OUT/contents.txt") entries"

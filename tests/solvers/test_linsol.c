@@ -7,6 +7,7 @@
  *   threshold pivoting (common.tol = 1e-3: a pivot may be 1e3 times smaller
  *   than the largest entry of its column) allows up to ~1e3 times more
  *   element growth on general matrices, so there the bound is 1e-10.
+ * - n = 820: the dense solver's LAPACK dgetrf (loaded at first use).
  * - KLU with a pattern that changes between factorisations (entries that
  *   vanish and come back, as a closed valve's flow derivatives do): the
  *   solutions are right after every change.
@@ -16,6 +17,7 @@
  *   iteration damps to far below its 1e-7 rad / 1e-2 Pa increments. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hymo/linalg.h"
@@ -59,6 +61,35 @@ static void test_random_matrices(void **state)
             hymo_linsol_free(ls);
         }
     }
+}
+
+/* Above 800 unknowns the dense solver factorises with LAPACK's dgetrf,
+ * loaded with dlopen at this first use (src/core/lazy_lib.h): n = 820,
+ * diagonally dominant, relative residual below 1e-13. */
+static void test_dense_lapack(void **state)
+{
+    (void)state;
+    const int n = 820;
+    double *a = malloc((size_t)n * n * sizeof *a), *b = malloc((size_t)n * sizeof *b),
+           *x = malloc((size_t)n * sizeof *x);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(x);
+    for (size_t e = 0; e < (size_t)n * n; ++e) a[e] = test_urand_pm1(&rng);
+    for (int i = 0; i < n; ++i) a[(size_t)i * n + i] += n;
+    for (int i = 0; i < n; ++i) x[i] = b[i] = test_urand_pm1(&rng);
+    hymo_linsol *ls = NULL;
+    hymo_error err;
+    assert_int_equal(hymo_linsol_create(HYMO_LINSOL_DENSE, n, &ls, &err), HYMO_OK);
+    hymo_sparse sp = {0};
+    test_sparse_from_dense(n, a, 3, &sp);
+    assert_int_equal(ls->ops->factor(ls, &sp), 0);
+    hymo_sparse_free(&sp);
+    ls->ops->solve(ls, x);
+    const double r = test_rel_residual(n, a, x, b);
+    hymo_linsol_free(ls);
+    free(a), free(b), free(x);
+    if (!(r <= 1e-13)) fail_msg("dense (LAPACK), n = %d: relative residual %.3g", n, r);
 }
 
 static void test_klu_changing_pattern(void **state)
@@ -260,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_full_pivot_many_rows),
         cmocka_unit_test(test_rank_pivots_reference),
         cmocka_unit_test(test_random_matrices),
+        cmocka_unit_test(test_dense_lapack),
         cmocka_unit_test(test_klu_changing_pattern),
         cmocka_unit_test(test_klu_matches_dense),
     };
