@@ -26,8 +26,8 @@ extern "C" {
 /* Options of the prediction (hymo_predict_options_default). */
 typedef struct {
     int points;       /* trajectory points: rows at t = (j + 1/2) t_end / points, j < points; default 20 */
-    double eps;       /* relative finite-difference step: |e_i| = eps (|z_i| + 1); default 1e-4 */
-    double rho_limit; /* predicted stable while rho <= rho_limit; default 1.02 */
+    double eps;       /* relative finite-difference step: |e_i| = eps (|z_i| + 1); default 1e-6 */
+    double rho_limit; /* predicted stable while rho <= rho_limit; default 1.03 */
 } hymo_predict_options;
 void hymo_predict_options_default(hymo_predict_options *po);
 

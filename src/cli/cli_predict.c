@@ -28,8 +28,8 @@ static void usage_predict(FILE *out)
           "  --configs SPEC        grid as for hymo sweep (default: sweep's default grid)\n"
           "  --H LIST              communication steps (default: sweep's list); h_m = H\n"
           "  --points N            trajectory points (default 20), at t = (j + 1/2) t_end / N\n"
-          "  --eps E               relative finite-difference step (default 1e-4)\n"
-          "  --rho-limit R         predicted stable while rho <= R (default 1.02)\n"
+          "  --eps E               relative finite-difference step (default 1e-6)\n"
+          "  --rho-limit R         predicted stable while rho <= R (default 1.03)\n"
           "  --set PATH=VALUE      override one value of the model file (repeatable)\n"
           "  --hh, --t-end, --mech-inputs, --formulation, --jacobian, --scheme, --coupling,\n"
           "  --extrapolation, --hyd-integrator, --mech-integrator  as for hymo cosim (the\n"
@@ -91,7 +91,7 @@ int hymo_cli_predict(int argc, char **argv)
     const char *model_path = NULL, *ref_path = NULL, *h_list = NULL, *table = NULL;
     const char *configs = "coupling=velocity-force,velocity-pressure;extrapolation=0,2,interface-model;"
                           "hyd=euler,rk4,trapezoidal;mech=trapezoidal,index1;scheme=jacobi";
-    double points = 20, eps = 1e-4, rho_limit = 1.02;
+    double points = 20, eps = 1e-6, rho_limit = 1.03;
     int quiet = 0, n_pos = 0, status = EXIT_BAD_INPUT;
     hymo_cli_list set_opts = {0}, cosim_opts = {0};
     const hymo_cli_option opts[] = {
