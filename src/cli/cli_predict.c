@@ -29,11 +29,15 @@ static void usage_predict(FILE *out)
           "  --H LIST              communication steps (default: sweep's list); h_m = H\n"
           "  --points N            trajectory points (default 20), at t = (j + 1/2) t_end / N\n"
           "  --eps E               relative finite-difference step (default 1e-6)\n"
-          "  --rho-limit R         predicted stable while rho <= R (default 1.03)\n"
+          "  --rho-limit R         growth while rho > R (default 1.03)\n"
+          "  --sustain K           predicted unstable where rho > R at K consecutive points\n"
+          "                        (default 2: a single point is a transient)\n"
           "  --set PATH=VALUE      override one value of the model file (repeatable)\n"
           "  --hh, --t-end, --mech-inputs, --formulation, --jacobian, --scheme, --coupling,\n"
           "  --extrapolation, --hyd-integrator, --mech-integrator  as for hymo cosim (the\n"
           "                        value of a key that --configs omits)\n"
+          "  --rho-table FILE      write rho(t) of every configuration and evaluated H\n"
+          "                        (CSV: configuration, H, t, rho; all points of each H)\n"
           "  -o, --output TABLE    also write TABLE.csv (one row per configuration and H)\n"
           "                        and TABLE_achievable.csv\n"
           "  -q, --quiet           no table on stdout\n",
@@ -88,10 +92,10 @@ static FILE *open_table(const char *base, const char *suffix)
 
 int hymo_cli_predict(int argc, char **argv)
 {
-    const char *model_path = NULL, *ref_path = NULL, *h_list = NULL, *table = NULL;
+    const char *model_path = NULL, *ref_path = NULL, *h_list = NULL, *table = NULL, *rho_path = NULL;
     const char *configs = "coupling=velocity-force,velocity-pressure;extrapolation=0,2,interface-model;"
                           "hyd=euler,rk4,trapezoidal;mech=trapezoidal,index1;scheme=jacobi";
-    double points = 20, eps = 1e-6, rho_limit = 1.03;
+    double points = 20, eps = 1e-6, rho_limit = 1.03, sustain = 2;
     int quiet = 0, n_pos = 0, status = EXIT_BAD_INPUT;
     hymo_cli_list set_opts = {0}, cosim_opts = {0};
     const hymo_cli_option opts[] = {
@@ -102,20 +106,26 @@ int hymo_cli_predict(int argc, char **argv)
         {"--points", 0, hymo_cli_positive, &points},
         {"--eps", 0, hymo_cli_positive, &eps},
         {"--rho-limit", 0, hymo_cli_positive, &rho_limit},
+        {"--sustain", 0, hymo_cli_positive, &sustain},
         {"--set", 0, hymo_cli_append, &set_opts},
         {"--output", 'o', hymo_cli_str, &table},
+        {"--rho-table", 0, hymo_cli_str, &rho_path},
         {"--quiet", 'q', NULL, &quiet},
         {NULL, 0, NULL, NULL},
     };
     int r0 = hymo_cli_parse(argc, argv, opts, usage_predict, &model_path, 1, &n_pos);
     if (r0 >= 0) return r0;
-    if (points != floor(points) || points > 100000) {
-        fprintf(stderr, "hymo: error: --points: %g is not a whole number of at most 100000\n", points);
+    if (points != floor(points) || points > 100000 || sustain != floor(sustain) || sustain > points) {
+        fprintf(stderr, "hymo: error: %s: %g is not a whole number of at most %g\n",
+                points != floor(points) || points > 100000 ? "--points" : "--sustain",
+                points != floor(points) || points > 100000 ? points : sustain,
+                points != floor(points) || points > 100000 ? 100000.0 : points);
         return EXIT_BAD_INPUT;
     }
     hymo_model *model = NULL;
     hymo_reference *ref = NULL;
-    FILE *fh = NULL, *fa = NULL;
+    FILE *fh = NULL, *fa = NULL, *fr = NULL;
+    double *rt = NULL, *rr = NULL;
     r0 = hymo_cli_load("predict", model_path, &set_opts, &model);
     if (r0 >= 0) return r0;
     hymo_cosim_options base;
@@ -136,14 +146,21 @@ int hymo_cli_predict(int argc, char **argv)
     }
     if (table && (!(fh = open_table(table, ".csv")) || !(fa = open_table(table, "_achievable.csv")))) goto done;
     static const char *const head = "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs";
+    if (rho_path && !(fr = open_table(rho_path, ""))) goto done;
+    if (fr) fprintf(fr, "%s,H,t,rho\n", head);
+    if (fr && (!(rt = calloc((size_t)points, sizeof *rt)) || !(rr = calloc((size_t)points, sizeof *rr)))) {
+        fprintf(stderr, "hymo: error: predict: out of memory\n");
+        goto done;
+    }
     if (fh) fprintf(fh, "%s,H,evaluated,stable,rho_max,t_rho_max,t_first,n_points\n", head);
     if (fa) fprintf(fa, "%s,achievable_H,first_unstable_H,t_first,cpu_time\n", head);
     hymo_predict_options po;
     hymo_predict_options_default(&po);
-    po.points = (int)points, po.eps = eps, po.rho_limit = rho_limit;
+    po.points = (int)points, po.eps = eps, po.rho_limit = rho_limit, po.sustain = (int)sustain;
     if (!quiet)
-        printf("predict %s: reference %d rows to t = %g s, %d points, eps %g, stable while rho <= %g\n",
-               model->name, ref->n, ref->time[ref->n - 1], po.points, po.eps, po.rho_limit);
+        printf("predict %s: reference %d rows to t = %g s, %d points, eps %g, unstable where rho > %g at %d "
+               "consecutive points\n",
+               model->name, ref->n, ref->time[ref->n - 1], po.points, po.eps, po.rho_limit, po.sustain);
     hymo_predict_step steps[HYMO_CLI_LIST_MAX];
     const double cpu0 = cpu_seconds();
     status = EXIT_PASS;
@@ -176,7 +193,7 @@ int hymo_cli_predict(int argc, char **argv)
                             if (!quiet) {
                                 printf("%-66s achievable H %g ms", label, 1e3 * ach);
                                 if (bad)
-                                    printf("; H %g ms: rho %.3g > %g first at t = %g s", 1e3 * bad->H, bad->rho_max,
+                                    printf("; H %g ms: rho %.3g > %g from t = %g s", 1e3 * bad->H, bad->rho_max,
                                            po.rho_limit, bad->t_first);
                                 printf("\n");
                             }
@@ -184,6 +201,17 @@ int hymo_cli_predict(int argc, char **argv)
                                 fprintf(fh, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%d\n", label, steps[h].H, steps[h].evaluated,
                                         steps[h].stable, steps[h].rho_max, steps[h].t_rho_max, steps[h].t_first,
                                         steps[h].n_points);
+                            for (int h = 0; fr && h < nH && steps[h].evaluated; ++h) {
+                                hymo_cosim_options oh = o;
+                                oh.H = oh.mech.dt = Hs[h];
+                                int n = 0;
+                                if (hymo_predict_rho(model, &oh, ref, &po, 0.0, rt, rr, &n, &err) != HYMO_OK) {
+                                    fprintf(stderr, "hymo: error: predict %s: %s\n", label, err.message);
+                                    status = EXIT_BAD_INPUT;
+                                    goto done;
+                                }
+                                for (int j = 0; j < n; ++j) fprintf(fr, "%s,%g,%.6g,%.8g\n", label, Hs[h], rt[j], rr[j]);
+                            }
                             if (fa)
                                 fprintf(fa, "%s,%g,%g,%.6g,%.4g\n", label, ach, bad ? bad->H : NAN,
                                         bad ? bad->t_first : NAN, c1 - c0);
@@ -192,6 +220,9 @@ int hymo_cli_predict(int argc, char **argv)
 done:
     if (fh && fclose(fh)) status = EXIT_BAD_INPUT;
     if (fa && fclose(fa)) status = EXIT_BAD_INPUT;
+    if (fr && fclose(fr)) status = EXIT_BAD_INPUT;
+    free(rt);
+    free(rr);
     hymo_ref_free(ref);
     hymo_model_free(model);
     return status;

@@ -16,6 +16,7 @@ void hymo_predict_options_default(hymo_predict_options *po)
     po->points = 20;
     po->eps = 1e-6;
     po->rho_limit = 1.03;
+    po->sustain = 2;
 }
 
 /* The probed vector z: the subsystems' states (z_node, z_index, z_out = -1),
@@ -229,12 +230,14 @@ hymo_status hymo_predict_rho(const hymo_model *model, const hymo_cosim_options *
                              hymo_error *err)
 {
     *n = 0;
-    if (po->points < 1 || !(po->eps > 0.0) || ref->n < 1)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "predict: points = %d, eps = %g, reference rows = %d",
-                              po->points, po->eps, ref->n);
+    if (po->points < 1 || !(po->eps > 0.0) || po->sustain < 1 || ref->n < 1)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "predict: points = %d, eps = %g, sustain = %d, reference rows = %d", po->points, po->eps,
+                              po->sustain, ref->n);
     probe pr;
     hymo_status st = probe_create(&pr, model, opt, err);
     const double T = fmin(ref->time[ref->n - 1], opt->mech.t_end);
+    int above = 0; /* consecutive points above stop_above */
     for (int j = 0; j < po->points && st == HYMO_OK; ++j) {
         const int row = row_at(ref, (j + 0.5) * T / po->points, opt->H);
         st = put_point(&pr, model, ref, row, err);
@@ -242,7 +245,8 @@ hymo_status hymo_predict_rho(const hymo_model *model, const hymo_cosim_options *
         if (st != HYMO_OK) break;
         t[j] = ref->time[row];
         *n = j + 1;
-        if (stop_above > 0.0 && !(rho[j] <= stop_above)) break;
+        above = rho[j] <= stop_above ? 0 : above + 1;
+        if (stop_above > 0.0 && above >= po->sustain) break;
     }
     probe_free(&pr);
     return st;
@@ -274,9 +278,10 @@ hymo_status hymo_predict_achievable(const hymo_model *model, const hymo_cosim_op
         s->evaluated = 1;
         s->n_points = n;
         s->stable = 1;
-        for (int j = 0; j < n; ++j) {
+        for (int j = 0, above = 0; j < n; ++j) {
             if (!(rho[j] <= s->rho_max)) s->rho_max = rho[j], s->t_rho_max = t[j];
-            if (!(rho[j] <= po->rho_limit) && s->stable) s->stable = 0, s->t_first = t[j];
+            above = rho[j] <= po->rho_limit ? 0 : above + 1;
+            if (above >= po->sustain && s->stable) s->stable = 0, s->t_first = t[j - above + 1];
         }
         if (s->stable) *achievable = Hs[i];
         else failed = 1;

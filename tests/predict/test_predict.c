@@ -57,6 +57,8 @@ static void test_achievable(void **state)
     assert_true(fabs(ach - 3e-3) < 1e-12);
     for (int i = 0; i < 3; ++i) assert_true(steps[i].evaluated && steps[i].stable && steps[i].n_points == po.points);
     assert_true(steps[3].evaluated && !steps[3].stable && steps[3].rho_max > po.rho_limit);
+    const int j1 = steps[3].n_points; /* the prediction stopped at the second point above the limit */
+    assert_true(j1 >= 2 && j1 < po.points);
     assert_true(steps[3].t_first > 0.0 && steps[3].t_first < 30.0);
     assert_false(steps[4].evaluated); /* a smaller H already failed */
 
@@ -97,10 +99,11 @@ static void test_rho_along(void **state)
     double mx = 0.0;
     for (int j = 0; j < n; ++j) mx = fmax(mx, rho[j]);
     assert_true(mx > 1.1);
-    /* stop_above: stops at the first point beyond it */
+    /* stop_above: stops at the second of two consecutive points beyond it */
+    assert_int_equal(po.sustain, 2);
     assert_int_equal(hymo_predict_rho(model, &o, ref, &po, 1.1, t, rho, &n, &err), HYMO_OK);
-    assert_true(n >= 1 && rho[n - 1] > 1.1);
-    for (int j = 0; j + 1 < n; ++j) assert_true(rho[j] <= 1.1);
+    assert_true(n >= 2 && rho[n - 1] > 1.1 && rho[n - 2] > 1.1);
+    for (int j = 0; j + 2 < n; ++j) assert_true(rho[j] <= 1.1 || rho[j + 1] <= 1.1);
 }
 
 static void test_tlm_refused(void **state)
