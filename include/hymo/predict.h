@@ -5,11 +5,11 @@
  * At points of the reference (evenly spaced rows), the split's subsystems
  * are put at the reference's state (positions, velocities, pressures,
  * spools) with steady output histories, and the compound matrix of ONE
- * communication step of the actual master (seed 004) is formed by central
+ * communication step of the actual master (seed 004) is formed by forward
  * finite differences: z = the subsystems' states (mechanics z, zd;
  * hydraulics pressures and spools) and the latest values of every output
  * another subsystem reads (as many as the readers' Lagrange orders use),
- * column i = (step(z + e_i) - step(z - e_i)) / 2 |e_i|, every probe from
+ * column i = (step(z + e_i) - step(z)) / |e_i|, every probe from
  * a checkpoint of the point.  rho(t) is its spectral radius; a
  * configuration is predicted unstable at H when rho > rho_limit at
  * `sustain` consecutive points (sustained growth; a single point is a
