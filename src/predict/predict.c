@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cosim_split.h"
+#include "cosim_tables.h"
 #include "master_internal.h"
 #include "hymo/predict.h"
 
@@ -66,7 +67,7 @@ static int levels(const probe *pr, int k, int o)
 static hymo_status probe_create(probe *pr, const hymo_model *model, const hymo_cosim_options *opt, hymo_error *err)
 {
     memset(pr, 0, sizeof *pr);
-    if (opt->coupling == HYMO_COUPLING_TLM)
+    if (hymo_cosim_tables_of(opt).coupling->tlm)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "predict: the tlm coupling is not supported (its lines' waves are states of the step)");
     hymo_status st = hymo_split_create(model, opt, &pr->sp, err);
