@@ -144,6 +144,11 @@ int hymo_cli_predict(int argc, char **argv)
         status = r0;
         goto done;
     }
+    if (strcmp(ref->model_name, model->name) != 0) {
+        fprintf(stderr, "hymo: error: predict: the reference is of model '%s', not '%s'\n", ref->model_name,
+                model->name);
+        goto done;
+    }
     if (table && (!(fh = open_table(table, ".csv")) || !(fa = open_table(table, "_achievable.csv")))) goto done;
     static const char *const head = "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs";
     if (rho_path && !(fr = open_table(rho_path, ""))) goto done;

@@ -8,7 +8,8 @@
 # - -o TABLE writes TABLE.csv (one row per configuration and H) and
 #   TABLE_achievable.csv with the same achievable H;
 # - bad input exits 2 with one line: the tlm coupling, an unknown grid
-#   key, --points 0.5, a missing reference file.
+#   key, --points 0.5, --sustain beyond --points, a missing reference
+#   file, another model's reference.
 # args: $1 hymo binary, $2 source dir, $3 build dir
 set -u
 HYMO=$1; SRC=$2
@@ -40,5 +41,7 @@ bad "$M" --configs 'coupling=tlm' --H 2e-3 --reference "$OUT/none.h5"
 bad "$M" --configs 'coupling=tlm' --H 2e-3 --points 2 --t-end 1
 bad "$M" --configs 'colour=red'
 bad "$M" --points 0.5
+"$HYMO" run "$SRC/data/crane2.yaml" --t-end 0.1 -o "$OUT/c2.h5" -q || fail "crane2 reference"
+bad "$M" --reference "$OUT/c2.h5"
 bad "$M" --points 4 --sustain 5
 echo "cli_predict: ok"
