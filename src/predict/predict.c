@@ -67,10 +67,10 @@ static int levels(const probe *pr, int k, int o)
 static hymo_status probe_create(probe *pr, const hymo_model *model, const hymo_cosim_options *opt, hymo_error *err)
 {
     memset(pr, 0, sizeof *pr);
-    if (hymo_cosim_tables_of(opt).coupling->tlm)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "predict: the tlm coupling is not supported (its lines' waves are states of the step)");
-    hymo_status st = hymo_split_create(model, opt, &pr->sp, err);
+    hymo_status st = hymo_split_create(model, opt, &pr->sp, err); /* checks opt */
+    if (st == HYMO_OK && hymo_cosim_tables_of(opt).coupling->tlm)
+        st = hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                            "predict: the tlm coupling is not supported (its lines' waves are states of the step)");
     if (st == HYMO_OK) st = hymo_split_master_create(pr->sp, opt->H, &pr->m, err);
     if (st == HYMO_OK) st = hymo_master_checkpoint_create(pr->m, &pr->cp, err);
     if (st != HYMO_OK) return st;
