@@ -731,6 +731,23 @@ void hymo_hyd_sub_force(const hymo_hyd_sub *sub, double t, double *force)
     }
 }
 
+int hymo_hyd_sub_n(const hymo_hyd_sub *sub) { return sub->n; }
+
+void hymo_hyd_sub_y(const hymo_hyd_sub *sub, double *y) { memcpy(y, sub->y, (size_t)sub->n * sizeof(double)); }
+
+void hymo_hyd_sub_put_y(hymo_hyd_sub *sub, const double *y)
+{
+    commit(sub, y);
+    sub->f0_stale = 1;
+}
+
+void hymo_hyd_sub_put_full(hymo_hyd_sub *sub, const double *p, const double *u)
+{
+    for (int i = 0; i < sub->nvol; ++i) sub->yt[i] = p[sub->part.volumes[i]];
+    for (int j = 0; j < sub->nsp; ++j) sub->yt[sub->nvol + j] = u[sub->spool[j]];
+    hymo_hyd_sub_put_y(sub, sub->yt);
+}
+
 /* State layout: y[n]; trapezoidal also f0[n], fprev[n], hist, hist_h,
  * jac_valid, jac_h, LU[n n], piv[n]. */
 int hymo_hyd_sub_state_size(const hymo_hyd_sub *sub)

@@ -52,6 +52,15 @@ hymo_status hymo_hyd_sub_do_step(hymo_hyd_sub *sub, double t, double H, hymo_err
 const double *hymo_hyd_sub_p(const hymo_hyd_sub *sub);
 const double *hymo_hyd_sub_u(const hymo_hyd_sub *sub);
 
+/* The state vector y = [part's pressures; part's spools] (n entries):
+ * its size, a copy of it, and a new value (the integrator's history then
+ * restarts from it: f0 is re-evaluated).  put_full takes the part's
+ * entries of full-size p[np], u[nu]. */
+int hymo_hyd_sub_n(const hymo_hyd_sub *sub);
+void hymo_hyd_sub_y(const hymo_hyd_sub *sub, double *y);
+void hymo_hyd_sub_put_y(hymo_hyd_sub *sub, const double *y);
+void hymo_hyd_sub_put_full(hymo_hyd_sub *sub, const double *p, const double *u);
+
 /* Cylinder force F_s (SPEC §2) at the current pressures with the motion
  * polynomial evaluated at t: force[c] for the part's cylinders, and the
  * torque of its motors (hymo_motor_torque_d) at force[n_cylinders + k]. */

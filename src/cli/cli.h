@@ -66,6 +66,25 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm);
  * (MPI initialised and finalised here); otherwise hymo_cli_sweep. */
 int hymo_cli_sweep_main(int argc, char **argv);
 
+/* The configuration grid of sweep and predict (src/cli/sweep.c):
+ * "coupling=a,b;extrapolation=0,2;hyd=...;mech=...;scheme=...;inputs=...",
+ * per key (in that order) n values v (enum values); hymo_cli_parse_grid
+ * sets the keys the text names (the caller fills the others): 0, or -1
+ * after one error line. */
+#define HYMO_CLI_GRID_KEYS 6
+typedef struct {
+    int n[HYMO_CLI_GRID_KEYS];
+    int v[HYMO_CLI_GRID_KEYS][8];
+} hymo_cli_grid;
+int hymo_cli_parse_grid(const char *spec, hymo_cli_grid *g);
+/* The communication steps of --H (LIST, or NULL: the default list
+ * 0.5e-3,1e-3,2e-3,3e-3,4e-3,5e-3,6e-3,8e-3,10e-3,15e-3) into Hs (at most
+ * HYMO_CLI_LIST_MAX), ascending: 0, or -1 after one error line. */
+int hymo_cli_parse_h_list(const char *h_list, double *Hs, int *n_out);
+/* `hymo predict MODEL [--reference REF.h5] [--configs ...] [--H list]`
+ * (src/cli/cli_predict.c; docs/cosimulation.md). */
+int hymo_cli_predict(int argc, char **argv);
+
 /* ---- option parsing (src/cli/cli_args.c): one parser for every command ----
  * A command lists its options in a table ended by {NULL}; each entry is one
  * line: {"--name", 'L' or 0, setter, &destination}.  hymo_cli_parse accepts

@@ -28,6 +28,8 @@ static void usage_main(FILE *out)
           "  cosim MODEL.yaml --H S --hh S [options]  split-mode co-simulation\n"
           "  sweep MODEL.yaml [--H list] [--configs ...] -o TABLE  grid of co-simulations,\n"
           "                             achievable communication step per configuration\n"
+          "  predict MODEL.yaml [--reference REF.h5] [--configs ...]  achievable communication\n"
+          "                             step predicted from the compound matrix (no runs)\n"
           "  fmu MODEL.yaml --part P -o OUT.fmu  FMI 2.0 co-simulation FMU of a part\n"
           "                             (mechanics, circuit:NAME, whole; docs/fmi.md)\n"
           "\n"
@@ -329,6 +331,7 @@ static int run_command(int argc, char **argv)
     if (!strcmp(cmd, "compare")) return hymo_cli_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "cosim")) return hymo_cli_cosim(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep")) return hymo_cli_sweep_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "predict")) return hymo_cli_predict(argc - 1, argv + 1);
     if (!strcmp(cmd, "fmu")) return hymo_cli_fmu(argc - 1, argv + 1);
     fprintf(stderr, "hymo: error: unknown command '%s'\n", cmd);
     usage_main(stderr);

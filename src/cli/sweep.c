@@ -86,11 +86,8 @@ static void *worker(void *arg)
 
 /* ---- configuration grid: "coupling=a,b;extrapolation=0,2;hyd=...;mech=...;scheme=..." ---- */
 
-#define GRID_KEYS 6
-typedef struct {
-    int n[GRID_KEYS];
-    int v[GRID_KEYS][8];
-} grid;
+#define GRID_KEYS HYMO_CLI_GRID_KEYS
+typedef hymo_cli_grid grid;
 
 static int split_list(char *text, char **items, int max)
 {
@@ -102,7 +99,7 @@ static int split_list(char *text, char **items, int max)
     return n;
 }
 
-static int parse_grid(const char *spec, grid *g)
+int hymo_cli_parse_grid(const char *spec, hymo_cli_grid *g)
 {
     static const char *const keys[GRID_KEYS] = {"coupling", "extrapolation", "hyd", "mech", "scheme", "inputs"};
     char buf[1024];
@@ -599,9 +596,7 @@ static int ref_share(const hymo_sweep_comm *comm, int rank, int size, const char
     return comm->ops->max(comm->content, st);
 }
 
-/* The communication steps of --H (LIST, or the default list) into Hs,
- * ascending: 0, or -1 after one error line. */
-static int parse_h_list(const char *h_list, double *Hs, int *n_out)
+int hymo_cli_parse_h_list(const char *h_list, double *Hs, int *n_out)
 {
     char buf[2048], *items[MAX_LIST];
     snprintf(buf, sizeof buf, "%s", h_list ? h_list : "0.5e-3,1e-3,2e-3,3e-3,4e-3,5e-3,6e-3,8e-3,10e-3,15e-3");
@@ -939,10 +934,10 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
     }
     double Hs[MAX_LIST];
     int nH = 0;
-    if (parse_h_list(h_list, Hs, &nH)) goto setup_end;
+    if (hymo_cli_parse_h_list(h_list, Hs, &nH)) goto setup_end;
     grid g = {{1, 1, 1, 1, 1, 1}, {{base.coupling}, {base.approx}, {base.hyd_integrator}, {base.mech_integrator},
                                    {base.scheme}, {base.mech_inputs}}};
-    if (parse_grid(configs, &g)) goto setup_end;
+    if (hymo_cli_parse_grid(configs, &g)) goto setup_end;
     for (int i = 0; takeoff && i < g.n[0]; ++i) {
         hymo_cosim_options oi = base;
         oi.coupling = g.v[0][i];

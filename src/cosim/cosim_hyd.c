@@ -267,6 +267,42 @@ static void hyd_set_state(hymo_subsystem *sub, const double *buf)
     }
 }
 
+/* The point of a communication step's map (hymo_split_point_*): every
+ * circuit's pressures and spools. */
+int hymo_cosim_hyd_point_size(const hymo_subsystem *sub)
+{
+    const hyd_impl *hi = sub->impl;
+    int n = 0;
+    for (int q = 0; q < hi->n_parts; ++q) n += hymo_hyd_sub_n(hi->hs[q]);
+    return n;
+}
+
+void hymo_cosim_hyd_point_get(const hymo_subsystem *sub, double *x)
+{
+    const hyd_impl *hi = sub->impl;
+    for (int q = 0; q < hi->n_parts; ++q) {
+        hymo_hyd_sub_y(hi->hs[q], x);
+        x += hymo_hyd_sub_n(hi->hs[q]);
+    }
+}
+
+void hymo_cosim_hyd_point_set(hymo_subsystem *sub, double t, const double *x)
+{
+    hyd_impl *hi = sub->impl;
+    hi->t = t;
+    for (int q = 0; q < hi->n_parts; ++q) {
+        hymo_hyd_sub_put_y(hi->hs[q], x);
+        x += hymo_hyd_sub_n(hi->hs[q]);
+    }
+}
+
+void hymo_cosim_hyd_point_full(hymo_subsystem *sub, double t, const double *p, const double *u)
+{
+    hyd_impl *hi = sub->impl;
+    hi->t = t;
+    for (int q = 0; q < hi->n_parts; ++q) hymo_hyd_sub_put_full(hi->hs[q], p, u);
+}
+
 static void hyd_destroy(hymo_subsystem *sub)
 {
     if (!sub) return;

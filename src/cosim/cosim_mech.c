@@ -332,6 +332,44 @@ static void mech_set_state(hymo_subsystem *sub, const double *buf)
     sim->jac.jac_valid = 0;
 }
 
+/* The point of a communication step's map (hymo_split_point_*): z, zd.
+ * The accelerations are not part of it: every step starts by solving for
+ * consistent ones (the integrator's restart). */
+int hymo_cosim_mech_point_size(const hymo_subsystem *sub) { return 2 * ((const mech_impl *)sub->impl)->nz; }
+
+void hymo_cosim_mech_point_get(const hymo_subsystem *sub, double *x)
+{
+    const mech_impl *mi = sub->impl;
+    const int nz = mi->nz;
+    memcpy(x, mi->sim->mb.z, (size_t)nz * sizeof(double));
+    memcpy(x + nz, mi->sim->mb.zd, (size_t)nz * sizeof(double));
+}
+
+void hymo_cosim_mech_point_set(hymo_subsystem *sub, double t, const double *x, const double *zdd)
+{
+    mech_impl *mi = sub->impl;
+    hymo_sim *sim = mi->sim;
+    const int nz = mi->nz;
+    sim->state.t = t;
+    sim->state.step = lround(t / sim->opt.dt); /* the step ends on the dt grid: t should be on it */
+    memcpy(sim->mb.z, x, (size_t)nz * sizeof(double));
+    memcpy(sim->mb.zd, x + nz, (size_t)nz * sizeof(double));
+    if (zdd) memcpy(sim->mb.zdd, zdd, (size_t)nz * sizeof(double));
+    memcpy(sim->mb.zn, sim->mb.z, (size_t)nz * sizeof(double));
+    sim->jac.jac_valid = 0;
+}
+
+hymo_status hymo_cosim_mech_point_outputs(hymo_subsystem *sub, hymo_error *err)
+{
+    mech_impl *mi = sub->impl;
+    hymo_sim *sim = mi->sim;
+    hymo_kin_positions(&sim->mb.kin, sim->model, sim->mb.z);
+    hymo_kin_velocities(&sim->mb.kin, sim->model, sim->mb.zd);
+    hymo_actuators_eval(&sim->act, sim->model, &sim->mb.kin);
+    hymo_actuators_accel(&sim->act, sim->model, &sim->mb.kin, sim->mb.zdd, mi->sdd);
+    return mi->interface_model ? interface_model(mi, err) : HYMO_OK;
+}
+
 static void mech_destroy(hymo_subsystem *sub)
 {
     if (!sub) return;

@@ -22,4 +22,27 @@ hymo_status hymo_cosim_hyd_create(const hymo_model *model, const hymo_cosim_opti
                                   const hymo_circuit_part *parts, int n_parts, int interface_model, const double *p0,
                                   const double *u0, hymo_subsystem **out, hymo_error *err);
 
+/* The states a communication step maps, per subsystem (hymo_split_point_*,
+ * src/cosim/cosim_point.c): size, copy, new value at time t (mechanics:
+ * z, zd, and zdd when not NULL, which only the outputs read; hydraulics:
+ * pressures and spools of its circuits); the mechanics' outputs
+ * re-evaluated at its state; the hydraulics from full-size p, u. */
+int hymo_cosim_mech_point_size(const hymo_subsystem *sub);
+void hymo_cosim_mech_point_get(const hymo_subsystem *sub, double *x);
+void hymo_cosim_mech_point_set(hymo_subsystem *sub, double t, const double *x, const double *zdd);
+hymo_status hymo_cosim_mech_point_outputs(hymo_subsystem *sub, hymo_error *err);
+int hymo_cosim_hyd_point_size(const hymo_subsystem *sub);
+void hymo_cosim_hyd_point_get(const hymo_subsystem *sub, double *x);
+void hymo_cosim_hyd_point_set(hymo_subsystem *sub, double t, const double *x);
+void hymo_cosim_hyd_point_full(hymo_subsystem *sub, double t, const double *p, const double *u);
+
+/* The same for the split's subsystem k (0 the mechanics), and every
+ * subsystem put at row `row` of ref, a monolithic reference of model (z,
+ * zd, zdd, p, u at its time; the mechanics' outputs evaluated there). */
+int hymo_split_point_size(const hymo_split *sp, int k);
+void hymo_split_point_get(const hymo_split *sp, int k, double *x);
+void hymo_split_point_set(hymo_split *sp, int k, double t, const double *x);
+hymo_status hymo_split_point_reference(hymo_split *sp, const hymo_model *model, const hymo_reference *ref, int row,
+                                       hymo_error *err);
+
 #endif

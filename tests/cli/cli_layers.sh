@@ -2,7 +2,7 @@
 # Source layering (docs/architecture.md).  The folders, lowest layer first
 # (LAYERS below; folders in one group are on one layer):
 #   core < formulations hydraulics reference solvers < compile < model
-#        < engine < fmi < master < cosim < fmu < cli
+#        < engine < fmi < master < cosim < fmu predict < cli
 # A folder may include the headers of and call the functions of its own
 # folder and of lower layers only, never those of its own layer's other
 # folders or of a higher layer.  Checked:
@@ -32,7 +32,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-LAYERS="core formulations,hydraulics,reference,solvers compile model engine fmi master cosim fmu cli"
+LAYERS="core formulations,hydraulics,reference,solvers compile model engine fmi master cosim fmu,predict cli"
 MAX_FILES=15
 
 # rank FOLDER: the folder's layer (0 = lowest), empty if not layered

@@ -26,7 +26,7 @@ one_line() { [ "$(wc -l < "$1")" -eq 1 ] || fail "$2: not one line: $(cat "$1")"
 #    and the two forms give the same message (one process per option: the
 #    ASan build starts each slowly)
 checked=0
-for cmd in run info compare cosim sweep; do
+for cmd in run info compare cosim sweep predict; do
     "$HYMO" $cmd --help > "$OUT/help.txt" 2>&1 || fail "$cmd --help exited $?"
     "$HYMO" $cmd -h | cmp -s - "$OUT/help.txt" || fail "$cmd -h differs from --help"
     first=""
