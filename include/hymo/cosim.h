@@ -120,6 +120,14 @@ typedef struct {
     double max_balance_jump;
     double balance_window; /* s */
     int verbose;
+    /* Iterative coupling (hymo_master_step_iterated, hymo/master.h): each
+     * communication step retaken from saved states until the coupling
+     * variables converge to iterate_rtol, iterate_atol, at most
+     * iterate_max retakes (0: non-iterative, the default); IQN-ILS,
+     * rtol 1e-6, atol 1e-12 by default.  Not with TLM (the delay lines decouple the steps). */
+    int iterate_max;
+    double iterate_rtol, iterate_atol;
+    hymo_iterate_accel iterate_accel;
 } hymo_cosim_options;
 
 /* Defaults: Jacobi, velocity-pressure, p = 2, RK4, trapezoidal double-step
@@ -299,6 +307,12 @@ typedef struct {
     double max_pressure_error, t_max_pressure_error;
     double balance_jump_excess, balance_jump_at, balance_jump_t0, balance_jump_t1;
     double balance_jump;
+    /* Iterative coupling (opt->iterate_max > 0; else 0): retakes over the
+     * run, steps not converged after iterate_max retakes, the largest final
+     * weighted residual of a step (<= 1: converged), coupling variables. */
+    long iterate_total, iterate_non_converged;
+    double iterate_max_residual;
+    int iterate_n_coupling;
 } hymo_cosim_summary;
 
 /* Runs the co-simulation from 0 to opt->mech.t_end: hymo_split_create,

@@ -132,7 +132,10 @@ void hymo_master_checkpoint_free(hymo_master_checkpoint *c);
  *   IQN_ILS x_{k+1} = y_k + W a, a = argmin |V a + r_k| (QR), V, W the
  *           differences of r and y of this step's iterates to iterate k
  *           (scaled as above); x_1 as AITKEN.
- * After max_iterations retakes the last iterate is kept (not converged). */
+ * A retake in which a subsystem fails or an output is not finite is
+ * retaken with x halved towards the estimate of the last good iterate (up
+ * to 8 times; each counts as a retake).  After max_iterations retakes the
+ * last iterate is kept (not converged). */
 typedef enum { HYMO_ACCEL_NONE = 0, HYMO_ACCEL_AITKEN = 1, HYMO_ACCEL_IQN_ILS = 2 } hymo_iterate_accel;
 const char *hymo_iterate_accel_name(hymo_iterate_accel a); /* "none", "aitken", "iqn-ils", "?" */
 int hymo_iterate_accel_parse(const char *s, hymo_iterate_accel *out); /* 0, or -1 unknown */

@@ -102,6 +102,8 @@ class CosimSummary(ctypes.Structure):
         ("has_pressure_error", c_int), ("max_pressure_error", c_double), ("t_max_pressure_error", c_double),
         ("balance_jump_excess", c_double), ("balance_jump_at", c_double), ("balance_jump_t0", c_double),
         ("balance_jump_t1", c_double), ("balance_jump", c_double),
+        ("iterate_total", c_long), ("iterate_non_converged", c_long), ("iterate_max_residual", c_double),
+        ("iterate_n_coupling", c_int),
     ]
 
 
@@ -378,6 +380,7 @@ def cosim_options_type(lib):
             ("unstable_ratio", c_double), ("unstable_balance_ratio", c_double), ("unstable_floor", c_double),
             ("max_rms", c_double * NCMP), ("max_abs", c_double * NCMP), ("max_residual_energy", c_double),
             ("max_balance_jump", c_double), ("balance_window", c_double), ("verbose", c_int),
+            ("iterate_max", c_int), ("iterate_rtol", c_double), ("iterate_atol", c_double), ("iterate_accel", c_int),
         ]
 
     off = lib.hymo_struct_offset(b"hymo_cosim_options", b"verbose")

@@ -163,7 +163,8 @@ int hymo_cli_parse_double(const char *opt, const char *text, double *out);
         {"--unstable-floor", 0, hymo_cli_append, list}, {"--unstable-energy", 0, hymo_cli_append, list},           \
         {"--max-rms", 0, hymo_cli_append, list}, {"--max-abs", 0, hymo_cli_append, list},                          \
         {"--max-residual-energy", 0, hymo_cli_append, list}, {"--max-balance-jump", 0, hymo_cli_append, list},     \
-        {"--balance-window", 0, hymo_cli_append, list}
+        {"--balance-window", 0, hymo_cli_append, list}, {"--iterate", 0, hymo_cli_append, list},                   \
+        {"--iterate-tol", 0, hymo_cli_append, list}, {"--iterate-accel", 0, hymo_cli_append, list}
 /* Applies the collected co-simulation options to o in order: 0, or -1
  * after one error line. */
 int hymo_cli_cosim_apply(const hymo_cli_list *list, hymo_cosim_options *o);

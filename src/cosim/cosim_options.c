@@ -34,6 +34,9 @@ void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model
     opt->max_balance_jump = 0.05;
     opt->balance_window = 1.0;
     opt->mech_inputs = HYMO_MECH_INPUTS_EXTRAPOLATE;
+    opt->iterate_rtol = 1e-6;
+    opt->iterate_atol = 1e-12;
+    opt->iterate_accel = HYMO_ACCEL_IQN_ILS;
 }
 
 hymo_status hymo_cosim_verdict_options_check(const hymo_cosim_options *opt, hymo_error *err)
@@ -109,6 +112,17 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range (mech_inputs)");
     if (!tb.scheme || !tb.coupling || !tb.approx || (unsigned)opt->hyd_integrator > HYMO_HYD_TRAPEZOIDAL || !tb.mech)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "co-simulation option out of range");
+    if (opt->iterate_max < 0 || !(opt->iterate_rtol > 0.0) || !isfinite(opt->iterate_rtol) ||
+        !(opt->iterate_atol >= 0.0) || !isfinite(opt->iterate_atol) ||
+        !strcmp(hymo_iterate_accel_name(opt->iterate_accel), "?"))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "iteration: %d retakes, tolerance %g,%g, acceleration %d (retakes >= 0, rtol > 0, "
+                              "atol >= 0)",
+                              opt->iterate_max, opt->iterate_rtol, opt->iterate_atol, (int)opt->iterate_accel);
+    if (opt->iterate_max > 0 && tb.coupling->tlm)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "--iterate with TLM coupling: not supported (the delay lines decouple the subsystems "
+                              "over a step; there is nothing to iterate)");
     if (tb.coupling->tlm && tb.approx->interface_model)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "TLM coupling with the interface model: not supported (the delay lines decouple the "
@@ -248,7 +262,36 @@ int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o
     if (!strcmp(name, "--hh")) return option_positive(name, value, &o->h_h, err);
     if (!strcmp(name, "--hm")) return option_positive(name, value, &o->mech.dt, err);
     if (!strcmp(name, "--t-end")) return option_positive(name, value, &o->mech.t_end, err);
-    if (!strcmp(name, "--mech-inputs"))
+    if (!strcmp(name, "--iterate")) {
+        double v;
+        if (option_number(name, value, &v, err)) return -1;
+        if (!(v >= 0.0) || v > 1e6 || v != floor(v)) {
+            hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' must be a whole number >= 0 (0: non-iterative)", name,
+                           value);
+            return -1;
+        }
+        o->iterate_max = (int)v;
+        return 1;
+    }
+    if (!strcmp(name, "--iterate-tol")) { /* RTOL[,ATOL] */
+        const char *comma = strchr(value, ',');
+        char buf[64];
+        const size_t n = comma ? (size_t)(comma - value) : strlen(value);
+        if (n >= sizeof buf) {
+            hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' is not RTOL[,ATOL]", name, value);
+            return -1;
+        }
+        memcpy(buf, value, n);
+        buf[n] = '\0';
+        double r, a = o->iterate_atol;
+        if (option_positive(name, buf, &r, err) < 0) return -1;
+        if (comma && option_nonnegative(name, comma + 1, &a, err) < 0) return -1;
+        o->iterate_rtol = r, o->iterate_atol = a;
+        return 1;
+    }
+    if (!strcmp(name, "--iterate-accel"))
+        bad = hymo_iterate_accel_parse(value, &o->iterate_accel);
+    else if (!strcmp(name, "--mech-inputs"))
         bad = hymo_mech_inputs_parse(value, &o->mech_inputs);
     else if (!strcmp(name, "--scheme"))
         bad = hymo_cosim_scheme_parse(value, &o->scheme);

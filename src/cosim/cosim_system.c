@@ -791,6 +791,9 @@ static void defaults(hymo_cosim_options *o)
     o->unstable_floor = 1.0;
     o->max_balance_jump = 0.05;
     o->balance_window = 1.0;
+    o->iterate_rtol = 1e-6; /* iterative coupling off (iterate_max 0) unless --iterate */
+    o->iterate_atol = 1e-12;
+    o->iterate_accel = HYMO_ACCEL_IQN_ILS;
 }
 
 hymo_status hymo_cosim_system_load(const char *path, hymo_cosim_system **out, hymo_error *err)

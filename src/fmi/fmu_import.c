@@ -549,7 +549,11 @@ static const hymo_variable *fmu_variable(const hymo_subsystem *sub, int vr)
 }
 
 /* States.  Serialize mode: buf[0] = bytes, then the bytes; handle mode:
- * buf[0] = index of an FMUstate kept until destroy. */
+ * buf[0] = 1 + index of an FMUstate kept until destroy (0: none).  A
+ * buffer that already names a handle of this FMU gets that handle updated
+ * (fmi2GetFMUstate with an existing state), so that saving into the same
+ * buffer again and again (a checkpoint) allocates one handle; a copy of a
+ * buffer names the same handle. */
 static int fmu_state_size(const hymo_subsystem *sub)
 {
     fmu_impl *fi = sub->impl;
@@ -571,11 +575,23 @@ static int fmu_state_size(const hymo_subsystem *sub)
 static void fmu_get_state(const hymo_subsystem *sub, double *buf)
 {
     fmu_impl *fi = sub->impl;
-    buf[0] = -1.0; /* invalid unless filled */
-    if (!fi->can_get_set || fi->dead) return;
+    if (!fi->can_get_set || fi->dead) {
+        buf[0] = -1.0; /* invalid */
+        return;
+    }
     hymo_error e;
     hymo_status st;
     if (!fi->can_serialize) {
+        const double h = buf[0];
+        if (h >= 1.0 && h <= (double)fi->n_handles && h == floor(h)) { /* this buffer's handle */
+            st = check(fi, fi->api.fmi2GetFMUstate(fi->c, &fi->handles[(int)h - 1]), "fmi2GetFMUstate", &e);
+            if (st != HYMO_OK) {
+                buf[0] = -1.0;
+                set_pending(fi, st, &e);
+            }
+            return;
+        }
+        buf[0] = -1.0; /* invalid unless filled */
         fmi2FMUstate *nh = realloc(fi->handles, (size_t)(fi->n_handles + 1) * sizeof *nh);
         if (!nh) {
             set_pending(fi, hymo_error_set(&e, HYMO_ERR_NOMEM, "out of memory (FMU state)"), &e);
@@ -588,9 +604,10 @@ static void fmu_get_state(const hymo_subsystem *sub, double *buf)
             set_pending(fi, st, &e);
             return;
         }
-        buf[0] = fi->n_handles++;
+        buf[0] = ++fi->n_handles;
         return;
     }
+    buf[0] = -1.0; /* invalid unless filled */
     size_t bytes = 0;
     st = check(fi, fi->api.fmi2GetFMUstate(fi->c, &fi->state), "fmi2GetFMUstate", &e);
     if (st == HYMO_OK)
@@ -615,12 +632,12 @@ static void fmu_set_state(hymo_subsystem *sub, const double *buf)
     hymo_error e;
     hymo_status st;
     if (!(buf[0] >= 0.0) || buf[0] != floor(buf[0]) ||
-        (!fi->can_serialize && buf[0] >= fi->n_handles) || (fi->can_serialize && buf[0] > (double)fi->state_bytes)) {
+        (!fi->can_serialize && (buf[0] < 1.0 || buf[0] > fi->n_handles)) || (fi->can_serialize && buf[0] > (double)fi->state_bytes)) {
         set_pending(fi, fail(&e, HYMO_ERR_ARGUMENT, fi, "set_state: not a state of this FMU"), &e);
         return;
     }
     if (!fi->can_serialize) {
-        st = check(fi, fi->api.fmi2SetFMUstate(fi->c, fi->handles[(int)buf[0]]), "fmi2SetFMUstate", &e);
+        st = check(fi, fi->api.fmi2SetFMUstate(fi->c, fi->handles[(int)buf[0] - 1]), "fmi2SetFMUstate", &e);
     } else {
         fmi2FMUstate s = NULL;
         st = check(fi, fi->api.fmi2DeSerializeFMUstate(fi->c, (const fmi2Byte *)(buf + 1), (size_t)buf[0], &s),

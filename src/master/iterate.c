@@ -8,6 +8,9 @@
 
 #include "master_internal.h"
 
+/* Halvings of a retake's change after a failed retake. */
+#define BACKTRACK 8
+
 struct hymo_master_iteration {
     hymo_iterate_options opt;
     hymo_master_checkpoint *ckpt;
@@ -17,6 +20,7 @@ struct hymo_master_iteration {
     double *S, *w;       /* scale; weight 1 / (atol + rtol S) */
     double *x, *y, *u;   /* estimate, outputs, inputs' values at t + H */
     double *rs_prev;     /* scaled residual of the previous iterate */
+    double *xg;          /* the estimate of the last retake that succeeded */
     double *ybuf;        /* every subsystem's outputs at t + H */
     int *yoff;
     double omega;        /* final Aitken factor of the last step */
@@ -49,7 +53,7 @@ void hymo_master_iteration_free(hymo_master_iteration *it)
     if (!it) return;
     hymo_master_checkpoint_free(it->ckpt);
     free(it->c_sub), free(it->c_out), free(it->r_sub), free(it->r_in);
-    free(it->S), free(it->w), free(it->x), free(it->y), free(it->u), free(it->rs_prev);
+    free(it->S), free(it->w), free(it->x), free(it->y), free(it->u), free(it->rs_prev), free(it->xg);
     free(it->ybuf), free(it->yoff);
     free(it->Rh), free(it->Yh), free(it->Q), free(it->Rq), free(it->a), free(it->col);
     free(it);
@@ -108,6 +112,7 @@ hymo_status hymo_master_iteration_create(const hymo_master *m, const hymo_iterat
     ok = ok && (it->S = calloc(nc, sizeof(double))) && (it->w = calloc(nc, sizeof(double))) &&
          (it->x = calloc(nc, sizeof(double))) && (it->y = calloc(nc, sizeof(double))) &&
          (it->u = calloc(nc, sizeof(double))) && (it->rs_prev = calloc(nc, sizeof(double))) &&
+         (it->xg = calloc(nc, sizeof(double))) &&
          (it->Rh = calloc(nc * cols, sizeof(double))) && (it->Yh = calloc(nc * cols, sizeof(double))) &&
          (it->Q = calloc(nc * cols, sizeof(double))) && (it->Rq = calloc(cols * cols, sizeof(double))) &&
          (it->a = calloc(cols, sizeof(double))) && (it->col = calloc(cols, sizeof(int)));
@@ -262,12 +267,21 @@ hymo_status hymo_master_step_iterated(hymo_master *m, hymo_master_iteration *it,
         else
             for (int c = 0; c < nc; ++c) it->x[c] = it->u[c] + omega * (it->y[c] - it->u[c]);
         memcpy(it->rs_prev, rs, (size_t)nc * sizeof(double));
+        memcpy(it->xg, it->u, (size_t)nc * sizeof(double));
         for (int q = 0; q < m->n; ++q)
             memcpy(it->ybuf + it->yoff[q], m->nodes[q].hist_y, (size_t)m->nodes[q].sub->n_outputs * sizeof(double));
-        hymo_master_restore(m, it->ckpt);
-        if ((st = sweep(m, it, t, H, err)) != HYMO_OK) return st;
-        ++k;
-        res = gather(m, it, H);
+        /* a retake that fails or gives non-finite outputs is retaken with
+         * the change from the last good estimate halved (BACKTRACK times) */
+        for (int halvings = 0;; ++halvings) {
+            hymo_master_restore(m, it->ckpt);
+            st = sweep(m, it, t, H, err);
+            ++k;
+            res = st == HYMO_OK ? gather(m, it, H) : NAN;
+            if (isfinite(res) || halvings == BACKTRACK || k >= N) break;
+            for (int c = 0; c < nc; ++c) it->x[c] = it->xg[c] + 0.5 * (it->x[c] - it->xg[c]);
+            omega *= 0.5;
+        }
+        if (st != HYMO_OK) return st;
     }
     if (it->opt.accel == HYMO_ACCEL_AITKEN && k > 1 && isfinite(omega)) it->omega = omega;
     for (int c = 0; c < nc; ++c)

@@ -11,7 +11,8 @@
  *   hymo_cosim_system_run): /cosim/outputs of the file bit-identical to the
  *   linear subsystems, Gauss-Seidel p = 2.
  * - get_state / set_state: a retried step is bit-identical, serialized
- *   (lin.fmu) and with FMUstate handles (lin_noser.fmu).
+ *   (lin.fmu) and with FMUstate handles (lin_noser.fmu); saving again into
+ *   the same buffer reuses its handle and holds the new state.
  * - Broken FMUs: one-line errors naming the FMU, nothing left in TMPDIR:
  *   not a zip, no modelDescription.xml, malformed XML, fmiVersion 1.0 and
  *   3.0, model exchange only, missing binary, wrong guid, an Integer input,
@@ -308,6 +309,16 @@ static void retry(const char *file)
     assert_true(memcmp(&y1, &y2, sizeof y1) == 0);
     assert_true(x1 == var(s, "x1"));
     assert_close(var(s, "steps"), 2.0, 0.0);
+    /* saved again into the same buffer (a checkpoint): the same handle or
+     * size, now holding the later state */
+    const double tag = buf[0];
+    s->ops->get_state(s, buf);
+    assert_true(buf[0] == tag);
+    coef[0] = -0.3;
+    s->ops->set_inputs(s, 0.1, coef);
+    assert_int_equal(s->ops->do_step(s, 0.1, 0.05, &err), HYMO_OK);
+    s->ops->set_state(s, buf);
+    assert_true(x1 == var(s, "x1"));
     buf[0] = 1e9; /* not a state of this FMU: the next step fails */
     s->ops->set_state(s, buf);
     assert_int_not_equal(s->ops->do_step(s, 0.1, 0.05, &err), HYMO_OK);
