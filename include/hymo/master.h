@@ -1,4 +1,5 @@
-/* hymo — generic non-iterative co-simulation master (SPEC §7) over
+/* hymo — generic co-simulation master (SPEC §7; non-iterative, or
+ * iterative with hymo_master_step_iterated below) over
  * hymo_subsystem instances wired output -> input: the split of a model
  * (hymo/cosim.h), linear test systems (hymo/linear.h), external FMUs.  It
  * knows nothing about what the subsystems compute.
@@ -131,7 +132,9 @@ void hymo_master_checkpoint_free(hymo_master_checkpoint *c);
  *           [0.05, 1] (0.5 at the first step);
  *   IQN_ILS x_{k+1} = y_k + W a, a = argmin |V a + r_k| (QR), V, W the
  *           differences of r and y of this step's iterates to iterate k
- *           (scaled as above); x_1 as AITKEN.
+ *           (scaled as above; newest first, a column dropped when its
+ *           part orthogonal to the newer ones is below 1e-3 of its
+ *           norm); x_1 as AITKEN.
  * A retake in which a subsystem fails or an output is not finite is
  * retaken with x halved towards the estimate of the last good iterate (up
  * to 8 times; each counts as a retake).  After max_iterations retakes the

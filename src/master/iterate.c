@@ -10,6 +10,10 @@
 
 /* Halvings of a retake's change after a failed retake. */
 #define BACKTRACK 8
+/* IQN-ILS drops a difference column whose part orthogonal to the newer
+ * ones is below FILTER of its norm (QR filtering: nearly dependent columns
+ * from distant iterates spoil the least-squares Jacobian). */
+#define FILTER 1e-3
 
 struct hymo_master_iteration {
     hymo_iterate_options opt;
@@ -181,7 +185,7 @@ static hymo_status sweep(hymo_master *m, hymo_master_iteration *it, double t, do
 
 /* IQN-ILS estimate from iterates 0..k (columns of Rh, Yh): x = y_k + W a,
  * a = argmin |V a + r_k|, by modified Gram-Schmidt on the newest columns
- * first (dependent ones dropped, at most nc). */
+ * first (nearly dependent ones dropped, FILTER; at most nc). */
 static void iqn_ils(hymo_master_iteration *it, int k)
 {
     const int nc = it->nc;
@@ -203,7 +207,7 @@ static void iqn_ils(hymo_master_iteration *it, int k)
         }
         double norm = 0.0;
         for (int c = 0; c < nc; ++c) norm += q[c] * q[c];
-        if (!(norm > 1e-20 * norm0) || !(norm0 > 0.0)) continue;
+        if (!(norm > FILTER * FILTER * norm0) || !(norm0 > 0.0)) continue;
         norm = sqrt(norm);
         for (int c = 0; c < nc; ++c) q[c] /= norm;
         rcol[nq] = norm;
