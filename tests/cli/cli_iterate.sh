@@ -36,6 +36,9 @@ with h5py.File("it.h5") as f:
     assert it[0] == 0 and res[0] == 0
     assert (res <= 1).all() and it.max() <= 20 and it.sum() == c.attrs["iterate_total"], (res.max(), it.max())
     assert 1.5 < it.mean() < 6, it.mean()
+    t = f["time"][...]  # at rest until the valve opens at 1 s: the first retake is at the step ending at 1.005 s
+    first = t[np.nonzero(it)[0][0]]
+    assert abs(first - 1.005) < 1e-9, first
     text = lambda v: v.decode() if isinstance(v, bytes) else v
     assert text(c.attrs["iterate_accel"]) == "iqn-ils" and c.attrs["iterate_max"] == 20
     assert c.attrs["iterate_non_converged"] == 0 and c.attrs["iterate_n_coupling"] == 4
