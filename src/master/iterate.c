@@ -183,9 +183,10 @@ static hymo_status sweep(hymo_master *m, hymo_master_iteration *it, double t, do
     return st;
 }
 
-/* IQN-ILS estimate from iterates 0..k (columns of Rh, Yh): x = y_k + W a,
- * a = argmin |V a + r_k|, by modified Gram-Schmidt on the newest columns
- * first (nearly dependent ones dropped, FILTER; at most nc). */
+/* IQN-ILS estimate from iterates 0..k of this step (columns of Rh, Yh):
+ * x = y_k + W a, a = argmin |V a + r_k|, by modified Gram-Schmidt on the
+ * newest columns first (nearly dependent ones dropped, FILTER; at most
+ * nc). */
 static void iqn_ils(hymo_master_iteration *it, int k)
 {
     const int nc = it->nc;
@@ -247,15 +248,16 @@ hymo_status hymo_master_step_iterated(hymo_master *m, hymo_master_iteration *it,
         it->w[c] = den > 0.0 ? 1.0 / den : 1.0 / DBL_MIN;
     }
     double res = gather(m, it, H), omega = it->omega < 0.05 ? 0.05 : it->omega > 1.0 ? 1.0 : it->omega;
-    int k = 0;
-    while (!(res <= 1.0) && k < N && isfinite(res)) {
-        /* this iterate: x_k = u, r_k = y - u (scaled in Rh) */
-        double *rs = it->Rh + (size_t)k * nc;
+    int k = 0; /* retakes */
+    for (int j = 0; !(res <= 1.0) && k < N && isfinite(res); ++j) {
+        /* iterate j (the latest good retake): x_j = u, r_j = y - u (scaled
+         * in column j of Rh) */
+        double *rs = it->Rh + (size_t)j * nc;
         for (int c = 0; c < nc; ++c) {
             rs[c] = (it->y[c] - it->u[c]) * it->w[c];
-            it->Yh[(size_t)k * nc + c] = it->y[c];
+            it->Yh[(size_t)j * nc + c] = it->y[c];
         }
-        if (k > 0 && it->opt.accel == HYMO_ACCEL_AITKEN) {
+        if (j > 0 && it->opt.accel == HYMO_ACCEL_AITKEN) {
             double num = 0.0, den = 0.0;
             for (int c = 0; c < nc; ++c) {
                 const double d = rs[c] - it->rs_prev[c];
@@ -266,8 +268,8 @@ hymo_status hymo_master_step_iterated(hymo_master *m, hymo_master_iteration *it,
         }
         if (it->opt.accel == HYMO_ACCEL_NONE)
             memcpy(it->x, it->y, (size_t)nc * sizeof(double));
-        else if (it->opt.accel == HYMO_ACCEL_IQN_ILS && k > 0)
-            iqn_ils(it, k);
+        else if (it->opt.accel == HYMO_ACCEL_IQN_ILS && j > 0)
+            iqn_ils(it, j);
         else
             for (int c = 0; c < nc; ++c) it->x[c] = it->u[c] + omega * (it->y[c] - it->u[c]);
         memcpy(it->rs_prev, rs, (size_t)nc * sizeof(double));
