@@ -135,7 +135,9 @@ void hymo_master_checkpoint_free(hymo_master_checkpoint *c);
  *           (scaled as above; newest first, a column dropped when its
  *           part orthogonal to the newer ones is below 1e-3 of its
  *           norm); x_1 as AITKEN.
- * A retake in which a subsystem fails or an output is not finite is
+ * When iterate 0 fails (a subsystem's error), it is retaken with every
+ * output at t + H set to its value at t (counted as a retake).  A retake
+ * in which a subsystem fails or an output is not finite is
  * retaken with x halved towards the estimate of the last good iterate (up
  * to 8 times; each counts as a retake).  After max_iterations retakes the
  * last iterate is kept (not converged). */

@@ -240,7 +240,15 @@ hymo_status hymo_master_step_iterated(hymo_master *m, hymo_master_iteration *it,
     const int nc = it->nc, N = it->opt.max_iterations;
     hymo_master_save(m, it->ckpt);
     hymo_status st = hymo_master_step(m, err);
-    if (st != HYMO_OK) return st;
+    int k = 0; /* retakes */
+    if (st != HYMO_OK) { /* iterate 0 failed: retaken with every output held at its value at t */
+        hymo_master_restore(m, it->ckpt);
+        for (int q = 0; q < m->n; ++q)
+            memcpy(it->ybuf + it->yoff[q], m->nodes[q].hist_y, (size_t)m->nodes[q].sub->n_outputs * sizeof(double));
+        for (int c = 0; c < nc; ++c) it->x[c] = m->nodes[it->c_sub[c]].hist_y[it->c_out[c]];
+        k = 1;
+        if ((st = sweep(m, it, t, H, err)) != HYMO_OK) return st;
+    }
     for (int c = 0; c < nc; ++c) {
         const double u = hymo_poly_eval(m->nodes[it->r_sub[c]].coef + HYMO_POLY_TERMS * it->r_in[c], H);
         if (fabs(u) > it->S[c]) it->S[c] = fabs(u);
@@ -248,7 +256,6 @@ hymo_status hymo_master_step_iterated(hymo_master *m, hymo_master_iteration *it,
         it->w[c] = den > 0.0 ? 1.0 / den : 1.0 / DBL_MIN;
     }
     double res = gather(m, it, H), omega = it->omega < 0.05 ? 0.05 : it->omega > 1.0 ? 1.0 : it->omega;
-    int k = 0; /* retakes */
     for (int j = 0; !(res <= 1.0) && k < N && isfinite(res); ++j) {
         /* iterate j (the latest good retake): x_j = u, r_j = y - u (scaled
          * in column j of Rh) */

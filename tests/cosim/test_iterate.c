@@ -14,6 +14,11 @@
  * - at tolerance 1e-10, Jacobi and Gauss-Seidel give the same outputs to
  *   1e-7 of the amplitude, and Aitken, IQN-ILS and no acceleration the
  *   same to that too; Aitken and IQN-ILS need fewer iterations than none;
+ * - subsystem II made to fail when its velocity input at the step end
+ *   exceeds 1.02 times the solution's largest |v2|: the failed iterates 0
+ *   (retaken with the outputs held) and failed retakes (halved towards
+ *   the last good estimate) leave the answer as without failures (to
+ *   1e-18 m), every step converged;
  * - a subsystem that cannot save its state: no iteration, message names
  *   it; bad options are refused. */
 #include <math.h>
@@ -239,6 +244,68 @@ static void test_jacobi_equals_gauss_seidel(void **state)
     for (int i = 0; i < 4; ++i) free(y[i]);
 }
 
+/* Subsystem II with a do_step that fails when its velocity input at the
+ * end of the step exceeds V_FAIL in magnitude (a subsystem that cannot
+ * take an estimate far from the solution). */
+static const hymo_subsystem_ops *real_ops;
+static hymo_subsystem_ops picky_ops;
+static double picky_v, picky_vmax, v_fail = INFINITY;
+static long picky_failures;
+static double picky_H;
+static void picky_set_inputs_H(hymo_subsystem *sub, double t0, const double *coef)
+{
+    picky_v = hymo_poly_eval(coef + HYMO_POLY_TERMS, picky_H);
+    real_ops->set_inputs(sub, t0, coef);
+}
+static hymo_status picky_do_step(hymo_subsystem *sub, double t, double H, hymo_error *err)
+{
+    if (fabs(picky_v) > v_fail) {
+        picky_failures++;
+        return hymo_error_set(err, HYMO_ERR_NUMERIC, "II: t = %g s: velocity input %g beyond %g", t, picky_v, v_fail);
+    }
+    picky_vmax = fmax(picky_vmax, fabs(picky_v));
+    return real_ops->do_step(sub, t, H, err);
+}
+
+static void test_failed_retakes_back_off(void **state)
+{
+    (void)state;
+    const int n = (int)lround(T_END / H_BIG);
+    double *y0 = malloc(sizeof(double) * 4 * (size_t)n), *y1 = malloc(sizeof(double) * 4 * (size_t)n);
+    assert_true(y0 && y1);
+    picky_H = H_BIG;
+    for (int pass = 0; pass < 2; ++pass) {
+        rig r;
+        rig_open(&r, H_BIG, HYMO_SCHEME_JACOBI, 1, 1e-10, HYMO_ACCEL_IQN_ILS);
+        real_ops = r.sub[1]->ops;
+        picky_ops = *real_ops;
+        picky_ops.set_inputs = picky_set_inputs_H;
+        picky_ops.do_step = picky_do_step;
+        r.sub[1]->ops = &picky_ops;
+        picky_failures = 0, picky_vmax = 0.0;
+        const double amax = run(&r, H_BIG, pass ? y1 : y0);
+        if (verbose())
+            printf("pass %d (v limit %g): max |x| %.3g, |v| used up to %.4g, %ld failed retakes, %ld retakes, "
+                   "%ld not converged\n", pass, v_fail, amax, picky_vmax, picky_failures, r.stats.total_iterations,
+                   r.stats.non_converged);
+        assert_true(amax < 3e-3);
+        assert_int_equal(r.stats.non_converged, 0);
+        if (pass == 0) { /* just above the solution's largest |v2| (estimates beyond it fail) */
+            double vmax = fabs(X0I[3]);
+            for (int k = 0; k < n; ++k) vmax = fmax(vmax, fabs(y0[4 * k + 1]));
+            v_fail = 1.02 * vmax;
+        }
+        else assert_true(picky_failures > 0);
+        r.sub[1]->ops = real_ops;
+        rig_close(&r);
+    }
+    v_fail = INFINITY;
+    const double d = max_dx(y0, y1, n);
+    if (verbose()) printf("max |dx| with failing retakes against without: %.3e\n", d);
+    assert_true(d < 2e-10);
+    free(y0), free(y1);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -285,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_unstable_configuration_is_stable_iterated),
         cmocka_unit_test(test_converges_to_monolithic),
         cmocka_unit_test(test_jacobi_equals_gauss_seidel),
+        cmocka_unit_test(test_failed_retakes_back_off),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
