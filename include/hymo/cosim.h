@@ -139,6 +139,14 @@ typedef struct {
     double tol_energy_rel, tol_energy_abs; /* default 1e-2 and 1e-3 J */
     double H_min, H_max;                   /* s; 0: h_m, and 20 H (at most t_end) */
     double output_dt;                      /* s; 0: no grid (the steps land on t_end) */
+    /* Iterative coupling (hymo_master_step_iterated, hymo/master.h): each
+     * communication step retaken from saved states until the coupling
+     * variables converge to iterate_rtol, iterate_atol, at most
+     * iterate_max retakes (0: non-iterative, the default); IQN-ILS,
+     * rtol 1e-6, atol 1e-12 by default.  Not with TLM (the delay lines decouple the steps). */
+    int iterate_max;
+    double iterate_rtol, iterate_atol;
+    hymo_iterate_accel iterate_accel;
 } hymo_cosim_options;
 
 /* Communication-step control (hymo_cosim_options.H_control). */
@@ -333,6 +341,12 @@ typedef struct {
     double H_used_min, H_used_max, H_used_mean, est_max;
     int can_reject;
     char control_note[256];
+    /* Iterative coupling (opt->iterate_max > 0; else 0): retakes over the
+     * run, steps not converged after iterate_max retakes, the largest final
+     * weighted residual of a step (<= 1: converged), coupling variables. */
+    long iterate_total, iterate_non_converged;
+    double iterate_max_residual;
+    int iterate_n_coupling;
 } hymo_cosim_summary;
 
 /* Runs the co-simulation from 0 to opt->mech.t_end: hymo_split_create,

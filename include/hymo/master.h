@@ -1,4 +1,5 @@
-/* hymo — generic non-iterative co-simulation master (SPEC §7) over
+/* hymo — generic co-simulation master (SPEC §7; non-iterative, or
+ * iterative with hymo_master_step_iterated below) over
  * hymo_subsystem instances wired output -> input: the split of a model
  * (hymo/cosim.h), linear test systems (hymo/linear.h), external FMUs.  It
  * knows nothing about what the subsystems compute.
@@ -106,6 +107,71 @@ void hymo_master_save(const hymo_master *m, hymo_master_checkpoint *c);
 void hymo_master_restore(hymo_master *m, const hymo_master_checkpoint *c);
 /* NULL is a no-op. */
 void hymo_master_checkpoint_free(hymo_master_checkpoint *c);
+/* Iterative coupling (src/master/iterate.c): a communication step is
+ * repeated from a checkpoint until the coupling variables -- the outputs
+ * read by an input that is not held at the step start -- are consistent
+ * with the values the inputs used at t + H.
+ *
+ * Step from t: save; the ordinary step (inputs extrapolated) is iterate 0.
+ * Iterate k has residual r_i = y_i - u_i for every coupling variable i,
+ * y_i the output at t + H, u_i the value at t + H of the input polynomial
+ * of its first reader (by stage, then index).  The step is converged when
+ *   max_i |r_i| / (atol + rtol S_i) <= 1
+ * (weighted max norm; S_i the largest |value| of variable i at the
+ * communication points so far and in u_i of iterate 0).  Otherwise the
+ * master is restored and the step retaken with every output's value at
+ * t + H replaced by the next estimate x: every input that reads it then
+ * interpolates (Lagrange, its order) through (t + H, x) and the history
+ * up to t; with several stages a later stage reads the outputs an earlier
+ * one published in this sweep (block Gauss-Seidel), else all read x
+ * (block Jacobi).  Next estimate, from x_k = u (r_k = y - x_k):
+ *   NONE    x_{k+1} = y_k;
+ *   AITKEN  x_{k+1} = x_k + w_k r_k, w_k = -w_{k-1} r_{k-1}.(r_k - r_{k-1})
+ *           / |r_k - r_{k-1}|^2 (dynamic relaxation, residuals scaled by
+ *           1 / (atol + rtol S_i)); w_0 the last step's final w clipped to
+ *           [0.05, 1] (0.5 at the first step);
+ *   IQN_ILS x_{k+1} = y_k + W a, a = argmin |V a + r_k| (QR), V, W the
+ *           differences of r and y of this step's iterates to iterate k
+ *           (scaled as above; newest first, a column dropped when its
+ *           part orthogonal to the newer ones is below 1e-3 of its
+ *           norm); x_1 as AITKEN.
+ * When iterate 0 fails (a subsystem's error), it is retaken with every
+ * output at t + H set to its value at t (counted as a retake).  A retake
+ * in which a subsystem fails or an output is not finite is
+ * retaken with x halved towards the estimate of the last good iterate (up
+ * to 8 times; each counts as a retake).  After max_iterations retakes the
+ * last iterate is kept (not converged). */
+typedef enum { HYMO_ACCEL_NONE = 0, HYMO_ACCEL_AITKEN = 1, HYMO_ACCEL_IQN_ILS = 2 } hymo_iterate_accel;
+const char *hymo_iterate_accel_name(hymo_iterate_accel a); /* "none", "aitken", "iqn-ils", "?" */
+int hymo_iterate_accel_parse(const char *s, hymo_iterate_accel *out); /* 0, or -1 unknown */
+typedef struct {
+    int max_iterations; /* retakes per step, >= 1 */
+    double rtol, atol;  /* > 0, >= 0 */
+    hymo_iterate_accel accel;
+} hymo_iterate_options;
+/* Figures of the last step and totals over the steps taken. */
+typedef struct {
+    int iterations;  /* retakes of the last step (0: iterate 0 converged) */
+    double residual; /* its final weighted residual (<= 1: converged) */
+    int converged;
+    long steps, total_iterations, non_converged;
+    double max_residual; /* largest final residual of a step */
+} hymo_iterate_stats;
+/* Iteration workspace: a checkpoint and the vectors of the coupling
+ * variables (nothing is allocated per step).  Fails like
+ * hymo_master_checkpoint_create, and for bad options. */
+typedef struct hymo_master_iteration hymo_master_iteration;
+hymo_status hymo_master_iteration_create(const hymo_master *m, const hymo_iterate_options *opt,
+                                         hymo_master_iteration **out, hymo_error *err);
+/* Number of coupling variables. */
+int hymo_master_iteration_size(const hymo_master_iteration *it);
+/* One iterated communication step; stats (may be NULL) is updated.  A
+ * failing subsystem's status is returned as by hymo_master_step. */
+hymo_status hymo_master_step_iterated(hymo_master *m, hymo_master_iteration *it, hymo_iterate_stats *stats,
+                                      hymo_error *err);
+/* NULL is a no-op. */
+void hymo_master_iteration_free(hymo_master_iteration *it);
+
 /* Latest published outputs of subsystem k. */
 const double *hymo_master_outputs(const hymo_master *m, int k);
 /* Input polynomials subsystem k got for the last step (HYMO_POLY_TERMS per

@@ -718,9 +718,11 @@ _COSIM_OPTIONS = {
     "unstable_balance_ratio": "--unstable-balance-ratio", "unstable_floor": "--unstable-floor",
     "unstable_energy": "--unstable-energy", "max_residual_energy": "--max-residual-energy",
     "max_balance_jump": "--max-balance-jump", "balance_window": "--balance-window",
+    "iterate": "--iterate", "iterate_tol": "--iterate-tol", "iterate_accel": "--iterate-accel",
 }
 _SYSTEM_OPTIONS = ("t_end", "unstable_ratio", "unstable_balance_ratio", "unstable_floor", "unstable_energy",
-                   "max_rms", "max_abs", "max_residual_energy", "max_balance_jump", "balance_window")
+                   "max_rms", "max_abs", "max_residual_energy", "max_balance_jump", "balance_window",
+                   "iterate", "iterate_tol", "iterate_accel")
 
 
 def _cosim_apply(opt, options, system=None):

@@ -104,6 +104,8 @@ class CosimSummary(ctypes.Structure):
         ("balance_jump_t1", c_double), ("balance_jump", c_double),
         ("H_control", c_int), ("n_rejected", c_long), ("H_used_min", c_double), ("H_used_max", c_double),
         ("H_used_mean", c_double), ("est_max", c_double), ("can_reject", c_int), ("control_note", ctypes.c_char * 256),
+        ("iterate_total", c_long), ("iterate_non_converged", c_long), ("iterate_max_residual", c_double),
+        ("iterate_n_coupling", c_int),
     ]
 
 
@@ -382,6 +384,7 @@ def cosim_options_type(lib):
             ("max_balance_jump", c_double), ("balance_window", c_double), ("verbose", c_int),
             ("H_control", c_int), ("tol_energy_rel", c_double), ("tol_energy_abs", c_double), ("H_min", c_double),
             ("H_max", c_double), ("output_dt", c_double),
+            ("iterate_max", c_int), ("iterate_rtol", c_double), ("iterate_atol", c_double), ("iterate_accel", c_int),
         ]
 
     off = lib.hymo_struct_offset(b"hymo_cosim_options", b"verbose")

@@ -186,7 +186,10 @@ int hymo_cli_parse_double(const char *opt, const char *text, double *out);
         /* communication-step control */                                                                           \
         {"--H-control", 0, hymo_cli_append, list}, {"--tol-energy", 0, hymo_cli_append, list},                     \
         {"--H-min", 0, hymo_cli_append, list}, {"--H-max", 0, hymo_cli_append, list},                              \
-        {"--output-dt", 0, hymo_cli_append, list}
+        {"--output-dt", 0, hymo_cli_append, list},                                                                 \
+        /* iterative coupling */                                                                                   \
+        {"--iterate", 0, hymo_cli_append, list}, {"--iterate-tol", 0, hymo_cli_append, list},                      \
+        {"--iterate-accel", 0, hymo_cli_append, list}
 /* Applies the collected co-simulation options to o in order: 0, or -1
  * after one error line. */
 int hymo_cli_cosim_apply(const hymo_cli_list *list, hymo_cosim_options *o);

@@ -123,6 +123,12 @@ typedef struct {
     long snap_j;
     double snap_W, snap_Et, snap_D, snap_t;
     double *tlm_m0, *tlm_zc0, *tlm_mmax, *tlm_tmax;
+    /* iterative coupling (o->iterate_max > 0): the master's workspace, its
+     * totals, and per communication point (row 0: t = 0) the retakes and
+     * final weighted residual */
+    hymo_master_iteration *iter;
+    hymo_iterate_stats istats;
+    double *rec_iter, *rec_ires; /* cap */
 } driver;
 
 /* Rows per block of the row storage. */
@@ -130,6 +136,9 @@ typedef struct {
 
 static void driver_free(driver *d)
 {
+    hymo_master_iteration_free(d->iter);
+    free(d->rec_iter);
+    free(d->rec_ires);
     for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) {
         free(d->vr[s]);
         free(d->vsub[s]);
@@ -343,6 +352,16 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
         CALLOC(d->rec_out, bc * d->ny);
     }
     CALLOC(d->last_work, d->width[HYMO_SIG_WORK]);
+    if (d->o->iterate_max > 0) {
+        const hymo_iterate_options io = {.max_iterations = d->o->iterate_max, .rtol = d->o->iterate_rtol,
+                                         .atol = d->o->iterate_atol, .accel = d->o->iterate_accel};
+        hymo_error ie;
+        if ((st = hymo_master_iteration_create(d->m, &io, &d->iter, &ie)) != HYMO_OK)
+            return hymo_error_set(err, st, "co-simulation --iterate: %s (iterative coupling retakes steps from "
+                                  "saved states)", ie.message);
+        CALLOC(d->rec_iter, d->cap);
+        CALLOC(d->rec_ires, d->cap);
+    }
     if (d->tlm) {
         CALLOC(d->tlm_eline, nb);
         CALLOC(d->tlm_deline, nb);
@@ -927,6 +946,21 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
         TRY(hymo_ref_writer_put_attr_double(w, "cosim", "max_pressure_error", sum->max_pressure_error, err));
     TRY(hymo_ref_writer_put_attr_int(w, "cosim", "n_bonds", nb, err));
     TRY(hymo_ref_writer_put_attr_double(w, "cosim", "residual_energy_final", sum->residual_energy_final, err));
+    if (d->iter) { /* iterative coupling: per communication point (t = 0: 0) and totals */
+        TRY(hymo_ref_writer_put_attr_int(w, "cosim", "iterate_max", o->iterate_max, err));
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "iterate_rtol", o->iterate_rtol, err));
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "iterate_atol", o->iterate_atol, err));
+        TRY(hymo_ref_writer_put_attr_str(w, "cosim", "iterate_accel", hymo_iterate_accel_name(o->iterate_accel), err));
+        TRY(hymo_ref_writer_put_attr_int(w, "cosim", "iterate_n_coupling", sum->iterate_n_coupling, err));
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "iterate_total", (double)sum->iterate_total, err));
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "iterate_non_converged", (double)sum->iterate_non_converged,
+                                            err));
+        TRY(hymo_ref_writer_put_attr_double(w, "cosim", "iterate_max_residual", sum->iterate_max_residual, err));
+        TRY(hymo_ref_writer_put_matrix_part(w, "cosim/iterations", (int)d->n_rows, 0, 0, (int)d->n_rows, d->rec_iter,
+                                            "1", NULL, err));
+        TRY(hymo_ref_writer_put_matrix_part(w, "cosim/iteration_residual", (int)d->n_rows, 0, 0, (int)d->n_rows,
+                                            d->rec_ires, "1", NULL, err));
+    }
 #define PUT(path, ptr, width, col0, cols, scale, units, names)                                     \
     TRY(put_rows(d, w, path, &d->ptr, width, col0, cols, scale, units, names, tmp, err))
     if (nb > 0) /* (cols = 0 would be a 1-D dataset) */
@@ -1161,7 +1195,9 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         }
         const double H = d.H;
         hymo_error step_err;
-        if ((st = hymo_master_step(d.m, &step_err)) != HYMO_OK) {
+        st = d.iter ? hymo_master_step_iterated(d.m, d.iter, &d.istats, &step_err) : hymo_master_step(d.m, &step_err);
+        if (d.iter && st == HYMO_OK) d.rec_iter[n + 1] = d.istats.iterations, d.rec_ires[n + 1] = d.istats.residual;
+        if (st != HYMO_OK) {
             if (setup->abort_status != HYMO_OK && st == setup->abort_status) { /* a broken subsystem */
                 if (err) *err = step_err;
                 driver_free(&d);
@@ -1220,6 +1256,12 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
     }
     if (sum.stable && growing_at_end(&d, sum.reason, sizeof sum.reason)) sum.stable = 0;
     sum.wall_time = hymo_now_seconds() - t0;
+    if (d.iter) {
+        sum.iterate_total = d.istats.total_iterations;
+        sum.iterate_non_converged = d.istats.non_converged;
+        sum.iterate_max_residual = d.istats.max_residual;
+        sum.iterate_n_coupling = hymo_master_iteration_size(d.iter);
+    }
     mech_stats(&d, v);
     sum.t_reached = d.last_time;
     sum.residual_energy_final = d.last_Et;
@@ -1467,6 +1509,14 @@ void hymo_cosim_summary_print_results(FILE *out, const hymo_cosim_options *o, co
     fprintf(out, "mechanics      mean Newton iterations %.3g per step, max |Phi| %.3g\n", s->mean_mech_iterations,
             s->max_constraint_position);
     fprintf(out, "hydraulics     %ld internal steps, %ld right-hand sides\n", s->hyd_steps, s->hyd_rhs_evals);
+    if (o->iterate_max > 0)
+        fprintf(out,
+                "iteration      %s, at most %d retakes, tolerance rtol %g atol %g over %d coupling variables: "
+                "%ld retakes (%.3g per step), %ld steps not converged, max final residual %.3g (converged <= 1)\n",
+                hymo_iterate_accel_name(o->iterate_accel), o->iterate_max, o->iterate_rtol, o->iterate_atol,
+                s->iterate_n_coupling, s->iterate_total,
+                s->n_macro > 0 ? (double)s->iterate_total / (double)s->n_macro : 0.0, s->iterate_non_converged,
+                s->iterate_max_residual);
     if (s->n_tlm > 0)
     {
         fprintf(out, "tlm            delay T = H = %g s, %d lines", o->H, s->n_tlm);

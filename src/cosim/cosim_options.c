@@ -37,6 +37,9 @@ void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model
     opt->H_control = HYMO_H_FIXED;
     opt->tol_energy_rel = 1e-2;
     opt->tol_energy_abs = 1e-3;
+    opt->iterate_rtol = 1e-6;
+    opt->iterate_atol = 1e-12;
+    opt->iterate_accel = HYMO_ACCEL_IQN_ILS;
 }
 
 hymo_status hymo_cosim_verdict_options_check(const hymo_cosim_options *opt, hymo_error *err)
@@ -129,6 +132,17 @@ hymo_status hymo_cosim_options_check(const hymo_cosim_options *opt, hymo_error *
                               "--H-control energy with the TLM coupling: refused (a TLM bond's residual energy is zero "
                               "by construction, the lines' stored energy closes its balance, so it cannot estimate "
                               "the coupling error; use velocity-force or velocity-pressure)");
+    if (opt->iterate_max < 0 || !(opt->iterate_rtol > 0.0) || !isfinite(opt->iterate_rtol) ||
+        !(opt->iterate_atol >= 0.0) || !isfinite(opt->iterate_atol) ||
+        !strcmp(hymo_iterate_accel_name(opt->iterate_accel), "?"))
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "iteration: %d retakes, tolerance %g,%g, acceleration %d (retakes >= 0, rtol > 0, "
+                              "atol >= 0)",
+                              opt->iterate_max, opt->iterate_rtol, opt->iterate_atol, (int)opt->iterate_accel);
+    if (opt->iterate_max > 0 && tb.coupling->tlm)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
+                              "--iterate with TLM coupling: not supported (the delay lines decouple the subsystems "
+                              "over a step; there is nothing to iterate)");
     if (tb.coupling->tlm && tb.approx->interface_model)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT,
                               "TLM coupling with the interface model: not supported (the delay lines decouple the "
@@ -271,6 +285,33 @@ int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o
     if (!strcmp(name, "--hh")) return option_positive(name, value, &o->h_h, err);
     if (!strcmp(name, "--hm")) return option_positive(name, value, &o->mech.dt, err);
     if (!strcmp(name, "--t-end")) return option_positive(name, value, &o->mech.t_end, err);
+    if (!strcmp(name, "--iterate")) {
+        double v;
+        if (option_number(name, value, &v, err)) return -1;
+        if (!(v >= 0.0) || v > 1e6 || v != floor(v)) {
+            hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' must be a whole number >= 0 (0: non-iterative)", name,
+                           value);
+            return -1;
+        }
+        o->iterate_max = (int)v;
+        return 1;
+    }
+    if (!strcmp(name, "--iterate-tol")) { /* RTOL[,ATOL] */
+        const char *comma = strchr(value, ',');
+        char buf[64];
+        const size_t n = comma ? (size_t)(comma - value) : strlen(value);
+        if (n >= sizeof buf) {
+            hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' is not RTOL[,ATOL]", name, value);
+            return -1;
+        }
+        memcpy(buf, value, n);
+        buf[n] = '\0';
+        double r, a = o->iterate_atol;
+        if (option_positive(name, buf, &r, err) < 0) return -1;
+        if (comma && option_nonnegative(name, comma + 1, &a, err) < 0) return -1;
+        o->iterate_rtol = r, o->iterate_atol = a;
+        return 1;
+    }
     /* communication-step control */
     if (!strcmp(name, "--H-min")) return option_positive(name, value, &o->H_min, err);
     if (!strcmp(name, "--H-max")) return option_positive(name, value, &o->H_max, err);
@@ -278,6 +319,8 @@ int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o
     if (!strcmp(name, "--tol-energy")) return hymo_cosim_tol_energy_parse(name, value, o, err);
     if (!strcmp(name, "--H-control"))
         bad = hymo_H_control_parse(value, &o->H_control);
+    else if (!strcmp(name, "--iterate-accel"))
+        bad = hymo_iterate_accel_parse(value, &o->iterate_accel);
     else if (!strcmp(name, "--mech-inputs"))
         bad = hymo_mech_inputs_parse(value, &o->mech_inputs);
     else if (!strcmp(name, "--scheme"))

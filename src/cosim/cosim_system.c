@@ -806,6 +806,9 @@ static void defaults(hymo_cosim_options *o)
     o->H_control = HYMO_H_FIXED;
     o->tol_energy_rel = 1e-2;
     o->tol_energy_abs = 1e-3;
+    o->iterate_rtol = 1e-6; /* iterative coupling off (iterate_max 0) unless --iterate */
+    o->iterate_atol = 1e-12;
+    o->iterate_accel = HYMO_ACCEL_IQN_ILS;
 }
 
 hymo_status hymo_cosim_system_load(const char *path, hymo_cosim_system **out, hymo_error *err)

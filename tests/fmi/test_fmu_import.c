@@ -11,7 +11,8 @@
  *   hymo_cosim_system_run): /cosim/outputs of the file bit-identical to the
  *   linear subsystems, Gauss-Seidel p = 2.
  * - get_state / set_state: a retried step is bit-identical, serialized
- *   (lin.fmu) and with FMUstate handles (lin_noser.fmu).
+ *   (lin.fmu) and with FMUstate handles (lin_noser.fmu); saving again into
+ *   the same buffer reuses its handle and holds the new state.
  * - Broken FMUs: one-line errors naming the FMU, nothing left in TMPDIR:
  *   not a zip, no modelDescription.xml, malformed XML, fmiVersion 1.0 and
  *   3.0, model exchange only, missing binary, wrong guid, an Integer input,
