@@ -156,25 +156,48 @@ static hymo_status fail(ctx_t *c, const yaml_node_t *at, hymo_status code, const
 /* ------------------------------------------------------------------ */
 /* Field path                                                           */
 
+/* The decimal digits of v (with '-' when negative) at out; their count. */
+static size_t fmt_int(char *out, long long v)
+{
+    char rev[24];
+    size_t n = 0, k = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        rev[n++] = (char)('0' + (int)(u % 10u));
+        u /= 10u;
+    } while (u);
+    if (v < 0) out[k++] = '-';
+    while (n) out[k++] = rev[--n];
+    return k;
+}
+
+/* Appends the n bytes of s to the path, cut at its capacity (the path
+ * keeps the first sizeof path - 1 bytes, like snprintf). */
+static void path_put(ctx_t *c, const char *s, size_t n)
+{
+    const size_t room = sizeof c->path - 1 - c->plen;
+    if (n > room) n = room;
+    memcpy(c->path + c->plen, s, n);
+    c->plen += n;
+    c->path[c->plen] = '\0';
+}
+
 static size_t push_key(ctx_t *c, const char *key)
 {
     size_t old = c->plen;
-    int n = snprintf(c->path + c->plen, sizeof c->path - c->plen, "%s%s", c->plen ? "." : "", key);
-    if (n > 0) {
-        c->plen += (size_t)n;
-        if (c->plen >= sizeof c->path) c->plen = sizeof c->path - 1;
-    }
+    if (c->plen) path_put(c, ".", 1);
+    path_put(c, key, strlen(key));
     return old;
 }
 
 static size_t push_index(ctx_t *c, int i)
 {
     size_t old = c->plen;
-    int n = snprintf(c->path + c->plen, sizeof c->path - c->plen, "[%d]", i);
-    if (n > 0) {
-        c->plen += (size_t)n;
-        if (c->plen >= sizeof c->path) c->plen = sizeof c->path - 1;
-    }
+    char tmp[24];
+    tmp[0] = '[';
+    size_t n = 1 + fmt_int(tmp + 1, i);
+    tmp[n++] = ']';
+    path_put(c, tmp, n);
     return old;
 }
 
@@ -442,7 +465,8 @@ static hymo_status rd_name(ctx_t *c, yaml_node_t *n, char out[HYMO_NAME_MAX])
     const char *s = "";
     TRY(rd_ref(c, n, &s));
     TRY(check_name(c, n, s));
-    snprintf(out, HYMO_NAME_MAX, "%s", s);
+    const size_t len = strlen(s); /* < HYMO_NAME_MAX: check_name */
+    memcpy(out, s, len + 1);
     return HYMO_OK;
 }
 
@@ -783,26 +807,53 @@ static hymo_status load_signals(ctx_t *c, yaml_node_t *root, hymo_model *m)
  * tolerances, iteration limit, penalty factor) and `description` are left
  * out.  Comments, whitespace, flow or block style, quoting and key order
  * therefore do not change it. */
+/* The text is built in one buffer: a mapping's pairs are written one after
+ * the other, then put in order in place (through scratch), so a pair costs
+ * no allocation.  Numbers: integers below 1e16 are their digits (what
+ * %.17g prints for them); other values go through %.17g once per distinct
+ * value per load (a small cache keyed by the value's bits). */
+typedef struct {
+    size_t off, len;  /* a pair's text: off from the mapping's start */
+    const char *text; /* set for sorting, when the buffer no longer moves */
+} canon_item;
+
+#define CANON_CACHE 4096
+
 typedef struct {
     char *buf;
     size_t len, cap;
     int failed;
+    canon_item *items; /* a stack of the open mappings' pairs */
+    size_t n_items, cap_items;
+    char *scratch;
+    size_t cap_scratch;
+    struct canon_num {
+        unsigned long long bits;
+        unsigned char len; /* 0: empty slot */
+        char text[31];
+    } *cache; /* CANON_CACHE slots */
 } canon_buf;
 
-static void canon_put(canon_buf *b, const char *s, size_t n)
+static int canon_reserve(canon_buf *b, size_t n)
 {
-    if (b->failed) return;
+    if (b->failed) return -1;
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 1024;
         while (b->len + n + 1 > cap) cap *= 2;
         char *nb = realloc(b->buf, cap);
         if (!nb) {
             b->failed = 1;
-            return;
+            return -1;
         }
         b->buf = nb;
         b->cap = cap;
     }
+    return 0;
+}
+
+static void canon_put(canon_buf *b, const char *s, size_t n)
+{
+    if (canon_reserve(b, n)) return;
     memcpy(b->buf + b->len, s, n);
     b->len += n;
     b->buf[b->len] = '\0';
@@ -810,10 +861,43 @@ static void canon_put(canon_buf *b, const char *s, size_t n)
 
 static void canon_str(canon_buf *b, const char *s) { canon_put(b, s, strlen(s)); }
 
-typedef struct {
-    char *text;
-    size_t len;
-} canon_item;
+/* "n%.17g;" of v (-0 as 0). */
+static void canon_number(canon_buf *b, double v)
+{
+    char tmp[48];
+    size_t n = 0;
+    if (v == 0.0) v = 0.0;
+    tmp[n++] = 'n';
+    if (v == floor(v) && fabs(v) < 1e16) {
+        n += fmt_int(tmp + n, (long long)v);
+    } else {
+        unsigned long long bits;
+        memcpy(&bits, &v, sizeof bits);
+        struct canon_num *slot = NULL;
+        if (b->cache) {
+            unsigned long long h = bits * 0x9e3779b97f4a7c15ull;
+            slot = &b->cache[h >> 52 & (CANON_CACHE - 1)];
+        }
+        if (slot && slot->len && slot->bits == bits) {
+            memcpy(tmp + n, slot->text, slot->len);
+            n += slot->len;
+        } else {
+            int w = snprintf(tmp + n, sizeof tmp - n, "%.17g", v);
+            if (w <= 0 || (size_t)w >= sizeof tmp - n) {
+                b->failed = 1;
+                return;
+            }
+            if (slot && (size_t)w < sizeof slot->text) {
+                slot->bits = bits;
+                slot->len = (unsigned char)w;
+                memcpy(slot->text, tmp + n, (size_t)w);
+            }
+            n += (size_t)w;
+        }
+    }
+    tmp[n++] = ';';
+    canon_put(b, tmp, n);
+}
 
 static int canon_item_cmp(const void *a, const void *b)
 {
@@ -823,9 +907,24 @@ static int canon_item_cmp(const void *a, const void *b)
     return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+static int canon_push_item(canon_buf *b, size_t off)
+{
+    if (b->n_items == b->cap_items) {
+        size_t cap = b->cap_items ? 2 * b->cap_items : 64;
+        canon_item *ni = realloc(b->items, cap * sizeof *ni);
+        if (!ni) {
+            b->failed = 1;
+            return -1;
+        }
+        b->items = ni;
+        b->cap_items = cap;
+    }
+    b->items[b->n_items++] = (canon_item){.off = off, .len = 0, .text = NULL};
+    return 0;
+}
+
 static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top)
 {
-    char tmp[64];
     if (!n || depth > 64) {
         canon_str(b, "!");
         return;
@@ -833,11 +932,13 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
     if (n->type == YAML_SCALAR_NODE) {
         double v;
         if (parse_double(sval(n), &v)) {
-            snprintf(tmp, sizeof tmp, "n%.17g;", v == 0.0 ? 0.0 : v);
-            canon_str(b, tmp);
+            canon_number(b, v);
         } else {
-            snprintf(tmp, sizeof tmp, "s%zu:", n->data.scalar.length);
-            canon_str(b, tmp);
+            char tmp[32];
+            tmp[0] = 's';
+            size_t k = 1 + fmt_int(tmp + 1, (long long)n->data.scalar.length);
+            tmp[k++] = ':';
+            canon_put(b, tmp, k);
             canon_put(b, sval(n), n->data.scalar.length);
         }
         return;
@@ -855,49 +956,63 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
         canon_str(b, "?");
         return;
     }
+    /* "{" then each pair's "KEY=VALUE;" in byte order of "KEY=VALUE", "}" */
     const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
-    size_t count = (size_t)(p1 - p0);
-    canon_item *items = calloc(count ? count : 1, sizeof *items);
-    if (!items) {
-        b->failed = 1;
-        return;
-    }
-    size_t k = 0;
-    for (const yaml_node_pair_t *p = p0; p < p1; p++) {
+    const size_t start = b->len, first = b->n_items;
+    for (const yaml_node_pair_t *p = p0; p < p1 && !b->failed; p++) {
         const yaml_node_t *key = node_at(c, p->key);
         if (top && key && key->type == YAML_SCALAR_NODE &&
             (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description") ||
              !strcmp(sval(key), "sensors"))) /* output only */
             continue;
-        canon_buf e = {0};
-        canon_node(c, key, &e, depth + 1, 0);
-        canon_str(&e, "=");
-        canon_node(c, node_at(c, p->value), &e, depth + 1, 0);
-        if (e.failed) b->failed = 1;
-        items[k].text = e.buf;
-        items[k].len = e.len;
-        k++;
+        const size_t off = b->len - start;
+        canon_node(c, key, b, depth + 1, 0);
+        canon_str(b, "=");
+        canon_node(c, node_at(c, p->value), b, depth + 1, 0);
+        if (canon_push_item(b, off)) break;
+        b->items[b->n_items - 1].len = b->len - start - off;
     }
+    if (b->failed) return;
+    const size_t k = b->n_items - first, body = b->len - start;
+    canon_item *items = b->items + first;
+    for (size_t i = 0; i < k; i++) items[i].text = b->buf + start + items[i].off;
     qsort(items, k, sizeof *items, canon_item_cmp);
-    canon_str(b, "{");
-    for (size_t i = 0; i < k; i++) {
-        if (items[i].text) canon_put(b, items[i].text, items[i].len);
-        canon_str(b, ";");
-        free(items[i].text);
+    const size_t out = body + k + 2;
+    if (out > b->cap_scratch) {
+        char *ns = realloc(b->scratch, out);
+        if (!ns) {
+            b->failed = 1;
+            return;
+        }
+        b->scratch = ns;
+        b->cap_scratch = out;
     }
-    canon_str(b, "}");
-    free(items);
+    size_t w = 0;
+    b->scratch[w++] = '{';
+    for (size_t i = 0; i < k; i++) {
+        memcpy(b->scratch + w, items[i].text, items[i].len);
+        w += items[i].len;
+        b->scratch[w++] = ';';
+    }
+    b->scratch[w++] = '}';
+    b->n_items = first;
+    b->len = start;
+    canon_put(b, b->scratch, w);
 }
 
 /* physics_sha256 of the document in c (0 on success, -1 out of memory). */
 static int physics_hash(ctx_t *c, char out[65])
 {
     canon_buf b = {0};
+    b.cache = calloc(CANON_CACHE, sizeof *b.cache); /* NULL: no cache */
     canon_str(&b, "hymo-model-canonical-1\n");
     canon_node(c, yaml_document_get_root_node(&c->doc), &b, 0, 1);
     int rc = b.failed ? -1 : 0;
     if (!rc) hymo_sha256_hex(b.buf, b.len, out);
     free(b.buf);
+    free(b.items);
+    free(b.scratch);
+    free(b.cache);
     return rc;
 }
 
