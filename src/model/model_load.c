@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,281 @@ typedef struct {
      * point with point_count[first] the points of that name */
     hymo_name_index ix_body, ix_joint, ix_node, ix_elem, ix_cyl, ix_point, ix_pname;
     int ix_points, *point_count;
+    /* the document's own storage (compose): its scalars' text, and the
+     * number of nodes it made (nodes added later, by --set, are libyaml's) */
+    struct text_block *text;
+    int n_composed;
 } ctx_t;
+
+/* ------------------------------------------------------------------ */
+/* The document                                                         */
+
+/* compose builds c->doc from the parser's events as yaml_parser_load
+ * does (the same nodes in the same order, marks, styles, the same
+ * composer errors), but keeps the text of its scalars in large blocks
+ * (c->text) and gives every node without a tag of its own the shared
+ * default tag, instead of two allocations per node; doc_delete frees it
+ * (nodes added later with yaml_document_add_* are freed as libyaml's). */
+struct text_block {
+    struct text_block *next;
+    size_t used, cap;
+    char data[];
+};
+
+static char *text_copy(ctx_t *c, const unsigned char *s, size_t n)
+{
+    struct text_block *b = c->text;
+    if (!b || b->cap - b->used < n + 1) {
+        const size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+        b = malloc(sizeof *b + cap);
+        if (!b) return NULL;
+        b->next = c->text, b->used = 0, b->cap = cap;
+        c->text = b;
+    }
+    char *out = b->data + b->used;
+    if (n) memcpy(out, s, n);
+    out[n] = '\0';
+    b->used += n + 1;
+    return out;
+}
+
+static void doc_delete(ctx_t *c)
+{
+    yaml_document_t *d = &c->doc;
+    for (yaml_node_t *n = d->nodes.start; n && n < d->nodes.top; ++n) {
+        const int mine = n - d->nodes.start < c->n_composed;
+        if (n->type == YAML_SEQUENCE_NODE) free(n->data.sequence.items.start);
+        if (n->type == YAML_MAPPING_NODE) free(n->data.mapping.pairs.start);
+        if (!mine) {
+            free(n->tag);
+            if (n->type == YAML_SCALAR_NODE) free(n->data.scalar.value);
+        }
+    }
+    free(d->nodes.start);
+    free(d->version_directive);
+    for (yaml_tag_directive_t *t = d->tag_directives.start; t && t < d->tag_directives.end; ++t) {
+        free(t->handle);
+        free(t->prefix);
+    }
+    free(d->tag_directives.start);
+    memset(d, 0, sizeof *d);
+    while (c->text) {
+        struct text_block *next = c->text->next;
+        free(c->text);
+        c->text = next;
+    }
+    c->n_composed = 0;
+}
+
+typedef struct {
+    char *anchor;
+    int index;
+    yaml_mark_t mark;
+} anchor_t;
+
+/* A tag of the document: the default (shared) for none or "!". */
+static yaml_char_t *node_tag(ctx_t *c, yaml_char_t *tag, const char *dflt)
+{
+    if (!tag || strcmp((const char *)tag, "!") == 0) return (yaml_char_t *)(uintptr_t)dflt;
+    return (yaml_char_t *)text_copy(c, tag, strlen((const char *)tag));
+}
+
+static int grow(void **start, void **top, void **end, size_t size)
+{
+    const size_t n = (size_t)((char *)*end - (char *)*start) / size, k = (size_t)((char *)*top - (char *)*start) / size;
+    const size_t cap = n ? 2 * n : 16;
+    char *p = realloc(*start, cap * size);
+    if (!p) return 0;
+    *start = p, *top = p + k * size, *end = p + cap * size;
+    return 1;
+}
+
+/* Node index (1-based) to its parent (the collection on top of open). */
+static int add_to_parent(yaml_document_t *d, const int *open, int n_open, int index)
+{
+    if (n_open == 0) return 1;
+    yaml_node_t *parent = d->nodes.start + open[n_open - 1] - 1;
+    if (parent->type == YAML_SEQUENCE_NODE) {
+        if (parent->data.sequence.items.top == parent->data.sequence.items.end &&
+            !grow((void **)&parent->data.sequence.items.start, (void **)&parent->data.sequence.items.top,
+                  (void **)&parent->data.sequence.items.end, sizeof(yaml_node_item_t)))
+            return 0;
+        *parent->data.sequence.items.top++ = index;
+        return 1;
+    }
+    if (parent->data.mapping.pairs.top > parent->data.mapping.pairs.start &&
+        parent->data.mapping.pairs.top[-1].value == 0) {
+        parent->data.mapping.pairs.top[-1].value = index;
+        return 1;
+    }
+    if (parent->data.mapping.pairs.top == parent->data.mapping.pairs.end &&
+        !grow((void **)&parent->data.mapping.pairs.start, (void **)&parent->data.mapping.pairs.top,
+              (void **)&parent->data.mapping.pairs.end, sizeof(yaml_node_pair_t)))
+        return 0;
+    *parent->data.mapping.pairs.top++ = (yaml_node_pair_t){.key = index, .value = 0};
+    return 1;
+}
+
+/* The next document of the parser into c->doc: 1, or 0 with the
+ * parser's error set (a syntax error, an alias without anchor, an
+ * anchor given twice, out of memory). */
+static int compose(yaml_parser_t *p, ctx_t *c)
+{
+    yaml_document_t *d = &c->doc;
+    memset(d, 0, sizeof *d);
+    c->n_composed = 0;
+    yaml_event_t ev;
+    int ok = 1, n_open = 0, cap_open = 0, n_anchor = 0, cap_anchor = 0;
+    int *open = NULL;
+    anchor_t *anchors = NULL;
+#define OOM()                                                                                      \
+    do {                                                                                           \
+        p->error = YAML_MEMORY_ERROR;                                                              \
+        ok = 0;                                                                                    \
+    } while (0)
+    if (!grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(yaml_node_t))) {
+        p->error = YAML_MEMORY_ERROR;
+        return 0;
+    }
+    if (!p->stream_start_produced) {
+        if (!yaml_parser_parse(p, &ev)) {
+            doc_delete(c);
+            return 0;
+        }
+        yaml_event_delete(&ev); /* STREAM-START */
+    }
+    if (p->stream_end_produced) return 1;
+    if (!yaml_parser_parse(p, &ev)) {
+        doc_delete(c);
+        return 0;
+    }
+    if (ev.type == YAML_STREAM_END_EVENT) {
+        yaml_event_delete(&ev);
+        return 1;
+    }
+    d->start_implicit = ev.data.document_start.implicit; /* DOCUMENT-START */
+    d->start_mark = ev.start_mark;
+    yaml_event_delete(&ev);
+    while (ok) {
+        if (!yaml_parser_parse(p, &ev)) {
+            ok = 0;
+            break;
+        }
+        int index = 0;
+        yaml_node_t node;
+        memset(&node, 0, sizeof node);
+        node.start_mark = ev.start_mark, node.end_mark = ev.end_mark;
+        const yaml_char_t *anchor = NULL;
+        switch (ev.type) {
+        case YAML_DOCUMENT_END_EVENT:
+            d->end_implicit = ev.data.document_end.implicit;
+            d->end_mark = ev.end_mark;
+            yaml_event_delete(&ev);
+            goto done;
+        case YAML_ALIAS_EVENT:
+            for (int a = 0; a < n_anchor; ++a)
+                if (strcmp(anchors[a].anchor, (const char *)ev.data.alias.anchor) == 0) index = anchors[a].index;
+            if (!index) {
+                p->error = YAML_COMPOSER_ERROR;
+                p->problem = "found undefined alias";
+                p->problem_mark = ev.start_mark;
+                ok = 0;
+            } else if (!add_to_parent(d, open, n_open, index))
+                OOM();
+            break;
+        case YAML_SCALAR_EVENT:
+            node.type = YAML_SCALAR_NODE;
+            node.tag = node_tag(c, ev.data.scalar.tag, YAML_DEFAULT_SCALAR_TAG);
+            node.data.scalar.value = (yaml_char_t *)text_copy(c, ev.data.scalar.value, ev.data.scalar.length);
+            node.data.scalar.length = ev.data.scalar.length;
+            node.data.scalar.style = ev.data.scalar.style;
+            anchor = ev.data.scalar.anchor;
+            if (!node.tag || !node.data.scalar.value) OOM();
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT: {
+            const int seq = ev.type == YAML_SEQUENCE_START_EVENT;
+            node.type = seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE;
+            node.tag = node_tag(c, seq ? ev.data.sequence_start.tag : ev.data.mapping_start.tag,
+                                seq ? YAML_DEFAULT_SEQUENCE_TAG : YAML_DEFAULT_MAPPING_TAG);
+            if (seq) {
+                node.data.sequence.style = ev.data.sequence_start.style;
+                if (!grow((void **)&node.data.sequence.items.start, (void **)&node.data.sequence.items.top,
+                          (void **)&node.data.sequence.items.end, sizeof(yaml_node_item_t)))
+                    OOM();
+            } else {
+                node.data.mapping.style = ev.data.mapping_start.style;
+                if (!grow((void **)&node.data.mapping.pairs.start, (void **)&node.data.mapping.pairs.top,
+                          (void **)&node.data.mapping.pairs.end, sizeof(yaml_node_pair_t)))
+                    OOM();
+            }
+            anchor = seq ? ev.data.sequence_start.anchor : ev.data.mapping_start.anchor;
+            if (!node.tag) OOM();
+            break;
+        }
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            d->nodes.start[open[n_open - 1] - 1].end_mark = ev.end_mark;
+            n_open--;
+            break;
+        default: /* not produced inside a document */
+            break;
+        }
+        if (ok && node.type != YAML_NO_NODE) { /* a new node: pushed, its anchor, its parent, open */
+            if (d->nodes.top == d->nodes.end &&
+                !grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(yaml_node_t))) {
+                OOM();
+            } else {
+                *d->nodes.top++ = node;
+                c->n_composed++;
+                node.type = YAML_NO_NODE; /* owned by the document */
+                index = (int)(d->nodes.top - d->nodes.start);
+            }
+            if (ok && anchor) {
+                for (int a = 0; a < n_anchor && ok; ++a)
+                    if (strcmp(anchors[a].anchor, (const char *)anchor) == 0) {
+                        p->error = YAML_COMPOSER_ERROR;
+                        p->context = "found duplicate anchor; first occurrence";
+                        p->context_mark = anchors[a].mark;
+                        p->problem = "second occurrence";
+                        p->problem_mark = ev.start_mark;
+                        ok = 0;
+                    }
+                if (ok && n_anchor == cap_anchor) {
+                    cap_anchor = cap_anchor ? 2 * cap_anchor : 16;
+                    anchor_t *na = realloc(anchors, (size_t)cap_anchor * sizeof *na);
+                    if (!na) OOM();
+                    else anchors = na;
+                }
+                if (ok) {
+                    anchors[n_anchor].anchor = text_copy(c, anchor, strlen((const char *)anchor));
+                    anchors[n_anchor].index = index;
+                    anchors[n_anchor].mark = ev.start_mark;
+                    if (!anchors[n_anchor++].anchor) OOM();
+                }
+            }
+            if (ok && !add_to_parent(d, open, n_open, index)) OOM();
+            if (ok && (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)) {
+                if (n_open == cap_open) {
+                    cap_open = cap_open ? 2 * cap_open : 64;
+                    int *no = realloc(open, (size_t)cap_open * sizeof *no);
+                    if (!no) OOM();
+                    else open = no;
+                }
+                if (ok) open[n_open++] = index;
+            }
+        }
+        if (node.type == YAML_SEQUENCE_NODE) free(node.data.sequence.items.start); /* not pushed */
+        if (node.type == YAML_MAPPING_NODE) free(node.data.mapping.pairs.start);
+        yaml_event_delete(&ev);
+    }
+done:
+#undef OOM
+    free(open);
+    free(anchors);
+    if (!ok) doc_delete(c);
+    return ok;
+}
 
 /* ------------------------------------------------------------------ */
 /* Messages                                                             */
@@ -250,7 +525,8 @@ static yaml_node_t *map_get(ctx_t *c, const yaml_node_t *map, const char *key)
     if (!map || map->type != YAML_MAPPING_NODE) return NULL;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *k = node_at(c, p->key);
-        if (k && k->type == YAML_SCALAR_NODE && strcmp(sval(k), key) == 0) return node_at(c, p->value);
+        if (k && k->type == YAML_SCALAR_NODE && sval(k)[0] == key[0] && strcmp(sval(k), key) == 0)
+            return node_at(c, p->value);
     }
     return NULL;
 }
@@ -270,7 +546,7 @@ static hymo_status check_map(ctx_t *c, yaml_node_t *n, const char *const *allowe
         }
         for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++) {
             yaml_node_t *k2 = node_at(c, q->key);
-            if (strcmp(sval(k2), sval(k)) == 0) {
+            if (sval(k2)[0] == sval(k)[0] && strcmp(sval(k2), sval(k)) == 0) {
                 size_t o = push_key(c, sval(k));
                 hymo_status st = fail(c, k, HYMO_ERR_PARSE, "duplicate key (first given at line %d)",
                                       line_of(k2));
@@ -281,7 +557,7 @@ static hymo_status check_map(ctx_t *c, yaml_node_t *n, const char *const *allowe
         if (allowed) {
             int ok = 0;
             for (const char *const *a = allowed; *a; a++) {
-                if (strcmp(*a, sval(k)) == 0) {
+                if ((*a)[0] == sval(k)[0] && strcmp(*a, sval(k)) == 0) {
                     ok = 1;
                     break;
                 }
@@ -1197,10 +1473,13 @@ static hymo_status apply_set(ctx_t *c, int i)
                         where, n->type == YAML_MAPPING_NODE ? "mapping" : "list", here);
     }
     size_t vlen = strlen(value);
-    yaml_char_t *copy = malloc(vlen + 1); /* libyaml frees scalars with free() */
+    const int composed = cur - 1 < c->n_composed; /* its text in c->text, else libyaml's (malloc) */
+    yaml_char_t *copy = composed ? (yaml_char_t *)text_copy(c, (const unsigned char *)value, vlen) : malloc(vlen + 1);
     if (!copy) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
-    memcpy(copy, value, vlen + 1);
-    free(n->data.scalar.value);
+    if (!composed) {
+        memcpy(copy, value, vlen + 1);
+        free(n->data.scalar.value);
+    }
     n->data.scalar.value = copy;
     n->data.scalar.length = vlen;
     n->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
@@ -1328,7 +1607,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     hymo_status st = HYMO_OK;
-    if (!yaml_parser_load(&parser, &c.doc)) {
+    if (!compose(&parser, &c)) {
         st = hymo_error_set(err, HYMO_ERR_PARSE, "%s:%d: syntax error: %s%s%s", origin,
                             mark_line(&parser.problem_mark, text, len),
                             parser.problem ? parser.problem : "invalid YAML",
@@ -1368,7 +1647,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     }
     if (!st) st = hymo_compile(m, err); /* the model's constants, once */
 
-    yaml_document_delete(&c.doc);
+    doc_delete(&c);
     free(c.raw);
     free(c.decl_of_sorted);
     hymo_name_index *ixs[] = {&c.ix_body, &c.ix_joint, &c.ix_node, &c.ix_elem, &c.ix_cyl, &c.ix_point, &c.ix_pname};
