@@ -3,6 +3,7 @@
  * (checked once with cpuid), otherwise through the portable rounds below;
  * both give the same digest. */
 #include "hymo/reference.h"
+#include "sha256.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -139,34 +140,64 @@ static void sha256_blocks(uint32_t h[8], const unsigned char *p, size_t n)
     for (; n > 0; n--, p += 64) sha256_block(h, p);
 }
 
-void hymo_sha256_hex(const void *data, size_t len, char out[65])
+void hymo_sha256_init(hymo_sha256 *s)
 {
-    uint32_t h[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
-                     0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
+    static const uint32_t h0[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
+                                   0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
+    memcpy(s->h, h0, sizeof h0);
+    s->n = 0;
+    s->fill = 0;
+}
+
+void hymo_sha256_update(hymo_sha256 *s, const void *data, size_t len)
+{
     const unsigned char *p = (const unsigned char *)data;
-    size_t rest = len;
-    sha256_blocks(h, p, rest / 64);
-    p += rest / 64 * 64;
-    rest %= 64;
+    s->n += len;
+    if (s->fill) { /* complete the block begun */
+        size_t k = 64 - s->fill < len ? 64 - s->fill : len;
+        memcpy(s->part + s->fill, p, k);
+        s->fill += k, p += k, len -= k;
+        if (s->fill < 64) return;
+        sha256_blocks(s->h, s->part, 1);
+        s->fill = 0;
+    }
+    sha256_blocks(s->h, p, len / 64);
+    p += len / 64 * 64;
+    len %= 64;
+    memcpy(s->part, p, len);
+    s->fill = len;
+}
+
+void hymo_sha256_final_hex(hymo_sha256 *s, char out[65])
+{
     /* Padding: 0x80, zeros, 64-bit big-endian message length in bits. */
     unsigned char tail[128];
     memset(tail, 0, sizeof tail);
-    if (rest > 0) memcpy(tail, p, rest);
+    const size_t rest = s->fill;
+    if (rest > 0) memcpy(tail, s->part, rest);
     tail[rest] = 0x80;
     size_t tail_len = (rest + 1 + 8 <= 64) ? 64 : 128;
-    uint64_t bits = (uint64_t)len * 8u;
+    uint64_t bits = s->n * 8u;
     for (int i = 0; i < 8; i++) {
         tail[tail_len - 1 - (size_t)i] = (unsigned char)(bits >> (8 * i));
     }
-    sha256_blocks(h, tail, tail_len / 64);
+    sha256_blocks(s->h, tail, tail_len / 64);
 
     static const char hex[] = "0123456789abcdef";
     for (int i = 0; i < 8; i++) {
         for (int j = 0; j < 4; j++) {
-            unsigned byte = (h[i] >> (24 - 8 * j)) & 0xffu;
+            unsigned byte = (s->h[i] >> (24 - 8 * j)) & 0xffu;
             out[8 * i + 2 * j] = hex[byte >> 4];
             out[8 * i + 2 * j + 1] = hex[byte & 0xfu];
         }
     }
     out[64] = '\0';
+}
+
+void hymo_sha256_hex(const void *data, size_t len, char out[65])
+{
+    hymo_sha256 s;
+    hymo_sha256_init(&s);
+    hymo_sha256_update(&s, data, len);
+    hymo_sha256_final_hex(&s, out);
 }

@@ -37,6 +37,7 @@
 #include <yaml.h>
 
 #include "name_index.h"
+#include "sha256.h"
 #include "number.h"
 #include "model_load_forces.h"
 #include "model_load_ux.h"
@@ -185,7 +186,7 @@ static yaml_char_t *node_tag(ctx_t *c, yaml_char_t *tag, const char *dflt)
 static int grow(void **start, void **top, void **end, size_t size)
 {
     const size_t n = (size_t)((char *)*end - (char *)*start) / size, k = (size_t)((char *)*top - (char *)*start) / size;
-    const size_t cap = n ? 2 * n : 16;
+    const size_t cap = n ? 2 * n : 4;
     char *p = realloc(*start, cap * size);
     if (!p) return 0;
     *start = p, *top = p + k * size, *end = p + cap * size;
@@ -1089,13 +1090,14 @@ static hymo_status load_signals(ctx_t *c, yaml_node_t *root, hymo_model *m)
  * %.17g prints for them); other values go through %.17g once per distinct
  * value per load (a small cache keyed by the value's bits). */
 typedef struct {
-    size_t off, len;  /* a pair's text: off from the mapping's start */
+    size_t off, len;  /* a pair's text: off from the mapping's start (streaming: its key's, in keys) */
     const char *text; /* set for sorting, when the buffer no longer moves */
+    size_t pair;      /* streaming: the pair's index in the mapping */
 } canon_item;
 
 #define CANON_CACHE 4096
 
-typedef struct {
+typedef struct canon_buf_s {
     char *buf;
     size_t len, cap;
     int failed;
@@ -1108,7 +1110,18 @@ typedef struct {
         unsigned char len; /* 0: empty slot */
         char text[31];
     } *cache; /* CANON_CACHE slots */
+    /* streaming (sha set): the text goes to the hash in pieces of
+     * CANON_PIECE bytes; a mapping's keys (all scalars, no two alike) are
+     * put in order by their own text in keys, and each pair written in
+     * that order: keys' texts end in ';' (numbers) or have their length
+     * before them (strings), so no key's text begins another's and the
+     * order of "KEY=VALUE" is the order of KEY.  Other mappings are built
+     * as above (buffered) and then hashed. */
+    hymo_sha256 *sha;
+    struct canon_buf_s *keys;
 } canon_buf;
+
+#define CANON_PIECE 65536
 
 static int canon_reserve(canon_buf *b, size_t n)
 {
@@ -1129,6 +1142,14 @@ static int canon_reserve(canon_buf *b, size_t n)
 
 static void canon_put(canon_buf *b, const char *s, size_t n)
 {
+    if (b->sha && b->len + n > CANON_PIECE && b->len > 0 && !b->failed) {
+        hymo_sha256_update(b->sha, b->buf, b->len);
+        b->len = 0;
+        if (n > CANON_PIECE) {
+            hymo_sha256_update(b->sha, s, n);
+            return;
+        }
+    }
     if (canon_reserve(b, n)) return;
     memcpy(b->buf + b->len, s, n);
     b->len += n;
@@ -1195,8 +1216,16 @@ static int canon_push_item(canon_buf *b, size_t off)
         b->items = ni;
         b->cap_items = cap;
     }
-    b->items[b->n_items++] = (canon_item){.off = off, .len = 0, .text = NULL};
+    b->items[b->n_items++] = (canon_item){.off = off, .len = 0, .text = NULL, .pair = 0};
     return 0;
+}
+
+static void canon_map_stream(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top);
+static int canon_skipped(const yaml_node_t *key, int top)
+{
+    return top && key && key->type == YAML_SCALAR_NODE &&
+           (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description") ||
+            !strcmp(sval(key), "sensors")); /* output only */
 }
 
 static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top)
@@ -1232,15 +1261,16 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
         canon_str(b, "?");
         return;
     }
+    if (b->sha) {
+        canon_map_stream(c, n, b, depth, top);
+        return;
+    }
     /* "{" then each pair's "KEY=VALUE;" in byte order of "KEY=VALUE", "}" */
     const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
     const size_t start = b->len, first = b->n_items;
     for (const yaml_node_pair_t *p = p0; p < p1 && !b->failed; p++) {
         const yaml_node_t *key = node_at(c, p->key);
-        if (top && key && key->type == YAML_SCALAR_NODE &&
-            (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description") ||
-             !strcmp(sval(key), "sensors"))) /* output only */
-            continue;
+        if (canon_skipped(key, top)) continue;
         const size_t off = b->len - start;
         canon_node(c, key, b, depth + 1, 0);
         canon_str(b, "=");
@@ -1276,18 +1306,89 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
     canon_put(b, b->scratch, w);
 }
 
-/* physics_sha256 of the document in c (0 on success, -1 out of memory). */
+static void canon_free(canon_buf *b)
+{
+    free(b->buf);
+    free(b->items);
+    free(b->scratch);
+}
+
+/* A mapping to the hash (b->sha): its pairs in the order of their keys'
+ * text, or, when a key is not a scalar or two keys have the same text,
+ * the mapping built in a buffer of its own. */
+static void canon_map_stream(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top)
+{
+    canon_buf *kb = b->keys;
+    const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
+    const size_t kstart = kb->len, first = b->n_items;
+    int fallback = 0;
+    for (const yaml_node_pair_t *p = p0; p < p1 && !b->failed && !kb->failed; p++) {
+        const yaml_node_t *key = node_at(c, p->key);
+        if (canon_skipped(key, top)) continue;
+        if (!key || key->type != YAML_SCALAR_NODE) {
+            fallback = 1;
+            break;
+        }
+        const size_t off = kb->len;
+        canon_node(c, key, kb, depth + 1, 0);
+        if (canon_push_item(b, off)) break;
+        b->items[b->n_items - 1].len = kb->len - off;
+        b->items[b->n_items - 1].pair = (size_t)(p - p0);
+    }
+    if (kb->failed) b->failed = 1;
+    if (b->failed) return;
+    const size_t k = b->n_items - first;
+    canon_item *items = b->items + first;
+    if (!fallback) {
+        for (size_t i = 0; i < k; i++) items[i].text = kb->buf + items[i].off; /* (kb no longer moves) */
+        qsort(items, k, sizeof *items, canon_item_cmp);
+        for (size_t i = 1; i < k; i++)
+            if (canon_item_cmp(&items[i - 1], &items[i]) == 0) fallback = 1;
+    }
+    if (fallback) {
+        b->n_items = first;
+        kb->len = kstart;
+        canon_buf t = {0};
+        t.cache = b->cache;
+        canon_node(c, n, &t, depth, top);
+        if (t.failed) b->failed = 1;
+        else canon_put(b, t.buf, t.len);
+        canon_free(&t);
+        return;
+    }
+    canon_str(b, "{");
+    for (size_t i = 0; i < k && !b->failed; i++) {
+        const canon_item it = b->items[first + i]; /* (nested mappings may move the stacks) */
+        canon_put(b, kb->buf + it.off, it.len);
+        canon_str(b, "=");
+        canon_node(c, node_at(c, p0[it.pair].value), b, depth + 1, 0);
+        canon_str(b, ";");
+    }
+    canon_str(b, "}");
+    b->n_items = first;
+    kb->len = kstart;
+}
+
+/* physics_sha256 of the document in c (0 on success, -1 out of memory):
+ * the canonical text goes to the hash as it is made. */
 static int physics_hash(ctx_t *c, char out[65])
 {
-    canon_buf b = {0};
+    hymo_sha256 sha;
+    hymo_sha256_init(&sha);
+    canon_buf b = {0}, keys = {0};
     b.cache = calloc(CANON_CACHE, sizeof *b.cache); /* NULL: no cache */
+    keys.cache = b.cache;
+    b.sha = &sha;
+    b.keys = &keys;
     canon_str(&b, "hymo-model-canonical-1\n");
     canon_node(c, yaml_document_get_root_node(&c->doc), &b, 0, 1);
-    int rc = b.failed ? -1 : 0;
-    if (!rc) hymo_sha256_hex(b.buf, b.len, out);
-    free(b.buf);
-    free(b.items);
-    free(b.scratch);
+    int rc = b.failed || keys.failed ? -1 : 0;
+    if (!rc) {
+        hymo_sha256_update(&sha, b.buf, b.len);
+        hymo_sha256_final_hex(&sha, out);
+    }
+    canon_free(&b);
+    canon_free(&keys);
     free(b.cache);
     return rc;
 }
