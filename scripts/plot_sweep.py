@@ -8,8 +8,10 @@ One panel per coupling; one curve per extrapolation and, for a sweep over a
 parameter grid (--set-grid), per grid point, named in the legend.  Unstable
 runs are marked with an x at the top of the axis; runs that never started
 (t_reached = 0: the configuration was refused) with a hollow square at the
-bottom."""
+bottom; runs a `--skip-failed` sweep did not make (t_reached nan: a smaller H of
+their configuration failed) are left out."""
 import argparse
+import math
 import sys
 
 import h5py
@@ -34,7 +36,9 @@ def figure(table, mech="trapezoidal", hyd="rk4"):
         H = runs["H"][:]
         E = runs["residual_energy_max_abs"][:]
         stable = runs["stable"][:]
-        started = runs["t_reached"][:] > 0 if "t_reached" in runs else [True] * len(H)
+        reached = runs["t_reached"][:] if "t_reached" in runs else [1.0] * len(H)
+        started = [t > 0 for t in reached]
+        made = [not math.isnan(t) for t in reached]
         cfg = [text(c) for c in runs["config"][:]]
         params = sorted(k for k in runs.keys() if k not in KNOWN)
         point = [", ".join("%s=%s" % (p.split(".")[-1], text(runs[p][i])) for p in params) for i in range(len(H))]
@@ -49,7 +53,8 @@ def figure(table, mech="trapezoidal", hyd="rk4"):
         keys = sorted({(r[1], point[i]) for i, r in enumerate(rows) if r[0] == coupling})
         for approx, pt in keys:
             pts = sorted((H[i], E[i], stable[i], started[i]) for i, r in enumerate(rows)
-                         if r[0] == coupling and r[1] == approx and r[2] == hyd and r[3] == mech and point[i] == pt)
+                         if r[0] == coupling and r[1] == approx and r[2] == hyd and r[3] == mech and point[i] == pt
+                         and made[i])
             if not pts:
                 continue
             label = "extrapolation %s" % approx + (" (%s)" % pt if pt else "")

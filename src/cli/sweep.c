@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@ typedef struct {
     hymo_status status;
     char message[512];
     int pass;
+    int skipped; /* not run: a smaller H of its configuration failed */
 } sweep_job;
 
 typedef struct {
@@ -43,6 +45,14 @@ typedef struct {
     const int *order; /* execution order: smallest H (slowest) first */
     int n_jobs, next, done;
     pthread_mutex_t lock;
+    /* skipping (skip 1): a run starts when every run of its configuration
+     * at an earlier H of the list in this queue has finished, and is not
+     * run when one of them failed (takeoff: unstable; else not accurate),
+     * so that the runs made do not depend on timing */
+    int skip, takeoff;
+    unsigned char *state; /* per order index: 0 waiting, 1 running, 2 finished */
+    int *pos;             /* per job (of jobs): its order index, -1 when not in this queue */
+    pthread_cond_t changed;
     double t_start;
     int tty;
     int quiet;          /* no progress lines (MPI ranks other than 0) */
@@ -64,23 +74,76 @@ static void progress(sweep_queue *q)
     fflush(stderr);
 }
 
+/* A finished run that rules out the larger H of its configuration. */
+static int run_failed(const sweep_queue *q, const sweep_job *j)
+{
+    if (j->skipped) return 1;
+    if (j->status != HYMO_OK) return 0; /* reported as a run that failed to start */
+    return q->takeoff ? !j->sum.stable : j->sum.verdict != HYMO_VERDICT_ACCURATE;
+}
+
+/* The next run to start, by order index (q->lock held): -1 when none is
+ * left, -2 when the ones left wait for runs in progress.  Runs found
+ * ruled out are marked skipped on the way. */
+static int next_job(sweep_queue *q)
+{
+    if (!q->skip) return q->next < q->n_jobs ? q->next++ : -1;
+    int waiting = 0;
+    while (q->next < q->n_jobs && q->state[q->next] != 0) q->next++;
+    for (int o = q->next; o < q->n_jobs; ++o) {
+        if (q->state[o] != 0) continue;
+        const int k = q->order[o];
+        int ready = 1, ruled_out = 0;
+        for (int k2 = k - 1; k2 >= 0 && q->jobs[k2].config == q->jobs[k].config; --k2) {
+            const int o2 = q->pos[k2];
+            if (o2 < 0) continue;
+            if (q->state[o2] != 2) ready = 0;
+            else if (run_failed(q, &q->jobs[k2])) ruled_out = 1;
+        }
+        if (ruled_out) { /* a failure at a smaller H: not run */
+            sweep_job *j = &q->jobs[k];
+            memset(&j->sum, 0, sizeof j->sum);
+            j->status = HYMO_OK;
+            j->skipped = 1;
+            q->state[o] = 2;
+            q->done++;
+            progress(q);
+            continue;
+        }
+        if (!ready) {
+            waiting = 1;
+            continue;
+        }
+        q->state[o] = 1;
+        return o;
+    }
+    return waiting ? -2 : -1;
+}
+
 static void *worker(void *arg)
 {
     sweep_queue *q = arg;
+    pthread_mutex_lock(&q->lock);
     for (;;) {
-        pthread_mutex_lock(&q->lock);
-        int k = q->next < q->n_jobs ? q->next++ : -1;
+        const int o = next_job(q);
+        if (o == -1) break;
+        if (o == -2) {
+            pthread_cond_wait(&q->changed, &q->lock);
+            continue;
+        }
         pthread_mutex_unlock(&q->lock);
-        if (k < 0) break;
-        sweep_job *j = &q->jobs[q->order[k]];
+        sweep_job *j = &q->jobs[q->order[o]];
         hymo_error err;
         j->status = hymo_cosim_run(q->model, &j->opt, q->ref, NULL, &j->sum, &err);
         if (j->status != HYMO_OK) snprintf(j->message, sizeof j->message, "%s", err.message);
         pthread_mutex_lock(&q->lock);
+        if (q->skip) q->state[o] = 2;
         q->done++;
         progress(q);
-        pthread_mutex_unlock(&q->lock);
+        pthread_cond_broadcast(&q->changed);
     }
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
     return NULL;
 }
 
@@ -180,6 +243,9 @@ static void usage_sweep(FILE *out)
           "                        energies below --takeoff-floor J (default 0.01) counted\n"
           "                        as the floor; refused for the tlm coupling (its\n"
           "                        residual energy is zero by construction)\n"
+          "  --skip-failed         do not make the runs of a configuration past its first\n"
+          "                        failed H (they cannot change the achievable H; their\n"
+          "                        rows say \"not run\", their figures are nan)\n"
           "  --jobs N              worker threads (default: all cores, at most 4096)\n"
           "  --set PATH=VALUE      override one value of the model file (repeatable;\n"
           "                        docs/overrides.md)\n"
@@ -351,18 +417,20 @@ static int write_h5(const char *tmp, const sweep_job *jobs, int n_jobs, const do
         ok = joined && H5LTset_attribute_string(f, "/", "overrides", joined) >= 0;
         free(joined);
     }
-#define COLUMN(name, expr, unit)                                                                   \
+#define COLUMN(name, expr, unit) COLUMN_OF(name, expr, unit, 0)
+#define FIXED_COLUMN(name, expr, unit) COLUMN_OF(name, expr, unit, 1)
+#define COLUMN_OF(name, expr, unit, keep)                                                                   \
     do {                                                                                           \
         for (int i = 0; ok && i < n_jobs; ++i) {                                                   \
             const sweep_job *j = &jobs[i];                                                         \
-            col[i] = (expr);                                                                       \
+            col[i] = j->skipped && !keep ? NAN : (expr);                                           \
         }                                                                                          \
         ok = ok && H5LTmake_dataset_double(f, "runs/" name, 1, &n, col) >= 0;                      \
         ok = ok && H5LTset_attribute_string(f, "runs/" name, "units", unit) >= 0;                  \
     } while (0)
-    COLUMN("H", j->H, "s");
-    COLUMN("stable", j->status == HYMO_OK && j->sum.stable, "1");
-    COLUMN("pass", j->pass, "1");
+    FIXED_COLUMN("H", j->H, "s");
+    FIXED_COLUMN("stable", j->status == HYMO_OK && j->sum.stable, "1");
+    FIXED_COLUMN("pass", j->pass, "1");
     COLUMN("rms_s", j->sum.errors.rms[HYMO_CMP_S], "m");
     COLUMN("max_s", j->sum.errors.max[HYMO_CMP_S], "m");
     COLUMN("rms_sd", j->sum.errors.rms[HYMO_CMP_SD], "m/s");
@@ -376,8 +444,10 @@ static int write_h5(const char *tmp, const sweep_job *jobs, int n_jobs, const do
     COLUMN("work_abs", j->sum.work_abs, "J");
     COLUMN("max_residual_ratio", j->sum.max_residual_ratio, "1");
     COLUMN("max_balance_ratio", j->sum.max_balance_ratio, "1");
-    COLUMN("verdict", (double)j->sum.verdict, "0 stable 1 accurate 2 inaccurate 3 unstable");
+    COLUMN("verdict", (double)j->sum.verdict, "0 stable 1 accurate 2 inaccurate 3 unstable; nan not run");
 #undef COLUMN
+#undef FIXED_COLUMN
+#undef COLUMN_OF
     for (int i = 0; ok && i < n_jobs; ++i) config_label(&jobs[i].opt, labels + (size_t)i * 128, 128);
     hid_t st = H5Tcopy(H5T_C_S1);
     H5Tset_size(st, 128);
@@ -505,6 +575,7 @@ static const hymo_sweep_comm_ops local_ops = {
 typedef struct {
     int index; /* into the job list */
     hymo_status status;
+    int skipped;
     char message[512];
     hymo_cosim_summary sum;
 } job_record;
@@ -717,6 +788,11 @@ static int write_tables(const char *base_buf, const sweep_job *jobs, int n_jobs,
             config_label(&j->opt, label, sizeof label);
             for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", param_value(pg, j->point, k2));
             const hymo_compare_result *e = &j->sum.errors;
+            if (j->skipped) {
+                fprintf(f, "%s,%g,0,0,nan,nan,nan,nan,nan,nan,nan,nan,nan,nan,\"not run: a smaller H failed\"\n",
+                        label, j->H);
+                continue;
+            }
             fprintf(f, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,\"%s\"\n", label, j->H,
                     j->status == HYMO_OK && j->sum.stable, j->pass, e->rms[HYMO_CMP_S], e->max[HYMO_CMP_S],
                     e->rms[HYMO_CMP_SD], e->rms[HYMO_CMP_P], e->rms[HYMO_CMP_Z], j->sum.residual_energy_final,
@@ -879,7 +955,9 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
     hymo_model *model = NULL;
     hymo_reference *ref = NULL;
     sweep_job *jobs = NULL;
-    int *cfg_first = NULL, *order = NULL, *mine = NULL;
+    int *cfg_first = NULL, *order = NULL, *mine = NULL, *pos = NULL;
+    unsigned char *state = NULL;
+    int skip_failed = 0;
     double *ach = NULL;
     job_record *records = NULL, *all_records = NULL;
     hymo_error err;
@@ -899,6 +977,7 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
         {"--takeoff-slope", 0, hymo_cli_positive, &takeoff_slope},
         {"--takeoff-floor", 0, hymo_cli_positive, &takeoff_floor},
         {"--jobs", 0, jobs_option, &jobs_n},
+        {"--skip-failed", 0, NULL, &skip_failed},
         {"--set", 0, hymo_cli_append, &set_opts},
         {"--set-grid", 0, set_grid_option, &pg},
         {"--output", 'o', hymo_cli_str, &table},
@@ -990,8 +1069,10 @@ int hymo_cli_sweep_with(int argc, char **argv, const hymo_sweep_comm *comm)
     ach = calloc((size_t)n_cfg, sizeof(double));
     order = calloc((size_t)n_jobs1, sizeof(int));
     mine = calloc((size_t)n_jobs1, sizeof(int));
+    pos = calloc((size_t)n_jobs1, sizeof(int));
+    state = calloc((size_t)n_jobs1, 1);
     records = calloc((size_t)(n_jobs / size + n_points + 1), sizeof *records);
-    if (!jobs || !cfg_first || !ach || !order || !mine || !records) {
+    if (!jobs || !cfg_first || !ach || !order || !mine || !pos || !state || !records) {
         fprintf(stderr, "hymo: error: out of memory\n");
         goto setup_end;
     }
@@ -1096,7 +1177,11 @@ setup_end:
         else
             snprintf(label, sizeof label, "sweep");
         sweep_queue q = {mp,  ref, jobs + (size_t)pt * n_jobs1, mine, n_here, 0, 0, PTHREAD_MUTEX_INITIALIZER,
+                         skip_failed, takeoff, state, pos, PTHREAD_COND_INITIALIZER,
                          hymo_now_seconds(), isatty(2), rank != 0, label};
+        memset(state, 0, (size_t)n_jobs1);
+        for (int i = 0; i < n_jobs1; ++i) pos[i] = -1;
+        for (int i = 0; i < n_here; ++i) pos[mine[i]] = i;
         pthread_t *th = calloc((size_t)jobs_n, sizeof *th);
         started = 0;
         for (int t = 0; th && t < jobs_n; ++t)
@@ -1105,6 +1190,7 @@ setup_end:
         for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
         free(th);
         pthread_mutex_destroy(&q.lock);
+        pthread_cond_destroy(&q.changed);
         wall += hymo_now_seconds() - q.t_start;
         hymo_ref_free(ref);
         ref = NULL;
@@ -1114,6 +1200,7 @@ setup_end:
             memset(r, 0, sizeof *r);
             r->index = idx;
             r->status = jobs[idx].status;
+            r->skipped = jobs[idx].skipped;
             memcpy(r->message, jobs[idx].message, sizeof r->message);
             r->sum = jobs[idx].sum;
         }
@@ -1133,6 +1220,7 @@ setup_end:
             const job_record *r = &all_records[i];
             sweep_job *j = &jobs[r->index];
             j->status = r->status;
+            j->skipped = r->skipped;
             memcpy(j->message, r->message, sizeof j->message);
             j->sum = r->sum;
         }
@@ -1148,10 +1236,20 @@ setup_end:
     const int write_failed = write_tables(base_buf, jobs, n_jobs, ach, cfg_first, n_cfg, &pg, model);
     /* report */
     print_achievable(&base, jobs, cfg_first, n_cfg, ach, &pg, takeoff, takeoff_slope, takeoff_floor);
+    int n_skipped = 0;
+    for (int i = 0; i < n_jobs; ++i) n_skipped += jobs[i].skipped;
+    char not_run[64] = "";
+    if (n_skipped) snprintf(not_run, sizeof not_run, " (%d not run: a smaller H failed)", n_skipped);
+    struct rusage ru;
+    const double cpu = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                                                              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec
+                                                        : 0.0;
     if (size > 1)
-        printf("%d runs in %.1f s wall time on %d ranks x %d threads; ", n_jobs, wall, size, started > 0 ? started : 1);
+        printf("%d runs%s in %.1f s wall time, %.1f s CPU on rank 0, on %d ranks x %d threads; ", n_jobs, not_run,
+               wall, cpu, size, started > 0 ? started : 1);
     else
-        printf("%d runs in %.1f s wall time on %d threads; ", n_jobs, wall, started > 0 ? started : 1);
+        printf("%d runs%s in %.1f s wall time, %.1f s CPU, on %d threads; ", n_jobs, not_run, wall, cpu,
+               started > 0 ? started : 1);
     if (write_failed)
         printf("tables not written (%s.csv, %s_achievable.csv, %s.h5)\n", base_buf, base_buf, base_buf);
     else
@@ -1172,6 +1270,8 @@ done:
     free(ach);
     free(order);
     free(mine);
+    free(pos);
+    free(state);
     free(records);
     free(all_records);
     hymo_ref_free(ref);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #define SEP '\x1f'
+#define CHUNK 65536 /* bytes of key text per arena block (longer keys: a block of their own) */
 
 static uint64_t hash2(const char *a, const char *b)
 {
@@ -15,7 +16,7 @@ static uint64_t hash2(const char *a, const char *b)
         h = (h ^ (unsigned char)SEP) * 1099511628211ULL;
         for (const unsigned char *p = (const unsigned char *)b; *p; ++p) h = (h ^ *p) * 1099511628211ULL;
     }
-    return h;
+    return h ^ (h >> 29); /* the low bits, which pick the slot, see the high ones */
 }
 
 /* key equals a (b NULL) or a SEP b */
@@ -31,8 +32,14 @@ void hymo_name_index_init(hymo_name_index *ix) { memset(ix, 0, sizeof *ix); }
 
 void hymo_name_index_free(hymo_name_index *ix)
 {
-    for (size_t i = 0; i < ix->cap; ++i) free(ix->keys[i]);
+    while (ix->blocks) {
+        char *next;
+        memcpy(&next, ix->blocks, sizeof next);
+        free(ix->blocks);
+        ix->blocks = next;
+    }
     free(ix->keys);
+    free(ix->hashes);
     free(ix->vals);
     memset(ix, 0, sizeof *ix);
 }
@@ -41,7 +48,7 @@ void hymo_name_index_free(hymo_name_index *ix)
 static size_t slot_of(const hymo_name_index *ix, const char *a, const char *b, uint64_t h)
 {
     size_t i = (size_t)h & (ix->cap - 1);
-    while (ix->keys[i] && !equal2(ix->keys[i], a, b)) i = (i + 1) & (ix->cap - 1);
+    while (ix->keys[i] && (ix->hashes[i] != h || !equal2(ix->keys[i], a, b))) i = (i + 1) & (ix->cap - 1);
     return i;
 }
 
@@ -49,23 +56,46 @@ static int grow(hymo_name_index *ix)
 {
     const size_t cap = ix->cap ? 2 * ix->cap : 64;
     char **keys = calloc(cap, sizeof *keys);
-    int *vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) {
+    uint64_t *hashes = malloc(cap * sizeof *hashes);
+    int *vals = malloc(cap * sizeof *vals);
+    if (!keys || !hashes || !vals) {
         free(keys);
+        free(hashes);
         free(vals);
         return 0;
     }
     for (size_t i = 0; i < ix->cap; ++i) {
         if (!ix->keys[i]) continue;
-        size_t j = (size_t)hash2(ix->keys[i], NULL) & (cap - 1);
+        size_t j = (size_t)ix->hashes[i] & (cap - 1);
         while (keys[j]) j = (j + 1) & (cap - 1);
         keys[j] = ix->keys[i];
+        hashes[j] = ix->hashes[i];
         vals[j] = ix->vals[i];
     }
     free(ix->keys);
+    free(ix->hashes);
     free(ix->vals);
-    ix->keys = keys, ix->vals = vals, ix->cap = cap;
+    ix->keys = keys, ix->hashes = hashes, ix->vals = vals, ix->cap = cap;
     return 1;
+}
+
+/* n bytes of key text from the arena (blocks chained through their first
+ * pointer), NULL when out of memory. */
+static char *key_space(hymo_name_index *ix, size_t n)
+{
+    if (n > ix->room) {
+        const size_t size = sizeof(char *) + (n > CHUNK ? n : CHUNK);
+        char *block = malloc(size);
+        if (!block) return NULL;
+        memcpy(block, &ix->blocks, sizeof ix->blocks);
+        ix->blocks = block;
+        ix->next = block + sizeof(char *);
+        ix->room = size - sizeof(char *);
+    }
+    char *k = ix->next;
+    ix->next += n;
+    ix->room -= n;
+    return k;
 }
 
 int hymo_name_index_put2(hymo_name_index *ix, const char *a, const char *b, int val)
@@ -75,7 +105,7 @@ int hymo_name_index_put2(hymo_name_index *ix, const char *a, const char *b, int 
     const size_t i = slot_of(ix, a, b, h);
     if (ix->keys[i]) return ix->vals[i];
     const size_t la = strlen(a), lb = b ? strlen(b) + 1 : 0;
-    char *k = malloc(la + lb + 1);
+    char *k = key_space(ix, la + lb + 1);
     if (!k) return -2;
     memcpy(k, a, la);
     if (b) {
@@ -85,6 +115,7 @@ int hymo_name_index_put2(hymo_name_index *ix, const char *a, const char *b, int 
         k[la] = '\0';
     }
     ix->keys[i] = k;
+    ix->hashes[i] = h;
     ix->vals[i] = val;
     ix->n++;
     return -1;
@@ -93,7 +124,8 @@ int hymo_name_index_put2(hymo_name_index *ix, const char *a, const char *b, int 
 int hymo_name_index_get2(const hymo_name_index *ix, const char *a, const char *b)
 {
     if (!ix->cap) return -1;
-    const size_t i = slot_of(ix, a, b, hash2(a, b));
+    const uint64_t h = hash2(a, b);
+    const size_t i = slot_of(ix, a, b, h);
     return ix->keys[i] ? ix->vals[i] : -1;
 }
 

@@ -1,15 +1,22 @@
 /* A name -> index table (open addressing, FNV-1a): the model loader's
  * lookups of bodies, joints, points, nodes and elements by name in
- * expected constant time.  Keys are copied. */
+ * expected constant time.  Keys are copied into blocks the table owns;
+ * each slot keeps its key's hash, so a probe compares text only on equal
+ * hashes. */
 #ifndef HYMO_NAME_INDEX_H
 #define HYMO_NAME_INDEX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     char **keys; /* cap slots, NULL: empty */
+    uint64_t *hashes;
     int *vals;
     size_t cap, n;
+    char *blocks; /* the key text blocks, chained */
+    char *next;   /* free space in the newest block */
+    size_t room;
 } hymo_name_index;
 
 /* An empty table (no allocation until the first put). */

@@ -115,6 +115,18 @@ typedef struct {
     long bcap, base;
     FILE *scratch;
     int scratch_errno;  /* the first failed scratch write (0: none) */
+    /* the output file (-o), open from the start: its rows are appended
+     * block by block as the blocks fill, so a killed run leaves its
+     * OUT.h5.XXXXXX.partial with the rows written so far; the further
+     * outputs of the rows (outs, ser, uref) and the iteration counts of a
+     * block; w_status/w_err: the first failed append */
+    hymo_ref_writer *w;
+    void *w_names;
+    hymo_outputs *outs;
+    double *ser[HYMO_ROWS_SERIES_MAX], *uref;
+    int *iterations;
+    hymo_status w_status;
+    hymo_error w_err;
     long block_bytes;
     /* what the checks and the summary read of rows no longer held: the
      * last recorded row's work, time, residual energy and drift; row
@@ -156,6 +168,15 @@ static void driver_free(driver *d)
     for (size_t i = 0; i < sizeof more / sizeof more[0]; ++i) free(more[i]);
     if (d->scratch) fclose(d->scratch);
     d->scratch = NULL;
+    if (d->w) hymo_ref_writer_discard(d->w); /* not closed: the run failed */
+    d->w = NULL;
+    free(d->w_names);
+    free(d->iterations);
+    free(d->uref);
+    for (int k = 0; k < HYMO_ROWS_SERIES_MAX; ++k) free(d->ser[k]);
+    hymo_outputs_free(d->outs);
+    d->w_names = NULL, d->iterations = NULL, d->uref = NULL, d->outs = NULL;
+    d->series = NULL, d->n_series = 0;
 }
 
 /* The arrays of a block in their scratch order and their widths (doubles
@@ -182,8 +203,10 @@ static int row_arrays(driver *d, double **arr[], int width[])
 }
 #define ROW_ARRAYS_MAX (HYMO_SIGNAL_COUNT + 11)
 
-/* The full block in memory to the scratch file (if any) and the next
- * rows from the start of the arrays. */
+static hymo_status append_rows(driver *d, long nr, hymo_error *err);
+
+/* The full block in memory to the scratch file (if any) and to the output
+ * file (if any), and the next rows from the start of the arrays. */
 static void flush_block(driver *d)
 {
     if (d->scratch && !d->scratch_errno) {
@@ -196,6 +219,10 @@ static void flush_block(driver *d)
             if (count > 0 && fwrite(*arr[k], sizeof(double), count, d->scratch) != count)
                 d->scratch_errno = errno ? errno : EIO;
         }
+    }
+    if (d->w && d->w_status == HYMO_OK) {
+        const long nr = d->n_rows - d->base < d->bcap ? d->n_rows - d->base : d->bcap;
+        d->w_status = append_rows(d, nr, &d->w_err);
     }
     d->base += d->bcap;
 }
@@ -884,39 +911,49 @@ static hymo_status control_output(const hymo_cosim_control *c, hymo_ref_writer *
     return st;
 }
 
-static hymo_status write_output(driver *d, const char *path, const hymo_cosim_summary *sum, hymo_error *err)
+/* Opens the output file at path for the rows to come (d->w). */
+static hymo_status open_output(driver *d, const char *path, hymo_error *err)
+{
+    hymo_status st = cosim_series_start(d, &d->outs, d->ser, &d->uref, err);
+    if (st == HYMO_OK) {
+        d->iterations = calloc((size_t)d->bcap, sizeof *d->iterations);
+        if (!d->iterations) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    }
+    if (st == HYMO_OK) st = open_writer(d, path, &d->w, &d->w_names, err);
+    return st;
+}
+
+/* The first nr rows in memory (global rows d->base ..) to the output file. */
+static hymo_status append_rows(driver *d, long nr, hymo_error *err)
+{
+    for (long r = 0; r < nr; ++r) d->iterations[r] = (int)d->row[HYMO_SIG_ITERATIONS][r];
+    if (d->outs) cosim_series_eval(d, d->outs, d->ser, d->uref, d->base, nr);
+    hymo_ref_block blk = {.n = (int)nr, .series = (const double *const *)d->ser};
+    for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) { /* each signal's rows at its place in the block */
+        const void *data = hymo_ref_signals[s].type == HYMO_SIG_I32 ? (const void *)d->iterations : d->row[s];
+        memcpy((char *)&blk + hymo_ref_signals[s].block, &data, sizeof data);
+    }
+    return hymo_ref_writer_append(d->w, &blk, err);
+}
+
+/* The rest of the output file (its rows are written): the /cosim
+ * attributes and matrices and the summary; closes it (renamed to its
+ * name) or, after a failure, discards it. */
+static hymo_status write_output(driver *d, const hymo_cosim_summary *sum, hymo_error *err)
 {
     const int nb = d->nb;
-    const long n = d->n_rows, nblocks = (n + d->bcap - 1) / d->bcap;
-    hymo_ref_writer *w = NULL;
-    void *names = NULL;
-    hymo_outputs *outs = NULL;
-    double *ser[HYMO_ROWS_SERIES_MAX] = {0}, *uref = NULL;
-    if (d->scratch_errno) return scratch_failed(d, err);
-    hymo_status st = cosim_series_start(d, &outs, ser, &uref, err);
-    if (st == HYMO_OK) st = open_writer(d, path, &w, &names, err);
+    hymo_ref_writer *w = d->w;
+    d->w = NULL;
+    hymo_status st = d->w_status;
+    if (st != HYMO_OK && err) *err = d->w_err;
+    if (st == HYMO_OK && d->scratch_errno) st = scratch_failed(d, err);
     int maxw = 2 * nb;
     for (int k = 0; k < d->nsub; ++k) maxw = d->subs[k]->n_outputs > maxw ? d->subs[k]->n_outputs : maxw;
     const char **bond = calloc((size_t)maxw + 1, sizeof *bond);
-    int *iterations = calloc((size_t)d->bcap, sizeof *iterations);
     double *tmp = malloc((size_t)d->bcap * (size_t)(maxw > 0 ? maxw : 1) * sizeof *tmp);
-    if (st == HYMO_OK && (!bond || !iterations || !tmp)) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-    for (long b = 0; st == HYMO_OK && b < nblocks; ++b) { /* the rows, block by block */
-        const long nr = block_rows(d, b);
-        for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s)
-            if (!load_array(d, b, s)) st = scratch_failed(d, err);
-        if (st != HYMO_OK) break;
-        for (long r = 0; r < nr; ++r) iterations[r] = (int)d->row[HYMO_SIG_ITERATIONS][r];
-        if (outs) cosim_series_eval(d, outs, ser, uref, b * d->bcap, nr);
-        hymo_ref_block blk = {.n = (int)nr, .series = (const double *const *)ser};
-        for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) { /* each signal's rows at its place in the block */
-            const void *data = hymo_ref_signals[s].type == HYMO_SIG_I32 ? (const void *)iterations : d->row[s];
-            memcpy((char *)&blk + hymo_ref_signals[s].block, &data, sizeof data);
-        }
-        st = hymo_ref_writer_append(w, &blk, err);
-    }
-    if (st == HYMO_OK && nblocks == 0) { /* no rows */
-        hymo_ref_block blk = {.n = 0, .series = (const double *const *)ser};
+    if (st == HYMO_OK && (!bond || !tmp)) st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    if (st == HYMO_OK && d->n_rows == 0) { /* no rows */
+        hymo_ref_block blk = {.n = 0, .series = (const double *const *)d->ser};
         st = hymo_ref_writer_append(w, &blk, err);
     }
     if (st == HYMO_OK) {
@@ -1033,14 +1070,8 @@ static hymo_status write_output(driver *d, const char *path, const hymo_cosim_su
             hymo_ref_writer_discard(w);
         }
     }
-    free(names);
     free(bond);
-    free(iterations);
     free(tmp);
-    free(uref);
-    for (int k = 0; k < HYMO_ROWS_SERIES_MAX; ++k) free(ser[k]);
-    hymo_outputs_free(outs);
-    d->series = NULL, d->n_series = 0;
     return st;
 }
 
@@ -1168,6 +1199,10 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
             driver_free(&d);
             return st;
         }
+    }
+    if (out_path && (st = open_output(&d, out_path, err)) != HYMO_OK) {
+        driver_free(&d);
+        return st;
     }
     const hymo_cosim_options *opt = setup->opt;
     const long n_macro = d.cap - 1;
@@ -1329,7 +1364,7 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
     sum.balance_jump_at = d.watch.jump_at;
     sum.balance_jump_t0 = d.watch.jump_t0, sum.balance_jump_t1 = d.watch.jump_t1;
     verdict(opt, &sum);
-    if (out_path) st = write_output(&d, out_path, &sum, err);
+    if (out_path) st = write_output(&d, &sum, err);
     driver_free(&d);
     if (summary) *summary = sum;
     return st;

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include <yaml.h>
 
 #include "name_index.h"
+#include "sha256.h"
 #include "number.h"
 #include "model_load_forces.h"
 #include "model_load_ux.h"
@@ -102,7 +104,281 @@ typedef struct {
      * point with point_count[first] the points of that name */
     hymo_name_index ix_body, ix_joint, ix_node, ix_elem, ix_cyl, ix_point, ix_pname;
     int ix_points, *point_count;
+    /* the document's own storage (compose): its scalars' text, and the
+     * number of nodes it made (nodes added later, by --set, are libyaml's) */
+    struct text_block *text;
+    int n_composed;
 } ctx_t;
+
+/* ------------------------------------------------------------------ */
+/* The document                                                         */
+
+/* compose builds c->doc from the parser's events as yaml_parser_load
+ * does (the same nodes in the same order, marks, styles, the same
+ * composer errors), but keeps the text of its scalars in large blocks
+ * (c->text) and gives every node without a tag of its own the shared
+ * default tag, instead of two allocations per node; doc_delete frees it
+ * (nodes added later with yaml_document_add_* are freed as libyaml's). */
+struct text_block {
+    struct text_block *next;
+    size_t used, cap;
+    char data[];
+};
+
+static char *text_copy(ctx_t *c, const unsigned char *s, size_t n)
+{
+    struct text_block *b = c->text;
+    if (!b || b->cap - b->used < n + 1) {
+        const size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+        b = malloc(sizeof *b + cap);
+        if (!b) return NULL;
+        b->next = c->text, b->used = 0, b->cap = cap;
+        c->text = b;
+    }
+    char *out = b->data + b->used;
+    if (n) memcpy(out, s, n);
+    out[n] = '\0';
+    b->used += n + 1;
+    return out;
+}
+
+static void doc_delete(ctx_t *c)
+{
+    yaml_document_t *d = &c->doc;
+    for (yaml_node_t *n = d->nodes.start; n && n < d->nodes.top; ++n) {
+        const int mine = n - d->nodes.start < c->n_composed;
+        if (n->type == YAML_SEQUENCE_NODE) free(n->data.sequence.items.start);
+        if (n->type == YAML_MAPPING_NODE) free(n->data.mapping.pairs.start);
+        if (!mine) {
+            free(n->tag);
+            if (n->type == YAML_SCALAR_NODE) free(n->data.scalar.value);
+        }
+    }
+    free(d->nodes.start);
+    free(d->version_directive);
+    for (yaml_tag_directive_t *t = d->tag_directives.start; t && t < d->tag_directives.end; ++t) {
+        free(t->handle);
+        free(t->prefix);
+    }
+    free(d->tag_directives.start);
+    memset(d, 0, sizeof *d);
+    while (c->text) {
+        struct text_block *next = c->text->next;
+        free(c->text);
+        c->text = next;
+    }
+    c->n_composed = 0;
+}
+
+typedef struct {
+    char *anchor;
+    int index;
+    yaml_mark_t mark;
+} anchor_t;
+
+/* A tag of the document: the default (shared) for none or "!". */
+static yaml_char_t *node_tag(ctx_t *c, yaml_char_t *tag, const char *dflt)
+{
+    if (!tag || strcmp((const char *)tag, "!") == 0) return (yaml_char_t *)(uintptr_t)dflt;
+    return (yaml_char_t *)text_copy(c, tag, strlen((const char *)tag));
+}
+
+static int grow(void **start, void **top, void **end, size_t size)
+{
+    const size_t n = (size_t)((char *)*end - (char *)*start) / size, k = (size_t)((char *)*top - (char *)*start) / size;
+    const size_t cap = n ? 2 * n : 4;
+    char *p = realloc(*start, cap * size);
+    if (!p) return 0;
+    *start = p, *top = p + k * size, *end = p + cap * size;
+    return 1;
+}
+
+/* Node index (1-based) to its parent (the collection on top of open). */
+static int add_to_parent(yaml_document_t *d, const int *open, int n_open, int index)
+{
+    if (n_open == 0) return 1;
+    yaml_node_t *parent = d->nodes.start + open[n_open - 1] - 1;
+    if (parent->type == YAML_SEQUENCE_NODE) {
+        if (parent->data.sequence.items.top == parent->data.sequence.items.end &&
+            !grow((void **)&parent->data.sequence.items.start, (void **)&parent->data.sequence.items.top,
+                  (void **)&parent->data.sequence.items.end, sizeof(yaml_node_item_t)))
+            return 0;
+        *parent->data.sequence.items.top++ = index;
+        return 1;
+    }
+    if (parent->data.mapping.pairs.top > parent->data.mapping.pairs.start &&
+        parent->data.mapping.pairs.top[-1].value == 0) {
+        parent->data.mapping.pairs.top[-1].value = index;
+        return 1;
+    }
+    if (parent->data.mapping.pairs.top == parent->data.mapping.pairs.end &&
+        !grow((void **)&parent->data.mapping.pairs.start, (void **)&parent->data.mapping.pairs.top,
+              (void **)&parent->data.mapping.pairs.end, sizeof(yaml_node_pair_t)))
+        return 0;
+    *parent->data.mapping.pairs.top++ = (yaml_node_pair_t){.key = index, .value = 0};
+    return 1;
+}
+
+/* The next document of the parser into c->doc: 1, or 0 with the
+ * parser's error set (a syntax error, an alias without anchor, an
+ * anchor given twice, out of memory). */
+static int compose(yaml_parser_t *p, ctx_t *c)
+{
+    yaml_document_t *d = &c->doc;
+    memset(d, 0, sizeof *d);
+    c->n_composed = 0;
+    yaml_event_t ev;
+    int ok = 1, n_open = 0, cap_open = 0, n_anchor = 0, cap_anchor = 0;
+    int *open = NULL;
+    anchor_t *anchors = NULL;
+#define OOM()                                                                                      \
+    do {                                                                                           \
+        p->error = YAML_MEMORY_ERROR;                                                              \
+        ok = 0;                                                                                    \
+    } while (0)
+    if (!grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(yaml_node_t))) {
+        p->error = YAML_MEMORY_ERROR;
+        return 0;
+    }
+    if (!p->stream_start_produced) {
+        if (!yaml_parser_parse(p, &ev)) {
+            doc_delete(c);
+            return 0;
+        }
+        yaml_event_delete(&ev); /* STREAM-START */
+    }
+    if (p->stream_end_produced) return 1;
+    if (!yaml_parser_parse(p, &ev)) {
+        doc_delete(c);
+        return 0;
+    }
+    if (ev.type == YAML_STREAM_END_EVENT) {
+        yaml_event_delete(&ev);
+        return 1;
+    }
+    d->start_implicit = ev.data.document_start.implicit; /* DOCUMENT-START */
+    d->start_mark = ev.start_mark;
+    yaml_event_delete(&ev);
+    while (ok) {
+        if (!yaml_parser_parse(p, &ev)) {
+            ok = 0;
+            break;
+        }
+        int index = 0;
+        yaml_node_t node;
+        memset(&node, 0, sizeof node);
+        node.start_mark = ev.start_mark, node.end_mark = ev.end_mark;
+        const yaml_char_t *anchor = NULL;
+        switch (ev.type) {
+        case YAML_DOCUMENT_END_EVENT:
+            d->end_implicit = ev.data.document_end.implicit;
+            d->end_mark = ev.end_mark;
+            yaml_event_delete(&ev);
+            goto done;
+        case YAML_ALIAS_EVENT:
+            for (int a = 0; a < n_anchor; ++a)
+                if (strcmp(anchors[a].anchor, (const char *)ev.data.alias.anchor) == 0) index = anchors[a].index;
+            if (!index) {
+                p->error = YAML_COMPOSER_ERROR;
+                p->problem = "found undefined alias";
+                p->problem_mark = ev.start_mark;
+                ok = 0;
+            } else if (!add_to_parent(d, open, n_open, index))
+                OOM();
+            break;
+        case YAML_SCALAR_EVENT:
+            node.type = YAML_SCALAR_NODE;
+            node.tag = node_tag(c, ev.data.scalar.tag, YAML_DEFAULT_SCALAR_TAG);
+            node.data.scalar.value = (yaml_char_t *)text_copy(c, ev.data.scalar.value, ev.data.scalar.length);
+            node.data.scalar.length = ev.data.scalar.length;
+            node.data.scalar.style = ev.data.scalar.style;
+            anchor = ev.data.scalar.anchor;
+            if (!node.tag || !node.data.scalar.value) OOM();
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT: {
+            const int seq = ev.type == YAML_SEQUENCE_START_EVENT;
+            node.type = seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE;
+            node.tag = node_tag(c, seq ? ev.data.sequence_start.tag : ev.data.mapping_start.tag,
+                                seq ? YAML_DEFAULT_SEQUENCE_TAG : YAML_DEFAULT_MAPPING_TAG);
+            if (seq) {
+                node.data.sequence.style = ev.data.sequence_start.style;
+                if (!grow((void **)&node.data.sequence.items.start, (void **)&node.data.sequence.items.top,
+                          (void **)&node.data.sequence.items.end, sizeof(yaml_node_item_t)))
+                    OOM();
+            } else {
+                node.data.mapping.style = ev.data.mapping_start.style;
+                if (!grow((void **)&node.data.mapping.pairs.start, (void **)&node.data.mapping.pairs.top,
+                          (void **)&node.data.mapping.pairs.end, sizeof(yaml_node_pair_t)))
+                    OOM();
+            }
+            anchor = seq ? ev.data.sequence_start.anchor : ev.data.mapping_start.anchor;
+            if (!node.tag) OOM();
+            break;
+        }
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            d->nodes.start[open[n_open - 1] - 1].end_mark = ev.end_mark;
+            n_open--;
+            break;
+        default: /* not produced inside a document */
+            break;
+        }
+        if (ok && node.type != YAML_NO_NODE) { /* a new node: pushed, its anchor, its parent, open */
+            if (d->nodes.top == d->nodes.end &&
+                !grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(yaml_node_t))) {
+                OOM();
+            } else {
+                *d->nodes.top++ = node;
+                c->n_composed++;
+                node.type = YAML_NO_NODE; /* owned by the document */
+                index = (int)(d->nodes.top - d->nodes.start);
+            }
+            if (ok && anchor) {
+                for (int a = 0; a < n_anchor && ok; ++a)
+                    if (strcmp(anchors[a].anchor, (const char *)anchor) == 0) {
+                        p->error = YAML_COMPOSER_ERROR;
+                        p->context = "found duplicate anchor; first occurrence";
+                        p->context_mark = anchors[a].mark;
+                        p->problem = "second occurrence";
+                        p->problem_mark = ev.start_mark;
+                        ok = 0;
+                    }
+                if (ok && n_anchor == cap_anchor) {
+                    cap_anchor = cap_anchor ? 2 * cap_anchor : 16;
+                    anchor_t *na = realloc(anchors, (size_t)cap_anchor * sizeof *na);
+                    if (!na) OOM();
+                    else anchors = na;
+                }
+                if (ok) {
+                    anchors[n_anchor].anchor = text_copy(c, anchor, strlen((const char *)anchor));
+                    anchors[n_anchor].index = index;
+                    anchors[n_anchor].mark = ev.start_mark;
+                    if (!anchors[n_anchor++].anchor) OOM();
+                }
+            }
+            if (ok && !add_to_parent(d, open, n_open, index)) OOM();
+            if (ok && (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)) {
+                if (n_open == cap_open) {
+                    cap_open = cap_open ? 2 * cap_open : 64;
+                    int *no = realloc(open, (size_t)cap_open * sizeof *no);
+                    if (!no) OOM();
+                    else open = no;
+                }
+                if (ok) open[n_open++] = index;
+            }
+        }
+        if (node.type == YAML_SEQUENCE_NODE) free(node.data.sequence.items.start); /* not pushed */
+        if (node.type == YAML_MAPPING_NODE) free(node.data.mapping.pairs.start);
+        yaml_event_delete(&ev);
+    }
+done:
+#undef OOM
+    free(open);
+    free(anchors);
+    if (!ok) doc_delete(c);
+    return ok;
+}
 
 /* ------------------------------------------------------------------ */
 /* Messages                                                             */
@@ -156,25 +432,48 @@ static hymo_status fail(ctx_t *c, const yaml_node_t *at, hymo_status code, const
 /* ------------------------------------------------------------------ */
 /* Field path                                                           */
 
+/* The decimal digits of v (with '-' when negative) at out; their count. */
+static size_t fmt_int(char *out, long long v)
+{
+    char rev[24];
+    size_t n = 0, k = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        rev[n++] = (char)('0' + (int)(u % 10u));
+        u /= 10u;
+    } while (u);
+    if (v < 0) out[k++] = '-';
+    while (n) out[k++] = rev[--n];
+    return k;
+}
+
+/* Appends the n bytes of s to the path, cut at its capacity (the path
+ * keeps the first sizeof path - 1 bytes, like snprintf). */
+static void path_put(ctx_t *c, const char *s, size_t n)
+{
+    const size_t room = sizeof c->path - 1 - c->plen;
+    if (n > room) n = room;
+    memcpy(c->path + c->plen, s, n);
+    c->plen += n;
+    c->path[c->plen] = '\0';
+}
+
 static size_t push_key(ctx_t *c, const char *key)
 {
     size_t old = c->plen;
-    int n = snprintf(c->path + c->plen, sizeof c->path - c->plen, "%s%s", c->plen ? "." : "", key);
-    if (n > 0) {
-        c->plen += (size_t)n;
-        if (c->plen >= sizeof c->path) c->plen = sizeof c->path - 1;
-    }
+    if (c->plen) path_put(c, ".", 1);
+    path_put(c, key, strlen(key));
     return old;
 }
 
 static size_t push_index(ctx_t *c, int i)
 {
     size_t old = c->plen;
-    int n = snprintf(c->path + c->plen, sizeof c->path - c->plen, "[%d]", i);
-    if (n > 0) {
-        c->plen += (size_t)n;
-        if (c->plen >= sizeof c->path) c->plen = sizeof c->path - 1;
-    }
+    char tmp[24];
+    tmp[0] = '[';
+    size_t n = 1 + fmt_int(tmp + 1, i);
+    tmp[n++] = ']';
+    path_put(c, tmp, n);
     return old;
 }
 
@@ -227,7 +526,8 @@ static yaml_node_t *map_get(ctx_t *c, const yaml_node_t *map, const char *key)
     if (!map || map->type != YAML_MAPPING_NODE) return NULL;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *k = node_at(c, p->key);
-        if (k && k->type == YAML_SCALAR_NODE && strcmp(sval(k), key) == 0) return node_at(c, p->value);
+        if (k && k->type == YAML_SCALAR_NODE && sval(k)[0] == key[0] && strcmp(sval(k), key) == 0)
+            return node_at(c, p->value);
     }
     return NULL;
 }
@@ -247,7 +547,7 @@ static hymo_status check_map(ctx_t *c, yaml_node_t *n, const char *const *allowe
         }
         for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++) {
             yaml_node_t *k2 = node_at(c, q->key);
-            if (strcmp(sval(k2), sval(k)) == 0) {
+            if (sval(k2)[0] == sval(k)[0] && strcmp(sval(k2), sval(k)) == 0) {
                 size_t o = push_key(c, sval(k));
                 hymo_status st = fail(c, k, HYMO_ERR_PARSE, "duplicate key (first given at line %d)",
                                       line_of(k2));
@@ -258,7 +558,7 @@ static hymo_status check_map(ctx_t *c, yaml_node_t *n, const char *const *allowe
         if (allowed) {
             int ok = 0;
             for (const char *const *a = allowed; *a; a++) {
-                if (strcmp(*a, sval(k)) == 0) {
+                if ((*a)[0] == sval(k)[0] && strcmp(*a, sval(k)) == 0) {
                     ok = 1;
                     break;
                 }
@@ -442,7 +742,8 @@ static hymo_status rd_name(ctx_t *c, yaml_node_t *n, char out[HYMO_NAME_MAX])
     const char *s = "";
     TRY(rd_ref(c, n, &s));
     TRY(check_name(c, n, s));
-    snprintf(out, HYMO_NAME_MAX, "%s", s);
+    const size_t len = strlen(s); /* < HYMO_NAME_MAX: check_name */
+    memcpy(out, s, len + 1);
     return HYMO_OK;
 }
 
@@ -783,26 +1084,73 @@ static hymo_status load_signals(ctx_t *c, yaml_node_t *root, hymo_model *m)
  * tolerances, iteration limit, penalty factor) and `description` are left
  * out.  Comments, whitespace, flow or block style, quoting and key order
  * therefore do not change it. */
+/* The text is built in one buffer: a mapping's pairs are written one after
+ * the other, then put in order in place (through scratch), so a pair costs
+ * no allocation.  Numbers: integers below 1e16 are their digits (what
+ * %.17g prints for them); other values go through %.17g once per distinct
+ * value per load (a small cache keyed by the value's bits). */
 typedef struct {
+    size_t off, len;  /* a pair's text: off from the mapping's start (streaming: its key's, in keys) */
+    const char *text; /* set for sorting, when the buffer no longer moves */
+    size_t pair;      /* streaming: the pair's index in the mapping */
+} canon_item;
+
+#define CANON_CACHE 4096
+
+typedef struct canon_buf_s {
     char *buf;
     size_t len, cap;
     int failed;
+    canon_item *items; /* a stack of the open mappings' pairs */
+    size_t n_items, cap_items;
+    char *scratch;
+    size_t cap_scratch;
+    struct canon_num {
+        unsigned long long bits;
+        unsigned char len; /* 0: empty slot */
+        char text[31];
+    } *cache; /* CANON_CACHE slots */
+    /* streaming (sha set): the text goes to the hash in pieces of
+     * CANON_PIECE bytes; a mapping's keys (all scalars, no two alike) are
+     * put in order by their own text in keys, and each pair written in
+     * that order: keys' texts end in ';' (numbers) or have their length
+     * before them (strings), so no key's text begins another's and the
+     * order of "KEY=VALUE" is the order of KEY.  Other mappings are built
+     * as above (buffered) and then hashed. */
+    hymo_sha256 *sha;
+    struct canon_buf_s *keys;
 } canon_buf;
 
-static void canon_put(canon_buf *b, const char *s, size_t n)
+#define CANON_PIECE 65536
+
+static int canon_reserve(canon_buf *b, size_t n)
 {
-    if (b->failed) return;
+    if (b->failed) return -1;
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 1024;
         while (b->len + n + 1 > cap) cap *= 2;
         char *nb = realloc(b->buf, cap);
         if (!nb) {
             b->failed = 1;
-            return;
+            return -1;
         }
         b->buf = nb;
         b->cap = cap;
     }
+    return 0;
+}
+
+static void canon_put(canon_buf *b, const char *s, size_t n)
+{
+    if (b->sha && b->len + n > CANON_PIECE && b->len > 0 && !b->failed) {
+        hymo_sha256_update(b->sha, b->buf, b->len);
+        b->len = 0;
+        if (n > CANON_PIECE) {
+            hymo_sha256_update(b->sha, s, n);
+            return;
+        }
+    }
+    if (canon_reserve(b, n)) return;
     memcpy(b->buf + b->len, s, n);
     b->len += n;
     b->buf[b->len] = '\0';
@@ -810,10 +1158,43 @@ static void canon_put(canon_buf *b, const char *s, size_t n)
 
 static void canon_str(canon_buf *b, const char *s) { canon_put(b, s, strlen(s)); }
 
-typedef struct {
-    char *text;
-    size_t len;
-} canon_item;
+/* "n%.17g;" of v (-0 as 0). */
+static void canon_number(canon_buf *b, double v)
+{
+    char tmp[48];
+    size_t n = 0;
+    if (v == 0.0) v = 0.0;
+    tmp[n++] = 'n';
+    if (v == floor(v) && fabs(v) < 1e16) {
+        n += fmt_int(tmp + n, (long long)v);
+    } else {
+        unsigned long long bits;
+        memcpy(&bits, &v, sizeof bits);
+        struct canon_num *slot = NULL;
+        if (b->cache) {
+            unsigned long long h = bits * 0x9e3779b97f4a7c15ull;
+            slot = &b->cache[h >> 52 & (CANON_CACHE - 1)];
+        }
+        if (slot && slot->len && slot->bits == bits) {
+            memcpy(tmp + n, slot->text, slot->len);
+            n += slot->len;
+        } else {
+            int w = snprintf(tmp + n, sizeof tmp - n, "%.17g", v);
+            if (w <= 0 || (size_t)w >= sizeof tmp - n) {
+                b->failed = 1;
+                return;
+            }
+            if (slot && (size_t)w < sizeof slot->text) {
+                slot->bits = bits;
+                slot->len = (unsigned char)w;
+                memcpy(slot->text, tmp + n, (size_t)w);
+            }
+            n += (size_t)w;
+        }
+    }
+    tmp[n++] = ';';
+    canon_put(b, tmp, n);
+}
 
 static int canon_item_cmp(const void *a, const void *b)
 {
@@ -823,9 +1204,32 @@ static int canon_item_cmp(const void *a, const void *b)
     return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+static int canon_push_item(canon_buf *b, size_t off)
+{
+    if (b->n_items == b->cap_items) {
+        size_t cap = b->cap_items ? 2 * b->cap_items : 64;
+        canon_item *ni = realloc(b->items, cap * sizeof *ni);
+        if (!ni) {
+            b->failed = 1;
+            return -1;
+        }
+        b->items = ni;
+        b->cap_items = cap;
+    }
+    b->items[b->n_items++] = (canon_item){.off = off, .len = 0, .text = NULL, .pair = 0};
+    return 0;
+}
+
+static void canon_map_stream(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top);
+static int canon_skipped(const yaml_node_t *key, int top)
+{
+    return top && key && key->type == YAML_SCALAR_NODE &&
+           (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description") ||
+            !strcmp(sval(key), "sensors")); /* output only */
+}
+
 static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top)
 {
-    char tmp[64];
     if (!n || depth > 64) {
         canon_str(b, "!");
         return;
@@ -833,11 +1237,13 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
     if (n->type == YAML_SCALAR_NODE) {
         double v;
         if (parse_double(sval(n), &v)) {
-            snprintf(tmp, sizeof tmp, "n%.17g;", v == 0.0 ? 0.0 : v);
-            canon_str(b, tmp);
+            canon_number(b, v);
         } else {
-            snprintf(tmp, sizeof tmp, "s%zu:", n->data.scalar.length);
-            canon_str(b, tmp);
+            char tmp[32];
+            tmp[0] = 's';
+            size_t k = 1 + fmt_int(tmp + 1, (long long)n->data.scalar.length);
+            tmp[k++] = ':';
+            canon_put(b, tmp, k);
             canon_put(b, sval(n), n->data.scalar.length);
         }
         return;
@@ -855,49 +1261,135 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
         canon_str(b, "?");
         return;
     }
-    const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
-    size_t count = (size_t)(p1 - p0);
-    canon_item *items = calloc(count ? count : 1, sizeof *items);
-    if (!items) {
-        b->failed = 1;
+    if (b->sha) {
+        canon_map_stream(c, n, b, depth, top);
         return;
     }
-    size_t k = 0;
-    for (const yaml_node_pair_t *p = p0; p < p1; p++) {
+    /* "{" then each pair's "KEY=VALUE;" in byte order of "KEY=VALUE", "}" */
+    const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
+    const size_t start = b->len, first = b->n_items;
+    for (const yaml_node_pair_t *p = p0; p < p1 && !b->failed; p++) {
         const yaml_node_t *key = node_at(c, p->key);
-        if (top && key && key->type == YAML_SCALAR_NODE &&
-            (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description") ||
-             !strcmp(sval(key), "sensors"))) /* output only */
-            continue;
-        canon_buf e = {0};
-        canon_node(c, key, &e, depth + 1, 0);
-        canon_str(&e, "=");
-        canon_node(c, node_at(c, p->value), &e, depth + 1, 0);
-        if (e.failed) b->failed = 1;
-        items[k].text = e.buf;
-        items[k].len = e.len;
-        k++;
+        if (canon_skipped(key, top)) continue;
+        const size_t off = b->len - start;
+        canon_node(c, key, b, depth + 1, 0);
+        canon_str(b, "=");
+        canon_node(c, node_at(c, p->value), b, depth + 1, 0);
+        if (canon_push_item(b, off)) break;
+        b->items[b->n_items - 1].len = b->len - start - off;
     }
+    if (b->failed) return;
+    const size_t k = b->n_items - first, body = b->len - start;
+    canon_item *items = b->items + first;
+    for (size_t i = 0; i < k; i++) items[i].text = b->buf + start + items[i].off;
     qsort(items, k, sizeof *items, canon_item_cmp);
-    canon_str(b, "{");
-    for (size_t i = 0; i < k; i++) {
-        if (items[i].text) canon_put(b, items[i].text, items[i].len);
-        canon_str(b, ";");
-        free(items[i].text);
+    const size_t out = body + k + 2;
+    if (out > b->cap_scratch) {
+        char *ns = realloc(b->scratch, out);
+        if (!ns) {
+            b->failed = 1;
+            return;
+        }
+        b->scratch = ns;
+        b->cap_scratch = out;
     }
-    canon_str(b, "}");
-    free(items);
+    size_t w = 0;
+    b->scratch[w++] = '{';
+    for (size_t i = 0; i < k; i++) {
+        memcpy(b->scratch + w, items[i].text, items[i].len);
+        w += items[i].len;
+        b->scratch[w++] = ';';
+    }
+    b->scratch[w++] = '}';
+    b->n_items = first;
+    b->len = start;
+    canon_put(b, b->scratch, w);
 }
 
-/* physics_sha256 of the document in c (0 on success, -1 out of memory). */
+static void canon_free(canon_buf *b)
+{
+    free(b->buf);
+    free(b->items);
+    free(b->scratch);
+}
+
+/* A mapping to the hash (b->sha): its pairs in the order of their keys'
+ * text, or, when a key is not a scalar or two keys have the same text,
+ * the mapping built in a buffer of its own. */
+static void canon_map_stream(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top)
+{
+    canon_buf *kb = b->keys;
+    const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
+    const size_t kstart = kb->len, first = b->n_items;
+    int fallback = 0;
+    for (const yaml_node_pair_t *p = p0; p < p1 && !b->failed && !kb->failed; p++) {
+        const yaml_node_t *key = node_at(c, p->key);
+        if (canon_skipped(key, top)) continue;
+        if (!key || key->type != YAML_SCALAR_NODE) {
+            fallback = 1;
+            break;
+        }
+        const size_t off = kb->len;
+        canon_node(c, key, kb, depth + 1, 0);
+        if (canon_push_item(b, off)) break;
+        b->items[b->n_items - 1].len = kb->len - off;
+        b->items[b->n_items - 1].pair = (size_t)(p - p0);
+    }
+    if (kb->failed) b->failed = 1;
+    if (b->failed) return;
+    const size_t k = b->n_items - first;
+    canon_item *items = b->items + first;
+    if (!fallback) {
+        for (size_t i = 0; i < k; i++) items[i].text = kb->buf + items[i].off; /* (kb no longer moves) */
+        qsort(items, k, sizeof *items, canon_item_cmp);
+        for (size_t i = 1; i < k; i++)
+            if (canon_item_cmp(&items[i - 1], &items[i]) == 0) fallback = 1;
+    }
+    if (fallback) {
+        b->n_items = first;
+        kb->len = kstart;
+        canon_buf t = {0};
+        t.cache = b->cache;
+        canon_node(c, n, &t, depth, top);
+        if (t.failed) b->failed = 1;
+        else canon_put(b, t.buf, t.len);
+        canon_free(&t);
+        return;
+    }
+    canon_str(b, "{");
+    for (size_t i = 0; i < k && !b->failed; i++) {
+        const canon_item it = b->items[first + i]; /* (nested mappings may move the stacks) */
+        canon_put(b, kb->buf + it.off, it.len);
+        canon_str(b, "=");
+        canon_node(c, node_at(c, p0[it.pair].value), b, depth + 1, 0);
+        canon_str(b, ";");
+    }
+    canon_str(b, "}");
+    b->n_items = first;
+    kb->len = kstart;
+}
+
+/* physics_sha256 of the document in c (0 on success, -1 out of memory):
+ * the canonical text goes to the hash as it is made. */
 static int physics_hash(ctx_t *c, char out[65])
 {
-    canon_buf b = {0};
+    hymo_sha256 sha;
+    hymo_sha256_init(&sha);
+    canon_buf b = {0}, keys = {0};
+    b.cache = calloc(CANON_CACHE, sizeof *b.cache); /* NULL: no cache */
+    keys.cache = b.cache;
+    b.sha = &sha;
+    b.keys = &keys;
     canon_str(&b, "hymo-model-canonical-1\n");
     canon_node(c, yaml_document_get_root_node(&c->doc), &b, 0, 1);
-    int rc = b.failed ? -1 : 0;
-    if (!rc) hymo_sha256_hex(b.buf, b.len, out);
-    free(b.buf);
+    int rc = b.failed || keys.failed ? -1 : 0;
+    if (!rc) {
+        hymo_sha256_update(&sha, b.buf, b.len);
+        hymo_sha256_final_hex(&sha, out);
+    }
+    canon_free(&b);
+    canon_free(&keys);
+    free(b.cache);
     return rc;
 }
 
@@ -1082,10 +1574,13 @@ static hymo_status apply_set(ctx_t *c, int i)
                         where, n->type == YAML_MAPPING_NODE ? "mapping" : "list", here);
     }
     size_t vlen = strlen(value);
-    yaml_char_t *copy = malloc(vlen + 1); /* libyaml frees scalars with free() */
+    const int composed = cur - 1 < c->n_composed; /* its text in c->text, else libyaml's (malloc) */
+    yaml_char_t *copy = composed ? (yaml_char_t *)text_copy(c, (const unsigned char *)value, vlen) : malloc(vlen + 1);
     if (!copy) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
-    memcpy(copy, value, vlen + 1);
-    free(n->data.scalar.value);
+    if (!composed) {
+        memcpy(copy, value, vlen + 1);
+        free(n->data.scalar.value);
+    }
     n->data.scalar.value = copy;
     n->data.scalar.length = vlen;
     n->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
@@ -1213,7 +1708,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     hymo_status st = HYMO_OK;
-    if (!yaml_parser_load(&parser, &c.doc)) {
+    if (!compose(&parser, &c)) {
         st = hymo_error_set(err, HYMO_ERR_PARSE, "%s:%d: syntax error: %s%s%s", origin,
                             mark_line(&parser.problem_mark, text, len),
                             parser.problem ? parser.problem : "invalid YAML",
@@ -1253,7 +1748,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
     }
     if (!st) st = hymo_compile(m, err); /* the model's constants, once */
 
-    yaml_document_delete(&c.doc);
+    doc_delete(&c);
     free(c.raw);
     free(c.decl_of_sorted);
     hymo_name_index *ixs[] = {&c.ix_body, &c.ix_joint, &c.ix_node, &c.ix_elem, &c.ix_cyl, &c.ix_point, &c.ix_pname};

@@ -922,6 +922,21 @@ static void test_physics_hash(void **state)
         if (!strcmp(h, base)) fail_msg("'%s' -> '%s' kept the physics hash", edits[i].from, edits[i].to);
     }
     free(text);
+    /* keys whose canonical text is the same (the numbers 1, 01, 1e0 as
+     * point names) are ordered by their values: any order in the file
+     * gives the same hash */
+    char h2[65];
+    physics_of("format: 1\nname: p\ngravity: [0, -9.81, 0]\n"
+               "ground: {points: {1e0: [1, 2, 0], 01: [0, 2, 0], 1: [0, 1, 0]}}\n"
+               "bodies:\n  - {name: b1, mass: 2, com: [0.5, 0, 0], inertia: [0, 0.1, 0.1],\n"
+               "     joint: {name: z1, type: revolute, parent: ground, location: [0, 0, 0], axis: [0, 0, 1]}}\n",
+               h, t);
+    physics_of("format: 1\nname: p\ngravity: [0, -9.81, 0]\n"
+               "ground: {points: {1: [0, 1, 0], 01: [0, 2, 0], 1e0: [1, 2, 0]}}\n"
+               "bodies:\n  - {name: b1, mass: 2, com: [0.5, 0, 0], inertia: [0, 0.1, 0.1],\n"
+               "     joint: {name: z1, type: revolute, parent: ground, location: [0, 0, 0], axis: [0, 0, 1]}}\n",
+               h2, t);
+    assert_string_equal(h, h2);
 }
 
 static void test_sha256_vectors(void **state)
