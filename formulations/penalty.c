@@ -13,10 +13,12 @@
  * estimate of the smallest compliance uses the sparse KKT matrix: O(n)
  * memory (docs/performance.md).  Below, the dense block and LU. */
 #include <klu.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "hymo/linalg.h"
 #include "multibody.h"
@@ -49,6 +51,8 @@ typedef struct {
     int lu_ready;
     double lu_c;
     double *cg; /* 4 m + nz scratch */
+    int cg_last, cg_off; /* the last update was by conjugate gradients; none for the rest of the step */
+    double cg_phi;       /* max |Phi| at that update */
 } pb_content;
 
 static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error *err)
@@ -229,7 +233,9 @@ static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_err
 static void pb_begin_step(hymo_formulation *f, hymo_mb *mb)
 {
     (void)mb;
-    ((pb_content *)f->content)->lambda_frozen = 1;
+    pb_content *c = f->content;
+    c->lambda_frozen = 1;
+    c->cg_last = c->cg_off = 0;
 }
 
 /* the increments zn - z (see ds_pack) */
@@ -239,11 +245,11 @@ static void pb_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
     for (int j = 0; j < mb->nz; ++j) x[j] = mb->zn[j] - mb->z[j];
 }
 
-static void multiplier_update(pb_content *c, hymo_mb *mb);
+static void multiplier_update(pb_content *c, hymo_mb *mb, double t);
 
 static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
 {
-    (void)err, (void)t;
+    (void)err;
     pb_content *c = f->content;
     const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
     for (int j = 0; j < mb->nz; ++j) { /* the rates from the unknown dz, not from the rounded zn */
@@ -258,7 +264,7 @@ static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
     if (mb->m > 0) {
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, NULL);
         if (!c->lambda_frozen) { /* lambda^(h+1) = lambda^(h) + alpha u, u = Phi^(h+1) or better */
-            multiplier_update(c, mb);
+            multiplier_update(c, mb, t);
             c->lambda_frozen = 1;
         }
     }
@@ -413,6 +419,8 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
  * Elsewhere (every step of the shipped models) the update is lambda +=
  * alpha Phi as it was. */
 #define MULTIPLIER_CG_GATE 0.1
+/* a violation below this many rounding units of the largest coordinate is round-off */
+#define MULTIPLIER_CG_FLOOR 64.0
 #define MULTIPLIER_SHIFT 1e-8
 #define MULTIPLIER_CG_MAX 64
 #define MULTIPLIER_CG_TOL 1e-10
@@ -437,25 +445,44 @@ static void schur_apply(pb_content *pc, const hymo_mb *mb, const double *p, doub
     }
 }
 
-static void multiplier_update(pb_content *c, hymo_mb *mb)
+static void multiplier_update(pb_content *c, hymo_mb *mb, double t)
 {
     const int m = mb->m;
     double *r = c->cg, *p = r + m, *q = p + m, *u = q + m, *y = u + m;
-    double phi_max = 0.0;
-    for (int k = 0; k < m; ++k) phi_max = fmax(phi_max, fabs(mb->phi[k]));
-    int richardson = !c->lu_ready || !(phi_max > 0.0);
-    if (!richardson) { /* what one Richardson step leaves: Phi - A Phi */
-        schur_apply(c, mb, mb->phi, q, y, 0.0);
+    double phi_max = 0.0, z_max = 1.0;
+    for (int k = 0; k < m; ++k)
+        if (!mb->con->redundant[k]) phi_max = fmax(phi_max, fabs(mb->phi[k]));
+    for (int j = 0; j < mb->nz; ++j) z_max = fmax(z_max, fabs(mb->zn[j]));
+    /* an update by conjugate gradients followed by a larger violation: the
+     * Newton matrix responds otherwise than W (an older matrix); Richardson
+     * for the rest of the step */
+    if (c->cg_last && !(phi_max < c->cg_phi)) c->cg_off = 1;
+    c->cg_last = 0;
+    int richardson = c->cg_off || !c->lu_ready || !(phi_max > MULTIPLIER_CG_FLOOR * DBL_EPSILON * z_max);
+    if (!richardson) { /* what one Richardson step leaves: Phi - A Phi (the independent rows) */
+        for (int k = 0; k < m; ++k) r[k] = mb->con->redundant[k] ? 0.0 : mb->phi[k];
+        schur_apply(c, mb, r, q, y, 0.0);
         double left = 0.0;
-        for (int k = 0; k < m; ++k) left = fmax(left, fabs(mb->phi[k] - q[k]));
+        for (int k = 0; k < m; ++k)
+            if (!mb->con->redundant[k]) left = fmax(left, fabs(r[k] - q[k]));
         richardson = !(left > MULTIPLIER_CG_GATE * phi_max);
     }
+    /* W at this iterate: where Phi_z loses rank its weak directions change
+     * from step to step as fast as the distance to the singular position
+     * (the last step's W overestimates their stiffness and the update
+     * overshoots: Phi -1.4x per iteration, one loop at 2 ms) */
+    hymo_error err;
+    if (!richardson && projection_matrix(c, mb, t, &err) != HYMO_OK) richardson = 1;
     if (richardson) {
         for (int k = 0; k < m; ++k) mb->lambda[k] += mb->alpha * mb->phi[k];
         return;
     }
     double rr = 0.0;
-    for (int k = 0; k < m; ++k) u[k] = 0.0, r[k] = p[k] = mb->phi[k], rr += r[k] * r[k];
+    for (int k = 0; k < m; ++k) {
+        u[k] = 0.0;
+        r[k] = p[k] = mb->con->redundant[k] ? 0.0 : mb->phi[k];
+        rr += r[k] * r[k];
+    }
     for (int it = 0; it < MULTIPLIER_CG_MAX; ++it) {
         schur_apply(c, mb, p, q, y, MULTIPLIER_SHIFT);
         double pq = 0.0;
@@ -464,6 +491,7 @@ static void multiplier_update(pb_content *c, hymo_mb *mb)
         const double a = rr / pq;
         double rn = 0.0, left = 0.0;
         for (int k = 0; k < m; ++k) {
+            if (mb->con->redundant[k]) q[k] = 0.0; /* the operator on the independent rows */
             u[k] += a * p[k];
             r[k] -= a * q[k];
             rn += r[k] * r[k];
@@ -474,7 +502,11 @@ static void multiplier_update(pb_content *c, hymo_mb *mb)
         rr = rn;
         for (int k = 0; k < m; ++k) p[k] = r[k] + beta * p[k];
     }
-    for (int k = 0; k < m; ++k) mb->lambda[k] += mb->alpha * (isfinite(u[k]) ? u[k] : mb->phi[k]);
+    for (int k = 0; k < m; ++k)
+        mb->lambda[k] += mb->alpha * (mb->con->redundant[k] || !isfinite(u[k]) ? mb->phi[k] : u[k]);
+    c->cg_last = 1;
+    c->cg_phi = phi_max;
+    if (getenv("PBDBG")) { fprintf(stderr, "CG dt=%g z0=%.4e", mb->dt, mb->zn[0]); for (int k = 0; k < m; ++k) fprintf(stderr, " phi=%.3e u=%.3e lam=%.4e", mb->phi[k], u[k], mb->lambda[k]); fprintf(stderr, "\n"); }
 }
 
 /* With redundant constraint rows, lambda is determined only up
