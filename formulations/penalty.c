@@ -18,7 +18,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "hymo/linalg.h"
 #include "multibody.h"
@@ -52,7 +51,7 @@ typedef struct {
     double lu_c;
     double *cg; /* 4 m + nz scratch */
     int cg_last, cg_off; /* the last update was by conjugate gradients; none for the rest of the step */
-    double cg_phi;       /* max |Phi| at that update */
+    double cg_phi;       /* max |Phi| at the last update of the step (none: -1) */
 } pb_content;
 
 static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error *err)
@@ -236,6 +235,7 @@ static void pb_begin_step(hymo_formulation *f, hymo_mb *mb)
     pb_content *c = f->content;
     c->lambda_frozen = 1;
     c->cg_last = c->cg_off = 0;
+    c->cg_phi = -1.0;
 }
 
 /* the increments zn - z (see ds_pack) */
@@ -418,7 +418,7 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
  * most Phi / MULTIPLIER_SHIFT there, where its generalised force vanishes).
  * Elsewhere (every step of the shipped models) the update is lambda +=
  * alpha Phi as it was. */
-#define MULTIPLIER_CG_GATE 0.1
+#define MULTIPLIER_CG_GATE 0.5
 /* a violation below this many rounding units of the largest coordinate is round-off */
 #define MULTIPLIER_CG_FLOOR 64.0
 #define MULTIPLIER_SHIFT 1e-8
@@ -457,20 +457,15 @@ static void multiplier_update(pb_content *c, hymo_mb *mb, double t)
      * Newton matrix responds otherwise than W (an older matrix); Richardson
      * for the rest of the step */
     if (c->cg_last && !(phi_max < c->cg_phi)) c->cg_off = 1;
+    /* Richardson's contraction as measured over the last update of the step
+     * (or the last update was by conjugate gradients and reduced Phi) */
+    const int slow = c->cg_phi > 0.0 && (c->cg_last || phi_max > MULTIPLIER_CG_GATE * c->cg_phi);
+    int richardson = c->cg_off || !slow || mb->con->rank < m || !(phi_max > MULTIPLIER_CG_FLOOR * DBL_EPSILON * z_max);
     c->cg_last = 0;
-    int richardson = c->cg_off || !c->lu_ready || !(phi_max > MULTIPLIER_CG_FLOOR * DBL_EPSILON * z_max);
-    if (!richardson) { /* what one Richardson step leaves: Phi - A Phi (the independent rows) */
-        for (int k = 0; k < m; ++k) r[k] = mb->con->redundant[k] ? 0.0 : mb->phi[k];
-        schur_apply(c, mb, r, q, y, 0.0);
-        double left = 0.0;
-        for (int k = 0; k < m; ++k)
-            if (!mb->con->redundant[k]) left = fmax(left, fabs(r[k] - q[k]));
-        richardson = !(left > MULTIPLIER_CG_GATE * phi_max);
-    }
-    /* W at this iterate: where Phi_z loses rank its weak directions change
-     * from step to step as fast as the distance to the singular position
-     * (the last step's W overestimates their stiffness and the update
-     * overshoots: Phi -1.4x per iteration, one loop at 2 ms) */
+    c->cg_phi = phi_max;
+    /* W at this iterate (the last step's W with this iterate's Phi_z is
+     * not A: its soft directions, null(Phi_z) of the last step, leak into
+     * this Phi_z, by 1e2-1e3 on the spatial four-bar at 4 ms) */
     hymo_error err;
     if (!richardson && projection_matrix(c, mb, t, &err) != HYMO_OK) richardson = 1;
     if (richardson) {
@@ -505,8 +500,6 @@ static void multiplier_update(pb_content *c, hymo_mb *mb, double t)
     for (int k = 0; k < m; ++k)
         mb->lambda[k] += mb->alpha * (mb->con->redundant[k] || !isfinite(u[k]) ? mb->phi[k] : u[k]);
     c->cg_last = 1;
-    c->cg_phi = phi_max;
-    if (getenv("PBDBG")) { fprintf(stderr, "CG dt=%g z0=%.4e", mb->dt, mb->zn[0]); for (int k = 0; k < m; ++k) fprintf(stderr, " phi=%.3e u=%.3e lam=%.4e", mb->phi[k], u[k], mb->lambda[k]); fprintf(stderr, "\n"); }
 }
 
 /* With redundant constraint rows, lambda is determined only up
