@@ -49,7 +49,8 @@ typedef struct {
      * with the factor lu_c = (dt^2/4) of that step */
     int lu_ready;
     double lu_c;
-    double *cg; /* 4 m + nz scratch */
+    double *cg; /* 5 m + nz scratch */
+    double cg_scale; /* the step's scale of u: 1, or less after an overshoot */
     int cg_last, cg_off; /* the last update was by conjugate gradients; none for the rest of the step */
     double cg_phi;       /* max |Phi| at the last update of the step (none: -1) */
 } pb_content;
@@ -72,7 +73,7 @@ static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->colp = calloc(2 * nz + 2, sizeof(int)); /* and the fill pointers (tangent) */
     c->colr = calloc((size_t)mb->con->nnz + 1, sizeof(int));
     c->colt = calloc((size_t)mb->con->nnz + 1, sizeof(int));
-    c->cg = calloc(4 * m + nz, sizeof(double));
+    c->cg = calloc(5 * m + nz, sizeof(double));
     c->nz = mb->nz;
     c->m = mb->m;
     if (!c->jzz || !c->piv || !c->w || !c->y || !c->all || !c->colp || !c->colr || !c->colt || !c->cg) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
@@ -236,6 +237,7 @@ static void pb_begin_step(hymo_formulation *f, hymo_mb *mb)
     c->lambda_frozen = 1;
     c->cg_last = c->cg_off = 0;
     c->cg_phi = -1.0;
+    c->cg_scale = 1.0;
 }
 
 /* the increments zn - z (see ds_pack) */
@@ -448,7 +450,7 @@ static void schur_apply(pb_content *pc, const hymo_mb *mb, const double *p, doub
 static void multiplier_update(pb_content *c, hymo_mb *mb, double t)
 {
     const int m = mb->m;
-    double *r = c->cg, *p = r + m, *q = p + m, *u = q + m, *y = u + m;
+    double *r = c->cg, *p = r + m, *q = p + m, *u = q + m, *prev = u + m, *y = prev + m;
     double phi_max = 0.0, z_max = 1.0;
     for (int k = 0; k < m; ++k)
         if (!mb->con->redundant[k]) phi_max = fmax(phi_max, fabs(mb->phi[k]));
@@ -456,7 +458,14 @@ static void multiplier_update(pb_content *c, hymo_mb *mb, double t)
     /* an update by conjugate gradients followed by a larger violation: the
      * Newton matrix responds otherwise than W (an older matrix); Richardson
      * for the rest of the step */
-    if (c->cg_last && !(phi_max < c->cg_phi)) c->cg_off = 1;
+    if (c->cg_last) { /* the share of the violation the update removed, gamma (1: all of it) */
+        double a = 0.0, b = 0.0;
+        for (int k = 0; k < m; ++k)
+            if (!mb->con->redundant[k]) a += mb->phi[k] * prev[k], b += prev[k] * prev[k];
+        const double gamma = b > 0.0 ? 1.0 - a / b : 0.0;
+        if (gamma > 1.0) c->cg_scale /= gamma; /* overshoot: the next updates scaled down */
+        if (!(phi_max < c->cg_phi) && !(gamma > 1.0)) c->cg_off = 1;
+    }
     /* Richardson's contraction as measured over the last update of the step
      * (or the last update was by conjugate gradients and reduced Phi) */
     const int slow = c->cg_phi > 0.0 && (c->cg_last || phi_max > MULTIPLIER_CG_GATE * c->cg_phi);
@@ -497,8 +506,10 @@ static void multiplier_update(pb_content *c, hymo_mb *mb, double t)
         rr = rn;
         for (int k = 0; k < m; ++k) p[k] = r[k] + beta * p[k];
     }
-    for (int k = 0; k < m; ++k)
-        mb->lambda[k] += mb->alpha * (mb->con->redundant[k] || !isfinite(u[k]) ? mb->phi[k] : u[k]);
+    for (int k = 0; k < m; ++k) {
+        mb->lambda[k] += mb->alpha * (mb->con->redundant[k] || !isfinite(u[k]) ? mb->phi[k] : c->cg_scale * u[k]);
+        prev[k] = mb->phi[k];
+    }
     c->cg_last = 1;
 }
 
