@@ -411,15 +411,22 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
  * Richardson's update cannot follow (two parallelogram loops at 0.5 ms: the
  * loops' violations stayed at +-2.2e-8 m while their multipliers grew by
  * 2.2e3 N per iteration, and Newton stopped at the first crossing).
- * Where one Richardson step would leave more than MULTIPLIER_CG_GATE of
- * the violation (measured with one solve), u is instead found by
- * conjugate gradients on (A + MULTIPLIER_SHIFT I) u = Phi, each product
- * one solve with the LU of W (the last step's, as the fast Jacobian's
- * matrix): the lost directions converge in a few products, and the shift
- * keeps the system positive definite where the rank is lost exactly (u at
- * most Phi / MULTIPLIER_SHIFT there, where its generalised force vanishes).
- * Elsewhere (every step of the shipped models) the update is lambda +=
- * alpha Phi as it was. */
+ * Where an update contracted the violation of the independent rows less
+ * than 1/MULTIPLIER_CG_GATE (measured over the step's last update; above
+ * MULTIPLIER_CG_FLOOR rounding units of the largest coordinate; not on
+ * mechanisms with redundant rows, whose multipliers lambda_min_norm
+ * keeps), u is instead found by conjugate gradients on
+ * (A + MULTIPLIER_SHIFT I) u = Phi, W factorised at the iterate, each
+ * product one solve with its LU: the lost directions converge in a few
+ * products, and the shift keeps the system positive definite where the
+ * rank is lost exactly (u at most Phi / MULTIPLIER_SHIFT there, where its
+ * generalised force vanishes).  The Newton matrix may answer otherwise
+ * than W (the numeric one holds the geometric stiffness of the large
+ * multipliers, the fast one may be an earlier step's): an update that
+ * removed more than the violation scales the step's later ones down by the
+ * share it removed, one that removed none returns the step to Richardson.
+ * The shipped models take Richardson's update at nearly every step;
+ * event sub-steps (h far below dt, rho large) may take the other. */
 #define MULTIPLIER_CG_GATE 0.5
 /* a violation below this many rounding units of the largest coordinate is round-off */
 #define MULTIPLIER_CG_FLOOR 64.0
@@ -455,9 +462,8 @@ static void multiplier_update(pb_content *c, hymo_mb *mb, double t)
     for (int k = 0; k < m; ++k)
         if (!mb->con->redundant[k]) phi_max = fmax(phi_max, fabs(mb->phi[k]));
     for (int j = 0; j < mb->nz; ++j) z_max = fmax(z_max, fabs(mb->zn[j]));
-    /* an update by conjugate gradients followed by a larger violation: the
-     * Newton matrix responds otherwise than W (an older matrix); Richardson
-     * for the rest of the step */
+    /* after an update by conjugate gradients: scaled down after an
+     * overshoot, Richardson for the rest of the step after no progress */
     if (c->cg_last) { /* the share of the violation the update removed, gamma (1: all of it) */
         double a = 0.0, b = 0.0;
         for (int k = 0; k < m; ++k)
