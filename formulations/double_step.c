@@ -462,7 +462,7 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
         memcpy(c->hist[1], c->cterm, (size_t)c->pt.m * sizeof(double));
         if (c->n_hist < 2) c->n_hist++;
     }
-    if (step % RESELECT_EVERY != 0 && !(lu_pivot < mb->reselect_ratio * c->lu0)) return HYMO_OK;
+    if (mb->off_grid || (step % RESELECT_EVERY != 0 && !(lu_pivot < mb->reselect_ratio * c->lu0))) return HYMO_OK;
     double best, cur;
     rank_pivots(c, mb, &best, &cur);
     if (best < SINGULAR_FRACTION * c->best0) { /* no set avoids it: a singular position */
