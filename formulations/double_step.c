@@ -22,9 +22,17 @@
  * singular, e.g. a parallelogram's links in one line).  With a dense Phi_d
  * the current set's smallest LU pivot is watched every step, and the
  * re-selection check runs at once (not only every RESELECT_EVERY steps)
- * when it falls below reselect_ratio of its start value: a fast crank
- * passes its dead centre within fewer steps than that. */
+ * when it falls below RESELECT_WATCH x reselect_ratio of its start value:
+ * a fast crank passes its dead centre within fewer steps than that, and
+ * the set is then re-selected as soon as its rank pivot falls below
+ * reselect_ratio of the best set's, before its LU pivot collapses (at
+ * reselect_ratio itself the spatial RUSR loop at 2 ms was re-selected
+ * only where the LU pivot was 0.06-0.08 of the start's, after the fast
+ * mode's Newton had failed and halved the step: fast and numeric then
+ * ended 0.11 rad apart, errors 0.27 and 0.38 rad; with the watch at 2x
+ * both re-select at 0.618 s and agree, 0.126 rad). */
 #define SINGULAR_FRACTION 1e-2
+#define RESELECT_WATCH 2.0
 /* Near a singular position (the last step's LU pivot below
  * SINGULAR_FRACTION of the start's) the position solve takes an iterate
  * whose max |Phi| is at or below PHI_FLOOR as it is: a correction there is
@@ -462,7 +470,8 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
         memcpy(c->hist[1], c->cterm, (size_t)c->pt.m * sizeof(double));
         if (c->n_hist < 2) c->n_hist++;
     }
-    if (step % RESELECT_EVERY != 0 && !(lu_pivot < mb->reselect_ratio * c->lu0)) return HYMO_OK;
+    if (mb->off_grid || (step % RESELECT_EVERY != 0 && !(lu_pivot < RESELECT_WATCH * mb->reselect_ratio * c->lu0)))
+        return HYMO_OK;
     double best, cur;
     rank_pivots(c, mb, &best, &cur);
     if (best < SINGULAR_FRACTION * c->best0) { /* no set avoids it: a singular position */

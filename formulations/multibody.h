@@ -40,6 +40,11 @@ typedef struct {
      * finish_step follows (no forces, no residual): the formulation may
      * leave out what its finish_step evaluates again */
     int final_unpack;
+    /* engine: set for a solve that ends off the step grid (a halved
+     * sub-step, an event's location): double-step keeps its independent
+     * set there (finish_step), so that where the set is re-selected does
+     * not depend on which steps a Jacobian mode had to halve */
+    int off_grid;
     /* 1 = alpha is the lower bound of the mass-scaled default
      * (penalty.c, penalty_mass_alpha), 0 = alpha as given */
     int alpha_auto;

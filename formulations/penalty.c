@@ -13,6 +13,7 @@
  * estimate of the smallest compliance uses the sparse KKT matrix: O(n)
  * memory (docs/performance.md).  Below, the dense block and LU. */
 #include <klu.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -44,6 +45,15 @@ typedef struct {
     hymo_sparse gsp;
     klu_symbolic *gsym;
     klu_numeric *gnum;
+    /* the multiplier update's conjugate gradients (multiplier_update): the
+     * projection matrix's LU is that of the last step's final state, built
+     * with the factor lu_c = (dt^2/4) of that step */
+    int lu_ready;
+    double lu_c;
+    double *cg; /* 5 m + nz scratch */
+    double cg_scale; /* the step's scale of u: 1, or less after an overshoot */
+    int cg_last, cg_off; /* the last update was by conjugate gradients; none for the rest of the step */
+    double cg_phi;       /* max |Phi| at the last update of the step (none: -1) */
 } pb_content;
 
 static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error *err)
@@ -65,9 +75,10 @@ static hymo_status pb_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->colp = calloc(2 * nz + 2, sizeof(int)); /* and the fill pointers (tangent) */
     c->colr = calloc((size_t)mb->con->nnz + 1, sizeof(int));
     c->colt = calloc((size_t)mb->con->nnz + 1, sizeof(int));
+    c->cg = calloc(5 * m + nz, sizeof(double));
     c->nz = mb->nz;
     c->m = mb->m;
-    if (!c->jzz || !c->piv || !c->w || !c->y || !c->acc || !c->all || !c->colp || !c->colr || !c->colt) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
+    if (!c->jzz || !c->piv || !c->w || !c->y || !c->acc || !c->all || !c->colp || !c->colr || !c->colt || !c->cg) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (penalty)");
     for (int j = 0; j < mb->nz; ++j) c->all[j] = j;
     return HYMO_OK;
 }
@@ -85,6 +96,7 @@ static void pb_destroy(hymo_formulation *f)
     free(c->colp);
     free(c->colr);
     free(c->colt);
+    free(c->cg);
     free(c->bval);
     free(c->gram);
     free(c->gpiv);
@@ -224,7 +236,11 @@ static hymo_status pb_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_err
 static void pb_begin_step(hymo_formulation *f, hymo_mb *mb)
 {
     (void)mb;
-    ((pb_content *)f->content)->lambda_frozen = 1;
+    pb_content *c = f->content;
+    c->lambda_frozen = 1;
+    c->cg_last = c->cg_off = 0;
+    c->cg_phi = -1.0;
+    c->cg_scale = 1.0;
 }
 
 /* the increments zn - z (see ds_pack) */
@@ -234,9 +250,11 @@ static void pb_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
     for (int j = 0; j < mb->nz; ++j) x[j] = mb->zn[j] - mb->z[j];
 }
 
+static void multiplier_update(pb_content *c, hymo_mb *mb, double t);
+
 static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
 {
-    (void)err, (void)t;
+    (void)err;
     pb_content *c = f->content;
     const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
     for (int j = 0; j < mb->nz; ++j) { /* the rates from the unknown dz, not from the rounded zn */
@@ -250,8 +268,8 @@ static hymo_status pb_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, 
     if (!(mb->final_unpack && mb->m > 0)) hymo_kin_velocities(&mb->kin, mb->model, mb->zdn);
     if (mb->m > 0) {
         hymo_constraints_eval(mb->con, &mb->kin, mb->phi, mb->phi_zv, NULL);
-        if (!c->lambda_frozen) { /* lambda^(h+1) = lambda^(h) + alpha Phi^(h+1) */
-            for (int r = 0; r < mb->m; ++r) mb->lambda[r] += mb->alpha * mb->phi[r];
+        if (!c->lambda_frozen) { /* lambda^(h+1) = lambda^(h) + alpha u, u = Phi^(h+1) or better */
+            multiplier_update(c, mb, t);
             c->lambda_frozen = 1;
         }
     }
@@ -339,6 +357,7 @@ static hymo_status projection_matrix(pb_content *c, hymo_mb *mb, double t, hymo_
     hymo_kin_composite(&mb->kin); /* the mass geometry at the final positions */
     if (!c->sparse && hymo_kin_mass(&mb->kin))
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (mass matrix)");
+    c->lu_ready = 0;
     block_values(c, mb, B->col_start, B->row, c->bval);
     for (int k = 0; k < mb->model->n_drivers; ++k) {
         const int u = mb->model->drivers[k].joint;
@@ -346,7 +365,9 @@ static hymo_status projection_matrix(pb_content *c, hymo_mb *mb, double t, hymo_
             for (int e = B->col_start[j]; e < B->col_start[j + 1]; ++e)
                 if (B->row[e] == u) c->bval[e] = j == u ? 1.0 : 0.0;
     }
-    return factor_block(c, B->col_start, B->row, c->bval, t, err);
+    const hymo_status st = factor_block(c, B->col_start, B->row, c->bval, t, err);
+    if (st == HYMO_OK) c->lu_ready = 1, c->lu_c = mb->dt * mb->dt / 4.0;
+    return st;
 }
 
 /* v <- v - W^{-1} Phi_z^T (dt^2/4) alpha (Phi_z v + bias): the
@@ -377,6 +398,128 @@ static void project(pb_content *pc, const hymo_mb *mb, double *v, const double *
     else
         hymo_lu_solve(nz, pc->jzz, pc->piv, y);
     for (int j = 0; j < nz; ++j) v[j] -= y[j];
+}
+
+/* The multiplier update.  Newton's iteration with lambda += alpha Phi
+ * after each update is the augmented-Lagrangian iteration: one step of
+ * Richardson's iteration, step 1, on the Schur complement system
+ *     A u = Phi,  A = (dt^2/4) alpha Phi_z W^-1 Phi_z^T,  lambda += alpha u,
+ * W the projection matrix M' + (dt^2/4) alpha Phi_z^T Phi_z, whose
+ * eigenvalues are (dt^2/4) alpha s / (1 + (dt^2/4) alpha s), s those of
+ * Phi_z M'^-1 Phi_z^T: u = Phi leaves rho = 1 / (1 + (dt^2/4) alpha s) of
+ * each mode per iteration.  Where Phi_z loses rank (links in one line:
+ * the parallelogram chains' cranks at the horizontal) s -> 0 in the lost
+ * directions, rho -> 1, and the true multipliers there grow as 1/distance
+ * to the singular position while their generalised force stays finite:
+ * Richardson's update cannot follow (two parallelogram loops at 0.5 ms: the
+ * loops' violations stayed at +-2.2e-8 m while their multipliers grew by
+ * 2.2e3 N per iteration, and Newton stopped at the first crossing).
+ * Where an update contracted the violation of the independent rows less
+ * than 1/MULTIPLIER_CG_GATE (measured over the step's last update; above
+ * MULTIPLIER_CG_FLOOR rounding units of the largest coordinate; not on
+ * mechanisms with redundant rows, whose multipliers lambda_min_norm
+ * keeps), u is instead found by conjugate gradients on
+ * (A + MULTIPLIER_SHIFT I) u = Phi, W factorised at the iterate, each
+ * product one solve with its LU: the lost directions converge in a few
+ * products, and the shift keeps the system positive definite where the
+ * rank is lost exactly (u at most Phi / MULTIPLIER_SHIFT there, where its
+ * generalised force vanishes).  The Newton matrix may answer otherwise
+ * than W (the numeric one holds the geometric stiffness of the large
+ * multipliers, the fast one may be an earlier step's): an update that
+ * removed more than the violation scales the step's later ones down by the
+ * share it removed, one that removed none returns the step to Richardson.
+ * The shipped models take Richardson's update at nearly every step;
+ * event sub-steps (h far below dt, rho large) may take the other. */
+#define MULTIPLIER_CG_GATE 0.5
+/* a violation below this many rounding units of the largest coordinate is round-off */
+#define MULTIPLIER_CG_FLOOR 64.0
+#define MULTIPLIER_SHIFT 1e-8
+#define MULTIPLIER_CG_MAX 64
+#define MULTIPLIER_CG_TOL 1e-10
+
+/* q = (c alpha Phi_z W^-1 Phi_z^T + shift I) p, y: nz scratch */
+static void schur_apply(pb_content *pc, const hymo_mb *mb, const double *p, double *q, double *y, double shift)
+{
+    const hymo_constraints *con = mb->con;
+    const double *P = mb->phi_zv, ca = pc->lu_c * mb->alpha;
+    for (int j = 0; j < mb->nz; ++j) y[j] = 0.0;
+    for (int r = 0; r < mb->m; ++r)
+        for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) y[con->col[t]] += P[t] * p[r];
+    for (int k = 0; k < mb->model->n_drivers; ++k) y[mb->model->drivers[k].joint] = 0.0; /* as project() */
+    if (pc->sparse)
+        klu_solve(pc->sym, pc->num, mb->nz, 1, y, &pc->common);
+    else
+        hymo_lu_solve(mb->nz, pc->jzz, pc->piv, y);
+    for (int r = 0; r < mb->m; ++r) {
+        double s = 0.0;
+        for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) s += P[t] * y[con->col[t]];
+        q[r] = ca * s + shift * p[r];
+    }
+}
+
+static void multiplier_update(pb_content *c, hymo_mb *mb, double t)
+{
+    const int m = mb->m;
+    double *r = c->cg, *p = r + m, *q = p + m, *u = q + m, *prev = u + m, *y = prev + m;
+    double phi_max = 0.0, z_max = 1.0;
+    for (int k = 0; k < m; ++k)
+        if (!mb->con->redundant[k]) phi_max = fmax(phi_max, fabs(mb->phi[k]));
+    for (int j = 0; j < mb->nz; ++j) z_max = fmax(z_max, fabs(mb->zn[j]));
+    /* after an update by conjugate gradients: scaled down after an
+     * overshoot, Richardson for the rest of the step after no progress */
+    if (c->cg_last) { /* the share of the violation the update removed, gamma (1: all of it) */
+        double a = 0.0, b = 0.0;
+        for (int k = 0; k < m; ++k)
+            if (!mb->con->redundant[k]) a += mb->phi[k] * prev[k], b += prev[k] * prev[k];
+        const double gamma = b > 0.0 ? 1.0 - a / b : 0.0;
+        if (gamma > 1.0) c->cg_scale /= gamma; /* overshoot: the next updates scaled down */
+        if (!(phi_max < c->cg_phi) && !(gamma > 1.0)) c->cg_off = 1;
+    }
+    /* Richardson's contraction as measured over the last update of the step
+     * (or the last update was by conjugate gradients and reduced Phi) */
+    const int slow = c->cg_phi > 0.0 && (c->cg_last || phi_max > MULTIPLIER_CG_GATE * c->cg_phi);
+    int richardson = c->cg_off || !slow || mb->con->rank < m || !(phi_max > MULTIPLIER_CG_FLOOR * DBL_EPSILON * z_max);
+    c->cg_last = 0;
+    c->cg_phi = phi_max;
+    /* W at this iterate (the last step's W with this iterate's Phi_z is
+     * not A: its soft directions, null(Phi_z) of the last step, leak into
+     * this Phi_z, by 1e2-1e3 on the spatial four-bar at 4 ms) */
+    hymo_error err;
+    if (!richardson && projection_matrix(c, mb, t, &err) != HYMO_OK) richardson = 1;
+    if (richardson) {
+        for (int k = 0; k < m; ++k) mb->lambda[k] += mb->alpha * mb->phi[k];
+        return;
+    }
+    double rr = 0.0;
+    for (int k = 0; k < m; ++k) {
+        u[k] = 0.0;
+        r[k] = p[k] = mb->con->redundant[k] ? 0.0 : mb->phi[k];
+        rr += r[k] * r[k];
+    }
+    for (int it = 0; it < MULTIPLIER_CG_MAX; ++it) {
+        schur_apply(c, mb, p, q, y, MULTIPLIER_SHIFT);
+        double pq = 0.0;
+        for (int k = 0; k < m; ++k) pq += p[k] * q[k];
+        if (!(pq > 0.0) || !isfinite(pq)) break;
+        const double a = rr / pq;
+        double rn = 0.0, left = 0.0;
+        for (int k = 0; k < m; ++k) {
+            if (mb->con->redundant[k]) q[k] = 0.0; /* the operator on the independent rows */
+            u[k] += a * p[k];
+            r[k] -= a * q[k];
+            rn += r[k] * r[k];
+            left = fmax(left, fabs(r[k]));
+        }
+        if (!(left > MULTIPLIER_CG_TOL * phi_max)) break;
+        const double beta = rn / rr;
+        rr = rn;
+        for (int k = 0; k < m; ++k) p[k] = r[k] + beta * p[k];
+    }
+    for (int k = 0; k < m; ++k) {
+        mb->lambda[k] += mb->alpha * (mb->con->redundant[k] || !isfinite(u[k]) ? mb->phi[k] : c->cg_scale * u[k]);
+        prev[k] = mb->phi[k];
+    }
+    c->cg_last = 1;
 }
 
 /* With redundant constraint rows, lambda is determined only up

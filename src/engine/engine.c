@@ -360,7 +360,9 @@ static hymo_status solve_core(hymo_sim *sim, double t1, int *iter_out, hymo_erro
      * update), projections, forces at the final state */
     st = jo->finish(sim, x, at_evaluated, t1, err);
     int changed = 0;
+    sim->mb.off_grid = t1 != hymo_engine_step_end(sim);
     if (st == HYMO_OK) st = sim->form.ops->finish_step(&sim->form, &sim->mb, t1, sim->state.step + 1, &changed, err);
+    sim->mb.off_grid = 0;
     if (st != HYMO_OK) return st;
     if (changed) sim->jac.jac_valid = 0; /* other unknowns */
     hymo_actuators_eval(&sim->act, sim->model, &sim->mb.kin); /* s, sd and F_s at the final state */
