@@ -9,6 +9,7 @@
 
 #include "cosim_split.h"
 #include "cosim_tables.h"
+#include "lazy_lib.h"
 #include "master_internal.h"
 #include "hymo/predict.h"
 
@@ -195,7 +196,8 @@ static hymo_status point_rho(probe *pr, double eps, double *rho, hymo_error *err
         }
     }
     hymo_master_restore(pr->m, pr->cp);
-    lapack_int info = LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', nz, pr->M, nz, pr->wr, pr->wi, NULL, 1, NULL, 1);
+    lapack_int info = hymo_lapack_dgeev(LAPACK_COL_MAJOR, 'N', 'N', nz, pr->M, nz, pr->wr, pr->wi, NULL, 1, NULL, 1);
+    if (info == HYMO_LAPACK_UNAVAILABLE) return hymo_error_set(err, HYMO_ERR_IO, "predict: %s", hymo_lapack_error());
     if (info != 0)
         return hymo_error_set(err, HYMO_ERR_NUMERIC, "predict: t = %g s: eigenvalue solver failed (dgeev info %d)",
                               pr->t, (int)info);
