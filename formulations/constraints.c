@@ -128,11 +128,7 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
         hymo_constraints_free(con);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraints)");
     }
-    /* the pattern: the joints on the path from body_a to body_b, i.e. on
-     * their paths to the ground but not on both (code 3: the joints above
-     * the common ancestor move both bodies rigidly; a relative constraint
-     * does not change with them on the constraint manifold, and off it by
-     * the violation only) */
+    /* the pattern: the joints on the paths from body_a and body_b to the ground */
     unsigned char *code = calloc((size_t)(nz > 0 ? nz : 1), 1);
     con->row_start = calloc((size_t)m + 1, sizeof(int));
     if (!code || !con->row_start) goto nomem;
@@ -143,8 +139,8 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
             for (int k = p->body_a; k != HYMO_GROUND; k = model->bodies[k].parent) code[k] |= 1;
             for (int k = p->body_b; k != HYMO_GROUND; k = model->bodies[k].parent) code[k] |= 2;
             for (int j = 0; j < nz; ++j) {
-                if (code[j] && code[j] != 3 && pass) con->col[nnz] = j, con->group[nnz] = code[j];
-                nnz += code[j] != 0 && code[j] != 3;
+                if (code[j] && pass) con->col[nnz] = j, con->group[nnz] = code[j];
+                nnz += code[j] != 0;
                 code[j] = 0;
             }
             con->row_start[i + 1] = nnz;
