@@ -147,6 +147,13 @@ static double gather(const hymo_master *m, hymo_master_iteration *it, double H)
     return res;
 }
 
+/* A retake's publication: the stage's outputs replace its point at t + H. */
+static void replace_point(hymo_cosim_node *nd, double t1)
+{
+    (void)t1;
+    nd->sub->ops->get_outputs(nd->sub, nd->hist_y);
+}
+
 /* A retake from the restored checkpoint with the outputs at t + H set to
  * it->x (the others to ybuf): each stage's inputs interpolate through
  * them, and a stage's outputs replace its point for the later stages. */
@@ -164,23 +171,7 @@ static hymo_status sweep(hymo_master *m, hymo_master_iteration *it, double t, do
         nd->advanced = 1;
     }
     for (int c = 0; c < it->nc; ++c) m->nodes[it->c_sub[c]].hist_y[it->c_out[c]] = it->x[c];
-    hymo_status st = HYMO_OK;
-    for (int i = 0, j; i < m->n && st == HYMO_OK; i = j) {
-        const int stage = m->nodes[m->seq[i]].stage;
-        for (j = i; j < m->n && m->nodes[m->seq[j]].stage == stage; ++j)
-            hymo_cosim_node_set_inputs(m->nodes, m->seq[j], t);
-        for (int q = i; q < j && st == HYMO_OK; ++q) {
-            hymo_subsystem *sub = m->nodes[m->seq[q]].sub;
-            st = sub->ops->do_step(sub, t, H, err);
-        }
-        for (int q = i; q < j && st == HYMO_OK; ++q) {
-            hymo_cosim_node *nd = &m->nodes[m->seq[q]];
-            nd->sub->ops->get_outputs(nd->sub, nd->hist_y);
-        }
-    }
-    for (int k = 0; k < m->n; ++k) m->nodes[k].advanced = 0;
-    if (st == HYMO_OK) m->steps++;
-    return st;
+    return hymo_master_run_stages(m, t, H, replace_point, err);
 }
 
 /* IQN-ILS estimate from iterates 0..k of this step (columns of Rh, Yh):

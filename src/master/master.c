@@ -144,9 +144,9 @@ static void order_stages(hymo_master *m)
     m->seq_valid = 1;
 }
 
-hymo_status hymo_master_step(hymo_master *m, hymo_error *err)
+hymo_status hymo_master_run_stages(hymo_master *m, double t, double H, void (*publish)(hymo_cosim_node *nd, double t1),
+                                   hymo_error *err)
 {
-    const double H = m->opt.H, t = hymo_master_time(m), t1 = t + H;
     if (!m->seq_valid) order_stages(m);
     hymo_status st = HYMO_OK;
     for (int i = 0, j; i < m->n && st == HYMO_OK; i = j) {
@@ -157,14 +157,23 @@ hymo_status hymo_master_step(hymo_master *m, hymo_error *err)
             hymo_subsystem *sub = m->nodes[m->seq[q]].sub;
             st = sub->ops->do_step(sub, t, H, err);
         }
-        for (int q = i; q < j && st == HYMO_OK; ++q) {
-            hymo_cosim_node_push(&m->nodes[m->seq[q]], t1);
-            m->nodes[m->seq[q]].advanced = 1;
-        }
+        for (int q = i; q < j && st == HYMO_OK; ++q) publish(&m->nodes[m->seq[q]], t + H);
     }
     for (int k = 0; k < m->n; ++k) m->nodes[k].advanced = 0;
     if (st == HYMO_OK) m->steps++;
     return st;
+}
+
+/* An ordinary step's publication: a new history point. */
+static void push_point(hymo_cosim_node *nd, double t1)
+{
+    hymo_cosim_node_push(nd, t1);
+    nd->advanced = 1;
+}
+
+hymo_status hymo_master_step(hymo_master *m, hymo_error *err)
+{
+    return hymo_master_run_stages(m, hymo_master_time(m), m->opt.H, push_point, err);
 }
 
 double hymo_master_time(const hymo_master *m)

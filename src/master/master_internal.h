@@ -56,6 +56,14 @@ struct hymo_master {
     long steps_base; /* ... and the steps done then: t = t_base + (steps - steps_base) H */
 };
 
+/* One communication step from t by H (src/master/master.c): in stage
+ * order, each stage's inputs set from the histories, its subsystems
+ * stepped, then publish(nd, t + H) for each of them; the step is counted
+ * when every subsystem succeeded.  The ordinary step publishes a new
+ * history point, a retake of the iteration replaces it. */
+hymo_status hymo_master_run_stages(hymo_master *m, double t, double H, void (*publish)(hymo_cosim_node *nd, double t1),
+                                   hymo_error *err);
+
 /* Arrays for nd->sub's sizes (nd->sub set), inputs of Lagrange order p;
  * 0, or -1 out of memory. */
 int hymo_cosim_node_alloc(hymo_cosim_node *nd, int p);
