@@ -196,10 +196,12 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     /* an explicit formulation has no Newton unknowns; the sizes are unused then */
     sim->nxm = sim->form.ops->n_mech ? sim->form.ops->n_mech(&sim->form) : 0;
     const int nx = sim->nx = sim->nxm + forces->n_unknowns(sim);
-    /* auto: KLU if the engine takes tree mode with it (IDA: its own dense
-     * solver), else the dense LU; sim->opt records the solver taken */
+    /* auto: KLU if the engine takes tree mode with it, else the dense LU
+     * (also for an integrator with a Newton matrix of its own or none: IDA
+     * takes the dense solver only, Euler has no Newton system); sim->opt
+     * records the solver taken */
     const int auto_ls = opt->linear_solver == HYMO_LINSOL_AUTO;
-    if (auto_ls) sim->opt.linear_solver = sim->integrator == &hymo_ida_ops ? HYMO_LINSOL_DENSE : HYMO_LINSOL_KLU;
+    if (auto_ls) sim->opt.linear_solver = sim->integrator->jacobian_name ? HYMO_LINSOL_DENSE : HYMO_LINSOL_KLU;
     if ((st = hymo_actuators_alloc(&sim->act, na, err)) != HYMO_OK ||
         (st = linsol_setup(sim, nx, err)) != HYMO_OK)
         goto fail;
