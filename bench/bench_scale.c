@@ -3,7 +3,7 @@
  * bench/gen_models.py).
  *
  *   bench_scale MODEL.yaml [--formulation double-step|penalty]
- *               [--jacobian fast|numeric] [--linear-solver dense|klu]
+ *               [--jacobian fast|numeric] [--linear-solver dense|klu|auto]
  *               [--steps K] [--repeat R] [--warmup W]
  *
  * Each round creates the simulation (assembly, static start: its CPU
@@ -71,7 +71,7 @@ static int cmp_double(const void *a, const void *b)
 static int usage(void)
 {
     fputs("usage: bench_scale MODEL.yaml [--formulation double-step|penalty] [--jacobian fast|numeric]\n"
-          "                   [--linear-solver dense|klu] [--steps K] [--repeat R] [--warmup W]\n",
+          "                   [--linear-solver dense|klu|auto] [--steps K] [--repeat R] [--warmup W]\n",
           stderr);
     return 2;
 }
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--jacobian"))
             jac = !strcmp(v, "numeric") ? HYMO_JACOBIAN_NUMERIC : HYMO_JACOBIAN_FAST;
         else if (!strcmp(a, "--linear-solver"))
-            ls = !strcmp(v, "klu") ? HYMO_LINSOL_KLU : HYMO_LINSOL_DENSE;
+            ls = !strcmp(v, "klu") ? HYMO_LINSOL_KLU : !strcmp(v, "dense") ? HYMO_LINSOL_DENSE : HYMO_LINSOL_AUTO;
         else if (!strcmp(a, "--steps"))
             steps = atoi(v);
         else if (!strcmp(a, "--repeat"))

@@ -20,8 +20,15 @@ typedef enum { HYMO_FORMULATION_DOUBLE_STEP = 0, HYMO_FORMULATION_PENALTY = 1 } 
 /* Newton matrix: numeric (forward differences at every iteration) or fast
  * (the approximate analytic matrix from the current evaluation). */
 typedef enum { HYMO_JACOBIAN_NUMERIC = 0, HYMO_JACOBIAN_FAST = 1 } hymo_jacobian_mode;
-/* Linear solver of the Newton systems: dense LU or sparse KLU. */
-typedef enum { HYMO_LINSOL_DENSE = 0, HYMO_LINSOL_KLU = 1 } hymo_linsol_kind;
+/* Linear solver of the Newton systems: dense LU, sparse KLU, or auto:
+ * chosen when the simulation is created, KLU where the engine's O(n) tree
+ * mode applies (an open tree of at least 16 joints without constraints,
+ * cut or driven joints, whose Newton matrix is the fast Jacobian, solved
+ * by the trapezoidal engine; docs/performance.md "A mechanism without
+ * hydraulics in tree mode"), the dense LU otherwise (co-simulation's
+ * mechanics included).  The simulation, its summary and its file record
+ * the solver chosen. */
+typedef enum { HYMO_LINSOL_DENSE = 0, HYMO_LINSOL_KLU = 1, HYMO_LINSOL_AUTO = 2 } hymo_linsol_kind;
 /* trapezoidal: the fixed-step trapezoidal Newton engine (seed 002);
  * ida: SUNDIALS IDA (variable order and step, error control by rtol/atol)
  * on the double-step formulation as an ODE in the independent coordinates,
@@ -86,11 +93,12 @@ typedef struct {
  * measurement (docs/models.md, "Re-selection threshold"). */
 #define HYMO_RESELECT_THRESHOLD_DEFAULT 0.1
 
-/* Defaults: double-step, numeric Jacobian, dense LU, model's simulation block. */
+/* Defaults: double-step, numeric Jacobian, auto linear solver, model's simulation block. */
 void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model);
 /* Validates opt: dt and t_end positive and finite (at most 1e9 steps),
  * penalty_alpha and the Newton tolerances positive, output_every and
- * max_iter >= 1, known integrator and Newton test, 0 < rtol < 1, atol > 0.
+ * max_iter >= 1, known integrator, Newton test and linear solver,
+ * 0 < rtol < 1, atol > 0.
  * HYMO_OK, or HYMO_ERR_ARGUMENT with the first violation in err. */
 hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err);
 /* output_every from a time interval (`hymo run --output-interval S`): the
@@ -107,7 +115,7 @@ const char *hymo_integrator_name(hymo_integrator_kind kind);
 const char *hymo_newton_test_name(hymo_newton_test_kind kind);
 /* "numeric" or "fast". */
 const char *hymo_jacobian_name(hymo_jacobian_mode mode);
-/* "dense" or "klu". */
+/* "dense", "klu" or "auto". */
 const char *hymo_linsol_name(hymo_linsol_kind kind);
 
 /* Opaque simulation state (hymo_sim_create, hymo_sim_free). */

@@ -95,7 +95,7 @@ _ENUMS = {
     "newton_test": {"contractive": 0, "seed": 1},
     "formulation": {"double-step": 0, "double_step": 0, "penalty": 1},
     "jacobian": {"numeric": 0, "fast": 1},
-    "linear_solver": {"dense": 0, "klu": 1},
+    "linear_solver": {"dense": 0, "klu": 1, "auto": 2},
     "predictor": {"seed": 0, "extrapolate": 1},
 }
 _RUN_KEYS = [f for f, _ in _ffi.RunOptions._fields_]
@@ -121,7 +121,7 @@ def run_options(model, **options):
     """hymo_run_options: the model's defaults (hymo_run_options_default)
     with `options` (dt, t_end, integrator="trapezoidal"|"ida",
     formulation="double-step"|"penalty", jacobian="numeric"|"fast",
-    linear_solver="dense"|"klu", newton_test, predictor, penalty_alpha,
+    linear_solver="auto"|"dense"|"klu", newton_test, predictor, penalty_alpha,
     tol_position, tol_pressure, tol_spool, max_iter, reselect_ratio,
     verbose, rtol, atol, error_estimate, output_every (or output_interval,
     s, a multiple of dt, as --output-interval), penalty_alpha_auto;

@@ -61,7 +61,9 @@ static void usage_run(FILE *out)
           "  --jacobian numeric|fast  numeric: forward differences every iteration (seed 002);\n"
           "                         fast: approximate analytic Jacobian (M', penalty and\n"
           "                         actuator terms, exact hydraulic rows), rebuilt while moving\n"
-          "  --linear-solver dense|klu  dense LU (default; LAPACK above 800 unknowns) or KLU sparse LU\n"
+          "  --linear-solver auto|dense|klu  dense LU (LAPACK above 800 unknowns), KLU sparse LU,\n"
+          "                         or auto (default): KLU where its O(n) tree path applies (an\n"
+          "                         open chain of >= 16 joints, fast Jacobian), else dense\n"
           "  --alpha A              penalty factor as given (default: model file; 1e11, or in\n"
           "                         format 2 scaled with the masses, docs/model-format.md)\n"
           "  --reselect-threshold R  double-step: re-select the independent coordinates when the\n"
@@ -219,8 +221,10 @@ static int cmd_run(int argc, char **argv)
             opt.linear_solver = HYMO_LINSOL_DENSE;
         else if (!strcmp(solver, "klu"))
             opt.linear_solver = HYMO_LINSOL_KLU;
+        else if (!strcmp(solver, "auto"))
+            opt.linear_solver = HYMO_LINSOL_AUTO;
         else
-            bad = snprintf(msg, sizeof msg, "--linear-solver: '%s' is not dense or klu", solver);
+            bad = snprintf(msg, sizeof msg, "--linear-solver: '%s' is not auto, dense or klu", solver);
     }
     if (!isnan(dt)) opt.dt = dt;
     if (!isnan(t_end)) opt.t_end = t_end;

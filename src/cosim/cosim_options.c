@@ -24,6 +24,7 @@ void hymo_cosim_options_default(hymo_cosim_options *opt, const hymo_model *model
     opt->mech_integrator = HYMO_MECH_TRAPEZOIDAL;
     hymo_run_options_default(&opt->mech, model);
     opt->mech.jacobian = HYMO_JACOBIAN_FAST;
+    opt->mech.linear_solver = HYMO_LINSOL_DENSE; /* the mechanics' files record the option's solver */
     opt->H = 1e-3;
     opt->mech.dt = opt->H;
     opt->h_h = 1e-4;

@@ -138,6 +138,16 @@ nomem:
     return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (mechanical block of the Newton matrix)");
 }
 
+/* The linear solver sim->opt.linear_solver of nx unknowns, its dense block
+ * and tree mode (hymo_engine_tree_mode). */
+static hymo_status linsol_setup(hymo_sim *sim, int nx, hymo_error *err)
+{
+    hymo_status st = hymo_linsol_create(sim->opt.linear_solver, nx, &sim->ls, err);
+    if (st == HYMO_OK) st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err);
+    if (st == HYMO_OK) st = hymo_engine_tree_mode(sim, err);
+    return st;
+}
+
 hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options *opt, const hymo_sim_tables *tables,
                                  hymo_sim **out, hymo_error *err)
 {
@@ -186,11 +196,21 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     /* an explicit formulation has no Newton unknowns; the sizes are unused then */
     sim->nxm = sim->form.ops->n_mech ? sim->form.ops->n_mech(&sim->form) : 0;
     const int nx = sim->nx = sim->nxm + forces->n_unknowns(sim);
+    /* auto: KLU if the engine takes tree mode with it, else the dense LU
+     * (also for an integrator with a Newton matrix of its own or none: IDA
+     * takes the dense solver only, Euler has no Newton system); sim->opt
+     * records the solver taken */
+    const int auto_ls = opt->linear_solver == HYMO_LINSOL_AUTO;
+    if (auto_ls) sim->opt.linear_solver = sim->integrator->jacobian_name ? HYMO_LINSOL_DENSE : HYMO_LINSOL_KLU;
     if ((st = hymo_actuators_alloc(&sim->act, na, err)) != HYMO_OK ||
-        (st = hymo_linsol_create(opt->linear_solver, nx, &sim->ls, err)) != HYMO_OK ||
-        (st = hymo_linsol_set_dense_block(sim->ls, sim->nxm, err)) != HYMO_OK ||
-        (st = hymo_engine_tree_mode(sim, err)) != HYMO_OK)
+        (st = linsol_setup(sim, nx, err)) != HYMO_OK)
         goto fail;
+    if (auto_ls && sim->opt.linear_solver == HYMO_LINSOL_KLU && !sim->jac.tree_mode) {
+        hymo_linsol_free(sim->ls);
+        sim->ls = NULL;
+        sim->opt.linear_solver = HYMO_LINSOL_DENSE;
+        if ((st = linsol_setup(sim, nx, err)) != HYMO_OK) goto fail;
+    }
     const int tree = sim->jac.tree_mode; /* the Newton matrix's arrays are O(n) (src/engine/engine.h) */
     if ((st = hymo_fe_alloc(&sim->fe, model, err)) != HYMO_OK) goto fail;
     sim->nsw_source = forces->n_switches(sim);

@@ -15,7 +15,7 @@ void hymo_run_options_default(hymo_run_options *opt, const hymo_model *model)
     memset(opt, 0, sizeof *opt);
     opt->formulation = HYMO_FORMULATION_DOUBLE_STEP;
     opt->jacobian = HYMO_JACOBIAN_NUMERIC;
-    opt->linear_solver = HYMO_LINSOL_DENSE;
+    opt->linear_solver = HYMO_LINSOL_AUTO; /* KLU where tree mode applies, else dense (hymo_sim_create) */
     opt->predictor = HYMO_PREDICTOR_EXTRAPOLATE;
     opt->dt = model->defaults.dt;
     opt->t_end = model->defaults.t_end;
@@ -50,6 +50,9 @@ hymo_status hymo_run_options_check(const hymo_run_options *opt, hymo_error *err)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "output_every = %d must be at least 1", opt->output_every);
     if ((unsigned)opt->newton_test > HYMO_NEWTON_SEED)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "newton test %d is not contractive or seed", (int)opt->newton_test);
+    if ((unsigned)opt->linear_solver > HYMO_LINSOL_AUTO)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "linear solver %d is not dense, klu or auto",
+                              (int)opt->linear_solver);
     if ((unsigned)opt->integrator > HYMO_INTEGRATOR_IDA)
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "integrator %d is not trapezoidal or ida", (int)opt->integrator);
     if (!(opt->rtol > 0.0) || !(opt->atol > 0.0) || !(opt->rtol < 1.0))
@@ -89,7 +92,10 @@ const char *hymo_newton_test_name(hymo_newton_test_kind kind)
     return kind == HYMO_NEWTON_SEED ? "seed" : "contractive";
 }
 const char *hymo_jacobian_name(hymo_jacobian_mode mode) { return mode == HYMO_JACOBIAN_FAST ? "fast" : "numeric"; }
-const char *hymo_linsol_name(hymo_linsol_kind kind) { return kind == HYMO_LINSOL_KLU ? "klu" : "dense"; }
+const char *hymo_linsol_name(hymo_linsol_kind kind)
+{
+    return kind == HYMO_LINSOL_KLU ? "klu" : kind == HYMO_LINSOL_AUTO ? "auto" : "dense";
+}
 
 double hymo_sim_time(const hymo_sim *sim) { return sim->state.t; }
 long hymo_sim_steps(const hymo_sim *sim) { return sim->state.step; }

@@ -61,6 +61,7 @@ static int run_option(const char *name, const char *value, hymo_run_options *o, 
             {"--jacobian", "fast", 2, HYMO_JACOBIAN_FAST},
             {"--linear-solver", "dense", 3, HYMO_LINSOL_DENSE},
             {"--linear-solver", "klu", 3, HYMO_LINSOL_KLU},
+            {"--linear-solver", "auto", 3, HYMO_LINSOL_AUTO},
             {"--newton-test", "contractive", 4, HYMO_NEWTON_CONTRACTIVE},
             {"--newton-test", "seed", 4, HYMO_NEWTON_SEED},
         };

@@ -37,6 +37,11 @@
  *   with Newton's 3.3 iterations against 2.8 about 4.7x; measured 4.2-4.5;
  *   the dense M' and LU 64x, an O(N^2) part 16x) and its heap grows as N^p,
  *   p <= 1.2, from 256 to 1024 (measured 1.00).
+ * - The default linear solver (auto) is KLU with tree mode for the pendulum
+ *   of 64 and the chain of 20 with the fast Jacobian (both formulations),
+ *   the dense LU with the numeric Jacobian, at N = 8, with a point-to-point
+ *   spring-damper, with IDA and for the excavator; each run is the explicit
+ *   solver's to the bit.
  * - A co-simulation's mechanical subsystem (the chain of 20 with the split
  *   pressure source: chamber pressures as inputs, no hydraulic unknowns,
  *   the actuator stiffness on the diagonal) takes tree mode too, with both
@@ -318,6 +323,65 @@ static void test_mechanics(void **state)
     hymo_model_free(m);
 }
 
+/* The default linear solver (auto) with the given Jacobian and integrator */
+static hymo_sim *create_auto(const hymo_model *m, int form, int fast, int ida)
+{
+    hymo_run_options opt;
+    hymo_run_options_default(&opt, m);
+    assert_int_equal(opt.linear_solver, HYMO_LINSOL_AUTO);
+    opt.formulation = form ? HYMO_FORMULATION_PENALTY : HYMO_FORMULATION_DOUBLE_STEP;
+    opt.jacobian = fast ? HYMO_JACOBIAN_FAST : HYMO_JACOBIAN_NUMERIC;
+    if (ida) opt.integrator = HYMO_INTEGRATOR_IDA;
+    return test_sim_create(m, &opt);
+}
+
+/* auto resolved to `kind` (the summary's name too) and, with tree mode as
+ * `tree`, the same run as the explicit solver to the bit over 20 steps */
+static void check_auto(const hymo_model *m, int form, int fast, hymo_linsol_kind kind, int tree)
+{
+    hymo_sim *a = create_auto(m, form, fast, 0), *e = create(m, form, kind == HYMO_LINSOL_KLU, fast);
+    assert_int_equal(a->opt.linear_solver, kind);
+    assert_int_equal(a->jac.tree_mode, tree);
+    hymo_run_summary sum;
+    hymo_sim_summary(a, &sum);
+    assert_string_equal(sum.linear_solver, hymo_linsol_name(kind));
+    hymo_error err;
+    hymo_error_clear(&err);
+    for (int k = 0; k < 20; ++k)
+        if (hymo_sim_step(a, &err) != HYMO_OK || hymo_sim_step(e, &err) != HYMO_OK) fail_msg("%s", err.message);
+    assert_memory_equal(a->mb.z, e->mb.z, (size_t)a->nz * sizeof(double));
+    hymo_sim_free(a), hymo_sim_free(e);
+}
+
+/* The default linear solver: KLU where tree mode applies (the pendulum and
+ * the chain with cylinders, N >= 16, fast Jacobian, both formulations),
+ * the dense LU otherwise (numeric Jacobian, N = 8, IDA, a shipped model) */
+static void test_auto(void **state)
+{
+    (void)state;
+    hymo_model *m = pendulum_model(64, 0);
+    for (int form = 0; form < 2; ++form) {
+        check_auto(m, form, 1, HYMO_LINSOL_KLU, 1);
+        check_auto(m, form, 0, HYMO_LINSOL_DENSE, 0);
+    }
+    hymo_sim *sim = create_auto(m, 0, 1, 1); /* IDA: its own dense solver */
+    assert_int_equal(sim->opt.linear_solver, HYMO_LINSOL_DENSE);
+    hymo_sim_free(sim);
+    hymo_model_free(m);
+    m = pendulum_model(8, 0);
+    check_auto(m, 0, 1, HYMO_LINSOL_DENSE, 0);
+    hymo_model_free(m);
+    m = chain_model(20, PLAIN);
+    check_auto(m, 0, 1, HYMO_LINSOL_KLU, 1);
+    hymo_model_free(m);
+    m = chain_model(20, SPRING); /* a point-to-point spring-damper: no tree */
+    check_auto(m, 0, 1, HYMO_LINSOL_DENSE, 0);
+    hymo_model_free(m);
+    m = test_load_model("excavator.yaml");
+    for (int fast = 0; fast < 2; ++fast) check_auto(m, 0, fast, HYMO_LINSOL_DENSE, 0);
+    hymo_model_free(m);
+}
+
 /* A co-simulation's mechanical subsystem: the chain with the split
  * pressure source (the chambers' pressures are inputs; no hydraulic
  * unknowns), the actuator stiffness a diagonal term */
@@ -414,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_mechanics),
         cmocka_unit_test(test_mechanics_linear),
+        cmocka_unit_test(test_auto),
         cmocka_unit_test(test_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
