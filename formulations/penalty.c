@@ -652,9 +652,15 @@ static double violation(const hymo_mb *mb, const double *v, const double *bias)
  * times in all, while it improves.  It also acts where a single penalty
  * projection is inexact by itself, (dt^2/4) alpha s_min below ~100 (the
  * Bennett linkage at 62.5 us: |Phi_z zd| 4.6e-10 -> 1.5e-12, error
- * 5.83e-8 unchanged); no shipped golden run repeats a projection. */
+ * 5.83e-8 unchanged); no shipped golden run repeats a projection.  A pass
+ * contracts the violation by about rho = 1/(1 + (dt^2/4) alpha s_min), which
+ * tends to 1 as dt falls below PENALTY_DT_REF; the passes must then be many
+ * or the projection stays partial and the result depends on alpha
+ * (tests/models/loop_rusp.yaml, alpha 1e11, 15.6 us: 2.5e-6 rad off the
+ * independent solution after 4 passes, 4.6e-6 rad, = the exact projection's,
+ * after at most 64; tests/independent/README.md "Closed loops"). */
 #define PROJECT_REFINE 1e-2
-#define PROJECT_PASSES 4
+#define PROJECT_PASSES 64
 
 static void project_refined(pb_content *pc, const hymo_mb *mb, double *v, const double *bias)
 {
