@@ -518,7 +518,12 @@ static void pop(ctx_t *c, size_t old)
 /* ------------------------------------------------------------------ */
 /* Nodes                                                                */
 
-static yaml_node_t *node_at(ctx_t *c, int id) { return yaml_document_get_node(&c->doc, id); }
+/* yaml_document_get_node, inline: node id (1-based) of the document, or NULL. */
+static yaml_node_t *node_at(ctx_t *c, int id)
+{
+    yaml_node_t *n = c->doc.nodes.start;
+    return id > 0 && n + id <= c->doc.nodes.top ? n + id - 1 : NULL;
+}
 
 static const char *sval(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
