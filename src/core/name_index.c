@@ -38,9 +38,7 @@ void hymo_name_index_free(hymo_name_index *ix)
         free(ix->blocks);
         ix->blocks = next;
     }
-    free(ix->keys);
-    free(ix->hashes);
-    free(ix->vals);
+    free(ix->slots);
     memset(ix, 0, sizeof *ix);
 }
 
@@ -48,34 +46,23 @@ void hymo_name_index_free(hymo_name_index *ix)
 static size_t slot_of(const hymo_name_index *ix, const char *a, const char *b, uint64_t h)
 {
     size_t i = (size_t)h & (ix->cap - 1);
-    while (ix->keys[i] && (ix->hashes[i] != h || !equal2(ix->keys[i], a, b))) i = (i + 1) & (ix->cap - 1);
+    while (ix->slots[i].key && (ix->slots[i].hash != h || !equal2(ix->slots[i].key, a, b))) i = (i + 1) & (ix->cap - 1);
     return i;
 }
 
 static int grow(hymo_name_index *ix)
 {
     const size_t cap = ix->cap ? 2 * ix->cap : 64;
-    char **keys = calloc(cap, sizeof *keys);
-    uint64_t *hashes = malloc(cap * sizeof *hashes);
-    int *vals = malloc(cap * sizeof *vals);
-    if (!keys || !hashes || !vals) {
-        free(keys);
-        free(hashes);
-        free(vals);
-        return 0;
-    }
+    hymo_name_slot *slots = calloc(cap, sizeof *slots);
+    if (!slots) return 0;
     for (size_t i = 0; i < ix->cap; ++i) {
-        if (!ix->keys[i]) continue;
-        size_t j = (size_t)ix->hashes[i] & (cap - 1);
-        while (keys[j]) j = (j + 1) & (cap - 1);
-        keys[j] = ix->keys[i];
-        hashes[j] = ix->hashes[i];
-        vals[j] = ix->vals[i];
+        if (!ix->slots[i].key) continue;
+        size_t j = (size_t)ix->slots[i].hash & (cap - 1);
+        while (slots[j].key) j = (j + 1) & (cap - 1);
+        slots[j] = ix->slots[i];
     }
-    free(ix->keys);
-    free(ix->hashes);
-    free(ix->vals);
-    ix->keys = keys, ix->hashes = hashes, ix->vals = vals, ix->cap = cap;
+    free(ix->slots);
+    ix->slots = slots, ix->cap = cap;
     return 1;
 }
 
@@ -103,7 +90,7 @@ int hymo_name_index_put2(hymo_name_index *ix, const char *a, const char *b, int 
     if (2 * (ix->n + 1) > ix->cap && !grow(ix)) return -2;
     const uint64_t h = hash2(a, b);
     const size_t i = slot_of(ix, a, b, h);
-    if (ix->keys[i]) return ix->vals[i];
+    if (ix->slots[i].key) return ix->slots[i].val;
     const size_t la = strlen(a), lb = b ? strlen(b) + 1 : 0;
     char *k = key_space(ix, la + lb + 1);
     if (!k) return -2;
@@ -114,9 +101,7 @@ int hymo_name_index_put2(hymo_name_index *ix, const char *a, const char *b, int 
     } else {
         k[la] = '\0';
     }
-    ix->keys[i] = k;
-    ix->hashes[i] = h;
-    ix->vals[i] = val;
+    ix->slots[i] = (hymo_name_slot){.hash = h, .key = k, .val = val};
     ix->n++;
     return -1;
 }
@@ -126,7 +111,7 @@ int hymo_name_index_get2(const hymo_name_index *ix, const char *a, const char *b
     if (!ix->cap) return -1;
     const uint64_t h = hash2(a, b);
     const size_t i = slot_of(ix, a, b, h);
-    return ix->keys[i] ? ix->vals[i] : -1;
+    return ix->slots[i].key ? ix->slots[i].val : -1;
 }
 
 int hymo_name_index_put(hymo_name_index *ix, const char *key, int val) { return hymo_name_index_put2(ix, key, NULL, val); }

@@ -10,9 +10,13 @@
 #include <stdint.h>
 
 typedef struct {
-    char **keys; /* cap slots, NULL: empty */
-    uint64_t *hashes;
-    int *vals;
+    uint64_t hash;
+    char *key; /* NULL: empty */
+    int val;
+} hymo_name_slot;
+
+typedef struct {
+    hymo_name_slot *slots; /* cap slots: a probe reads one slot's cache line */
     size_t cap, n;
     char *blocks; /* the key text blocks, chained */
     char *next;   /* free space in the newest block */

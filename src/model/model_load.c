@@ -108,6 +108,9 @@ typedef struct {
      * number of nodes it made (nodes added later, by --set, are libyaml's) */
     struct text_block *text;
     int n_composed;
+    /* composed collections whose items --set extended (their items then
+     * libyaml's, malloc) */
+    int *owned, n_owned;
 } ctx_t;
 
 /* ------------------------------------------------------------------ */
@@ -115,45 +118,58 @@ typedef struct {
 
 /* compose builds c->doc from the parser's events as yaml_parser_load
  * does (the same nodes in the same order, marks, styles, the same
- * composer errors), but keeps the text of its scalars in large blocks
- * (c->text) and gives every node without a tag of its own the shared
- * default tag, instead of two allocations per node; doc_delete frees it
- * (nodes added later with yaml_document_add_* are freed as libyaml's). */
+ * composer errors), but keeps the text of its scalars and the items of
+ * its sequences and mappings in large blocks (c->text) and gives every
+ * node without a tag of its own the shared default tag, instead of
+ * allocations per node; doc_delete frees it (nodes added later with
+ * yaml_document_add_* are freed as libyaml's, and so are the items of
+ * the composed mappings in c->owned). */
 struct text_block {
     struct text_block *next;
     size_t used, cap;
     char data[];
 };
 
-static char *text_copy(ctx_t *c, const unsigned char *s, size_t n)
+/* n bytes from the blocks, at a multiple of 8 from a block's start when
+ * aligned. */
+static char *block_space(ctx_t *c, size_t n, int aligned)
 {
     struct text_block *b = c->text;
-    if (!b || b->cap - b->used < n + 1) {
-        const size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+    size_t at = b ? (aligned ? (b->used + 7) & ~(size_t)7 : b->used) : 0;
+    if (!b || at > b->cap || b->cap - at < n) {
+        const size_t cap = n > 65536 ? n : 65536;
         b = malloc(sizeof *b + cap);
         if (!b) return NULL;
         b->next = c->text, b->used = 0, b->cap = cap;
         c->text = b;
+        at = 0;
     }
-    char *out = b->data + b->used;
+    b->used = at + n;
+    return b->data + at;
+}
+
+static char *text_copy(ctx_t *c, const unsigned char *s, size_t n)
+{
+    char *out = block_space(c, n + 1, 0);
+    if (!out) return NULL;
     if (n) memcpy(out, s, n);
     out[n] = '\0';
-    b->used += n + 1;
     return out;
 }
 
 static void doc_delete(ctx_t *c)
 {
     yaml_document_t *d = &c->doc;
-    for (yaml_node_t *n = d->nodes.start; n && n < d->nodes.top; ++n) {
-        const int mine = n - d->nodes.start < c->n_composed;
+    for (yaml_node_t *n = d->nodes.start ? d->nodes.start + c->n_composed : NULL; n && n < d->nodes.top; ++n) {
         if (n->type == YAML_SEQUENCE_NODE) free(n->data.sequence.items.start);
         if (n->type == YAML_MAPPING_NODE) free(n->data.mapping.pairs.start);
-        if (!mine) {
-            free(n->tag);
-            if (n->type == YAML_SCALAR_NODE) free(n->data.scalar.value);
-        }
+        free(n->tag);
+        if (n->type == YAML_SCALAR_NODE) free(n->data.scalar.value);
     }
+    for (int i = 0; i < c->n_owned; ++i) free(d->nodes.start[c->owned[i] - 1].data.mapping.pairs.start);
+    free(c->owned);
+    c->owned = NULL;
+    c->n_owned = 0;
     free(d->nodes.start);
     free(d->version_directive);
     for (yaml_tag_directive_t *t = d->tag_directives.start; t && t < d->tag_directives.end; ++t) {
@@ -193,29 +209,46 @@ static int grow(void **start, void **top, void **end, size_t size)
     return 1;
 }
 
-/* Node index (1-based) to its parent (the collection on top of open). */
-static int add_to_parent(yaml_document_t *d, const int *open, int n_open, int index)
+/* The items of the open collections, innermost last: a sequence's
+ * node ids, a mapping's key and value ids in turn (a yaml_node_pair_t is
+ * the two ids); a collection's items go to the blocks when it ends. */
+typedef struct {
+    int *id;
+    size_t n, cap;
+} kids_t;
+
+/* Node index (1-based) to its parent (the collection open last). */
+static int add_to_parent(kids_t *k, int n_open, int index)
 {
     if (n_open == 0) return 1;
-    yaml_node_t *parent = d->nodes.start + open[n_open - 1] - 1;
-    if (parent->type == YAML_SEQUENCE_NODE) {
-        if (parent->data.sequence.items.top == parent->data.sequence.items.end &&
-            !grow((void **)&parent->data.sequence.items.start, (void **)&parent->data.sequence.items.top,
-                  (void **)&parent->data.sequence.items.end, sizeof(yaml_node_item_t)))
-            return 0;
-        *parent->data.sequence.items.top++ = index;
-        return 1;
+    if (k->n == k->cap) {
+        const size_t cap = k->cap ? 2 * k->cap : 256;
+        int *ni = realloc(k->id, cap * sizeof *ni);
+        if (!ni) return 0;
+        k->id = ni, k->cap = cap;
     }
-    if (parent->data.mapping.pairs.top > parent->data.mapping.pairs.start &&
-        parent->data.mapping.pairs.top[-1].value == 0) {
-        parent->data.mapping.pairs.top[-1].value = index;
-        return 1;
+    k->id[k->n++] = index;
+    return 1;
+}
+
+/* The collection `node` ends: its items (k's from `from` on) into the
+ * blocks; 0 when out of memory. */
+static int end_collection(ctx_t *c, yaml_node_t *node, kids_t *k, size_t from)
+{
+    if (node->type == YAML_MAPPING_NODE && (k->n - from) % 2 && !add_to_parent(k, 1, 0)) return 0;
+    const size_t n = k->n - from;
+    int *items = n ? (int *)(void *)block_space(c, n * sizeof(int), 1) : NULL;
+    if (n && !items) return 0;
+    if (n) memcpy(items, k->id + from, n * sizeof(int));
+    k->n = from;
+    if (node->type == YAML_SEQUENCE_NODE) {
+        node->data.sequence.items.start = items;
+        node->data.sequence.items.top = node->data.sequence.items.end = items + n;
+    } else {
+        yaml_node_pair_t *pairs = (yaml_node_pair_t *)(void *)items;
+        node->data.mapping.pairs.start = pairs;
+        node->data.mapping.pairs.top = node->data.mapping.pairs.end = pairs + n / 2;
     }
-    if (parent->data.mapping.pairs.top == parent->data.mapping.pairs.end &&
-        !grow((void **)&parent->data.mapping.pairs.start, (void **)&parent->data.mapping.pairs.top,
-              (void **)&parent->data.mapping.pairs.end, sizeof(yaml_node_pair_t)))
-        return 0;
-    *parent->data.mapping.pairs.top++ = (yaml_node_pair_t){.key = index, .value = 0};
     return 1;
 }
 
@@ -230,6 +263,8 @@ static int compose(yaml_parser_t *p, ctx_t *c)
     yaml_event_t ev;
     int ok = 1, n_open = 0, cap_open = 0, n_anchor = 0, cap_anchor = 0;
     int *open = NULL;
+    size_t *open_from = NULL; /* where each open collection's items begin in kids */
+    kids_t kids = {0};
     anchor_t *anchors = NULL;
 #define OOM()                                                                                      \
     do {                                                                                           \
@@ -283,7 +318,7 @@ static int compose(yaml_parser_t *p, ctx_t *c)
                 p->problem = "found undefined alias";
                 p->problem_mark = ev.start_mark;
                 ok = 0;
-            } else if (!add_to_parent(d, open, n_open, index))
+            } else if (!add_to_parent(&kids, n_open, index))
                 OOM();
             break;
         case YAML_SCALAR_EVENT:
@@ -301,17 +336,8 @@ static int compose(yaml_parser_t *p, ctx_t *c)
             node.type = seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE;
             node.tag = node_tag(c, seq ? ev.data.sequence_start.tag : ev.data.mapping_start.tag,
                                 seq ? YAML_DEFAULT_SEQUENCE_TAG : YAML_DEFAULT_MAPPING_TAG);
-            if (seq) {
-                node.data.sequence.style = ev.data.sequence_start.style;
-                if (!grow((void **)&node.data.sequence.items.start, (void **)&node.data.sequence.items.top,
-                          (void **)&node.data.sequence.items.end, sizeof(yaml_node_item_t)))
-                    OOM();
-            } else {
-                node.data.mapping.style = ev.data.mapping_start.style;
-                if (!grow((void **)&node.data.mapping.pairs.start, (void **)&node.data.mapping.pairs.top,
-                          (void **)&node.data.mapping.pairs.end, sizeof(yaml_node_pair_t)))
-                    OOM();
-            }
+            if (seq) node.data.sequence.style = ev.data.sequence_start.style;
+            else node.data.mapping.style = ev.data.mapping_start.style;
             anchor = seq ? ev.data.sequence_start.anchor : ev.data.mapping_start.anchor;
             if (!node.tag) OOM();
             break;
@@ -319,6 +345,7 @@ static int compose(yaml_parser_t *p, ctx_t *c)
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT:
             d->nodes.start[open[n_open - 1] - 1].end_mark = ev.end_mark;
+            if (!end_collection(c, &d->nodes.start[open[n_open - 1] - 1], &kids, open_from[n_open - 1])) OOM();
             n_open--;
             break;
         default: /* not produced inside a document */
@@ -357,24 +384,29 @@ static int compose(yaml_parser_t *p, ctx_t *c)
                     if (!anchors[n_anchor++].anchor) OOM();
                 }
             }
-            if (ok && !add_to_parent(d, open, n_open, index)) OOM();
+            if (ok && !add_to_parent(&kids, n_open, index)) OOM();
             if (ok && (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)) {
                 if (n_open == cap_open) {
                     cap_open = cap_open ? 2 * cap_open : 64;
                     int *no = realloc(open, (size_t)cap_open * sizeof *no);
-                    if (!no) OOM();
-                    else open = no;
+                    size_t *nf = no ? realloc(open_from, (size_t)cap_open * sizeof *nf) : NULL;
+                    if (no) open = no;
+                    if (nf) open_from = nf;
+                    if (!no || !nf) OOM();
                 }
-                if (ok) open[n_open++] = index;
+                if (ok) {
+                    open_from[n_open] = kids.n;
+                    open[n_open++] = index;
+                }
             }
         }
-        if (node.type == YAML_SEQUENCE_NODE) free(node.data.sequence.items.start); /* not pushed */
-        if (node.type == YAML_MAPPING_NODE) free(node.data.mapping.pairs.start);
         yaml_event_delete(&ev);
     }
 done:
 #undef OOM
     free(open);
+    free(open_from);
+    free(kids.id);
     free(anchors);
     if (!ok) doc_delete(c);
     return ok;
@@ -486,7 +518,12 @@ static void pop(ctx_t *c, size_t old)
 /* ------------------------------------------------------------------ */
 /* Nodes                                                                */
 
-static yaml_node_t *node_at(ctx_t *c, int id) { return yaml_document_get_node(&c->doc, id); }
+/* yaml_document_get_node, inline: node id (1-based) of the document, or NULL. */
+static yaml_node_t *node_at(ctx_t *c, int id)
+{
+    yaml_node_t *n = c->doc.nodes.start;
+    return id > 0 && n + id <= c->doc.nodes.top ? n + id - 1 : NULL;
+}
 
 static const char *sval(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
@@ -1445,6 +1482,31 @@ static hymo_status set_fail(ctx_t *c, const char *spec, const char *fmt, ...)
 }
 
 /* Applies override i ("PATH=VALUE") to the document. */
+/* Mapping `id`'s pairs where libyaml can append to them (malloc): a
+ * composed mapping's pairs are moved out of the blocks once; 0 when out
+ * of memory. */
+static int own_pairs(ctx_t *c, int id)
+{
+    if (id - 1 >= c->n_composed) return 1;
+    for (int i = 0; i < c->n_owned; ++i)
+        if (c->owned[i] == id) return 1;
+    yaml_node_t *n = node_at(c, id);
+    const size_t k = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    yaml_node_pair_t *pairs = malloc((k + 4) * sizeof *pairs);
+    int *owned = realloc(c->owned, (size_t)(c->n_owned + 1) * sizeof *owned);
+    if (owned) c->owned = owned;
+    if (!pairs || !owned) {
+        free(pairs);
+        return 0;
+    }
+    if (k) memcpy(pairs, n->data.mapping.pairs.start, k * sizeof *pairs);
+    n->data.mapping.pairs.start = pairs;
+    n->data.mapping.pairs.top = pairs + k;
+    n->data.mapping.pairs.end = pairs + k + 4;
+    c->owned[c->n_owned++] = id;
+    return 1;
+}
+
 static hymo_status apply_set(ctx_t *c, int i)
 {
     const char *spec = c->set[i];
@@ -1486,6 +1548,7 @@ static hymo_status apply_set(ctx_t *c, int i)
                 }
             }
             int last = p[klen] == '\0';
+            if (!found && !own_pairs(c, cur)) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
             if (!found && last) {
                 /* A key the file leaves out (an optional field): add it;
                  * the loader then checks it like any other key. */

@@ -2,12 +2,16 @@
  * on the strings where the readers differ (the model file's plain
  * scalars: decimal only; the sensors' and the CSV import's fields: white
  * space after the number; the CSV import: inf and nan; everything but the
- * sensors and the FMU options: no overflow or underflow). */
+ * sensors and the FMU options: no overflow or underflow); short decimals
+ * give strtod's value bit for bit. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -68,6 +72,46 @@ static void test_flags(void **state)
     assert_int_equal(hymo_parse_number(NULL, 0, &v), 0);
 }
 
+/* Short decimals (read without strtod) against strtod, bit for bit: random
+ * significands of 1 to 20 digits with a point anywhere, exponents from -30
+ * to 30, signs, leading zeros, the edges 2^53 and 1e22. */
+static void same_as_strtod(const char *s)
+{
+    double v = 42.0;
+    char *end = NULL;
+    const double w = strtod(s, &end);
+    const int ok = hymo_parse_number(s, DEC, &v);
+    if (!ok) fail_msg("'%s' not read", s);
+    if (memcmp(&v, &w, sizeof v) != 0) fail_msg("'%s': %.17g, strtod %.17g", s, v, w);
+}
+
+static void test_strtod(void **state)
+{
+    (void)state;
+    static const char *edges[] = {"0", "-0", "+0", "-0.0e5", "9007199254740992", "9007199254740993",
+                                  "9007199254740991e22", "1e22", "1e23", "1e-22", "123456789012345678e-22",
+                                  "0.1", "0.3", "5.", ".5", "007", "1.7976931348623157e308", "4.9e-324",
+                                  "2.2250738585072014e-308", "0.000000000000000000001"};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; ++i) same_as_strtod(edges[i]);
+    unsigned long long x = 88172645463325252ULL;
+    for (int k = 0; k < 2000000; ++k) {
+        char s[64];
+        size_t n = 0;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (x & 1) s[n++] = (x & 2) ? '-' : '+';
+        const int nd = 1 + (int)((x >> 2) % 20), point = (int)((x >> 8) % (unsigned)(nd + 2)) - 1;
+        unsigned long long y = x;
+        for (int d = 0; d < nd; ++d) {
+            if (d == point) s[n++] = '.';
+            y = y * 6364136223846793005ULL + 1442695040888963407ULL;
+            s[n++] = (char)('0' + (y >> 33) % 10);
+        }
+        if ((x >> 16) & 1) n += (size_t)snprintf(s + n, sizeof s - n, "%c%d", (x >> 17) & 1 ? 'e' : 'E', (int)((x >> 20) % 61) - 30);
+        s[n] = '\0';
+        same_as_strtod(s);
+    }
+}
+
 static void test_length(void **state)
 {
     (void)state;
@@ -81,6 +125,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flags),
         cmocka_unit_test(test_length),
+        cmocka_unit_test(test_strtod),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
