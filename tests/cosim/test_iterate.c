@@ -26,21 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hymo/linear.h"
 #include "test_util.h"
+#include "three_mass.h"
 
-#define K 1.0e4
-#define C 20.0
 #define R_SUB 5
-
-static const double AI[16] = {0, 1, 0, 0, -2 * K, -2 * C, K, C, 0, 0, 0, 1, K, C, -2 * K, -2 * C};
-static const double BI[8] = {0, 0, 0, 0, 0, 0, K, C};
-static const double CI[8] = {0, 0, 1, 0, 0, 0, 0, 1};
-static const double AII[4] = {0, 1, -2 * K, -2 * C};
-static const double BII[4] = {0, 0, K, C};
-static const double CII[4] = {1, 0, 0, 1};
-static const hymo_link LINKS[4] = {{0, 0, 1, 0}, {0, 1, 1, 1}, {1, 0, 0, 0}, {1, 1, 0, 1}};
-static const double X0I[4] = {1e-3, 0.0, -2e-3, 0.1}, X0II[2] = {5e-4, -0.05};
 
 #define H_BIG 15e-3
 #define T_END 0.6

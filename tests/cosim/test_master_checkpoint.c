@@ -15,19 +15,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "hymo/linear.h"
 #include "test_util.h"
-
-#define K 1.0e4
-#define C 20.0
-
-static const double AI[16] = {0, 1, 0, 0, -2 * K, -2 * C, K, C, 0, 0, 0, 1, K, C, -2 * K, -2 * C};
-static const double BI[8] = {0, 0, 0, 0, 0, 0, K, C};
-static const double CI[8] = {0, 0, 1, 0, 0, 0, 0, 1};
-static const double AII[4] = {0, 1, -2 * K, -2 * C};
-static const double BII[4] = {0, 0, K, C};
-static const double CII[4] = {1, 0, 0, 1};
-static const hymo_link LINKS[4] = {{0, 0, 1, 0}, {0, 1, 1, 1}, {1, 0, 0, 0}, {1, 1, 0, 1}};
+#include "three_mass.h"
 
 #define H0 2.0e-3
 #define h0 2.0e-4
@@ -40,10 +29,9 @@ typedef struct {
 static void rig_open(rig *r)
 {
     const hymo_linear_system sys[2] = {{4, 2, 2, AI, BI, CI, NULL, h0}, {2, 2, 2, AII, BII, CII, NULL, h0}};
-    const double x0I[4] = {1e-3, 0.0, -2e-3, 0.1}, x0II[2] = {5e-4, -0.05};
     hymo_error err;
-    assert_int_equal(hymo_linear_subsystem_create(&sys[0], x0I, "I", &r->sub[0], &err), HYMO_OK);
-    assert_int_equal(hymo_linear_subsystem_create(&sys[1], x0II, "II", &r->sub[1], &err), HYMO_OK);
+    assert_int_equal(hymo_linear_subsystem_create(&sys[0], X0I, "I", &r->sub[0], &err), HYMO_OK);
+    assert_int_equal(hymo_linear_subsystem_create(&sys[1], X0II, "II", &r->sub[1], &err), HYMO_OK);
     const hymo_master_options opt = {HYMO_SCHEME_GAUSS_SEIDEL_MECH_FIRST, 2, H0};
     if (hymo_master_create(r->sub, 2, LINKS, 4, &opt, &r->m, &err) != HYMO_OK) fail_msg("%s", err.message);
 }

@@ -35,26 +35,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "hymo/linear.h"
 #include "test_util.h"
+#include "three_mass.h"
 
-#define K 1.0e4 /* N/m */
-#define C 20.0  /* N s/m: modal damping ratios ~0.04-0.14 */
 #define R_SUB 5 /* H / h */
-
-/* system I: x = (x1, v1, x2, v2), u = (x3, v3), y = (x2, v2) */
-static const double AI[16] = {0, 1, 0, 0,                 /* */
-                              -2 * K, -2 * C, K, C,       /* m1 = 1 */
-                              0, 0, 0, 1,                 /* */
-                              K, C, -2 * K, -2 * C};      /* m2 = 1, k3/c3 to the input */
-static const double BI[8] = {0, 0, 0, 0, 0, 0, K, C};
-static const double CI[8] = {0, 0, 1, 0, 0, 0, 0, 1};
-/* system II: x = (x3, v3), u = (x2, v2), y = (x3, v3) */
-static const double AII[4] = {0, 1, -2 * K, -2 * C}; /* m3 = 1, k3 + k4 */
-static const double BII[4] = {0, 0, K, C};
-static const double CII[4] = {1, 0, 0, 1};
-
-static const hymo_link LINKS[4] = {{0, 0, 1, 0}, {0, 1, 1, 1}, {1, 0, 0, 0}, {1, 1, 0, 1}};
 
 static void systems(double H, hymo_linear_system sys[2])
 {
