@@ -20,10 +20,11 @@
  * for a method of known order, a second companion at twice its step
  * (check), whose differences from the first give the order observed, and
  * a third at twice the check's (check2), whose differences give the order
- * one level coarser.  All step on a thread of their own, concurrently with the main run: the
- * main run hands its state (z, p, s) at each companion step through a ring
- * of SNAP_SLOTS snapshots (allocated before the first step); the compiled
- * model they share is read-only during steps. */
+ * one level coarser.  All step on a thread of their own, concurrently
+ * with the main run: the main run hands its state (z, p, s) at each
+ * companion step through a ring of SNAP_SLOTS snapshots (allocated before
+ * the first step); the compiled model they share is read-only during
+ * steps. */
 #define SNAP_SLOTS 256
 #define SNAP_BATCH 32 /* the companions' thread is woken when this many wait (or at the end) */
 _Static_assert(SNAP_BATCH >= 1 && SNAP_BATCH <= SNAP_SLOTS, "a full ring must wake the companions' thread");
@@ -371,8 +372,10 @@ static void companion_check(const companion *c, hymo_run_summary *sum)
     if (c->check2_failed || k2) {
         int m = snprintf(out + n, size - (size_t)n, "%s%s%s", why, k2 ? "; at 2/4/8 dt " : "", coarse);
         if (coarse_bad && m >= 0 && (size_t)(n + m) < size)
-            snprintf(out + n + m, size - (size_t)(n + m), ": the coarse steps are outside the method's order, %s %.1f of %d%s",
-                     near_needed ? "so within" : "this one within", HYMO_ORDER_NEAR, c->order, near_needed ? " needed" : "");
+            snprintf(out + n + m, size - (size_t)(n + m),
+                     ": the coarse steps are outside the method's order, %s %.1f of %d%s",
+                     near_needed ? "so within" : "this one within", HYMO_ORDER_NEAR, c->order,
+                     near_needed ? " needed" : "");
     }
 }
 
