@@ -66,9 +66,10 @@ def run(hymo, name, formulation, jacobian, dt, t_end, extra=()):
         with h5py.File(path, "r") as f:
             z = f["states/z"][:]
             est = float(f["accuracy"].attrs["z_max_error"]) if "accuracy" in f else float("nan")
+            reliable = int(f["accuracy"].attrs.get("reliable", -1)) if "accuracy" in f else -1
             drift = float(np.abs(f["energy/drift"][:]).max())
             complete = int(f.attrs["complete"])
-        return {"z": z, "estimate": est, "drift": drift, "complete": complete, "exit": p.returncode}
+        return {"z": z, "estimate": est, "reliable": reliable, "drift": drift, "complete": complete, "exit": p.returncode}
     finally:
         os.unlink(path)
 
@@ -88,6 +89,7 @@ def measure(hymo, name, dts, formulations, jacobians, t_end, rtol=RTOL, extra=()
                 err = float(np.abs(r["z"][:n] - zr[:n]).max())
                 row = {"model": name, "formulation": form, "jacobian": jac, "dt": dt, "error": err,
                        "estimate": r["estimate"], "ratio_est": r["estimate"] / err if err > 0 else float("nan"),
+                       "reliable": r["reliable"],
                        "drift": r["drift"], "complete": r["complete"], "exit": r["exit"],
                        "halving": prev / err if prev else None}
                 prev = err
