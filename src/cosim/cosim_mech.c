@@ -276,13 +276,13 @@ static void mech_get_outputs(const hymo_subsystem *sub, double *y)
 
 /* Snapshot: t, step, z, zd, zdd, lambda, work, power, chamber pressures,
  * the velocity-force input; the predictor's history (zdd, lambda at the
- * two steps before) and the Newton test's memory (contraction rate, the
- * last step's truncation error that sets the target), so that a retried
- * step repeats the same iterations. */
+ * two steps before) and the Newton test's memory (contraction rate and
+ * its age, the last step's truncation error that sets the target), so
+ * that a retried step repeats the same iterations. */
 static int mech_state_size(const hymo_subsystem *sub)
 {
     const mech_impl *mi = sub->impl;
-    return 2 + 3 * mi->nz + mi->m + 2 * mi->sim->na + mi->sim->np + mi->sim->na + mi->nz + 2 * mi->m + 2 +
+    return 2 + 3 * mi->nz + mi->m + 2 * mi->sim->na + mi->sim->np + mi->sim->na + mi->nz + 2 * mi->m + 3 +
            mi->sim->nsw + (mi->sim->fe.n > 0 ? 3 : 0) /* force elements: switching states and work */ +
            (mi->tlm ? 6 * mi->na : 0); /* TLM: the waves the next step's Z_c reads */
 }
@@ -299,6 +299,7 @@ static void mech_get_state(const hymo_subsystem *sub, double *buf)
     PUT(sim->record.work, na), PUT(sim->record.power, na), PUT(sim->state.p, sim->np), PUT(sim->inputs.ext_force, na);
     PUT(sim->state.zdd_prev, nz), PUT(sim->state.lambda_prev, mi->m), PUT(sim->state.lambda_prev2, mi->m);
     PUT(&sim->solver.newton_theta, 1), PUT(&sim->solver.newton_lte, 1);
+    *buf++ = sim->solver.newton_theta_age;
     for (int i = 0; i < sim->nsw; ++i) *buf++ = sim->switching.sw[i];
     if (sim->fe.n > 0) PUT(&sim->record.fe_work, 1), PUT(&sim->record.fe_power, 1), PUT(&sim->record.fe_t, 1);
     if (mi->tlm) PUT(mi->wave, 2 * mi->na), PUT(mi->wave_prev, 2 * mi->na), PUT(mi->cin_prev, 2 * mi->na);
@@ -323,6 +324,7 @@ static void mech_set_state(hymo_subsystem *sub, const double *buf)
     GET(sim->record.work, na), GET(sim->record.power, na), GET(sim->state.p, sim->np), GET(sim->inputs.ext_force, na);
     GET(sim->state.zdd_prev, nz), GET(sim->state.lambda_prev, mi->m), GET(sim->state.lambda_prev2, mi->m);
     GET(&sim->solver.newton_theta, 1), GET(&sim->solver.newton_lte, 1);
+    sim->solver.newton_theta_age = (int)lround(*buf++);
     for (int i = 0; i < sim->nsw; ++i) sim->switching.sw[i] = *buf++ != 0.0;
     if (sim->fe.n > 0) GET(&sim->record.fe_work, 1), GET(&sim->record.fe_power, 1), GET(&sim->record.fe_t, 1);
     if (mi->tlm) GET(mi->wave, 2 * mi->na), GET(mi->wave_prev, 2 * mi->na), GET(mi->cin_prev, 2 * mi->na);

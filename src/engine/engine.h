@@ -198,6 +198,7 @@ typedef struct {
     double *xpred;           /* nx: the predictor (contractive Newton test) */
     double newton_tau;       /* the step's Newton target, in tolerance units (<= 1) */
     double newton_theta;     /* last contraction rate measured (mechanical block) */
+    int newton_theta_age;    /* Newton solves begun since newton_theta was measured (0: in this one) */
     double newton_prev_m;    /* the mechanical block's previous scaled increment in this step */
     double newton_lte;       /* predictor-corrector distance of the last step, tolerance units */
 } hymo_sim_solver;

@@ -175,6 +175,7 @@ hymo_status hymo_sim_create_with(const hymo_model *model, const hymo_run_options
     static const hymo_newton_test_ops *const tests[] = {&hymo_newton_contractive_ops, &hymo_newton_seed_ops};
     sim->newton = tests[opt->newton_test];
     sim->solver.newton_theta = 0.5;
+    sim->solver.newton_theta_age = 2; /* not measured */
     sim->solver.newton_lte = INFINITY;
     /* the start is monolithic (static pressures); the force source applies from the first step */
     sim->forces = &hymo_forces_monolithic_ops;

@@ -342,6 +342,7 @@ const hymo_newton_test_ops hymo_newton_seed_ops = {
 static void contractive_begin(hymo_sim *sim, const double *x)
 {
     sim->solver.newton_prev_m = INFINITY;
+    if (sim->solver.newton_theta_age < 2) ++sim->solver.newton_theta_age;
     memcpy(sim->solver.xpred, x, (size_t)sim->nx * sizeof(double));
     const double tau = KAPPA_LTE * sim->solver.newton_lte, tau_min = TAU_MIN_RATE * sim->solver.h;
     sim->solver.newton_tau = !(tau < 1.0) ? 1.0 : tau > tau_min ? tau : tau_min;
@@ -400,6 +401,12 @@ static int accepted(const hymo_sim *sim, double inc_m)
     return 2;
 }
 
+/* the formulation's Newton includes penalty's multiplier update */
+static int penalty_newton(const hymo_sim *sim)
+{
+    return sim->m > 0 && sim->form.ops->penalty_factor(&sim->form, &sim->mb) > 0.0;
+}
+
 static int contractive_converged(hymo_sim *sim, int iter, double inc, double prev, int fresh)
 {
     (void)prev;
@@ -410,10 +417,20 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
     if (!(inc <= 1.0)) return 0; /* some increment beyond its tolerance, or not a number */
     if (roundoff) return accepted(sim, inc_m);
     double theta = sim->solver.newton_theta;
-    if (iter >= 2 && prev_m > 0.0 && isfinite(prev_m)) theta = sim->solver.newton_theta = inc_m / prev_m;
+    if (iter >= 2 && prev_m > 0.0 && isfinite(prev_m)) {
+        theta = sim->solver.newton_theta = inc_m / prev_m;
+        sim->solver.newton_theta_age = 0;
+    }
     /* a matrix of an earlier step may contract far worse than the rate
-     * last measured: measure it (a second iteration) before accepting */
-    else if (!fresh) return 0;
+     * last measured: measure it (a second iteration) before accepting.
+     * So may penalty's multiplier update, whose rate moves with the
+     * configuration (rho, multiplier_update in formulations/penalty.c): a
+     * rate measured before the previous solve is stale, and the iterate is
+     * measured too (one parallelogram loop, numeric Jacobian, 2 ms: a rate
+     * of 3.2e-6 measured at t = 0.32 s would accept every later step's
+     * first iterate, where the steps that measure it find 1e-5 .. 5e-4;
+     * energy drift 1.8e-2 J, 3.8e-4 J with the rule) */
+    else if (!fresh || (penalty_newton(sim) && sim->solver.newton_theta_age > 1)) return 0;
     /* with a matrix of this step, no contraction at increments this small
      * is the noise of the residual (penalty's multiplier updates): stop */
     if (fresh && theta >= STAGNATION_THETA && inc_m <= STAGNATION) return accepted(sim, inc_m);

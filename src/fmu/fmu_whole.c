@@ -219,6 +219,7 @@ static void whole_snap(whole_impl *w, snap *s)
     snap_d(s, ex->p_vrange, 4 * np), snap_u8(s, ex->p_below_floor, np), snap_i(s, &ex->n_below_floor);
     snap_d(s, &sim->solver.newton_tau, 1), snap_d(s, &sim->solver.newton_theta, 1),
         snap_d(s, &sim->solver.newton_prev_m, 1);
+    snap_i(s, &sim->solver.newton_theta_age);
     snap_d(s, &sim->solver.newton_lte, 1);
     if (sim->fe.n > 0)
         snap_d(s, &sim->record.fe_work, 1), snap_d(s, &sim->record.fe_power, 1), snap_d(s, &sim->record.fe_t, 1);

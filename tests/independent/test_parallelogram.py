@@ -13,15 +13,19 @@ What holds (asserted):
     (root attribute singular_positions);
   - double-step completes on N = 1, 2, 10 at 1 ms through 20 s, and keeps
     the energy to 2e-4 J at 0.5 ms on N = 1, 2;
-  - penalty + fast on N = 1: complete at 1, 0.5, 0.25 ms, error falling
-    3.5-4.5x per halving, estimate/true within [1/3, 3];
+  - penalty on N = 1, both Jacobians: complete at 1, 0.5, 0.25 ms, error
+    falling 3.5-4.5x per halving, estimate/true within [1/3, 3] (the 1 ms
+    run's estimate comes from a 2 ms companion, which with the numeric
+    Jacobian drifted while the Newton test accepted first iterates on a
+    stale contraction rate, src/engine/jacobian.c);
   - double-step on N = 1, both Jacobians: second order (3.5-4.5x per
     halving) with estimate/true within [1/3, 3];
-  - penalty on N = 2, both Jacobians, and on N = 10, fast, through the
-    crossings of 20 s (its multiplier update by conjugate gradients where
-    the augmented-Lagrangian step stops contracting, formulations/penalty.c
-    multiplier_update): complete, second order, estimate/true within
-    [1/3, 3], energy drift bounded.
+  - penalty on N = 2 and 10, both Jacobians, 1 / 0.5 / 0.25 ms, through
+    the crossings of 20 s (its multiplier update by conjugate gradients
+    where the augmented-Lagrangian step stops contracting,
+    formulations/penalty.c multiplier_update): complete, second order,
+    estimate/true within [1/3, 3], energy drift bounded (N = 10 at 0.25 ms
+    in the slow tier, ctest py_independent_parallelogram10).
 Full table: parallelogram.py table (docs/models.md, "Singular positions").
 """
 
@@ -85,15 +89,21 @@ def test_double_step_energy_through_crossings(hymo, tmp_path, n):
     assert r["peak_drift"] < 2e-4, r
 
 
-def test_penalty_fast_one_loop_second_order(hymo, tmp_path):
+@pytest.mark.parametrize("jacobian", ["fast", "numeric"])
+def test_penalty_one_loop_second_order(hymo, tmp_path, jacobian):
+    """One loop, 1 / 0.5 / 0.25 ms: measured fast 3.02e-4 / 7.56e-5 /
+    1.89e-5, numeric 3.07e-4 / 7.56e-5 / 1.89e-5 (4.06, 4.00), estimate/true
+    1.00-1.02 (numeric at 1 ms: 14 while its 2 ms companion accepted first
+    iterates on a contraction rate measured at t = 0.32 s)."""
     errs = []
     for dt in (1e-3, 5e-4, 2.5e-4):
-        rc, err, r = run(hymo, tmp_path, 1, "penalty", "fast", dt)
+        rc, err, r = run(hymo, tmp_path, 1, "penalty", jacobian, dt)
         assert rc == 0, err
         assert 1.0 / 3.0 <= r["ratio"] <= 3.0, r
         assert r["singular"] == ""
+        assert r["peak_drift"] < 2e-4, r
         errs.append(r["error"])
-    print("penalty fast, one loop: errors %s" % errs)
+    print("penalty %s, one loop: errors %s" % (jacobian, errs))
     for a, b in zip(errs, errs[1:]):
         assert 3.5 < a / b < 4.5, errs
 
@@ -119,8 +129,8 @@ def test_penalty_two_loops(hymo, tmp_path, jacobian):
     """Two loops, 1 / 0.5 / 0.25 ms through 19 crossings (the runs stopped at
     the first, t = 0.35 s, with the multiplier update lambda += alpha Phi
     alone).  Measured: fast 2.35e-4 / 5.88e-5 / 1.47e-5 (4.0, 4.0),
-    estimate/true 1.00; numeric 3.44e-4 / 6.05e-5 / 1.49e-5 (5.7, 4.1),
-    estimate/true 0.62 / 1.56 / 1.02; drift <= 2.4e-4 J."""
+    estimate/true 1.00; numeric 2.39e-4 / 5.89e-5 / 1.47e-5 (4.06, 4.01),
+    estimate/true 1.03 / 1.02 / 1.00; drift <= 1.7e-4 J."""
     errs = []
     for dt in (1e-3, 5e-4, 2.5e-4):
         rc, err, r = run(hymo, tmp_path, 2, "penalty", jacobian, dt)
@@ -130,9 +140,8 @@ def test_penalty_two_loops(hymo, tmp_path, jacobian):
         assert r["peak_drift"] < 5e-4, r
         errs.append(r["error"])
     print("penalty %s, two loops: errors %s" % (jacobian, errs))
-    hi = 4.5 if jacobian == "fast" else 6.0
     for a, b in zip(errs, errs[1:]):
-        assert 3.5 < a / b < hi, errs
+        assert 3.5 < a / b < 4.5, errs
 
 
 def test_penalty_ten_loops_fast(hymo, tmp_path):
@@ -147,3 +156,22 @@ def test_penalty_ten_loops_fast(hymo, tmp_path):
         assert r["peak_drift"] < 2e-3, r
         errs.append(r["error"])
     assert 3.5 < errs[0] / errs[1] < 4.5, errs
+
+
+@pytest.mark.parametrize("jacobian", ["fast", "numeric"])
+def test_penalty_ten_loops_ladder(hymo, tmp_path, jacobian):
+    """Ten loops, 1 / 0.5 / 0.25 ms (slow tier: ~1 min of CPU per
+    Jacobian).  Measured: fast 1.80e-4 / 4.50e-5 / 1.12e-5 (4.0, 4.0),
+    estimate/true 1.00; numeric 1.83e-4 / 4.51e-5 / 1.17e-5 (4.06, 3.85),
+    estimate/true 1.02 / 1.02 / 0.95; drift 7.4e-4 / 1.8e-4 / 4.9e-5 J."""
+    errs = []
+    for dt in (1e-3, 5e-4, 2.5e-4):
+        rc, err, r = run(hymo, tmp_path, 10, "penalty", jacobian, dt)
+        assert rc == 0, err
+        assert r["complete"] == 1
+        assert 1.0 / 3.0 <= r["ratio"] <= 3.0, r
+        assert r["peak_drift"] < 2e-3 * (dt / 1e-3) ** 2, r
+        errs.append(r["error"])
+    print("penalty %s, ten loops: errors %s" % (jacobian, errs))
+    for a, b in zip(errs, errs[1:]):
+        assert 3.5 < a / b < 4.5, errs
