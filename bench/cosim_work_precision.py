@@ -3,7 +3,8 @@
 (max |ds|, max |dp|) versus CPU time and versus the number of
 communication steps, on crane1, crane2, the excavator and the forestry
 crane, for
-  fixed      fixed H over a grid (1 ... 20 ms, those that divide t_end),
+  fixed      fixed H: every multiple of h_m = H_min = 1 ms up to H_max =
+             50 ms that divides t_end,
   energy     energy-controlled H (--H-control energy) at 4 tolerances one
              decade apart (RTOL 1e-1 ... 1e-4, ATOL = RTOL/10 J; first H
              2 ms, H_min = h_m = 1 ms, H_max = 50 ms),
@@ -22,13 +23,19 @@ usage: bench/cosim_work_precision.py [--hymo build/hymo] [--out docs]
 Writes OUT/cosim_work_precision.csv (one row per run) and
 OUT/img/cosim_work_precision.png (one row of panels per model: max |ds|
 and max |dp| against CPU time and against communication steps, log-log)
-and prints the table with, for every energy-controlled run, the steps the
-fixed-H runs of the same configuration need for the same max |ds|
-(log-log interpolation on their Pareto front; empty outside its range)
-and the ratio.  CPU time: user + system time of the `hymo cosim` process
+and prints the table with, for every energy-controlled run, the steps of
+the best fixed H of the same configuration at the same max |ds|: the
+stable fixed-H runs' Pareto front (steps against max |ds|) interpolated
+log-log between its neighbouring points; where the controlled run's
+error is at least that of the front's cheapest run (the largest stable H
+on the front), that run's steps (a larger H is unstable or less
+accurate); empty where the controlled run is more accurate than every
+fixed run.  Ratio = those steps / the controlled run's accepted steps;
+"with rejected": / (accepted + rejected), every attempted step counted.  CPU time: user + system time of the `hymo cosim` process
 (loading the model and reference, the run, the comparison; no output
 file); with h_m = 1 ms and h_h = 0.1 ms fixed, the subsystems' internal
-steps dominate it, so it hardly changes with the communication steps.  The monolithic references (`hymo run`, the model's dt = 1 ms) are
+steps dominate it, so it hardly changes with the communication steps.  The
+monolithic references (`hymo run`, the model's dt = 1 ms) are
 made in a temporary directory.  Needs python3-matplotlib for the plot."""
 import argparse
 import csv
@@ -47,10 +54,10 @@ CONFIGS = {
     "im-gs": ["--coupling", "velocity-pressure", "--extrapolation", "interface-model", "--scheme",
               "gauss-seidel-hyd-first"],
 }
-HS = [1e-3, 2e-3, 3e-3, 4e-3, 5e-3, 6e-3, 8e-3, 10e-3, 15e-3, 20e-3]
+HS = [k / 1000 for k in range(1, 51)]  # every multiple of h_m = H_min = 1 ms up to H_max; those dividing t_end run
 RTOLS = [1e-1, 1e-2, 1e-3, 1e-4]
 FIELDS = ["model", "config", "series", "H", "tol_rel", "tol_abs", "status", "steps", "rejected", "H_mean",
-          "cpu_s", "max_ds", "rms_ds", "max_dp", "fixed_steps_at_equal_ds", "step_ratio"]
+          "cpu_s", "max_ds", "rms_ds", "max_dp", "fixed_steps_at_equal_ds", "step_ratio", "attempt_ratio"]
 
 
 def t_end_of(model):
@@ -98,14 +105,20 @@ def pareto(rows):
 
 
 def steps_at(front, e):
-    """Steps the front needs for error e (log-log interpolation), or None outside it."""
+    """Steps of the best fixed H whose max |ds| is at most e: log-log
+    interpolation between the neighbouring points of the front; the
+    front's cheapest run (the largest stable H of the grid on the front)
+    when e is at least its error; None when e is below the front's most
+    accurate run."""
+    if front and e >= front[0][1]:
+        return float(front[0][0])
     for (n0, e0), (n1, e1) in zip(front, front[1:]):
         if e1 <= e <= e0:
             if e0 == e1:
                 return float(n0)
             w = math.log(e / e0) / math.log(e1 / e0)
             return math.exp(math.log(n0) + w * (math.log(n1) - math.log(n0)))
-    return float(front[0][0]) if front and abs(e - front[0][1]) <= 1e-12 * e else None
+    return None
 
 
 def plot(rows, models, configs, png):
@@ -194,7 +207,7 @@ def main():
                 for series, H, rt, at, args in runs:
                     r = cosim(a.hymo, model, ref, args)
                     r.update(model=model, config=cfg, series=series, H=H, tol_rel=rt, tol_abs=at,
-                             fixed_steps_at_equal_ds="", step_ratio="")
+                             fixed_steps_at_equal_ds="", step_ratio="", attempt_ratio="")
                     rows.append(r)
                     print("%-15s %-6s %-9s H %-6g tol %-6s %-9s steps %-6s cpu %6.2f s  max|ds| %-10s max|dp| %s"
                           % (model, cfg, series, H, rt, r["status"][:9], r["steps"], r["cpu_s"], r["max_ds"],
@@ -212,6 +225,7 @@ def main():
                 if n is not None:
                     r["fixed_steps_at_equal_ds"] = round(n)
                     r["step_ratio"] = round(n / r["steps"], 3)
+                    r["attempt_ratio"] = round(n / (r["steps"] + (r["rejected"] or 0)), 3)
     os.makedirs(os.path.join(a.out, "img"), exist_ok=True)
     path = os.path.join(a.out, "cosim_work_precision.csv")
     with open(path, "w", newline="") as f:
@@ -223,9 +237,10 @@ def main():
     print("\nenergy-controlled runs against fixed H at equal max |ds| (ratio = fixed steps / energy steps):")
     for r in rows:
         if r["series"] != "fixed":
-            print("  %-15s %-6s %-9s tol %-6s steps %-6s max|ds| %-10s fixed steps %-7s ratio %s"
-                  % (r["model"], r["config"], r["series"], r["tol_rel"] or r["H"], r["steps"], r["max_ds"],
-                     r["fixed_steps_at_equal_ds"], r["step_ratio"]))
+            print("  %-15s %-6s %-9s tol %-6s steps %-6s rejected %-4s max|ds| %-10s fixed steps %-7s ratio %-6s "
+                  "with rejected %s" % (r["model"], r["config"], r["series"], r["tol_rel"] or r["H"], r["steps"],
+                                        r["rejected"], r["max_ds"], r["fixed_steps_at_equal_ds"], r["step_ratio"],
+                                        r["attempt_ratio"]))
     plot(rows, models, configs, os.path.join(a.out, "img", "cosim_work_precision.png"))
 
 
