@@ -3,21 +3,26 @@
 (max |ds|, max |dp|) versus CPU time and versus the number of
 communication steps, on crane1, crane2, the excavator and the forestry
 crane, for
-  fixed      fixed H: every multiple of h_m = H_min = 1 ms up to H_max =
-             50 ms that divides t_end,
+  fixed      fixed H: every multiple of h_m = H_min = 1 ms up to 20 ms,
+             and 25, 30, 40, 50 ms (H_max); where H does not divide
+             t_end, the run ends at the last multiple of H before t_end
+             (column t_run, at most H short) and counts as t_end / H
+             steps in the comparison and the plot,
   energy     energy-controlled H (--H-control energy) at 4 tolerances one
              decade apart (RTOL 1e-1 ... 1e-4, ATOL = RTOL/10 J; first H
              2 ms, H_min = h_m = 1 ms, H_max = 50 ms),
   iterative  iterative coupling, when the hymo binary has --iterate (the
              arguments of --iterative-args at the H of --iterative-H),
-each in two configurations: `im` (velocity-pressure, interface model,
+each in three configurations: `im` (velocity-pressure, interface model,
 Jacobi, trapezoidal double-step mechanics, RK4 hydraulics, mechanics'
 inputs extrapolated: the best configuration of the achievable-H map of
-docs/cosimulation.md, 6 ms on both cranes) and `im-gs` (the same with
-Gauss-Seidel, hydraulics first).
+docs/cosimulation.md, 6 ms on both cranes), `im-gs` (the same with
+Gauss-Seidel, hydraulics first) and `p2` (the same as `im` with Lagrange
+extrapolation of order 2 in place of the interface model: hymo cosim's
+default configuration).
 
 usage: bench/cosim_work_precision.py [--hymo build/hymo] [--out docs]
-           [--models crane1,...] [--configs im,im-gs] [--quick]
+           [--models crane1,...] [--configs im,im-gs,p2] [--quick]
            [--iterative-args "--iterate 20 --iterate-tol 1e-8"] [--iterative-H 5e-3,1e-2,2e-2]
 
 Writes OUT/cosim_work_precision.csv (one row per run) and
@@ -53,10 +58,11 @@ CONFIGS = {
     "im": ["--coupling", "velocity-pressure", "--extrapolation", "interface-model", "--scheme", "jacobi"],
     "im-gs": ["--coupling", "velocity-pressure", "--extrapolation", "interface-model", "--scheme",
               "gauss-seidel-hyd-first"],
+    "p2": ["--coupling", "velocity-pressure", "--extrapolation", "2", "--scheme", "jacobi"],
 }
-HS = [k / 1000 for k in range(1, 51)]  # every multiple of h_m = H_min = 1 ms up to H_max; those dividing t_end run
+HS = [k / 1000 for k in range(1, 21)] + [0.025, 0.03, 0.04, 0.05]  # multiples of h_m = H_min = 1 ms
 RTOLS = [1e-1, 1e-2, 1e-3, 1e-4]
-FIELDS = ["model", "config", "series", "H", "tol_rel", "tol_abs", "status", "steps", "rejected", "H_mean",
+FIELDS = ["model", "config", "series", "H", "t_run", "tol_rel", "tol_abs", "status", "steps", "rejected", "H_mean",
           "cpu_s", "max_ds", "rms_ds", "max_dp", "fixed_steps_at_equal_ds", "step_ratio", "attempt_ratio"]
 
 
@@ -95,7 +101,8 @@ def cosim(hymo, model, ref, args):
 
 def pareto(rows):
     """(steps, max_ds) of the stable runs on the Pareto front, by steps."""
-    pts = sorted((r["steps"], r["max_ds"]) for r in rows if r["status"] == "stable" and r["max_ds"] != "")
+    pts = sorted((r.get("steps_eq", r["steps"]), r["max_ds"]) for r in rows
+                 if r["status"] == "stable" and r["max_ds"] != "")
     front, best = [], math.inf
     for n, e in pts:
         if e < best:
@@ -135,7 +142,7 @@ def plot(rows, models, configs, png):
                                                                     "max |Δp| [Pa]")]
     fig, axes = plt.subplots(len(models), 4, figsize=(17, 3.6 * len(models)), squeeze=False)
     style = {"fixed": ("o", "-"), "energy": ("s", "--"), "iterative": ("^", ":")}
-    colors = {"im": "tab:blue", "im-gs": "tab:red"}
+    colors = {"im": "tab:blue", "im-gs": "tab:red", "p2": "tab:green"}
     for i, model in enumerate(models):
         for j, (x, y, xl, yl) in enumerate(cols):
             ax = axes[i][j]
@@ -147,7 +154,8 @@ def plot(rows, models, configs, png):
                         continue
                     # along the parameter: H falling, tolerance falling
                     pts.sort(key=lambda r: -float(r["tol_rel"] if r["tol_rel"] != "" else r["H"]))
-                    ax.plot([float(r[x]) for r in pts], [float(r[y]) for r in pts], marker=mk, ls=ls,
+                    ax.plot([float(r.get("steps_eq", r[x]) if x == "steps" else r[x]) for r in pts],
+                            [float(r[y]) for r in pts], marker=mk, ls=ls,
                             color=colors.get(cfg, "k"), label="%s %s" % (cfg, series), ms=4)
             ax.set_yscale("log")
             if x == "steps":  # CPU time: linear (its range is narrow, see the docstring)
@@ -192,9 +200,13 @@ def main():
                 base = CONFIGS[cfg] + ["--hm", "1e-3"] + extra
                 runs = []
                 for H in hs:
-                    if abs(T / H - round(T / H)) > 1e-9 or abs(H / 1e-3 - round(H / 1e-3)) > 1e-9:
+                    if abs(H / 1e-3 - round(H / 1e-3)) > 1e-9:
                         continue
-                    runs.append(("fixed", H, "", "", base + ["--H", repr(H)]))
+                    n = math.floor(T / H + 1e-9)
+                    if abs(T / H - n) <= 1e-9:
+                        runs.append(("fixed", H, "", "", base + ["--H", repr(H)]))
+                    else:  # to the last multiple of H before t_end; steps counted as T / H
+                        runs.append(("fixed", H, "", "", base + ["--H", repr(H), "--t-end", repr(round(n * H, 9))]))
                 for rt in RTOLS:
                     runs.append(("energy", 2e-3, rt, rt / 10, base + [
                         "--H-control", "energy", "--tol-energy", "%g,%g" % (rt, rt / 10), "--H", "2e-3",
@@ -206,8 +218,11 @@ def main():
                         runs.append(("iterative", H, "", "", base + ["--H", repr(H)] + a.iterative_args.split()))
                 for series, H, rt, at, args in runs:
                     r = cosim(a.hymo, model, ref, args)
-                    r.update(model=model, config=cfg, series=series, H=H, tol_rel=rt, tol_abs=at,
+                    t_run = float(args[args.index("--t-end", len(base)) + 1]) if "--t-end" in args[len(base):] else T
+                    r.update(model=model, config=cfg, series=series, H=H, t_run=t_run, tol_rel=rt, tol_abs=at,
                              fixed_steps_at_equal_ds="", step_ratio="", attempt_ratio="")
+                    if r["steps"] != "" and t_run < T:
+                        r["steps_eq"] = r["steps"] * T / t_run  # steps per t_end at this H
                     rows.append(r)
                     print("%-15s %-6s %-9s H %-6g tol %-6s %-9s steps %-6s cpu %6.2f s  max|ds| %-10s max|dp| %s"
                           % (model, cfg, series, H, rt, r["status"][:9], r["steps"], r["cpu_s"], r["max_ds"],
