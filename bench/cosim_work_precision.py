@@ -35,10 +35,12 @@ log-log between its neighbouring points; where the controlled run's
 error is at least that of the front's cheapest run (the largest stable H
 on the front), that run's steps (a larger H is unstable or less
 accurate); empty where the controlled run is more accurate than every
-fixed run.  Ratio = those steps / the controlled run's accepted steps;
-"with rejected": / (accepted + rejected), every attempted step counted.  CPU time: user + system time of the `hymo cosim` process
-(loading the model and reference, the run, the comparison; no output
-file); with h_m = 1 ms and h_h = 0.1 ms fixed, the subsystems' internal
+fixed run; also that fixed H (t_end / those steps: between two grid
+points where interpolated) and its max |ds|.  Ratio = those steps / the
+controlled run's accepted steps; "with rejected": / (accepted +
+rejected), every attempted step counted.  CPU time: user + system time
+of the `hymo cosim` process (loading the model and reference, the run,
+the comparison; no output file); with h_m = 1 ms and h_h = 0.1 ms fixed, the subsystems' internal
 steps dominate it, so it hardly changes with the communication steps.  The
 monolithic references (`hymo run`, the model's dt = 1 ms) are
 made in a temporary directory.  Needs python3-matplotlib for the plot."""
@@ -63,7 +65,8 @@ CONFIGS = {
 HS = [k / 1000 for k in range(1, 21)] + [0.025, 0.03, 0.04, 0.05]  # multiples of h_m = H_min = 1 ms
 RTOLS = [1e-1, 1e-2, 1e-3, 1e-4]
 FIELDS = ["model", "config", "series", "H", "t_run", "tol_rel", "tol_abs", "status", "steps", "rejected", "H_mean",
-          "cpu_s", "max_ds", "rms_ds", "max_dp", "fixed_steps_at_equal_ds", "step_ratio", "attempt_ratio"]
+          "cpu_s", "max_ds", "rms_ds", "max_dp", "fixed_H_at_equal_ds", "fixed_max_ds", "fixed_steps_at_equal_ds",
+          "step_ratio", "attempt_ratio"]
 
 
 def t_end_of(model):
@@ -220,7 +223,8 @@ def main():
                     r = cosim(a.hymo, model, ref, args)
                     t_run = float(args[args.index("--t-end", len(base)) + 1]) if "--t-end" in args[len(base):] else T
                     r.update(model=model, config=cfg, series=series, H=H, t_run=t_run, tol_rel=rt, tol_abs=at,
-                             fixed_steps_at_equal_ds="", step_ratio="", attempt_ratio="")
+                             fixed_H_at_equal_ds="", fixed_max_ds="", fixed_steps_at_equal_ds="", step_ratio="",
+                             attempt_ratio="")
                     if r["steps"] != "" and t_run < T:
                         r["steps_eq"] = r["steps"] * T / t_run  # steps per t_end at this H
                     rows.append(r)
@@ -239,6 +243,8 @@ def main():
                 n = steps_at(front, r["max_ds"])
                 if n is not None:
                     r["fixed_steps_at_equal_ds"] = round(n)
+                    r["fixed_H_at_equal_ds"] = float("%.4g" % (r["t_run"] / n))  # t_end / steps
+                    r["fixed_max_ds"] = min(r["max_ds"], front[0][1])  # the front's cheapest run beyond it
                     r["step_ratio"] = round(n / r["steps"], 3)
                     r["attempt_ratio"] = round(n / (r["steps"] + (r["rejected"] or 0)), 3)
     os.makedirs(os.path.join(a.out, "img"), exist_ok=True)
