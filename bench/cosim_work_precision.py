@@ -3,32 +3,46 @@
 (max |ds|, max |dp|) versus CPU time and versus the number of
 communication steps, on crane1, crane2, the excavator and the forestry
 crane, for
-  fixed      fixed H over a grid (1 ... 20 ms, those that divide t_end),
+  fixed      fixed H: every multiple of h_m = H_min = 1 ms up to 20 ms,
+             and 25, 30, 40, 50 ms (H_max); where H does not divide
+             t_end, the run ends at the last multiple of H before t_end
+             (column t_run, at most H short) and counts as t_end / H
+             steps in the comparison and the plot,
   energy     energy-controlled H (--H-control energy) at 4 tolerances one
              decade apart (RTOL 1e-1 ... 1e-4, ATOL = RTOL/10 J; first H
              2 ms, H_min = h_m = 1 ms, H_max = 50 ms),
   iterative  iterative coupling, when the hymo binary has --iterate (the
              arguments of --iterative-args at the H of --iterative-H),
-each in two configurations: `im` (velocity-pressure, interface model,
+each in three configurations: `im` (velocity-pressure, interface model,
 Jacobi, trapezoidal double-step mechanics, RK4 hydraulics, mechanics'
 inputs extrapolated: the best configuration of the achievable-H map of
-docs/cosimulation.md, 6 ms on both cranes) and `im-gs` (the same with
-Gauss-Seidel, hydraulics first).
+docs/cosimulation.md, 6 ms on both cranes), `im-gs` (the same with
+Gauss-Seidel, hydraulics first) and `p2` (the same as `im` with Lagrange
+extrapolation of order 2 in place of the interface model: hymo cosim's
+default configuration).
 
 usage: bench/cosim_work_precision.py [--hymo build/hymo] [--out docs]
-           [--models crane1,...] [--configs im,im-gs] [--quick]
+           [--models crane1,...] [--configs im,im-gs,p2] [--quick]
            [--iterative-args "--iterate 20 --iterate-tol 1e-8"] [--iterative-H 5e-3,1e-2,2e-2]
 
 Writes OUT/cosim_work_precision.csv (one row per run) and
 OUT/img/cosim_work_precision.png (one row of panels per model: max |ds|
 and max |dp| against CPU time and against communication steps, log-log)
-and prints the table with, for every energy-controlled run, the steps the
-fixed-H runs of the same configuration need for the same max |ds|
-(log-log interpolation on their Pareto front; empty outside its range)
-and the ratio.  CPU time: user + system time of the `hymo cosim` process
-(loading the model and reference, the run, the comparison; no output
-file); with h_m = 1 ms and h_h = 0.1 ms fixed, the subsystems' internal
-steps dominate it, so it hardly changes with the communication steps.  The monolithic references (`hymo run`, the model's dt = 1 ms) are
+and prints the table with, for every energy-controlled run, the steps of
+the best fixed H of the same configuration at the same max |ds|: the
+stable fixed-H runs' Pareto front (steps against max |ds|) interpolated
+log-log between its neighbouring points; where the controlled run's
+error is at least that of the front's cheapest run (the largest stable H
+on the front), that run's steps (a larger H is unstable or less
+accurate); empty where the controlled run is more accurate than every
+fixed run; also that fixed H (t_end / those steps: between two grid
+points where interpolated) and its max |ds|.  Ratio = those steps / the
+controlled run's accepted steps; "with rejected": / (accepted +
+rejected), every attempted step counted.  CPU time: user + system time
+of the `hymo cosim` process (loading the model and reference, the run,
+the comparison; no output file); with h_m = 1 ms and h_h = 0.1 ms fixed, the subsystems' internal
+steps dominate it, so it hardly changes with the communication steps.  The
+monolithic references (`hymo run`, the model's dt = 1 ms) are
 made in a temporary directory.  Needs python3-matplotlib for the plot."""
 import argparse
 import csv
@@ -46,11 +60,13 @@ CONFIGS = {
     "im": ["--coupling", "velocity-pressure", "--extrapolation", "interface-model", "--scheme", "jacobi"],
     "im-gs": ["--coupling", "velocity-pressure", "--extrapolation", "interface-model", "--scheme",
               "gauss-seidel-hyd-first"],
+    "p2": ["--coupling", "velocity-pressure", "--extrapolation", "2", "--scheme", "jacobi"],
 }
-HS = [1e-3, 2e-3, 3e-3, 4e-3, 5e-3, 6e-3, 8e-3, 10e-3, 15e-3, 20e-3]
+HS = [k / 1000 for k in range(1, 21)] + [0.025, 0.03, 0.04, 0.05]  # multiples of h_m = H_min = 1 ms
 RTOLS = [1e-1, 1e-2, 1e-3, 1e-4]
-FIELDS = ["model", "config", "series", "H", "tol_rel", "tol_abs", "status", "steps", "rejected", "H_mean",
-          "cpu_s", "max_ds", "rms_ds", "max_dp", "fixed_steps_at_equal_ds", "step_ratio"]
+FIELDS = ["model", "config", "series", "H", "t_run", "tol_rel", "tol_abs", "status", "steps", "rejected", "H_mean",
+          "cpu_s", "max_ds", "rms_ds", "max_dp", "fixed_H_at_equal_ds", "fixed_max_ds", "fixed_steps_at_equal_ds",
+          "step_ratio", "attempt_ratio"]
 
 
 def t_end_of(model):
@@ -88,7 +104,8 @@ def cosim(hymo, model, ref, args):
 
 def pareto(rows):
     """(steps, max_ds) of the stable runs on the Pareto front, by steps."""
-    pts = sorted((r["steps"], r["max_ds"]) for r in rows if r["status"] == "stable" and r["max_ds"] != "")
+    pts = sorted((r.get("steps_eq", r["steps"]), r["max_ds"]) for r in rows
+                 if r["status"] == "stable" and r["max_ds"] != "")
     front, best = [], math.inf
     for n, e in pts:
         if e < best:
@@ -98,14 +115,20 @@ def pareto(rows):
 
 
 def steps_at(front, e):
-    """Steps the front needs for error e (log-log interpolation), or None outside it."""
+    """Steps of the best fixed H whose max |ds| is at most e: log-log
+    interpolation between the neighbouring points of the front; the
+    front's cheapest run (the largest stable H of the grid on the front)
+    when e is at least its error; None when e is below the front's most
+    accurate run."""
+    if front and e >= front[0][1]:
+        return float(front[0][0])
     for (n0, e0), (n1, e1) in zip(front, front[1:]):
         if e1 <= e <= e0:
             if e0 == e1:
                 return float(n0)
             w = math.log(e / e0) / math.log(e1 / e0)
             return math.exp(math.log(n0) + w * (math.log(n1) - math.log(n0)))
-    return float(front[0][0]) if front and abs(e - front[0][1]) <= 1e-12 * e else None
+    return None
 
 
 def plot(rows, models, configs, png):
@@ -122,7 +145,7 @@ def plot(rows, models, configs, png):
                                                                     "max |Δp| [Pa]")]
     fig, axes = plt.subplots(len(models), 4, figsize=(17, 3.6 * len(models)), squeeze=False)
     style = {"fixed": ("o", "-"), "energy": ("s", "--"), "iterative": ("^", ":")}
-    colors = {"im": "tab:blue", "im-gs": "tab:red"}
+    colors = {"im": "tab:blue", "im-gs": "tab:red", "p2": "tab:green"}
     for i, model in enumerate(models):
         for j, (x, y, xl, yl) in enumerate(cols):
             ax = axes[i][j]
@@ -134,7 +157,8 @@ def plot(rows, models, configs, png):
                         continue
                     # along the parameter: H falling, tolerance falling
                     pts.sort(key=lambda r: -float(r["tol_rel"] if r["tol_rel"] != "" else r["H"]))
-                    ax.plot([float(r[x]) for r in pts], [float(r[y]) for r in pts], marker=mk, ls=ls,
+                    ax.plot([float(r.get("steps_eq", r[x]) if x == "steps" else r[x]) for r in pts],
+                            [float(r[y]) for r in pts], marker=mk, ls=ls,
                             color=colors.get(cfg, "k"), label="%s %s" % (cfg, series), ms=4)
             ax.set_yscale("log")
             if x == "steps":  # CPU time: linear (its range is narrow, see the docstring)
@@ -179,9 +203,13 @@ def main():
                 base = CONFIGS[cfg] + ["--hm", "1e-3"] + extra
                 runs = []
                 for H in hs:
-                    if abs(T / H - round(T / H)) > 1e-9 or abs(H / 1e-3 - round(H / 1e-3)) > 1e-9:
+                    if abs(H / 1e-3 - round(H / 1e-3)) > 1e-9:
                         continue
-                    runs.append(("fixed", H, "", "", base + ["--H", repr(H)]))
+                    n = math.floor(T / H + 1e-9)
+                    if abs(T / H - n) <= 1e-9:
+                        runs.append(("fixed", H, "", "", base + ["--H", repr(H)]))
+                    else:  # to the last multiple of H before t_end; steps counted as T / H
+                        runs.append(("fixed", H, "", "", base + ["--H", repr(H), "--t-end", repr(round(n * H, 9))]))
                 for rt in RTOLS:
                     runs.append(("energy", 2e-3, rt, rt / 10, base + [
                         "--H-control", "energy", "--tol-energy", "%g,%g" % (rt, rt / 10), "--H", "2e-3",
@@ -193,8 +221,12 @@ def main():
                         runs.append(("iterative", H, "", "", base + ["--H", repr(H)] + a.iterative_args.split()))
                 for series, H, rt, at, args in runs:
                     r = cosim(a.hymo, model, ref, args)
-                    r.update(model=model, config=cfg, series=series, H=H, tol_rel=rt, tol_abs=at,
-                             fixed_steps_at_equal_ds="", step_ratio="")
+                    t_run = float(args[args.index("--t-end", len(base)) + 1]) if "--t-end" in args[len(base):] else T
+                    r.update(model=model, config=cfg, series=series, H=H, t_run=t_run, tol_rel=rt, tol_abs=at,
+                             fixed_H_at_equal_ds="", fixed_max_ds="", fixed_steps_at_equal_ds="", step_ratio="",
+                             attempt_ratio="")
+                    if r["steps"] != "" and t_run < T:
+                        r["steps_eq"] = r["steps"] * T / t_run  # steps per t_end at this H
                     rows.append(r)
                     print("%-15s %-6s %-9s H %-6g tol %-6s %-9s steps %-6s cpu %6.2f s  max|ds| %-10s max|dp| %s"
                           % (model, cfg, series, H, rt, r["status"][:9], r["steps"], r["cpu_s"], r["max_ds"],
@@ -211,7 +243,10 @@ def main():
                 n = steps_at(front, r["max_ds"])
                 if n is not None:
                     r["fixed_steps_at_equal_ds"] = round(n)
+                    r["fixed_H_at_equal_ds"] = float("%.4g" % (r["t_run"] / n))  # t_end / steps
+                    r["fixed_max_ds"] = min(r["max_ds"], front[0][1])  # the front's cheapest run beyond it
                     r["step_ratio"] = round(n / r["steps"], 3)
+                    r["attempt_ratio"] = round(n / (r["steps"] + (r["rejected"] or 0)), 3)
     os.makedirs(os.path.join(a.out, "img"), exist_ok=True)
     path = os.path.join(a.out, "cosim_work_precision.csv")
     with open(path, "w", newline="") as f:
@@ -223,9 +258,10 @@ def main():
     print("\nenergy-controlled runs against fixed H at equal max |ds| (ratio = fixed steps / energy steps):")
     for r in rows:
         if r["series"] != "fixed":
-            print("  %-15s %-6s %-9s tol %-6s steps %-6s max|ds| %-10s fixed steps %-7s ratio %s"
-                  % (r["model"], r["config"], r["series"], r["tol_rel"] or r["H"], r["steps"], r["max_ds"],
-                     r["fixed_steps_at_equal_ds"], r["step_ratio"]))
+            print("  %-15s %-6s %-9s tol %-6s steps %-6s rejected %-4s max|ds| %-10s fixed steps %-7s ratio %-6s "
+                  "with rejected %s" % (r["model"], r["config"], r["series"], r["tol_rel"] or r["H"], r["steps"],
+                                        r["rejected"], r["max_ds"], r["fixed_steps_at_equal_ds"], r["step_ratio"],
+                                        r["attempt_ratio"]))
     plot(rows, models, configs, os.path.join(a.out, "img", "cosim_work_precision.png"))
 
 

@@ -23,6 +23,7 @@
 #define SAFETY 0.9
 #define FAC_MIN 0.2
 #define FAC_MAX 2.0
+#define TOL_ENERGY_SHAPE "RTOL,ATOL (relative tolerance >= 0, absolute tolerance in J > 0)"
 
 /* hymo_cosim_control_replay's schedule (NULL: none). */
 static const double *replay_H;
@@ -76,22 +77,23 @@ hymo_status hymo_cosim_control_check(const hymo_cosim_options *opt, hymo_error *
     return HYMO_OK;
 }
 
+/* --tol-energy's parts: RTOL >= 0, ATOL (J) > 0; one message for any bad part. */
+static int tol_energy_part(const char *name, const char *value, const char *part, int which, double *out,
+                           hymo_error *err)
+{
+    double v;
+    if (!hymo_parse_number(part, HYMO_NUMBER_RANGE, &v) || !(which == 0 ? v >= 0.0 : v > 0.0)) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' is not " TOL_ENERGY_SHAPE, name, value);
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
 int hymo_cosim_tol_energy_parse(const char *name, const char *value, hymo_cosim_options *o, hymo_error *err)
 {
-    char a[64];
-    const char *comma = strchr(value, ',');
-    const size_t la = comma ? (size_t)(comma - value) : strlen(value);
-    double r, ab = o->tol_energy_abs;
-    if (la == 0 || la >= sizeof a) goto bad;
-    memcpy(a, value, la), a[la] = '\0';
-    if (!hymo_parse_number(a, HYMO_NUMBER_RANGE, &r) || !(r >= 0.0)) goto bad;
-    if (comma && (!hymo_parse_number(comma + 1, HYMO_NUMBER_RANGE, &ab) || !(ab > 0.0))) goto bad;
-    o->tol_energy_rel = r, o->tol_energy_abs = ab;
-    return 1;
-bad:
-    hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                   "%s: '%s' is not RTOL,ATOL (relative tolerance >= 0, absolute tolerance in J > 0)", name, value);
-    return -1;
+    return hymo_cosim_tol_pair_parse(name, value, TOL_ENERGY_SHAPE, tol_energy_part, &o->tol_energy_rel,
+                                     &o->tol_energy_abs, err);
 }
 
 hymo_status hymo_cosim_control_init(hymo_cosim_control *c, const hymo_cosim_options *opt, hymo_master *m, double k,

@@ -81,6 +81,15 @@ typedef struct {
 hymo_status hymo_cosim_control_check(const hymo_cosim_options *opt, hymo_error *err);
 /* H_min and H_max in effect (the defaults of hymo_cosim_options). */
 void hymo_cosim_control_limits(const hymo_cosim_options *opt, double *H_min, double *H_max);
+/* A part of an "RTOL[,ATOL]" option value (which: 0 RTOL, 1 ATOL) into
+ * *out: 1, or -1 with err set (name and value: the whole option). */
+typedef int (*hymo_cosim_tol_part)(const char *name, const char *value, const char *part, int which, double *out,
+                                   hymo_error *err);
+/* The option NAME=VALUE "RTOL[,ATOL]" into *rtol and *atol (left alone
+ * without a comma), each part checked by check: 1, or -1 with err set
+ * ("NAME: 'VALUE' is not SHAPE" when RTOL has 64 characters or more). */
+int hymo_cosim_tol_pair_parse(const char *name, const char *value, const char *shape, hymo_cosim_tol_part check,
+                              double *rtol, double *atol, hymo_error *err);
 /* --tol-energy RTOL,ATOL (or RTOL): 1, or -1 with err set. */
 int hymo_cosim_tol_energy_parse(const char *name, const char *value, hymo_cosim_options *o, hymo_error *err);
 /* Sets c up for opt over master m whose estimate has order k in H; a

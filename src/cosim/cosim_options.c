@@ -241,6 +241,33 @@ static int option_nonnegative(const char *name, const char *value, double *out, 
     return 1;
 }
 
+int hymo_cosim_tol_pair_parse(const char *name, const char *value, const char *shape, hymo_cosim_tol_part check,
+                              double *rtol, double *atol, hymo_error *err)
+{
+    const char *comma = strchr(value, ',');
+    char buf[64];
+    const size_t n = comma ? (size_t)(comma - value) : strlen(value);
+    if (n >= sizeof buf) {
+        hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' is not %s", name, value, shape);
+        return -1;
+    }
+    memcpy(buf, value, n);
+    buf[n] = '\0';
+    double r, a = *atol;
+    if (check(name, value, buf, 0, &r, err) < 0) return -1;
+    if (comma && check(name, value, comma + 1, 1, &a, err) < 0) return -1;
+    *rtol = r, *atol = a;
+    return 1;
+}
+
+/* --iterate-tol's parts: RTOL positive, ATOL >= 0. */
+static int iterate_tol_part(const char *name, const char *value, const char *part, int which, double *out,
+                            hymo_error *err)
+{
+    (void)value;
+    return which == 0 ? option_positive(name, part, out, err) : option_nonnegative(name, part, out, err);
+}
+
 /* SIGNAL=VALUE of --max-rms / --max-abs into limit[signal]: 1, or -1 with
  * err set. */
 static int option_threshold(const char *name, const char *value, double *limit, hymo_error *err)
@@ -297,22 +324,9 @@ int hymo_cosim_option(const char *name, const char *value, hymo_cosim_options *o
         o->iterate_max = (int)v;
         return 1;
     }
-    if (!strcmp(name, "--iterate-tol")) { /* RTOL[,ATOL] */
-        const char *comma = strchr(value, ',');
-        char buf[64];
-        const size_t n = comma ? (size_t)(comma - value) : strlen(value);
-        if (n >= sizeof buf) {
-            hymo_error_set(err, HYMO_ERR_ARGUMENT, "%s: '%s' is not RTOL[,ATOL]", name, value);
-            return -1;
-        }
-        memcpy(buf, value, n);
-        buf[n] = '\0';
-        double r, a = o->iterate_atol;
-        if (option_positive(name, buf, &r, err) < 0) return -1;
-        if (comma && option_nonnegative(name, comma + 1, &a, err) < 0) return -1;
-        o->iterate_rtol = r, o->iterate_atol = a;
-        return 1;
-    }
+    if (!strcmp(name, "--iterate-tol"))
+        return hymo_cosim_tol_pair_parse(name, value, "RTOL[,ATOL]", iterate_tol_part, &o->iterate_rtol,
+                                         &o->iterate_atol, err);
     /* communication-step control */
     if (!strcmp(name, "--H-min")) return option_positive(name, value, &o->H_min, err);
     if (!strcmp(name, "--H-max")) return option_positive(name, value, &o->H_max, err);
