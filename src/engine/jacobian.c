@@ -426,10 +426,10 @@ static int contractive_converged(hymo_sim *sim, int iter, double inc, double pre
      * So may penalty's multiplier update, whose rate moves with the
      * configuration (rho, multiplier_update in formulations/penalty.c): a
      * rate measured before the previous solve is stale, and the iterate is
-     * measured too (one parallelogram loop, numeric Jacobian, 2 ms: a rate
-     * of 3.2e-6 measured at t = 0.32 s would accept every later step's
-     * first iterate, where the steps that measure it find 1e-5 .. 5e-4;
-     * energy drift 1.8e-2 J, 3.8e-4 J with the rule) */
+     * measured too (one parallelogram loop, numeric Jacobian, 2 ms: an
+     * old rate of 3.2e-6 would accept every later step's first iterate,
+     * where the steps that measure it find 1e-5 .. 5e-4, docs/models.md
+     * "Singular positions") */
     else if (!fresh || (penalty_newton(sim) && sim->solver.newton_theta_age > 1)) return 0;
     /* with a matrix of this step, no contraction at increments this small
      * is the noise of the residual (penalty's multiplier updates): stop */
