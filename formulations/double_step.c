@@ -170,6 +170,7 @@ static int take_hint(ds_content *c, const hymo_mb *mb)
         !(hint > 0.0) || hint < mb->reselect_ratio * best)
         return 0;
     int ni = 0, nd = 0;
+    pt->maps_valid = 0;
     for (int j = 0; j < nz; ++j) {
         if (c->hint_dep[j])
             pt->dep[nd++] = j;
@@ -241,13 +242,15 @@ static void ds_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
  * stored); INFINITY with KLU's factors or without constraints. */
 static double lu_min_pivot(const hymo_partition *pt)
 {
-    double p = INFINITY;
-    if (pt->sp || pt->m == 0) return p;
+    if (pt->sp || pt->m == 0) return INFINITY;
+    /* 1/x rounds monotonically: the reciprocal of the largest |1/U_kk| is
+     * the smallest of the reciprocals */
+    double r = 0.0;
     for (int k = 0; k < pt->m; ++k) {
-        const double d = 1.0 / fabs(pt->phid_lu[k * pt->m + k]);
-        if (d < p) p = d;
+        const double d = fabs(pt->phid_lu[k * pt->m + k]);
+        if (d > r) r = d; /* not a number: left out, as its reciprocal was */
     }
-    return p;
+    return 1.0 / r;
 }
 
 /* zn from the independent coordinates q (base == NULL) or base + q (the

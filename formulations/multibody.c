@@ -347,7 +347,7 @@ int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
     const int m = pt->m, ni = pt->ni;
     double *R = pt->R, *w = pt->work;
     if (m == 0) return 0; /* R = I (not stored) */
-    partition_maps(pt);
+    if (!pt->maps_valid) partition_maps(pt), pt->maps_valid = 1;
     if (pt->sp) {
         if (phid_klu_factor(pt, a)) return 1;
     } else {
@@ -377,6 +377,7 @@ int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
 void hymo_partition_set(hymo_partition *pt, const unsigned char *independent)
 {
     int ni = 0, nd = 0;
+    pt->maps_valid = 0;
     for (int j = 0; j < pt->nz; ++j) {
         if (independent[j])
             pt->indep[ni++] = j;
@@ -396,6 +397,7 @@ double hymo_partition_select(hymo_partition *pt, const hymo_csr *a)
     if (hymo_rank_pivots_csr(a, &pt->rw, pt->allowed, pt->mask, pt->row_mask, m, 0.0, &pmin) < m) return 0.0;
     if (!(pmin > 0.0)) return pmin;
     int ni = 0, nd = 0;
+    pt->maps_valid = 0;
     for (int j = 0; j < nz; ++j) {
         if (pt->mask[j])
             pt->dep[nd++] = j;

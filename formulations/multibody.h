@@ -96,6 +96,7 @@ typedef struct {
     double *R;        /* nz x ni */
     double *work;     /* 2 nz + 2 m_all */
     int *pos, *rowpos; /* nz, m_all: where a coordinate / row is in dep, indep, rows (hymo_partition_factor) */
+    int maps_valid;    /* pos and rowpos are those of dep, indep and rows (0 wherever those are set) */
     hymo_rank_work rw; /* hymo_rank_pivots_csr on Phi_z */
     unsigned char *mask, *mask2;
     /* all constraint rows, the kept ones (m, ascending) and their mask (m_all) */
