@@ -243,10 +243,17 @@ static inline void vector_rates(const hymo_kin *kin, int body, const double v[3]
 static inline void jacobian_row(const hymo_constraints *con, const hymo_kin *kin, int i, const double F1[6],
                                 const double F2[6], double *phi_z)
 {
-    double F[4][6];
-    for (int k = 0; k < 6; ++k) F[1][k] = F1[k], F[2][k] = F2[k], F[3][k] = F1[k] + F2[k];
+    double F3[6]; /* F1 + F2, formed at the row's first joint of group 3 */
+    int have3 = 0;
     for (int t = con->row_start[i]; t < con->row_start[i + 1]; ++t) {
-        const double *b = &kin->b[6 * con->col[t]], *f = F[con->group[t]];
+        const int g = con->group[t];
+        const double *b = &kin->b[6 * con->col[t]], *f = g == 1 ? F1 : F2;
+        if (g == 3) {
+            if (!have3)
+                for (int k = 0; k < 6; ++k) F3[k] = F1[k] + F2[k];
+            have3 = 1;
+            f = F3;
+        }
         phi_z[t] = (b[0] * f[0] + b[1] * f[1] + b[2] * f[2]) + (b[3] * f[3] + b[4] * f[4] + b[5] * f[5]);
     }
 }

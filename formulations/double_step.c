@@ -170,6 +170,7 @@ static int take_hint(ds_content *c, const hymo_mb *mb)
         !(hint > 0.0) || hint < mb->reselect_ratio * best)
         return 0;
     int ni = 0, nd = 0;
+    pt->maps_valid = 0;
     for (int j = 0; j < nz; ++j) {
         if (c->hint_dep[j])
             pt->dep[nd++] = j;
@@ -241,13 +242,15 @@ static void ds_pack(const hymo_formulation *f, const hymo_mb *mb, double *x)
  * stored); INFINITY with KLU's factors or without constraints. */
 static double lu_min_pivot(const hymo_partition *pt)
 {
-    double p = INFINITY;
-    if (pt->sp || pt->m == 0) return p;
+    if (pt->sp || pt->m == 0) return INFINITY;
+    /* 1/x rounds monotonically: the reciprocal of the largest |1/U_kk| is
+     * the smallest of the reciprocals */
+    double r = 0.0;
     for (int k = 0; k < pt->m; ++k) {
-        const double d = 1.0 / fabs(pt->phid_lu[k * pt->m + k]);
-        if (d < p) p = d;
+        const double d = fabs(pt->phid_lu[k * pt->m + k]);
+        if (d > r) r = d; /* not a number: left out, as its reciprocal was */
     }
-    return p;
+    return 1.0 / r;
 }
 
 /* zn from the independent coordinates q (base == NULL) or base + q (the
@@ -281,9 +284,10 @@ static hymo_status solve_positions(hymo_partition *pt, hymo_mb *mb, const double
 /* The dependent rates and accelerations from the independent ones (zdn,
  * zddn at the independent indices): zd_d = R_d zd_i, zdd_d = R_d zdd_i -
  * Phi_d^{-1} gamma; leaves the kinematic velocities and gamma evaluated. */
-static void dependent_rates(ds_content *cn, hymo_partition *pt, hymo_mb *mb, double t, int extrapolate)
+static inline void dependent_rates_m(ds_content *cn, hymo_partition *pt, hymo_mb *mb, double t, int extrapolate,
+                                     const int m)
 {
-    const int m = pt->m, ni = pt->ni; /* the kept rows (redundant ones left out) */
+    const int ni = pt->ni; /* m: the kept rows (redundant ones left out) */
     double *w = pt->work, *u = pt->work + pt->m_all;
     for (int c = 0; c < m; ++c) mb->zdn[pt->dep[c]] = 0.0;
     for (int k = 0; k < ni; ++k) u[k] = mb->zdn[pt->indep[k]];
@@ -301,6 +305,17 @@ static void dependent_rates(ds_content *cn, hymo_partition *pt, hymo_mb *mb, dou
         for (int c = 0; c < m; ++c) mb->zddn[pt->dep[c]] = cn->cterm[c];
         for (int k = 0; k < ni; ++k) u[k] = mb->zddn[pt->indep[k]];
         hymo_partition_add_dependent(pt, u, mb->zddn);
+    }
+}
+
+/* with m a constant for the small loops (the same operations) */
+static void dependent_rates(ds_content *cn, hymo_partition *pt, hymo_mb *mb, double t, int extrapolate)
+{
+    switch (pt->m) {
+    case 1: dependent_rates_m(cn, pt, mb, t, extrapolate, 1); break;
+    case 2: dependent_rates_m(cn, pt, mb, t, extrapolate, 2); break;
+    case 3: dependent_rates_m(cn, pt, mb, t, extrapolate, 3); break;
+    default: dependent_rates_m(cn, pt, mb, t, extrapolate, pt->m);
     }
 }
 

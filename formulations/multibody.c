@@ -342,24 +342,20 @@ void hymo_partition_solve(const hymo_partition *pt, double *x)
  * independent increments, velocities and accelerations to all coordinates
  * and projects the dynamics (R^T).  Returns 0, 1 if Phi_d is singular (KLU:
  * or out of memory); R is then left as it was. */
-int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
+/* Phi_d gathered and factorised by the dense LU, and R's dependent rows;
+ * with m a constant for the small sizes (the same operations in the same
+ * order) */
+static inline int factor_dense(hymo_partition *pt, const hymo_csr *a, const int m)
 {
-    const int m = pt->m, ni = pt->ni;
-    double *R = pt->R, *w = pt->work;
-    if (m == 0) return 0; /* R = I (not stored) */
-    partition_maps(pt);
-    if (pt->sp) {
-        if (phid_klu_factor(pt, a)) return 1;
-    } else {
-        double *lu = pt->phid_lu;
-        for (int i = 0; i < m * m; ++i) lu[i] = 0.0;
-        for (int k = 0; k < m; ++k) {
-            const int r = pt->rows[k];
-            for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
-                if (pt->pos[a->col[t]] >= 0) lu[k * m + pt->pos[a->col[t]]] = a->value[t];
-        }
-        if (hymo_lu_factor(m, lu, pt->phid_piv)) return 1;
+    const int ni = pt->ni;
+    double *R = pt->R, *w = pt->work, *lu = pt->phid_lu;
+    for (int i = 0; i < m * m; ++i) lu[i] = 0.0;
+    for (int k = 0; k < m; ++k) {
+        const int r = pt->rows[k];
+        for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
+            if (pt->pos[a->col[t]] >= 0) lu[k * m + pt->pos[a->col[t]]] = a->value[t];
     }
+    if (hymo_lu_factor(m, lu, pt->phid_piv)) return 1;
     for (int k = 0; k < ni; ++k) {
         for (int q = 0; q < m; ++q) w[q] = 0.0;
         for (int q = 0; q < m; ++q) {
@@ -367,9 +363,45 @@ int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
             for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
                 if (pt->pos[a->col[t]] == -1 - k) w[q] = a->value[t];
         }
-        hymo_partition_solve(pt, w);
-        for (int l = 0; l < ni; ++l) R[pt->indep[l] * ni + k] = l == k;
+        hymo_lu_solve(m, lu, pt->phid_piv, w);
         for (int c = 0; c < m; ++c) R[pt->dep[c] * ni + k] = -w[c];
+    }
+    return 0;
+}
+
+int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
+{
+    const int m = pt->m, ni = pt->ni;
+    double *R = pt->R, *w = pt->work;
+    if (m == 0) return 0; /* R = I (not stored) */
+    if (!pt->maps_valid) partition_maps(pt), pt->maps_valid = 1, pt->r_identity = 0;
+    if (pt->sp) {
+        if (phid_klu_factor(pt, a)) return 1;
+        for (int k = 0; k < ni; ++k) {
+            for (int q = 0; q < m; ++q) w[q] = 0.0;
+            for (int q = 0; q < m; ++q) {
+                const int r = pt->rows[q];
+                for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
+                    if (pt->pos[a->col[t]] == -1 - k) w[q] = a->value[t];
+            }
+            hymo_partition_solve(pt, w);
+            for (int c = 0; c < m; ++c) R[pt->dep[c] * ni + k] = -w[c];
+        }
+    } else {
+        int singular;
+        switch (m) {
+        case 1: singular = factor_dense(pt, a, 1); break;
+        case 2: singular = factor_dense(pt, a, 2); break;
+        case 3: singular = factor_dense(pt, a, 3); break;
+        case 4: singular = factor_dense(pt, a, 4); break;
+        default: singular = factor_dense(pt, a, m);
+        }
+        if (singular) return 1;
+    }
+    if (!pt->r_identity) { /* R's independent rows: the same for every factorisation of a partition */
+        for (int k = 0; k < ni; ++k)
+            for (int l = 0; l < ni; ++l) R[pt->indep[l] * ni + k] = l == k;
+        pt->r_identity = 1;
     }
     return 0;
 }
@@ -377,6 +409,7 @@ int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
 void hymo_partition_set(hymo_partition *pt, const unsigned char *independent)
 {
     int ni = 0, nd = 0;
+    pt->maps_valid = 0;
     for (int j = 0; j < pt->nz; ++j) {
         if (independent[j])
             pt->indep[ni++] = j;
@@ -396,6 +429,7 @@ double hymo_partition_select(hymo_partition *pt, const hymo_csr *a)
     if (hymo_rank_pivots_csr(a, &pt->rw, pt->allowed, pt->mask, pt->row_mask, m, 0.0, &pmin) < m) return 0.0;
     if (!(pmin > 0.0)) return pmin;
     int ni = 0, nd = 0;
+    pt->maps_valid = 0;
     for (int j = 0; j < nz; ++j) {
         if (pt->mask[j])
             pt->dep[nd++] = j;

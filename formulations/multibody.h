@@ -96,6 +96,8 @@ typedef struct {
     double *R;        /* nz x ni */
     double *work;     /* 2 nz + 2 m_all */
     int *pos, *rowpos; /* nz, m_all: where a coordinate / row is in dep, indep, rows (hymo_partition_factor) */
+    int maps_valid;    /* pos and rowpos are those of dep, indep and rows (0 wherever those are set) */
+    int r_identity;    /* R's independent rows hold the identity of this partition */
     hymo_rank_work rw; /* hymo_rank_pivots_csr on Phi_z */
     unsigned char *mask, *mask2;
     /* all constraint rows, the kept ones (m, ascending) and their mask (m_all) */
@@ -134,9 +136,8 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
                                    const hymo_constraints *con, double *z, double *phi, double *phi_z,
                                    int max_iter, double tol, double phi_floor);
 /* R^T v (v of size nz) -> out (size ni). */
-static inline void hymo_partition_project(const hymo_partition *pt, const double *v, double *out)
+static inline void partition_project_n(const hymo_partition *pt, const double *v, double *out, const int ni)
 {
-    const int ni = pt->ni;
     for (int k = 0; k < ni; ++k) out[k] = v[pt->indep[k]];
     for (int c = 0; c < pt->m; ++c) { /* R^T v = v_i + R_d^T v_d */
         const double *Rr = &pt->R[pt->dep[c] * ni];
@@ -144,16 +145,27 @@ static inline void hymo_partition_project(const hymo_partition *pt, const double
         for (int k = 0; k < ni; ++k) out[k] += Rr[k] * vd;
     }
 }
-/* y_d += R_d u for the dependent rows of the z-sized y (u of size ni). */
-static inline void hymo_partition_add_dependent(const hymo_partition *pt, const double *u, double *y)
+/* (one independent coordinate, the common case, with ni a constant: the
+ * same operations) */
+static inline void hymo_partition_project(const hymo_partition *pt, const double *v, double *out)
 {
-    const int ni = pt->ni;
+    if (pt->ni == 1) partition_project_n(pt, v, out, 1);
+    else partition_project_n(pt, v, out, pt->ni);
+}
+static inline void partition_add_dependent_n(const hymo_partition *pt, const double *u, double *y, const int ni)
+{
     for (int c = 0; c < pt->m; ++c) {
         const double *Rr = &pt->R[pt->dep[c] * ni];
         double s = 0.0;
         for (int k = 0; k < ni; ++k) s += Rr[k] * u[k];
         y[pt->dep[c]] += s;
     }
+}
+/* y_d += R_d u for the dependent rows of the z-sized y (u of size ni). */
+static inline void hymo_partition_add_dependent(const hymo_partition *pt, const double *u, double *y)
+{
+    if (pt->ni == 1) partition_add_dependent_n(pt, u, y, 1);
+    else partition_add_dependent_n(pt, u, y, pt->ni);
 }
 /* Comma-separated joint names of the independent set. */
 void hymo_partition_names(const hymo_partition *pt, const hymo_model *model, char *buf, size_t len);

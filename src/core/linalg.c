@@ -6,6 +6,21 @@
 #include <string.h>
 #include <stdio.h>
 
+/* CALL(N) with N a constant for the sizes 1..8 (the formulations' small
+ * systems, the seed models' Newton matrices), CALL(n) above. */
+#define HYMO_SMALL_N(n, CALL)                                                                                         \
+    switch (n) {                                                                                                       \
+    case 1: CALL(1);                                                                                                   \
+    case 2: CALL(2);                                                                                                   \
+    case 3: CALL(3);                                                                                                   \
+    case 4: CALL(4);                                                                                                   \
+    case 5: CALL(5);                                                                                                   \
+    case 6: CALL(6);                                                                                                   \
+    case 7: CALL(7);                                                                                                   \
+    case 8: CALL(8);                                                                                                   \
+    default: CALL(n);                                                                                                  \
+    }
+
 static inline int lu_dense(int n, double *a, int *piv, unsigned flags)
 {
     /* Element (i, j) is a[i * rs + j * cs]; a "line" is a contiguous row
@@ -51,17 +66,36 @@ static inline int lu_dense(int n, double *a, int *piv, unsigned flags)
     return 0;
 }
 
-/* One body, compiled for each layout the code uses (the flags constant). */
+/* One body, compiled for each layout the code uses (the flags constant),
+ * and for each size up to 8 with the size constant as well
+ * (the loops unrolled: the same operations in the same order). */
 int hymo_lu_dense(int n, double *a, int *piv, unsigned flags) { return lu_dense(n, a, piv, flags); }
 
+#define LU_ROW_FLAGS (HYMO_LU_ROW_MAJOR | HYMO_LU_INVERSE_DIAGONAL)
 int hymo_lu_factor(int n, double *a, int *piv)
 {
-    return lu_dense(n, a, piv, HYMO_LU_ROW_MAJOR | HYMO_LU_INVERSE_DIAGONAL);
+#define LU_ROW(N) return lu_dense(N, a, piv, LU_ROW_FLAGS)
+    HYMO_SMALL_N(n, LU_ROW);
+#undef LU_ROW
 }
 
-int hymo_lu_column_major(int n, double *a, int *piv) { return lu_dense(n, a, piv, HYMO_LU_ONE_BASED_PIVOTS); }
+int hymo_lu_column_major(int n, double *a, int *piv)
+{
+#define LU_COL(N) return lu_dense(N, a, piv, HYMO_LU_ONE_BASED_PIVOTS)
+    HYMO_SMALL_N(n, LU_COL);
+#undef LU_COL
+}
+
+static inline void lu_solve(int n, const double *lu, const int *piv, double *b);
 
 void hymo_lu_solve(int n, const double *lu, const int *piv, double *b)
+{
+#define LU_SOLVE(N) return lu_solve(N, lu, piv, b)
+    HYMO_SMALL_N(n, LU_SOLVE);
+#undef LU_SOLVE
+}
+
+static inline void lu_solve(int n, const double *lu, const int *piv, double *b)
 {
     for (int k = 0; k < n; ++k) {
         if (piv[k] != k) {

@@ -47,7 +47,7 @@ static int dense_factor(hymo_linsol *ls, const hymo_sparse *J)
 
 /* Forward/back substitution with the LAPACK factors (column-major, 1-based
  * ipiv); hand-written because dgetrs' call overhead dominates at n < 20. */
-static void lu_solve_factors(int n, const double *a, const lapack_int *ipiv, double *b)
+static inline void lu_solve_n(int n, const double *a, const lapack_int *ipiv, double *b)
 {
     for (int k = 0; k < n; ++k) {
         int p = ipiv[k] - 1;
@@ -66,6 +66,23 @@ static void lu_solve_factors(int n, const double *a, const lapack_int *ipiv, dou
         b[j] /= a[(size_t)j * n + j];
         double bj = b[j];
         for (int i = 0; i < j; ++i) b[i] -= a[(size_t)j * n + i] * bj;
+    }
+}
+
+/* the same substitutions with n a constant for the small sizes (the
+ * loops unrolled, the same operations in the same order) */
+static void lu_solve_factors(int n, const double *a, const lapack_int *ipiv, double *b)
+{
+    switch (n) {
+    case 1: lu_solve_n(1, a, ipiv, b); return;
+    case 2: lu_solve_n(2, a, ipiv, b); return;
+    case 3: lu_solve_n(3, a, ipiv, b); return;
+    case 4: lu_solve_n(4, a, ipiv, b); return;
+    case 5: lu_solve_n(5, a, ipiv, b); return;
+    case 6: lu_solve_n(6, a, ipiv, b); return;
+    case 7: lu_solve_n(7, a, ipiv, b); return;
+    case 8: lu_solve_n(8, a, ipiv, b); return;
+    default: lu_solve_n(n, a, ipiv, b);
     }
 }
 
