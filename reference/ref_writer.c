@@ -112,6 +112,13 @@ struct hymo_ref_writer {
     double **bg_series_stage;
     unsigned char *bg_stage_mem;
     hsize_t handed;                             /* rows handed over or written */
+    /* the further datasets' rows computed by the thread that writes them
+     * (hymo_ref_writer_set_derive): the function, its context, and per row
+     * aux_bytes of its input besides the signals, staged like them */
+    hymo_ref_derive_fn derive;
+    void *derive_ctx;
+    size_t aux_bytes;
+    unsigned char *aux_stage, *bg_aux_stage;
 };
 
 /* ------------------------------------------------------------------ */
@@ -315,6 +322,8 @@ static void free_writer(hymo_ref_writer *w)
     free(w->stage_mem);
     free(w->bg_stage_mem);
     free(w->bg_series_stage);
+    free(w->aux_stage);
+    free(w->bg_aux_stage);
     free(w->chunk_buf);
     free(w->path);
     free(w->partial);
@@ -1128,10 +1137,11 @@ static hymo_status write_series_rows(hymo_ref_writer *w, int k, hsize_t old_rows
  * (hymo_ref_read).  On failure the datasets are shrunk back (outside SWMR
  * mode, which cannot shrink; the file is deleted at the close anyway) and
  * the caller marks the writer failed. */
-static hymo_status write_rows(hymo_ref_writer *w, unsigned char *const *sig, double *const *ser, int n,
-                              hymo_error *err)
+static hymo_status write_rows(hymo_ref_writer *w, unsigned char *const *sig, double *const *ser,
+                              const unsigned char *aux, int n, hymo_error *err)
 {
     if (n == 0) return HYMO_OK;
+    if (w->derive) w->derive(w->derive_ctx, n, (const unsigned char *const *)sig, aux, ser);
     const hsize_t old_rows = w->written, new_rows = old_rows + (hsize_t)n;
     hymo_status st = HYMO_OK;
     for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
@@ -1167,7 +1177,7 @@ static hymo_status write_rows(hymo_ref_writer *w, unsigned char *const *sig, dou
 static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
 {
     if (w->buffered == 0) return HYMO_OK;
-    const hymo_status st = write_rows(w, w->stage, w->series_stage, w->buffered, err);
+    const hymo_status st = write_rows(w, w->stage, w->series_stage, w->aux_stage, w->buffered, err);
     if (st != HYMO_OK) return writer_failed(w, st, err);
     w->handed += (hsize_t)w->buffered;
     w->buffered = 0;
@@ -1192,7 +1202,7 @@ static void *bg_main(void *arg)
             hymo_error e;
             memset(&e, 0, sizeof e);
             /* after a failure the rows are dropped (the file is deleted) */
-            const hymo_status st = failed == HYMO_OK ? write_rows(w, w->bg_stage, w->bg_series_stage, n, &e) : failed;
+            const hymo_status st = failed == HYMO_OK ? write_rows(w, w->bg_stage, w->bg_series_stage, w->bg_aux_stage, n, &e) : failed;
             pthread_mutex_lock(&w->bg_lock);
             if (st != HYMO_OK && w->bg_st == HYMO_OK) {
                 w->bg_st = st;
@@ -1285,6 +1295,8 @@ static hymo_status bg_hand_over(hymo_ref_writer *w, hymo_error *err)
     w->series_stage = w->bg_series_stage, w->bg_series_stage = ts;
     unsigned char *tm = w->stage_mem;
     w->stage_mem = w->bg_stage_mem, w->bg_stage_mem = tm;
+    tm = w->aux_stage;
+    w->aux_stage = w->bg_aux_stage, w->bg_aux_stage = tm;
     pthread_mutex_lock(&w->bg_lock);
     w->bg_rows = w->buffered;
     w->bg_busy = 1;
@@ -1297,6 +1309,39 @@ static hymo_status bg_hand_over(hymo_ref_writer *w, hymo_error *err)
 }
 
 hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, hymo_error *err)
+{
+    return hymo_ref_writer_append_aux(w, b, NULL, err);
+}
+
+hymo_status hymo_ref_writer_set_derive(hymo_ref_writer *w, hymo_ref_derive_fn fn, void *ctx, size_t aux_bytes,
+                                       hymo_error *err)
+{
+    if (!w || !fn) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_set_derive: NULL argument");
+    if (w->handed > 0 || w->buffered > 0 || w->derive)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "'%s': the derived rows are set before the first row",
+                              w->partial);
+    /* the thread has nothing to write yet (no row handed): it reads none of these */
+    if (aux_bytes > 0) {
+        w->aux_stage = malloc((size_t)w->stage_rows * aux_bytes);
+        w->bg_aux_stage = malloc((size_t)w->stage_rows * aux_bytes);
+        if (!w->aux_stage || !w->bg_aux_stage) {
+            free(w->aux_stage), free(w->bg_aux_stage);
+            w->aux_stage = w->bg_aux_stage = NULL;
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (rows of '%s')", w->partial);
+        }
+    }
+    w->derive = fn, w->derive_ctx = ctx, w->aux_bytes = aux_bytes;
+    return HYMO_OK;
+}
+
+void hymo_ref_writer_adopt(hymo_ref_writer *w)
+{
+    (void)w;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+hymo_status hymo_ref_writer_append_aux(hymo_ref_writer *w, const hymo_ref_block *b, const void *aux,
+                                       hymo_error *err)
 {
     if (!w || !b) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_append: NULL argument");
@@ -1318,7 +1363,11 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
                                   w->partial, hymo_ref_signals[i].path);
         }
     }
-    for (int k = 0; k < w->n_series && b->n > 0; k++) {
+    if (w->aux_bytes > 0 && b->n > 0 && !aux) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': no rows of the derived datasets' input",
+                              w->partial);
+    }
+    for (int k = 0; !w->derive && k < w->n_series && b->n > 0; k++) {
         if (!b->series || !b->series[k]) {
             return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': no data for dataset '%s' (NULL pointer)",
                                   w->partial, w->series_path[k]);
@@ -1336,7 +1385,10 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
                    (const unsigned char *)block_data(b, i) + (size_t)done * row_bytes,
                    (size_t)k * row_bytes);
         }
-        for (int j = 0; j < w->n_series; j++) {
+        if (w->aux_bytes > 0)
+            memcpy(w->aux_stage + (size_t)w->buffered * w->aux_bytes,
+                   (const unsigned char *)aux + (size_t)done * w->aux_bytes, (size_t)k * w->aux_bytes);
+        for (int j = 0; !w->derive && j < w->n_series; j++) {
             const size_t cols = (size_t)w->series_cols[j];
             memcpy(w->series_stage[j] + (size_t)w->buffered * cols, b->series[j] + (size_t)done * cols,
                    (size_t)k * cols * sizeof(double));
