@@ -13,10 +13,11 @@
  * holds an advisory lock on it (readers tell a running file from a killed
  * one).  Rows are staged in a fixed buffer of whole chunks (R rows, the
  * same R for every dataset; about 4 MiB, allocated at open) and handed at
- * a chunk boundary to the writer's thread when it is idle, while a second
- * buffer fills; the file's first chunk, and without the thread every
- * write, on the caller's thread (at a chunk boundary when the buffer is
- * full, for the first chunk, or a second after the last write):
+ * a chunk boundary to the writer's thread when it is idle (the file's
+ * first chunk as soon as it is staged), while a second buffer fills;
+ * without the thread every write is on the caller's thread (at a chunk
+ * boundary when the buffer is full, for the first chunk, or a second after
+ * the last write):
  * every dataset is extended once, its chunks written whole (no chunk is
  * written twice; without deflate as stored, write_chunks), /time last, and
  * the file flushed, so a killed run leaves a readable ".partial" file with
@@ -1395,12 +1396,13 @@ hymo_status hymo_ref_writer_append_aux(hymo_ref_writer *w, const hymo_ref_block 
         }
         w->buffered += k;
         done += k;
-        /* At a chunk boundary: written when the buffer is full, for the
-         * first chunk of the file, or STAGE_SECONDS after the last write
-         * (the live file and a killed run's file stay at most about that
-         * far behind the run). */
+        /* At a chunk boundary: to the writer's thread when it is idle;
+         * without it, written when the buffer is full, for the first chunk
+         * of the file, or STAGE_SECONDS after the last write (the live file
+         * and a killed run's file stay at most about that far behind the
+         * run). */
         if (w->buffered % w->chunk_rows != 0) continue;
-        if (w->bg && w->handed > 0) { /* whenever the thread is idle (or the stage is full: then after its write) */
+        if (w->bg) { /* whenever the thread is idle (or the stage is full: then after its write) */
             if (w->buffered == w->stage_rows || bg_idle(w)) {
                 hymo_status st = bg_hand_over(w, err);
                 if (st != HYMO_OK) return st;
