@@ -83,6 +83,8 @@ struct hymo_ref_writer {
     int direct;        /* chunks written as stored (write_chunks)        */
     unsigned char *chunk_buf; /* one stored chunk: R x widest row + checksum */
     int swmr;          /* 1 while the file is in SWMR-write mode         */
+    int ds_closed;     /* the per-step datasets' handles are closed (after a reopen: opened by the next write) */
+    int rows_ended;    /* hymo_ref_writer_end_rows: no more appends       */
     int lock_fd;       /* holds an OFD write lock on the temporary file  */
     hymo_status failed; /* first write failure; later appends return it   */
     hymo_h5_io io;      /* I/O failures seen by the file driver (h5vfd.c) */
@@ -806,7 +808,8 @@ static void lock_partial(hymo_ref_writer *w)
 #endif
 }
 
-/* Opens the group and dataset handles of an open file (after a reopen). */
+/* Opens the group handles of an open file (after a reopen); the per-step
+ * datasets' handles are opened by the next write (open_datasets). */
 static hymo_status open_handles(hymo_ref_writer *w, hymo_error *err)
 {
     for (int g = 0; g < HYMO_GROUP_COUNT; g++) {
@@ -815,6 +818,14 @@ static hymo_status open_handles(hymo_ref_writer *w, hymo_error *err)
             return h5_fail(err, HYMO_ERR_HDF5, w->partial, "reopening group '/%s'", hymo_ref_groups[g]);
         }
     }
+    w->ds_closed = 1;
+    return HYMO_OK;
+}
+
+/* Opens the per-step datasets' handles after a reopen. */
+static hymo_status open_datasets(hymo_ref_writer *w, hymo_error *err)
+{
+    w->ds_closed = 0;
     for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
         w->ds[i] = H5Dopen2(w->file, hymo_ref_signals[i].path, H5P_DEFAULT);
         if (w->ds[i] < 0) {
@@ -1142,6 +1153,10 @@ static hymo_status write_rows(hymo_ref_writer *w, unsigned char *const *sig, dou
                               const unsigned char *aux, int n, hymo_error *err)
 {
     if (n == 0) return HYMO_OK;
+    if (w->ds_closed) {
+        const hymo_status ost = open_datasets(w, err);
+        if (ost != HYMO_OK) return ost;
+    }
     if (w->derive) w->derive(w->derive_ctx, n, (const unsigned char *const *)sig, aux, ser);
     const hsize_t old_rows = w->written, new_rows = old_rows + (hsize_t)n;
     hymo_status st = HYMO_OK;
@@ -1341,11 +1356,26 @@ void hymo_ref_writer_adopt(hymo_ref_writer *w)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+hymo_status hymo_ref_writer_end_rows(hymo_ref_writer *w, hymo_error *err)
+{
+    if (!w) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_end_rows: NULL writer");
+    bg_stop(w);
+    w->rows_ended = 1;
+    if (w->failed != HYMO_OK) return hymo_error_set(err, w->failed, "%s", w->first_error);
+    hymo_status st = write_stage(w, err); /* the last rows, still in SWMR mode */
+    if (st == HYMO_OK) st = leave_swmr(w, err);
+    return st;
+}
+
 hymo_status hymo_ref_writer_append_aux(hymo_ref_writer *w, const hymo_ref_block *b, const void *aux,
                                        hymo_error *err)
 {
     if (!w || !b) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_append: NULL argument");
+    }
+    if (w->rows_ended) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': after the last rows (hymo_ref_writer_end_rows)",
+                              w->partial);
     }
     if (w->failed != HYMO_OK) {
         return hymo_error_set(err, w->failed,
@@ -1648,6 +1678,7 @@ hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_put_matrix: NULL argument");
     }
     bg_stop(w);
+    if (w->failed != HYMO_OK) return hymo_error_set(err, w->failed, "%s", w->first_error);
     const char *rel = relative_path(path);
     if (!rel) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "'%s': invalid dataset path '%s'",

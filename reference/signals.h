@@ -125,6 +125,11 @@ typedef void (*hymo_ref_derive_fn)(void *ctx, int n, const unsigned char *const 
  * HYMO_ERR_ARGUMENT after a row, HYMO_ERR_NOMEM. */
 hymo_status hymo_ref_writer_set_derive(hymo_ref_writer *w, hymo_ref_derive_fn fn, void *ctx, size_t aux_bytes,
                                        hymo_error *err);
+/* No more rows: the staged rows are written and the file leaves SWMR mode
+ * (what hymo_ref_writer_close would do first; the summary, attributes and
+ * further matrices follow).  Later appends fail (HYMO_ERR_ARGUMENT); a
+ * write failure is returned and the close reports it too. */
+hymo_status hymo_ref_writer_end_rows(hymo_ref_writer *w, hymo_error *err);
 /* The calling thread takes over a writer opened on another thread: HDF5's
  * error printing (per thread) off here too, as hymo_ref_writer_open turns
  * it off on its own thread (the failures are reported as values). */

@@ -417,7 +417,9 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     if (open_failed) goto done; /* no file: as if the run had not started */
     hymo_status run_status = st;
     hymo_error flush_err;
-    if (hymo_rows_flush(&rows, writer, &flush_err) != HYMO_OK && run_status == HYMO_OK) {
+    if ((hymo_rows_flush(&rows, writer, &flush_err) != HYMO_OK ||
+         (writer && hymo_ref_writer_end_rows(writer, &flush_err) != HYMO_OK)) &&
+        run_status == HYMO_OK) {
         *err = flush_err;
         run_status = flush_err.code;
     }
