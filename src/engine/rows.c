@@ -97,13 +97,11 @@ static void rows_derive(void *ctx, int n, const unsigned char *const *sig, const
                         double *const *series)
 {
     struct hymo_rows_derive *d = ctx;
-    static const double none[1] = {0.0}; /* a state without pressures or spools */
-    const double *t = (const double *)(const void *)sig[HYMO_SIG_TIME];
-    const double *z = (const double *)(const void *)sig[HYMO_SIG_Z];
-    const double *zd = (const double *)(const void *)sig[HYMO_SIG_ZD];
-    const double *zdd = (const double *)(const void *)sig[HYMO_SIG_ZDD];
-    const double *p = sig[HYMO_SIG_P] ? (const double *)(const void *)sig[HYMO_SIG_P] : none;
-    const double *u = sig[HYMO_SIG_U] ? (const double *)(const void *)sig[HYMO_SIG_U] : none;
+    static const double none[1] = {0.0}; /* a signal without columns (no joints, pressures or spools) */
+#define SIG(i) (sig[i] ? (const double *)(const void *)sig[i] : none)
+    const double *t = SIG(HYMO_SIG_TIME), *z = SIG(HYMO_SIG_Z), *zd = SIG(HYMO_SIG_ZD), *zdd = SIG(HYMO_SIG_ZDD);
+    const double *p = SIG(HYMO_SIG_P), *u = SIG(HYMO_SIG_U);
+#undef SIG
     const int ns = hymo_outputs_n_series(d->outputs);
     const hymo_ref_series *sr = hymo_outputs_series(d->outputs);
     hymo_circuit circ = d->circ;
@@ -117,10 +115,11 @@ static void rows_derive(void *ctx, int n, const unsigned char *const *sig, const
         }
         if (d->n_sw) circ.sw = a + d->off_sw;
         const size_t R = (size_t)r;
+        const size_t rz = d->nz ? R * (size_t)d->nz : 0;
         const hymo_output_state st = {t[R],
-                                      z + R * (size_t)d->nz,
-                                      zd + R * (size_t)d->nz,
-                                      zdd + R * (size_t)d->nz,
+                                      z + rz,
+                                      zd + rz,
+                                      zdd + rz,
                                       d->np ? p + R * (size_t)d->np : p,
                                       d->nu ? u + R * (size_t)d->nu : u,
                                       d->nu ? (const double *)(const void *)a : none,
