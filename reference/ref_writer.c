@@ -13,10 +13,11 @@
  * holds an advisory lock on it (readers tell a running file from a killed
  * one).  Rows are staged in a fixed buffer of whole chunks (R rows, the
  * same R for every dataset; about 4 MiB, allocated at open) and handed at
- * a chunk boundary to the writer's thread when it is idle, while a second
- * buffer fills; the file's first chunk, and without the thread every
- * write, on the caller's thread (at a chunk boundary when the buffer is
- * full, for the first chunk, or a second after the last write):
+ * a chunk boundary to the writer's thread when it is idle (the file's
+ * first chunk as soon as it is staged), while a second buffer fills;
+ * without the thread every write is on the caller's thread (at a chunk
+ * boundary when the buffer is full, for the first chunk, or a second after
+ * the last write):
  * every dataset is extended once, its chunks written whole (no chunk is
  * written twice; without deflate as stored, write_chunks), /time last, and
  * the file flushed, so a killed run leaves a readable ".partial" file with
@@ -82,6 +83,8 @@ struct hymo_ref_writer {
     int direct;        /* chunks written as stored (write_chunks)        */
     unsigned char *chunk_buf; /* one stored chunk: R x widest row + checksum */
     int swmr;          /* 1 while the file is in SWMR-write mode         */
+    int ds_closed;     /* the per-step datasets' handles are closed (after a reopen: opened by the next write) */
+    int rows_ended;    /* hymo_ref_writer_end_rows: no more appends       */
     int lock_fd;       /* holds an OFD write lock on the temporary file  */
     hymo_status failed; /* first write failure; later appends return it   */
     hymo_h5_io io;      /* I/O failures seen by the file driver (h5vfd.c) */
@@ -112,6 +115,13 @@ struct hymo_ref_writer {
     double **bg_series_stage;
     unsigned char *bg_stage_mem;
     hsize_t handed;                             /* rows handed over or written */
+    /* the further datasets' rows computed by the thread that writes them
+     * (hymo_ref_writer_set_derive): the function, its context, and per row
+     * aux_bytes of its input besides the signals, staged like them */
+    hymo_ref_derive_fn derive;
+    void *derive_ctx;
+    size_t aux_bytes;
+    unsigned char *aux_stage, *bg_aux_stage;
 };
 
 /* ------------------------------------------------------------------ */
@@ -315,6 +325,8 @@ static void free_writer(hymo_ref_writer *w)
     free(w->stage_mem);
     free(w->bg_stage_mem);
     free(w->bg_series_stage);
+    free(w->aux_stage);
+    free(w->bg_aux_stage);
     free(w->chunk_buf);
     free(w->path);
     free(w->partial);
@@ -796,7 +808,8 @@ static void lock_partial(hymo_ref_writer *w)
 #endif
 }
 
-/* Opens the group and dataset handles of an open file (after a reopen). */
+/* Opens the group handles of an open file (after a reopen); the per-step
+ * datasets' handles are opened by the next write (open_datasets). */
 static hymo_status open_handles(hymo_ref_writer *w, hymo_error *err)
 {
     for (int g = 0; g < HYMO_GROUP_COUNT; g++) {
@@ -805,6 +818,14 @@ static hymo_status open_handles(hymo_ref_writer *w, hymo_error *err)
             return h5_fail(err, HYMO_ERR_HDF5, w->partial, "reopening group '/%s'", hymo_ref_groups[g]);
         }
     }
+    w->ds_closed = 1;
+    return HYMO_OK;
+}
+
+/* Opens the per-step datasets' handles after a reopen. */
+static hymo_status open_datasets(hymo_ref_writer *w, hymo_error *err)
+{
+    w->ds_closed = 0;
     for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
         w->ds[i] = H5Dopen2(w->file, hymo_ref_signals[i].path, H5P_DEFAULT);
         if (w->ds[i] < 0) {
@@ -1128,10 +1149,15 @@ static hymo_status write_series_rows(hymo_ref_writer *w, int k, hsize_t old_rows
  * (hymo_ref_read).  On failure the datasets are shrunk back (outside SWMR
  * mode, which cannot shrink; the file is deleted at the close anyway) and
  * the caller marks the writer failed. */
-static hymo_status write_rows(hymo_ref_writer *w, unsigned char *const *sig, double *const *ser, int n,
-                              hymo_error *err)
+static hymo_status write_rows(hymo_ref_writer *w, unsigned char *const *sig, double *const *ser,
+                              const unsigned char *aux, int n, hymo_error *err)
 {
     if (n == 0) return HYMO_OK;
+    if (w->ds_closed) {
+        const hymo_status ost = open_datasets(w, err);
+        if (ost != HYMO_OK) return ost;
+    }
+    if (w->derive) w->derive(w->derive_ctx, n, (const unsigned char *const *)sig, aux, ser);
     const hsize_t old_rows = w->written, new_rows = old_rows + (hsize_t)n;
     hymo_status st = HYMO_OK;
     for (int i = 0; st == HYMO_OK && i < HYMO_SIGNAL_COUNT; i++) {
@@ -1167,7 +1193,7 @@ static hymo_status write_rows(hymo_ref_writer *w, unsigned char *const *sig, dou
 static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
 {
     if (w->buffered == 0) return HYMO_OK;
-    const hymo_status st = write_rows(w, w->stage, w->series_stage, w->buffered, err);
+    const hymo_status st = write_rows(w, w->stage, w->series_stage, w->aux_stage, w->buffered, err);
     if (st != HYMO_OK) return writer_failed(w, st, err);
     w->handed += (hsize_t)w->buffered;
     w->buffered = 0;
@@ -1192,7 +1218,7 @@ static void *bg_main(void *arg)
             hymo_error e;
             memset(&e, 0, sizeof e);
             /* after a failure the rows are dropped (the file is deleted) */
-            const hymo_status st = failed == HYMO_OK ? write_rows(w, w->bg_stage, w->bg_series_stage, n, &e) : failed;
+            const hymo_status st = failed == HYMO_OK ? write_rows(w, w->bg_stage, w->bg_series_stage, w->bg_aux_stage, n, &e) : failed;
             pthread_mutex_lock(&w->bg_lock);
             if (st != HYMO_OK && w->bg_st == HYMO_OK) {
                 w->bg_st = st;
@@ -1285,6 +1311,8 @@ static hymo_status bg_hand_over(hymo_ref_writer *w, hymo_error *err)
     w->series_stage = w->bg_series_stage, w->bg_series_stage = ts;
     unsigned char *tm = w->stage_mem;
     w->stage_mem = w->bg_stage_mem, w->bg_stage_mem = tm;
+    tm = w->aux_stage;
+    w->aux_stage = w->bg_aux_stage, w->bg_aux_stage = tm;
     pthread_mutex_lock(&w->bg_lock);
     w->bg_rows = w->buffered;
     w->bg_busy = 1;
@@ -1298,8 +1326,56 @@ static hymo_status bg_hand_over(hymo_ref_writer *w, hymo_error *err)
 
 hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, hymo_error *err)
 {
+    return hymo_ref_writer_append_aux(w, b, NULL, err);
+}
+
+hymo_status hymo_ref_writer_set_derive(hymo_ref_writer *w, hymo_ref_derive_fn fn, void *ctx, size_t aux_bytes,
+                                       hymo_error *err)
+{
+    if (!w || !fn) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_set_derive: NULL argument");
+    if (w->handed > 0 || w->buffered > 0 || w->derive)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "'%s': the derived rows are set before the first row",
+                              w->partial);
+    /* the thread has nothing to write yet (no row handed): it reads none of these */
+    if (aux_bytes > 0) {
+        w->aux_stage = malloc((size_t)w->stage_rows * aux_bytes);
+        w->bg_aux_stage = malloc((size_t)w->stage_rows * aux_bytes);
+        if (!w->aux_stage || !w->bg_aux_stage) {
+            free(w->aux_stage), free(w->bg_aux_stage);
+            w->aux_stage = w->bg_aux_stage = NULL;
+            return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (rows of '%s')", w->partial);
+        }
+    }
+    w->derive = fn, w->derive_ctx = ctx, w->aux_bytes = aux_bytes;
+    return HYMO_OK;
+}
+
+void hymo_ref_writer_adopt(hymo_ref_writer *w)
+{
+    (void)w;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+hymo_status hymo_ref_writer_end_rows(hymo_ref_writer *w, hymo_error *err)
+{
+    if (!w) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_end_rows: NULL writer");
+    bg_stop(w);
+    w->rows_ended = 1;
+    if (w->failed != HYMO_OK) return hymo_error_set(err, w->failed, "%s", w->first_error);
+    hymo_status st = write_stage(w, err); /* the last rows, still in SWMR mode */
+    if (st == HYMO_OK) st = leave_swmr(w, err);
+    return st;
+}
+
+hymo_status hymo_ref_writer_append_aux(hymo_ref_writer *w, const hymo_ref_block *b, const void *aux,
+                                       hymo_error *err)
+{
     if (!w || !b) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_append: NULL argument");
+    }
+    if (w->rows_ended) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': after the last rows (hymo_ref_writer_end_rows)",
+                              w->partial);
     }
     if (w->failed != HYMO_OK) {
         return hymo_error_set(err, w->failed,
@@ -1318,7 +1394,11 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
                                   w->partial, hymo_ref_signals[i].path);
         }
     }
-    for (int k = 0; k < w->n_series && b->n > 0; k++) {
+    if (w->aux_bytes > 0 && b->n > 0 && !aux) {
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': no rows of the derived datasets' input",
+                              w->partial);
+    }
+    for (int k = 0; !w->derive && k < w->n_series && b->n > 0; k++) {
         if (!b->series || !b->series[k]) {
             return hymo_error_set(err, HYMO_ERR_ARGUMENT, "append to '%s': no data for dataset '%s' (NULL pointer)",
                                   w->partial, w->series_path[k]);
@@ -1336,19 +1416,23 @@ hymo_status hymo_ref_writer_append(hymo_ref_writer *w, const hymo_ref_block *b, 
                    (const unsigned char *)block_data(b, i) + (size_t)done * row_bytes,
                    (size_t)k * row_bytes);
         }
-        for (int j = 0; j < w->n_series; j++) {
+        if (w->aux_bytes > 0)
+            memcpy(w->aux_stage + (size_t)w->buffered * w->aux_bytes,
+                   (const unsigned char *)aux + (size_t)done * w->aux_bytes, (size_t)k * w->aux_bytes);
+        for (int j = 0; !w->derive && j < w->n_series; j++) {
             const size_t cols = (size_t)w->series_cols[j];
             memcpy(w->series_stage[j] + (size_t)w->buffered * cols, b->series[j] + (size_t)done * cols,
                    (size_t)k * cols * sizeof(double));
         }
         w->buffered += k;
         done += k;
-        /* At a chunk boundary: written when the buffer is full, for the
-         * first chunk of the file, or STAGE_SECONDS after the last write
-         * (the live file and a killed run's file stay at most about that
-         * far behind the run). */
+        /* At a chunk boundary: to the writer's thread when it is idle;
+         * without it, written when the buffer is full, for the first chunk
+         * of the file, or STAGE_SECONDS after the last write (the live file
+         * and a killed run's file stay at most about that far behind the
+         * run). */
         if (w->buffered % w->chunk_rows != 0) continue;
-        if (w->bg && w->handed > 0) { /* whenever the thread is idle (or the stage is full: then after its write) */
+        if (w->bg) { /* whenever the thread is idle (or the stage is full: then after its write) */
             if (w->buffered == w->stage_rows || bg_idle(w)) {
                 hymo_status st = bg_hand_over(w, err);
                 if (st != HYMO_OK) return st;
@@ -1594,6 +1678,7 @@ hymo_status hymo_ref_writer_put_matrix(hymo_ref_writer *w, const char *path, int
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_ref_writer_put_matrix: NULL argument");
     }
     bg_stop(w);
+    if (w->failed != HYMO_OK) return hymo_error_set(err, w->failed, "%s", w->first_error);
     const char *rel = relative_path(path);
     if (!rel) {
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "'%s': invalid dataset path '%s'",

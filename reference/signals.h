@@ -98,15 +98,46 @@ typedef struct {
     size_t row_bytes[HYMO_SIGNAL_COUNT];
     unsigned char copy[HYMO_SIGNAL_COUNT];
     int n_scalar, n_copy;
-    /* the further outputs (src/compile/sensors.h: sensor
-     * points, element flows and powers, valve references), their series'
-     * buffers (capacity x cols each) and whether they are computed (only
-     * for a run that writes a file, hymo_rows_open_writer). */
+    /* the further outputs (src/compile/sensors.h: sensor points, element
+     * flows and powers, valve references): computed by the writer's thread
+     * from the rows above and, per row, aux_bytes of what else they depend
+     * on (aux: capacity x aux_bytes; the valve references, the circuit's
+     * inputs and branch states), with derive's own scratch (only for a run
+     * that writes a file, hymo_rows_open_writer). */
     struct hymo_outputs *outputs;
-    int n_series, series_on;
-    double *series[HYMO_ROWS_SERIES_MAX];
-    int series_cols[HYMO_ROWS_SERIES_MAX];
+    int n_series;
+    unsigned char *aux;
+    size_t aux_bytes;
+    struct hymo_rows_derive *derive;
 } hymo_rows;
+
+/* The writer's further datasets (hymo_ref_dims.series) computed on the
+ * thread that writes them: fills series[k] rows [0, n) (n x cols of series
+ * k, row-major) from the same rows of the signals, sig[i] indexed like
+ * hymo_ref_signals[] (n x cols each, NULL for a signal without columns), and
+ * of aux (n x aux_bytes, the rows given to hymo_ref_writer_append_aux).
+ * Called once per write, before the rows are written, on one thread at a
+ * time. */
+typedef void (*hymo_ref_derive_fn)(void *ctx, int n, const unsigned char *const *sig, const unsigned char *aux,
+                                   double *const *series);
+/* Sets it before the first append (the block's series are then not read;
+ * each append gives aux_bytes per row through hymo_ref_writer_append_aux).
+ * HYMO_ERR_ARGUMENT after a row, HYMO_ERR_NOMEM. */
+hymo_status hymo_ref_writer_set_derive(hymo_ref_writer *w, hymo_ref_derive_fn fn, void *ctx, size_t aux_bytes,
+                                       hymo_error *err);
+/* No more rows: the staged rows are written and the file leaves SWMR mode
+ * (what hymo_ref_writer_close would do first; the summary, attributes and
+ * further matrices follow).  Later appends fail (HYMO_ERR_ARGUMENT); a
+ * write failure is returned and the close reports it too. */
+hymo_status hymo_ref_writer_end_rows(hymo_ref_writer *w, hymo_error *err);
+/* The calling thread takes over a writer opened on another thread: HDF5's
+ * error printing (per thread) off here too, as hymo_ref_writer_open turns
+ * it off on its own thread (the failures are reported as values). */
+void hymo_ref_writer_adopt(hymo_ref_writer *w);
+/* hymo_ref_writer_append with aux, block->n x aux_bytes (NULL without a
+ * derive function or with aux_bytes 0). */
+hymo_status hymo_ref_writer_append_aux(hymo_ref_writer *w, const hymo_ref_block *block, const void *aux,
+                                       hymo_error *err);
 
 typedef struct {
     const char *path; /* "/states/z": absolute; the dataset name is the last component */

@@ -23,10 +23,18 @@ hymo_status hymo_rows_flush(hymo_rows *b, hymo_ref_writer *w, hymo_error *err);
 hymo_status hymo_ref_open_for_model(const hymo_model *model, hymo_ref_header *hdr, const char *path,
                                     const hymo_ref_series *series, int n_series, hymo_ref_writer **writer,
                                     void **names, hymo_error *err);
-/* The same for a monolithic run, the header from sim's options and tables,
- * with the further outputs of rows (computed from now on). */
-hymo_status hymo_rows_open_writer(const hymo_sim *sim, hymo_rows *rows, const char *path, hymo_ref_writer **writer,
-                                  void **names, hymo_error *err);
+/* A monolithic run's file (the header from sim's options and tables, the
+ * further outputs of rows computed by the writer's thread), opened on a
+ * thread of its own while the run steps (rows and sim's model stay
+ * unchanged; rows pushed meanwhile wait in rows): start it, then wait for
+ * its writer (*writer, *names as hymo_ref_open_for_model's, or the open's
+ * error), then free the opener (a writer not taken is discarded).  Without
+ * a thread the file is opened in hymo_rows_open_start.  HYMO_ERR_NOMEM. */
+typedef struct hymo_rows_opener hymo_rows_opener;
+hymo_status hymo_rows_open_start(const hymo_sim *sim, hymo_rows *rows, const char *path, hymo_rows_opener **opener,
+                                 hymo_error *err);
+hymo_status hymo_rows_open_wait(hymo_rows_opener *opener, hymo_ref_writer **writer, void **names, hymo_error *err);
+void hymo_rows_open_free(hymo_rows_opener *opener);
 
 /* Monotonic clock, s (wall times of runs and sweeps). */
 double hymo_now_seconds(void);

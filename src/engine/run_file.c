@@ -432,6 +432,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     hymo_rows rows;
     memset(&rows, 0, sizeof rows); /* no output buffer without a file */
     hymo_ref_writer *writer = NULL;
+    hymo_rows_opener *opener = NULL; /* the file, opened while the run starts */
     void *names = NULL;
     companion comp = {0};
     if (out_path && !hymo_rows_alloc(&rows, sim, BLOCK_ROWS)) {
@@ -441,11 +442,12 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     }
     long n_steps = hymo_run_steps(opt);
     if (out_path) {
-        st = hymo_rows_open_writer(sim, &rows, out_path, &writer, &names, err);
+        st = hymo_rows_open_start(sim, &rows, out_path, &opener, err);
         if (st != HYMO_OK) goto done;
         companion_start(&comp, sim, n_steps);
     }
     if (out_path) hymo_rows_push(&rows, sim);
+    int open_failed = 0;
     double t0 = hymo_now_seconds();
     progress prog = {t0, 0.0, 0, isatty(STDERR_FILENO)};
     for (long k = 0; k < n_steps; ++k) {
@@ -456,6 +458,10 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
         if (opt->progress && (k & 1023) == 1023) progress_line(&prog, sim, n_steps, k + 1);
         if (rows.n == BLOCK_ROWS) {
             double tw = hymo_now_seconds();
+            if (opener && !writer && (st = hymo_rows_open_wait(opener, &writer, &names, err)) != HYMO_OK) {
+                open_failed = 1;
+                break;
+            }
             st = hymo_rows_flush(&rows, writer, err);
             t0 += hymo_now_seconds() - tw; /* integration time excludes file output */
             if (st != HYMO_OK) break;
@@ -463,10 +469,19 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     }
     sim->stats.wall_time = hymo_now_seconds() - t0 - comp.wall; /* and the error-estimate companion */
     companion_finish(&comp);
+    if (opener && !writer && !open_failed) { /* a run shorter than one block, or one that failed first */
+        hymo_error open_err;
+        if (hymo_rows_open_wait(opener, &writer, &names, &open_err) != HYMO_OK) {
+            *err = open_err, st = open_err.code, open_failed = 1;
+        }
+    }
     if (prog.printed) fputc('\n', stderr);
+    if (open_failed) goto done; /* no file: as if the run had not started */
     hymo_status run_status = st;
     hymo_error flush_err;
-    if (hymo_rows_flush(&rows, writer, &flush_err) != HYMO_OK && run_status == HYMO_OK) {
+    if ((hymo_rows_flush(&rows, writer, &flush_err) != HYMO_OK ||
+         (writer && hymo_ref_writer_end_rows(writer, &flush_err) != HYMO_OK)) &&
+        run_status == HYMO_OK) {
         *err = flush_err;
         run_status = flush_err.code;
     }
@@ -491,6 +506,7 @@ hymo_status hymo_run(const hymo_model *model, const hymo_run_options *opt, const
     if (summary) *summary = sum;
 done:
     companion_finish(&comp);
+    hymo_rows_open_free(opener);
     if (writer) hymo_ref_writer_discard(writer);
     hymo_sim_free(comp.sim);
     hymo_sim_free(comp.check);
