@@ -4,6 +4,7 @@
  * an inner Newton iteration.
  * Content: the coordinate partition (hymo_partition), the run log of
  * independent sets and scratch. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,13 +36,20 @@
 #define RESELECT_WATCH 2.0
 /* Near a singular position (the last step's LU pivot below
  * SINGULAR_FRACTION of the start's) the position solve takes an iterate
- * whose max |Phi| is at or below PHI_FLOOR as it is: a correction there is
- * Phi_d^-1 applied to Phi's rounding, eps/pivot, and the rates and
- * accelerations R_d and Phi_d^-1 gamma amplify that position error by
- * 1/pivot and 1/pivot^2 again (one loop at 0.5 ms: a step landing at
- * sin(theta) = 1.9e-5 of a crossing took 3e-12 rad from the correction, 2 %
- * off its acceleration and 6.7e-4 J of energy). */
-#define PHI_FLOOR 1e-13
+ * whose max |Phi| is at or below Phi's rounding, taken as PHI_FLOOR_ULPS x
+ * (1 + max |z|) eps, as it is: a correction there is Phi_d^-1 applied to
+ * Phi's rounding, eps/pivot, and the rates and accelerations R_d and
+ * Phi_d^-1 gamma amplify that position error by 1/pivot and 1/pivot^2
+ * again (one loop at 0.5 ms: a step landing at sin(theta) = 1.9e-5 of a
+ * crossing took 3e-12 rad from the correction, 2 % off its acceleration
+ * and 6.7e-4 J of energy).  Above that the iterate is corrected: the step
+ * after one landing that close starts from a prediction off the branch by
+ * the rounding amplified there (ten loops at 0.25 ms: 2.6e-11 rad, |Phi| =
+ * 12.6 (1 + max |z|) eps at a pivot 1e-3 of the start's; taken as it was,
+ * its dependent accelerations were 7e-4 off, the energy 1.6e-5 J and the
+ * period error grew to 1.6e-5 rad in 20 s).  On those chains Phi's
+ * rounding at the crossings is up to 4.3 (1 + max |z|) eps. */
+#define PHI_FLOOR_ULPS 8.0
 /* Closer still (the LU pivot below EXTRAP_FRACTION of the start's), the
  * velocity term of the dependent accelerations, -Phi_d^-1 gamma, carries
  * the rounding of the positions amplified by 1/pivot^3: there it is
@@ -319,12 +327,21 @@ static void dependent_rates(ds_content *cn, hymo_partition *pt, hymo_mb *mb, dou
     }
 }
 
+/* the position solve's floor (PHI_FLOOR_ULPS): 0 away from singular positions */
+static double phi_floor(const ds_content *c, const hymo_mb *mb)
+{
+    if (!c->near_singular) return 0.0;
+    double zmax = 0.0;
+    for (int j = 0; j < mb->nz; ++j) zmax = fmax(zmax, fabs(mb->z[j]));
+    return PHI_FLOOR_ULPS * DBL_EPSILON * (1.0 + zmax);
+}
+
 static hymo_status ds_unpack(hymo_formulation *f, hymo_mb *mb, const double *x, double t, hymo_error *err)
 {
     ds_content *c = f->content;
     hymo_partition *pt = &c->pt;
     const double dt = mb->dt, a1 = 2.0 / dt, a2 = 4.0 / (dt * dt);
-    hymo_status st = solve_positions(pt, mb, mb->z, x, t, c->near_singular ? PHI_FLOOR : 0.0, err);
+    hymo_status st = solve_positions(pt, mb, mb->z, x, t, phi_floor(c, mb), err);
     if (st != HYMO_OK) return st;
     for (int k = 0; k < pt->ni; ++k) { /* trapezoidal rule in the independent coordinates */
         const int j = pt->indep[k];
@@ -351,7 +368,7 @@ static hymo_status ds_ode_unpack(hymo_formulation *f, hymo_mb *mb, const double 
 {
     ds_content *c = f->content;
     hymo_partition *pt = &c->pt;
-    hymo_status st = solve_positions(pt, mb, NULL, q, t, c->near_singular ? PHI_FLOOR : 0.0, err);
+    hymo_status st = solve_positions(pt, mb, NULL, q, t, phi_floor(c, mb), err);
     if (st != HYMO_OK) return st;
     for (int k = 0; k < pt->ni; ++k) {
         mb->zdn[pt->indep[k]] = v[k];
