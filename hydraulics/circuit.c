@@ -369,12 +369,13 @@ int hymo_circuit_eval_part_cached(const hymo_circuit *circ, const hymo_model *mo
             }
         }
     }
-    if (vc) { /* sizes of another motion: dropped */
-        const size_t bytes = (size_t)vc->na * sizeof(double);
-        if (memcmp(vc->s, s, bytes) != 0 || memcmp(vc->sd, sd, bytes) != 0) {
-            memcpy(vc->s, s, bytes);
-            memcpy(vc->sd, sd, bytes);
-            memset(vc->held, 0, (size_t)vc->np);
+    if (vc) { /* sizes of another motion (other bits): dropped */
+        int same = 1;
+        for (int a = 0; a < vc->na && same; ++a)
+            same = !memcmp(&vc->s[a], &s[a], sizeof(double)) && !memcmp(&vc->sd[a], &sd[a], sizeof(double));
+        if (!same) {
+            for (int a = 0; a < vc->na; ++a) vc->s[a] = s[a], vc->sd[a] = sd[a];
+            for (int st = 0; st < vc->np; ++st) vc->held[st] = 0;
         }
     }
     for (int i = 0; i < part->n_volumes; ++i) {
