@@ -307,6 +307,8 @@ int hymo_volume_cache_init(hymo_volume_cache *vc, const hymo_circuit *circ, cons
     }
     vc->na = na, vc->np = np;
     vc->w_const = circ->law->pressure_independent && model->n_accumulators == 0;
+    double dinv;
+    if (vc->w_const) vc->inv_bf = circ->law->inv_bulk(model, 0.0, &dinv);
     vc->s = b, vc->sd = b + na;
     vc->V = b + 2 * (size_t)na, vc->C = vc->V + np, vc->Vdot = vc->C + np, vc->W = vc->Vdot + np;
     vc->held = held;
@@ -388,7 +390,11 @@ int hymo_circuit_eval_part_cached(const hymo_circuit *circ, const hymo_model *mo
         } else {
             hymo_volume_size(circ, model, st, s, sd, &V, &compl_sum, &Vdot);
             if (!(V > 0.0)) return k;
-            W = hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
+            /* hymo_volume_weight_state; with w_const its expression with
+             * the law's constant 1/B_f and no accumulator term */
+            W = vc && vc->w_const && circ->vol_fixed[st] != 2
+                    ? 1.0 / (vc->inv_bf + (compl_sum + 0.0) / V) / V
+                    : hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
             if (vc) vc->V[st] = V, vc->C[st] = compl_sum, vc->Vdot[st] = Vdot, vc->W[st] = W, vc->held[st] = 1;
         }
         pdot[st] = W * (pdot[st] - Vdot);

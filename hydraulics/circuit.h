@@ -634,6 +634,7 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
  * internal step at one time) and recomputed when either changes. */
 typedef struct {
     int na, np, w_const;
+    double inv_bf;            /* w_const: the fluid law's 1/B_f */
     double *s, *sd;           /* na: the motion of the sizes held */
     double *V, *C, *Vdot, *W; /* np */
     unsigned char *held;      /* np: 1 if V, C, Vdot (and W when w_const) are held */
