@@ -287,8 +287,39 @@ double hymo_cylinder_force(const hymo_model *model, const hymo_circuit *circ, in
     const hymo_cylinder *cy = &model->cylinders[c];
     double fp = hymo_node_pressure(model, cy->node_piston, p) * cy->piston_area -
                 hymo_node_pressure(model, cy->node_rod, p) * cy->rod_side_area;
-    double fmu = (1.0 - cy->efficiency) * fabs(fp) * tanh(sd / cy->friction_velocity);
+    /* (1 - eta) |fp| tanh(sd/v_s); without seal friction (eta = 1) the
+     * product is a zero with the sign of sd/v_s, found without tanh */
+    const double fr = 1.0 - cy->efficiency, x = sd / cy->friction_velocity;
+    const double fmu = fr == 0.0 && isfinite(fp) && !isnan(x) ? copysign(0.0, x) : fr * fabs(fp) * tanh(x);
     return fp - cy->viscous * sd - fmu + hymo_cylinder_damper_force(model, circ, c, s, sd);
+}
+
+int hymo_volume_cache_init(hymo_volume_cache *vc, const hymo_circuit *circ, const hymo_model *model)
+{
+    memset(vc, 0, sizeof *vc);
+    const int na = hymo_coupled_actuators(model), np = model->n_volumes;
+    double *b = calloc((size_t)(2 * na + 4 * np) + 1, sizeof(double));
+    unsigned char *held = calloc((size_t)np + 1, 1);
+    if (!b || !held) {
+        free(b);
+        free(held);
+        return -1;
+    }
+    vc->na = na, vc->np = np;
+    vc->w_const = circ->law->pressure_independent && model->n_accumulators == 0;
+    double dinv;
+    if (vc->w_const) vc->inv_bf = circ->law->inv_bulk(model, 0.0, &dinv);
+    vc->s = b, vc->sd = b + na;
+    vc->V = b + 2 * (size_t)na, vc->C = vc->V + np, vc->Vdot = vc->C + np, vc->W = vc->Vdot + np;
+    vc->held = held;
+    return 0;
+}
+
+void hymo_volume_cache_free(hymo_volume_cache *vc)
+{
+    free(vc->s);
+    free(vc->held);
+    memset(vc, 0, sizeof *vc);
 }
 
 /* The one evaluation path of the circuit equations (whole model or part). */
@@ -296,6 +327,14 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
                                 const hymo_circuit_part *part, const double *s, const double *sd,
                                 const double *p, const double *u, const double *u_ref, double *pdot,
                                 double *udot, double *force)
+{
+    return hymo_circuit_eval_part_cached(circ, model, part, s, sd, p, u, u_ref, pdot, udot, force, NULL);
+}
+
+int hymo_circuit_eval_part_cached(const hymo_circuit *circ, const hymo_model *model,
+                                  const hymo_circuit_part *part, const double *s, const double *sd,
+                                  const double *p, const double *u, const double *u_ref, double *pdot,
+                                  double *udot, double *force, hymo_volume_cache *vc)
 {
     if (force) {
         for (int i = 0; i < part->n_cylinders; ++i) {
@@ -332,13 +371,32 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
             }
         }
     }
+    if (vc) { /* sizes of another motion (other bits): dropped */
+        int same = 1;
+        for (int a = 0; a < vc->na && same; ++a)
+            same = !memcmp(&vc->s[a], &s[a], sizeof(double)) && !memcmp(&vc->sd[a], &sd[a], sizeof(double));
+        if (!same) {
+            for (int a = 0; a < vc->na; ++a) vc->s[a] = s[a], vc->sd[a] = sd[a];
+            for (int st = 0; st < vc->np; ++st) vc->held[st] = 0;
+        }
+    }
     for (int i = 0; i < part->n_volumes; ++i) {
         const int st = part->volumes[i], k = circ->vol_node[st];
-        double V, Vdot, compl_sum;
-        hymo_volume_size(circ, model, st, s, sd, &V, &compl_sum, &Vdot);
-        if (!(V > 0.0)) return k;
-        double inv_bf, dD_dp;
-        const double W = hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
+        double V, Vdot, compl_sum, W, inv_bf, dD_dp;
+        if (vc && vc->held[st]) {
+            V = vc->V[st], compl_sum = vc->C[st], Vdot = vc->Vdot[st];
+            W = vc->w_const ? vc->W[st]
+                            : hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
+        } else {
+            hymo_volume_size(circ, model, st, s, sd, &V, &compl_sum, &Vdot);
+            if (!(V > 0.0)) return k;
+            /* hymo_volume_weight_state; with w_const its expression with
+             * the law's constant 1/B_f and no accumulator term */
+            W = vc && vc->w_const && circ->vol_fixed[st] != 2
+                    ? 1.0 / (vc->inv_bf + (compl_sum + 0.0) / V) / V
+                    : hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
+            if (vc) vc->V[st] = V, vc->C[st] = compl_sum, vc->Vdot[st] = Vdot, vc->W[st] = W, vc->held[st] = 1;
+        }
         pdot[st] = W * (pdot[st] - Vdot);
     }
     return -1;

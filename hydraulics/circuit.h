@@ -626,6 +626,29 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
                                 const double *p, const double *u, const double *u_ref, double *pdot,
                                 double *udot, double *force);
 
+/* The sizes of the volumes at one motion (s, sd), kept by one evaluator
+ * between its calls of hymo_circuit_eval_part_cached: per pressure state V,
+ * C, Vdot of hymo_volume_size and, where the weight does not depend on p
+ * (a pressure-independent fluid law, no accumulator), W; they are reused
+ * while s and sd keep their bits (the stages and Newton iterations of an
+ * internal step at one time) and recomputed when either changes. */
+typedef struct {
+    int na, np, w_const;
+    double inv_bf;            /* w_const: the fluid law's 1/B_f */
+    double *s, *sd;           /* na: the motion of the sizes held */
+    double *V, *C, *Vdot, *W; /* np */
+    unsigned char *held;      /* np: 1 if V, C, Vdot (and W when w_const) are held */
+} hymo_volume_cache;
+/* 0, or -1 out of memory (vc zeroed then). */
+int hymo_volume_cache_init(hymo_volume_cache *vc, const hymo_circuit *circ, const hymo_model *model);
+void hymo_volume_cache_free(hymo_volume_cache *vc);
+/* hymo_circuit_eval_part_node with the volume sizes of vc (NULL: none):
+ * the same bits. */
+int hymo_circuit_eval_part_cached(const hymo_circuit *circ, const hymo_model *model,
+                                  const hymo_circuit_part *part, const double *s, const double *sd,
+                                  const double *p, const double *u, const double *u_ref, double *pdot,
+                                  double *udot, double *force, hymo_volume_cache *vc);
+
 /* Initial pressures (SPEC §3): given the actuator forces f_static[na] that
  * hold the mechanism at rest, fills p[np]: given pressures as stated,
  * piston (or rod) chambers from the force balance, and every other

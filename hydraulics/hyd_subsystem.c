@@ -31,6 +31,7 @@ struct hymo_hyd_sub {
     int max_iter;
     int n, nvol, nsp; /* n = nvol + nsp */
     int *spool;       /* nsp: spool state of each valve of the part */
+    int *useg;        /* nsp: segment hint of each valve's U_ref (hymo_signal_eval_hint) */
     double *tol;      /* n: Newton increment tolerance per entry */
     double *fd_scale; /* n */
     double *y;        /* n: current state */
@@ -39,6 +40,7 @@ struct hymo_hyd_sub {
     double *pw, *uw;  /* np, nu: RHS arguments */
     double *pdot, *udot;
     double *s, *sd;                   /* na */
+    hymo_volume_cache vc;             /* the volume sizes at s, sd (rhs) */
     double *uref_a, *uref_m, *uref_b; /* nv (+ nin): step start (right), middle, end (left) */
     /* nin = n_pumps + n_flow_controls when a pump or
      * flow control valve has a signal (else 0): the uref arrays then carry
@@ -112,7 +114,8 @@ static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *o
     for (int i = 0; i < sub->part.n_valves; ++i) {
         const int v = sub->part.valves[i];
         const hymo_signal *sig = valve_signal(sub->model, v);
-        out[v] = side == 0 ? hymo_signal_eval(sig, t, +1) : hymo_signal_eval_snapped(sig, t, side, h);
+        out[v] = side == 0 ? hymo_signal_eval_hint(sig, t, +1, 0.0, &sub->useg[i])
+                           : hymo_signal_eval_hint(sig, t, side, h, &sub->useg[i]);
     }
     if (sub->nin) { /* speeds and set flows at the same time and side */
         double *in = out + sub->model->n_valves;
@@ -233,9 +236,9 @@ static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y,
     for (int i = 0; i < sub->nvol; ++i) sub->pw[pt->volumes[i]] = y[i];
     for (int j = 0; j < sub->nsp; ++j) sub->uw[sub->spool[j]] = y[sub->nvol + j];
     int bad = sub->n_tlm > 0 ? tlm_solve(sub, t, uref, y)
-                             : (++sub->rhs_evals, hymo_circuit_eval_part_node(circ_at(sub, uref), sub->model, pt, sub->s, sub->sd,
-                                                                             sub->pw, sub->uw, uref, sub->pdot,
-                                                                             sub->udot, NULL));
+                             : (++sub->rhs_evals, hymo_circuit_eval_part_cached(circ_at(sub, uref), sub->model, pt, sub->s,
+                                                                               sub->sd, sub->pw, sub->uw, uref, sub->pdot,
+                                                                               sub->udot, NULL, &sub->vc));
     if (bad >= 0) return bad;
     for (int i = 0; i < sub->nvol; ++i) f[i] = sub->pdot[pt->volumes[i]];
     for (int j = 0; j < sub->nsp; ++j) f[sub->nvol + j] = sub->udot[sub->spool[j]];
@@ -453,6 +456,8 @@ void hymo_hyd_sub_free(hymo_hyd_sub *sub)
     if (!sub) return;
     hymo_circuit_part_free(&sub->part);
     free(sub->spool);
+    free(sub->useg);
+    hymo_volume_cache_free(&sub->vc);
     double *arrays[] = {sub->tol, sub->fd_scale, sub->y, sub->p, sub->u, sub->pw, sub->uw, sub->pdot, sub->udot,
                         sub->s, sub->sd, sub->uref_a, sub->uref_m, sub->uref_b, sub->cs, sub->cv, sub->f0,
                         sub->fprev, sub->jac, sub->k1, sub->k2, sub->k3, sub->k4, sub->yt, sub->y1, sub->yp,
@@ -499,6 +504,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     const int n = sub->n = sub->nvol + sub->nsp;
     const int np = model->n_volumes, nu = model->n_valves, na = hymo_coupled_actuators(model), nv = model->n_valves;
     sub->spool = malloc((size_t)(sub->nsp > 0 ? sub->nsp : 1) * sizeof(int));
+    sub->useg = malloc((size_t)(sub->nsp > 0 ? sub->nsp : 1) * sizeof(int));
     sub->piv = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
     sub->tol = new_doubles(n);
     sub->fd_scale = new_doubles(n);
@@ -530,7 +536,8 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
     sub->dy = new_doubles(n);
     sub->f1 = new_doubles(n);
     sub->fd = new_doubles(n);
-    if (!part_copied || !sub->spool ||
+    const int vc_ok = hymo_volume_cache_init(&sub->vc, circ, model) == 0;
+    if (!part_copied || !vc_ok || !sub->spool || !sub->useg ||
         !sub->piv || !sub->tol || !sub->fd_scale || !sub->y || !sub->p || !sub->u || !sub->pw || !sub->uw ||
         !sub->pdot || !sub->udot || !sub->s || !sub->sd || !sub->uref_a || !sub->uref_m || !sub->uref_b ||
         !sub->cs || !sub->cv || !sub->f0 || !sub->fprev || !sub->jac || !sub->k1 || !sub->k2 || !sub->k3 ||
@@ -538,7 +545,7 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
         hymo_hyd_sub_free(sub);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (hydraulic subsystem)");
     }
-    for (int j = 0; j < sub->nsp; ++j) sub->spool[j] = model->valves[part->valves[j]].state;
+    for (int j = 0; j < sub->nsp; ++j) sub->spool[j] = model->valves[part->valves[j]].state, sub->useg[j] = -1;
     for (int i = 0; i < n; ++i) {
         const int is_p = i < sub->nvol;
         sub->tol[i] = is_p ? tol_pressure : tol_spool;

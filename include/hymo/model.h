@@ -528,6 +528,12 @@ double hymo_signal_eval(const hymo_signal *signal, double t, int side);
  * round-off in t = k dt never moves a step change of the input into the
  * neighbouring step.  NULL or an empty table gives 0. */
 double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt);
+/* hymo_signal_eval(signal, t, side) for dt <= 0, else
+ * hymo_signal_eval_snapped(signal, t, side, dt): the same value to the
+ * bit, with *seg a segment hint the caller keeps between calls (-1 at
+ * first): a t strictly inside the hinted segment of a table and farther
+ * than 1e-6 dt from its ends is interpolated without a search. */
+double hymo_signal_eval_hint(const hymo_signal *signal, double t, int side, double dt, int *seg);
 /* Value of the (shaped) signal at t and, in d[0], d[1] (if d is not NULL),
  * its first and second time derivatives on the side `side` (one-sided at
  * breakpoints and at the kinks of the dead zone and clamp); dt > 0 snaps t

@@ -377,6 +377,48 @@ static void config_label(const hymo_cosim_options *o, char *buf, size_t len)
              hymo_cosim_scheme_name(o->scheme), hymo_mech_inputs_name(o->mech_inputs));
 }
 
+/* The coupling options every run of the sweep shares and its tables
+ * record when given: `--iterate` (iterate_max > 0) and `--H-control
+ * energy`.  CSV: extra header names and values, appended to each row
+ * (nothing for the defaults, so a default sweep's tables keep their
+ * columns); HDF5: root attributes, always. */
+static void shared_columns(const hymo_cosim_options *o, FILE *f, int header)
+{
+    if (o->H_control != HYMO_H_FIXED) {
+        if (header)
+            fprintf(f, ",H_control,tol_energy_rel,tol_energy_abs,H_min,H_max");
+        else
+            fprintf(f, ",%s,%g,%g,%g,%g", hymo_H_control_name(o->H_control), o->tol_energy_rel, o->tol_energy_abs,
+                    o->H_min, o->H_max);
+    }
+    if (o->iterate_max > 0) {
+        if (header)
+            fprintf(f, ",iterate_max,iterate_rtol,iterate_atol,iterate_accel");
+        else
+            fprintf(f, ",%d,%g,%g,%s", o->iterate_max, o->iterate_rtol, o->iterate_atol,
+                    hymo_iterate_accel_name(o->iterate_accel));
+    }
+}
+
+static int shared_attributes(hid_t f, const hymo_cosim_options *o)
+{
+    const double iterate_max = (double)o->iterate_max;
+    int ok = H5LTset_attribute_string(f, "/", "H_control", hymo_H_control_name(o->H_control)) >= 0;
+    ok = ok && H5LTset_attribute_double(f, "/", "iterate_max", &iterate_max, 1) >= 0;
+    if (o->H_control != HYMO_H_FIXED) {
+        ok = ok && H5LTset_attribute_double(f, "/", "tol_energy_rel", &o->tol_energy_rel, 1) >= 0;
+        ok = ok && H5LTset_attribute_double(f, "/", "tol_energy_abs", &o->tol_energy_abs, 1) >= 0;
+        ok = ok && H5LTset_attribute_double(f, "/", "H_min", &o->H_min, 1) >= 0;
+        ok = ok && H5LTset_attribute_double(f, "/", "H_max", &o->H_max, 1) >= 0;
+    }
+    if (o->iterate_max > 0) {
+        ok = ok && H5LTset_attribute_double(f, "/", "iterate_rtol", &o->iterate_rtol, 1) >= 0;
+        ok = ok && H5LTset_attribute_double(f, "/", "iterate_atol", &o->iterate_atol, 1) >= 0;
+        ok = ok && H5LTset_attribute_string(f, "/", "iterate_accel", hymo_iterate_accel_name(o->iterate_accel)) >= 0;
+    }
+    return ok;
+}
+
 /* HDF5: one 1-D dataset per numeric column, string columns as fixed
  * strings; written to a temporary name and renamed. */
 static int write_h5(const char *tmp, const sweep_job *jobs, int n_jobs, const double *ach, const int *cfg_first,
@@ -406,6 +448,7 @@ static int write_h5(const char *tmp, const sweep_job *jobs, int n_jobs, const do
     ok = ok && H5Gclose(H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0;
     ok = ok && H5Gclose(H5Gcreate2(f, "achievable", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0;
     ok = ok && H5LTset_attribute_string(f, "/", "model_name", model_name) >= 0;
+    ok = ok && (n_jobs == 0 || shared_attributes(f, &jobs[0].opt));
     if (ok && model->n_overrides > 0) { /* the --set overrides of every point, one per line (docs/overrides.md) */
         size_t total = 1;
         for (int i = 0; i < model->n_overrides; ++i) total += strlen(model->overrides[i]) + 1;
@@ -781,7 +824,9 @@ static int write_tables(const char *base_buf, const sweep_job *jobs, int n_jobs,
         for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", pg->path[k2]);
         fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,H,stable,pass,rms_s,"
                    "max_s,rms_sd,rms_p,rms_z,residual_energy_final,residual_energy_max_abs,peak_drift,t_reached,"
-                   "wall_time,reason\n");
+                   "wall_time,reason");
+        if (n_jobs > 0) shared_columns(&jobs[0].opt, f, 1);
+        fputc('\n', f);
         for (int i = 0; i < n_jobs; ++i) {
             const sweep_job *j = &jobs[i];
             char label[128];
@@ -789,15 +834,19 @@ static int write_tables(const char *base_buf, const sweep_job *jobs, int n_jobs,
             for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", param_value(pg, j->point, k2));
             const hymo_compare_result *e = &j->sum.errors;
             if (j->skipped) {
-                fprintf(f, "%s,%g,0,0,nan,nan,nan,nan,nan,nan,nan,nan,nan,nan,\"not run: a smaller H failed\"\n",
+                fprintf(f, "%s,%g,0,0,nan,nan,nan,nan,nan,nan,nan,nan,nan,nan,\"not run: a smaller H failed\"",
                         label, j->H);
+                shared_columns(&j->opt, f, 0);
+                fputc('\n', f);
                 continue;
             }
-            fprintf(f, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,\"%s\"\n", label, j->H,
+            fprintf(f, "%s,%g,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,\"%s\"", label, j->H,
                     j->status == HYMO_OK && j->sum.stable, j->pass, e->rms[HYMO_CMP_S], e->max[HYMO_CMP_S],
                     e->rms[HYMO_CMP_SD], e->rms[HYMO_CMP_P], e->rms[HYMO_CMP_Z], j->sum.residual_energy_final,
                     j->sum.residual_energy_max_abs, j->sum.peak_drift, j->sum.t_reached, j->sum.wall_time,
                     j->status == HYMO_OK ? j->sum.reason : j->message);
+            shared_columns(&j->opt, f, 0);
+            fputc('\n', f);
         }
         if (table_close(f, tmp[CSV], path[CSV])) n_tmp = 0, failed = 1;
     } else
@@ -806,12 +855,16 @@ static int write_tables(const char *base_buf, const sweep_job *jobs, int n_jobs,
     if (f) {
         n_tmp = 2;
         for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", pg->path[k2]);
-        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,achievable_H\n");
+        fprintf(f, "coupling,extrapolation,hyd_integrator,mech_integrator,scheme,mech_inputs,achievable_H");
+        if (n_jobs > 0) shared_columns(&jobs[0].opt, f, 1);
+        fputc('\n', f);
         for (int c = 0; c < n_cfg; ++c) {
             char label[128];
             config_label(&jobs[cfg_first[c]].opt, label, sizeof label);
             for (int k2 = 0; k2 < pg->n; ++k2) fprintf(f, "%s,", param_value(pg, jobs[cfg_first[c]].point, k2));
-            fprintf(f, "%s,%g\n", label, ach[c]);
+            fprintf(f, "%s,%g", label, ach[c]);
+            shared_columns(&jobs[cfg_first[c]].opt, f, 0);
+            fputc('\n', f);
         }
         if (table_close(f, tmp[ACH], path[ACH])) n_tmp = 1, failed = 1;
     } else

@@ -302,6 +302,33 @@ double hymo_signal_eval(const hymo_signal *signal, double t, int side)
     }
 }
 
+double hymo_signal_eval_hint(const hymo_signal *signal, double t, int side, double dt, int *seg)
+{
+    if (!signal || signal->n_points < 2 || signal->shape)
+        return dt > 0.0 ? hymo_signal_eval_snapped(signal, t, side, dt) : hymo_signal_eval(signal, t, side);
+    const int n = signal->n_points;
+    const double *ts = signal->t, *vs = signal->v;
+    int i = *seg;
+    if (!(i >= 0 && i + 1 < n && ts[i] < t && t < ts[i + 1])) { /* the last i with ts[i] <= t */
+        int lo = 0, hi = n;
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (ts[mid] <= t) lo = mid + 1;
+            else hi = mid;
+        }
+        *seg = i = lo - 1;
+        if (!(i >= 0 && i + 1 < n && ts[i] < t && t < ts[i + 1]))
+            return dt > 0.0 ? hymo_signal_eval_snapped(signal, t, side, dt) : hymo_signal_eval(signal, t, side);
+    }
+    /* ts[i] < t < ts[i+1]: both limits are the segment's interpolation (the
+     * bisections of hymo_signal_eval and hymo_signal_eval_snapped find i,
+     * i + 1), unless t snaps to one of the two ends */
+    if (dt > 0.0 && (fabs(ts[i] - t) <= 1e-6 * dt || fabs(ts[i + 1] - t) <= 1e-6 * dt))
+        return hymo_signal_eval_snapped(signal, t, side, dt);
+    const double w = (t - ts[i]) / (ts[i + 1] - ts[i]);
+    return vs[i] + w * (vs[i + 1] - vs[i]);
+}
+
 double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt)
 {
     if (!signal) return 0.0;

@@ -113,6 +113,7 @@ typedef struct {
      * b at b * block_bytes, each array's bcap rows in the order of
      * row_arrays. */
     long bcap, base;
+    int compare_only; /* no output file: the scratch file keeps only the compared arrays */
     FILE *scratch;
     int scratch_errno;  /* the first failed scratch write (0: none) */
     /* the output file (-o), open from the start: its rows are appended
@@ -185,6 +186,14 @@ static int row_arrays(driver *d, double **arr[], int width[])
 {
     const int nb = d->nb;
     int n = 0;
+    if (d->compare_only) { /* what select_rows and the comparison read */
+        static const int sig[] = {HYMO_SIG_TIME, HYMO_SIG_Z,  HYMO_SIG_ZD,   HYMO_SIG_P,
+                                  HYMO_SIG_U,    HYMO_SIG_S,  HYMO_SIG_SD,   HYMO_SIG_FORCE};
+        for (size_t i = 0; i < sizeof sig / sizeof sig[0]; ++i)
+            arr[n] = &d->row[sig[i]], width[n++] = d->width[sig[i]];
+        arr[n] = &d->rec_Et, width[n++] = 1;
+        return n;
+    }
     for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) arr[n] = &d->row[s], width[n++] = d->width[s];
     arr[n] = &d->rec_dP, width[n++] = nb;
     arr[n] = &d->rec_E, width[n++] = nb;
@@ -204,6 +213,16 @@ static int row_arrays(driver *d, double **arr[], int width[])
 #define ROW_ARRAYS_MAX (HYMO_SIGNAL_COUNT + 11)
 
 static hymo_status append_rows(driver *d, long nr, hymo_error *err);
+
+/* The bytes of one block in the scratch file. */
+static void set_block_bytes(driver *d)
+{
+    double **arr[ROW_ARRAYS_MAX];
+    int width[ROW_ARRAYS_MAX];
+    const int na = row_arrays(d, arr, width);
+    d->block_bytes = 0;
+    for (int k = 0; k < na; ++k) d->block_bytes += d->bcap * width[k] * (long)sizeof(double);
+}
 
 /* The full block in memory to the scratch file (if any) and to the output
  * file (if any), and the next rows from the start of the arrays. */
@@ -403,10 +422,7 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
         CALLOC(d->tlm_tmax, 2 * nb);
     }
     d->snap_j = (3 * (d->cap - 1)) / 4; /* growing_at_end's row of a run that reaches t_end */
-    double **arr[ROW_ARRAYS_MAX];
-    int width[ROW_ARRAYS_MAX];
-    const int na = row_arrays(d, arr, width);
-    for (int k = 0; k < na; ++k) d->block_bytes += bc * width[k] * (long)sizeof(double);
+    set_block_bytes(d);
     return HYMO_OK;
 nomem:
     return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %ld rows)", d->cap);
@@ -1191,6 +1207,10 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
     if (st != HYMO_OK) {
         driver_free(&d);
         return st;
+    }
+    if (!out_path && ref) { /* the rows the comparison reads, no more */
+        d.compare_only = 1;
+        set_block_bytes(&d);
     }
     if (out_path || ref) { /* the rows, kept for the file or the comparison */
         d.scratch = tmpfile();

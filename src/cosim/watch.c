@@ -70,8 +70,8 @@ void hymo_watch_point(hymo_watch *w, double t, const double *p, double D, double
     }
     if (w->n_points++ % w->stride) return;
     /* the new sample against every sample of the window */
-    for (int j = 0; j < w->len; ++j) {
-        const int k = (w->head + w->cap - 1 - j) % w->cap;
+    for (int j = 0, k = w->head; j < w->len; ++j) { /* newest first: k = head - 1 - j, wrapped */
+        k = k == 0 ? w->cap - 1 : k - 1;
         if (t - w->t[k] > w->window * (1.0 + 1e-12)) break;
         const double dD = fabs(D - w->D[k]), excess = dD - w->r * (W - w->W[k]);
         if (dD > w->jump) w->jump = dD;

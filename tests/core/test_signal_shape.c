@@ -178,12 +178,52 @@ static void test_errors(void **state)
     expect_error("  - {name: s, points: [[0, 0], [2, 1]], dead_band: [1, 2]}\n", "dead_band");
 }
 
+/* hymo_signal_eval_hint is hymo_signal_eval (dt 0) or
+ * hymo_signal_eval_snapped (dt > 0) to the bit, whatever its hint: times
+ * on a grid, at and near breakpoints and steps, outside the table, in
+ * random order; a filtered table goes through the plain functions. */
+static void test_hint_same_bits(void **state)
+{
+    (void)state;
+    hymo_model *m = must_load("  - {name: u, points: [[0, 0], [1, 0], [1.5, -8], [3, -8], [3, 2], [3.5, 0], "
+                              "[6, 0], [7, 10.3], [14, 10.3], [15, 0]]}\n"
+                              "  - {name: f, points: [[1, 0], [3, 6], [3, 2], [4, 2]], filter_time_constant: 0.2}\n");
+    const double dts[] = {0.0, 1e-4, 1e-3};
+    unsigned long x = 12345;
+    long n = 0;
+    for (int sg = 0; sg < 2; ++sg)
+        for (int d = 0; d < 3; ++d)
+            for (int side = -1; side <= 1; side += 2) {
+                const hymo_signal *sig = &m->signals[sg];
+                const double dt = dts[d];
+                int seg = -1, seg_r = 5;
+                for (long k = -200; k < 170000; ++k) {
+                    double t;
+                    if (k % 3 == 2) { /* a random time, sometimes near a breakpoint */
+                        x = x * 6364136223846793005UL + 1442695040888963407UL;
+                        const int i = (int)((x >> 33) % (unsigned long)sig->n_points);
+                        const double off = ((double)((x >> 11) % 2001) - 1000.0) * 1e-12; /* to 1e-9 s */
+                        t = (x >> 60) & 1 ? sig->t[i] + off : -1.0 + 18.0 * (double)(x >> 11) / 9007199254740992.0;
+                    } else
+                        t = (double)k * 1e-4; /* a step grid through every breakpoint */
+                    const double want = dt > 0.0 ? hymo_signal_eval_snapped(sig, t, side, dt)
+                                                 : hymo_signal_eval(sig, t, side);
+                    const double got = hymo_signal_eval_hint(sig, t, side, dt, k % 3 == 2 ? &seg_r : &seg);
+                    if (memcmp(&want, &got, sizeof want) != 0)
+                        fail_msg("signal %d dt %g side %d t %.17g: %.17g, not %.17g", sg, dt, side, t, got, want);
+                    n++;
+                }
+            }
+    assert_true(n > 1000000);
+    hymo_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_periodic),        cmocka_unit_test(test_dead_zone_clamp),
         cmocka_unit_test(test_filter),          cmocka_unit_test(test_filter_periodic),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors),          cmocka_unit_test(test_hint_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -258,6 +258,56 @@ static void test_eval_part_crane2(void **state)
     hymo_model_free(m);
 }
 
+/* hymo_circuit_eval_part_cached == hymo_circuit_eval_part_node to the bit
+ * on each part of crane2, whether the motion repeats (the sizes reused at
+ * new pressures and spools) or changes (in s only, in sd only, by one
+ * bit), and the first non-positive volume named alike. */
+static void test_volume_cache(void **state)
+{
+    (void)state;
+    hymo_error err;
+    hymo_model *m = test_load_model("crane2.yaml");
+    const int np = m->n_volumes, nu = m->n_valves, na = m->n_cylinders;
+    double s0[2] = {0.5, sqrt(3.0) / 4.0};
+    hymo_circuit circ;
+    assert_int_equal(hymo_circuit_init(&circ, m, s0, &err), HYMO_OK);
+    hymo_circuit_part *parts;
+    int n;
+    assert_int_equal(hymo_circuit_partition(m, &parts, &n, &err), HYMO_OK);
+    hymo_volume_cache vc[2];
+    for (int k = 0; k < n; ++k) assert_int_equal(hymo_volume_cache_init(&vc[k], &circ, m), 0);
+    assert_int_equal(vc[0].w_const, 1);
+    unsigned long long seed = 7;
+    double s[2], sd[2];
+    int hits = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+        const int change = trial % 7; /* 0, 1: the same motion; 2: s; 3: sd; 4: one bit of s; else both */
+        for (int c = 0; c < na; ++c) {
+            if (trial == 0 || change == 2 || change >= 5) s[c] = s0[c] + 0.3 * (lcg_uniform(&seed) - 0.5);
+            if (trial == 0 || change == 3 || change >= 5) sd[c] = 0.4 * (lcg_uniform(&seed) - 0.5);
+            if (change == 4) s[c] = nextafter(s[c], 1.0);
+        }
+        hits += change < 2;
+        double p[6], u[2], ur[2];
+        for (int k = 0; k < np; ++k) p[k] = 1e5 + 8e6 * lcg_uniform(&seed);
+        for (int v = 0; v < nu; ++v) u[v] = 20.0 * (lcg_uniform(&seed) - 0.5), ur[v] = 20.0 * (lcg_uniform(&seed) - 0.5);
+        for (int k = 0; k < n; ++k) {
+            double pd[6] = {0}, ud[2] = {0}, pdc[6] = {0}, udc[2] = {0};
+            const int r = hymo_circuit_eval_part_node(&circ, m, &parts[k], s, sd, p, u, ur, pd, ud, NULL);
+            const int rc = hymo_circuit_eval_part_cached(&circ, m, &parts[k], s, sd, p, u, ur, pdc, udc, NULL, &vc[k]);
+            assert_int_equal(r, rc);
+            if (r >= 0) continue;
+            assert_memory_equal(pd, pdc, sizeof pd);
+            assert_memory_equal(ud, udc, sizeof ud);
+        }
+    }
+    assert_true(hits > 1000);
+    for (int k = 0; k < n; ++k) hymo_volume_cache_free(&vc[k]);
+    hymo_circuit_parts_free(parts, n);
+    hymo_circuit_free(&circ);
+    hymo_model_free(m);
+}
+
 /* ------------------------------------------------------------------ */
 /* Helpers: crane1 initial state from the monolithic engine            */
 
@@ -614,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_partition),
         cmocka_unit_test(test_partition_complete),
         cmocka_unit_test(test_eval_part_crane2),
+        cmocka_unit_test(test_volume_cache),
         cmocka_unit_test_setup_teardown(test_rest, crane1_setup_fn, crane1_teardown_fn),
         cmocka_unit_test_setup_teardown(test_orders, crane1_setup_fn, crane1_teardown_fn),
         cmocka_unit_test_setup_teardown(test_bad_step_ratio, crane1_setup_fn, crane1_teardown_fn),
