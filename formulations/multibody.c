@@ -644,6 +644,23 @@ int hymo_actuator_joints(const hymo_model *model, const hymo_kin *kin, int a, in
     return hymo_kin_path_union(kin, model->points[cy->point_base].body, model->points[cy->point_rod].body, out);
 }
 
+int hymo_actuator_gradient_entries(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin, int a,
+                                   int *out, double *g)
+{
+    if (a >= model->n_cylinders) return out[0] = motor_joint(model, a), g[0] = 1.0, 1;
+    const hymo_cylinder *cy = &model->cylinders[a];
+    const int b[2] = {model->points[cy->point_base].body, model->points[cy->point_rod].body};
+    int n = 0;
+    if (kin->nb < EXACT_ZERO_MIN_NZ) /* the residue of the joints on both paths is kept (cylinder_gradient) */
+        n = hymo_kin_path_union(kin, b[0], b[1], out);
+    else
+        for (int end = 0; end < 2; ++end)
+            for (int x = b[end]; x != HYMO_GROUND && !hymo_kin_on_path(kin, b[1 - end], x); x = kin->bd[x].parent)
+                out[n++] = x;
+    for (int k = 0; k < n; ++k) g[k] = cylinder_gradient(act, model, kin, a, out[k]);
+    return n;
+}
+
 void hymo_actuators_gradients_joint(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,
                                     const int *joint, double *g)
 {

@@ -196,6 +196,11 @@ int hymo_actuator_joint(const hymo_model *model, const hymo_kin *kin, int a);
  * ends' paths; a motor's or driven joint's own joint) into out (at most
  * nz); returns their number. */
 int hymo_actuator_joints(const hymo_model *model, const hymo_kin *kin, int a, int *out);
+/* The joints where actuator a's gradient (hymo_actuators_gradients) can be
+ * non-zero into out (at most nz) and its entries there into g; returns
+ * their number. */
+int hymo_actuator_gradient_entries(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin, int a,
+                                   int *out, double *g);
 /* g[a] = d s_a / d z_joint[a] (0 for joint[a] < 0): hymo_actuators_gradients'
  * non-zeros where each actuator has at most one (hymo_actuator_joint). */
 void hymo_actuators_gradients_joint(const hymo_actuators *act, const hymo_model *model, const hymo_kin *kin,

@@ -1,5 +1,6 @@
 /* Model compilation: the constants of a model and its initial state
  * (assembly and static equilibrium, SPEC §3), computed once per model. */
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "compiled.h"
 #include "force_elements.h"
 #include "hymo/linalg.h"
+#include "linsol.h"
 #include "multibody.h"
 #include "nonlinear_kinsol.h"
 
@@ -466,6 +468,85 @@ static int static_jacobian(const double *x, double *J, void *user)
  * depends on s only, so it enters the chamber pressures
  * (hymo_circuit_static_pressures), not F; KINSOL takes one Newton step from
  * F = 0 (a second one only as refinement at round-off level). */
+/* A mechanism without closed loops with as many actuators as joints, from
+ * STA_SPARSE_MIN of them: the balance A F = b with A's column a the
+ * actuator's gradient (the joints between its two ends only), factorised
+ * once by KLU, so that its memory is O(n) where A, the gradients and
+ * KINSOL's matrix would hold n^2 each (a chain of 1024 links: 8 MB each). */
+#define STA_SPARSE_MIN 256
+
+static int sparse_balance_applies(const hymo_model *model, const init_ws *w)
+{
+    const int na = model->n_cylinders + model->n_motors + model->n_drivers;
+    return w->pt.m == 0 && w->pt.ni == na && na >= STA_SPARSE_MIN;
+}
+
+static hymo_status static_forces_sparse(const hymo_model *model, init_ws *w, hymo_error *err)
+{
+    const int nz = model->n_bodies, n = w->pt.ni;
+    int *rowof = malloc((size_t)nz * sizeof(int)), *js = malloc((size_t)nz * sizeof(int));
+    int *rows = NULL, *cols = NULL;
+    double *g = malloc((size_t)nz * sizeof(double)), *b = calloc((size_t)n, sizeof(double));
+    double *x = calloc((size_t)n, sizeof(double)), *r = calloc((size_t)n, sizeof(double));
+    hymo_sparse A;
+    memset(&A, 0, sizeof A);
+    hymo_linsol *ls = NULL;
+    hymo_status st = HYMO_OK;
+    if (!rowof || !js || !g || !b || !x || !r) goto nomem;
+    for (int k = 0; k < n; ++k) rowof[w->pt.indep[k]] = k; /* no constraints: R is the identity */
+    hymo_actuators_eval(&w->act, model, &w->kin);
+    size_t cnt = 0;
+    for (int a = 0; a < n; ++a) cnt += (size_t)hymo_actuator_gradient_entries(&w->act, model, &w->kin, a, js, g);
+    rows = malloc((cnt + 1) * sizeof(int)), cols = malloc((cnt + 1) * sizeof(int));
+    if (!rows || !cols || cnt > (size_t)INT_MAX) goto nomem;
+    size_t e = 0;
+    for (int a = 0; a < n; ++a) {
+        const int c = hymo_actuator_gradient_entries(&w->act, model, &w->kin, a, js, g);
+        for (int q = 0; q < c; ++q) rows[e] = rowof[js[q]], cols[e] = a, ++e;
+    }
+    if (hymo_sparse_pattern(&A, n, n, (int)cnt, rows, cols)) goto nomem;
+    for (int a = 0; a < n; ++a) {
+        const int c = hymo_actuator_gradient_entries(&w->act, model, &w->kin, a, js, g);
+        for (int q = 0; q < c; ++q) *hymo_sparse_at(&A, rowof[js[q]], a) += g[q];
+    }
+    double bnorm = 0.0;
+    for (int j = 0; j < nz; ++j) {
+        b[rowof[j]] = -w->kin.Q[j];
+        bnorm = fmax(bnorm, fabs(w->kin.Q[j]));
+    }
+    if ((st = hymo_linsol_create(HYMO_LINSOL_KLU, n, &ls, err)) != HYMO_OK) goto done;
+    if (ls->ops->factor(ls, &A)) {
+        st = hymo_error_set(err, HYMO_ERR_MODEL,
+                            "%s: no static equilibrium: the cylinders cannot hold the initial "
+                            "configuration (rank-deficient actuator Jacobian)",
+                            src_name(model));
+        goto done;
+    }
+    memcpy(x, b, (size_t)n * sizeof(double));
+    ls->ops->solve(ls, x);
+    for (int k = 0; k < n; ++k) r[k] = -b[k];
+    for (int a = 0; a < n; ++a)
+        for (int q = A.col_start[a]; q < A.col_start[a + 1]; ++q) r[A.row[q]] += A.value[q] * x[a];
+    double res = 0.0;
+    for (int k = 0; k < n; ++k) res = isfinite(r[k]) ? fmax(res, fabs(r[k])) : INFINITY;
+    if (!(res <= STA_ACCEPT_TOL * (bnorm + 1.0))) {
+        st = hymo_error_set(err, HYMO_ERR_MODEL,
+                            "%s: no static equilibrium: the force balance of the cylinders at the "
+                            "initial configuration was not solved (residual %.3g)",
+                            src_name(model), res);
+        goto done;
+    }
+    memcpy(w->f_static, x, (size_t)n * sizeof(double));
+    goto done;
+nomem:
+    st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (static forces)");
+done:
+    hymo_linsol_free(ls);
+    hymo_sparse_free(&A);
+    free(rowof), free(js), free(rows), free(cols), free(g), free(b), free(x), free(r);
+    return st;
+}
+
 static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error *err)
 {
     /* motors and driven joints hold their joints too */
@@ -479,7 +560,8 @@ static hymo_status static_forces(const hymo_model *model, init_ws *w, hymo_error
         hymo_fe_free(&fe);
         if (fst != HYMO_OK) return fst;
     }
-    hymo_kin_mass_and_forces(&w->kin, model);
+    hymo_kin_mass_and_forces(&w->kin, model); /* Q' (M' is lazy: not formed) */
+    if (sparse_balance_applies(model, w)) return static_forces_sparse(model, w, err);
     const int n = ni < na ? ni : na;
     double *A = calloc((size_t)(ni > 0 ? ni : 1) * na, sizeof(double));
     double *b = calloc((size_t)(ni > 0 ? ni : 1), sizeof(double));
@@ -624,6 +706,7 @@ static hymo_status compute_initial(const hymo_model *model, hymo_compiled *cm, h
     init_ws w;
     memset(&w, 0, sizeof w);
     hymo_status st = hymo_kin_init(&w.kin, &cm->kin, err);
+    w.kin.mass_lazy = 1; /* the initial state needs Q' only */
     if (st == HYMO_OK) st = hymo_actuators_alloc(&w.act, na, err);
     if (st != HYMO_OK) goto done;
     w.phi = calloc((size_t)m + 1, sizeof(double));
