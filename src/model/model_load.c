@@ -1,4 +1,5 @@
-/* hymo — model file loader (YAML, libyaml document API).
+/* hymo — model file loader (YAML: libyaml's events composed into the
+ * loader's own document, model_doc.h).
  *
  * The format is documented in docs/model-format.md.  The loader is strict:
  * unknown keys, wrong types, wrong vector lengths, duplicate keys or names,
