@@ -219,6 +219,7 @@ static int end_collection(ctx_t *c, hymo_ynode *node, kids_t *k, size_t from)
     if (n && !items) return 0;
     if (n) memcpy(items, k->id + from, n * sizeof(int));
     k->n = from;
+    if (!n) return 1; /* empty: start = top = NULL */
     if (node->type == YAML_SEQUENCE_NODE) {
         node->data.sequence.items.start = items;
         node->data.sequence.items.top = items + n;
