@@ -1,4 +1,5 @@
-/* hymo — model file loader (YAML, libyaml document API).
+/* hymo — model file loader (YAML: libyaml's events composed into the
+ * loader's own document, model_doc.h).
  *
  * The format is documented in docs/model-format.md.  The loader is strict:
  * unknown keys, wrong types, wrong vector lengths, duplicate keys or names,
@@ -36,6 +37,7 @@
 
 #include <yaml.h>
 
+#include "model_doc.h"
 #include "name_index.h"
 #include "sha256.h"
 #include "number.h"
@@ -71,8 +73,8 @@ static const double k_pi = 3.14159265358979323846;
 /* Loader context: document, origin for messages, current field path.   */
 
 typedef struct {
-    yaml_node_t *node;  /* body mapping */
-    yaml_node_t *joint; /* joint mapping */
+    hymo_ynode *node;  /* body mapping */
+    hymo_ynode *joint; /* joint mapping */
     const char *parent_name;
     int parent_decl; /* declaration index of the parent, -1 = ground */
     int sorted;      /* index in model->bodies */
@@ -80,7 +82,7 @@ typedef struct {
 } raw_body;
 
 typedef struct {
-    yaml_document_t doc;
+    hymo_ydoc doc;
     const char *origin;
     hymo_error *err;
     char path[384];
@@ -104,26 +106,22 @@ typedef struct {
      * point with point_count[first] the points of that name */
     hymo_name_index ix_body, ix_joint, ix_node, ix_elem, ix_cyl, ix_point, ix_pname;
     int ix_points, *point_count;
-    /* the document's own storage (compose): its scalars' text, and the
-     * number of nodes it made (nodes added later, by --set, are libyaml's) */
+    /* the document's storage: its scalars' text and its collections'
+     * items in blocks (compose, --set); the mappings whose pairs --set
+     * extended (those pairs malloc'd) */
     struct text_block *text;
-    int n_composed;
-    /* composed collections whose items --set extended (their items then
-     * libyaml's, malloc) */
     int *owned, n_owned;
 } ctx_t;
 
 /* ------------------------------------------------------------------ */
 /* The document                                                         */
 
-/* compose builds c->doc from the parser's events as yaml_parser_load
- * does (the same nodes in the same order, marks, styles, the same
- * composer errors), but keeps the text of its scalars and the items of
- * its sequences and mappings in large blocks (c->text) and gives every
- * node without a tag of its own the shared default tag, instead of
- * allocations per node; doc_delete frees it (nodes added later with
- * yaml_document_add_* are freed as libyaml's, and so are the items of
- * the composed mappings in c->owned). */
+/* compose builds c->doc (model_doc.h) from the parser's events as
+ * yaml_parser_load builds its document (the same nodes in the same order,
+ * the same composer errors), keeping of each node only what the loader
+ * reads (no tags, no end marks, the start line), with the text of its
+ * scalars and the items of its sequences and mappings in large blocks
+ * (c->text); doc_delete frees it. */
 struct text_block {
     struct text_block *next;
     size_t used, cap;
@@ -159,31 +157,18 @@ static char *text_copy(ctx_t *c, const unsigned char *s, size_t n)
 
 static void doc_delete(ctx_t *c)
 {
-    yaml_document_t *d = &c->doc;
-    for (yaml_node_t *n = d->nodes.start ? d->nodes.start + c->n_composed : NULL; n && n < d->nodes.top; ++n) {
-        if (n->type == YAML_SEQUENCE_NODE) free(n->data.sequence.items.start);
-        if (n->type == YAML_MAPPING_NODE) free(n->data.mapping.pairs.start);
-        free(n->tag);
-        if (n->type == YAML_SCALAR_NODE) free(n->data.scalar.value);
-    }
+    hymo_ydoc *d = &c->doc;
     for (int i = 0; i < c->n_owned; ++i) free(d->nodes.start[c->owned[i] - 1].data.mapping.pairs.start);
     free(c->owned);
     c->owned = NULL;
     c->n_owned = 0;
     free(d->nodes.start);
-    free(d->version_directive);
-    for (yaml_tag_directive_t *t = d->tag_directives.start; t && t < d->tag_directives.end; ++t) {
-        free(t->handle);
-        free(t->prefix);
-    }
-    free(d->tag_directives.start);
     memset(d, 0, sizeof *d);
     while (c->text) {
         struct text_block *next = c->text->next;
         free(c->text);
         c->text = next;
     }
-    c->n_composed = 0;
 }
 
 typedef struct {
@@ -191,13 +176,6 @@ typedef struct {
     int index;
     yaml_mark_t mark;
 } anchor_t;
-
-/* A tag of the document: the default (shared) for none or "!". */
-static yaml_char_t *node_tag(ctx_t *c, yaml_char_t *tag, const char *dflt)
-{
-    if (!tag || strcmp((const char *)tag, "!") == 0) return (yaml_char_t *)(uintptr_t)dflt;
-    return (yaml_char_t *)text_copy(c, tag, strlen((const char *)tag));
-}
 
 static int grow(void **start, void **top, void **end, size_t size)
 {
@@ -233,7 +211,7 @@ static int add_to_parent(kids_t *k, int n_open, int index)
 
 /* The collection `node` ends: its items (k's from `from` on) into the
  * blocks; 0 when out of memory. */
-static int end_collection(ctx_t *c, yaml_node_t *node, kids_t *k, size_t from)
+static int end_collection(ctx_t *c, hymo_ynode *node, kids_t *k, size_t from)
 {
     if (node->type == YAML_MAPPING_NODE && (k->n - from) % 2 && !add_to_parent(k, 1, 0)) return 0;
     const size_t n = k->n - from;
@@ -241,13 +219,14 @@ static int end_collection(ctx_t *c, yaml_node_t *node, kids_t *k, size_t from)
     if (n && !items) return 0;
     if (n) memcpy(items, k->id + from, n * sizeof(int));
     k->n = from;
+    if (!n) return 1; /* empty: start = top = NULL */
     if (node->type == YAML_SEQUENCE_NODE) {
         node->data.sequence.items.start = items;
-        node->data.sequence.items.top = node->data.sequence.items.end = items + n;
+        node->data.sequence.items.top = items + n;
     } else {
         yaml_node_pair_t *pairs = (yaml_node_pair_t *)(void *)items;
         node->data.mapping.pairs.start = pairs;
-        node->data.mapping.pairs.top = node->data.mapping.pairs.end = pairs + n / 2;
+        node->data.mapping.pairs.top = pairs + n / 2;
     }
     return 1;
 }
@@ -257,9 +236,8 @@ static int end_collection(ctx_t *c, yaml_node_t *node, kids_t *k, size_t from)
  * anchor given twice, out of memory). */
 static int compose(yaml_parser_t *p, ctx_t *c)
 {
-    yaml_document_t *d = &c->doc;
+    hymo_ydoc *d = &c->doc;
     memset(d, 0, sizeof *d);
-    c->n_composed = 0;
     yaml_event_t ev;
     int ok = 1, n_open = 0, cap_open = 0, n_anchor = 0, cap_anchor = 0;
     int *open = NULL;
@@ -271,7 +249,7 @@ static int compose(yaml_parser_t *p, ctx_t *c)
         p->error = YAML_MEMORY_ERROR;                                                              \
         ok = 0;                                                                                    \
     } while (0)
-    if (!grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(yaml_node_t))) {
+    if (!grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(hymo_ynode))) {
         p->error = YAML_MEMORY_ERROR;
         return 0;
     }
@@ -291,23 +269,19 @@ static int compose(yaml_parser_t *p, ctx_t *c)
         yaml_event_delete(&ev);
         return 1;
     }
-    d->start_implicit = ev.data.document_start.implicit; /* DOCUMENT-START */
-    d->start_mark = ev.start_mark;
-    yaml_event_delete(&ev);
+    yaml_event_delete(&ev); /* DOCUMENT-START */
     while (ok) {
         if (!yaml_parser_parse(p, &ev)) {
             ok = 0;
             break;
         }
         int index = 0;
-        yaml_node_t node;
+        hymo_ynode node;
         memset(&node, 0, sizeof node);
-        node.start_mark = ev.start_mark, node.end_mark = ev.end_mark;
+        node.start_mark.line = ev.start_mark.line > UINT32_MAX ? UINT32_MAX : (uint32_t)ev.start_mark.line;
         const yaml_char_t *anchor = NULL;
         switch (ev.type) {
         case YAML_DOCUMENT_END_EVENT:
-            d->end_implicit = ev.data.document_end.implicit;
-            d->end_mark = ev.end_mark;
             yaml_event_delete(&ev);
             goto done;
         case YAML_ALIAS_EVENT:
@@ -323,28 +297,23 @@ static int compose(yaml_parser_t *p, ctx_t *c)
             break;
         case YAML_SCALAR_EVENT:
             node.type = YAML_SCALAR_NODE;
-            node.tag = node_tag(c, ev.data.scalar.tag, YAML_DEFAULT_SCALAR_TAG);
-            node.data.scalar.value = (yaml_char_t *)text_copy(c, ev.data.scalar.value, ev.data.scalar.length);
-            node.data.scalar.length = ev.data.scalar.length;
-            node.data.scalar.style = ev.data.scalar.style;
+            node.data.scalar.value = ev.data.scalar.length < UINT32_MAX
+                                         ? (yaml_char_t *)text_copy(c, ev.data.scalar.value, ev.data.scalar.length)
+                                         : NULL;
+            node.data.scalar.length = (uint32_t)ev.data.scalar.length;
+            node.data.scalar.style = (uint8_t)ev.data.scalar.style;
             anchor = ev.data.scalar.anchor;
-            if (!node.tag || !node.data.scalar.value) OOM();
+            if (!node.data.scalar.value) OOM();
             break;
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT: {
             const int seq = ev.type == YAML_SEQUENCE_START_EVENT;
             node.type = seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE;
-            node.tag = node_tag(c, seq ? ev.data.sequence_start.tag : ev.data.mapping_start.tag,
-                                seq ? YAML_DEFAULT_SEQUENCE_TAG : YAML_DEFAULT_MAPPING_TAG);
-            if (seq) node.data.sequence.style = ev.data.sequence_start.style;
-            else node.data.mapping.style = ev.data.mapping_start.style;
             anchor = seq ? ev.data.sequence_start.anchor : ev.data.mapping_start.anchor;
-            if (!node.tag) OOM();
             break;
         }
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT:
-            d->nodes.start[open[n_open - 1] - 1].end_mark = ev.end_mark;
             if (!end_collection(c, &d->nodes.start[open[n_open - 1] - 1], &kids, open_from[n_open - 1])) OOM();
             n_open--;
             break;
@@ -353,11 +322,10 @@ static int compose(yaml_parser_t *p, ctx_t *c)
         }
         if (ok && node.type != YAML_NO_NODE) { /* a new node: pushed, its anchor, its parent, open */
             if (d->nodes.top == d->nodes.end &&
-                !grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(yaml_node_t))) {
+                !grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(hymo_ynode))) {
                 OOM();
             } else {
                 *d->nodes.top++ = node;
-                c->n_composed++;
                 node.type = YAML_NO_NODE; /* owned by the document */
                 index = (int)(d->nodes.top - d->nodes.start);
             }
@@ -422,7 +390,7 @@ static void one_line(char *s)
     }
 }
 
-static int line_of(const yaml_node_t *n) { return n ? (int)n->start_mark.line + 1 : 1; }
+static int line_of(const hymo_ynode *n) { return n ? (int)n->start_mark.line + 1 : 1; }
 
 static hymo_status failv(ctx_t *c, int line, hymo_status code, const char *fmt, va_list ap)
 {
@@ -438,12 +406,12 @@ static hymo_status failv(ctx_t *c, int line, hymo_status code, const char *fmt, 
 }
 
 /* Fails at node `at` with the current path. */
-static hymo_status fail(ctx_t *c, const yaml_node_t *at, hymo_status code, const char *fmt, ...)
+static hymo_status fail(ctx_t *c, const hymo_ynode *at, hymo_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-static hymo_status fail(ctx_t *c, const yaml_node_t *at, hymo_status code, const char *fmt, ...)
+static hymo_status fail(ctx_t *c, const hymo_ynode *at, hymo_status code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -451,8 +419,8 @@ static hymo_status fail(ctx_t *c, const yaml_node_t *at, hymo_status code, const
     va_end(ap);
     /* A value (or key) put there by --set: say so. */
     for (int i = 0; at && c->err && i < c->n_set; i++) {
-        if ((c->set_value[i] && yaml_document_get_node(&c->doc, c->set_value[i]) == at) ||
-            (c->set_key[i] && yaml_document_get_node(&c->doc, c->set_key[i]) == at)) {
+        if ((c->set_value[i] && hymo_ydoc_node(&c->doc, c->set_value[i]) == at) ||
+            (c->set_key[i] && hymo_ydoc_node(&c->doc, c->set_key[i]) == at)) {
             size_t len = strlen(c->err->message);
             snprintf(c->err->message + len, sizeof c->err->message - len, " (from --set %s)", c->set[i]);
             break;
@@ -518,16 +486,12 @@ static void pop(ctx_t *c, size_t old)
 /* ------------------------------------------------------------------ */
 /* Nodes                                                                */
 
-/* yaml_document_get_node, inline: node id (1-based) of the document, or NULL. */
-static yaml_node_t *node_at(ctx_t *c, int id)
-{
-    yaml_node_t *n = c->doc.nodes.start;
-    return id > 0 && n + id <= c->doc.nodes.top ? n + id - 1 : NULL;
-}
+/* Node id (1-based) of the document, or NULL. */
+static hymo_ynode *node_at(ctx_t *c, int id) { return hymo_ydoc_node(&c->doc, id); }
 
-static const char *sval(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+static const char *sval(const hymo_ynode *n) { return (const char *)n->data.scalar.value; }
 
-static int is_null(const yaml_node_t *n)
+static int is_null(const hymo_ynode *n)
 {
     if (!n || n->type != YAML_SCALAR_NODE) return 0;
     if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
@@ -536,7 +500,7 @@ static int is_null(const yaml_node_t *n)
            strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0;
 }
 
-static const char *kind_name(const yaml_node_t *n)
+static const char *kind_name(const hymo_ynode *n)
 {
     if (!n) return "nothing";
     switch (n->type) {
@@ -547,22 +511,22 @@ static const char *kind_name(const yaml_node_t *n)
     }
 }
 
-static int seq_len(const yaml_node_t *n)
+static int seq_len(const hymo_ynode *n)
 {
     return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
 }
 
-static yaml_node_t *seq_item(ctx_t *c, const yaml_node_t *n, int i)
+static hymo_ynode *seq_item(ctx_t *c, const hymo_ynode *n, int i)
 {
     return node_at(c, n->data.sequence.items.start[i]);
 }
 
 /* Value of `key` in mapping `map`, or NULL. */
-static yaml_node_t *map_get(ctx_t *c, const yaml_node_t *map, const char *key)
+static hymo_ynode *map_get(ctx_t *c, const hymo_ynode *map, const char *key)
 {
     if (!map || map->type != YAML_MAPPING_NODE) return NULL;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = node_at(c, p->key);
+        hymo_ynode *k = node_at(c, p->key);
         if (k && k->type == YAML_SCALAR_NODE && sval(k)[0] == key[0] && strcmp(sval(k), key) == 0)
             return node_at(c, p->value);
     }
@@ -571,19 +535,19 @@ static yaml_node_t *map_get(ctx_t *c, const yaml_node_t *map, const char *key)
 
 /* Checks that `n` is a mapping with scalar, unique keys, all of them in
  * `allowed` (NULL-terminated; NULL = any name). */
-static hymo_status check_map(ctx_t *c, yaml_node_t *n, const char *const *allowed)
+static hymo_status check_map(ctx_t *c, hymo_ynode *n, const char *const *allowed)
 {
     if (!n || n->type != YAML_MAPPING_NODE) {
         return fail(c, n, HYMO_ERR_MODEL, "expected a mapping, got %s", kind_name(n));
     }
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = node_at(c, p->key);
+        hymo_ynode *k = node_at(c, p->key);
         if (!k || k->type != YAML_SCALAR_NODE || is_null(k)) {
             return fail(c, k ? k : n, HYMO_ERR_PARSE, "mapping keys must be plain names, got %s",
                         kind_name(k));
         }
         for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++) {
-            yaml_node_t *k2 = node_at(c, q->key);
+            hymo_ynode *k2 = node_at(c, q->key);
             if (sval(k2)[0] == sval(k)[0] && strcmp(sval(k2), sval(k)) == 0) {
                 size_t o = push_key(c, sval(k));
                 hymo_status st = fail(c, k, HYMO_ERR_PARSE, "duplicate key (first given at line %d)",
@@ -618,7 +582,7 @@ static hymo_status check_map(ctx_t *c, yaml_node_t *n, const char *const *allowe
     return HYMO_OK;
 }
 
-static hymo_status check_seq(ctx_t *c, yaml_node_t *n)
+static hymo_status check_seq(ctx_t *c, hymo_ynode *n)
 {
     if (!n || n->type != YAML_SEQUENCE_NODE) {
         return fail(c, n, HYMO_ERR_MODEL, "expected a list, got %s", kind_name(n));
@@ -627,7 +591,7 @@ static hymo_status check_seq(ctx_t *c, yaml_node_t *n)
 }
 
 /* "missing required field" at the enclosing mapping. */
-static hymo_status missing(ctx_t *c, yaml_node_t *map, const char *key)
+static hymo_status missing(ctx_t *c, hymo_ynode *map, const char *key)
 {
     size_t o = push_key(c, key);
     hymo_status st = fail(c, map, HYMO_ERR_MODEL, "missing required field");
@@ -636,16 +600,16 @@ static hymo_status missing(ctx_t *c, yaml_node_t *map, const char *key)
 }
 
 /* Fails at map[key] (or at map if absent) with path + key. */
-static hymo_status fail_field(ctx_t *c, yaml_node_t *map, const char *key, hymo_status code,
+static hymo_status fail_field(ctx_t *c, hymo_ynode *map, const char *key, hymo_status code,
                               const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
-static hymo_status fail_field(ctx_t *c, yaml_node_t *map, const char *key, hymo_status code,
+static hymo_status fail_field(ctx_t *c, hymo_ynode *map, const char *key, hymo_status code,
                               const char *fmt, ...)
 {
-    yaml_node_t *v = map_get(c, map, key);
+    hymo_ynode *v = map_get(c, map, key);
     size_t o = push_key(c, key);
     va_list ap;
     va_start(ap, fmt);
@@ -664,7 +628,7 @@ static int parse_double(const char *s, double *out)
     return hymo_parse_number(s, HYMO_NUMBER_DECIMAL | HYMO_NUMBER_RANGE, out);
 }
 
-static hymo_status rd_number(ctx_t *c, yaml_node_t *n, double *out)
+static hymo_status rd_number(ctx_t *c, hymo_ynode *n, double *out)
 {
     if (!n || n->type != YAML_SCALAR_NODE || is_null(n)) {
         return fail(c, n, HYMO_ERR_MODEL, "expected a number, got %s", kind_name(n));
@@ -678,7 +642,7 @@ static hymo_status rd_number(ctx_t *c, yaml_node_t *n, double *out)
     return HYMO_OK;
 }
 
-static hymo_status rd_int(ctx_t *c, yaml_node_t *n, int *out)
+static hymo_status rd_int(ctx_t *c, hymo_ynode *n, int *out)
 {
     double v;
     if (!n || n->type != YAML_SCALAR_NODE || is_null(n) ||
@@ -694,7 +658,7 @@ static hymo_status rd_int(ctx_t *c, yaml_node_t *n, int *out)
 }
 
 /* An angle: a number (radians) or a string "<number> deg" / "<number> rad". */
-static hymo_status rd_angle(ctx_t *c, yaml_node_t *n, double *out)
+static hymo_status rd_angle(ctx_t *c, hymo_ynode *n, double *out)
 {
     if (n && n->type == YAML_SCALAR_NODE && !is_null(n) &&
         n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && parse_double(sval(n), out)) {
@@ -728,7 +692,7 @@ static hymo_status rd_angle(ctx_t *c, yaml_node_t *n, double *out)
     return fail(c, n, HYMO_ERR_MODEL, "expected an angle, got %s", kind_name(n));
 }
 
-static hymo_status rd_vec(ctx_t *c, yaml_node_t *n, double *out, int len)
+static hymo_status rd_vec(ctx_t *c, hymo_ynode *n, double *out, int len)
 {
     if (!n || n->type != YAML_SEQUENCE_NODE) {
         return fail(c, n, HYMO_ERR_MODEL, "expected a list of %d numbers, got %s", len, kind_name(n));
@@ -746,7 +710,7 @@ static hymo_status rd_vec(ctx_t *c, yaml_node_t *n, double *out, int len)
 }
 
 /* A non-empty scalar used as a reference to a name. */
-static hymo_status rd_ref(ctx_t *c, yaml_node_t *n, const char **out)
+static hymo_status rd_ref(ctx_t *c, hymo_ynode *n, const char **out)
 {
     if (!n || n->type != YAML_SCALAR_NODE || is_null(n)) {
         return fail(c, n, HYMO_ERR_MODEL, "expected a name, got %s", kind_name(n));
@@ -757,7 +721,7 @@ static hymo_status rd_ref(ctx_t *c, yaml_node_t *n, const char **out)
 
 /* Checks a name string: 1..HYMO_NAME_MAX-1 characters, no '.', no
  * whitespace or control characters. */
-static hymo_status check_name(ctx_t *c, yaml_node_t *at, const char *s)
+static hymo_status check_name(ctx_t *c, hymo_ynode *at, const char *s)
 {
     size_t len = strlen(s);
     if (len == 0) return fail(c, at, HYMO_ERR_MODEL, "name must not be empty");
@@ -774,7 +738,7 @@ static hymo_status check_name(ctx_t *c, yaml_node_t *at, const char *s)
     return HYMO_OK;
 }
 
-static hymo_status rd_name(ctx_t *c, yaml_node_t *n, char out[HYMO_NAME_MAX])
+static hymo_status rd_name(ctx_t *c, hymo_ynode *n, char out[HYMO_NAME_MAX])
 {
     const char *s = "";
     TRY(rd_ref(c, n, &s));
@@ -794,7 +758,7 @@ typedef enum {
     R_EFFICIENCY    /* (0, 1]   */
 } range_t;
 
-static hymo_status check_range(ctx_t *c, yaml_node_t *n, double v, range_t r)
+static hymo_status check_range(ctx_t *c, hymo_ynode *n, double v, range_t r)
 {
     switch (r) {
     case R_ANY: break;
@@ -813,10 +777,10 @@ static hymo_status check_range(ctx_t *c, yaml_node_t *n, double v, range_t r)
 
 /* Number field. If absent: error when required, else *out = dflt.
  * *present (optional) tells whether it was given. */
-static hymo_status f_number(ctx_t *c, yaml_node_t *map, const char *key, int required, double dflt,
+static hymo_status f_number(ctx_t *c, hymo_ynode *map, const char *key, int required, double dflt,
                             range_t r, double *out, int *present)
 {
-    yaml_node_t *v = map_get(c, map, key);
+    hymo_ynode *v = map_get(c, map, key);
     if (present) *present = v != NULL;
     if (!v) {
         if (required) return missing(c, map, key);
@@ -830,10 +794,10 @@ static hymo_status f_number(ctx_t *c, yaml_node_t *map, const char *key, int req
     return st;
 }
 
-static hymo_status f_int(ctx_t *c, yaml_node_t *map, const char *key, int required, int dflt, int min,
+static hymo_status f_int(ctx_t *c, hymo_ynode *map, const char *key, int required, int dflt, int min,
                          int *out)
 {
-    yaml_node_t *v = map_get(c, map, key);
+    hymo_ynode *v = map_get(c, map, key);
     if (!v) {
         if (required) return missing(c, map, key);
         *out = dflt;
@@ -846,10 +810,10 @@ static hymo_status f_int(ctx_t *c, yaml_node_t *map, const char *key, int requir
     return st;
 }
 
-static hymo_status f_vec(ctx_t *c, yaml_node_t *map, const char *key, int required, double *out,
+static hymo_status f_vec(ctx_t *c, hymo_ynode *map, const char *key, int required, double *out,
                          int len, int *present)
 {
-    yaml_node_t *v = map_get(c, map, key);
+    hymo_ynode *v = map_get(c, map, key);
     if (present) *present = v != NULL;
     if (!v) {
         if (required) return missing(c, map, key);
@@ -862,7 +826,7 @@ static hymo_status f_vec(ctx_t *c, yaml_node_t *map, const char *key, int requir
 }
 
 /* A direction: 3 numbers, not zero, normalised to unit length. */
-static hymo_status f_axis(ctx_t *c, yaml_node_t *map, const char *key, double out[3])
+static hymo_status f_axis(ctx_t *c, hymo_ynode *map, const char *key, double out[3])
 {
     TRY(f_vec(c, map, key, 1, out, 3, NULL));
     double n = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
@@ -871,9 +835,9 @@ static hymo_status f_axis(ctx_t *c, yaml_node_t *map, const char *key, double ou
     return HYMO_OK;
 }
 
-static hymo_status f_name(ctx_t *c, yaml_node_t *map, const char *key, char out[HYMO_NAME_MAX])
+static hymo_status f_name(ctx_t *c, hymo_ynode *map, const char *key, char out[HYMO_NAME_MAX])
 {
-    yaml_node_t *v = map_get(c, map, key);
+    hymo_ynode *v = map_get(c, map, key);
     if (!v) return missing(c, map, key);
     size_t o = push_key(c, key);
     hymo_status st = rd_name(c, v, out);
@@ -881,9 +845,9 @@ static hymo_status f_name(ctx_t *c, yaml_node_t *map, const char *key, char out[
     return st;
 }
 
-static hymo_status f_ref(ctx_t *c, yaml_node_t *map, const char *key, int required, const char **out)
+static hymo_status f_ref(ctx_t *c, hymo_ynode *map, const char *key, int required, const char **out)
 {
-    yaml_node_t *v = map_get(c, map, key);
+    hymo_ynode *v = map_get(c, map, key);
     *out = NULL;
     if (!v) {
         if (required) return missing(c, map, key);
@@ -895,9 +859,9 @@ static hymo_status f_ref(ctx_t *c, yaml_node_t *map, const char *key, int requir
     return st;
 }
 
-static hymo_status f_angle(ctx_t *c, yaml_node_t *map, const char *key, int required, double *out)
+static hymo_status f_angle(ctx_t *c, hymo_ynode *map, const char *key, int required, double *out)
 {
-    yaml_node_t *v = map_get(c, map, key);
+    hymo_ynode *v = map_get(c, map, key);
     if (!v) {
         if (required) return missing(c, map, key);
         *out = 0.0;
@@ -910,9 +874,9 @@ static hymo_status f_angle(ctx_t *c, yaml_node_t *map, const char *key, int requ
 }
 
 /* Optional list field; *out = NULL if absent. */
-static hymo_status f_seq(ctx_t *c, yaml_node_t *map, const char *key, int required, yaml_node_t **out)
+static hymo_status f_seq(ctx_t *c, hymo_ynode *map, const char *key, int required, hymo_ynode **out)
 {
-    yaml_node_t *v = map_get(c, map, key);
+    hymo_ynode *v = map_get(c, map, key);
     *out = NULL;
     if (!v) {
         if (required) return missing(c, map, key);
@@ -945,7 +909,7 @@ static void add_parallel_axis(double J[9], double m, const double d[3])
 /* ------------------------------------------------------------------ */
 /* format, name, gravity, simulation                                    */
 
-static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
+static hymo_status load_header(ctx_t *c, hymo_ynode *root, hymo_model *m)
 {
     int format = 0;
     TRY(f_int(c, root, "format", 1, 0, 0, &format));
@@ -957,7 +921,7 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     c->format = format;
     TRY(f_name(c, root, "name", m->name));
 
-    yaml_node_t *desc = map_get(c, root, "description");
+    hymo_ynode *desc = map_get(c, root, "description");
     if (desc && desc->type != YAML_SCALAR_NODE) {
         size_t o = push_key(c, "description");
         hymo_status st = fail(c, desc, HYMO_ERR_MODEL, "expected a string, got %s", kind_name(desc));
@@ -975,7 +939,7 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     d->tol_position = DEFAULT_TOL_POSITION;
     d->tol_pressure = DEFAULT_TOL_PRESSURE;
     d->tol_spool = DEFAULT_TOL_SPOOL;
-    yaml_node_t *sim = map_get(c, root, "simulation");
+    hymo_ynode *sim = map_get(c, root, "simulation");
     /* format 2 without penalty_alpha: the mass-scaled default */
     m->penalty_alpha_auto = format >= 2 && !(sim && map_get(c, sim, "penalty_alpha"));
     if (!sim) return HYMO_OK;
@@ -994,7 +958,7 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     if (!st && m->reselect_threshold > 1.0)
         st = fail_field(c, sim, "reselect_threshold", HYMO_ERR_MODEL, "%g is above 1 (a pivot ratio in (0, 1])",
                         m->reselect_threshold);
-    yaml_node_t *tol = st ? NULL : map_get(c, sim, "tolerances");
+    hymo_ynode *tol = st ? NULL : map_get(c, sim, "tolerances");
     if (tol) {
         static const char *const tol_keys[] = {"position", "pressure", "spool", NULL};
         size_t o2 = push_key(c, "tolerances");
@@ -1014,15 +978,15 @@ static hymo_status load_header(ctx_t *c, yaml_node_t *root, hymo_model *m)
     return st;
 }
 
-static hymo_status load_signal_shape(ctx_t *c, yaml_node_t *sn, hymo_signal *s); /* model_load_motor.inc */
+static hymo_status load_signal_shape(ctx_t *c, hymo_ynode *sn, hymo_signal *s); /* model_load_motor.inc */
 
 /* ------------------------------------------------------------------ */
 /* Signals                                                              */
 
 /* Loads every item of the sequence `seq` (under `key`) with fn(item, index),
  * keeping the field path for messages; stops at the first error. */
-static hymo_status each_item(ctx_t *c, yaml_node_t *seq, const char *key,
-                             hymo_status (*fn)(ctx_t *, yaml_node_t *, hymo_model *, int), hymo_model *m)
+static hymo_status each_item(ctx_t *c, hymo_ynode *seq, const char *key,
+                             hymo_status (*fn)(ctx_t *, hymo_ynode *, hymo_model *, int), hymo_model *m)
 {
     if (!seq) return HYMO_OK;
     size_t o = push_key(c, key);
@@ -1039,7 +1003,7 @@ static hymo_status each_item(ctx_t *c, yaml_node_t *seq, const char *key,
     return HYMO_OK;
 }
 
-static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
+static hymo_status load_signal(ctx_t *c, hymo_ynode *sn, hymo_model *m, int k)
 {
     static const char *const keys[] = {"name", "points", "period", "filter_time_constant", "dead_zone", "clamp", NULL};
     hymo_signal *s = &m->signals[k];
@@ -1050,7 +1014,7 @@ static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
             return fail_field(c, sn, "name", HYMO_ERR_MODEL, "duplicate signal name '%s'", s->name);
         }
     }
-    yaml_node_t *pts;
+    hymo_ynode *pts;
     TRY(f_seq(c, sn, "points", 1, &pts));
     int n = seq_len(pts);
     size_t o = push_key(c, "points");
@@ -1068,7 +1032,7 @@ static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
     s->n_points = n;
     for (int i = 0; i < n; i++) {
         double tv[2];
-        yaml_node_t *pn = seq_item(c, pts, i);
+        hymo_ynode *pn = seq_item(c, pts, i);
         size_t o2 = push_index(c, i);
         hymo_status st = rd_vec(c, pn, tv, 2);
         if (!st && i > 0 && tv[0] < s->t[i - 1]) {
@@ -1091,9 +1055,9 @@ static hymo_status load_signal(ctx_t *c, yaml_node_t *sn, hymo_model *m, int k)
     return load_signal_shape(c, sn, s);
 }
 
-static hymo_status load_signals(ctx_t *c, yaml_node_t *root, hymo_model *m)
+static hymo_status load_signals(ctx_t *c, hymo_ynode *root, hymo_model *m)
 {
-    yaml_node_t *seq;
+    hymo_ynode *seq;
     TRY(f_seq(c, root, "signals", 0, &seq));
     if (!seq) return HYMO_OK;
     int n = seq_len(seq);
@@ -1257,15 +1221,15 @@ static int canon_push_item(canon_buf *b, size_t off)
     return 0;
 }
 
-static void canon_map_stream(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top);
-static int canon_skipped(const yaml_node_t *key, int top)
+static void canon_map_stream(ctx_t *c, const hymo_ynode *n, canon_buf *b, int depth, int top);
+static int canon_skipped(const hymo_ynode *key, int top)
 {
     return top && key && key->type == YAML_SCALAR_NODE &&
            (!strcmp(sval(key), "simulation") || !strcmp(sval(key), "description") ||
             !strcmp(sval(key), "sensors")); /* output only */
 }
 
-static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top)
+static void canon_node(ctx_t *c, const hymo_ynode *n, canon_buf *b, int depth, int top)
 {
     if (!n || depth > 64) {
         canon_str(b, "!");
@@ -1287,7 +1251,7 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
     }
     if (n->type == YAML_SEQUENCE_NODE) {
         canon_str(b, "[");
-        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        for (int *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
             canon_node(c, node_at(c, *it), b, depth + 1, 0);
             canon_str(b, ",");
         }
@@ -1306,7 +1270,7 @@ static void canon_node(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, 
     const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
     const size_t start = b->len, first = b->n_items;
     for (const yaml_node_pair_t *p = p0; p < p1 && !b->failed; p++) {
-        const yaml_node_t *key = node_at(c, p->key);
+        const hymo_ynode *key = node_at(c, p->key);
         if (canon_skipped(key, top)) continue;
         const size_t off = b->len - start;
         canon_node(c, key, b, depth + 1, 0);
@@ -1353,14 +1317,14 @@ static void canon_free(canon_buf *b)
 /* A mapping to the hash (b->sha): its pairs in the order of their keys'
  * text, or, when a key is not a scalar or two keys have the same text,
  * the mapping built in a buffer of its own. */
-static void canon_map_stream(ctx_t *c, const yaml_node_t *n, canon_buf *b, int depth, int top)
+static void canon_map_stream(ctx_t *c, const hymo_ynode *n, canon_buf *b, int depth, int top)
 {
     canon_buf *kb = b->keys;
     const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
     const size_t kstart = kb->len, first = b->n_items;
     int fallback = 0;
     for (const yaml_node_pair_t *p = p0; p < p1 && !b->failed && !kb->failed; p++) {
-        const yaml_node_t *key = node_at(c, p->key);
+        const hymo_ynode *key = node_at(c, p->key);
         if (canon_skipped(key, top)) continue;
         if (!key || key->type != YAML_SCALAR_NODE) {
             fallback = 1;
@@ -1418,7 +1382,7 @@ static int physics_hash(ctx_t *c, char out[65])
     b.sha = &sha;
     b.keys = &keys;
     canon_str(&b, "hymo-model-canonical-1\n");
-    canon_node(c, yaml_document_get_root_node(&c->doc), &b, 0, 1);
+    canon_node(c, hymo_ydoc_root(&c->doc), &b, 0, 1);
     int rc = b.failed || keys.failed ? -1 : 0;
     if (!rc) {
         hymo_sha256_update(&sha, b.buf, b.len);
@@ -1435,14 +1399,14 @@ static int physics_hash(ctx_t *c, char out[65])
 
 /* Lists what exists at a mapping (its keys) or a sequence (its items'
  * names, or its length) into buf, for the message of a failed path. */
-static void list_here(ctx_t *c, const yaml_node_t *n, char *buf, size_t cap)
+static void list_here(ctx_t *c, const hymo_ynode *n, char *buf, size_t cap)
 {
     size_t len = 0;
     buf[0] = '\0';
     if (n->type == YAML_MAPPING_NODE) {
         len += (size_t)snprintf(buf, cap, "keys:");
         for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && len < cap; p++) {
-            yaml_node_t *k = node_at(c, p->key);
+            hymo_ynode *k = node_at(c, p->key);
             if (k && k->type == YAML_SCALAR_NODE)
                 len += (size_t)snprintf(buf + len, cap - len, " %s", sval(k));
         }
@@ -1450,8 +1414,8 @@ static void list_here(ctx_t *c, const yaml_node_t *n, char *buf, size_t cap)
         int count = seq_len(n), named = 0;
         len += (size_t)snprintf(buf, cap, "%d item%s [0]..[%d]", count, count == 1 ? "" : "s", count - 1);
         for (int i = 0; i < count && len < cap; i++) {
-            yaml_node_t *it = seq_item(c, n, i);
-            yaml_node_t *nm = it && it->type == YAML_MAPPING_NODE ? map_get(c, it, "name") : NULL;
+            hymo_ynode *it = seq_item(c, n, i);
+            hymo_ynode *nm = it && it->type == YAML_MAPPING_NODE ? map_get(c, it, "name") : NULL;
             if (nm && nm->type == YAML_SCALAR_NODE) {
                 len += (size_t)snprintf(buf + len, cap - len, "%s%s", named ? " " : ", names: ", sval(nm));
                 named = 1;
@@ -1481,32 +1445,68 @@ static hymo_status set_fail(ctx_t *c, const char *spec, const char *fmt, ...)
     return HYMO_ERR_ARGUMENT;
 }
 
-/* Applies override i ("PATH=VALUE") to the document. */
-/* Mapping `id`'s pairs where libyaml can append to them (malloc): a
- * composed mapping's pairs are moved out of the blocks once; 0 when out
- * of memory. */
-static int own_pairs(ctx_t *c, int id)
+/* A new scalar node (its text in the blocks) at the end of the
+ * document: its id, or 0 when out of memory.  Ids stay valid; node
+ * pointers do not. */
+static int add_scalar(ctx_t *c, const char *text, size_t len)
 {
-    if (id - 1 >= c->n_composed) return 1;
-    for (int i = 0; i < c->n_owned; ++i)
-        if (c->owned[i] == id) return 1;
-    yaml_node_t *n = node_at(c, id);
-    const size_t k = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-    yaml_node_pair_t *pairs = malloc((k + 4) * sizeof *pairs);
-    int *owned = realloc(c->owned, (size_t)(c->n_owned + 1) * sizeof *owned);
-    if (owned) c->owned = owned;
-    if (!pairs || !owned) {
-        free(pairs);
+    hymo_ydoc *d = &c->doc;
+    char *copy = len < UINT32_MAX ? text_copy(c, (const unsigned char *)text, len) : NULL;
+    if (!copy) return 0;
+    if (d->nodes.top == d->nodes.end &&
+        !grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(hymo_ynode)))
         return 0;
+    hymo_ynode *n = d->nodes.top++;
+    memset(n, 0, sizeof *n);
+    n->type = YAML_SCALAR_NODE;
+    n->data.scalar.value = (yaml_char_t *)copy;
+    n->data.scalar.length = (uint32_t)len;
+    n->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+    return (int)(d->nodes.top - d->nodes.start);
+}
+
+/* A new empty mapping node at the end of the document: its id, or 0. */
+static int add_mapping(ctx_t *c)
+{
+    hymo_ydoc *d = &c->doc;
+    if (d->nodes.top == d->nodes.end &&
+        !grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(hymo_ynode)))
+        return 0;
+    hymo_ynode *n = d->nodes.top++;
+    memset(n, 0, sizeof *n);
+    n->type = YAML_MAPPING_NODE;
+    return (int)(d->nodes.top - d->nodes.start);
+}
+
+/* Appends the pair (key, value) to mapping `id`: its pairs are moved out
+ * of the blocks into their own allocation (c->owned) the first time;
+ * 0 when out of memory. */
+static int append_pair(ctx_t *c, int id, int key, int value)
+{
+    int owned = 0;
+    for (int i = 0; i < c->n_owned && !owned; ++i) owned = c->owned[i] == id;
+    if (!owned) {
+        int *o = realloc(c->owned, (size_t)(c->n_owned + 1) * sizeof *o);
+        if (!o) return 0;
+        c->owned = o;
     }
-    if (k) memcpy(pairs, n->data.mapping.pairs.start, k * sizeof *pairs);
+    hymo_ynode *n = node_at(c, id);
+    const size_t k = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    yaml_node_pair_t *pairs = owned ? realloc(n->data.mapping.pairs.start, (k + 1) * sizeof *pairs)
+                                    : malloc((k + 1) * sizeof *pairs);
+    if (!pairs) return 0;
+    if (!owned) {
+        if (k) memcpy(pairs, n->data.mapping.pairs.start, k * sizeof *pairs);
+        c->owned[c->n_owned++] = id;
+    }
+    pairs[k].key = key;
+    pairs[k].value = value;
     n->data.mapping.pairs.start = pairs;
-    n->data.mapping.pairs.top = pairs + k;
-    n->data.mapping.pairs.end = pairs + k + 4;
-    c->owned[c->n_owned++] = id;
+    n->data.mapping.pairs.top = pairs + k + 1;
     return 1;
 }
 
+/* Applies override i ("PATH=VALUE") to the document. */
 static hymo_status apply_set(ctx_t *c, int i)
 {
     const char *spec = c->set[i];
@@ -1518,7 +1518,7 @@ static hymo_status apply_set(ctx_t *c, int i)
     memcpy(path, spec, plen);
     path[plen] = '\0';
     const char *value = eq + 1;
-    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+    hymo_ynode *root = hymo_ydoc_root(&c->doc);
     if (!root) return set_fail(c, spec, "the model is empty");
     int cur = 1; /* the root node's id */
     where[0] = '\0';
@@ -1533,7 +1533,7 @@ static hymo_status apply_set(ctx_t *c, int i)
             if (klen >= sizeof key) return set_fail(c, spec, "name '%.*s' is too long", (int)klen, p);
             memcpy(key, p, klen);
             key[klen] = '\0';
-            yaml_node_t *n = node_at(c, cur);
+            hymo_ynode *n = node_at(c, cur);
             if (n->type != YAML_MAPPING_NODE) {
                 list_here(c, n, here, sizeof here);
                 return set_fail(c, spec, "'%s' is not a mapping, so it has no key '%s' (%s has %s)",
@@ -1541,23 +1541,19 @@ static hymo_status apply_set(ctx_t *c, int i)
             }
             int found = 0;
             for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < n->data.mapping.pairs.top; q++) {
-                yaml_node_t *k = node_at(c, q->key);
+                hymo_ynode *k = node_at(c, q->key);
                 if (k && k->type == YAML_SCALAR_NODE && !strcmp(sval(k), key)) {
                     found = q->value;
                     break;
                 }
             }
             int last = p[klen] == '\0';
-            if (!found && !own_pairs(c, cur)) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
             if (!found && last) {
                 /* A key the file leaves out (an optional field): add it;
                  * the loader then checks it like any other key. */
-                int kid = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)key, (int)klen,
-                                                   YAML_PLAIN_SCALAR_STYLE);
-                int vid = kid ? yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)value, (int)strlen(value),
-                                                         YAML_PLAIN_SCALAR_STYLE)
-                              : 0;
-                if (!kid || !vid || !yaml_document_append_mapping_pair(&c->doc, cur, kid, vid))
+                int kid = add_scalar(c, key, klen);
+                int vid = kid ? add_scalar(c, value, strlen(value)) : 0;
+                if (!kid || !vid || !append_pair(c, cur, kid, vid))
                     return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
                 if (!c->set_key[i]) c->set_key[i] = kid;
                 c->set_value[i] = vid;
@@ -1566,10 +1562,9 @@ static hymo_status apply_set(ctx_t *c, int i)
             if (!found && p[klen] == '.') {
                 /* A mapping the file leaves out (e.g. simulation.tolerances):
                  * add it empty; the loader checks the key like any other. */
-                int kid = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)key, (int)klen,
-                                                   YAML_PLAIN_SCALAR_STYLE);
-                int mid = kid ? yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) : 0;
-                if (!kid || !mid || !yaml_document_append_mapping_pair(&c->doc, cur, kid, mid))
+                int kid = add_scalar(c, key, klen);
+                int mid = kid ? add_mapping(c) : 0;
+                if (!kid || !mid || !append_pair(c, cur, kid, mid))
                     return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
                 if (!c->set_key[i]) c->set_key[i] = kid;
                 found = mid;
@@ -1592,7 +1587,7 @@ static hymo_status apply_set(ctx_t *c, int i)
             if (slen == 0 || slen >= sizeof sel) return set_fail(c, spec, "empty or too long selector '[%.*s]'", (int)slen, p + 1);
             memcpy(sel, p + 1, slen);
             sel[slen] = '\0';
-            yaml_node_t *n = node_at(c, cur);
+            hymo_ynode *n = node_at(c, cur);
             if (n->type != YAML_SEQUENCE_NODE) {
                 list_here(c, n, here, sizeof here);
                 return set_fail(c, spec, "'%s' is not a list, so [%s] selects nothing (it has %s)",
@@ -1608,8 +1603,8 @@ static hymo_status apply_set(ctx_t *c, int i)
                 pick = n->data.sequence.items.start[idx];
             } else {
                 for (int j = 0; j < seq_len(n) && !pick; j++) {
-                    yaml_node_t *it = seq_item(c, n, j);
-                    yaml_node_t *nm = it && it->type == YAML_MAPPING_NODE ? map_get(c, it, "name") : NULL;
+                    hymo_ynode *it = seq_item(c, n, j);
+                    hymo_ynode *nm = it && it->type == YAML_MAPPING_NODE ? map_get(c, it, "name") : NULL;
                     if (nm && nm->type == YAML_SCALAR_NODE && !strcmp(sval(nm), sel))
                         pick = n->data.sequence.items.start[j];
                 }
@@ -1630,22 +1625,17 @@ static hymo_status apply_set(ctx_t *c, int i)
             return set_fail(c, spec, "unexpected '%c' after '%s'", *p, where);
         }
     }
-    yaml_node_t *n = node_at(c, cur);
+    hymo_ynode *n = node_at(c, cur);
     if (n->type != YAML_SCALAR_NODE) {
         list_here(c, n, here, sizeof here);
         return set_fail(c, spec, "'%s' is a %s (%s); --set replaces one value, name a field inside it",
                         where, n->type == YAML_MAPPING_NODE ? "mapping" : "list", here);
     }
     size_t vlen = strlen(value);
-    const int composed = cur - 1 < c->n_composed; /* its text in c->text, else libyaml's (malloc) */
-    yaml_char_t *copy = composed ? (yaml_char_t *)text_copy(c, (const unsigned char *)value, vlen) : malloc(vlen + 1);
+    yaml_char_t *copy = vlen < UINT32_MAX ? (yaml_char_t *)text_copy(c, (const unsigned char *)value, vlen) : NULL;
     if (!copy) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
-    if (!composed) {
-        memcpy(copy, value, vlen + 1);
-        free(n->data.scalar.value);
-    }
     n->data.scalar.value = copy;
-    n->data.scalar.length = vlen;
+    n->data.scalar.length = (uint32_t)vlen;
     n->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
     c->set_value[i] = cur;
     return HYMO_OK;
@@ -1660,7 +1650,7 @@ static hymo_status load_root(ctx_t *c, hymo_model *m)
                                            "simulation", "ground",      "bodies",      "cut_joints",
                                            "independent", "signals",    "hydraulics",  "sensors",
                                            "forces",      "driven_joints", NULL};
-    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+    hymo_ynode *root = hymo_ydoc_root(&c->doc);
     TRY(check_map(c, root, top_keys));
     TRY(load_header(c, root, m));
     TRY(load_signals(c, root, m));
@@ -1781,7 +1771,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
         hymo_model_free(m);
         return st;
     }
-    if (!yaml_document_get_root_node(&c.doc)) {
+    if (!hymo_ydoc_root(&c.doc)) {
         st = hymo_error_set(err, HYMO_ERR_PARSE, "%s:1: empty model file", origin);
     } else {
         /* Exactly one document. */

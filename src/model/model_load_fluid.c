@@ -23,7 +23,7 @@
  * hydraulics.fluid).  A file without `model` gets entrained_air with the
  * defaults above (format 2), or the constant bulk modulus (format 1: the
  * meaning such a file had before the fluid law existed). */
-static hymo_status load_fluid_model(ctx_t *c, yaml_node_t *fl, hymo_model *m)
+static hymo_status load_fluid_model(ctx_t *c, hymo_ynode *fl, hymo_model *m)
 {
     hymo_fluid_air *fa = &m->fluid_air;
     const char *name;
@@ -60,7 +60,7 @@ static hymo_status load_fluid_model(ctx_t *c, yaml_node_t *fl, hymo_model *m)
     return HYMO_OK;
 }
 
-static hymo_status load_accumulator(ctx_t *c, yaml_node_t *an, hymo_model *m, int k)
+static hymo_status load_accumulator(ctx_t *c, hymo_ynode *an, hymo_model *m, int k)
 {
     (void)k; /* equals m->n_accumulators: items are appended as they load */
     static const char *const keys[] = {"name", "node", "gas_volume", "precharge", "polytropic_index", NULL};
@@ -87,9 +87,9 @@ static hymo_status load_accumulator(ctx_t *c, yaml_node_t *an, hymo_model *m, in
 }
 
 /* hydraulics.accumulators (after the volumes). */
-static hymo_status load_fluid_parts(ctx_t *c, yaml_node_t *hn, hymo_model *m)
+static hymo_status load_fluid_parts(ctx_t *c, hymo_ynode *hn, hymo_model *m)
 {
-    yaml_node_t *acc;
+    hymo_ynode *acc;
     TRY(f_seq(c, hn, "accumulators", 0, &acc));
     const int n = acc ? seq_len(acc) : 0;
     if (n > 0 && !(m->accumulators = calloc((size_t)n, sizeof *m->accumulators)))

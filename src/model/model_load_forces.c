@@ -16,7 +16,7 @@
 #include "model_load_ux.h" /* hymo_point_hint */
 
 typedef struct {
-    yaml_document_t *doc;
+    hymo_ydoc *doc;
     const char *origin;
     hymo_error *err;
     int item; /* index in forces */
@@ -73,14 +73,14 @@ static int find_point_dotted(const fctx *c, const char *name)
 
 static const double k_pi = 3.14159265358979323846;
 
-static int line_of(const yaml_node_t *n) { return n ? (int)n->start_mark.line + 1 : 1; }
+static int line_of(const hymo_ynode *n) { return n ? (int)n->start_mark.line + 1 : 1; }
 
-static hymo_status ffail(fctx *c, const yaml_node_t *at, const char *field, const char *fmt, ...)
+static hymo_status ffail(fctx *c, const hymo_ynode *at, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-static hymo_status ffail(fctx *c, const yaml_node_t *at, const char *field, const char *fmt, ...)
+static hymo_status ffail(fctx *c, const hymo_ynode *at, const char *field, const char *fmt, ...)
 {
     char problem[HYMO_ERROR_MSG_MAX / 2], where[96];
     va_list ap;
@@ -97,21 +97,21 @@ static hymo_status ffail(fctx *c, const yaml_node_t *at, const char *field, cons
     return HYMO_ERR_MODEL;
 }
 
-static const char *sval(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+static const char *sval(const hymo_ynode *n) { return (const char *)n->data.scalar.value; }
 
-static int is_null(const yaml_node_t *n)
+static int is_null(const hymo_ynode *n)
 {
     if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
     const char *s = sval(n);
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-static yaml_node_t *get(fctx *c, yaml_node_t *map, const char *key)
+static hymo_ynode *get(fctx *c, hymo_ynode *map, const char *key)
 {
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+        hymo_ynode *k = hymo_ydoc_node(c->doc, p->key);
         if (k && k->type == YAML_SCALAR_NODE && !strcmp(sval(k), key))
-            return yaml_document_get_node(c->doc, p->value);
+            return hymo_ydoc_node(c->doc, p->value);
     }
     return NULL;
 }
@@ -123,7 +123,7 @@ static int parse_number(const char *s, double *out)
 }
 
 /* A number; with `angle` also "90 deg" / "1.2 rad". */
-static hymo_status rd_num(fctx *c, yaml_node_t *n, const char *field, int angle, double *out)
+static hymo_status rd_num(fctx *c, hymo_ynode *n, const char *field, int angle, double *out)
 {
     if (!n || n->type != YAML_SCALAR_NODE || is_null(n))
         return ffail(c, n, field, "expected a number");
@@ -150,10 +150,10 @@ static hymo_status rd_num(fctx *c, yaml_node_t *n, const char *field, int angle,
 typedef enum { ANY, POSITIVE, NONNEGATIVE } range;
 
 /* map[key] as a number (default dflt if absent and not required). */
-static hymo_status f_num(fctx *c, yaml_node_t *map, const char *key, int required, double dflt, range r, int angle,
+static hymo_status f_num(fctx *c, hymo_ynode *map, const char *key, int required, double dflt, range r, int angle,
                          double *out)
 {
-    yaml_node_t *n = get(c, map, key);
+    hymo_ynode *n = get(c, map, key);
     if (!n) {
         if (required) return ffail(c, map, NULL, "missing field '%s'", key);
         *out = dflt;
@@ -166,9 +166,9 @@ static hymo_status f_num(fctx *c, yaml_node_t *map, const char *key, int require
     return HYMO_OK;
 }
 
-static hymo_status f_str(fctx *c, yaml_node_t *map, const char *key, int required, const char **out)
+static hymo_status f_str(fctx *c, hymo_ynode *map, const char *key, int required, const char **out)
 {
-    yaml_node_t *n = get(c, map, key);
+    hymo_ynode *n = get(c, map, key);
     *out = NULL;
     if (!n) return required ? ffail(c, map, NULL, "missing field '%s'", key) : HYMO_OK;
     if (n->type != YAML_SCALAR_NODE || is_null(n)) return ffail(c, n, key, "expected a name");
@@ -177,12 +177,12 @@ static hymo_status f_str(fctx *c, yaml_node_t *map, const char *key, int require
 }
 
 /* A point: "body.point", "ground.point" or an unambiguous "point". */
-static hymo_status f_point(fctx *c, yaml_node_t *map, const char *key, int *out)
+static hymo_status f_point(fctx *c, hymo_ynode *map, const char *key, int *out)
 {
     const char *name;
     hymo_status st = f_str(c, map, key, 1, &name);
     if (st) return st;
-    yaml_node_t *n = get(c, map, key);
+    hymo_ynode *n = get(c, map, key);
     const hymo_model *m = c->m;
     if (strchr(name, '.')) {
         *out = find_point_dotted(c, name);
@@ -201,7 +201,7 @@ static hymo_status f_point(fctx *c, yaml_node_t *map, const char *key, int *out)
     return HYMO_OK;
 }
 
-static hymo_status f_joint(fctx *c, yaml_node_t *map, int *out)
+static hymo_status f_joint(fctx *c, hymo_ynode *map, int *out)
 {
     const char *name;
     hymo_status st = f_str(c, map, "joint", 1, &name);
@@ -223,14 +223,14 @@ static int signal_index(const hymo_model *m, const char *name)
 }
 
 /* [x, y, z]: each a number; for `signals` lists each a signal name or null. */
-static hymo_status f_vec3(fctx *c, yaml_node_t *map, const char *key, double v[3], int sig[3])
+static hymo_status f_vec3(fctx *c, hymo_ynode *map, const char *key, double v[3], int sig[3])
 {
-    yaml_node_t *n = get(c, map, key);
+    hymo_ynode *n = get(c, map, key);
     if (!n) return HYMO_OK;
     if (n->type != YAML_SEQUENCE_NODE || n->data.sequence.items.top - n->data.sequence.items.start != 3)
         return ffail(c, n, key, "expected a list of 3 %s", sig ? "signal names or nulls" : "numbers");
     for (int k = 0; k < 3; k++) {
-        yaml_node_t *it = yaml_document_get_node(c->doc, n->data.sequence.items.start[k]);
+        hymo_ynode *it = hymo_ydoc_node(c->doc, n->data.sequence.items.start[k]);
         if (!sig) {
             hymo_status st = rd_num(c, it, key, 0, &v[k]);
             if (st) return st;
@@ -243,11 +243,11 @@ static hymo_status f_vec3(fctx *c, yaml_node_t *map, const char *key, double v[3
     return HYMO_OK;
 }
 
-static hymo_status check_keys(fctx *c, yaml_node_t *map, const char *type, const char *const *allowed)
+static hymo_status check_keys(fctx *c, hymo_ynode *map, const char *type, const char *const *allowed)
 {
     static const char *const common[] = {"name", "type", NULL};
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+        hymo_ynode *k = hymo_ydoc_node(c->doc, p->key);
         if (!k || k->type != YAML_SCALAR_NODE) return ffail(c, k, NULL, "keys must be names");
         int ok = 0;
         for (const char *const *a = common; *a && !ok; a++) ok = !strcmp(*a, sval(k));
@@ -262,7 +262,7 @@ static hymo_status check_keys(fctx *c, yaml_node_t *map, const char *type, const
     return HYMO_OK;
 }
 
-static hymo_status load_element(fctx *c, yaml_node_t *n, hymo_model *m)
+static hymo_status load_element(fctx *c, hymo_ynode *n, hymo_model *m)
 {
     hymo_force_element *el = &m->force_elements[m->n_force_elements];
     memset(el, 0, sizeof *el);
@@ -355,7 +355,7 @@ static hymo_status load_element(fctx *c, yaml_node_t *n, hymo_model *m)
     return HYMO_OK;
 }
 
-hymo_status hymo_load_forces(yaml_document_t *doc, yaml_node_t *seq, const char *origin, hymo_error *err,
+hymo_status hymo_load_forces(hymo_ydoc *doc, hymo_ynode *seq, const char *origin, hymo_error *err,
                              hymo_model *m)
 {
     fctx c = {.doc = doc, .origin = origin, .err = err, .item = -1, .m = m};
@@ -368,7 +368,7 @@ hymo_status hymo_load_forces(yaml_document_t *doc, yaml_node_t *seq, const char 
     hymo_status st = fctx_index(&c) ? HYMO_OK : hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     for (int k = 0; k < n && !st; k++) {
         c.item = k;
-        st = load_element(&c, yaml_document_get_node(doc, seq->data.sequence.items.start[k]), m);
+        st = load_element(&c, hymo_ydoc_node(doc, seq->data.sequence.items.start[k]), m);
     }
     fctx_free(&c);
     return st;

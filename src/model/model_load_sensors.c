@@ -24,17 +24,17 @@
 #include <string.h>
 
 typedef struct {
-    yaml_document_t *doc;
+    hymo_ydoc *doc;
     const char *origin;
     hymo_error *err;
 } sctx;
 
-static hymo_status sfail(const sctx *c, const yaml_node_t *at, int i, const char *field, const char *fmt, ...)
+static hymo_status sfail(const sctx *c, const hymo_ynode *at, int i, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
-static hymo_status sfail(const sctx *c, const yaml_node_t *at, int i, const char *field, const char *fmt, ...)
+static hymo_status sfail(const sctx *c, const hymo_ynode *at, int i, const char *field, const char *fmt, ...)
 {
     char problem[HYMO_ERROR_MSG_MAX];
     va_list ap;
@@ -54,42 +54,42 @@ static hymo_status sfail(const sctx *c, const yaml_node_t *at, int i, const char
     return hymo_error_set(c->err, HYMO_ERR_MODEL, "%s:%d: %s: %s", c->origin, line, where, problem);
 }
 
-static yaml_node_t *node(const sctx *c, int id) { return yaml_document_get_node(c->doc, id); }
+static hymo_ynode *node(const sctx *c, int id) { return hymo_ydoc_node(c->doc, id); }
 
-static const char *text(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+static const char *text(const hymo_ynode *n) { return (const char *)n->data.scalar.value; }
 
-static int is_plain_null(const yaml_node_t *n)
+static int is_plain_null(const hymo_ynode *n)
 {
     if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
     const char *s = text(n);
     return !s[0] || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-static int is_text(const yaml_node_t *n) { return n && n->type == YAML_SCALAR_NODE && !is_plain_null(n); }
+static int is_text(const hymo_ynode *n) { return n && n->type == YAML_SCALAR_NODE && !is_plain_null(n); }
 
-static yaml_node_t *get(const sctx *c, const yaml_node_t *map, const char *key)
+static hymo_ynode *get(const sctx *c, const hymo_ynode *map, const char *key)
 {
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = node(c, p->key);
+        hymo_ynode *k = node(c, p->key);
         if (k && k->type == YAML_SCALAR_NODE && !strcmp(text(k), key)) return node(c, p->value);
     }
     return NULL;
 }
 
 /* A finite number (strtod's syntax, white space after it allowed; number.h). */
-static int number(const yaml_node_t *n, double *out)
+static int number(const hymo_ynode *n, double *out)
 {
     return is_text(n) && hymo_parse_number(text(n), HYMO_NUMBER_TRAILING_SPACE, out);
 }
 
 /* Point of `body` given by name (of one of its points) or as [x, y, z]. */
-static hymo_status point_on(const sctx *c, const yaml_node_t *n, const hymo_model *m, int body, int i, double r[3])
+static hymo_status point_on(const sctx *c, const hymo_ynode *n, const hymo_model *m, int body, int i, double r[3])
 {
     if (n->type == YAML_SEQUENCE_NODE) {
         const int len = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
         if (len != 3) return sfail(c, n, i, "point", "expected [x, y, z] (3 numbers), got %d items", len);
         for (int k = 0; k < 3; k++) {
-            yaml_node_t *e = node(c, n->data.sequence.items.start[k]);
+            hymo_ynode *e = node(c, n->data.sequence.items.start[k]);
             if (!number(e, &r[k])) return sfail(c, e, i, "point", "item %d: expected a finite number", k);
         }
         return HYMO_OK;
@@ -105,21 +105,21 @@ static hymo_status point_on(const sctx *c, const yaml_node_t *n, const hymo_mode
                  body == HYMO_GROUND ? "ground" : m->bodies[body].name);
 }
 
-static hymo_status load_one(const sctx *c, const yaml_node_t *sn, hymo_model *m, int i)
+static hymo_status load_one(const sctx *c, const hymo_ynode *sn, hymo_model *m, int i)
 {
     static const char *const keys[] = {"name", "body", "point", "record", NULL};
     hymo_sensor *se = &m->sensors[i];
     memset(se, 0, sizeof *se);
     if (sn->type != YAML_MAPPING_NODE) return sfail(c, sn, i, NULL, "expected a mapping (name, point, ...)");
     for (yaml_node_pair_t *p = sn->data.mapping.pairs.start; p < sn->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = node(c, p->key);
+        hymo_ynode *k = node(c, p->key);
         if (!is_text(k)) return sfail(c, k ? k : sn, i, NULL, "mapping keys must be plain names");
         int ok = 0;
         for (const char *const *a = keys; *a; a++) ok |= !strcmp(*a, text(k));
         if (!ok) return sfail(c, k, i, text(k), "unknown field (expected one of: name, body, point, record)");
     }
     /* name: unique among the sensors, no '.' (columns are NAME.x, ...) */
-    yaml_node_t *nn = get(c, sn, "name");
+    hymo_ynode *nn = get(c, sn, "name");
     if (!nn) return sfail(c, sn, i, "name", "missing");
     if (!is_text(nn)) return sfail(c, nn, i, "name", "expected a name");
     const char *name = text(nn);
@@ -140,7 +140,7 @@ static hymo_status load_one(const sctx *c, const yaml_node_t *sn, hymo_model *m,
     snprintf(se->name, sizeof se->name, "%s", name);
 
     /* where: point (a model point), or body + point (name or coordinates) */
-    yaml_node_t *bn = get(c, sn, "body"), *pn = get(c, sn, "point");
+    hymo_ynode *bn = get(c, sn, "body"), *pn = get(c, sn, "point");
     if (!pn) return sfail(c, sn, i, "point", "missing (a point name such as body.point, or body: and [x, y, z])");
     if (bn) {
         if (!is_text(bn)) return sfail(c, bn, i, "body", "expected a body name or 'ground'");
@@ -166,7 +166,7 @@ static hymo_status load_one(const sctx *c, const yaml_node_t *sn, hymo_model *m,
     }
 
     /* record: a list of position, velocity, acceleration (default all) */
-    yaml_node_t *rn = get(c, sn, "record");
+    hymo_ynode *rn = get(c, sn, "record");
     if (!rn) {
         se->record = HYMO_SENSOR_POSITION | HYMO_SENSOR_VELOCITY | HYMO_SENSOR_ACCELERATION;
         return HYMO_OK;
@@ -183,8 +183,8 @@ static hymo_status load_one(const sctx *c, const yaml_node_t *sn, hymo_model *m,
     if (rn->type != YAML_SEQUENCE_NODE) {
         return sfail(c, rn, i, "record", "expected a list of position, velocity, acceleration");
     }
-    for (yaml_node_item_t *it = rn->data.sequence.items.start; it < rn->data.sequence.items.top; it++) {
-        yaml_node_t *e = node(c, *it);
+    for (int *it = rn->data.sequence.items.start; it < rn->data.sequence.items.top; it++) {
+        hymo_ynode *e = node(c, *it);
         int bit = 0;
         for (int k = 0; k < 3; k++)
             if (is_text(e) && !strcmp(text(e), what[k])) bit = 1 << k;
@@ -199,11 +199,11 @@ static hymo_status load_one(const sctx *c, const yaml_node_t *sn, hymo_model *m,
     return HYMO_OK;
 }
 
-hymo_status hymo_model_load_sensors(yaml_document_t *doc, yaml_node_t *root, const char *origin, hymo_model *m,
+hymo_status hymo_model_load_sensors(hymo_ydoc *doc, hymo_ynode *root, const char *origin, hymo_model *m,
                                     hymo_error *err)
 {
     sctx c = {doc, origin ? origin : "<string>", err};
-    yaml_node_t *seq = get(&c, root, "sensors");
+    hymo_ynode *seq = get(&c, root, "sensors");
     if (!seq || is_plain_null(seq)) return HYMO_OK;
     if (seq->type != YAML_SEQUENCE_NODE) return sfail(&c, seq, -1, NULL, "expected a list of sensors");
     const int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);

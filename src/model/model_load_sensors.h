@@ -2,14 +2,14 @@
 #ifndef HYMO_MODEL_LOAD_SENSORS_H
 #define HYMO_MODEL_LOAD_SENSORS_H
 
-#include <yaml.h>
+#include "model_doc.h"
 
 #include "hymo/model.h"
 
 /* Reads root's `sensors` list (absent or empty: none) into m->sensors /
  * m->n_sensors; the bodies and points of m must be loaded.  Errors:
  * HYMO_ERR_MODEL "ORIGIN:LINE: sensors[i].field: problem". */
-hymo_status hymo_model_load_sensors(yaml_document_t *doc, yaml_node_t *root, const char *origin, hymo_model *m,
+hymo_status hymo_model_load_sensors(hymo_ydoc *doc, hymo_ynode *root, const char *origin, hymo_model *m,
                                     hymo_error *err);
 
 #endif

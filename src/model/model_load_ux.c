@@ -7,18 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static yaml_node_t *get(yaml_document_t *doc, yaml_node_t *map, const char *key)
+static hymo_ynode *get(hymo_ydoc *doc, hymo_ynode *map, const char *key)
 {
     if (!map || map->type != YAML_MAPPING_NODE) return NULL;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
-        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        hymo_ynode *k = hymo_ydoc_node(doc, p->key);
         if (k && k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, key) == 0)
-            return yaml_document_get_node(doc, p->value);
+            return hymo_ydoc_node(doc, p->value);
     }
     return NULL;
 }
 
-static int line_of(const yaml_node_t *n) { return n ? (int)n->start_mark.line + 1 : 0; }
+static int line_of(const hymo_ynode *n) { return n ? (int)n->start_mark.line + 1 : 0; }
 
 /* whether signal s feeds a valve's reference, an external force or torque,
  * a pump's speed or a flow control valve's set flow */
@@ -39,47 +39,47 @@ static int feeds(const hymo_model *m, int s)
     return 0;
 }
 
-hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, const char *origin, hymo_model *m,
+hymo_status hymo_load_ux(hymo_ydoc *doc, hymo_ynode *root, const char *origin, hymo_model *m,
                          hymo_error *err)
 {
     m->independent_line = line_of(get(doc, root, "independent"));
     if (m->n_volumes > 0) {
         m->volume_p0_line = calloc((size_t)m->n_volumes, sizeof *m->volume_p0_line);
         if (!m->volume_p0_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-        yaml_node_t *vols = get(doc, get(doc, root, "hydraulics"), "volumes");
+        hymo_ynode *vols = get(doc, get(doc, root, "hydraulics"), "volumes");
         for (int k = 0; vols && vols->type == YAML_SEQUENCE_NODE && k < m->n_volumes; ++k) {
-            yaml_node_item_t *it = vols->data.sequence.items.start + k;
+            int *it = vols->data.sequence.items.start + k;
             if (it >= vols->data.sequence.items.top) break;
-            yaml_node_t *vn = yaml_document_get_node(doc, *it);
-            yaml_node_t *pn = get(doc, vn, "initial_pressure");
+            hymo_ynode *vn = hymo_ydoc_node(doc, *it);
+            hymo_ynode *pn = get(doc, vn, "initial_pressure");
             m->volume_p0_line[k] = line_of(pn ? pn : vn);
         }
     }
     if (m->n_cylinders > 0) {
         m->cylinder_line = calloc((size_t)m->n_cylinders, sizeof *m->cylinder_line);
         if (!m->cylinder_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-        yaml_node_t *cs = get(doc, get(doc, root, "hydraulics"), "cylinders");
+        hymo_ynode *cs = get(doc, get(doc, root, "hydraulics"), "cylinders");
         for (int k = 0; cs && cs->type == YAML_SEQUENCE_NODE && k < m->n_cylinders; ++k) {
-            yaml_node_item_t *it = cs->data.sequence.items.start + k;
+            int *it = cs->data.sequence.items.start + k;
             if (it >= cs->data.sequence.items.top) break;
-            m->cylinder_line[k] = line_of(yaml_document_get_node(doc, *it));
+            m->cylinder_line[k] = line_of(hymo_ydoc_node(doc, *it));
         }
     }
     if (m->n_drivers > 0) {
         m->driver_line = calloc((size_t)m->n_drivers, sizeof *m->driver_line);
         if (!m->driver_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-        yaml_node_t *dj = get(doc, root, "driven_joints");
+        hymo_ynode *dj = get(doc, root, "driven_joints");
         for (int k = 0; dj && dj->type == YAML_SEQUENCE_NODE && k < m->n_drivers; ++k) {
-            yaml_node_item_t *it = dj->data.sequence.items.start + k;
+            int *it = dj->data.sequence.items.start + k;
             if (it >= dj->data.sequence.items.top) break;
-            yaml_node_t *dn = yaml_document_get_node(doc, *it);
+            hymo_ynode *dn = hymo_ydoc_node(doc, *it);
             m->driver_line[k] = line_of(dn);
             const hymo_signal *sig = &m->signals[m->drivers[k].signal];
             const hymo_signal_shape *sh = sig->shape;
             const int dz = sh && sh->has_dead_zone && sh->dead_lo < sh->dead_hi;
             const int cl = sh && sh->has_clamp && sh->clamp_lo < sh->clamp_hi;
             if (dz || cl) {
-                yaml_node_t *sn = get(doc, dn, "signal");
+                hymo_ynode *sn = get(doc, dn, "signal");
                 return hymo_error_set(err, HYMO_ERR_MODEL,
                                       "%s:%d: driven_joints[%d].signal: signal '%s' has a %s: where the motion "
                                       "meets its %s the joint's velocity jumps, an impulse the driven joint cannot "

@@ -3,7 +3,7 @@
 #ifndef HYMO_MODEL_LOAD_UX_H
 #define HYMO_MODEL_LOAD_UX_H
 
-#include <yaml.h>
+#include "model_doc.h"
 
 #include "hymo/model.h"
 
@@ -12,7 +12,7 @@
  * the switching functions of the signal kinks (hymo_signal_shape.n_kinks,
  * sw_first; appended to m->n_force_switches).  Refuses a driven joint whose
  * signal has a dead zone or clamp (velocity jumps at its kinks). */
-hymo_status hymo_load_ux(yaml_document_t *doc, yaml_node_t *root, const char *origin, hymo_model *m,
+hymo_status hymo_load_ux(hymo_ydoc *doc, hymo_ynode *root, const char *origin, hymo_model *m,
                          hymo_error *err);
 
 /* For an "unknown point" message: " (no body 'X'; bodies: ...)" or

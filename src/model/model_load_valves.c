@@ -14,10 +14,10 @@ static const char *const k_edge_key[4] = {"PA", "BT", "PB", "AT"};
 
 /* `edges: {PA, BT, PB, AT}` or `overlap: u0 | {PA, BT, PB, AT}` (any
  * subset of edges, the others 0): one number per edge. */
-static hymo_status rd_edge_map(ctx_t *c, yaml_node_t *vn, const char *key, range_t r, int all_required,
+static hymo_status rd_edge_map(ctx_t *c, hymo_ynode *vn, const char *key, range_t r, int all_required,
                                double out[4], int *present)
 {
-    yaml_node_t *n = map_get(c, vn, key);
+    hymo_ynode *n = map_get(c, vn, key);
     *present = n != NULL;
     if (!n) return HYMO_OK;
     size_t o = push_key(c, key);
@@ -42,7 +42,7 @@ static hymo_status rd_edge_map(ctx_t *c, yaml_node_t *vn, const char *key, range
 /* The flow law of valve va (hymo_model.valve_edges[v]): `flow_coefficient`
  * (one Cv for all edges) or `edges`, optional `overlap` and `leakage`.
  * Without edges, overlap and leakage the valve is the plain law (on = 0). */
-static hymo_status load_valve_edges(ctx_t *c, yaml_node_t *vn, hymo_model *m, hymo_valve *va, int v)
+static hymo_status load_valve_edges(ctx_t *c, hymo_ynode *vn, hymo_model *m, hymo_valve *va, int v)
 {
     hymo_valve_edges *ve = &m->valve_edges[v];
     int has_cv, has_edges, has_overlap, has_leak;
@@ -76,7 +76,7 @@ static hymo_status load_valve_edges(ctx_t *c, yaml_node_t *vn, hymo_model *m, hy
  * clamp (both monotone; the period repeats the table and the filter stays
  * within the table's values) is a lower bound of s(t), and it must be
  * >= 0. */
-static hymo_status f_factor_signal(ctx_t *c, yaml_node_t *map, hymo_model *m, const char *key, const char *what,
+static hymo_status f_factor_signal(ctx_t *c, hymo_ynode *map, hymo_model *m, const char *key, const char *what,
                                    int *out)
 {
     const char *name;
@@ -109,7 +109,7 @@ static hymo_status f_factor_signal(ctx_t *c, yaml_node_t *map, hymo_model *m, co
     return HYMO_OK;
 }
 
-static hymo_status load_pump(ctx_t *c, yaml_node_t *pn, hymo_model *m, int k)
+static hymo_status load_pump(ctx_t *c, hymo_ynode *pn, hymo_model *m, int k)
 {
     (void)k; /* equals m->n_pumps: items are appended as they load */
     static const char *const keys[] = {"name",      "from", "to", "displacement", "speed", "speed_rpm",
@@ -138,7 +138,7 @@ static hymo_status load_pump(ctx_t *c, yaml_node_t *pn, hymo_model *m, int k)
     return HYMO_OK;
 }
 
-static hymo_status load_flow_control(ctx_t *c, yaml_node_t *fn, hymo_model *m, int k)
+static hymo_status load_flow_control(ctx_t *c, hymo_ynode *fn, hymo_model *m, int k)
 {
     (void)k; /* equals m->n_flow_controls */
     static const char *const keys[] = {"name", "from", "to", "set_flow", "compensator_pressure", "set_flow_signal",
@@ -168,9 +168,9 @@ static hymo_status valves_alloc_edges(ctx_t *c, hymo_model *m, int nva)
 }
 
 /* hydraulics.pumps and hydraulics.flow_control_valves (after every node) */
-static hymo_status load_valves_branch(ctx_t *c, yaml_node_t *hn, hymo_model *m)
+static hymo_status load_valves_branch(ctx_t *c, hymo_ynode *hn, hymo_model *m)
 {
-    yaml_node_t *pum, *fcv;
+    hymo_ynode *pum, *fcv;
     TRY(f_seq(c, hn, "pumps", 0, &pum));
     TRY(f_seq(c, hn, "flow_control_valves", 0, &fcv));
     const int npu = pum ? seq_len(pum) : 0, nfc = fcv ? seq_len(fcv) : 0;
