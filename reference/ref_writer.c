@@ -63,6 +63,7 @@
 #define STAGE_BYTES_TARGET (4 * 1024 * 1024)
 #define STAGE_CHUNKS_MAX 64
 #define STAGE_SECONDS 1.0
+#define STAGE_ALIGN(n) (((n) + sizeof(double) - 1) / sizeof(double) * sizeof(double)) /* a block's bytes rounded up to whole doubles */
 
 /* ------------------------------------------------------------------ */
 /* Layout: the groups and datasets of hymo_ref_signals[] (signals.c)       */
@@ -993,7 +994,13 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
         if (chunks < 1) chunks = 1;
         if (chunks > STAGE_CHUNKS_MAX) chunks = STAGE_CHUNKS_MAX;
         w->stage_rows = (int)chunks * w->chunk_rows;
-        size_t total = (size_t)w->stage_rows * row_bytes;
+        /* each dataset's block starts at a multiple of 8 bytes: the further
+         * outputs are stored there as doubles by the writer's thread */
+        size_t total = 0;
+        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++)
+            total += STAGE_ALIGN((size_t)w->stage_rows * (size_t)w->cols[i] * elem_size(i));
+        for (int k = 0; k < w->n_series; k++)
+            total += STAGE_ALIGN((size_t)w->stage_rows * (size_t)w->series_cols[k] * sizeof(double));
         stage_bytes = total;
         w->stage_mem = malloc(total > 0 ? total : 1);
         /* Without deflate, and where the file's types are the memory's,
@@ -1012,11 +1019,11 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
             size_t off = 0;
             for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) {
                 w->stage[i] = w->cols[i] > 0 ? w->stage_mem + off : NULL;
-                off += (size_t)w->stage_rows * (size_t)w->cols[i] * elem_size(i);
+                off += STAGE_ALIGN((size_t)w->stage_rows * (size_t)w->cols[i] * elem_size(i));
             }
             for (int k = 0; k < w->n_series; k++) {
                 w->series_stage[k] = (double *)(void *)(w->stage_mem + off);
-                off += (size_t)w->stage_rows * (size_t)w->series_cols[k] * sizeof(double);
+                off += STAGE_ALIGN((size_t)w->stage_rows * (size_t)w->series_cols[k] * sizeof(double));
             }
         }
     }
