@@ -337,11 +337,17 @@ void hymo_partition_solve(const hymo_partition *pt, double *x)
     else hymo_lu_solve(pt->m, pt->phid_lu, pt->phid_piv, x);
 }
 
-/* LU of Phi_d and R = dz/dz_i (nz x ni, row-major): the independent rows
- * are the identity, the dependent ones -Phi_d^{-1} Phi_i.  R maps
- * independent increments, velocities and accelerations to all coordinates
- * and projects the dynamics (R^T).  Returns 0, 1 if Phi_d is singular (KLU:
- * or out of memory); R is then left as it was. */
+/* w = Phi's column of the k-th independent coordinate, over Phi_d's rows */
+static inline void indep_column(const hymo_partition *pt, const hymo_csr *a, const int m, int k, double *w)
+{
+    for (int q = 0; q < m; ++q) w[q] = 0.0;
+    for (int q = 0; q < m; ++q) {
+        const int r = pt->rows[q];
+        for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
+            if (pt->pos[a->col[t]] == -1 - k) w[q] = a->value[t];
+    }
+}
+
 /* Phi_d gathered and factorised by the dense LU, and R's dependent rows;
  * with m a constant for the small sizes (the same operations in the same
  * order) */
@@ -357,18 +363,18 @@ static inline int factor_dense(hymo_partition *pt, const hymo_csr *a, const int 
     }
     if (hymo_lu_factor(m, lu, pt->phid_piv)) return 1;
     for (int k = 0; k < ni; ++k) {
-        for (int q = 0; q < m; ++q) w[q] = 0.0;
-        for (int q = 0; q < m; ++q) {
-            const int r = pt->rows[q];
-            for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
-                if (pt->pos[a->col[t]] == -1 - k) w[q] = a->value[t];
-        }
+        indep_column(pt, a, m, k, w);
         hymo_lu_solve(m, lu, pt->phid_piv, w);
         for (int c = 0; c < m; ++c) R[pt->dep[c] * ni + k] = -w[c];
     }
     return 0;
 }
 
+/* LU of Phi_d and R = dz/dz_i (nz x ni, row-major): the independent rows
+ * are the identity, the dependent ones -Phi_d^{-1} Phi_i.  R maps
+ * independent increments, velocities and accelerations to all coordinates
+ * and projects the dynamics (R^T).  Returns 0, 1 if Phi_d is singular (KLU:
+ * or out of memory); R is then left as it was. */
 int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
 {
     const int m = pt->m, ni = pt->ni;
@@ -378,12 +384,7 @@ int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
     if (pt->sp) {
         if (phid_klu_factor(pt, a)) return 1;
         for (int k = 0; k < ni; ++k) {
-            for (int q = 0; q < m; ++q) w[q] = 0.0;
-            for (int q = 0; q < m; ++q) {
-                const int r = pt->rows[q];
-                for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
-                    if (pt->pos[a->col[t]] == -1 - k) w[q] = a->value[t];
-            }
+            indep_column(pt, a, m, k, w);
             hymo_partition_solve(pt, w);
             for (int c = 0; c < m; ++c) R[pt->dep[c] * ni + k] = -w[c];
         }
