@@ -39,9 +39,11 @@ sys.path.insert(0, HERE)
 import gen_models  # noqa: E402
 
 
-def run_one(exe, model, form, solver, steps, repeat, timeout):
+def run_one(exe, model, form, solver, steps, repeat, timeout, warmup=None):
     cmd = [exe, model, "--formulation", form, "--jacobian", "fast", "--linear-solver", solver,
            "--steps", str(steps), "--repeat", str(repeat)]
+    if warmup is not None:
+        cmd += ["--warmup", str(warmup)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -32,20 +32,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen_models  # noqa: E402
+import scaling  # noqa: E402
 
 FORMS = ("double-step", "penalty")
 
 
 def bench(exe, model, form, steps, repeat, timeout):
-    cmd = [exe, model, "--formulation", form, "--jacobian", "fast", "--linear-solver", "klu",
-           "--steps", str(steps), "--repeat", str(repeat), "--warmup", "1"]
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "timeout %ds" % timeout}
-    if p.returncode != 0:
-        return {"error": (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1][:100]}
-    return {k: float(v) for k, v in (kv.split("=") for kv in p.stdout.split())}
+    return scaling.run_one(exe, model, form, "klu", steps, repeat, timeout, warmup=1)
 
 
 def slope(ns, ys):

@@ -26,12 +26,9 @@
  * when it falls below RESELECT_WATCH x reselect_ratio of its start value:
  * a fast crank passes its dead centre within fewer steps than that, and
  * the set is then re-selected as soon as its rank pivot falls below
- * reselect_ratio of the best set's, before its LU pivot collapses (at
- * reselect_ratio itself the spatial RUSR loop at 2 ms was re-selected
- * only where the LU pivot was 0.06-0.08 of the start's, after the fast
- * mode's Newton had failed and halved the step: fast and numeric then
- * ended 0.11 rad apart, errors 0.27 and 0.38 rad; with the watch at 2x
- * both re-select at 0.618 s and agree, 0.126 rad). */
+ * reselect_ratio of the best set's, before its LU pivot collapses and
+ * Newton fails in one Jacobian mode but not the other (the spatial RUSR
+ * loop at 2 ms: both modes re-select at 0.618 s, cli_reselect_grid). */
 #define SINGULAR_FRACTION 1e-2
 #define RESELECT_WATCH 2.0
 /* Near a singular position (the last step's LU pivot below
@@ -42,13 +39,14 @@
  * Phi_d^-1 gamma amplify that position error by 1/pivot and 1/pivot^2
  * again (one loop at 0.5 ms: a step landing at sin(theta) = 1.9e-5 of a
  * crossing took 3e-12 rad from the correction, 2 % off its acceleration
- * and 6.7e-4 J of energy).  Above that the iterate is corrected: the step
- * after one landing that close starts from a prediction off the branch by
- * the rounding amplified there (ten loops at 0.25 ms: 2.6e-11 rad, |Phi| =
- * 12.6 (1 + max |z|) eps at a pivot 1e-3 of the start's; taken as it was,
- * its dependent accelerations were 7e-4 off, the energy 1.6e-5 J and the
- * period error grew to 1.6e-5 rad in 20 s).  On those chains Phi's
- * rounding at the crossings is up to 4.3 (1 + max |z|) eps. */
+ * and 6.7e-4 J of energy).  Above that the iterate is corrected: a step
+ * after one landing that close starts from a prediction off the
+ * constraint manifold by the rounding amplified there (ten loops at
+ * 0.25 ms: |Phi| = 12.6 (1 + max |z|) eps at a pivot 1e-3 of the
+ * start's), and left uncorrected that offset puts the dependent
+ * accelerations and the energy off for good (docs/models.md, "Singular
+ * positions").  On those chains Phi's rounding at the crossings is up to
+ * 4.3 (1 + max |z|) eps. */
 #define PHI_FLOOR_ULPS 8.0
 /* Closer still (the LU pivot below EXTRAP_FRACTION of the start's), the
  * velocity term of the dependent accelerations, -Phi_d^-1 gamma, carries

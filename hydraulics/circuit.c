@@ -393,7 +393,7 @@ int hymo_circuit_eval_part_cached(const hymo_circuit *circ, const hymo_model *mo
             /* hymo_volume_weight_state; with w_const its expression with
              * the law's constant 1/B_f and no accumulator term */
             W = vc && vc->w_const && circ->vol_fixed[st] != 2
-                    ? 1.0 / (vc->inv_bf + (compl_sum + 0.0) / V) / V
+                    ? 1.0 / (vc->inv_bf + compl_sum / V) / V
                     : hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
             if (vc) vc->V[st] = V, vc->C[st] = compl_sum, vc->Vdot[st] = Vdot, vc->W[st] = W, vc->held[st] = 1;
         }
