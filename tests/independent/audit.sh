@@ -1,7 +1,7 @@
 #!/bin/sh
 # Re-measures every figure of "no silent wrong answer" (references,
 # estimates, the gate, verdicts, FMI import and export) on one build, into
-# OUT; AUDIT in tests/independent/README.md ("Audit of the judge") lists
+# OUT; tests/independent/README.md, "Audit of the judge", lists
 # what each step shows.  About 10 min of CPU on top of the build; run it
 # alone (every step is sequential, the estimate step uses 2 threads).
 #   usage: tests/independent/audit.sh OUT [BUILD]    (BUILD default: build)
@@ -40,10 +40,10 @@ for k in "" position=1e-12 pressure=1e-6 spool=1e-14; do
     # shellcheck disable=SC2086
     "$H" run "$T/fourbar_notol.yaml" --t-end 2 --formulation penalty --jacobian numeric $s -o "$T/f.h5" \
         > "$T/f.out" 2>&1
-    echo "fourbar without tolerances [${k:-none}]: exit $? $(grep -E '^iterations' "$T/f.out")" \
-        "$(h5dump -a /solver/tol_position "$T/f.h5" | sed -n 's/^ *(0): */tol_position /p')" \
-        "$(h5dump -a /solver/tol_pressure "$T/f.h5" | sed -n 's/^ *(0): */tol_pressure /p')" \
-        "$(h5dump -a /solver/tol_spool "$T/f.h5" | sed -n 's/^ *(0): */tol_spool /p')" >> "$OUT/set.txt"
+    echo "fourbar without tolerances [${k:-none}]: exit $? $(grep -E '^iterations|^overrides' "$T/f.out" | tr '\n' ' ')" \
+        "$(h5dump -a /tol_position "$T/f.h5" | sed -n 's/^ *(0): */tol_position /p')" \
+        "$(h5dump -a /tol_pressure "$T/f.h5" | sed -n 's/^ *(0): */tol_pressure /p')" \
+        "$(h5dump -a /tol_spool "$T/f.h5" | sed -n 's/^ *(0): */tol_spool /p')" >> "$OUT/set.txt"
 done
 for k in "" position=1e-13; do
     s=""; [ -n "$k" ] && s="--set simulation.tolerances.$k"
