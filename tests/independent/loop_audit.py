@@ -11,7 +11,8 @@ unreliable, /accuracy reliable = 0), the fast run's peak energy drift.
 agree: tests/models/loop_rusr_{spherical,revolute}.yaml with double-step
 at one step size (default 2 ms), fast and numeric Jacobian: exit status,
 completeness, max |z_fast - z_numeric| over all rows and joints, the
-global error of each against the independent solution, and their ratio.
+global error of each against the independent solution, and their ratio;
+exit status 1 when a ratio exceeds --limit (default 0.01) or a run fails.
 HYMO_INDEP_CACHE=DIR keeps the independent solutions.
 """
 
@@ -55,7 +56,8 @@ def table(paths):
                      halving(f), halving(n), est(f), est(n), f["drift"]))
 
 
-def agree(hymo, dt):
+def agree(hymo, dt, limit):
+    bad = 0
     for name in ("loop_rusr_spherical", "loop_rusr_revolute"):
         t_end = measure_loops.t_end_of(name)
         _, zref = measure_loops.reference(name, dt, t_end)
@@ -68,6 +70,9 @@ def agree(hymo, dt):
               % (name, dt * 1e3, r["fast"]["exit"], r["numeric"]["exit"], r["fast"]["complete"],
                  r["numeric"]["complete"], len(r["fast"]["z"]), len(r["numeric"]["z"]), d, e["fast"],
                  e["numeric"], d / e["numeric"]))
+        if r["fast"]["exit"] or r["numeric"]["exit"] or not (d <= limit * e["numeric"]):
+            bad += 1
+    return 1 if bad else 0
 
 
 def main():
@@ -79,12 +84,13 @@ def main():
     a.add_argument("--hymo", default=os.environ.get("HYMO_BINARY",
                                                     os.path.join(measure_loops.ROOT, "build", "hymo")))
     a.add_argument("--dt", type=float, default=2e-3)
+    a.add_argument("--limit", type=float, default=0.01)
     args = ap.parse_args()
     if args.cmd == "table":
         table(args.json)
-    else:
-        agree(args.hymo, args.dt)
+        return 0
+    return agree(args.hymo, args.dt, args.limit)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
