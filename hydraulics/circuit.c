@@ -362,6 +362,10 @@ int hymo_circuit_eval_part_cached(const hymo_circuit *circ, const hymo_model *mo
         if (!K->flows) continue;
         int n;
         const int *el = hymo_part_elements(part, K, &n);
+        if (K->rates) {
+            for (int i = 0; i < n; ++i) K->rates(circ, model, el[i], p, u, sd, pdot);
+            continue;
+        }
         for (int i = 0; i < n; ++i) {
             hymo_edge_flow f[HYMO_ELEMENT_EDGES_MAX];
             const int nf = K->flows(circ, model, el[i], p, u, sd, f);

@@ -263,6 +263,13 @@ static inline double hymo_orifice_g_dr(double dp, double p_tr, double sqrt_p_tr,
     *dg = 1.0 / sqrt_p_tr;
     return dp / sqrt_p_tr;
 }
+/* hymo_orifice_g_dr's value alone (the same bits, no derivative). */
+static inline double hymo_orifice_g_r(double dp, double p_tr, double sqrt_p_tr)
+{
+    if (dp >= p_tr) return sqrt(dp);
+    if (dp <= -p_tr) return -sqrt(-dp);
+    return dp / sqrt_p_tr;
+}
 static inline double hymo_orifice_g_d(double dp, double p_tr, double *dg)
 {
     return hymo_orifice_g_dr(dp, p_tr, sqrt(p_tr), dg);

@@ -48,6 +48,10 @@ struct hymo_hyd_sub {
      * valve references, and circ_in is the circuit pointed at them */
     int nin;
     hymo_circuit circ_in;
+    /* the part's pressure states are 0 .. np - 1 and its spool states 0 ..
+     * nu - 1, in order, without TLM lines: y is p followed by u, f is pdot
+     * followed by udot, and rhs evaluates on them in place */
+    int in_place;
     double t0, *cs, *cv;              /* motion polynomials, 4 na each */
     /* trapezoidal history */
     double *f0, *fprev; /* n: f(t_k, y_k), f(t_{k-1}, y_{k-1}) */
@@ -232,6 +236,11 @@ static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y,
         const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
         sub->s[c] = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
         sub->sd[c] = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
+    }
+    if (sub->in_place && sub->n_tlm == 0) {
+        ++sub->rhs_evals;
+        return hymo_circuit_eval_part_cached(circ_at(sub, uref), sub->model, pt, sub->s, sub->sd, y, y + sub->nvol,
+                                             uref, f, f + sub->nvol, NULL, &sub->vc);
     }
     for (int i = 0; i < sub->nvol; ++i) sub->pw[pt->volumes[i]] = y[i];
     for (int j = 0; j < sub->nsp; ++j) sub->uw[sub->spool[j]] = y[sub->nvol + j];
@@ -546,6 +555,9 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (hydraulic subsystem)");
     }
     for (int j = 0; j < sub->nsp; ++j) sub->spool[j] = model->valves[part->valves[j]].state, sub->useg[j] = -1;
+    sub->in_place = sub->nvol == np && sub->nsp == nu;
+    for (int i = 0; i < sub->nvol; ++i) sub->in_place &= part->volumes[i] == i;
+    for (int j = 0; j < sub->nsp; ++j) sub->in_place &= sub->spool[j] == j;
     for (int i = 0; i < n; ++i) {
         const int is_p = i < sub->nvol;
         sub->tol[i] = is_p ? tol_pressure : tol_spool;
