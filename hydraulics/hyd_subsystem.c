@@ -53,6 +53,8 @@ struct hymo_hyd_sub {
      * followed by udot, and rhs evaluates on them in place */
     int in_place;
     double t0, *cs, *cv;              /* motion polynomials, 4 na each */
+    double s_tau;                     /* s, sd hold the motion at this tau (s_valid) */
+    int s_valid;
     /* trapezoidal history */
     double *f0, *fprev; /* n: f(t_k, y_k), f(t_{k-1}, y_{k-1}) */
     int hist;           /* 0: none, 1: f0, 2: f0 and fprev */
@@ -232,10 +234,13 @@ static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y,
 {
     const hymo_circuit_part *pt = &sub->part;
     const double tau = t - sub->t0;
-    for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motors are actuators nc + k */
-        const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
-        sub->s[c] = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
-        sub->sd[c] = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
+    if (!sub->s_valid || memcmp(&tau, &sub->s_tau, sizeof tau)) { /* the stages and iterations at one time: once */
+        for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motors are actuators nc + k */
+            const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
+            sub->s[c] = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
+            sub->sd[c] = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
+        }
+        sub->s_tau = tau, sub->s_valid = 1;
     }
     if (sub->in_place && sub->n_tlm == 0) {
         ++sub->rhs_evals;
@@ -590,11 +595,11 @@ void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, con
 {
     sub->t0 = t0;
     sub->f0_stale = 1;
+    sub->s_valid = 0;
     const hymo_circuit_part *pt = &sub->part;
     for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motors are actuators nc + k */
         const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
-        memcpy(&sub->cs[HYMO_POLY_TERMS * c], &cs[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
-        memcpy(&sub->cv[HYMO_POLY_TERMS * c], &cv[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
+        for (int k = HYMO_POLY_TERMS * c; k < HYMO_POLY_TERMS * (c + 1); ++k) sub->cs[k] = cs[k], sub->cv[k] = cv[k];
     }
 }
 
@@ -712,6 +717,7 @@ void hymo_hyd_sub_tlm_set(hymo_hyd_sub *sub, double t0, double T, const double *
     sub->tlm_t0 = t0;
     sub->tlm_T = T;
     sub->f0_stale = 1;
+    sub->s_valid = 0;
     for (int i = 0; i < sub->part.n_cylinders; ++i) { /* the motion's s at its t0 */
         const int c = sub->part.cylinders[i];
         sub->s[c] = sub->cs[HYMO_POLY_TERMS * c];
