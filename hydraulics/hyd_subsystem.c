@@ -48,6 +48,11 @@ struct hymo_hyd_sub {
      * valve references, and circ_in is the circuit pointed at them */
     int nin;
     hymo_circuit circ_in;
+    /* uref_b was evaluated at t = b_t, left limit, snapped with b_h
+     * (b_valid): a right limit at the same t and h takes its values where
+     * both limits agree (hymo_signal_sides_agree) */
+    double b_t, b_h;
+    int b_valid;
     /* the part's pressure states are 0 .. np - 1 and its spool states 0 ..
      * nu - 1, in order, without TLM lines: y is p followed by u, f is pdot
      * followed by udot, and rhs evaluates on them in place */
@@ -117,12 +122,19 @@ static const hymo_signal *valve_signal(const hymo_model *model, int v)
  * monolithic engine does); 0 plain value (stage times inside a step). */
 static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *out)
 {
+    const int after_b = side == +1 && out != sub->uref_b && sub->b_valid && !sub->nin &&
+                        !memcmp(&t, &sub->b_t, sizeof t) && !memcmp(&h, &sub->b_h, sizeof h);
     for (int i = 0; i < sub->part.n_valves; ++i) {
         const int v = sub->part.valves[i];
         const hymo_signal *sig = valve_signal(sub->model, v);
+        if (after_b && hymo_signal_sides_agree(sig, t, h, sub->useg[i])) {
+            out[v] = sub->uref_b[v];
+            continue;
+        }
         out[v] = side == 0 ? hymo_signal_eval_hint(sig, t, +1, 0.0, &sub->useg[i])
                            : hymo_signal_eval_hint(sig, t, side, h, &sub->useg[i]);
     }
+    if (out == sub->uref_b) sub->b_valid = side == -1, sub->b_t = t, sub->b_h = h;
     if (sub->nin) { /* speeds and set flows at the same time and side */
         double *in = out + sub->model->n_valves;
         hymo_circuit_inputs(sub->model, t, side, side == 0 ? 0.0 : h, in, in + sub->model->n_pumps);
