@@ -355,6 +355,35 @@ int hymo_circuit_eval_part_cached(const hymo_circuit *circ, const hymo_model *mo
         }
     }
     if (!pdot) return -1;
+    if (vc) { /* sizes of another motion (other bits): dropped */
+        int same = 1;
+        for (int a = 0; a < vc->na && same; ++a)
+            same = !memcmp(&vc->s[a], &s[a], sizeof(double)) && !memcmp(&vc->sd[a], &sd[a], sizeof(double));
+        if (!same) {
+            for (int a = 0; a < vc->na; ++a) vc->s[a] = s[a], vc->sd[a] = sd[a];
+            for (int st = 0; st < vc->np; ++st) vc->held[st] = 0;
+        }
+        /* the volumes' sizes and weights before the flows (they do not
+         * depend on them), into vc: W is vc->W[st] for every volume */
+        for (int i = 0; i < part->n_volumes; ++i) {
+            const int st = part->volumes[i];
+            double inv_bf, dD_dp;
+            if (vc->held[st]) {
+                if (!vc->w_const)
+                    vc->W[st] = hymo_volume_weight_state(circ, model, st, p[st], vc->V[st], vc->C[st], &inv_bf, &dD_dp);
+                continue;
+            }
+            double V, Vdot, compl_sum;
+            hymo_volume_size(circ, model, st, s, sd, &V, &compl_sum, &Vdot);
+            if (!(V > 0.0)) return circ->vol_node[st];
+            /* hymo_volume_weight_state; with w_const its expression with
+             * the law's constant 1/B_f and no accumulator term */
+            vc->W[st] = vc->w_const && circ->vol_fixed[st] != 2
+                            ? 1.0 / (vc->inv_bf + compl_sum / V) / V
+                            : hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
+            vc->V[st] = V, vc->C[st] = compl_sum, vc->Vdot[st] = Vdot, vc->held[st] = 1;
+        }
+    }
     /* net inflow minus volume rate, per volume state */
     for (int i = 0; i < part->n_volumes; ++i) pdot[part->volumes[i]] = 0.0;
     for (int kd = 0; kd < HYMO_ELEMENT_KINDS; ++kd) { /* the flows, in the table's order */
@@ -362,6 +391,10 @@ int hymo_circuit_eval_part_cached(const hymo_circuit *circ, const hymo_model *mo
         if (!K->flows) continue;
         int n;
         const int *el = hymo_part_elements(part, K, &n);
+        if (K->rates) {
+            for (int i = 0; i < n; ++i) K->rates(circ, model, el[i], p, u, sd, pdot);
+            continue;
+        }
         for (int i = 0; i < n; ++i) {
             hymo_edge_flow f[HYMO_ELEMENT_EDGES_MAX];
             const int nf = K->flows(circ, model, el[i], p, u, sd, f);
@@ -371,32 +404,19 @@ int hymo_circuit_eval_part_cached(const hymo_circuit *circ, const hymo_model *mo
             }
         }
     }
-    if (vc) { /* sizes of another motion (other bits): dropped */
-        int same = 1;
-        for (int a = 0; a < vc->na && same; ++a)
-            same = !memcmp(&vc->s[a], &s[a], sizeof(double)) && !memcmp(&vc->sd[a], &sd[a], sizeof(double));
-        if (!same) {
-            for (int a = 0; a < vc->na; ++a) vc->s[a] = s[a], vc->sd[a] = sd[a];
-            for (int st = 0; st < vc->np; ++st) vc->held[st] = 0;
+    if (vc) {
+        for (int i = 0; i < part->n_volumes; ++i) {
+            const int st = part->volumes[i];
+            pdot[st] = vc->W[st] * (pdot[st] - vc->Vdot[st]);
         }
+        return -1;
     }
     for (int i = 0; i < part->n_volumes; ++i) {
         const int st = part->volumes[i], k = circ->vol_node[st];
-        double V, Vdot, compl_sum, W, inv_bf, dD_dp;
-        if (vc && vc->held[st]) {
-            V = vc->V[st], compl_sum = vc->C[st], Vdot = vc->Vdot[st];
-            W = vc->w_const ? vc->W[st]
-                            : hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
-        } else {
-            hymo_volume_size(circ, model, st, s, sd, &V, &compl_sum, &Vdot);
-            if (!(V > 0.0)) return k;
-            /* hymo_volume_weight_state; with w_const its expression with
-             * the law's constant 1/B_f and no accumulator term */
-            W = vc && vc->w_const && circ->vol_fixed[st] != 2
-                    ? 1.0 / (vc->inv_bf + compl_sum / V) / V
-                    : hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
-            if (vc) vc->V[st] = V, vc->C[st] = compl_sum, vc->Vdot[st] = Vdot, vc->W[st] = W, vc->held[st] = 1;
-        }
+        double V, Vdot, compl_sum, inv_bf, dD_dp;
+        hymo_volume_size(circ, model, st, s, sd, &V, &compl_sum, &Vdot);
+        if (!(V > 0.0)) return k;
+        const double W = hymo_volume_weight_state(circ, model, st, p[st], V, compl_sum, &inv_bf, &dD_dp);
         pdot[st] = W * (pdot[st] - Vdot);
     }
     return -1;

@@ -263,6 +263,13 @@ static inline double hymo_orifice_g_dr(double dp, double p_tr, double sqrt_p_tr,
     *dg = 1.0 / sqrt_p_tr;
     return dp / sqrt_p_tr;
 }
+/* hymo_orifice_g_dr's value alone (the same bits, no derivative). */
+static inline double hymo_orifice_g_r(double dp, double p_tr, double sqrt_p_tr)
+{
+    if (dp >= p_tr) return sqrt(dp);
+    if (dp <= -p_tr) return -sqrt(-dp);
+    return dp / sqrt_p_tr;
+}
 static inline double hymo_orifice_g_d(double dp, double p_tr, double *dg)
 {
     return hymo_orifice_g_dr(dp, p_tr, sqrt(p_tr), dg);
@@ -631,7 +638,10 @@ int hymo_circuit_eval_part_node(const hymo_circuit *circ, const hymo_model *mode
  * C, Vdot of hymo_volume_size and, where the weight does not depend on p
  * (a pressure-independent fluid law, no accumulator), W; they are reused
  * while s and sd keep their bits (the stages and Newton iterations of an
- * internal step at one time) and recomputed when either changes. */
+ * internal step at one time) and recomputed when either changes.  The
+ * evaluation forms the sizes and weights before the flows (W of every
+ * volume of the part in W: held with w_const, else of the evaluation's
+ * pressures), so that their divisions overlap the orifices' roots. */
 typedef struct {
     int na, np, w_const;
     double inv_bf;            /* w_const: the fluid law's 1/B_f */

@@ -20,6 +20,13 @@ static void edge_flow(const hymo_circuit *circ, int e, int nf, int nt, double q,
     f->q = q, f->G = G, f->GU = 0.0, f->Gsd = 0.0;
 }
 
+/* q from pressure state a to b (-1: a source) into the pressure rates */
+static inline void add_rate(double *pdot, int a, int b, double q)
+{
+    if (a >= 0) pdot[a] -= q;
+    if (b >= 0) pdot[b] += q;
+}
+
 static int no_actuator(const hymo_model *m, int i) { return (void)m, (void)i, -1; }
 
 /* ---- throttles: the flow a -> b, Ct g(p_a - p_b) ---- */
@@ -47,6 +54,15 @@ static int throttle_flows(const hymo_circuit *circ, const hymo_model *m, int i, 
     f->e = 0, f->a = th->sa, f->b = th->sb;
     f->q = circ->thr_Ct[i] * g, f->G = circ->thr_Ct[i] * dg, f->GU = 0.0, f->Gsd = 0.0;
     return 1;
+}
+static void throttle_rates(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
+                           const double *sd, double *pdot)
+{
+    (void)u, (void)sd;
+    const struct hymo_circuit_throttle_s *th = &circ->thr[i];
+    const double pa = th->sa >= 0 ? p[th->sa] : circ->node_src[th->a];
+    const double pb = th->sb >= 0 ? p[th->sb] : circ->node_src[th->b];
+    add_rate(pdot, th->sa, th->sb, circ->thr_Ct[i] * hymo_orifice_g_r(pa - pb, m->fluid.p_transition, circ->sqrt_p_tr));
 }
 static void throttle_output(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
                             const double *zd, double *q, double *w, double *qnode)
@@ -110,6 +126,36 @@ static int valve_flows(const hymo_circuit *circ, const hymo_model *m, int i, con
         plain_edge(circ, m, va, 2, p, -va->Cv * U, -va->Cv, &f[1]);
     }
     return 2;
+}
+/* plain_edge's q into the pressure rates */
+static void plain_rate(const hymo_circuit *circ, const hymo_model *m, const hymo_valve *va, int e, const double *p,
+                       double c, double *pdot)
+{
+    int nf, nt;
+    hymo_valve_edge_nodes(va, e, &nf, &nt);
+    const double g = hymo_orifice_g_r(hymo_node_pressure(m, nf, p) - hymo_node_pressure(m, nt, p),
+                                      m->fluid.p_transition, circ->sqrt_p_tr);
+    add_rate(pdot, circ->node_state[nf], circ->node_state[nt], c * g);
+}
+static void valve_rates(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
+                        const double *sd, double *pdot)
+{
+    const hymo_valve *va = &m->valves[i];
+    const double U = u[va->state];
+    if (m->valve_edges && m->valve_edges[i].on) {
+        hymo_edge_flow f[HYMO_ELEMENT_EDGES_MAX];
+        const int nf = valve_flows(circ, m, i, p, u, sd, f);
+        for (int e = 0; e < nf; ++e) add_rate(pdot, f[e].a, f[e].b, f[e].q);
+        return;
+    }
+    (void)sd;
+    if (U >= 0.0) {
+        plain_rate(circ, m, va, 0, p, va->Cv * U, pdot);
+        plain_rate(circ, m, va, 1, p, va->Cv * U, pdot);
+    } else {
+        plain_rate(circ, m, va, 3, p, -va->Cv * U, pdot);
+        plain_rate(circ, m, va, 2, p, -va->Cv * U, pdot);
+    }
 }
 /* the four edges and the net port flows */
 static void valve_output(const hymo_circuit *circ, const hymo_model *m, int i, const double *p, const double *u,
@@ -365,6 +411,7 @@ const hymo_element_kind hymo_element_kinds[HYMO_ELEMENT_KINDS] = {
                                .edge = throttle_edge,
                                .actuator = no_actuator,
                                .flows = throttle_flows,
+                               .rates = throttle_rates,
                                .n_flows = 1,
                                .flow_suffix = one_col,
                                .output = throttle_output},
@@ -382,6 +429,7 @@ const hymo_element_kind hymo_element_kinds[HYMO_ELEMENT_KINDS] = {
                             .edge = valve_edge,
                             .actuator = no_actuator,
                             .flows = valve_flows,
+                            .rates = valve_rates,
                             .n_flows = 6,
                             .flow_suffix = valve_cols,
                             .n_switches = HYMO_CIRCUIT_SWITCHES_PER_VALVE,

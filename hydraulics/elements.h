@@ -66,6 +66,11 @@ typedef struct {
      * gives none); returns their number */
     int (*flows)(const hymo_circuit *circ, const hymo_model *model, int i, const double *p, const double *u,
                  const double *sd, hymo_edge_flow *f);
+    /* the same flows' sum into the pressure rates alone, without their
+     * derivatives: per flow, in the order of flows, pdot[a] -= q and
+     * pdot[b] += q where a, b >= 0 (NULL: the kind has only flows) */
+    void (*rates)(const hymo_circuit *circ, const hymo_model *model, int i, const double *p, const double *u,
+                  const double *sd, double *pdot);
     /* switching functions per element (events, circuit.h: 0 for a kind
      * without), whether element i has a kink that is located (else its
      * functions are -1), and their values g[n_switches] at actuator

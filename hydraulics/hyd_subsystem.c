@@ -48,7 +48,18 @@ struct hymo_hyd_sub {
      * valve references, and circ_in is the circuit pointed at them */
     int nin;
     hymo_circuit circ_in;
+    /* uref_b was evaluated at t = b_t, left limit, snapped with b_h
+     * (b_valid): a right limit at the same t and h takes its values where
+     * both limits agree (hymo_signal_sides_agree) */
+    double b_t, b_h;
+    int b_valid;
+    /* the part's pressure states are 0 .. np - 1 and its spool states 0 ..
+     * nu - 1, in order, without TLM lines: y is p followed by u, f is pdot
+     * followed by udot, and rhs evaluates on them in place */
+    int in_place;
     double t0, *cs, *cv;              /* motion polynomials, 4 na each */
+    double s_tau;                     /* s, sd hold the motion at this tau (s_valid) */
+    int s_valid;
     /* trapezoidal history */
     double *f0, *fprev; /* n: f(t_k, y_k), f(t_{k-1}, y_{k-1}) */
     int hist;           /* 0: none, 1: f0, 2: f0 and fprev */
@@ -111,12 +122,19 @@ static const hymo_signal *valve_signal(const hymo_model *model, int v)
  * monolithic engine does); 0 plain value (stage times inside a step). */
 static void eval_uref(hymo_hyd_sub *sub, double t, int side, double h, double *out)
 {
+    const int after_b = side == +1 && out != sub->uref_b && sub->b_valid && !sub->nin &&
+                        !memcmp(&t, &sub->b_t, sizeof t) && !memcmp(&h, &sub->b_h, sizeof h);
     for (int i = 0; i < sub->part.n_valves; ++i) {
         const int v = sub->part.valves[i];
         const hymo_signal *sig = valve_signal(sub->model, v);
+        if (after_b && hymo_signal_sides_agree(sig, t, h, sub->useg[i])) {
+            out[v] = sub->uref_b[v];
+            continue;
+        }
         out[v] = side == 0 ? hymo_signal_eval_hint(sig, t, +1, 0.0, &sub->useg[i])
                            : hymo_signal_eval_hint(sig, t, side, h, &sub->useg[i]);
     }
+    if (out == sub->uref_b) sub->b_valid = side == -1, sub->b_t = t, sub->b_h = h;
     if (sub->nin) { /* speeds and set flows at the same time and side */
         double *in = out + sub->model->n_valves;
         hymo_circuit_inputs(sub->model, t, side, side == 0 ? 0.0 : h, in, in + sub->model->n_pumps);
@@ -228,10 +246,18 @@ static int rhs(hymo_hyd_sub *sub, double t, const double *uref, const double *y,
 {
     const hymo_circuit_part *pt = &sub->part;
     const double tau = t - sub->t0;
-    for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motors are actuators nc + k */
-        const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
-        sub->s[c] = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
-        sub->sd[c] = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
+    if (!sub->s_valid || memcmp(&tau, &sub->s_tau, sizeof tau)) { /* the stages and iterations at one time: once */
+        for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motors are actuators nc + k */
+            const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
+            sub->s[c] = hymo_poly_eval(&sub->cs[HYMO_POLY_TERMS * c], tau);
+            sub->sd[c] = hymo_poly_eval(&sub->cv[HYMO_POLY_TERMS * c], tau);
+        }
+        sub->s_tau = tau, sub->s_valid = 1;
+    }
+    if (sub->in_place && sub->n_tlm == 0) {
+        ++sub->rhs_evals;
+        return hymo_circuit_eval_part_cached(circ_at(sub, uref), sub->model, pt, sub->s, sub->sd, y, y + sub->nvol,
+                                             uref, f, f + sub->nvol, NULL, &sub->vc);
     }
     for (int i = 0; i < sub->nvol; ++i) sub->pw[pt->volumes[i]] = y[i];
     for (int j = 0; j < sub->nsp; ++j) sub->uw[sub->spool[j]] = y[sub->nvol + j];
@@ -546,6 +572,9 @@ hymo_status hymo_hyd_sub_create(const hymo_model *model, const hymo_circuit *cir
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (hydraulic subsystem)");
     }
     for (int j = 0; j < sub->nsp; ++j) sub->spool[j] = model->valves[part->valves[j]].state, sub->useg[j] = -1;
+    sub->in_place = sub->nvol == np && sub->nsp == nu;
+    for (int i = 0; i < sub->nvol; ++i) sub->in_place &= part->volumes[i] == i;
+    for (int j = 0; j < sub->nsp; ++j) sub->in_place &= sub->spool[j] == j;
     for (int i = 0; i < n; ++i) {
         const int is_p = i < sub->nvol;
         sub->tol[i] = is_p ? tol_pressure : tol_spool;
@@ -578,11 +607,11 @@ void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, con
 {
     sub->t0 = t0;
     sub->f0_stale = 1;
+    sub->s_valid = 0;
     const hymo_circuit_part *pt = &sub->part;
     for (int i = 0; i < pt->n_cylinders + pt->n_motors; ++i) { /* motors are actuators nc + k */
         const int c = i < pt->n_cylinders ? pt->cylinders[i] : sub->model->n_cylinders + pt->motors[i - pt->n_cylinders];
-        memcpy(&sub->cs[HYMO_POLY_TERMS * c], &cs[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
-        memcpy(&sub->cv[HYMO_POLY_TERMS * c], &cv[HYMO_POLY_TERMS * c], HYMO_POLY_TERMS * sizeof(double));
+        for (int k = HYMO_POLY_TERMS * c; k < HYMO_POLY_TERMS * (c + 1); ++k) sub->cs[k] = cs[k], sub->cv[k] = cv[k];
     }
 }
 
@@ -700,6 +729,7 @@ void hymo_hyd_sub_tlm_set(hymo_hyd_sub *sub, double t0, double T, const double *
     sub->tlm_t0 = t0;
     sub->tlm_T = T;
     sub->f0_stale = 1;
+    sub->s_valid = 0;
     for (int i = 0; i < sub->part.n_cylinders; ++i) { /* the motion's s at its t0 */
         const int c = sub->part.cylinders[i];
         sub->s[c] = sub->cs[HYMO_POLY_TERMS * c];

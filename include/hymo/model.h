@@ -534,6 +534,11 @@ double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, d
  * first): a t strictly inside the hinted segment of a table and farther
  * than 1e-6 dt from its ends is interpolated without a search. */
 double hymo_signal_eval_hint(const hymo_signal *signal, double t, int side, double dt, int *seg);
+/* 1 when t lies strictly inside segment seg of a table, farther than
+ * 1e-6 dt from its ends (dt > 0): hymo_signal_eval_hint with that hint
+ * gives both one-sided limits at t the segment's interpolation, the same
+ * bits for side +1 and -1; else 0. */
+int hymo_signal_sides_agree(const hymo_signal *signal, double t, double dt, int seg);
 /* Value of the (shaped) signal at t and, in d[0], d[1] (if d is not NULL),
  * its first and second time derivatives on the side `side` (one-sided at
  * breakpoints and at the kinks of the dead zone and clamp); dt > 0 snaps t

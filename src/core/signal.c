@@ -329,6 +329,14 @@ double hymo_signal_eval_hint(const hymo_signal *signal, double t, int side, doub
     return vs[i] + w * (vs[i + 1] - vs[i]);
 }
 
+int hymo_signal_sides_agree(const hymo_signal *signal, double t, double dt, int seg)
+{
+    if (!signal || signal->n_points < 2 || signal->shape || !(dt > 0.0)) return 0;
+    const double *ts = signal->t;
+    return seg >= 0 && seg + 1 < signal->n_points && ts[seg] < t && t < ts[seg + 1] &&
+           !(fabs(ts[seg] - t) <= 1e-6 * dt || fabs(ts[seg + 1] - t) <= 1e-6 * dt);
+}
+
 double hymo_signal_eval_snapped(const hymo_signal *signal, double t, int side, double dt)
 {
     if (!signal) return 0.0;

@@ -79,6 +79,10 @@ typedef struct {
     int width[HYMO_SIGNAL_COUNT];
     int *vr[HYMO_SIGNAL_COUNT];   /* value references (-1: not published, 0 is written) */
     int *vsub[HYMO_SIGNAL_COUNT]; /* per column: the subsystem that has it */
+    /* per signal: read_row reads it (without an output file, only what
+     * the checks, the online figures and the comparison read); its columns
+     * all come from one subsystem (one get_real call for the row) */
+    unsigned char read[HYMO_SIGNAL_COUNT], one_sub[HYMO_SIGNAL_COUNT];
     double *row[HYMO_SIGNAL_COUNT]; /* cap x width */
     int stat_vr[S_N];     /* the mechanics' statistics (-1: none) */
     int mech_independent; /* its string variable "independent" (-1: none) */
@@ -113,7 +117,17 @@ typedef struct {
      * b at b * block_bytes, each array's bcap rows in the order of
      * row_arrays. */
     long bcap, base;
-    int compare_only; /* no output file: the scratch file keeps only the compared arrays */
+    /* no output file, a reference: the rows the comparison reads are
+     * chosen as they are recorded (select_row) into sel_col (the columns
+     * of cmp_sig, then the residual energy; room for 2 n_ref + 2 rows),
+     * and no row goes to a scratch file; the reference row the choice has
+     * reached, the rows chosen and the last of them, max |residual energy|
+     * over every row */
+    int compare_only;
+    const hymo_reference *sel_ref;
+    double *sel_col[HYMO_SIGNAL_COUNT + 1];
+    long sel_i, nsel, sel_last;
+    double sel_e_max;
     FILE *scratch;
     int scratch_errno;  /* the first failed scratch write (0: none) */
     /* the output file (-o), open from the start: its rows are appended
@@ -171,6 +185,7 @@ static void driver_free(driver *d)
     d->scratch = NULL;
     if (d->w) hymo_ref_writer_discard(d->w); /* not closed: the run failed */
     d->w = NULL;
+    for (int k = 0; k <= HYMO_SIGNAL_COUNT; ++k) free(d->sel_col[k]), d->sel_col[k] = NULL;
     free(d->w_names);
     free(d->iterations);
     free(d->uref);
@@ -186,14 +201,6 @@ static int row_arrays(driver *d, double **arr[], int width[])
 {
     const int nb = d->nb;
     int n = 0;
-    if (d->compare_only) { /* what select_rows and the comparison read */
-        static const int sig[] = {HYMO_SIG_TIME, HYMO_SIG_Z,  HYMO_SIG_ZD,   HYMO_SIG_P,
-                                  HYMO_SIG_U,    HYMO_SIG_S,  HYMO_SIG_SD,   HYMO_SIG_FORCE};
-        for (size_t i = 0; i < sizeof sig / sizeof sig[0]; ++i)
-            arr[n] = &d->row[sig[i]], width[n++] = d->width[sig[i]];
-        arr[n] = &d->rec_Et, width[n++] = 1;
-        return n;
-    }
     for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) arr[n] = &d->row[s], width[n++] = d->width[s];
     arr[n] = &d->rec_dP, width[n++] = nb;
     arr[n] = &d->rec_E, width[n++] = nb;
@@ -345,6 +352,9 @@ static hymo_status driver_create(driver *d, const hymo_cosim_setup *setup, hymo_
                 snprintf(name, sizeof name, "%s[%d]", row_var[s], i);
             st = find_row_var(d, HYDRAULIC(s), name, &d->vsub[s][i], &d->vr[s][i], err);
         }
+        d->read[s] = 1;
+        d->one_sub[s] = w > 0;
+        for (int i = 0; i < w && st == HYMO_OK; ++i) d->one_sub[s] &= d->vr[s][i] >= 0 && d->vsub[s][i] == d->vsub[s][0];
     }
     for (int k = 0; k < S_N && st == HYMO_OK; ++k) st = find_row_var(d, 0, mech_stat[k], &(int){0}, &d->stat_vr[k], err);
     if (st == HYMO_OK) st = find_row_var(d, 0, "independent", &(int){0}, &d->mech_independent, err);
@@ -490,8 +500,14 @@ static void read_row(driver *d)
 {
     const long r = d->n_rows - d->base;
     for (int s = 0; s < HYMO_SIGNAL_COUNT; ++s) {
+        if (!d->read[s]) continue;
         const int w = d->width[s];
         double *dst = d->row[s] + r * w;
+        if (d->one_sub[s]) {
+            const hymo_subsystem *hs = d->subs[d->vsub[s][0]];
+            hs->ops->get_real(hs, d->vr[s], w, dst);
+            continue;
+        }
         for (int i = 0; i < w; ++i) {
             if (d->vr[s][i] < 0) { /* not published (no model): the master's time, else 0 */
                 dst[i] = s == HYMO_SIG_TIME ? hymo_master_time(d->m) : 0.0;
@@ -501,6 +517,40 @@ static void read_row(driver *d)
             hs->ops->get_real(hs, &d->vr[s][i], 1, &dst[i]);
         }
     }
+}
+
+/* The signals the comparison with a reference reads, in the order of the
+ * run's columns (hymo_reference: time, z, zd, s, sd, p, u, force). */
+static const int cmp_sig[] = {HYMO_SIG_TIME, HYMO_SIG_Z, HYMO_SIG_ZD, HYMO_SIG_S,
+                              HYMO_SIG_SD,   HYMO_SIG_P, HYMO_SIG_U,  HYMO_SIG_FORCE};
+#define N_CMP_SIG ((int)(sizeof cmp_sig / sizeof cmp_sig[0]))
+
+/* Row g, stored at r of the block arrays, into the chosen rows unless it
+ * is the last chosen. */
+static void choose_row(driver *d, long g, long r)
+{
+    if (d->nsel > 0 && d->sel_last >= g) return;
+    for (int k = 0; k < N_CMP_SIG; ++k) {
+        const int w = d->width[cmp_sig[k]];
+        memcpy(d->sel_col[k] + d->nsel * w, d->row[cmp_sig[k]] + r * w, (size_t)w * sizeof(double));
+    }
+    d->sel_col[N_CMP_SIG][d->nsel] = d->rec_Et[r];
+    d->sel_last = g;
+    d->nsel++;
+}
+
+/* The choice of select_rows as row g (stored at r) is recorded: the first
+ * row, and for every reference time t the last row at or before t and the
+ * one after it (row g - 1 is still held: at r - 1, or at the end of the
+ * arrays when r = 0); max |residual energy| over every row. */
+static void select_row(driver *d, long g, long r)
+{
+    const hymo_reference *ref = d->sel_ref;
+    const double e = fabs(d->rec_Et[r]), q = d->row[HYMO_SIG_TIME][r];
+    if (!(e <= d->sel_e_max)) d->sel_e_max = isfinite(e) ? e : INFINITY;
+    if (g == 0) choose_row(d, 0, r);
+    for (; d->sel_i < ref->n && ref->time[d->sel_i] < q; ++d->sel_i)
+        if (g > 0) choose_row(d, g - 1, r > 0 ? r - 1 : d->bcap - 1), choose_row(d, g, r);
 }
 
 /* Keeps the row read by read_row, with the bonds and exchanged signals. */
@@ -553,6 +603,7 @@ static void record(driver *d, int sd_tilde_valid)
             d->tlm_mmax[j] = mass, d->tlm_tmax[j] = d->last_time;
         }
     }
+    if (d->compare_only) select_row(d, g, r);
     if (d->n_rows - d->base == d->bcap) flush_block(d);
 }
 #undef EFF_OUT
@@ -1208,11 +1259,25 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         driver_free(&d);
         return st;
     }
-    if (!out_path && ref) { /* the rows the comparison reads, no more */
+    if (!out_path && ref) { /* the rows the comparison reads, chosen as they come */
         d.compare_only = 1;
-        set_block_bytes(&d);
+        d.sel_ref = ref;
+        const long cap = 2 * (long)(ref->n > 0 ? ref->n : 0) + 2;
+        for (int k = 0; k <= N_CMP_SIG && st == HYMO_OK; ++k)
+            if (!(d.sel_col[k] = malloc((size_t)cap * (size_t)(k < N_CMP_SIG ? d.width[cmp_sig[k]] : 1) * sizeof(double) + 1)))
+                st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (co-simulation, %d reference rows)", ref->n);
+        if (st != HYMO_OK) {
+            driver_free(&d);
+            return st;
+        }
     }
-    if (out_path || ref) { /* the rows, kept for the file or the comparison */
+    if (!out_path) { /* no file: the signals of the checks, the online figures and the comparison */
+        static const int used[] = {HYMO_SIG_TIME, HYMO_SIG_Z,     HYMO_SIG_ZD,   HYMO_SIG_P,    HYMO_SIG_U,
+                                   HYMO_SIG_S,    HYMO_SIG_SD,    HYMO_SIG_FORCE, HYMO_SIG_WORK, HYMO_SIG_DRIFT};
+        memset(d.read, 0, sizeof d.read);
+        for (size_t i = 0; i < sizeof used / sizeof used[0]; ++i) d.read[used[i]] = 1;
+    }
+    if (out_path || (ref && !d.compare_only)) { /* the rows, kept for the file or the comparison */
         d.scratch = tmpfile();
         if (!d.scratch) {
             st = hymo_error_set(err, HYMO_ERR_IO, "co-simulation: no temporary file for its rows: %s", strerror(errno));
@@ -1337,16 +1402,20 @@ hymo_status hymo_cosim_drive(const hymo_cosim_setup *setup, const hymo_reference
         sum.hyd_steps += (long)hv[0];
         sum.hyd_rhs_evals += (long)hv[1];
     }
-    if (ref) { /* the compared signals of the rows the comparison reads, from the scratch file */
-        static const int sig[] = {HYMO_SIG_TIME, HYMO_SIG_Z, HYMO_SIG_ZD, HYMO_SIG_S, HYMO_SIG_SD,
-                                  HYMO_SIG_P,    HYMO_SIG_U, HYMO_SIG_FORCE};
-        enum { NSIG = sizeof sig / sizeof sig[0] };
+    if (ref) { /* the compared signals of the rows the comparison reads: chosen, or from the scratch file */
+        enum { NSIG = N_CMP_SIG };
         double *col[NSIG + 1] = {0}, e_max = 0.0;
         long *sel = NULL, nsel = 0;
-        st = d.scratch_errno ? scratch_failed(&d, err) : select_rows(&d, ref, &sel, &nsel, &e_max, err);
-        for (int i = 0; i <= NSIG && st == HYMO_OK; ++i)
-            st = gather_rows(&d, i < NSIG ? &d.row[sig[i]] : &d.rec_Et, i < NSIG ? d.width[sig[i]] : 1, sel, nsel,
-                             &col[i], err);
+        if (d.compare_only) {
+            if (d.n_rows > 0) choose_row(&d, d.n_rows - 1, d.n_rows > d.base ? d.n_rows - 1 - d.base : d.bcap - 1);
+            for (int i = 0; i <= NSIG; ++i) col[i] = d.sel_col[i], d.sel_col[i] = NULL;
+            nsel = d.nsel, e_max = d.sel_e_max;
+        } else {
+            st = d.scratch_errno ? scratch_failed(&d, err) : select_rows(&d, ref, &sel, &nsel, &e_max, err);
+            for (int i = 0; i <= NSIG && st == HYMO_OK; ++i)
+                st = gather_rows(&d, i < NSIG ? &d.row[cmp_sig[i]] : &d.rec_Et, i < NSIG ? d.width[cmp_sig[i]] : 1,
+                                 sel, nsel, &col[i], err);
+        }
         free(sel);
         if (st == HYMO_OK) {
             hymo_reference run;

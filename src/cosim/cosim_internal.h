@@ -39,6 +39,14 @@ typedef struct {
     double *t, *D, *W;
     double jump;               /* max |D(t) - D(s)|, s in the window, J */
     double jump_excess, jump_at, jump_t0, jump_t1; /* max |dD| - r dW, its |dD| and window */
+    /* bounds of the ring's samples that let a new sample skip the scan
+     * when it can change neither figure: monotone queues (sample numbers,
+     * cap each, from q_head, q_len entries) of the largest D, the
+     * smallest D, the largest r W - D and the largest r W + D; bounds 0
+     * once a sample is not finite (then every sample scans) */
+    long *q, q_head[4], q_len[4], n_samples, n_scans; /* n_scans: samples whose window was scanned */
+    double *qv; /* cap per queue: the queued values */
+    int bounds;
 } hymo_watch;
 /* 0, or -1 out of memory.  ref may be NULL; np pressures per point;
  * communication step H; burst window and fraction r. */

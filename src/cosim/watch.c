@@ -30,17 +30,63 @@ int hymo_watch_init(hymo_watch *w, const hymo_reference *ref, int np, double H, 
     w->stride = per > HYMO_WATCH_RING ? (long)ceil(per / HYMO_WATCH_RING) : 1;
     w->cap = (int)ceil(per / (double)w->stride) + 1;
     if (w->cap < 2) w->cap = 2;
-    w->t = calloc((size_t)w->cap * 3, sizeof(double));
-    if (!w->t) return -1;
-    w->D = w->t + w->cap, w->W = w->D + w->cap;
+    w->t = calloc((size_t)w->cap * 7, sizeof(double));
+    w->q = calloc((size_t)w->cap * 4, sizeof(long));
+    if (!w->t || !w->q) {
+        hymo_watch_free(w);
+        return -1;
+    }
+    w->D = w->t + w->cap, w->W = w->D + w->cap, w->qv = w->W + w->cap;
     w->window = window;
+    w->bounds = 1;
     return 0;
 }
 
 void hymo_watch_free(hymo_watch *w)
 {
     free(w->t);
-    w->t = w->D = w->W = NULL;
+    free(w->q);
+    w->t = w->D = w->W = w->qv = NULL;
+    w->q = NULL;
+}
+
+/* Queue j's largest value among the ring's samples (sign +1; the
+ * smallest for sign -1): a queue of sample numbers with decreasing
+ * values; sample n enters with value v. */
+static void queue_push(hymo_watch *w, int j, double sign, long n, double v)
+{
+    long *q = w->q + (size_t)j * (size_t)w->cap;
+    double *qv = w->qv + (size_t)j * (size_t)w->cap;
+    const long cap = w->cap;
+    while (w->q_len[j] > 0 && q[w->q_head[j]] <= n - cap) /* overwritten in the ring */
+        w->q_head[j] = (w->q_head[j] + 1) % cap, w->q_len[j]--;
+    while (w->q_len[j] > 0 && sign * qv[(w->q_head[j] + w->q_len[j] - 1) % cap] <= sign * v) w->q_len[j]--;
+    const long k = (w->q_head[j] + w->q_len[j]) % cap;
+    q[k] = n, qv[k] = v;
+    w->q_len[j]++;
+}
+static double queue_front(const hymo_watch *w, int j)
+{
+    return w->qv[(size_t)j * (size_t)w->cap + (size_t)w->q_head[j]];
+}
+
+/* Whether the scan of the ring for sample (D, W) can change neither jump
+ * nor jump_excess: every sample of the window lies in the ring, so
+ *   |D - D_k| <= max(|D - D_min|, |D - D_max|)   (rounding is monotone),
+ *   |D - D_k| - r (W - W_k) = max(D - r W + (r W_k - D_k), -D - r W + (r W_k + D_k))
+ * up to the rounding of a few operations, which the margin 1e-9 (|D| +
+ * max |D_k| + r W) bounds many times over; the scan updates only on a
+ * strictly larger value. */
+static int scan_idle(const hymo_watch *w, double D, double W)
+{
+    if (!w->bounds || w->len == 0) return 0;
+    const double dmax = queue_front(w, 0), dmin = queue_front(w, 1), amax = queue_front(w, 2),
+                 bmax = queue_front(w, 3);
+    const double b = fmax(fabs(D - dmin), fabs(D - dmax));
+    if (!(b <= w->jump)) return 0;
+    const double rW = w->r * W, margin = 1e-9 * (fabs(D) + fmax(fabs(dmax), fabs(dmin)) + rW);
+    const double u = fmax(D - rW + amax, -D - rW + bmax) + margin;
+    return u <= w->jump_excess;
 }
 
 /* The reference row bracket [i, i + 1] of t and the weight of row i + 1. */
@@ -69,14 +115,25 @@ void hymo_watch_point(hymo_watch *w, double t, const double *p, double D, double
         }
     }
     if (w->n_points++ % w->stride) return;
+    if (!isfinite(D) || !isfinite(W)) w->bounds = 0;
     /* the new sample against every sample of the window */
-    for (int j = 0, k = w->head; j < w->len; ++j) { /* newest first: k = head - 1 - j, wrapped */
+    const int idle = scan_idle(w, D, W);
+    w->n_scans += !idle;
+    for (int j = idle ? w->len : 0, k = w->head; j < w->len; ++j) { /* newest first: k = head - 1 - j, wrapped */
         k = k == 0 ? w->cap - 1 : k - 1;
         if (t - w->t[k] > w->window * (1.0 + 1e-12)) break;
         const double dD = fabs(D - w->D[k]), excess = dD - w->r * (W - w->W[k]);
         if (dD > w->jump) w->jump = dD;
         if (excess > w->jump_excess) w->jump_excess = excess, w->jump_t0 = w->t[k], w->jump_t1 = t, w->jump_at = dD;
     }
+    if (w->bounds) {
+        const double rW = w->r * W;
+        queue_push(w, 0, 1.0, w->n_samples, D);
+        queue_push(w, 1, -1.0, w->n_samples, D);
+        queue_push(w, 2, 1.0, w->n_samples, rW - D);
+        queue_push(w, 3, 1.0, w->n_samples, rW + D);
+    }
+    w->n_samples++;
     w->t[w->head] = t, w->D[w->head] = D, w->W[w->head] = W;
     w->head = (w->head + 1) % w->cap;
     if (w->len < w->cap) w->len++;

@@ -25,6 +25,21 @@ code=$?; [ $code -eq 1 ] || fail "strict gate exit $code (expected 1)"
 grep -q "^FAIL rms s\[cyl1\]" "$OUT/strict.out" || fail "FAIL line: $(cat "$OUT/strict.out")"
 h5dump -A -g /cosim "$OUT/vp.h5" | grep -q '"velocity-pressure"' || fail "/cosim coupling attribute"
 
+# 1b. without -o the compared rows are chosen as the run records them (no
+#    scratch file): the comparison and every figure of the summary are those
+#    of the same run with -o, which reads them back from its rows; H = 1.5 ms
+#    against the 1 ms reference (the rows and the reference's times
+#    interleave; the row storage wraps) and an unstable run at 4 ms
+for cfg in "--H 1.5e-3" "--H 4e-3 --coupling velocity-force --extrapolation 0"; do
+    "$HYMO" cosim "$M" --t-end 3 $cfg --hh 1e-4 --reference "$OUT/ref.h5" -o "$OUT/sel.h5" 2>&1 \
+        | grep -v "^wall time\|^output\|^written" > "$OUT/sel_file.out"
+    "$HYMO" cosim "$M" --t-end 3 $cfg --hh 1e-4 --reference "$OUT/ref.h5" 2>&1 \
+        | grep -v "^wall time\|^output" > "$OUT/sel_online.out"
+    grep -q "^  s      RMS" "$OUT/sel_online.out" || fail "no comparison ($cfg): $(cat "$OUT/sel_online.out")"
+    cmp -s "$OUT/sel_file.out" "$OUT/sel_online.out" ||
+        fail "comparison without -o differs ($cfg): $(diff "$OUT/sel_file.out" "$OUT/sel_online.out")"
+done
+
 # 2. H/h_h not an integer: exit 2 with a message naming both steps
 "$HYMO" cosim "$M" --t-end 3 --H 1e-3 --hh 3e-4 -o "$OUT/bad.h5" > "$OUT/bad.out" 2>&1
 code=$?; [ $code -eq 2 ] || fail "H/hh exit $code"

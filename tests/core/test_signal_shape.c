@@ -218,12 +218,50 @@ static void test_hint_same_bits(void **state)
     hymo_model_free(m);
 }
 
+/* hymo_signal_sides_agree: where it says so, both snapped one-sided
+ * limits are the same bits (the left limit's hint the segment); it says so
+ * on a fine grid away from the breakpoints, never at a breakpoint or
+ * within 1e-6 dt of one, nor for a filtered table or dt = 0. */
+static void test_sides_agree(void **state)
+{
+    (void)state;
+    hymo_model *m = must_load("  - {name: u, points: [[0, 0], [1, 0], [1.5, -8], [3, -8], [3, 2], [3.5, 0], "
+                              "[6, 0], [7, 10.3], [14, 10.3], [15, 0]]}\n"
+                              "  - {name: f, points: [[1, 0], [3, 6], [3, 2], [4, 2]], filter_time_constant: 0.2}\n");
+    const hymo_signal *sig = &m->signals[0];
+    const double dt = 1e-4;
+    long agree = 0;
+    int seg = -1;
+    for (long k = -100; k < 160000; ++k) {
+        const double t = (double)k * dt;
+        const double left = hymo_signal_eval_hint(sig, t, -1, dt, &seg);
+        if (!hymo_signal_sides_agree(sig, t, dt, seg)) continue;
+        agree++;
+        const double right = hymo_signal_eval_snapped(sig, t, +1, dt);
+        if (memcmp(&left, &right, sizeof left) != 0) fail_msg("t %.17g: left %.17g, right %.17g", t, left, right);
+    }
+    assert_true(agree > 140000);
+    for (int i = 0; i < sig->n_points; ++i) {
+        for (int s = -1; s < sig->n_points; ++s) {
+            assert_int_equal(hymo_signal_sides_agree(sig, sig->t[i], dt, s), 0);
+            assert_int_equal(hymo_signal_sides_agree(sig, sig->t[i] + 0.5e-6 * dt, dt, s), 0);
+            assert_int_equal(hymo_signal_sides_agree(sig, sig->t[i] - 0.5e-6 * dt, dt, s), 0);
+        }
+    }
+    assert_int_equal(hymo_signal_sides_agree(sig, 0.5, 0.0, 0), 0);
+    assert_int_equal(hymo_signal_sides_agree(sig, 0.5, dt, 0), 1);
+    assert_int_equal(hymo_signal_sides_agree(sig, 0.5, dt, 1), 0);
+    assert_int_equal(hymo_signal_sides_agree(&m->signals[1], 2.0, dt, 0), 0);
+    hymo_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_periodic),        cmocka_unit_test(test_dead_zone_clamp),
         cmocka_unit_test(test_filter),          cmocka_unit_test(test_filter_periodic),
         cmocka_unit_test(test_errors),          cmocka_unit_test(test_hint_same_bits),
+        cmocka_unit_test(test_sides_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,6 +156,51 @@ static void test_unstable_ends_cleanly(void **state)
     hymo_model_free(model);
 }
 
+/* The comparison of a run without an output file (its compared rows
+ * chosen as they are recorded) is that of the same run with one (the rows
+ * read back from its scratch file), every figure bit for bit: H = 0.3 ms
+ * against the 1 ms reference (several rows per reference interval; where
+ * the row storage wraps at row 1024, t = 0.3072 s, the row before it is
+ * chosen for t_ref = 0.307 s), and an unstable run at 4 ms. */
+static void same_errors(const hymo_compare_result *a, const hymo_compare_result *b)
+{
+    assert_int_equal(a->n_samples, b->n_samples);
+    assert_int_equal(a->has_residual_energy, b->has_residual_energy);
+    const double da[] = {a->t_start, a->t_end, a->residual_energy_final, a->residual_energy_max_abs,
+                         a->residual_energy_rms_diff};
+    const double db[] = {b->t_start, b->t_end, b->residual_energy_final, b->residual_energy_max_abs,
+                         b->residual_energy_rms_diff};
+    assert_memory_equal(da, db, sizeof da);
+    assert_memory_equal(a->rms, b->rms, sizeof a->rms);
+    assert_memory_equal(a->max, b->max, sizeof a->max);
+    assert_memory_equal(a->t_worst_max, b->t_worst_max, sizeof a->t_worst_max);
+    assert_memory_equal(a->worst_rms, b->worst_rms, sizeof a->worst_rms);
+    assert_memory_equal(a->worst_max, b->worst_max, sizeof a->worst_max);
+}
+
+static void test_compared_rows_without_file(void **state)
+{
+    (void)state;
+    hymo_model *model = test_load_model("crane1.yaml");
+    hymo_reference *ref = test_monolithic(model, 0.0, 3.0, "cosim_rows_ref.h5");
+    for (int unstable = 0; unstable < 2; ++unstable) {
+        hymo_cosim_options opt;
+        hymo_cosim_options_default(&opt, model);
+        opt.mech.t_end = 3.0;
+        opt.H = opt.mech.dt = unstable ? 4e-3 : 3e-4;
+        if (unstable) opt.coupling = HYMO_COUPLING_VELOCITY_FORCE, opt.approx = HYMO_APPROX_LAGRANGE0;
+        hymo_cosim_summary online, file;
+        test_cosim_run(model, &opt, ref, NULL, &online);
+        test_cosim_run(model, &opt, ref, "cosim_rows.h5", &file);
+        assert_int_equal(online.stable, !unstable);
+        assert_int_equal(file.stable, !unstable);
+        assert_true(online.has_errors && file.has_errors);
+        same_errors(&online.errors, &file.errors);
+    }
+    hymo_ref_free(ref);
+    hymo_model_free(model);
+}
+
 static void test_bad_step_ratio(void **state)
 {
     (void)state;
@@ -454,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_split_structure),
         cmocka_unit_test(test_split_master_matches_run),
         cmocka_unit_test(test_bad_step_ratio),
+        cmocka_unit_test(test_compared_rows_without_file),
         cmocka_unit_test(test_residual_energy_at_rest),
         cmocka_unit_test(test_unstable_ends_cleanly),
         cmocka_unit_test(test_verdicts),

@@ -67,6 +67,69 @@ static void test_burst_sampled(void **state)
     check(1e-3, 4); /* 1000 points per window: every 4th */
 }
 
+/* The scan of hymo_watch_point done in full at every sample: for each
+ * sampled point i, the earlier samples newest first while within the
+ * window and the ring (cap samples), a strictly larger value updating. */
+typedef struct {
+    double jump, excess, at, t0, t1;
+} scan_result;
+static scan_result full_scan(int n, const double *t, const double *D, const double *W, double window, double r,
+                             long stride, int cap)
+{
+    scan_result s = {0.0, -HUGE_VAL, 0.0, 0.0, 0.0};
+    for (int i = 0; i < n; i += (int)stride)
+        for (int j = i - (int)stride, m = 0; j >= 0 && m < cap; j -= (int)stride, ++m) {
+            if (t[i] - t[j] > window * (1.0 + 1e-12)) break;
+            const double dD = fabs(D[i] - D[j]), e = dD - r * (W[i] - W[j]);
+            if (dD > s.jump) s.jump = dD;
+            if (e > s.excess) s.excess = e, s.t0 = t[j], s.t1 = t[i], s.at = dD;
+        }
+    return s;
+}
+
+/* Series whose scans the ring's bounds mostly skip: D swings by 3 J while
+ * W grows fast (the largest |dD| early, the excess negative), then a slow
+ * drift with a wiggle while W stands still (the excess creeps up below
+ * the largest |dD|), W growing again with a small burst late, and
+ * pseudo-random round-off-sized noise, D below zero throughout; every
+ * figure is that of the full scan, bit for bit, at both strides. */
+static void test_skipped_scans_exact(void **state)
+{
+    (void)state;
+    for (int pass = 0; pass < 2; ++pass) {
+        const double H = pass ? 1e-3 : 4e-3, window = 1.0, r = 0.05;
+        const int n = (int)lround(20.0 / H) + 1;
+        double *t = malloc(3 * (size_t)n * sizeof(double)), *D = t + n, *W = D + n;
+        assert_non_null(t);
+        unsigned long x = 12345;
+        double w = 0.0;
+        for (int i = 0; i < n; ++i) {
+            t[i] = i * H;
+            x = x * 6364136223846793005UL + 1442695040888963407UL;
+            const double noise = ((double)(x >> 11) / 9007199254740992.0 - 0.5) * 1e-12;
+            const double burst = t[i] < 14.0 ? 0.0 : t[i] < 14.1 ? -20.0 * (t[i] - 14.0) : -2.0;
+            const double swing = t[i] < 5.0 ? 1.5 * sin(3.0 * t[i]) : 0.0;
+            D[i] = -5.0 + swing + 1e-4 * t[i] + 1e-3 * sin(3.0 * t[i]) * (1.0 + 0.1 * t[i]) + burst + noise;
+            if (t[i] < 5.0) w += 100.0 * H;
+            else if (t[i] > 10.0) w += 40.0 * H * (1.0 + 0.5 * sin(t[i]));
+            W[i] = w;
+        }
+        hymo_watch wt;
+        assert_int_equal(hymo_watch_init(&wt, NULL, 0, H, window, r), 0);
+        for (int i = 0; i < n; ++i) hymo_watch_point(&wt, t[i], NULL, D[i], W[i]);
+        const scan_result s = full_scan(n, t, D, W, window, r, wt.stride, wt.cap);
+        assert_memory_equal(&wt.jump, &s.jump, sizeof(double));
+        assert_memory_equal(&wt.jump_excess, &s.excess, sizeof(double));
+        assert_memory_equal(&wt.jump_at, &s.at, sizeof(double));
+        assert_memory_equal(&wt.jump_t0, &s.t0, sizeof(double));
+        assert_memory_equal(&wt.jump_t1, &s.t1, sizeof(double));
+        const long samples = (n + wt.stride - 1) / wt.stride;
+        assert_true(wt.n_scans > 0 && wt.n_scans < samples / 2); /* most scans skipped */
+        hymo_watch_free(&wt);
+        free(t);
+    }
+}
+
 /* a reference of 3 volumes at 10 ms; the run's points at 4 ms */
 static void test_reference(void **state)
 {
@@ -106,6 +169,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_burst_every_point),
         cmocka_unit_test(test_burst_sampled),
+        cmocka_unit_test(test_skipped_scans_exact),
         cmocka_unit_test(test_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
