@@ -179,7 +179,9 @@ static int cmd_run(int argc, char **argv)
     hymo_error err;
     hymo_error_clear(&err);
     hymo_model *model = NULL;
-    if (hymo_model_load_file_set(model_path, sets, n_sets, &model, &err) != HYMO_OK)
+    /* without an output file nothing reads the model's text after parsing */
+    if (hymo_model_load_file_flags(model_path, sets, n_sets, out_path ? 0 : HYMO_LOAD_NO_SOURCE, &model, &err) !=
+        HYMO_OK)
         return fail(EXIT_BAD_INPUT, err.message);
     hymo_run_options opt;
     hymo_run_options_default(&opt, model);

@@ -1687,23 +1687,39 @@ static int mark_line(const yaml_mark_t *mark, const char *text, size_t len)
     return line > lines ? lines : line;
 }
 
-static hymo_status load_buffer(const char *text, size_t len, const char *origin, const char *const *set,
-                               int n_set, hymo_model **out, hymo_error *err)
+/* Loads the model in text[0..len).  own: NULL (the caller's text, copied
+ * to source_text), or text itself, malloc'd with a NUL at text[len], which
+ * the loader takes (it becomes source_text).  With HYMO_LOAD_NO_SOURCE
+ * source_text stays NULL and an owned text is freed once parsed. */
+static hymo_status load_buffer(const char *text, size_t len, char *own, unsigned flags, const char *origin,
+                               const char *const *set, int n_set, hymo_model **out, hymo_error *err)
 {
     hymo_error_clear(err);
     if (out) *out = NULL;
-    if (!out || !text) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load: NULL argument");
+    if (!out || !text) {
+        free(own);
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load: NULL argument");
+    }
     if (!origin) origin = "<string>";
+    const int keep = !(flags & HYMO_LOAD_NO_SOURCE);
 
     hymo_model *m = calloc(1, sizeof *m);
-    if (!m) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-    m->source_text = dup_bytes(text, len);
+    if (!m) {
+        free(own);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    }
+    if (keep) {
+        m->source_text = own ? own : dup_bytes(text, len);
+        own = NULL;
+    }
     m->source_path = dup_bytes(origin, strlen(origin));
-    if (!m->source_text || !m->source_path) {
+    if ((keep && !m->source_text) || !m->source_path) {
+        free(own);
         hymo_model_free(m);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
     if (n_set < 0 || (n_set > 0 && !set)) {
+        free(own);
         hymo_model_free(m);
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load: bad override list");
     }
@@ -1716,7 +1732,8 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
         m->overrides = calloc((size_t)n_set, sizeof *m->overrides);
         if (!joined || !m->overrides) {
             free(joined);
-            hymo_model_free(m);
+            free(own);
+        hymo_model_free(m);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         }
         m->n_overrides = n_set;
@@ -1727,7 +1744,8 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
             m->overrides[i] = dup_bytes(set[i], strlen(set[i]));
             if (!m->overrides[i]) {
                 free(joined);
-                hymo_model_free(m);
+                free(own);
+        hymo_model_free(m);
                 return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
             }
         }
@@ -1749,13 +1767,15 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
         if (!c.set_value || !c.set_key) {
             free(c.set_value);
             free(c.set_key);
-            hymo_model_free(m);
+            free(own);
+        hymo_model_free(m);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         }
     }
 
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
+        free(own);
         hymo_model_free(m);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (YAML parser)");
     }
@@ -1768,6 +1788,9 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
                             parser.context ? " " : "", parser.context ? parser.context : "");
         if (err) one_line(err->message);
         yaml_parser_delete(&parser);
+        free(own);
+        free(c.set_value);
+        free(c.set_key);
         hymo_model_free(m);
         return st;
     }
@@ -1793,6 +1816,7 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
         }
     }
     yaml_parser_delete(&parser);
+    free(own); /* the document holds its own copies of the text */
 
     for (int i = 0; !st && i < n_set; i++) st = apply_set(&c, i);
     if (!st) st = load_root(&c, m);
@@ -1831,7 +1855,7 @@ hymo_status hymo_model_load_string(const char *text, const char *origin, hymo_mo
         if (out) *out = NULL;
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load_string: NULL text");
     }
-    return load_buffer(text, strlen(text), origin, NULL, 0, out, err);
+    return load_buffer(text, strlen(text), NULL, 0, origin, NULL, 0, out, err);
 }
 
 hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error *err)
@@ -1841,6 +1865,12 @@ hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error 
 
 hymo_status hymo_model_load_file_set(const char *path, const char *const *set, int n_set, hymo_model **out,
                                      hymo_error *err)
+{
+    return hymo_model_load_file_flags(path, set, n_set, 0, out, err);
+}
+
+hymo_status hymo_model_load_file_flags(const char *path, const char *const *set, int n_set, unsigned flags,
+                                       hymo_model **out, hymo_error *err)
 {
     if (out) *out = NULL;
     if (!path) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load_file: NULL path");
@@ -1881,7 +1911,10 @@ hymo_status hymo_model_load_file_set(const char *path, const char *const *set, i
         free(buf);
         return hymo_error_set(err, HYMO_ERR_IO, "%s: cannot read model file", path);
     }
-    hymo_status st = load_buffer(buf, len, path, set, n_set, out, err);
-    free(buf);
-    return st;
+    buf[len] = '\0'; /* len < cap: the loop ends on a read of 0 bytes into free space */
+    if (cap - len > 4096) {
+        char *nb = realloc(buf, len + 1);
+        if (nb) buf = nb;
+    }
+    return load_buffer(buf, len, buf, flags, path, set, n_set, out, err);
 }
