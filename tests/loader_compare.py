@@ -15,7 +15,9 @@ run is reproducible.  Overrides: each shipped model six times with one to
 three --set lines from a fixed list (valid, invalid, new keys, new
 mappings, bad paths).  Each input through `hymo run FILE --t-end 1e-3 -q
 -o OUT.h5` with both binaries: the exit code, stderr and, where it loads,
-the file's model_sha256 and model_physics_sha256 must be the same.  Prints
+the file's model_sha256 and model_physics_sha256 must be the same; and
+each damaged variant also without -o (the loader keeps no text then): the
+exit code and stderr must be the same.  Prints
 every difference and one line per part; exit 1 when any differ.
 """
 import glob, os, random, subprocess, sys
@@ -63,7 +65,12 @@ def run(binary, path, tag):
     if rc == 0 and os.path.exists(h5):
         with h5py.File(h5, 'r') as f:
             sha = (f.attrs.get('model_sha256'), f.attrs.get('model_physics_sha256'))
-    return (rc, err, sha)
+    try:
+        p = subprocess.run([binary, 'run', path, '--t-end', '1e-3', '-q'], capture_output=True, timeout=60)
+        plain = (p.returncode, p.stderr.decode('utf-8', 'replace'))
+    except subprocess.TimeoutExpired:
+        plain = ('timeout',)
+    return (rc, err, sha, plain)
 n = same = loads = 0
 for m in models:
     t = open(m, encoding='utf-8', errors='surrogateescape').read()

@@ -499,6 +499,13 @@ hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error 
  * ending "(from --set PATH=VALUE)". */
 hymo_status hymo_model_load_file_set(const char *path, const char *const *set, int n_set, hymo_model **out,
                                      hymo_error *err);
+/* hymo_model_load_file_set with flags (0: the same): HYMO_LOAD_NO_SOURCE
+ * keeps no source_text (NULL; the text is freed once parsed, sha256 is
+ * that of the text all the same), for a model that is run without being
+ * written to a file (references, FMUs and system files store the text). */
+#define HYMO_LOAD_NO_SOURCE 1u
+hymo_status hymo_model_load_file_flags(const char *path, const char *const *set, int n_set, unsigned flags,
+                                       hymo_model **out, hymo_error *err);
 /* Same, from text in memory; `origin` is used in messages. */
 hymo_status hymo_model_load_string(const char *text, const char *origin, hymo_model **out,
                                    hymo_error *err);

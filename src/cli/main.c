@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "cli.h"
 #include "hymo/version.h"
@@ -176,10 +179,19 @@ static int cmd_run(int argc, char **argv)
         if (r0 >= 0) return r0;
     }
 
+#if defined(__GLIBC__)
+    /* Blocks of 64 KiB and more get their own pages, returned to the system
+     * when freed: the loader's document and lookups do not stay resident
+     * under the run (glibc otherwise raises this threshold as large blocks
+     * are freed and keeps them in its heap). */
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
     hymo_error err;
     hymo_error_clear(&err);
     hymo_model *model = NULL;
-    if (hymo_model_load_file_set(model_path, sets, n_sets, &model, &err) != HYMO_OK)
+    /* without an output file nothing reads the model's text after parsing */
+    if (hymo_model_load_file_flags(model_path, sets, n_sets, out_path ? 0 : HYMO_LOAD_NO_SOURCE, &model, &err) !=
+        HYMO_OK)
         return fail(EXIT_BAD_INPUT, err.message);
     hymo_run_options opt;
     hymo_run_options_default(&opt, model);

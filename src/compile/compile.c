@@ -469,16 +469,16 @@ static int static_jacobian(const double *x, double *J, void *user)
  * (hymo_circuit_static_pressures), not F; KINSOL takes one Newton step from
  * F = 0 (a second one only as refinement at round-off level). */
 /* A mechanism without closed loops with as many actuators as joints, from
- * STA_SPARSE_MIN of them: the balance A F = b with A's column a the
+ * hymo_static_sparse_min of them: the balance A F = b with A's column a the
  * actuator's gradient (the joints between its two ends only), factorised
  * once by KLU, so that its memory is O(n) where A, the gradients and
  * KINSOL's matrix would hold n^2 each (a chain of 1024 links: 8 MB each). */
-#define STA_SPARSE_MIN 256
+int hymo_static_sparse_min = 256;
 
 static int sparse_balance_applies(const hymo_model *model, const init_ws *w)
 {
     const int na = model->n_cylinders + model->n_motors + model->n_drivers;
-    return w->pt.m == 0 && w->pt.ni == na && na >= STA_SPARSE_MIN;
+    return w->pt.m == 0 && w->pt.ni == na && na >= hymo_static_sparse_min;
 }
 
 static hymo_status static_forces_sparse(const hymo_model *model, init_ws *w, hymo_error *err)

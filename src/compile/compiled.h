@@ -51,6 +51,10 @@ typedef struct hymo_compiled hymo_compiled;
 /* Constants (called by the loader); frees nothing on failure. */
 hymo_status hymo_compile(hymo_model *model, hymo_error *err);
 void hymo_compiled_free(hymo_compiled *cm);
+/* The fewest actuators from which the static balance of a mechanism
+ * without closed loops and with as many actuators as joints is solved
+ * sparse (256; tests raise it to compare with the dense balance). */
+extern int hymo_static_sparse_min;
 /* The compiled model with its initial state, computed on the first call
  * (thread-safe); the error of a model that cannot start is repeated. */
 hymo_status hymo_compiled_initial(const hymo_model *model, const hymo_compiled **out, hymo_error *err);

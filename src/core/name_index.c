@@ -8,7 +8,7 @@
 #define SEP '\x1f'
 #define CHUNK 65536 /* bytes of key text per arena block (longer keys: a block of their own) */
 
-static uint64_t hash2(const char *a, const char *b)
+static uint32_t hash2(const char *a, const char *b)
 {
     uint64_t h = 1469598103934665603ULL;
     for (const unsigned char *p = (const unsigned char *)a; *p; ++p) h = (h ^ *p) * 1099511628211ULL;
@@ -16,7 +16,7 @@ static uint64_t hash2(const char *a, const char *b)
         h = (h ^ (unsigned char)SEP) * 1099511628211ULL;
         for (const unsigned char *p = (const unsigned char *)b; *p; ++p) h = (h ^ *p) * 1099511628211ULL;
     }
-    return h ^ (h >> 29); /* the low bits, which pick the slot, see the high ones */
+    return (uint32_t)(h ^ (h >> 29)); /* the low bits, which pick the slot, see the high ones */
 }
 
 /* key equals a (b NULL) or a SEP b */
@@ -43,7 +43,7 @@ void hymo_name_index_free(hymo_name_index *ix)
 }
 
 /* The slot of (a, b): its own, or the empty one where it would go. */
-static size_t slot_of(const hymo_name_index *ix, const char *a, const char *b, uint64_t h)
+static size_t slot_of(const hymo_name_index *ix, const char *a, const char *b, uint32_t h)
 {
     size_t i = (size_t)h & (ix->cap - 1);
     while (ix->slots[i].key && (ix->slots[i].hash != h || !equal2(ix->slots[i].key, a, b))) i = (i + 1) & (ix->cap - 1);
@@ -88,7 +88,7 @@ static char *key_space(hymo_name_index *ix, size_t n)
 int hymo_name_index_put2(hymo_name_index *ix, const char *a, const char *b, int val)
 {
     if (2 * (ix->n + 1) > ix->cap && !grow(ix)) return -2;
-    const uint64_t h = hash2(a, b);
+    const uint32_t h = hash2(a, b);
     const size_t i = slot_of(ix, a, b, h);
     if (ix->slots[i].key) return ix->slots[i].val;
     const size_t la = strlen(a), lb = b ? strlen(b) + 1 : 0;
@@ -109,7 +109,7 @@ int hymo_name_index_put2(hymo_name_index *ix, const char *a, const char *b, int 
 int hymo_name_index_get2(const hymo_name_index *ix, const char *a, const char *b)
 {
     if (!ix->cap) return -1;
-    const uint64_t h = hash2(a, b);
+    const uint32_t h = hash2(a, b);
     const size_t i = slot_of(ix, a, b, h);
     return ix->slots[i].key ? ix->slots[i].val : -1;
 }

@@ -1,8 +1,8 @@
 /* A name -> index table (open addressing, FNV-1a): the model loader's
  * lookups of bodies, joints, points, nodes and elements by name in
  * expected constant time.  Keys are copied into blocks the table owns;
- * each slot keeps its key's hash, so a probe compares text only on equal
- * hashes. */
+ * each slot (16 bytes) keeps the low 32 bits of its key's hash, so a probe
+ * compares text only on equal hashes. */
 #ifndef HYMO_NAME_INDEX_H
 #define HYMO_NAME_INDEX_H
 
@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 typedef struct {
-    uint64_t hash;
     char *key; /* NULL: empty */
+    uint32_t hash;
     int val;
 } hymo_name_slot;
 

@@ -1,10 +1,10 @@
 /* The model loader's YAML document (src/model/model_load.c composes it
  * from libyaml's events): the nodes of one document in one array, node
- * ids 1-based as in libyaml (0 = none), a node's fields named as in
- * libyaml's yaml_node_t but only those the loader reads: type, the
- * scalar's text (NUL-terminated), length and style, the items of a
- * sequence, the key/value id pairs of a mapping, and the line of its
- * start (0-based). */
+ * ids 1-based as in libyaml (0 = none).  A node keeps only what the loader
+ * reads, in 16 bytes: its type, the line of its start (0-based), and a
+ * scalar's text (NUL-terminated), length and style, or a sequence's item
+ * ids, or a mapping's key/value id pairs, with their count (n; an empty
+ * collection's array is NULL). */
 #ifndef HYMO_MODEL_DOC_H
 #define HYMO_MODEL_DOC_H
 
@@ -12,28 +12,20 @@
 
 #include <yaml.h>
 
+/* The largest scalar length or collection count a node holds (n's width);
+ * the composer refuses a larger one. */
+#define HYMO_YNODE_N_MAX ((1u << 27) - 1u)
+
 typedef struct {
     union {
-        struct {
-            yaml_char_t *value;
-            uint32_t length;
-            uint8_t style; /* yaml_scalar_style_t */
-        } scalar;
-        struct {
-            struct {
-                int *start, *top;
-            } items;
-        } sequence;
-        struct {
-            struct {
-                yaml_node_pair_t *start, *top;
-            } pairs;
-        } mapping;
+        yaml_char_t *value;      /* scalar */
+        int *items;              /* sequence */
+        yaml_node_pair_t *pairs; /* mapping */
     } data;
-    struct {
-        uint32_t line;
-    } start_mark;
-    uint8_t type; /* yaml_node_type_t */
+    uint32_t line;
+    unsigned type : 2;  /* yaml_node_type_t */
+    unsigned style : 3; /* yaml_scalar_style_t (scalars) */
+    unsigned n : 27;    /* a scalar's length, a sequence's items, a mapping's pairs */
 } hymo_ynode;
 
 typedef struct {
@@ -41,6 +33,13 @@ typedef struct {
         hymo_ynode *start, *top, *end;
     } nodes;
 } hymo_ydoc;
+
+/* One past the last item of sequence n, one past the last pair of mapping n. */
+static inline int *hymo_ynode_items_end(const hymo_ynode *n) { return n->n ? n->data.items + n->n : n->data.items; }
+static inline yaml_node_pair_t *hymo_ynode_pairs_end(const hymo_ynode *n)
+{
+    return n->n ? n->data.pairs + n->n : n->data.pairs;
+}
 
 /* Node `id` (1-based) of the document, or NULL. */
 static inline hymo_ynode *hymo_ydoc_node(const hymo_ydoc *d, int id)

@@ -158,7 +158,7 @@ static char *text_copy(ctx_t *c, const unsigned char *s, size_t n)
 static void doc_delete(ctx_t *c)
 {
     hymo_ydoc *d = &c->doc;
-    for (int i = 0; i < c->n_owned; ++i) free(d->nodes.start[c->owned[i] - 1].data.mapping.pairs.start);
+    for (int i = 0; i < c->n_owned; ++i) free(d->nodes.start[c->owned[i] - 1].data.pairs);
     free(c->owned);
     c->owned = NULL;
     c->n_owned = 0;
@@ -210,25 +210,33 @@ static int add_to_parent(kids_t *k, int n_open, int index)
 }
 
 /* The collection `node` ends: its items (k's from `from` on) into the
- * blocks; 0 when out of memory. */
+ * blocks; 1, 0 when out of memory, -1 when it has more than
+ * HYMO_YNODE_N_MAX items (pairs). */
 static int end_collection(ctx_t *c, hymo_ynode *node, kids_t *k, size_t from)
 {
-    if (node->type == YAML_MAPPING_NODE && (k->n - from) % 2 && !add_to_parent(k, 1, 0)) return 0;
+    const int map = node->type == YAML_MAPPING_NODE;
+    if (map && (k->n - from) % 2 && !add_to_parent(k, 1, 0)) return 0;
     const size_t n = k->n - from;
+    if ((map ? n / 2 : n) > HYMO_YNODE_N_MAX) return -1;
     int *items = n ? (int *)(void *)block_space(c, n * sizeof(int), 1) : NULL;
     if (n && !items) return 0;
     if (n) memcpy(items, k->id + from, n * sizeof(int));
     k->n = from;
-    if (!n) return 1; /* empty: start = top = NULL */
-    if (node->type == YAML_SEQUENCE_NODE) {
-        node->data.sequence.items.start = items;
-        node->data.sequence.items.top = items + n;
-    } else {
-        yaml_node_pair_t *pairs = (yaml_node_pair_t *)(void *)items;
-        node->data.mapping.pairs.start = pairs;
-        node->data.mapping.pairs.top = pairs + n / 2;
-    }
+    if (!n) return 1; /* empty: NULL, n = 0 */
+    if (map)
+        node->data.pairs = (yaml_node_pair_t *)(void *)items;
+    else
+        node->data.items = items;
+    node->n = (unsigned)(map ? n / 2 : n);
     return 1;
+}
+
+/* The parser's error for a scalar or collection larger than a node holds. */
+static void too_large(yaml_parser_t *p, const yaml_event_t *ev)
+{
+    p->error = YAML_COMPOSER_ERROR;
+    p->problem = "a scalar or collection too large for the loader (over 134217727 bytes or items)";
+    p->problem_mark = ev->start_mark;
 }
 
 /* The next document of the parser into c->doc: 1, or 0 with the
@@ -278,7 +286,7 @@ static int compose(yaml_parser_t *p, ctx_t *c)
         int index = 0;
         hymo_ynode node;
         memset(&node, 0, sizeof node);
-        node.start_mark.line = ev.start_mark.line > UINT32_MAX ? UINT32_MAX : (uint32_t)ev.start_mark.line;
+        node.line = ev.start_mark.line > UINT32_MAX ? UINT32_MAX : (uint32_t)ev.start_mark.line;
         const yaml_char_t *anchor = NULL;
         switch (ev.type) {
         case YAML_DOCUMENT_END_EVENT:
@@ -297,13 +305,16 @@ static int compose(yaml_parser_t *p, ctx_t *c)
             break;
         case YAML_SCALAR_EVENT:
             node.type = YAML_SCALAR_NODE;
-            node.data.scalar.value = ev.data.scalar.length < UINT32_MAX
-                                         ? (yaml_char_t *)text_copy(c, ev.data.scalar.value, ev.data.scalar.length)
-                                         : NULL;
-            node.data.scalar.length = (uint32_t)ev.data.scalar.length;
-            node.data.scalar.style = (uint8_t)ev.data.scalar.style;
+            if (ev.data.scalar.length > HYMO_YNODE_N_MAX) {
+                too_large(p, &ev);
+                ok = 0;
+                break;
+            }
+            node.data.value = (yaml_char_t *)text_copy(c, ev.data.scalar.value, ev.data.scalar.length);
+            node.n = (unsigned)ev.data.scalar.length;
+            node.style = (unsigned)ev.data.scalar.style;
             anchor = ev.data.scalar.anchor;
-            if (!node.data.scalar.value) OOM();
+            if (!node.data.value) OOM();
             break;
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT: {
@@ -314,7 +325,11 @@ static int compose(yaml_parser_t *p, ctx_t *c)
         }
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT:
-            if (!end_collection(c, &d->nodes.start[open[n_open - 1] - 1], &kids, open_from[n_open - 1])) OOM();
+            switch (end_collection(c, &d->nodes.start[open[n_open - 1] - 1], &kids, open_from[n_open - 1])) {
+            case 0: OOM(); break;
+            case -1: too_large(p, &ev), ok = 0; break;
+            default: break;
+            }
             n_open--;
             break;
         default: /* not produced inside a document */
@@ -390,7 +405,7 @@ static void one_line(char *s)
     }
 }
 
-static int line_of(const hymo_ynode *n) { return n ? (int)n->start_mark.line + 1 : 1; }
+static int line_of(const hymo_ynode *n) { return n ? (int)n->line + 1 : 1; }
 
 static hymo_status failv(ctx_t *c, int line, hymo_status code, const char *fmt, va_list ap)
 {
@@ -489,12 +504,12 @@ static void pop(ctx_t *c, size_t old)
 /* Node id (1-based) of the document, or NULL. */
 static hymo_ynode *node_at(ctx_t *c, int id) { return hymo_ydoc_node(&c->doc, id); }
 
-static const char *sval(const hymo_ynode *n) { return (const char *)n->data.scalar.value; }
+static const char *sval(const hymo_ynode *n) { return (const char *)n->data.value; }
 
 static int is_null(const hymo_ynode *n)
 {
     if (!n || n->type != YAML_SCALAR_NODE) return 0;
-    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
+    if (n->style != YAML_PLAIN_SCALAR_STYLE) return 0;
     const char *s = sval(n);
     return s[0] == '\0' || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
            strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0;
@@ -513,19 +528,19 @@ static const char *kind_name(const hymo_ynode *n)
 
 static int seq_len(const hymo_ynode *n)
 {
-    return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+    return (int)n->n;
 }
 
 static hymo_ynode *seq_item(ctx_t *c, const hymo_ynode *n, int i)
 {
-    return node_at(c, n->data.sequence.items.start[i]);
+    return node_at(c, n->data.items[i]);
 }
 
 /* Value of `key` in mapping `map`, or NULL. */
 static hymo_ynode *map_get(ctx_t *c, const hymo_ynode *map, const char *key)
 {
     if (!map || map->type != YAML_MAPPING_NODE) return NULL;
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = map->data.pairs; p < hymo_ynode_pairs_end(map); p++) {
         hymo_ynode *k = node_at(c, p->key);
         if (k && k->type == YAML_SCALAR_NODE && sval(k)[0] == key[0] && strcmp(sval(k), key) == 0)
             return node_at(c, p->value);
@@ -540,13 +555,13 @@ static hymo_status check_map(ctx_t *c, hymo_ynode *n, const char *const *allowed
     if (!n || n->type != YAML_MAPPING_NODE) {
         return fail(c, n, HYMO_ERR_MODEL, "expected a mapping, got %s", kind_name(n));
     }
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = n->data.pairs; p < hymo_ynode_pairs_end(n); p++) {
         hymo_ynode *k = node_at(c, p->key);
         if (!k || k->type != YAML_SCALAR_NODE || is_null(k)) {
             return fail(c, k ? k : n, HYMO_ERR_PARSE, "mapping keys must be plain names, got %s",
                         kind_name(k));
         }
-        for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++) {
+        for (yaml_node_pair_t *q = n->data.pairs; q < p; q++) {
             hymo_ynode *k2 = node_at(c, q->key);
             if (sval(k2)[0] == sval(k)[0] && strcmp(sval(k2), sval(k)) == 0) {
                 size_t o = push_key(c, sval(k));
@@ -633,7 +648,7 @@ static hymo_status rd_number(ctx_t *c, hymo_ynode *n, double *out)
     if (!n || n->type != YAML_SCALAR_NODE || is_null(n)) {
         return fail(c, n, HYMO_ERR_MODEL, "expected a number, got %s", kind_name(n));
     }
-    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+    if (n->style != YAML_PLAIN_SCALAR_STYLE) {
         return fail(c, n, HYMO_ERR_MODEL, "expected a number, got the quoted string '%s'", sval(n));
     }
     if (!parse_double(sval(n), out)) {
@@ -646,7 +661,7 @@ static hymo_status rd_int(ctx_t *c, hymo_ynode *n, int *out)
 {
     double v;
     if (!n || n->type != YAML_SCALAR_NODE || is_null(n) ||
-        n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !parse_double(sval(n), &v) ||
+        n->style != YAML_PLAIN_SCALAR_STYLE || !parse_double(sval(n), &v) ||
         v != floor(v) || fabs(v) > 1.0e9) {
         return fail(c, n, HYMO_ERR_MODEL, "expected an integer, got %s%s%s",
                     n && n->type == YAML_SCALAR_NODE && !is_null(n) ? "'" : kind_name(n),
@@ -661,7 +676,7 @@ static hymo_status rd_int(ctx_t *c, hymo_ynode *n, int *out)
 static hymo_status rd_angle(ctx_t *c, hymo_ynode *n, double *out)
 {
     if (n && n->type == YAML_SCALAR_NODE && !is_null(n) &&
-        n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && parse_double(sval(n), out)) {
+        n->style == YAML_PLAIN_SCALAR_STYLE && parse_double(sval(n), out)) {
         return HYMO_OK;
     }
     if (n && n->type == YAML_SCALAR_NODE && !is_null(n)) {
@@ -1242,16 +1257,16 @@ static void canon_node(ctx_t *c, const hymo_ynode *n, canon_buf *b, int depth, i
         } else {
             char tmp[32];
             tmp[0] = 's';
-            size_t k = 1 + fmt_int(tmp + 1, (long long)n->data.scalar.length);
+            size_t k = 1 + fmt_int(tmp + 1, (long long)n->n);
             tmp[k++] = ':';
             canon_put(b, tmp, k);
-            canon_put(b, sval(n), n->data.scalar.length);
+            canon_put(b, sval(n), n->n);
         }
         return;
     }
     if (n->type == YAML_SEQUENCE_NODE) {
         canon_str(b, "[");
-        for (int *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        for (int *it = n->data.items; it < hymo_ynode_items_end(n); it++) {
             canon_node(c, node_at(c, *it), b, depth + 1, 0);
             canon_str(b, ",");
         }
@@ -1267,7 +1282,7 @@ static void canon_node(ctx_t *c, const hymo_ynode *n, canon_buf *b, int depth, i
         return;
     }
     /* "{" then each pair's "KEY=VALUE;" in byte order of "KEY=VALUE", "}" */
-    const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
+    const yaml_node_pair_t *p0 = n->data.pairs, *p1 = hymo_ynode_pairs_end(n);
     const size_t start = b->len, first = b->n_items;
     for (const yaml_node_pair_t *p = p0; p < p1 && !b->failed; p++) {
         const hymo_ynode *key = node_at(c, p->key);
@@ -1320,7 +1335,7 @@ static void canon_free(canon_buf *b)
 static void canon_map_stream(ctx_t *c, const hymo_ynode *n, canon_buf *b, int depth, int top)
 {
     canon_buf *kb = b->keys;
-    const yaml_node_pair_t *p0 = n->data.mapping.pairs.start, *p1 = n->data.mapping.pairs.top;
+    const yaml_node_pair_t *p0 = n->data.pairs, *p1 = hymo_ynode_pairs_end(n);
     const size_t kstart = kb->len, first = b->n_items;
     int fallback = 0;
     for (const yaml_node_pair_t *p = p0; p < p1 && !b->failed && !kb->failed; p++) {
@@ -1405,7 +1420,7 @@ static void list_here(ctx_t *c, const hymo_ynode *n, char *buf, size_t cap)
     buf[0] = '\0';
     if (n->type == YAML_MAPPING_NODE) {
         len += (size_t)snprintf(buf, cap, "keys:");
-        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && len < cap; p++) {
+        for (yaml_node_pair_t *p = n->data.pairs; p < hymo_ynode_pairs_end(n) && len < cap; p++) {
             hymo_ynode *k = node_at(c, p->key);
             if (k && k->type == YAML_SCALAR_NODE)
                 len += (size_t)snprintf(buf + len, cap - len, " %s", sval(k));
@@ -1451,7 +1466,7 @@ static hymo_status set_fail(ctx_t *c, const char *spec, const char *fmt, ...)
 static int add_scalar(ctx_t *c, const char *text, size_t len)
 {
     hymo_ydoc *d = &c->doc;
-    char *copy = len < UINT32_MAX ? text_copy(c, (const unsigned char *)text, len) : NULL;
+    char *copy = len <= HYMO_YNODE_N_MAX ? text_copy(c, (const unsigned char *)text, len) : NULL;
     if (!copy) return 0;
     if (d->nodes.top == d->nodes.end &&
         !grow((void **)&d->nodes.start, (void **)&d->nodes.top, (void **)&d->nodes.end, sizeof(hymo_ynode)))
@@ -1459,9 +1474,9 @@ static int add_scalar(ctx_t *c, const char *text, size_t len)
     hymo_ynode *n = d->nodes.top++;
     memset(n, 0, sizeof *n);
     n->type = YAML_SCALAR_NODE;
-    n->data.scalar.value = (yaml_char_t *)copy;
-    n->data.scalar.length = (uint32_t)len;
-    n->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+    n->data.value = (yaml_char_t *)copy;
+    n->n = (unsigned)len;
+    n->style = YAML_PLAIN_SCALAR_STYLE;
     return (int)(d->nodes.top - d->nodes.start);
 }
 
@@ -1491,18 +1506,19 @@ static int append_pair(ctx_t *c, int id, int key, int value)
         c->owned = o;
     }
     hymo_ynode *n = node_at(c, id);
-    const size_t k = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-    yaml_node_pair_t *pairs = owned ? realloc(n->data.mapping.pairs.start, (k + 1) * sizeof *pairs)
+    const size_t k = (size_t)n->n;
+    if (k + 1 > HYMO_YNODE_N_MAX) return 0;
+    yaml_node_pair_t *pairs = owned ? realloc(n->data.pairs, (k + 1) * sizeof *pairs)
                                     : malloc((k + 1) * sizeof *pairs);
     if (!pairs) return 0;
     if (!owned) {
-        if (k) memcpy(pairs, n->data.mapping.pairs.start, k * sizeof *pairs);
+        if (k) memcpy(pairs, n->data.pairs, k * sizeof *pairs);
         c->owned[c->n_owned++] = id;
     }
     pairs[k].key = key;
     pairs[k].value = value;
-    n->data.mapping.pairs.start = pairs;
-    n->data.mapping.pairs.top = pairs + k + 1;
+    n->data.pairs = pairs;
+    n->n = (unsigned)(k + 1);
     return 1;
 }
 
@@ -1540,7 +1556,7 @@ static hymo_status apply_set(ctx_t *c, int i)
                                 where[0] ? where : "the model", key, where[0] ? where : "the model", here);
             }
             int found = 0;
-            for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < n->data.mapping.pairs.top; q++) {
+            for (yaml_node_pair_t *q = n->data.pairs; q < hymo_ynode_pairs_end(n); q++) {
                 hymo_ynode *k = node_at(c, q->key);
                 if (k && k->type == YAML_SCALAR_NODE && !strcmp(sval(k), key)) {
                     found = q->value;
@@ -1600,13 +1616,13 @@ static hymo_status apply_set(ctx_t *c, int i)
                     list_here(c, n, here, sizeof here);
                     return set_fail(c, spec, "no item [%s] in %s (%s)", sel, where, here);
                 }
-                pick = n->data.sequence.items.start[idx];
+                pick = n->data.items[idx];
             } else {
                 for (int j = 0; j < seq_len(n) && !pick; j++) {
                     hymo_ynode *it = seq_item(c, n, j);
                     hymo_ynode *nm = it && it->type == YAML_MAPPING_NODE ? map_get(c, it, "name") : NULL;
                     if (nm && nm->type == YAML_SCALAR_NODE && !strcmp(sval(nm), sel))
-                        pick = n->data.sequence.items.start[j];
+                        pick = n->data.items[j];
                 }
                 if (!pick) {
                     list_here(c, n, here, sizeof here);
@@ -1632,11 +1648,11 @@ static hymo_status apply_set(ctx_t *c, int i)
                         where, n->type == YAML_MAPPING_NODE ? "mapping" : "list", here);
     }
     size_t vlen = strlen(value);
-    yaml_char_t *copy = vlen < UINT32_MAX ? (yaml_char_t *)text_copy(c, (const unsigned char *)value, vlen) : NULL;
+    yaml_char_t *copy = vlen <= HYMO_YNODE_N_MAX ? (yaml_char_t *)text_copy(c, (const unsigned char *)value, vlen) : NULL;
     if (!copy) return hymo_error_set(c->err, HYMO_ERR_NOMEM, "out of memory");
-    n->data.scalar.value = copy;
-    n->data.scalar.length = (uint32_t)vlen;
-    n->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+    n->data.value = copy;
+    n->n = (unsigned)vlen;
+    n->style = YAML_PLAIN_SCALAR_STYLE;
     c->set_value[i] = cur;
     return HYMO_OK;
 }
@@ -1687,23 +1703,39 @@ static int mark_line(const yaml_mark_t *mark, const char *text, size_t len)
     return line > lines ? lines : line;
 }
 
-static hymo_status load_buffer(const char *text, size_t len, const char *origin, const char *const *set,
-                               int n_set, hymo_model **out, hymo_error *err)
+/* Loads the model in text[0..len).  own: NULL (the caller's text, copied
+ * to source_text), or text itself, malloc'd with a NUL at text[len], which
+ * the loader takes (it becomes source_text).  With HYMO_LOAD_NO_SOURCE
+ * source_text stays NULL and an owned text is freed once parsed. */
+static hymo_status load_buffer(const char *text, size_t len, char *own, unsigned flags, const char *origin,
+                               const char *const *set, int n_set, hymo_model **out, hymo_error *err)
 {
     hymo_error_clear(err);
     if (out) *out = NULL;
-    if (!out || !text) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load: NULL argument");
+    if (!out || !text) {
+        free(own);
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load: NULL argument");
+    }
     if (!origin) origin = "<string>";
+    const int keep = !(flags & HYMO_LOAD_NO_SOURCE);
 
     hymo_model *m = calloc(1, sizeof *m);
-    if (!m) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-    m->source_text = dup_bytes(text, len);
+    if (!m) {
+        free(own);
+        return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    }
+    if (keep) {
+        m->source_text = own ? own : dup_bytes(text, len);
+        own = NULL;
+    }
     m->source_path = dup_bytes(origin, strlen(origin));
-    if (!m->source_text || !m->source_path) {
+    if ((keep && !m->source_text) || !m->source_path) {
+        free(own);
         hymo_model_free(m);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     }
     if (n_set < 0 || (n_set > 0 && !set)) {
+        free(own);
         hymo_model_free(m);
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load: bad override list");
     }
@@ -1716,7 +1748,8 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
         m->overrides = calloc((size_t)n_set, sizeof *m->overrides);
         if (!joined || !m->overrides) {
             free(joined);
-            hymo_model_free(m);
+            free(own);
+        hymo_model_free(m);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         }
         m->n_overrides = n_set;
@@ -1727,7 +1760,8 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
             m->overrides[i] = dup_bytes(set[i], strlen(set[i]));
             if (!m->overrides[i]) {
                 free(joined);
-                hymo_model_free(m);
+                free(own);
+        hymo_model_free(m);
                 return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
             }
         }
@@ -1749,13 +1783,15 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
         if (!c.set_value || !c.set_key) {
             free(c.set_value);
             free(c.set_key);
-            hymo_model_free(m);
+            free(own);
+        hymo_model_free(m);
             return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         }
     }
 
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
+        free(own);
         hymo_model_free(m);
         return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (YAML parser)");
     }
@@ -1768,6 +1804,9 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
                             parser.context ? " " : "", parser.context ? parser.context : "");
         if (err) one_line(err->message);
         yaml_parser_delete(&parser);
+        free(own);
+        free(c.set_value);
+        free(c.set_key);
         hymo_model_free(m);
         return st;
     }
@@ -1793,23 +1832,25 @@ static hymo_status load_buffer(const char *text, size_t len, const char *origin,
         }
     }
     yaml_parser_delete(&parser);
+    free(own); /* the document holds its own copies of the text */
 
     for (int i = 0; !st && i < n_set; i++) st = apply_set(&c, i);
     if (!st) st = load_root(&c, m);
-    if (!st && physics_hash(&c, m->physics_sha256) != 0) {
-        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
-    }
-    if (!st) st = hymo_compile(m, err); /* the model's constants, once */
-
-    doc_delete(&c);
+    /* each temporary freed as soon as nothing needs it: the lookups after
+     * the model is built, the document after its hash */
     free(c.raw);
     free(c.decl_of_sorted);
     hymo_name_index *ixs[] = {&c.ix_body, &c.ix_joint, &c.ix_node, &c.ix_elem, &c.ix_cyl, &c.ix_point, &c.ix_pname};
     for (size_t i = 0; i < sizeof ixs / sizeof ixs[0]; ++i) hymo_name_index_free(ixs[i]);
     free(c.point_count);
     free(c.chamber_owner);
+    if (!st && physics_hash(&c, m->physics_sha256) != 0) {
+        st = hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
+    }
+    doc_delete(&c);
     free(c.set_value);
     free(c.set_key);
+    if (!st) st = hymo_compile(m, err); /* the model's constants, once */
     if (st && n_set > 0 && err && !strstr(err->message, "--set")) {
         /* A failure the overrides may have caused (a check across fields). */
         size_t used = strlen(err->message);
@@ -1831,7 +1872,7 @@ hymo_status hymo_model_load_string(const char *text, const char *origin, hymo_mo
         if (out) *out = NULL;
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load_string: NULL text");
     }
-    return load_buffer(text, strlen(text), origin, NULL, 0, out, err);
+    return load_buffer(text, strlen(text), NULL, 0, origin, NULL, 0, out, err);
 }
 
 hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error *err)
@@ -1841,6 +1882,12 @@ hymo_status hymo_model_load_file(const char *path, hymo_model **out, hymo_error 
 
 hymo_status hymo_model_load_file_set(const char *path, const char *const *set, int n_set, hymo_model **out,
                                      hymo_error *err)
+{
+    return hymo_model_load_file_flags(path, set, n_set, 0, out, err);
+}
+
+hymo_status hymo_model_load_file_flags(const char *path, const char *const *set, int n_set, unsigned flags,
+                                       hymo_model **out, hymo_error *err)
 {
     if (out) *out = NULL;
     if (!path) return hymo_error_set(err, HYMO_ERR_ARGUMENT, "hymo_model_load_file: NULL path");
@@ -1881,7 +1928,10 @@ hymo_status hymo_model_load_file_set(const char *path, const char *const *set, i
         free(buf);
         return hymo_error_set(err, HYMO_ERR_IO, "%s: cannot read model file", path);
     }
-    hymo_status st = load_buffer(buf, len, path, set, n_set, out, err);
-    free(buf);
-    return st;
+    buf[len] = '\0'; /* len < cap: the loop ends on a read of 0 bytes into free space */
+    if (cap - len > 4096) {
+        char *nb = realloc(buf, len + 1);
+        if (nb) buf = nb;
+    }
+    return load_buffer(buf, len, buf, flags, path, set, n_set, out, err);
 }

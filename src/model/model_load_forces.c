@@ -73,7 +73,7 @@ static int find_point_dotted(const fctx *c, const char *name)
 
 static const double k_pi = 3.14159265358979323846;
 
-static int line_of(const hymo_ynode *n) { return n ? (int)n->start_mark.line + 1 : 1; }
+static int line_of(const hymo_ynode *n) { return n ? (int)n->line + 1 : 1; }
 
 static hymo_status ffail(fctx *c, const hymo_ynode *at, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -97,18 +97,18 @@ static hymo_status ffail(fctx *c, const hymo_ynode *at, const char *field, const
     return HYMO_ERR_MODEL;
 }
 
-static const char *sval(const hymo_ynode *n) { return (const char *)n->data.scalar.value; }
+static const char *sval(const hymo_ynode *n) { return (const char *)n->data.value; }
 
 static int is_null(const hymo_ynode *n)
 {
-    if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
+    if (!n || n->type != YAML_SCALAR_NODE || n->style != YAML_PLAIN_SCALAR_STYLE) return 0;
     const char *s = sval(n);
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
 static hymo_ynode *get(fctx *c, hymo_ynode *map, const char *key)
 {
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = map->data.pairs; p < hymo_ynode_pairs_end(map); p++) {
         hymo_ynode *k = hymo_ydoc_node(c->doc, p->key);
         if (k && k->type == YAML_SCALAR_NODE && !strcmp(sval(k), key))
             return hymo_ydoc_node(c->doc, p->value);
@@ -128,7 +128,7 @@ static hymo_status rd_num(fctx *c, hymo_ynode *n, const char *field, int angle, 
     if (!n || n->type != YAML_SCALAR_NODE || is_null(n))
         return ffail(c, n, field, "expected a number");
     const char *s = sval(n);
-    if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && parse_number(s, out)) return HYMO_OK;
+    if (n->style == YAML_PLAIN_SCALAR_STYLE && parse_number(s, out)) return HYMO_OK;
     if (angle) {
         char num[64];
         const char *sp = strchr(s, ' ');
@@ -227,10 +227,10 @@ static hymo_status f_vec3(fctx *c, hymo_ynode *map, const char *key, double v[3]
 {
     hymo_ynode *n = get(c, map, key);
     if (!n) return HYMO_OK;
-    if (n->type != YAML_SEQUENCE_NODE || n->data.sequence.items.top - n->data.sequence.items.start != 3)
+    if (n->type != YAML_SEQUENCE_NODE || (int)n->n != 3)
         return ffail(c, n, key, "expected a list of 3 %s", sig ? "signal names or nulls" : "numbers");
     for (int k = 0; k < 3; k++) {
-        hymo_ynode *it = hymo_ydoc_node(c->doc, n->data.sequence.items.start[k]);
+        hymo_ynode *it = hymo_ydoc_node(c->doc, n->data.items[k]);
         if (!sig) {
             hymo_status st = rd_num(c, it, key, 0, &v[k]);
             if (st) return st;
@@ -246,7 +246,7 @@ static hymo_status f_vec3(fctx *c, hymo_ynode *map, const char *key, double v[3]
 static hymo_status check_keys(fctx *c, hymo_ynode *map, const char *type, const char *const *allowed)
 {
     static const char *const common[] = {"name", "type", NULL};
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = map->data.pairs; p < hymo_ynode_pairs_end(map); p++) {
         hymo_ynode *k = hymo_ydoc_node(c->doc, p->key);
         if (!k || k->type != YAML_SCALAR_NODE) return ffail(c, k, NULL, "keys must be names");
         int ok = 0;
@@ -361,14 +361,14 @@ hymo_status hymo_load_forces(hymo_ydoc *doc, hymo_ynode *seq, const char *origin
     fctx c = {.doc = doc, .origin = origin, .err = err, .item = -1, .m = m};
     if (!seq || is_null(seq)) return HYMO_OK;
     if (seq->type != YAML_SEQUENCE_NODE) return ffail(&c, seq, NULL, "expected a list of force elements");
-    const int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    const int n = (int)seq->n;
     if (n == 0) return HYMO_OK;
     m->force_elements = calloc((size_t)n, sizeof *m->force_elements);
     if (!m->force_elements) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     hymo_status st = fctx_index(&c) ? HYMO_OK : hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     for (int k = 0; k < n && !st; k++) {
         c.item = k;
-        st = load_element(&c, hymo_ydoc_node(doc, seq->data.sequence.items.start[k]), m);
+        st = load_element(&c, hymo_ydoc_node(doc, seq->data.items[k]), m);
     }
     fctx_free(&c);
     return st;

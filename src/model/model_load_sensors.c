@@ -43,7 +43,7 @@ static hymo_status sfail(const sctx *c, const hymo_ynode *at, int i, const char 
     va_end(ap);
     for (char *p = problem; *p; p++)
         if ((unsigned char)*p < 0x20) *p = ' ';
-    const int line = at ? (int)at->start_mark.line + 1 : 1;
+    const int line = at ? (int)at->line + 1 : 1;
     char where[96];
     if (i < 0)
         snprintf(where, sizeof where, "sensors");
@@ -56,11 +56,11 @@ static hymo_status sfail(const sctx *c, const hymo_ynode *at, int i, const char 
 
 static hymo_ynode *node(const sctx *c, int id) { return hymo_ydoc_node(c->doc, id); }
 
-static const char *text(const hymo_ynode *n) { return (const char *)n->data.scalar.value; }
+static const char *text(const hymo_ynode *n) { return (const char *)n->data.value; }
 
 static int is_plain_null(const hymo_ynode *n)
 {
-    if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
+    if (!n || n->type != YAML_SCALAR_NODE || n->style != YAML_PLAIN_SCALAR_STYLE) return 0;
     const char *s = text(n);
     return !s[0] || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
@@ -69,7 +69,7 @@ static int is_text(const hymo_ynode *n) { return n && n->type == YAML_SCALAR_NOD
 
 static hymo_ynode *get(const sctx *c, const hymo_ynode *map, const char *key)
 {
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = map->data.pairs; p < hymo_ynode_pairs_end(map); p++) {
         hymo_ynode *k = node(c, p->key);
         if (k && k->type == YAML_SCALAR_NODE && !strcmp(text(k), key)) return node(c, p->value);
     }
@@ -86,10 +86,10 @@ static int number(const hymo_ynode *n, double *out)
 static hymo_status point_on(const sctx *c, const hymo_ynode *n, const hymo_model *m, int body, int i, double r[3])
 {
     if (n->type == YAML_SEQUENCE_NODE) {
-        const int len = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+        const int len = (int)n->n;
         if (len != 3) return sfail(c, n, i, "point", "expected [x, y, z] (3 numbers), got %d items", len);
         for (int k = 0; k < 3; k++) {
-            hymo_ynode *e = node(c, n->data.sequence.items.start[k]);
+            hymo_ynode *e = node(c, n->data.items[k]);
             if (!number(e, &r[k])) return sfail(c, e, i, "point", "item %d: expected a finite number", k);
         }
         return HYMO_OK;
@@ -111,7 +111,7 @@ static hymo_status load_one(const sctx *c, const hymo_ynode *sn, hymo_model *m, 
     hymo_sensor *se = &m->sensors[i];
     memset(se, 0, sizeof *se);
     if (sn->type != YAML_MAPPING_NODE) return sfail(c, sn, i, NULL, "expected a mapping (name, point, ...)");
-    for (yaml_node_pair_t *p = sn->data.mapping.pairs.start; p < sn->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = sn->data.pairs; p < hymo_ynode_pairs_end(sn); p++) {
         hymo_ynode *k = node(c, p->key);
         if (!is_text(k)) return sfail(c, k ? k : sn, i, NULL, "mapping keys must be plain names");
         int ok = 0;
@@ -183,7 +183,7 @@ static hymo_status load_one(const sctx *c, const hymo_ynode *sn, hymo_model *m, 
     if (rn->type != YAML_SEQUENCE_NODE) {
         return sfail(c, rn, i, "record", "expected a list of position, velocity, acceleration");
     }
-    for (int *it = rn->data.sequence.items.start; it < rn->data.sequence.items.top; it++) {
+    for (int *it = rn->data.items; it < hymo_ynode_items_end(rn); it++) {
         hymo_ynode *e = node(c, *it);
         int bit = 0;
         for (int k = 0; k < 3; k++)
@@ -206,12 +206,12 @@ hymo_status hymo_model_load_sensors(hymo_ydoc *doc, hymo_ynode *root, const char
     hymo_ynode *seq = get(&c, root, "sensors");
     if (!seq || is_plain_null(seq)) return HYMO_OK;
     if (seq->type != YAML_SEQUENCE_NODE) return sfail(&c, seq, -1, NULL, "expected a list of sensors");
-    const int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    const int n = (int)seq->n;
     if (n == 0) return HYMO_OK;
     m->sensors = calloc((size_t)n, sizeof *m->sensors);
     if (!m->sensors) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
     for (int i = 0; i < n; i++) {
-        hymo_status st = load_one(&c, node(&c, seq->data.sequence.items.start[i]), m, i);
+        hymo_status st = load_one(&c, node(&c, seq->data.items[i]), m, i);
         if (st != HYMO_OK) return st;
         m->n_sensors = i + 1;
     }

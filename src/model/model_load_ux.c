@@ -10,15 +10,15 @@
 static hymo_ynode *get(hymo_ydoc *doc, hymo_ynode *map, const char *key)
 {
     if (!map || map->type != YAML_MAPPING_NODE) return NULL;
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; ++p) {
+    for (yaml_node_pair_t *p = map->data.pairs; p < hymo_ynode_pairs_end(map); ++p) {
         hymo_ynode *k = hymo_ydoc_node(doc, p->key);
-        if (k && k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, key) == 0)
+        if (k && k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.value, key) == 0)
             return hymo_ydoc_node(doc, p->value);
     }
     return NULL;
 }
 
-static int line_of(const hymo_ynode *n) { return n ? (int)n->start_mark.line + 1 : 0; }
+static int line_of(const hymo_ynode *n) { return n ? (int)n->line + 1 : 0; }
 
 /* whether signal s feeds a valve's reference, an external force or torque,
  * a pump's speed or a flow control valve's set flow */
@@ -48,8 +48,8 @@ hymo_status hymo_load_ux(hymo_ydoc *doc, hymo_ynode *root, const char *origin, h
         if (!m->volume_p0_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         hymo_ynode *vols = get(doc, get(doc, root, "hydraulics"), "volumes");
         for (int k = 0; vols && vols->type == YAML_SEQUENCE_NODE && k < m->n_volumes; ++k) {
-            int *it = vols->data.sequence.items.start + k;
-            if (it >= vols->data.sequence.items.top) break;
+            if ((unsigned)k >= vols->n) break;
+            const int *it = vols->data.items + k;
             hymo_ynode *vn = hymo_ydoc_node(doc, *it);
             hymo_ynode *pn = get(doc, vn, "initial_pressure");
             m->volume_p0_line[k] = line_of(pn ? pn : vn);
@@ -60,8 +60,8 @@ hymo_status hymo_load_ux(hymo_ydoc *doc, hymo_ynode *root, const char *origin, h
         if (!m->cylinder_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         hymo_ynode *cs = get(doc, get(doc, root, "hydraulics"), "cylinders");
         for (int k = 0; cs && cs->type == YAML_SEQUENCE_NODE && k < m->n_cylinders; ++k) {
-            int *it = cs->data.sequence.items.start + k;
-            if (it >= cs->data.sequence.items.top) break;
+            if ((unsigned)k >= cs->n) break;
+            const int *it = cs->data.items + k;
             m->cylinder_line[k] = line_of(hymo_ydoc_node(doc, *it));
         }
     }
@@ -70,8 +70,8 @@ hymo_status hymo_load_ux(hymo_ydoc *doc, hymo_ynode *root, const char *origin, h
         if (!m->driver_line) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         hymo_ynode *dj = get(doc, root, "driven_joints");
         for (int k = 0; dj && dj->type == YAML_SEQUENCE_NODE && k < m->n_drivers; ++k) {
-            int *it = dj->data.sequence.items.start + k;
-            if (it >= dj->data.sequence.items.top) break;
+            if ((unsigned)k >= dj->n) break;
+            const int *it = dj->data.items + k;
             hymo_ynode *dn = hymo_ydoc_node(doc, *it);
             m->driver_line[k] = line_of(dn);
             const hymo_signal *sig = &m->signals[m->drivers[k].signal];
