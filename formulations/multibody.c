@@ -331,6 +331,14 @@ static int phid_klu_factor(hymo_partition *pt, const hymo_csr *a)
     return !s->num || s->common.status == KLU_SINGULAR;
 }
 
+double hymo_partition_rcond(const hymo_partition *pt)
+{
+    if (!pt->sp || !pt->sp->num) return INFINITY;
+    struct hymo_phid_sparse *s = pt->sp;
+    if (!klu_condest(s->Ap, s->Ax, s->sym, s->num, &s->common) || !(s->common.condest > 0.0)) return 0.0;
+    return 1.0 / s->common.condest;
+}
+
 void hymo_partition_solve(const hymo_partition *pt, double *x)
 {
     if (pt->sp) klu_solve(pt->sp->sym, pt->sp->num, pt->m, 1, x, &pt->sp->common);

@@ -117,6 +117,11 @@ void hymo_partition_free(hymo_partition *pt);
  * nz, hymo_rank_pivots_csr) with pt->m pivots, then factorised; returns the
  * smallest pivot (<= 0: rank deficient or Phi_d singular). */
 double hymo_partition_select(hymo_partition *pt, const hymo_csr *phi_z);
+/* With KLU's factors (sp): 1 / (KLU's estimate of Phi_d's 1-norm condition
+ * number) at the last hymo_partition_factor (klu_condest: a few solves with
+ * the factors; 0 if singular); INFINITY with the dense LU or before the
+ * first factorisation. */
+double hymo_partition_rcond(const hymo_partition *pt);
 /* x <- Phi_d^-1 x with the factors of the last hymo_partition_factor */
 void hymo_partition_solve(const hymo_partition *pt, double *x);
 
