@@ -153,6 +153,25 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
         }
     }
     free(code);
+    if (!(con->vanish = calloc((size_t)(con->nnz > 0 ? con->nnz : 1), 1))) goto nomem_pattern;
+    for (int i = 0; i < m; ++i) {
+        const hymo_prim *p = &con->prims[i];
+        const hymo_cut_type ct = model->cuts[p->cut].type;
+        for (int t = con->row_start[i]; t < con->row_start[i + 1]; ++t) {
+            if (con->group[t] != 3) continue;
+            if (p->type != HYMO_PRIM_PP_GLOBAL || ct == HYMO_CUT_SPHERICAL || ct == HYMO_CUT_REVOLUTE) {
+                con->vanish[t] = 1;
+            } else if (ct == HYMO_CUT_PLANAR_REVOLUTE) { /* the points differ along z at most */
+                int about_z = 1; /* the joint slides, or every rotation from the ground to it is about z */
+                const int j = con->col[t];
+                if (model->bodies[j].joint_type != HYMO_JOINT_PRISMATIC)
+                    for (int k = j; k != HYMO_GROUND && about_z; k = model->bodies[k].parent)
+                        about_z = model->bodies[k].joint_type == HYMO_JOINT_PRISMATIC ||
+                                  (model->bodies[k].joint_axis[0] == 0.0 && model->bodies[k].joint_axis[1] == 0.0);
+                con->vanish[t] = (unsigned char)about_z;
+            }
+        }
+    }
     for (int i = 0; i < m; ++i) {
         const hymo_prim *p = &con->prims[i];
         hymo_prim_const *pc = &con->pc[i];
@@ -169,6 +188,7 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
     return HYMO_OK;
 nomem:
     free(code);
+nomem_pattern:
     hymo_constraints_free(con);
     return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraints)");
 }
@@ -181,6 +201,7 @@ void hymo_constraints_free(hymo_constraints *con)
     free(con->row_start);
     free(con->col);
     free(con->group);
+    free(con->vanish);
     free(con->redundant);
     memset(con, 0, sizeof *con);
 }

@@ -39,6 +39,13 @@ typedef struct {
     int nnz;
     int *row_start, *col;
     unsigned char *group;
+    /* nnz: 1 for an entry of group 3 that is zero at every consistent
+     * position (the common ancestor's joint moves both points or vectors
+     * rigidly: a vector-vector or body-direction row, a point-point row of
+     * a spherical or revolute cut (the points coincide), or of a planar
+     * revolute cut where the joint slides or turns about the global z
+     * axis) */
+    unsigned char *vanish;
     /* rank of Phi_z at the assembled start and the rows left out
      * of a maximal independent set there (redundant[r] = 1); rank = m and
      * none redundant until the model compiler (src/compile/compile.c) sets them */

@@ -141,6 +141,7 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
         for (int k = 0; k < model->n_independent_hint; ++k) c->hint_dep[model->independent_hint[k]] = 0;
     }
     hymo_status st = hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, mb->con->nnz, err);
+    c->pt.drop = mb->con->vanish; /* the inner Newton's Phi_d and R with KLU: without them */
     if (st == HYMO_OK && model->n_drivers > 0 && mb->m > 0) { /* driven joints stay independent */
         if (!(c->pt.allowed = malloc((size_t)mb->nz))) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         memset(c->pt.allowed, 1, (size_t)mb->nz);

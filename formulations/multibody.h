@@ -107,6 +107,10 @@ typedef struct {
     /* nz, 0 for a coordinate that must stay independent (a
      * driven joint), else 1; NULL: any coordinate may be dependent (owned) */
     unsigned char *allowed;
+    /* Phi_z's nnz entries that Phi_d and Phi_i leave out with KLU's factors
+     * (sp): zero at every consistent position (hymo_constraints.vanish, set
+     * by double-step, not owned); NULL: none */
+    const unsigned char *drop;
 } hymo_partition;
 
 /* m_all constraint rows of rank `rank` (= m_all without redundant rows),
