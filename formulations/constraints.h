@@ -46,6 +46,8 @@ typedef struct {
      * revolute cut where the joint slides or turns about the global z
      * axis) */
     unsigned char *vanish;
+    /* the entries not flagged: row i's are live[live_start[i] .. live_start[i + 1]) */
+    int *live_start, *live;
     /* rank of Phi_z at the assembled start and the rows left out
      * of a maximal independent set there (redundant[r] = 1); rank = m and
      * none redundant until the model compiler (src/compile/compile.c) sets them */
@@ -61,6 +63,10 @@ void hymo_constraints_free(hymo_constraints *con);
  * (may be NULL). */
 void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
                            double *phi_z, double *gamma);
+
+/* phi and the entries of phi_z not flagged vanish, as hymo_constraints_eval
+ * gives them; the flagged entries are not written (O(live entries)) */
+void hymo_constraints_eval_live(const hymo_constraints *con, const hymo_kin *kin, double *phi, double *phi_z);
 
 /* Phi_z as a matrix view: the pattern with the values phi_z (nnz) */
 static inline hymo_csr hymo_constraints_csr(const hymo_constraints *con, const double *phi_z)

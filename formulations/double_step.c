@@ -84,6 +84,7 @@ typedef struct {
      * columns (1 = not hinted); NULL without a usable hint */
     unsigned char *hint_dep;
     int *rows;  /* nz scratch (tangent): the dependent coordinates, ascending */
+    double *phi_full; /* m scratch: Phi of the full evaluation before a check (pt.drop) */
     int reselections;
     /* many loops (nz + m >= HYMO_KKT_SPARSE_MIN, no driven joints): R^T M' R
      * from the products M' R e_l (hymo_kin_mass_times), M' never formed
@@ -129,9 +130,10 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->rows = calloc((size_t)mb->nz + 1, sizeof(int));
     c->v = calloc((size_t)mb->nz + 1, sizeof(double));
     c->cterm = calloc((size_t)mb->m + 1, sizeof(double));
+    c->phi_full = calloc((size_t)mb->m + 1, sizeof(double));
     c->hist[0] = calloc((size_t)mb->m + 1, sizeof(double));
     c->hist[1] = calloc((size_t)mb->m + 1, sizeof(double));
-    if (!c->cterm || !c->hist[0] || !c->hist[1]) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+    if (!c->cterm || !c->hist[0] || !c->hist[1] || !c->phi_full) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     if (!c->MR || !c->names || !c->log || !c->rows || !c->v) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     const hymo_model *model = mb->model;
     if (mb->m > 0 && model->n_independent_hint == mb->nz - mb->con->rank) {
@@ -163,7 +165,7 @@ static void ds_destroy(hymo_formulation *f)
     hymo_partition_free(&c->pt);
     free(c->MR);
     free(c->v);
-    free(c->cterm), free(c->hist[0]), free(c->hist[1]);
+    free(c->cterm), free(c->hist[0]), free(c->hist[1]), free(c->phi_full);
     free(c->names);
     free(c->log);
     free(c->hint_dep);
@@ -253,6 +255,7 @@ static hymo_status ds_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_err
     rank_pivots(c, mb, &c->best0, &cur);
     c->lu0 = lu_min_pivot(&c->pt);
     set_check(c, c->best0, cur);
+    mb->phi_z_live = c->pt.sp && c->pt.drop; /* the recorded residuals: the Phi_z the position solve uses */
     /* rank_pivots leaves the masks of the best set: the partition's own are
      * not used again before the next selection sets them */
     return HYMO_OK;
@@ -549,6 +552,8 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
     if (mb->off_grid || (step % RESELECT_EVERY != 0 && !(lu_pivot < RESELECT_WATCH * mb->reselect_ratio * c->lu0)))
         return HYMO_OK;
     if (sparse_set_steady(c, mb)) return HYMO_OK;
+    if (c->pt.sp && c->pt.drop) /* the entries the position solve leaves out, at the same positions */
+        hymo_constraints_eval(mb->con, &mb->kin, c->phi_full, mb->phi_zv, NULL);
     double best, cur;
     rank_pivots(c, mb, &best, &cur);
     if (best < SINGULAR_FRACTION * c->best0) { /* no set avoids it: a singular position */

@@ -477,9 +477,11 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
     const int m = pt->m;
     double *delta = pt->work;
     const hymo_csr a = hymo_constraints_csr(con, phi_z);
+    const int live = pt->sp && pt->drop; /* the entries Phi_d and Phi_i leave out (con->vanish): not evaluated */
     for (int it = 0; it < max_iter; ++it) {
         hymo_kin_positions(kin, model, z);
-        hymo_constraints_eval(con, kin, phi, phi_z, NULL);
+        if (live) hymo_constraints_eval_live(con, kin, phi, phi_z);
+        else hymo_constraints_eval(con, kin, phi, phi_z, NULL);
         if (m == 0) return 0;
         if (hymo_partition_factor(pt, &a)) return 1;
         if (phi_floor > 0.0) {
@@ -497,7 +499,8 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
         if (dmax <= tol) {
             if (dmax > KIN_REFRESH) { /* keep kinematics consistent with the last update */
                 hymo_kin_positions(kin, model, z);
-                hymo_constraints_eval(con, kin, phi, phi_z, NULL);
+                if (live) hymo_constraints_eval_live(con, kin, phi, phi_z);
+                else hymo_constraints_eval(con, kin, phi, phi_z, NULL);
                 if (hymo_partition_factor(pt, &a)) return 1;
             }
             return 0;

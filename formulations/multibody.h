@@ -48,6 +48,10 @@ typedef struct {
     /* 1 = alpha is the lower bound of the mass-scaled default
      * (penalty.c, penalty_mass_alpha), 0 = alpha as given */
     int alpha_auto;
+    /* 1: sums over phi_z (the recorded constraint residuals) leave out the
+     * entries flagged in con->vanish (zero at every consistent position),
+     * which double-step's position solve with Phi_d by KLU does not evaluate */
+    int phi_z_live;
 } hymo_mb;
 
 hymo_status hymo_mb_alloc(hymo_mb *mb, const hymo_model *model, const hymo_kin_model *km,
@@ -107,9 +111,10 @@ typedef struct {
     /* nz, 0 for a coordinate that must stay independent (a
      * driven joint), else 1; NULL: any coordinate may be dependent (owned) */
     unsigned char *allowed;
-    /* Phi_z's nnz entries that Phi_d and Phi_i leave out with KLU's factors
-     * (sp): zero at every consistent position (hymo_constraints.vanish, set
-     * by double-step, not owned); NULL: none */
+    /* NULL, or hymo_constraints.vanish (set by double-step, not owned):
+     * with KLU's factors (sp) Phi_d and Phi_i leave out those entries of
+     * Phi_z (zero at every consistent position) and the position solve does
+     * not evaluate them */
     const unsigned char *drop;
 } hymo_partition;
 
@@ -138,7 +143,8 @@ void hymo_partition_set(hymo_partition *pt, const unsigned char *independent);
 /* LU of Phi_d and R from Phi_z; 0, or 1 if Phi_d is singular (R unchanged). */
 int hymo_partition_factor(hymo_partition *pt, const hymo_csr *phi_z);
 /* Solves Phi(z) = 0 for z_d with z_i fixed (Newton; leaves kin, phi and
- * phi_z (con->nnz values) evaluated at z and the partition factorised); 0
+ * phi_z (con->nnz values; with KLU's factors and drop, the flagged entries
+ * as they were) evaluated at z and the partition factorised); 0
  * on success.  phi_floor > 0: an iterate whose max |Phi| (kept rows) is at
  * or below it is taken as it is (no correction from round-off). */
 int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo_model *model,
