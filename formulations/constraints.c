@@ -153,6 +153,33 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
         }
     }
     free(code);
+    con->vanish = calloc((size_t)(con->nnz > 0 ? con->nnz : 1), 1);
+    con->live_start = calloc((size_t)m + 1, sizeof(int));
+    con->live = calloc((size_t)(con->nnz > 0 ? con->nnz : 1), sizeof(int));
+    if (!con->vanish || !con->live_start || !con->live) goto nomem_pattern;
+    for (int i = 0; i < m; ++i) {
+        const hymo_prim *p = &con->prims[i];
+        const hymo_cut_type ct = model->cuts[p->cut].type;
+        for (int t = con->row_start[i]; t < con->row_start[i + 1]; ++t) {
+            if (con->group[t] != 3) continue;
+            if (p->type != HYMO_PRIM_PP_GLOBAL || ct == HYMO_CUT_SPHERICAL || ct == HYMO_CUT_REVOLUTE) {
+                con->vanish[t] = 1;
+            } else if (ct == HYMO_CUT_PLANAR_REVOLUTE) { /* the points differ along z at most */
+                int about_z = 1; /* the joint slides, or every rotation from the ground to it is about z */
+                const int j = con->col[t];
+                if (model->bodies[j].joint_type != HYMO_JOINT_PRISMATIC)
+                    for (int k = j; k != HYMO_GROUND && about_z; k = model->bodies[k].parent)
+                        about_z = model->bodies[k].joint_type == HYMO_JOINT_PRISMATIC ||
+                                  (model->bodies[k].joint_axis[0] == 0.0 && model->bodies[k].joint_axis[1] == 0.0);
+                con->vanish[t] = (unsigned char)about_z;
+            }
+        }
+    }
+    for (int i = 0, e = 0; i < m; ++i) {
+        for (int t = con->row_start[i]; t < con->row_start[i + 1]; ++t)
+            if (!con->vanish[t]) con->live[e++] = t;
+        con->live_start[i + 1] = e;
+    }
     for (int i = 0; i < m; ++i) {
         const hymo_prim *p = &con->prims[i];
         hymo_prim_const *pc = &con->pc[i];
@@ -169,6 +196,7 @@ hymo_status hymo_constraints_init(hymo_constraints *con, const hymo_model *model
     return HYMO_OK;
 nomem:
     free(code);
+nomem_pattern:
     hymo_constraints_free(con);
     return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (constraints)");
 }
@@ -181,6 +209,9 @@ void hymo_constraints_free(hymo_constraints *con)
     free(con->row_start);
     free(con->col);
     free(con->group);
+    free(con->vanish);
+    free(con->live_start);
+    free(con->live);
     free(con->redundant);
     memset(con, 0, sizeof *con);
 }
@@ -239,10 +270,20 @@ static inline void vector_rates(const hymo_kin *kin, int body, const double v[3]
 /* Row i of Phi_z (its pattern's values): with b_j = [b_l; b_a] (dr/dz_j =
  * b_l + b_a x r, dv/dz_j = b_a x v), d phi / d z_j = b_j . F1 for the
  * joints moving body_a only, b_j . F2 for body_b only, b_j . (F1 + F2) for
- * both. */
+ * both.  live: only the entries not flagged vanish (con->live). */
 static inline void jacobian_row(const hymo_constraints *con, const hymo_kin *kin, int i, const double F1[6],
-                                const double F2[6], double *phi_z)
+                                const double F2[6], double *phi_z, const int live)
 {
+    if (live) {
+        double F3[6];
+        for (int k = 0; k < 6; ++k) F3[k] = F1[k] + F2[k];
+        for (int e = con->live_start[i]; e < con->live_start[i + 1]; ++e) {
+            const int t = con->live[e], g = con->group[t];
+            const double *b = &kin->b[6 * con->col[t]], *f = g == 1 ? F1 : g == 2 ? F2 : F3;
+            phi_z[t] = (b[0] * f[0] + b[1] * f[1] + b[2] * f[2]) + (b[3] * f[3] + b[4] * f[4] + b[5] * f[5]);
+        }
+        return;
+    }
     double F3[6]; /* F1 + F2, formed at the row's first joint of group 3 */
     int have3 = 0;
     for (int t = con->row_start[i]; t < con->row_start[i + 1]; ++t) {
@@ -258,8 +299,8 @@ static inline void jacobian_row(const hymo_constraints *con, const hymo_kin *kin
     }
 }
 
-void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
-                           double *phi_z, double *gamma)
+static inline void eval_rows(const hymo_constraints *con, const hymo_kin *kin, double *phi, double *phi_z,
+                             double *gamma, const int live)
 {
     double ra[3] = {0, 0, 0}, rb[3] = {0, 0, 0}, d[3] = {0, 0, 0};
     double pva[3] = {0, 0, 0}, pvb[3] = {0, 0, 0}, dd0[3] = {0, 0, 0};
@@ -281,7 +322,7 @@ void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, dou
                     F1[3 + k] = c[k];
                     F2[3 + k] = -c[k];
                 }
-                jacobian_row(con, kin, i, F1, F2, row);
+                jacobian_row(con, kin, i, F1, F2, row, live);
             }
             if (gamma) {
                 double vad[3], vadd[3], vbd[3], vbdd[3];
@@ -327,7 +368,7 @@ void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, dou
                 hymo_cross(rb, n, rbn);
                 for (int k = 0; k < 3; ++k) F2[3 + k] = -rbn[k];
             }
-            jacobian_row(con, kin, i, F1, F2, row);
+            jacobian_row(con, kin, i, F1, F2, row, live);
         }
         if (gamma) {
             double g = hymo_dot(dd0, n);
@@ -340,6 +381,17 @@ void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, dou
             gamma[i] = g;
         }
     }
+}
+
+void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
+                           double *phi_z, double *gamma)
+{
+    eval_rows(con, kin, phi, phi_z, gamma, 0);
+}
+
+void hymo_constraints_eval_live(const hymo_constraints *con, const hymo_kin *kin, double *phi, double *phi_z)
+{
+    eval_rows(con, kin, phi, phi_z, NULL, 1);
 }
 
 void hymo_constraints_twist_from(hymo_constraints *con, const hymo_model *model, const hymo_kin *kin)

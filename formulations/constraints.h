@@ -39,6 +39,15 @@ typedef struct {
     int nnz;
     int *row_start, *col;
     unsigned char *group;
+    /* nnz: 1 for an entry of group 3 that is zero at every consistent
+     * position (the common ancestor's joint moves both points or vectors
+     * rigidly: a vector-vector or body-direction row, a point-point row of
+     * a spherical or revolute cut (the points coincide), or of a planar
+     * revolute cut where the joint slides or turns about the global z
+     * axis) */
+    unsigned char *vanish;
+    /* the entries not flagged: row i's are live[live_start[i] .. live_start[i + 1]) */
+    int *live_start, *live;
     /* rank of Phi_z at the assembled start and the rows left out
      * of a maximal independent set there (redundant[r] = 1); rank = m and
      * none redundant until the model compiler (src/compile/compile.c) sets them */
@@ -54,6 +63,10 @@ void hymo_constraints_free(hymo_constraints *con);
  * (may be NULL). */
 void hymo_constraints_eval(const hymo_constraints *con, const hymo_kin *kin, double *phi,
                            double *phi_z, double *gamma);
+
+/* phi and the entries of phi_z not flagged vanish, as hymo_constraints_eval
+ * gives them; the flagged entries are not written (O(live entries)) */
+void hymo_constraints_eval_live(const hymo_constraints *con, const hymo_kin *kin, double *phi, double *phi_z);
 
 /* Phi_z as a matrix view: the pattern with the values phi_z (nnz) */
 static inline hymo_csr hymo_constraints_csr(const hymo_constraints *con, const double *phi_z)

@@ -54,6 +54,24 @@
  * extrapolated linearly in time from the last two steps' values (a smooth
  * function of time: second order at that step). */
 #define EXTRAP_FRACTION 1e-3
+/* Phi_d by KLU (many loops): the check every RESELECT_EVERY steps runs the
+ * rank-revealing elimination on Phi_z (two of them: the best set and the
+ * current one, O(m^3) on a deep tree) only where the current set may have
+ * degraded since the last check.  The estimate is the current set's rank
+ * pivot at the last check scaled by how the reciprocal of Phi_d's
+ * condition number changed since then (KLU's 1-norm estimate from the
+ * step's factors, a few solves: hymo_partition_rcond; KLU's own
+ * pivots stay near their start value through a singular position, the
+ * estimate falls with the rank pivots); the elimination runs when it is below
+ * SPARSE_WATCH x reselect_ratio of the best set's pivot at the last check
+ * (the re-selection test with a margin) or below SPARSE_SINGULAR_WATCH x
+ * SINGULAR_FRACTION of the best set's at the start (the singular-position
+ * test with a margin), and at the first check after a new set.  Between
+ * the checks it runs, the best set's pivot is taken not to rise by more
+ * than SPARSE_WATCH: a set kept while it stays within that margin is kept
+ * by the full test too. */
+#define SPARSE_WATCH 4.0
+#define SPARSE_SINGULAR_WATCH 10.0
 
 typedef struct {
     hymo_partition pt;
@@ -66,6 +84,7 @@ typedef struct {
      * columns (1 = not hinted); NULL without a usable hint */
     unsigned char *hint_dep;
     int *rows;  /* nz scratch (tangent): the dependent coordinates, ascending */
+    double *phi_full; /* m scratch: Phi of the full evaluation before a check (pt.drop) */
     int reselections;
     /* many loops (nz + m >= HYMO_KKT_SPARSE_MIN, no driven joints): R^T M' R
      * from the products M' R e_l (hymo_kin_mass_times), M' never formed
@@ -77,6 +96,11 @@ typedef struct {
      * checks that found the best set below SINGULAR_FRACTION of its start
      * (the first time, the smallest ratio and its time) and the report */
     double best0, lu0;
+    /* Phi_d by KLU: the last check's rank pivots of the best and the
+     * current set and the current set's KLU pivot ratio then (chk_valid:
+     * set by a check that kept the set) */
+    double chk_best, chk_cur, chk_piv;
+    int chk_valid;
     int near_singular; /* the last step's LU pivot below SINGULAR_FRACTION of lu0 */
     /* -Phi_d^-1 gamma (m, in the order of dep) of the last evaluation and
      * of the last two steps (times th[0] < th[1]; n_hist valid) */
@@ -88,6 +112,7 @@ typedef struct {
 } ds_content;
 
 static double lu_min_pivot(const hymo_partition *pt);
+static void set_check(ds_content *c, double best, double cur);
 
 /* Independent sets the log holds in full (each ni names + its start time). */
 #define LOG_SETS 8
@@ -105,9 +130,10 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
     c->rows = calloc((size_t)mb->nz + 1, sizeof(int));
     c->v = calloc((size_t)mb->nz + 1, sizeof(double));
     c->cterm = calloc((size_t)mb->m + 1, sizeof(double));
+    c->phi_full = calloc((size_t)mb->m + 1, sizeof(double));
     c->hist[0] = calloc((size_t)mb->m + 1, sizeof(double));
     c->hist[1] = calloc((size_t)mb->m + 1, sizeof(double));
-    if (!c->cterm || !c->hist[0] || !c->hist[1]) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
+    if (!c->cterm || !c->hist[0] || !c->hist[1] || !c->phi_full) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     if (!c->MR || !c->names || !c->log || !c->rows || !c->v) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory (double-step)");
     const hymo_model *model = mb->model;
     if (mb->m > 0 && model->n_independent_hint == mb->nz - mb->con->rank) {
@@ -117,6 +143,7 @@ static hymo_status ds_create(hymo_formulation *f, const hymo_mb *mb, hymo_error 
         for (int k = 0; k < model->n_independent_hint; ++k) c->hint_dep[model->independent_hint[k]] = 0;
     }
     hymo_status st = hymo_partition_alloc(&c->pt, mb->nz, mb->m, mb->con->rank, mb->con->nnz, err);
+    c->pt.drop = mb->con->vanish; /* the inner Newton's Phi_d and R with KLU: without them */
     if (st == HYMO_OK && model->n_drivers > 0 && mb->m > 0) { /* driven joints stay independent */
         if (!(c->pt.allowed = malloc((size_t)mb->nz))) return hymo_error_set(err, HYMO_ERR_NOMEM, "out of memory");
         memset(c->pt.allowed, 1, (size_t)mb->nz);
@@ -138,7 +165,7 @@ static void ds_destroy(hymo_formulation *f)
     hymo_partition_free(&c->pt);
     free(c->MR);
     free(c->v);
-    free(c->cterm), free(c->hist[0]), free(c->hist[1]);
+    free(c->cterm), free(c->hist[0]), free(c->hist[1]), free(c->phi_full);
     free(c->names);
     free(c->log);
     free(c->hint_dep);
@@ -227,6 +254,8 @@ static hymo_status ds_start(hymo_formulation *f, hymo_mb *mb, double t, hymo_err
     double cur;
     rank_pivots(c, mb, &c->best0, &cur);
     c->lu0 = lu_min_pivot(&c->pt);
+    set_check(c, c->best0, cur);
+    mb->phi_z_live = c->pt.sp && c->pt.drop; /* the recorded residuals: the Phi_z the position solve uses */
     /* rank_pivots leaves the masks of the best set: the partition's own are
      * not used again before the next selection sets them */
     return HYMO_OK;
@@ -481,6 +510,26 @@ static void ds_tangent(const hymo_formulation *f, hymo_mb *mb, const double *gz,
         }
 }
 
+/* the last check's pivots (a check that kept the set) */
+static void set_check(ds_content *c, double best, double cur)
+{
+    c->chk_best = best, c->chk_cur = cur;
+    c->chk_piv = hymo_partition_rcond(&c->pt);
+    c->chk_valid = c->chk_piv > 0.0 && isfinite(c->chk_piv);
+}
+
+/* Phi_d by KLU: 1 if the estimate of the current set's rank pivot
+ * (SPARSE_WATCH) leaves both tests of a check passed */
+static int sparse_set_steady(const ds_content *c, const hymo_mb *mb)
+{
+    if (!c->pt.sp || !c->chk_valid) return 0;
+    const double piv = hymo_partition_rcond(&c->pt);
+    if (!(piv > 0.0)) return 0;
+    const double est = c->chk_cur * (piv / c->chk_piv);
+    return est >= SPARSE_WATCH * mb->reselect_ratio * c->chk_best &&
+           est >= SPARSE_SINGULAR_WATCH * SINGULAR_FRACTION * c->best0;
+}
+
 static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, long step, int *unknowns_changed,
                                   hymo_error *err)
 {
@@ -502,6 +551,9 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
     }
     if (mb->off_grid || (step % RESELECT_EVERY != 0 && !(lu_pivot < RESELECT_WATCH * mb->reselect_ratio * c->lu0)))
         return HYMO_OK;
+    if (sparse_set_steady(c, mb)) return HYMO_OK;
+    if (c->pt.sp && c->pt.drop) /* the entries the position solve leaves out, at the same positions */
+        hymo_constraints_eval(mb->con, &mb->kin, c->phi_full, mb->phi_zv, NULL);
     double best, cur;
     rank_pivots(c, mb, &best, &cur);
     if (best < SINGULAR_FRACTION * c->best0) { /* no set avoids it: a singular position */
@@ -509,9 +561,13 @@ static hymo_status ds_finish_step(hymo_formulation *f, hymo_mb *mb, double t, lo
         if (c->n_singular++ == 0) c->t_singular = t, c->singular_min = INFINITY;
         if (ratio < c->singular_min) c->singular_min = ratio, c->t_singular_min = t;
     }
-    if (cur >= mb->reselect_ratio * best) return HYMO_OK;
+    if (cur >= mb->reselect_ratio * best) {
+        set_check(c, best, cur);
+        return HYMO_OK;
+    }
     hymo_status st = select_partition(c, mb, t, err); /* logged with the time at which the new set starts */
     if (st != HYMO_OK) return st;
+    c->chk_valid = 0; /* the new set's pivots: at the next check */
     c->n_hist = 0; /* other dependent coordinates */
     c->reselections++;
     *unknowns_changed = 1;

@@ -169,17 +169,24 @@ void hymo_mb_kkt_sparse_solve(hymo_kkt_sparse *ks, double *rhs)
 
 /* Phi_d of many loops (a ladder's 2N rows) is sparse: its dense LU at every
  * inner iteration of double-step was O(m^3) (docs/performance.md).  From
- * this many rows on, KLU factorises it (the pattern of its non-zeros, grown
- * as entries appear, re-analysed when it grows or the partition changes;
- * klu_refactor otherwise); the shipped models (a few loops) keep the dense
+ * this many rows on, KLU factorises it on a pattern fixed for each
+ * partition: Phi_z's entries at the kept rows and the dependent columns,
+ * less those zero at every consistent position where the partition is
+ * given them (pt->drop); analysed once per partition, klu_refactor at each
+ * factorisation.  The independent columns (for R) are taken from lists
+ * made with the pattern.  The shipped models (a few loops) keep the dense
  * LU and their numbers. */
 #define HYMO_PHID_SPARSE_MIN 32
 #define HYMO_PIVOT_THRESHOLD 0.5
 
 struct hymo_phid_sparse {
-    int *Ap, *Ai; /* m + 1, the pattern's non-zeros */
-    double *Ax;
-    hymo_sparse phid;     /* Phi_d's non-zeros (gathered from Phi_z at each factorisation) */
+    int *Ap, *Ai; /* m + 1 and nnz: Phi_d's pattern by columns (rows ascending) */
+    int *tx;      /* nnz: each entry's index in Phi_z's values */
+    double *Ax;   /* nnz */
+    /* Phi_i: independent coordinate k's entries are ic_row (kept-row index)
+     * and ic_t (index in Phi_z's values) [ic_start[k] .. ic_start[k + 1]) */
+    int *ic_start, *ic_row, *ic_t;
+    int valid; /* the pattern and sym are the current partition's */
     klu_symbolic *sym;
     klu_numeric *num;
     klu_common common;
@@ -225,7 +232,12 @@ hymo_status hymo_partition_alloc(hymo_partition *pt, int nz, int m_all, int rank
     if (rank >= HYMO_PHID_SPARSE_MIN) {
         CALLOC(pt->sp, 1);
         CALLOC(pt->sp->Ap, rank + 1);
-        if (hymo_sparse_alloc(&pt->sp->phid, rank, rank, 4 * rank)) goto nomem;
+        CALLOC(pt->sp->Ai, nnz);
+        CALLOC(pt->sp->tx, nnz);
+        CALLOC(pt->sp->Ax, nnz);
+        CALLOC(pt->sp->ic_start, nz - rank + 1);
+        CALLOC(pt->sp->ic_row, nnz);
+        CALLOC(pt->sp->ic_t, nnz);
         klu_defaults(&pt->sp->common);
     }
     return HYMO_OK;
@@ -242,8 +254,8 @@ void hymo_partition_free(hymo_partition *pt)
     free(pt->phid_piv);
     if (pt->sp) {
         phid_release(pt->sp);
-        free(pt->sp->Ap), free(pt->sp->Ai), free(pt->sp->Ax);
-        hymo_sparse_free(&pt->sp->phid);
+        free(pt->sp->Ap), free(pt->sp->Ai), free(pt->sp->tx), free(pt->sp->Ax);
+        free(pt->sp->ic_start), free(pt->sp->ic_row), free(pt->sp->ic_t);
         free(pt->sp);
     }
     free(pt->R);
@@ -269,66 +281,71 @@ static void partition_maps(hymo_partition *pt)
     for (int k = 0; k < pt->m; ++k) pt->rowpos[pt->rows[k]] = k;
 }
 
-/* Phi_d = Phi_z[rows, dep] by compressed columns (its non-zeros, rows
- * ascending); 1 out of memory */
-static int phid_gather(hymo_partition *pt, const hymo_csr *a)
-{
-    hymo_sparse *P = &pt->sp->phid;
-    const int m = pt->m;
-    int *cs = P->col_start, n = 0;
-    for (int c = 0; c <= m; ++c) cs[c] = 0;
-    for (int k = 0; k < m; ++k) {
-        const int r = pt->rows[k];
-        for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t)
-            if (pt->pos[a->col[t]] >= 0 && a->value[t] != 0.0) cs[pt->pos[a->col[t]] + 1]++, ++n;
-    }
-    while (P->capacity < n)
-        if (hymo_sparse_grow(P)) return 1;
-    for (int c = 0; c < m; ++c) cs[c + 1] += cs[c];
-    int *fill = pt->rw.rarg; /* m_all >= m ints, free outside hymo_rank_pivots_csr */
-    for (int c = 0; c < m; ++c) fill[c] = cs[c];
-    for (int k = 0; k < m; ++k) { /* kept rows ascending: each column's rows ascending */
-        const int r = pt->rows[k];
-        for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t) {
-            const int c = pt->pos[a->col[t]];
-            if (c >= 0 && a->value[t] != 0.0) P->row[fill[c]] = k, P->value[fill[c]++] = a->value[t];
-        }
-    }
-    P->nnz = n, P->n_done = m;
-    return 0;
-}
-
-/* the pattern: the old one (if kept), the non-zeros and the diagonal
- * (fresh arrays: allocated when the pattern grows or the partition changes) */
-static int phid_pattern(hymo_partition *pt, int keep)
+/* The partition's pattern of Phi_d (Phi_z[rows, dep] by compressed
+ * columns, rows ascending), its entries' places in Phi_z's values, the
+ * lists of Phi_i's entries, and KLU's analysis of the pattern; 1 out of
+ * memory */
+static int phid_structure(hymo_partition *pt, const hymo_csr *a)
 {
     struct hymo_phid_sparse *s = pt->sp;
-    int *Ap, *Ai;
-    double *Ax;
-    if (hymo_sparse_block_union(&s->phid, 0, pt->m, keep ? s->Ap : NULL, keep ? s->Ai : NULL, &Ap, &Ai, &Ax))
-        return 1;
-    free(s->Ap), free(s->Ai), free(s->Ax);
-    s->Ap = Ap, s->Ai = Ai, s->Ax = Ax;
+    const int m = pt->m, ni = pt->ni;
+    int *cs = s->Ap, *is = s->ic_start;
+    for (int c = 0; c <= m; ++c) cs[c] = 0;
+    for (int k = 0; k <= ni; ++k) is[k] = 0;
+    for (int q = 0; q < m; ++q) {
+        const int r = pt->rows[q];
+        for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t) {
+            if (pt->drop && pt->drop[t]) continue;
+            const int c = pt->pos[a->col[t]];
+            if (c >= 0) cs[c + 1]++;
+            else is[-c]++; /* -1 - k: independent k, counted at k + 1 */
+        }
+    }
+    for (int c = 0; c < m; ++c) cs[c + 1] += cs[c];
+    for (int k = 0; k < ni; ++k) is[k + 1] += is[k];
+    int *fill = pt->rw.rarg; /* m_all >= m ints, free outside hymo_rank_pivots_csr */
+    for (int c = 0; c < m; ++c) fill[c] = cs[c];
+    int *ifill = pt->rw.tj; /* nz >= ni ints, likewise */
+    for (int k = 0; k < ni; ++k) ifill[k] = is[k];
+    for (int q = 0; q < m; ++q) { /* kept rows ascending: each column's rows ascending */
+        const int r = pt->rows[q];
+        for (int t = a->row_start[r]; t < a->row_start[r + 1]; ++t) {
+            if (pt->drop && pt->drop[t]) continue;
+            const int c = pt->pos[a->col[t]];
+            if (c >= 0) {
+                s->Ai[fill[c]] = q, s->tx[fill[c]++] = t;
+            } else {
+                const int e = ifill[-1 - c]++;
+                s->ic_row[e] = q, s->ic_t[e] = t;
+            }
+        }
+    }
     phid_release(s);
-    return 0;
+    s->sym = klu_analyze(m, s->Ap, s->Ai, &s->common);
+    s->valid = s->sym != NULL;
+    return !s->valid;
 }
 
 static int phid_klu_factor(hymo_partition *pt, const hymo_csr *a)
 {
     struct hymo_phid_sparse *s = pt->sp;
-    const int m = pt->m;
-    if (phid_gather(pt, a)) return 1;
-    if (!s->sym || hymo_sparse_block_fit(&s->phid, 0, m, s->Ap, s->Ai, s->Ax)) {
-        if (phid_pattern(pt, s->sym != NULL)) return 1;
-        s->sym = klu_analyze(m, s->Ap, s->Ai, &s->common);
-        if (!s->sym) return 1;
-    }
+    if (!s->valid && phid_structure(pt, a)) return 1;
+    const int nnz = s->Ap[pt->m];
+    for (int p = 0; p < nnz; ++p) s->Ax[p] = a->value[s->tx[p]];
     if (s->num && klu_refactor(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->common) &&
         s->common.status != KLU_SINGULAR)
         return 0;
     if (s->num) klu_free_numeric(&s->num, &s->common);
     s->num = klu_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->common);
     return !s->num || s->common.status == KLU_SINGULAR;
+}
+
+double hymo_partition_rcond(const hymo_partition *pt)
+{
+    if (!pt->sp || !pt->sp->num) return INFINITY;
+    struct hymo_phid_sparse *s = pt->sp;
+    if (!klu_condest(s->Ap, s->Ax, s->sym, s->num, &s->common) || !(s->common.condest > 0.0)) return 0.0;
+    return 1.0 / s->common.condest;
 }
 
 void hymo_partition_solve(const hymo_partition *pt, double *x)
@@ -380,11 +397,16 @@ int hymo_partition_factor(hymo_partition *pt, const hymo_csr *a)
     const int m = pt->m, ni = pt->ni;
     double *R = pt->R, *w = pt->work;
     if (m == 0) return 0; /* R = I (not stored) */
-    if (!pt->maps_valid) partition_maps(pt), pt->maps_valid = 1, pt->r_identity = 0;
+    if (!pt->maps_valid) {
+        partition_maps(pt), pt->maps_valid = 1, pt->r_identity = 0;
+        if (pt->sp) pt->sp->valid = 0;
+    }
     if (pt->sp) {
+        const struct hymo_phid_sparse *s = pt->sp;
         if (phid_klu_factor(pt, a)) return 1;
         for (int k = 0; k < ni; ++k) {
-            indep_column(pt, a, m, k, w);
+            for (int q = 0; q < m; ++q) w[q] = 0.0;
+            for (int e = s->ic_start[k]; e < s->ic_start[k + 1]; ++e) w[s->ic_row[e]] = a->value[s->ic_t[e]];
             hymo_partition_solve(pt, w);
             for (int c = 0; c < m; ++c) R[pt->dep[c] * ni + k] = -w[c];
         }
@@ -455,9 +477,11 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
     const int m = pt->m;
     double *delta = pt->work;
     const hymo_csr a = hymo_constraints_csr(con, phi_z);
+    const int live = pt->sp && pt->drop; /* the entries Phi_d and Phi_i leave out (con->vanish): not evaluated */
     for (int it = 0; it < max_iter; ++it) {
         hymo_kin_positions(kin, model, z);
-        hymo_constraints_eval(con, kin, phi, phi_z, NULL);
+        if (live) hymo_constraints_eval_live(con, kin, phi, phi_z);
+        else hymo_constraints_eval(con, kin, phi, phi_z, NULL);
         if (m == 0) return 0;
         if (hymo_partition_factor(pt, &a)) return 1;
         if (phi_floor > 0.0) {
@@ -475,7 +499,8 @@ int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo
         if (dmax <= tol) {
             if (dmax > KIN_REFRESH) { /* keep kinematics consistent with the last update */
                 hymo_kin_positions(kin, model, z);
-                hymo_constraints_eval(con, kin, phi, phi_z, NULL);
+                if (live) hymo_constraints_eval_live(con, kin, phi, phi_z);
+                else hymo_constraints_eval(con, kin, phi, phi_z, NULL);
                 if (hymo_partition_factor(pt, &a)) return 1;
             }
             return 0;

@@ -48,6 +48,10 @@ typedef struct {
     /* 1 = alpha is the lower bound of the mass-scaled default
      * (penalty.c, penalty_mass_alpha), 0 = alpha as given */
     int alpha_auto;
+    /* 1: sums over phi_z (the recorded constraint residuals) leave out the
+     * entries flagged in con->vanish (zero at every consistent position),
+     * which double-step's position solve with Phi_d by KLU does not evaluate */
+    int phi_z_live;
 } hymo_mb;
 
 hymo_status hymo_mb_alloc(hymo_mb *mb, const hymo_model *model, const hymo_kin_model *km,
@@ -107,6 +111,11 @@ typedef struct {
     /* nz, 0 for a coordinate that must stay independent (a
      * driven joint), else 1; NULL: any coordinate may be dependent (owned) */
     unsigned char *allowed;
+    /* NULL, or hymo_constraints.vanish (set by double-step, not owned):
+     * with KLU's factors (sp) Phi_d and Phi_i leave out those entries of
+     * Phi_z (zero at every consistent position) and the position solve does
+     * not evaluate them */
+    const unsigned char *drop;
 } hymo_partition;
 
 /* m_all constraint rows of rank `rank` (= m_all without redundant rows),
@@ -117,6 +126,11 @@ void hymo_partition_free(hymo_partition *pt);
  * nz, hymo_rank_pivots_csr) with pt->m pivots, then factorised; returns the
  * smallest pivot (<= 0: rank deficient or Phi_d singular). */
 double hymo_partition_select(hymo_partition *pt, const hymo_csr *phi_z);
+/* With KLU's factors (sp): 1 / (KLU's estimate of Phi_d's 1-norm condition
+ * number) at the last hymo_partition_factor (klu_condest: a few solves with
+ * the factors; 0 if singular); INFINITY with the dense LU or before the
+ * first factorisation. */
+double hymo_partition_rcond(const hymo_partition *pt);
 /* x <- Phi_d^-1 x with the factors of the last hymo_partition_factor */
 void hymo_partition_solve(const hymo_partition *pt, double *x);
 
@@ -129,7 +143,8 @@ void hymo_partition_set(hymo_partition *pt, const unsigned char *independent);
 /* LU of Phi_d and R from Phi_z; 0, or 1 if Phi_d is singular (R unchanged). */
 int hymo_partition_factor(hymo_partition *pt, const hymo_csr *phi_z);
 /* Solves Phi(z) = 0 for z_d with z_i fixed (Newton; leaves kin, phi and
- * phi_z (con->nnz values) evaluated at z and the partition factorised); 0
+ * phi_z (con->nnz values; with KLU's factors and drop, the flagged entries
+ * as they were) evaluated at z and the partition factorised); 0
  * on success.  phi_floor > 0: an iterate whose max |Phi| (kept rows) is at
  * or below it is taken as it is (no correction from round-off). */
 int hymo_partition_solve_positions(hymo_partition *pt, hymo_kin *kin, const hymo_model *model,

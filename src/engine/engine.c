@@ -768,9 +768,17 @@ void hymo_engine_record_stats(hymo_sim *sim)
     const hymo_constraints *con = mb->con;
     for (int r = 0; r < m; ++r) {
         double sv = 0.0, sa = mb->gamma[r];
-        for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) {
-            sv += mb->phi_zv[t] * mb->zd[con->col[t]];
-            sa += mb->phi_zv[t] * mb->zdd[con->col[t]];
+        if (mb->phi_z_live) { /* without the entries zero at every consistent position */
+            for (int e = con->live_start[r]; e < con->live_start[r + 1]; ++e) {
+                const int t = con->live[e];
+                sv += mb->phi_zv[t] * mb->zd[con->col[t]];
+                sa += mb->phi_zv[t] * mb->zdd[con->col[t]];
+            }
+        } else {
+            for (int t = con->row_start[r]; t < con->row_start[r + 1]; ++t) {
+                sv += mb->phi_zv[t] * mb->zd[con->col[t]];
+                sa += mb->phi_zv[t] * mb->zdd[con->col[t]];
+            }
         }
         vel[r] = sv;
         acc[r] = sa;
