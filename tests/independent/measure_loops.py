@@ -13,6 +13,7 @@ table in tests/independent/README.md.
 """
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -47,8 +48,10 @@ def t_end_of(name):
         return float(yaml.safe_load(f)["simulation"]["t_end"])
 
 
+@functools.lru_cache(maxsize=None)
 def reference(name, dt, t_end, rtol=RTOL):
-    """z on the grid k dt, k = 0 .. t_end/dt."""
+    """z on the grid k dt, k = 0 .. t_end/dt (computed once per process for
+    the same arguments; callers must not modify the arrays)."""
     n = int(round(t_end / dt))
     t = np.arange(n + 1) * dt
     out, _ = solve.solve(loops.MODELS[name](), t, rtol=rtol)
