@@ -61,6 +61,7 @@
  * boundary STAGE_SECONDS of wall time after the last write (the live
  * file, docs/hdf5-format.md). */
 #define STAGE_BYTES_TARGET (4 * 1024 * 1024)
+#define WRITER_MDC_BYTES (256 * 1024) /* the metadata cache: fixed size */
 #define STAGE_CHUNKS_MAX 64
 #define STAGE_SECONDS 1.0
 #define STAGE_ALIGN(n) (((n) + sizeof(double) - 1) / sizeof(double) * sizeof(double)) /* a block's bytes rounded up to whole doubles */
@@ -130,6 +131,30 @@ struct hymo_ref_writer {
 
 /* Formats "<what> in '<file>': <innermost HDF5 message>". Must be called
  * right after the failing HDF5 call (any HDF5 call clears the stack). */
+/* The writer's file access: no chunk cache (whole chunks are written) and
+ * a metadata cache of fixed size, so the memory of a run does not grow
+ * with its length (the chunk indexes of a long run would otherwise grow
+ * the adaptive cache towards its 32 MB default maximum). */
+static int writer_fapl(hid_t fapl, hymo_h5_io *io)
+{
+    H5AC_cache_config_t mdc = {.version = H5AC__CURR_CACHE_CONFIG_VERSION};
+    if (hymo_h5_set_writer_driver(fapl, io) != 0 || H5Pset_cache(fapl, 0, 0, 0, 0.75) < 0 ||
+        H5Pget_mdc_config(fapl, &mdc) < 0) {
+        return -1;
+    }
+    mdc.set_initial_size = 1;
+    mdc.initial_size = WRITER_MDC_BYTES;
+    mdc.min_size = WRITER_MDC_BYTES;
+    mdc.max_size = WRITER_MDC_BYTES;
+    mdc.incr_mode = H5C_incr__off;
+    mdc.flash_incr_mode = H5C_flash_incr__off;
+    mdc.decr_mode = H5C_decr__off;
+    return H5Pset_mdc_config(fapl, &mdc) < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+                   H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0
+               ? -1
+               : 0;
+}
+
 static hymo_status h5_fail(hymo_error *err, hymo_status code, const char *file, const char *fmt,
                            ...)
 {
@@ -866,10 +891,7 @@ static hymo_status leave_swmr(hymo_ref_writer *w, hymo_error *err)
     }
     if (st == HYMO_OK) {
         hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-        if (fapl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
-            H5Pset_cache(fapl, 0, 0, 0, 0.75) >= 0 && /* whole chunks are written: no chunk cache */
-            H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
-            H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0) {
+        if (fapl >= 0 && writer_fapl(fapl, &w->io) == 0) {
             w->file = H5Fopen(w->partial, H5F_ACC_RDWR, fapl);
         }
         if (w->file < 0) st = h5_fail(err, HYMO_ERR_IO, w->partial, "reopening the file after its rows");
@@ -942,10 +964,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
      * HDF5 limit of 64 KiB per attribute. */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-    if (fapl >= 0 && fcpl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
-        H5Pset_cache(fapl, 0, 0, 0, 0.75) >= 0 && /* whole chunks are written: no chunk cache (memory flat in t_end) */
-        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
-        H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0 &&
+    if (fapl >= 0 && fcpl >= 0 && writer_fapl(fapl, &w->io) == 0 &&
         H5Pset_attr_phase_change(fcpl, 1000, 900) >= 0) {
         w->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, fcpl, fapl);
     }
