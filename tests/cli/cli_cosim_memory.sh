@@ -14,8 +14,8 @@
 # part).  The staging buffers touch the same pages in every run and the
 # file's metadata cache has a fixed size: 1.02-1.05x measured at 100 s,
 # 1.06x at 300 s; with the metadata cache left adaptive 1.09-1.12x at
-# 100 s (1.25x at 300 s), with stages handed over whenever the writer's
-# thread is idle 1.16-1.20x at 100 s.
+# 100 s (1.25x at 300 s), with stages of 13 chunks handed over whenever
+# the writer's thread is idle 1.13-1.14x at 100 s.
 # args: $1 hymo binary, $2 source dir, $3 build dir (tests/ of the build)
 set -u
 HYMO=$1; SRC=$(cd "$2" && pwd); B=$(cd "$3" && pwd); OUT=$B/cli_cosim_memory
