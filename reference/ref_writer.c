@@ -119,8 +119,6 @@ struct hymo_ref_writer {
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
 
-/* Formats "<what> in '<file>': <innermost HDF5 message>". Must be called
- * right after the failing HDF5 call (any HDF5 call clears the stack). */
 /* The writer's file access: no chunk cache (whole chunks are written) and
  * a small metadata cache of fixed size, so the memory of a run does not
  * grow with its length (the chunk indexes of a long run would otherwise
@@ -146,6 +144,8 @@ static int writer_fapl(hid_t fapl, hymo_h5_io *io)
                : 0;
 }
 
+/* Formats "<what> in '<file>': <innermost HDF5 message>". Must be called
+ * right after the failing HDF5 call (any HDF5 call clears the stack). */
 static hymo_status h5_fail(hymo_error *err, hymo_status code, const char *file, const char *fmt,
                            ...)
 {
