@@ -11,13 +11,12 @@
  * After the open the file is in HDF5's single-writer/multiple-reader mode
  * (readers see a consistent file while rows are appended) and the writer
  * holds an advisory lock on it (readers tell a running file from a killed
- * one).  Rows are staged in a fixed buffer of whole chunks (R rows, the
- * same R for every dataset; about 4 MiB, allocated at open) and handed at
- * a chunk boundary to the writer's thread when it is idle (the file's
- * first chunk as soon as it is staged), while a second buffer fills;
- * without the thread every write is on the caller's thread (at a chunk
- * boundary when the buffer is full, for the first chunk, or a second after
- * the last write):
+ * one).  Rows are staged in a fixed buffer of one chunk of every dataset
+ * (R rows, the same R for every dataset, allocated at open) and handed,
+ * full, to the writer's thread (after its previous write), while a second
+ * buffer fills; without the thread every write is on the caller's thread,
+ * the buffer full.  So the memory the stages touch is the same in every
+ * run, however far the thread lags:
  * every dataset is extended once, its chunks written whole (no chunk is
  * written twice; without deflate as stored, write_chunks), /time last, and
  * the file flushed, so a killed run leaves a readable ".partial" file with
@@ -55,14 +54,7 @@
 #define CHUNK_ROWS_MAX 1024
 #define CHUNK_ROWS_MIN 16
 #define CHUNK_BYTES_TARGET (256 * 1024)
-/* The staging buffer holds up to STAGE_CHUNKS_MAX chunks of every dataset
- * and about STAGE_BYTES_TARGET bytes; it is written when it is full, when
- * its first chunk fills before anything was written, or at a chunk
- * boundary STAGE_SECONDS of wall time after the last write (the live
- * file, docs/hdf5-format.md). */
-#define STAGE_BYTES_TARGET (4 * 1024 * 1024)
-#define STAGE_CHUNKS_MAX 64
-#define STAGE_SECONDS 1.0
+#define WRITER_MDC_BYTES (64 * 1024) /* the metadata cache: fixed size */
 #define STAGE_ALIGN(n) (((n) + sizeof(double) - 1) / sizeof(double) * sizeof(double)) /* a block's bytes rounded up to whole doubles */
 
 /* ------------------------------------------------------------------ */
@@ -75,11 +67,10 @@ struct hymo_ref_writer {
     int cols[HYMO_SIGNAL_COUNT];
     hsize_t written;  /* rows in the file                                */
     int chunk_rows;   /* R: rows per chunk                               */
-    int stage_rows;   /* S: rows of the staging buffer, a multiple of R  */
+    int stage_rows;   /* S: rows of the staging buffer, R              */
     int buffered;     /* rows staged, 0 <= buffered < stage_rows         */
     unsigned char *stage[HYMO_SIGNAL_COUNT]; /* S x cols elements (NULL if cols 0) */
     unsigned char *stage_mem;
-    double last_write; /* monotonic clock of the last stage write, s    */
     int deflate_level; /* 0: no filters; 1..9: shuffle + deflate        */
     int direct;        /* chunks written as stored (write_chunks)        */
     unsigned char *chunk_buf; /* one stored chunk: R x widest row + checksum */
@@ -127,6 +118,31 @@ struct hymo_ref_writer {
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
+
+/* The writer's file access: no chunk cache (whole chunks are written) and
+ * a small metadata cache of fixed size, so the memory of a run does not
+ * grow with its length (the chunk indexes of a long run would otherwise
+ * grow the adaptive cache towards its 32 MB default maximum; a write needs
+ * only each dataset's header and the last block of its chunk index). */
+static int writer_fapl(hid_t fapl, hymo_h5_io *io)
+{
+    H5AC_cache_config_t mdc = {.version = H5AC__CURR_CACHE_CONFIG_VERSION};
+    if (hymo_h5_set_writer_driver(fapl, io) != 0 || H5Pset_cache(fapl, 0, 0, 0, 0.75) < 0 ||
+        H5Pget_mdc_config(fapl, &mdc) < 0) {
+        return -1;
+    }
+    mdc.set_initial_size = 1;
+    mdc.initial_size = WRITER_MDC_BYTES;
+    mdc.min_size = WRITER_MDC_BYTES;
+    mdc.max_size = WRITER_MDC_BYTES;
+    mdc.incr_mode = H5C_incr__off;
+    mdc.flash_incr_mode = H5C_flash_incr__off;
+    mdc.decr_mode = H5C_decr__off;
+    return H5Pset_mdc_config(fapl, &mdc) < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+                   H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0
+               ? -1
+               : 0;
+}
 
 /* Formats "<what> in '<file>': <innermost HDF5 message>". Must be called
  * right after the failing HDF5 call (any HDF5 call clears the stack). */
@@ -759,14 +775,6 @@ int hymo_partial_create(const char *path, char *tmp, size_t cap)
 /* ------------------------------------------------------------------ */
 /* Live file: SWMR mode and the writer's lock                          */
 
-/* Monotonic clock, s. */
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* HDF5's single-writer/multiple-reader mode: from here on the library
  * orders its metadata writes so that a reader opening the file with
  * H5F_ACC_SWMR_READ always sees a consistent file, and the rows appear as
@@ -866,10 +874,7 @@ static hymo_status leave_swmr(hymo_ref_writer *w, hymo_error *err)
     }
     if (st == HYMO_OK) {
         hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-        if (fapl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
-            H5Pset_cache(fapl, 0, 0, 0, 0.75) >= 0 && /* whole chunks are written: no chunk cache */
-            H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
-            H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0) {
+        if (fapl >= 0 && writer_fapl(fapl, &w->io) == 0) {
             w->file = H5Fopen(w->partial, H5F_ACC_RDWR, fapl);
         }
         if (w->file < 0) st = h5_fail(err, HYMO_ERR_IO, w->partial, "reopening the file after its rows");
@@ -942,10 +947,7 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
      * HDF5 limit of 64 KiB per attribute. */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-    if (fapl >= 0 && fcpl >= 0 && hymo_h5_set_writer_driver(fapl, &w->io) == 0 &&
-        H5Pset_cache(fapl, 0, 0, 0, 0.75) >= 0 && /* whole chunks are written: no chunk cache (memory flat in t_end) */
-        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0 &&
-        H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) >= 0 &&
+    if (fapl >= 0 && fcpl >= 0 && writer_fapl(fapl, &w->io) == 0 &&
         H5Pset_attr_phase_change(fcpl, 1000, 900) >= 0) {
         w->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, fcpl, fapl);
     }
@@ -985,15 +987,8 @@ hymo_status hymo_ref_writer_open(hymo_ref_writer **writer, const char *path,
         st = create_series(w, k, &dims->series[k], deflate_ok, err);
     }
     if (st == HYMO_OK) {
-        /* staging buffer: stage_rows x cols for every dataset, a whole
-         * number of chunks, about STAGE_BYTES_TARGET in all */
-        size_t row_bytes = 0;
-        for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) row_bytes += (size_t)w->cols[i] * elem_size(i);
-        for (int k = 0; k < w->n_series; k++) row_bytes += (size_t)w->series_cols[k] * sizeof(double);
-        size_t chunks = STAGE_BYTES_TARGET / ((size_t)w->chunk_rows * (row_bytes > 0 ? row_bytes : 1));
-        if (chunks < 1) chunks = 1;
-        if (chunks > STAGE_CHUNKS_MAX) chunks = STAGE_CHUNKS_MAX;
-        w->stage_rows = (int)chunks * w->chunk_rows;
+        /* staging buffer: stage_rows x cols for every dataset, one chunk */
+        w->stage_rows = w->chunk_rows;
         /* each dataset's block starts at a multiple of 8 bytes: the further
          * outputs are stored there as doubles by the writer's thread */
         size_t total = 0;
@@ -1199,13 +1194,24 @@ static hymo_status write_rows(hymo_ref_writer *w, unsigned char *const *sig, dou
 /* The staged rows written on this thread (the writing thread stopped). */
 static hymo_status write_stage(hymo_ref_writer *w, hymo_error *err)
 {
-    if (w->buffered == 0) return HYMO_OK;
+    if (w->buffered == 0 || !w->stage_mem) return HYMO_OK;
     const hymo_status st = write_rows(w, w->stage, w->series_stage, w->aux_stage, w->buffered, err);
     if (st != HYMO_OK) return writer_failed(w, st, err);
     w->handed += (hsize_t)w->buffered;
     w->buffered = 0;
-    w->last_write = now_seconds();
     return HYMO_OK;
+}
+
+/* After the last rows (the thread stopped, the stage written): the
+ * staging buffers are freed, so what the end of the file allocates
+ * (leaving SWMR mode, the summary, further datasets) does not add to
+ * their pages. */
+static void release_stages(hymo_ref_writer *w)
+{
+    free(w->stage_mem), free(w->bg_stage_mem), free(w->aux_stage), free(w->bg_aux_stage), free(w->chunk_buf);
+    w->stage_mem = w->bg_stage_mem = w->aux_stage = w->bg_aux_stage = w->chunk_buf = NULL;
+    for (int i = 0; i < HYMO_SIGNAL_COUNT; i++) w->stage[i] = w->bg_stage[i] = NULL;
+    for (int k = 0; k < w->n_series; k++) w->series_stage[k] = w->bg_series_stage[k] = NULL;
 }
 
 /* ---- the writing thread ---- */
@@ -1296,15 +1302,6 @@ static void bg_stop(hymo_ref_writer *w)
     w->bg = 0;
 }
 
-/* 1 if the thread has nothing to write. */
-static int bg_idle(hymo_ref_writer *w)
-{
-    pthread_mutex_lock(&w->bg_lock);
-    const int idle = !w->bg_busy;
-    pthread_mutex_unlock(&w->bg_lock);
-    return idle;
-}
-
 /* Hands the staged rows to the thread (after its previous write) and
  * continues in the other stage. */
 static hymo_status bg_hand_over(hymo_ref_writer *w, hymo_error *err)
@@ -1327,7 +1324,6 @@ static hymo_status bg_hand_over(hymo_ref_writer *w, hymo_error *err)
     pthread_mutex_unlock(&w->bg_lock);
     w->handed += (hsize_t)w->buffered;
     w->buffered = 0;
-    w->last_write = now_seconds();
     return HYMO_OK;
 }
 
@@ -1370,6 +1366,7 @@ hymo_status hymo_ref_writer_end_rows(hymo_ref_writer *w, hymo_error *err)
     w->rows_ended = 1;
     if (w->failed != HYMO_OK) return hymo_error_set(err, w->failed, "%s", w->first_error);
     hymo_status st = write_stage(w, err); /* the last rows, still in SWMR mode */
+    release_stages(w);
     if (st == HYMO_OK) st = leave_swmr(w, err);
     return st;
 }
@@ -1433,22 +1430,13 @@ hymo_status hymo_ref_writer_append_aux(hymo_ref_writer *w, const hymo_ref_block 
         }
         w->buffered += k;
         done += k;
-        /* At a chunk boundary: to the writer's thread when it is idle;
-         * without it, written when the buffer is full, for the first chunk
-         * of the file, or STAGE_SECONDS after the last write (the live file
-         * and a killed run's file stay at most about that far behind the
+        /* The stage full (a chunk of every dataset): to the writer's
+         * thread, after its previous write; without it, written here (the
+         * live file and a killed run's file stay a chunk or two behind the
          * run). */
-        if (w->buffered % w->chunk_rows != 0) continue;
-        if (w->bg) { /* whenever the thread is idle (or the stage is full: then after its write) */
-            if (w->buffered == w->stage_rows || bg_idle(w)) {
-                hymo_status st = bg_hand_over(w, err);
-                if (st != HYMO_OK) return st;
-            }
-        } else if (w->buffered == w->stage_rows || w->handed == 0 ||
-                   now_seconds() - w->last_write >= STAGE_SECONDS) {
-            hymo_status st = write_stage(w, err);
-            if (st != HYMO_OK) return st;
-        }
+        if (w->buffered < w->stage_rows) continue;
+        const hymo_status st = w->bg ? bg_hand_over(w, err) : write_stage(w, err);
+        if (st != HYMO_OK) return st;
     }
     return HYMO_OK;
 }
@@ -1546,6 +1534,8 @@ hymo_status hymo_ref_writer_close(hymo_ref_writer *w, const hymo_run_summary *su
         hymo_error_set(err, st, "%s", w->first_error);
     }
     if (st == HYMO_OK) st = write_stage(w, err); /* last, partial chunk */
+    w->rows_ended = 1;
+    release_stages(w);
     if (st == HYMO_OK) st = leave_swmr(w, err);  /* attributes: not in SWMR mode */
     if (st == HYMO_OK && summary) st = write_summary(w, summary, err);
     if (st == HYMO_OK && summary && summary->has_accuracy) { /* the run's own error estimate */
