@@ -442,6 +442,10 @@ def part_fmus(args, opts):
     (to, input, from, output) connecting them by name."""
     mech = FMU(export(args, "mechanics", os.path.join(args.work, "mech.fmu"), *opts), "mechanics", args.work)
     circuits, covered = [], set()
+    if "interface-model" in opts:  # one hydraulic subsystem for all circuits
+        circuits.append(FMU(export(args, "circuit:all", os.path.join(args.work, "circ_all.fmu"), *opts), "all",
+                            args.work))
+        covered.update(x.split(".")[0] for x in mech.inputs)
     for inp in mech.inputs:  # every cylinder belongs to one circuit: export by cylinder name until all are covered
         cyl = inp.split(".")[0]
         if cyl in covered:
@@ -505,10 +509,11 @@ def cmd_varstep_parts(args):
     """mechanics + circuit FMUs (exported with h_m = 1 ms, h_h = 0.3 ms) with communication
     steps H = 2.5 h_m and 0.4 h_m, which are no whole multiples of either internal step, in a
     Jacobi loop, against `hymo cosim --H H --hm H/n_m --hh H/n_h` with n = ceil(H/h) (the
-    internal steps the FMUs take); a mixed sequence of steps reaches its end time."""
+    internal steps the FMUs take); a mixed sequence of steps reaches its end time.  args.extra:
+    further options of both (--mech-integrator index1, --extrapolation interface-model, ...)."""
     import numpy as np
     hm, hh, p = 1e-3, 3e-4, args.order
-    opts = ["--extrapolation", str(p), "--H", repr(10 * hh), "--hm", repr(hm), "--hh", repr(hh)]
+    opts = ["--extrapolation", str(p), "--H", repr(10 * hh), "--hm", repr(hm), "--hh", repr(hh), *args.extra]
     worst, ident_all = 0.0, True
     for factor in (2.5, 0.4):
         H = factor * hm
@@ -516,7 +521,7 @@ def cmd_varstep_parts(args):
         steps = int(round(args.t_end / H))
         ref = os.path.join(args.work, "cosim_%g.h5" % factor)
         run([args.hymo, "cosim", args.model, "-q", "--t-end", repr(steps * H), "--extrapolation", str(p), "--H",
-             repr(H), "--hm", repr(H / n_m), "--hh", repr(H / n_h), "-o", ref])
+             repr(H), "--hm", repr(H / n_m), "--hh", repr(H / n_h), "-o", ref, *args.extra])
         r = h5(ref)
         mech, circuits, wires = part_fmus(args, opts)
         check(mech.md.find("CoSimulation").get("canHandleVariableCommunicationStepSize") == "true",
