@@ -19,7 +19,8 @@ wires.
       mechanics + every circuit FMU (h_m = 1 ms, h_h = 0.3 ms) in a Jacobi
       loop with communication steps of 2.5 h_m and 0.4 h_m, against
       `hymo cosim --H H --hm H/n_m --hh H/n_h` (n = ceil(H/h): the same
-      internal steps); a mixed sequence of steps reaches its end time.
+      internal steps); a mixed sequence of steps reaches its end time; H <= 0
+      or a wrong t is still fmi2Error.
   fmi_master.py getters  --hymo HYMO --model M --work DIR [--t-end T]
       every Real variable of the whole FMU (outputs and locals: z, zd, zdd,
       s, sd, F, p, u, time, energies, iterations, steps) against `hymo run`'s
@@ -562,6 +563,21 @@ def cmd_varstep_parts(args):
     check(all(math.isfinite(v) for row in rz + rs + rp for v in row), "varstep_parts mixed: a value is not finite")
     print("varstep_parts: mixed sequence of %d steps (%s h_m, ...): mechanics and %d circuit FMU(s) reached t = %.9g s"
           % (len(seq), ", ".join("%g" % x for x in pattern), len(circuits), t_fmu[0]))
+    # a bad step is still an error: H <= 0, or t not the FMU's time
+    mech, circuits, wires = part_fmus(args, opts)
+    for f in [mech] + circuits:
+        f.setup()
+        for t0, H, text in ((0.0, 0.0, "must be positive"), (0.0, -hm, "must be positive"),
+                            (hm, 2.5 * hm, "is not the FMU's time")):
+            f.messages.clear()
+            st = f.lib.fmi2DoStep(f.c, C.c_double(t0), C.c_double(H), 1)
+            check(st == fmi2Error and text in " ".join(f.messages),
+                  "%s: fmi2DoStep(%g, %g) gave status %d (%r), not fmi2Error (%s)" %
+                  (f.identifier, t0, H, st, f.messages, text))
+            f.call("fmi2Reset")
+            f.setup()
+        f.close()
+    print("varstep_parts: H = 0, H = -h_m and a step from another time are fmi2Error (mechanics and every circuit)")
 
 
 STATISTICS = {"steps", "newton_iterations_total", "newton_iterations_max", "jacobian_evaluations", "reselections",
