@@ -19,8 +19,10 @@ wires.
       mechanics + every circuit FMU (h_m = 1 ms, h_h = 0.3 ms) in a Jacobi
       loop with communication steps of 2.5 h_m and 0.4 h_m, against
       `hymo cosim --H H --hm H/n_m --hh H/n_h` (n = ceil(H/h): the same
-      internal steps); a mixed sequence of steps reaches its end time; H <= 0
-      or a wrong t is still fmi2Error.
+      internal steps), and against the same loop with FMUs exported with
+      h_m = H/n_m, h_h = H/n_h (bit-identical at any --order); a mixed
+      sequence of steps reaches its end time; H <= 0 or a wrong t is still
+      fmi2Error.
   fmi_master.py getters  --hymo HYMO --model M --work DIR [--t-end T]
       every Real variable of the whole FMU (outputs and locals: z, zd, zdd,
       s, sd, F, p, u, time, energies, iterations, steps) against `hymo run`'s
@@ -548,6 +550,16 @@ def cmd_varstep_parts(args):
                ep, " (bit-identical)" if ident[2] else ""))
         check(max(ez, es, ep) <= args.tol, "varstep_parts %g h_m: differs from hymo cosim by %.3g relative (> %g)" %
               (factor, max(ez, es, ep), args.tol))
+        # the same loop with FMUs whose internal steps are H/n_m and H/n_h (no re-division): the same
+        # internal steps and input times, so bit-identical whatever the extrapolation order
+        fixed = ["--extrapolation", str(p), "--H", repr(H), "--hm", repr(H / n_m), "--hh", repr(H / n_h), *args.extra]
+        mech, circuits, wires = part_fmus(args, fixed)
+        fz, fs, fp, _ = jacobi_run(mech, circuits, wires, [(k * H, H) for k in range(steps)], p, r["names_s"],
+                                   len(r["names_z"]), len(r["names_p"]))
+        check(fz == rz and fs == rs and fp == rp, "varstep_parts %g h_m: differs from FMUs exported with h_m = H/%d, "
+              "h_h = H/%d by %.3g relative in p" % (factor, n_m, n_h, max_rel(np.array(rp), np.array(fp))))
+        print("varstep_parts: H = %g h_m: bit-identical to FMUs exported with h_m = H/%d, h_h = H/%d" %
+              (factor, n_m, n_h))
     # a mixed sequence of steps (2.5, 1, 0.4, 3, 0.7, 2 h_m, ...) to 0.5 s
     pattern, seq, t = (2.5, 1.0, 0.4, 3.0, 0.7, 2.0), [], 0.0
     while t < 0.5 - 1e-12:
