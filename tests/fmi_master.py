@@ -21,8 +21,9 @@ wires.
       `hymo cosim --H H --hm H/n_m --hh H/n_h` (n = ceil(H/h): the same
       internal steps), and against the same loop with FMUs exported with
       h_m = H/n_m, h_h = H/n_h (bit-identical at any --order); a mixed
-      sequence of steps reaches its end time; H <= 0 or a wrong t is still
-      fmi2Error.
+      sequence of steps (order 1) reaches 1.6 s and stays within the
+      co-simulation error of a fine hymo cosim; H <= 0 or a wrong t is
+      still fmi2Error.
   fmi_master.py getters  --hymo HYMO --model M --work DIR [--t-end T]
       every Real variable of the whole FMU (outputs and locals: z, zd, zdd,
       s, sd, F, p, u, time, energies, iterations, steps) against `hymo run`'s
@@ -560,21 +561,35 @@ def cmd_varstep_parts(args):
               "h_h = H/%d by %.3g relative in p" % (factor, n_m, n_h, max_rel(np.array(rp), np.array(fp))))
         print("varstep_parts: H = %g h_m: bit-identical to FMUs exported with h_m = H/%d, h_h = H/%d" %
               (factor, n_m, n_h))
-    # a mixed sequence of steps (2.5, 1, 0.4, 3, 0.7, 2 h_m, ...) to 0.5 s
+    # a mixed sequence of steps (2.5, 1, 0.4, 3, 0.7, 2 h_m, ...) to 1.6 s (crane1 moves from 1 s on), inputs
+    # extrapolated linearly (order 1: the inputs' times inside the re-divided steps matter), against a fine
+    # hymo cosim (H = h_m = h_h = 0.1 ms, order 1) interpolated at its communication points: the co-simulation
+    # error of the mixed steps
+    T_mixed = 1.6
     pattern, seq, t = (2.5, 1.0, 0.4, 3.0, 0.7, 2.0), [], 0.0
-    while t < 0.5 - 1e-12:
+    while t < T_mixed - 1e-12:
         seq.append((t, pattern[len(seq) % len(pattern)] * hm))
         t += seq[-1][1]
+    fine = os.path.join(args.work, "cosim_fine.h5")
+    run([args.hymo, "cosim", args.model, "-q", "--t-end", repr(T_mixed + 0.1), "--extrapolation", "1", "--H", "1e-4",
+         "--hm", "1e-4", "--hh", "1e-4", "-o", fine, *args.extra])
+    r = h5(fine)
     mech, circuits, wires = part_fmus(args, opts)
-    names_s = [x[:-2] for x in mech.outputs if x.endswith(".s")]
-    n_z = len([x for x in mech.vars if x.startswith("z[")])
-    n_p = sum(1 for c in circuits for x in c.vars if x.startswith("p[") and c.causality[x] == "local")
-    rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, seq, p, names_s, n_z, n_p)
+    rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, seq, 1, r["names_s"], len(r["names_z"]), len(r["names_p"]))
     check(all(abs(x - t) <= 1e-9 * hm for x in t_fmu), "varstep_parts mixed: FMU times %r after %d steps to %r" %
           (t_fmu, len(seq), t))
     check(all(math.isfinite(v) for row in rz + rs + rp for v in row), "varstep_parts mixed: a value is not finite")
-    print("varstep_parts: mixed sequence of %d steps (%s h_m, ...): mechanics and %d circuit FMU(s) reached t = %.9g s"
-          % (len(seq), ", ".join("%g" % x for x in pattern), len(circuits), t_fmu[0]))
+    times = np.array([0.0] + [a + b for a, b in seq])
+    errs = []
+    for got, key, bound in ((rz, "states/z", 1e-3), (rs, "actuators/s", 1e-3), (rp, "states/p", 0.1)):
+        g = np.array(got)
+        want = np.array([np.interp(times, r["time"], r[key][:, j]) for j in range(g.shape[1])]).T
+        errs.append(max_rel(g, want))
+        check(errs[-1] <= bound, "varstep_parts mixed: %s differs from hymo cosim at H = 0.1 ms by %.3g relative "
+              "(> %g)" % (key, errs[-1], bound))
+    print("varstep_parts: mixed sequence of %d steps (%s h_m, ...), order 1: mechanics and %d circuit FMU(s) reached "
+          "t = %.9g s; vs hymo cosim at H = 0.1 ms: z %.3g, s %.3g, p %.3g relative (bounds 1e-3, 1e-3, 0.1)" %
+          (len(seq), ", ".join("%g" % x for x in pattern), len(circuits), t_fmu[0], *errs))
     # a bad step is still an error: H <= 0, or t not the FMU's time
     mech, circuits, wires = part_fmus(args, opts)
     for f in [mech] + circuits:
