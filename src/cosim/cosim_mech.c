@@ -241,7 +241,8 @@ static void tlm_waves(mech_impl *mi)
  * hymo_cosim_options_check).  Otherwise (an FMU's variable communication
  * step) n = ceil(H/h_m) equal steps of h = H/n <= h_m: with t on the grid
  * of h, the steps of a master with h_m = h (the step size and the step
- * counter are those of that grid during the step, then restored);
+ * counter are those of that grid during the step; then h_m again, the
+ * counter advanced by the steps taken);
  * elsewhere each step lands on its end t + j h through the engine's
  * shortened-step rule (the end time is set to the step's end and
  * restored after it).  The inputs are evaluated at the integrator's input
