@@ -621,12 +621,10 @@ hymo_status hymo_hyd_sub_do_step(hymo_hyd_sub *sub, double t, double H, hymo_err
     if (!(H > 0.0) || !isfinite(H) || !isfinite(t))
         return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t = %.9g s: %s: communication step H = %g s must be positive",
                               t, sub->part.name, H);
-    const long N = hymo_steps_per_communication(H, h);
+    const long N = hymo_hyd_sub_steps(H, h);
     if (N == 0)
-        return hymo_error_set(err, HYMO_ERR_ARGUMENT,
-                              "t = %.9g s: %s: communication step H = %.9g s is not an integer multiple of the "
-                              "hydraulic step h = %.9g s (H/h = %.12g)",
-                              t, sub->part.name, H, h, H / h);
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t = %.9g s: %s: communication step H = %.9g s is more than 1e9 "
+                              "hydraulic steps h = %.9g s", t, sub->part.name, H, h);
     const double hh = H / (double)N;
     for (long i = 0; i < N; ++i) {
         const double ti = t + (double)i * hh, t1 = i + 1 == N ? t + H : t + (double)(i + 1) * hh;

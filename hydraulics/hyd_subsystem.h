@@ -13,7 +13,10 @@
 #ifndef HYMO_HYD_SUBSYSTEM_H
 #define HYMO_HYD_SUBSYSTEM_H
 
+#include <math.h>
+
 #include "circuit.h"
+#include "hymo/subsystem.h" /* hymo_steps_per_communication */
 
 /* hymo_hyd_integrator_kind, hymo_hyd_integrator_name ("euler", "rk4",
  * "trapezoidal"; "?" if unknown) and hymo_hyd_integrator_parse (0 ok, -1
@@ -41,9 +44,21 @@ void hymo_hyd_sub_free(hymo_hyd_sub *sub);
  * coefficients). */
 void hymo_hyd_sub_set_motion(hymo_hyd_sub *sub, double t0, const double *cs, const double *cv);
 
-/* Advances the part's pressures and spools from t to t + H with internal
- * steps h (H/h must be an integer within 1e-9 relative, else
- * HYMO_ERR_ARGUMENT). HYMO_ERR_NUMERIC if a state becomes non-finite or a
+/* Internal steps of a communication step H with step h: H/h if that is
+ * a whole number (within 1e-9 relative, hymo_steps_per_communication),
+ * else ceil(H/h), so that each of the equal steps H/N is at most h; 0 if H
+ * or h is not positive and finite or N would exceed 1e9. */
+static inline long hymo_hyd_sub_steps(double H, double h)
+{
+    const long k = hymo_steps_per_communication(H, h);
+    if (k > 0 || !(H > 0.0) || !(h > 0.0) || !isfinite(H) || !isfinite(h)) return k;
+    const double ratio = H / h, n = ceil(ratio - 1e-9 * ratio);
+    return n > 1e9 ? 0 : n < 1.0 ? 1 : (long)n;
+}
+
+/* Advances the part's pressures and spools from t to t + H with
+ * hymo_hyd_sub_steps(H, h) equal internal steps H/N (HYMO_ERR_ARGUMENT if
+ * none). HYMO_ERR_NUMERIC if a state becomes non-finite or a
  * volume non-positive, HYMO_ERR_CONVERGENCE if the trapezoidal Newton fails;
  * then the state is that at the start of the failing internal step. */
 hymo_status hymo_hyd_sub_do_step(hymo_hyd_sub *sub, double t, double H, hymo_error *err);

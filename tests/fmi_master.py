@@ -14,8 +14,16 @@ wires.
       output row with `hymo run` (bit-identical z, zd, s, sd, p, U).
   fmi_master.py varstep  --hymo HYMO --model M --work DIR [--t-end T] [--tol R]
       whole with communication steps of 2.5 dt and 0.4 dt against `hymo run`
-      with dt = H/3 and 0.4 dt (the same grid); a mixed sequence of steps;
-      mechanics refuses a step that is not a whole multiple of h_m.
+      with dt = H/3 and 0.4 dt (the same grid); a mixed sequence of steps.
+  fmi_master.py varstep_parts --hymo HYMO --model M --work DIR [--t-end T] [--tol R] [--order P]
+      mechanics + every circuit FMU (h_m = 1 ms, h_h = 0.3 ms) in a Jacobi
+      loop with communication steps of 2.5 h_m and 0.4 h_m, against
+      `hymo cosim --H H --hm H/n_m --hh H/n_h` (n = ceil(H/h): the same
+      internal steps), and against the same loop with FMUs exported with
+      h_m = H/n_m, h_h = H/n_h (bit-identical at any --order); a mixed
+      sequence of steps (order 1) reaches 1.6 s and stays within the
+      co-simulation error of a fine hymo cosim; H <= 0 or a wrong t is
+      still fmi2Error.
   fmi_master.py getters  --hymo HYMO --model M --work DIR [--t-end T]
       every Real variable of the whole FMU (outputs and locals: z, zd, zdd,
       s, sd, F, p, u, time, energies, iterations, steps) against `hymo run`'s
@@ -294,8 +302,8 @@ def cmd_varstep(args):
     step dt (canHandleVariableCommunicationStepSize): H = 2.5 dt (three
     engine steps of H/3) and H = 0.4 dt (one of 0.4 dt), each against
     `hymo run --dt H/n` on the same grid; a mixed sequence of steps (2.5,
-    1, 0.4, 3, 0.7 dt, ...) reaches its end time; the split parts refuse
-    a non-multiple (fmi2Error naming the internal step)."""
+    1, 0.4, 3, 0.7 dt, ...) reaches its end time (the split parts:
+    varstep_parts)."""
     import numpy as np
     fmu_path = export(args, "whole", os.path.join(args.work, "whole.fmu"), *args.extra)
     f = FMU(fmu_path, "probe", args.work)
@@ -345,18 +353,6 @@ def cmd_varstep(args):
           "varstep mixed: time %r after %d steps to %r" % (vals[0], j, t))
     print("varstep: mixed sequence of %d steps (%s dt, ...) reached t = %.9g s" %
           (j, ", ".join("%g" % x for x in pattern), vals[0]))
-    mech = export(args, "mechanics", os.path.join(args.work, "mechanics.fmu"))
-    m = FMU(mech, "mech", args.work)
-    m.setup()
-    hm = float(m.md.find("DefaultExperiment").get("stepSize"))
-    st = m.lib.fmi2DoStep(m.c, C.c_double(0.0), C.c_double(2.5 * hm), 1)
-    last = m.messages[-1] if m.messages else ""
-    check(st == fmi2Error and "whole multiple" in last,
-          "mechanics: a step of 2.5 h_m gave status %d (%s), not fmi2Error naming the internal step" %
-          (st, last))
-    print("varstep: mechanics refuses H = 2.5 h_m: %s" % last)
-    m.lib.fmi2FreeInstance(m.c)
-    m.c = None
 
 
 def extrapolation(ts, ys, t0):
@@ -443,6 +439,172 @@ def cmd_jacobi(args):
           "difference to hymo cosim z %.3g, s %.3g, p %.3g%s" % (len(circuits), p, n, H, ez, es, ep,
                                                                  " (bit-identical)" if ident else ""))
     check(max(ez, es, ep) <= args.tol, "jacobi: differs from hymo cosim (> %g)" % args.tol)
+
+
+def part_fmus(args, opts):
+    """mechanics + every circuit FMU of args.model exported with opts, and the wires
+    (to, input, from, output) connecting them by name."""
+    mech = FMU(export(args, "mechanics", os.path.join(args.work, "mech.fmu"), *opts), "mechanics", args.work)
+    circuits, covered = [], set()
+    if "interface-model" in opts:  # one hydraulic subsystem for all circuits
+        circuits.append(FMU(export(args, "circuit:all", os.path.join(args.work, "circ_all.fmu"), *opts), "all",
+                            args.work))
+        covered.update(x.split(".")[0] for x in mech.inputs)
+    for inp in mech.inputs:  # every cylinder belongs to one circuit: export by cylinder name until all are covered
+        cyl = inp.split(".")[0]
+        if cyl in covered:
+            continue
+        c = FMU(export(args, "circuit:" + cyl, os.path.join(args.work, "circ_%s.fmu" % cyl), *opts), cyl, args.work)
+        covered.update(x.split(".")[0] for x in c.inputs)
+        circuits.append(c)
+    wires = []
+    for to in [mech] + circuits:
+        for inp in to.inputs:
+            src = [f for f in [mech] + circuits if inp in f.outputs and f is not to]
+            check(len(src) == 1, "input %s of %s has %d sources" % (inp, to.identifier, len(src)))
+            wires.append((to, inp, src[0], inp))
+    return mech, circuits, wires
+
+
+def jacobi_run(mech, circuits, wires, steps, p, names_s, n_z, n_p):
+    """A Jacobi loop over the communication steps `steps`, pairs (t, H) (inputs: the Lagrange
+    polynomial of order p through the sources' outputs at the last p + 1 points, at their
+    own times); rows of z, s, p at every communication point and the final time."""
+    rows_z, rows_s, rows_p = [], [], []
+
+    def record():
+        rows_z.append(mech.get(["z[%d]" % j for j in range(n_z)]))
+        rows_s.append(mech.get([a + ".s" for a in names_s]))
+        pv = {}
+        for c in circuits:
+            for name in c.vars:
+                if name.startswith("p[") and c.causality[name] == "local":
+                    pv[name] = c.get([name])[0]
+        rows_p.append([pv["p[%d]" % k] for k in range(n_p)])
+
+    for f in [mech] + circuits:
+        f.setup()
+    record()
+    history, times = {}, []
+    for t, H in steps:
+        times.insert(0, t)
+        for to, inp, src, out in wires:
+            h = history.setdefault((id(src), out), [])
+            if len(h) < len(times):
+                h.insert(0, src.get([out])[0])
+            del h[p + 1:]
+        del times[p + 1:]
+        for to, inp, src, out in wires:
+            h = history[(id(src), out)]
+            c = extrapolation(times[:len(h)], h, t)
+            to.set([inp], [h[0]])
+            for order in range(1, len(c)):
+                to.set_derivative([inp], order, [c[order] * math.factorial(order)])
+        for f in [mech] + circuits:
+            f.step(t, H)
+        record()
+    t_fmu = [f.get(["time"])[0] for f in [mech] + circuits]
+    for f in [mech] + circuits:
+        f.close()
+    return rows_z, rows_s, rows_p, t_fmu
+
+
+def cmd_varstep_parts(args):
+    """mechanics + circuit FMUs (exported with h_m = 1 ms, h_h = 0.3 ms) with communication
+    steps H = 2.5 h_m and 0.4 h_m, which are no whole multiples of either internal step, in a
+    Jacobi loop, against `hymo cosim --H H --hm H/n_m --hh H/n_h` with n = ceil(H/h) (the
+    internal steps the FMUs take); a mixed sequence of steps reaches its end time.  args.extra:
+    further options of both (--mech-integrator index1, --extrapolation interface-model, ...)."""
+    import numpy as np
+    hm, hh, p = 1e-3, 3e-4, args.order
+    opts = ["--extrapolation", str(p), "--H", repr(10 * hh), "--hm", repr(hm), "--hh", repr(hh), *args.extra]
+    worst, ident_all = 0.0, True
+    for factor in (2.5, 0.4):
+        H = factor * hm
+        n_m, n_h = math.ceil(H / hm - 1e-9), math.ceil(H / hh - 1e-9)
+        steps = int(round(args.t_end / H))
+        ref = os.path.join(args.work, "cosim_%g.h5" % factor)
+        run([args.hymo, "cosim", args.model, "-q", "--t-end", repr(steps * H), "--extrapolation", str(p), "--H",
+             repr(H), "--hm", repr(H / n_m), "--hh", repr(H / n_h), "-o", ref, *args.extra])
+        r = h5(ref)
+        mech, circuits, wires = part_fmus(args, opts)
+        check(mech.md.find("CoSimulation").get("canHandleVariableCommunicationStepSize") == "true",
+              "mechanics does not declare canHandleVariableCommunicationStepSize")
+        rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, [(k * H, H) for k in range(steps)], p, r["names_s"], len(r["names_z"]),
+                                       len(r["names_p"]))
+        got_z, got_s, got_p = np.array(rz), np.array(rs), np.array(rp)
+        check(got_z.shape == r["states/z"].shape, "varstep_parts %g h_m: shape %s vs hymo cosim %s" %
+              (factor, got_z.shape, r["states/z"].shape))
+        check(np.max(np.abs(r["time"] - np.arange(steps + 1) * H)) <= 1e-9 * H,
+              "varstep_parts %g h_m: hymo cosim's rows are not the communication points" % factor)
+        check(max(abs(x - steps * H) for x in t_fmu) <= 1e-9 * H, "varstep_parts %g h_m: FMU times %r" % (factor, t_fmu))
+        ez, es, ep = max_rel(got_z, r["states/z"]), max_rel(got_s, r["actuators/s"]), max_rel(got_p, r["states/p"])
+        ident = [bool(np.array_equal(a, b)) for a, b in ((got_z, r["states/z"]), (got_s, r["actuators/s"]),
+                                                        (got_p, r["states/p"]))]
+        ident_all = ident_all and all(ident)
+        worst = max(worst, ez, es, ep)
+        print("varstep_parts: H = %g h_m = %g s, %d steps, mechanics %d step(s) of H/%d, %d circuit FMU(s) %d steps "
+              "of H/%d each, extrapolation order %d: max relative difference to hymo cosim --hm H/%d --hh H/%d: "
+              "z %.3g%s, s %.3g%s, p %.3g%s" %
+              (factor, H, steps, n_m, n_m, len(circuits), n_h, n_h, p, n_m, n_h,
+               ez, " (bit-identical)" if ident[0] else "", es, " (bit-identical)" if ident[1] else "",
+               ep, " (bit-identical)" if ident[2] else ""))
+        check(max(ez, es, ep) <= args.tol, "varstep_parts %g h_m: differs from hymo cosim by %.3g relative (> %g)" %
+              (factor, max(ez, es, ep), args.tol))
+        # the same loop with FMUs whose internal steps are H/n_m and H/n_h (no re-division): the same
+        # internal steps and input times, so bit-identical whatever the extrapolation order
+        fixed = ["--extrapolation", str(p), "--H", repr(H), "--hm", repr(H / n_m), "--hh", repr(H / n_h), *args.extra]
+        mech, circuits, wires = part_fmus(args, fixed)
+        fz, fs, fp, _ = jacobi_run(mech, circuits, wires, [(k * H, H) for k in range(steps)], p, r["names_s"],
+                                   len(r["names_z"]), len(r["names_p"]))
+        check(fz == rz and fs == rs and fp == rp, "varstep_parts %g h_m: differs from FMUs exported with h_m = H/%d, "
+              "h_h = H/%d by %.3g relative in p" % (factor, n_m, n_h, max_rel(np.array(rp), np.array(fp))))
+        print("varstep_parts: H = %g h_m: bit-identical to FMUs exported with h_m = H/%d, h_h = H/%d" %
+              (factor, n_m, n_h))
+    # a mixed sequence of steps (2.5, 1, 0.4, 3, 0.7, 2 h_m, ...) to 1.6 s (crane1 moves from 1 s on), inputs
+    # extrapolated linearly (order 1: the inputs' times inside the re-divided steps matter), against a fine
+    # hymo cosim (H = h_m = h_h = 0.1 ms, order 1) interpolated at its communication points: the co-simulation
+    # error of the mixed steps
+    T_mixed = 1.6
+    pattern, seq, t = (2.5, 1.0, 0.4, 3.0, 0.7, 2.0), [], 0.0
+    while t < T_mixed - 1e-12:
+        seq.append((t, pattern[len(seq) % len(pattern)] * hm))
+        t += seq[-1][1]
+    fine = os.path.join(args.work, "cosim_fine.h5")
+    run([args.hymo, "cosim", args.model, "-q", "--t-end", repr(T_mixed + 0.1), "--extrapolation", "1", "--H", "1e-4",
+         "--hm", "1e-4", "--hh", "1e-4", "-o", fine, *args.extra])
+    r = h5(fine)
+    mech, circuits, wires = part_fmus(args, opts)
+    rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, seq, 1, r["names_s"], len(r["names_z"]), len(r["names_p"]))
+    check(all(abs(x - t) <= 1e-9 * hm for x in t_fmu), "varstep_parts mixed: FMU times %r after %d steps to %r" %
+          (t_fmu, len(seq), t))
+    check(all(math.isfinite(v) for row in rz + rs + rp for v in row), "varstep_parts mixed: a value is not finite")
+    times = np.array([0.0] + [a + b for a, b in seq])
+    errs = []
+    for got, key, bound in ((rz, "states/z", 1e-3), (rs, "actuators/s", 1e-3), (rp, "states/p", 0.1)):
+        g = np.array(got)
+        want = np.array([np.interp(times, r["time"], r[key][:, j]) for j in range(g.shape[1])]).T
+        errs.append(max_rel(g, want))
+        check(errs[-1] <= bound, "varstep_parts mixed: %s differs from hymo cosim at H = 0.1 ms by %.3g relative "
+              "(> %g)" % (key, errs[-1], bound))
+    print("varstep_parts: mixed sequence of %d steps (%s h_m, ...), order 1: mechanics and %d circuit FMU(s) reached "
+          "t = %.9g s; vs hymo cosim at H = 0.1 ms: z %.3g, s %.3g, p %.3g relative (bounds 1e-3, 1e-3, 0.1)" %
+          (len(seq), ", ".join("%g" % x for x in pattern), len(circuits), t_fmu[0], *errs))
+    # a bad step is still an error: H <= 0, or t not the FMU's time
+    mech, circuits, wires = part_fmus(args, opts)
+    for f in [mech] + circuits:
+        f.setup()
+        for t0, H, text in ((0.0, 0.0, "must be positive"), (0.0, -hm, "must be positive"),
+                            (hm, 2.5 * hm, "is not the FMU's time")):
+            f.messages.clear()
+            st = f.lib.fmi2DoStep(f.c, C.c_double(t0), C.c_double(H), 1)
+            check(st == fmi2Error and text in " ".join(f.messages),
+                  "%s: fmi2DoStep(%g, %g) gave status %d (%r), not fmi2Error (%s)" %
+                  (f.identifier, t0, H, st, f.messages, text))
+            f.call("fmi2Reset")
+            f.setup()
+        f.close()
+    print("varstep_parts: H = 0, H = -h_m and a step from another time are fmi2Error (mechanics and every circuit)")
 
 
 STATISTICS = {"steps", "newton_iterations_total", "newton_iterations_max", "jacobian_evaluations", "reselections",
@@ -965,8 +1127,7 @@ def cmd_describe(args):
         check(md.find("ModelExchange") is None, "%s: declares ModelExchange" % path)
         ident = cs.get("modelIdentifier")
         check(ident and ident.isidentifier(), "%s: modelIdentifier %r" % (path, ident))
-        whole = ident.endswith("_whole")  # whole re-divides any step; the split parts take multiples of h only
-        for a, v in (("canHandleVariableCommunicationStepSize", "true" if whole else "false"),
+        for a, v in (("canHandleVariableCommunicationStepSize", "true"),  # every part re-divides any step
                      ("canGetAndSetFMUstate", "true"),
                      ("canInterpolateInputs", "true"), ("maxOutputDerivativeOrder", "0")):
             check(cs.get(a) == v, "%s: CoSimulation %s = %r" % (path, a, cs.get(a)))
@@ -1014,7 +1175,7 @@ def cmd_describe(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=("whole", "varstep", "getters", "jacobi", "state", "inputs", "flow_inputs", "errors",
+    ap.add_argument("command", choices=("whole", "varstep", "varstep_parts", "getters", "jacobi", "state", "inputs", "flow_inputs", "errors",
                                         "describe"))
     ap.add_argument("fmus", nargs="*")
     ap.add_argument("--hymo")
@@ -1035,7 +1196,7 @@ def main():
         if d.startswith("fmu_"):
             shutil.rmtree(os.path.join(args.work, d), ignore_errors=True)
     try:
-        {"whole": cmd_whole, "varstep": cmd_varstep, "getters": cmd_getters, "jacobi": cmd_jacobi, "state": cmd_state, "inputs": cmd_inputs,
+        {"whole": cmd_whole, "varstep": cmd_varstep, "varstep_parts": cmd_varstep_parts, "getters": cmd_getters, "jacobi": cmd_jacobi, "state": cmd_state, "inputs": cmd_inputs,
          "flow_inputs": cmd_flow_inputs,
          "errors": cmd_errors, "describe": cmd_describe}[args.command](args)
     except Failed as e:

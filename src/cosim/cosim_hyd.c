@@ -87,17 +87,22 @@ static void hyd_set_inputs(hymo_subsystem *sub, double t0, const double *coef)
 }
 
 /* The interface model's step from t: lockstep micro-steps h_h of all
- * circuits (seed 000 Eqs. 12-15). */
+ * circuits (seed 000 Eqs. 12-15); H not a whole multiple of h_h (an FMU's
+ * variable communication step): hymo_hyd_sub_steps(H, h_h) equal
+ * micro-steps H/N. */
 static hymo_status im_step(hyd_impl *hi, double t, double H, hymo_error *err)
 {
     const int na = hi->nc, T = HYMO_POLY_TERMS;
-    const double h = hi->h;
+    const long steps = hymo_hyd_sub_steps(H, hi->h);
+    if (steps == 0)
+        return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t = %.9g s: communication step %g s is more than 1e9 steps h_h",
+                              t, H);
+    const double h = hymo_steps_per_communication(H, hi->h) ? hi->h : H / (double)steps;
     const double *G = &hi->coef[T * 2 * na], *a0 = &hi->coef[T * (2 * na + na * na)];
     for (int a = 0; a < na; ++a) {
         hi->im_s[a] = hi->coef[T * (2 * a)];
         hi->im_sd[a] = hi->coef[T * (2 * a + 1)];
     }
-    const long steps = hymo_steps_per_communication(H, h);
     for (long j = 0; j < steps; ++j) {
         const double tj = t + (double)j * h;
         /* forces at tj from the current pressures and the model's motion */

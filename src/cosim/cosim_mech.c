@@ -236,20 +236,49 @@ static void tlm_waves(mech_impl *mi)
         }
 }
 
+/* A communication step H from t.  On the h_m grid (t = step h_m) with H a
+ * whole multiple of h_m: H/h_m steps of h_m (hymo's master checks that in
+ * hymo_cosim_options_check).  Otherwise (an FMU's variable communication
+ * step) n = ceil(H/h_m) equal steps of h = H/n <= h_m: with t on the grid
+ * of h, the steps of a master with h_m = h (the step size and the step
+ * counter are those of that grid during the step; then h_m again, the
+ * counter advanced by the steps taken);
+ * elsewhere each step lands on its end t + j h through the engine's
+ * shortened-step rule (the end time is set to the step's end and
+ * restored after it).  The inputs are evaluated at the integrator's input
+ * time of each step. */
 static hymo_status mech_do_step(hymo_subsystem *sub, double t, double H, hymo_error *err)
 {
     mech_impl *mi = sub->impl;
     hymo_sim *sim = mi->sim;
-    const long k = hymo_steps_per_communication(H, sim->opt.dt); /* checked by hymo_cosim_options_check */
-    (void)t;
+    const double dt = sim->opt.dt, t_end = sim->opt.t_end;
+    const long step = sim->state.step;
+    long k = hymo_steps_per_communication(H, dt), n = 0, step0 = -1;
+    if (k == 0 || fabs(sim->state.t - (double)step * dt) > 1e-9 * dt) {
+        const double ratio = H / dt, nr = ceil(ratio - 1e-9 * ratio);
+        if (!(H > 0.0) || !(nr <= 1e9))
+            return hymo_error_set(err, HYMO_ERR_ARGUMENT, "t = %.9g s: communication step %g s is not in (0, %g] s",
+                                  t, H, 1e9 * dt);
+        k = nr < 1.0 ? 1 : (long)nr;
+        const double h = H / (double)k, m = floor(sim->state.t / h + 0.5);
+        if (fabs(sim->state.t - m * h) <= 1e-9 * h) {
+            sim->opt.dt = h;
+            sim->state.step = step0 = (long)m;
+        } else {
+            n = k;
+        }
+    }
     if (mi->tlm) tlm_impedances(mi, H);
     /* the inputs jump at the communication point (a new polynomial) */
     apply_inputs(mi, sim->state.t);
     hymo_status st = sim->integrator->restart(sim, err);
     for (long j = 0; j < k && st == HYMO_OK; ++j) {
+        if (n) sim->opt.t_end = j + 1 == n ? t + H : t + (double)(j + 1) * (H / (double)n);
         apply_inputs(mi, sim->integrator->input_time(sim));
         st = hymo_sim_step(sim, err);
     }
+    sim->opt.t_end = t_end;
+    if (step0 >= 0) sim->opt.dt = dt, sim->state.step = step + (sim->state.step - step0);
     if (st != HYMO_OK) return st;
     /* outputs at the communication point */
     hymo_kin_positions(&sim->mb.kin, sim->model, sim->mb.z);

@@ -2,7 +2,9 @@
  * (index-1, the mechanical integrator of the co-simulation, SPEC §7): one
  * step of size opt.dt with the forces at t_k (set by the caller through the
  * force source), accelerations from the formulation, then
- * zd_{k+1} = zd_k + h zdd_k, z_{k+1} = z_k + h zd_{k+1}. */
+ * zd_{k+1} = zd_k + h zdd_k, z_{k+1} = z_k + h zd_{k+1}.  A step whose end
+ * hymo_engine_step_end puts before the next grid point (a nearer t_end)
+ * is shortened to land there: h = t_end - t_k. */
 #include <math.h>
 #include <string.h>
 
@@ -13,7 +15,9 @@ static hymo_status euler_step(hymo_sim *sim, hymo_error *err)
     const hymo_model *model = sim->model;
     hymo_mb *mb = &sim->mb;
     const int nz = sim->nz;
-    const double h = sim->opt.dt;
+    const double dt = sim->opt.dt, t_grid = (double)(sim->state.step + 1) * dt, t1 = hymo_engine_step_end(sim);
+    const int shortened = t1 != t_grid;
+    const double h = shortened ? t1 - sim->state.t : dt;
     /* dynamics at t_k with the forces at t_k */
     memcpy(mb->zn, mb->z, (size_t)nz * sizeof(double));
     memcpy(mb->zdn, mb->zd, (size_t)nz * sizeof(double));
@@ -33,7 +37,7 @@ static hymo_status euler_step(hymo_sim *sim, hymo_error *err)
             return hymo_error_set(err, HYMO_ERR_NUMERIC, "t = %.6g s (step %ld): joint %s became non-finite",
                                   sim->state.t + h, sim->state.step + 1, model->bodies[j].joint_name);
     }
-    sim->state.t = (double)(sim->state.step + 1) * h;
+    sim->state.t = shortened ? t1 : t_grid;
     sim->state.step++;
     hymo_kin_positions(&mb->kin, model, mb->z);
     hymo_kin_velocities(&mb->kin, model, mb->zd);
@@ -53,7 +57,12 @@ static hymo_status euler_step(hymo_sim *sim, hymo_error *err)
     return HYMO_OK;
 }
 
-static double euler_input_time(const hymo_sim *sim) { return (double)sim->state.step * sim->opt.dt; }
+/* t_k: the grid point, or the time reached by a shortened step */
+static double euler_input_time(const hymo_sim *sim)
+{
+    const double dt = sim->opt.dt;
+    return hymo_engine_step_end(sim) != (double)(sim->state.step + 1) * dt ? sim->state.t : (double)sim->state.step * dt;
+}
 
 static hymo_status euler_restart(hymo_sim *sim, hymo_error *err) { return (void)sim, (void)err, HYMO_OK; }
 

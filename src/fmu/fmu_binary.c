@@ -508,11 +508,6 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint
         snprintf(msg, sizeof msg, "communication point %.12g s is not the FMU's time %.12g s", t, f->time);
         return fail(f, "fmi2DoStep", msg);
     }
-    if (p->kind != HYMO_FMU_WHOLE && hymo_steps_per_communication(H, p->step) == 0) {
-        snprintf(msg, sizeof msg,
-                 "communication step %.9g s is not a whole multiple of the part's internal step %.9g s", H, p->step);
-        return fail(f, "fmi2DoStep", msg);
-    }
     hymo_subsystem *sub = p->sub;
     hymo_error err;
     hymo_error_clear(&err);

@@ -81,15 +81,15 @@ char *hymo_fmu_model_description(const hymo_fmu_part *p)
     put(&b, " (physics sha256 %s)\"\n  generationTool=\"hymo %s\"\n  variableNamingConvention=\"flat\"\n"
             "  numberOfEventIndicators=\"0\">\n",
         p->model->physics_sha256, hymo_version());
-    /* whole re-divides any communication step (fmu_whole.c); the split parts
-     * take whole multiples of their fixed internal step only */
+    /* every part re-divides a communication step that is not a whole
+     * multiple of its internal step (fmu_whole.c, cosim_mech.c, hyd_subsystem.c) */
     put(&b, "  <CoSimulation\n    modelIdentifier=\"%s\"\n    needsExecutionTool=\"false\"\n"
-            "    canHandleVariableCommunicationStepSize=\"%s\"\n    canInterpolateInputs=\"true\"\n"
+            "    canHandleVariableCommunicationStepSize=\"true\"\n    canInterpolateInputs=\"true\"\n"
             "    maxOutputDerivativeOrder=\"0\"\n    canRunAsynchronuously=\"false\"\n"
             "    canBeInstantiatedOnlyOncePerProcess=\"false\"\n    canNotUseMemoryManagementFunctions=\"true\"\n"
             "    canGetAndSetFMUstate=\"true\"\n    canSerializeFMUstate=\"true\"\n"
             "    providesDirectionalDerivative=\"false\"/>\n",
-        p->identifier, p->kind == HYMO_FMU_WHOLE ? "true" : "false");
+        p->identifier);
     /* units: each distinct one once */
     int any_unit = 0;
     for (int v = 0; v < p->n_vars; ++v) {

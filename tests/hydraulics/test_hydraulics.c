@@ -6,7 +6,7 @@
  *   3. the subsystem at rest stays at rest (all integrators);
  *   4. observed orders of Euler, trapezoidal rule and RK4 against a fine RK4
  *      solution, with a smooth prescribed motion and an open valve;
- *   5. H/h not an integer, a volume driven to zero, get/set_state replay;
+ *   5. H/h not an integer (re-divided), a volume driven to zero, get/set_state replay;
  *   6. ns per internal step (printed, not asserted).
  * HYMO_TEST_VERBOSE=1 prints the errors of the order test. */
 #include <math.h>
@@ -520,22 +520,46 @@ static void test_orders(void **state)
 /* ------------------------------------------------------------------ */
 /* 5. Arguments, failures, state round trip, names                     */
 
+/* H not a whole multiple of h: ceil(H/h) equal steps of H/N, the same as a
+ * part whose h is H/N; H <= 0 or more than 1e9 steps is refused. */
 static void test_bad_step_ratio(void **state)
 {
     crane1_setup *cs = *state;
+    const double c_s[4] = {cs->s0, 0.01, 0, 0}, c_v[4] = {0.01, 0, 0, 0};
     for (int k = 0; k < 3; ++k) {
-        hymo_hyd_sub *sub = default_sub(cs, k);
+        hymo_hyd_sub *sub = default_sub(cs, k), *ref = make_sub(cs, all_kinds[k], 2.5e-4 / 3.0, 1e-2, 1e-7, cs->p0,
+                                                                cs->u0);
         hymo_error err;
         hymo_error_clear(&err);
-        assert_int_equal(hymo_hyd_sub_do_step(sub, 0.0, 2.5e-4, &err), HYMO_ERR_ARGUMENT);
-        assert_non_null(strstr(err.message, "H = 0.00025"));
-        assert_non_null(strstr(err.message, "h = 0.0001"));
-        assert_int_equal(hymo_hyd_sub_do_step(sub, 0.0, 0.5e-4, &err), HYMO_ERR_ARGUMENT);
         assert_int_equal(hymo_hyd_sub_do_step(sub, 0.0, 0.0, &err), HYMO_ERR_ARGUMENT);
+        assert_int_equal(hymo_hyd_sub_do_step(sub, 0.0, -1e-4, &err), HYMO_ERR_ARGUMENT);
+        assert_int_equal(hymo_hyd_sub_do_step(sub, 0.0, 1e6, &err), HYMO_ERR_ARGUMENT);
+        assert_non_null(strstr(err.message, "more than 1e9"));
         long steps;
         hymo_hyd_sub_stats(sub, &steps, NULL, NULL);
         assert_int_equal(steps, 0);
-        /* a ratio off by round-off only is accepted: 3 h with h = 0.1 ms */
+        /* 2.5 h: three steps of H/3, bit-identical to h = H/3 */
+        hymo_hyd_sub_set_motion(sub, 0.0, c_s, c_v);
+        hymo_hyd_sub_set_motion(ref, 0.0, c_s, c_v);
+        assert_int_equal(hymo_hyd_sub_do_step(sub, 0.0, 2.5e-4, &err), HYMO_OK);
+        assert_int_equal(hymo_hyd_sub_do_step(ref, 0.0, 2.5e-4, &err), HYMO_OK);
+        hymo_hyd_sub_stats(sub, &steps, NULL, NULL);
+        assert_int_equal(steps, 3);
+        const int n = hymo_hyd_sub_state_size(sub);
+        double a[256], b[256];
+        assert_true(n <= 256 && n == hymo_hyd_sub_state_size(ref));
+        hymo_hyd_sub_get_state(sub, a);
+        hymo_hyd_sub_get_state(ref, b);
+        assert_memory_equal(a, b, (size_t)n * sizeof(double));
+        assert_true(hymo_hyd_sub_p(sub)[0] != cs->p0[0]); /* the motion moved the pressures */
+        /* 0.5 h: one step of H */
+        assert_int_equal(hymo_hyd_sub_do_step(sub, 2.5e-4, 0.5e-4, &err), HYMO_OK);
+        hymo_hyd_sub_stats(sub, &steps, NULL, NULL);
+        assert_int_equal(steps, 4);
+        hymo_hyd_sub_free(sub);
+        hymo_hyd_sub_free(ref);
+        /* a ratio off by round-off only is a whole multiple: 3 h with h = 0.1 ms */
+        sub = default_sub(cs, k);
         assert_int_equal(hymo_hyd_sub_do_step(sub, 0.0, 0.1e-3 + 0.2e-3, &err), HYMO_OK);
         hymo_hyd_sub_stats(sub, &steps, NULL, NULL);
         assert_int_equal(steps, 3);
