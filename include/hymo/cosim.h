@@ -362,6 +362,16 @@ typedef struct {
 hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *opt, const hymo_reference *ref,
                            const char *out_path, hymo_cosim_summary *summary, hymo_error *err);
 
+/* The size of the file a co-simulation with options opt would write
+ * (*bytes: the rows of every communication point, at most t_end/H_min
+ * with H control, plus the model text and 64 KiB of names and attributes;
+ * the co-simulation's own coupling series come on top) and, with
+ * with_time, its run time (*seconds, from a probe of at most 50
+ * communication steps without a file; -1 when not estimated).  Errors:
+ * bad options. */
+hymo_status hymo_cosim_estimate(const hymo_model *model, const hymo_cosim_options *opt, int with_time,
+                                double *bytes, double *seconds, hymo_error *err);
+
 /* Prints the summary of a co-simulation run with options opt to out: the
  * configuration, status, residual energy, energy balance, iterations, TLM
  * lines, errors against the reference (if any) and the verdict. */

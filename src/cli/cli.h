@@ -140,10 +140,12 @@ int hymo_cli_temp_create(const char *path, char *tmp, size_t cap);
 /* Before a run writes out_path: refuses (one error line, returns 2) when
  * its estimated size `bytes` exceeds max_bytes (> 0) or the free space of
  * the file system of out_path, naming the size, the time *seconds (< 0:
- * not estimated), and the flags that allow it; else returns -1.  With
- * seconds NULL: the same answer, nothing printed. */
+ * not estimated), the flag that allows it and `fewer` (what makes the
+ * file smaller, e.g. "fewer rows with a larger --H, or a shorter
+ * --t-end"); else returns -1.  With seconds NULL: the same answer,
+ * nothing printed. */
 int hymo_cli_output_budget(const char *cmd, const char *out_path, double bytes, const double *seconds,
-                           double max_bytes);
+                           double max_bytes, const char *fewer);
 
 /* Loads the model file `path` (of command cmd; NULL: missing) with the
  * --set overrides in sets.  Returns -1 when loaded, else 2 after one error

@@ -279,7 +279,7 @@ static void fmt_seconds(char *out, size_t cap, double s)
 }
 
 int hymo_cli_output_budget(const char *cmd, const char *out_path, double bytes, const double *seconds_p,
-                           double max_bytes)
+                           double max_bytes, const char *fewer)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", out_path);
@@ -298,15 +298,14 @@ int hymo_cli_output_budget(const char *cmd, const char *out_path, double bytes, 
     if (over_disk) {
         fmt_bytes(l, sizeof l, avail);
         fprintf(stderr,
-                "hymo: error: %s: the output file %s would be %s (run time %s), more than the %s free in %s; "
-                "fewer rows with --output-every N or --output-interval S, or a shorter --t-end\n",
-                cmd, out_path, b, t, l, dir);
+                "hymo: error: %s: the output file %s would be %s (run time %s), more than the %s free in %s; %s\n",
+                cmd, out_path, b, t, l, dir, fewer);
     } else {
         fmt_bytes(l, sizeof l, max_bytes);
         fprintf(stderr,
                 "hymo: error: %s: the output file %s would be %s (run time %s), more than --max-output-size %s; "
-                "allow it with --max-output-size %.3g (0: no limit), or fewer rows with --output-every N\n",
-                cmd, out_path, b, t, l, bytes * 1.01);
+                "allow it with --max-output-size %.3g (0: no limit), or %s\n",
+                cmd, out_path, b, t, l, bytes * 1.01, fewer);
     }
     return EXIT_BAD_INPUT;
 }

@@ -9,6 +9,9 @@
 #include "hymo/cosim.h"
 #include "hymo/fmu.h"
 
+/* What makes a co-simulation's file smaller (hymo_cli_output_budget). */
+#define COSIM_FEWER_ROWS "fewer rows with a larger --H, or a shorter --t-end"
+
 static void usage_cosim(FILE *out)
 {
     fputs("usage: hymo cosim MODEL.yaml --H S --hh S [options] [-o OUT.h5]\n"
@@ -86,6 +89,10 @@ static void usage_cosim(FILE *out)
           "  --set PATH=VALUE      override one value of the model file (repeatable;\n"
           "                        recorded in the output, docs/overrides.md)\n"
           "  -o, --output OUT.h5   result (SPEC §8 layout + /cosim group; atomic)\n"
+          "  --max-output-size SIZE refuse a co-simulation whose file would be larger\n"
+          "                        (estimated before the first step; suffix k, M, G, T; 0: no\n"
+          "                        limit; default 10G); a file larger than the free space is\n"
+          "                        always refused\n"
           "  -q, --quiet           no summary on stdout\n"
           "\n"
           "exit status: 0 stable (or accurate), 1 inaccurate (a threshold fails, as in\n"
@@ -254,6 +261,7 @@ int hymo_cli_cosim(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL, *ref_path = NULL;
     int quiet = 0, n_pos = 0;
+    double max_output = HYMO_CLI_MAX_OUTPUT_DEFAULT;
     hymo_cli_list sets = {0}, cosim_opts = {0};
     const hymo_cli_option opts[] = {
         {"--H", 0, hymo_cli_append, &cosim_opts},
@@ -261,6 +269,7 @@ int hymo_cli_cosim(int argc, char **argv)
         HYMO_CLI_COSIM_OPTIONS(&cosim_opts),
         {"--reference", 0, hymo_cli_str, &ref_path},
         {"--set", 0, hymo_cli_append, &sets},
+        {"--max-output-size", 0, hymo_cli_size, &max_output},
         {"--output", 'o', hymo_cli_str, &out_path},
         {"--quiet", 'q', NULL, &quiet},
         {NULL, 0, NULL, NULL},
@@ -283,6 +292,16 @@ int hymo_cli_cosim(int argc, char **argv)
     hymo_reference *ref = NULL;
     const char *inputs[2] = {model_path, ref_path};
     if (open_reference(inputs, 2, out_path, ref_path, &ref)) goto done;
+    if (out_path) { /* the file's size against the limit and the free space, before the first step */
+        double bytes = 0.0, seconds = -1.0;
+        if (hymo_cosim_estimate(model, &opt, 0, &bytes, NULL, &err) == HYMO_OK &&
+            hymo_cli_output_budget("cosim", out_path, bytes, NULL, max_output, COSIM_FEWER_ROWS) >= 0) {
+            hymo_cosim_estimate(model, &opt, 1, NULL, &seconds, &err); /* refused: its time too */
+            status = hymo_cli_output_budget("cosim", out_path, bytes, &seconds, max_output, COSIM_FEWER_ROWS);
+            hymo_ref_free(ref);
+            goto done;
+        }
+    }
     hymo_cosim_summary sum;
     hymo_status st = hymo_cosim_run(model, &opt, ref, out_path, &sum, &err);
     hymo_ref_free(ref);

@@ -41,6 +41,9 @@ static void usage_main(FILE *out)
           out);
 }
 
+/* What makes a run's file smaller (hymo_cli_output_budget). */
+#define RUN_FEWER_ROWS "fewer rows with --output-every N or --output-interval S, or a shorter --t-end"
+
 static void usage_run(FILE *out)
 {
     fputs("usage: hymo run MODEL.yaml [options]\n"
@@ -267,9 +270,9 @@ static int cmd_run(int argc, char **argv)
     if (out_path) { /* the file's size against the limit and the free space, before the first step */
         double bytes = 0.0, seconds = -1.0;
         if (hymo_run_estimate(model, &opt, 1, 0, &bytes, NULL, &err) == HYMO_OK &&
-            hymo_cli_output_budget("run", out_path, bytes, NULL, max_output) >= 0) {
+            hymo_cli_output_budget("run", out_path, bytes, NULL, max_output, RUN_FEWER_ROWS) >= 0) {
             hymo_run_estimate(model, &opt, 1, 1, NULL, &seconds, &err); /* refused: its time too */
-            const int code = hymo_cli_output_budget("run", out_path, bytes, &seconds, max_output);
+            const int code = hymo_cli_output_budget("run", out_path, bytes, &seconds, max_output, RUN_FEWER_ROWS);
             hymo_model_free(model);
             return code;
         }

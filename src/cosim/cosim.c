@@ -1590,6 +1590,37 @@ hymo_status hymo_cosim_run(const hymo_model *model, const hymo_cosim_options *op
     return st;
 }
 
+/* Communication steps of the time probe of hymo_cosim_estimate. */
+#define PROBE_STEPS 50
+
+hymo_status hymo_cosim_estimate(const hymo_model *model, const hymo_cosim_options *opt, int with_time,
+                                double *bytes, double *seconds, hymo_error *err)
+{
+    hymo_status st = hymo_cosim_options_check(opt, err);
+    if (st != HYMO_OK) return st;
+    const double t_end = opt->mech.t_end;
+    const double H = opt->H_control == HYMO_H_ENERGY && opt->H_min > 0.0 ? opt->H_min : opt->H;
+    const double steps = floor(t_end / H + 0.5);
+    double rows = steps + 2.0; /* the first and the last */
+    if (opt->output_dt > 0.0) rows += floor(t_end / opt->output_dt + 0.5);
+    const double text = model->source_text ? (double)strlen(model->source_text) : 0.0;
+    if (bytes) *bytes = rows * hymo_rows_row_bytes(model) + text + 65536.0;
+    if (!seconds) return HYMO_OK;
+    *seconds = -1.0;
+    if (!with_time || !(steps >= 1.0)) return HYMO_OK;
+    /* the time: the first communication steps of the same co-simulation, without a file */
+    hymo_cosim_options po = *opt;
+    const double k = steps < PROBE_STEPS ? steps : PROBE_STEPS;
+    po.mech.t_end = k * opt->H;
+    po.H_control = HYMO_H_FIXED;
+    hymo_cosim_summary sum;
+    hymo_error perr;
+    const double t0 = hymo_now_seconds();
+    if (hymo_cosim_run(model, &po, NULL, NULL, &sum, &perr) == HYMO_OK)
+        *seconds = (hymo_now_seconds() - t0) / k * (t_end / opt->H);
+    return HYMO_OK;
+}
+
 void hymo_cosim_summary_print(FILE *out, const hymo_cosim_options *o, const hymo_cosim_summary *s)
 {
     fprintf(out, "co-simulation  %s, %s, extrapolation %s, mechanics' inputs %s\n", hymo_cosim_scheme_name(o->scheme),

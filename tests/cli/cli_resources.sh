@@ -7,7 +7,7 @@
 #   2. a run of 1e9 steps with -o is refused before its first step (within
 #      seconds): exit 2, one line naming the estimated size, the time and
 #      the flag; --max-output-size below a run's size refuses it, 0 lifts
-#      the limit;
+#      the limit; the same for cosim (1e9 communication steps);
 #   3. cosim stores its rows in blocks: a cosim over several blocks
 #      (> 1024 rows) gives the same rows in the file as its rows read back
 #      (row count, last time).
@@ -77,6 +77,24 @@ ls m.h5* > /dev/null 2>&1 && fail "--max-output-size 1M: left $(ls m.h5*)"
 "$HYMO" run "$M" --t-end 30 --max-output-size 20M -q -o m.h5 || fail "--max-output-size 20M: refused"
 "$HYMO" run "$M" --t-end 1 --max-output-size 12X -q -o m.h5 2> x.err && fail "--max-output-size 12X accepted"
 grep -q "is not a size" x.err || fail "--max-output-size 12X: $(cat x.err)"
+
+# the same for cosim: 1e9 communication steps refused before the first, its --max-output-size
+t0=$(date +%s)
+timeout 60 "$HYMO" cosim "$M" --t-end 1e6 -o cbig.h5 > cbig.out 2> cbig.err; code=$?
+[ $code -eq 124 ] && rm -f cbig.h5.*
+t1=$(date +%s)
+[ $code -eq 2 ] || fail "cosim 1e9 steps: exit $code: $(cat cbig.err)"
+[ "$(wc -l < cbig.err)" -eq 1 ] || fail "cosim 1e9 steps: not one line: $(cat cbig.err)"
+grep -q "cosim: the output file cbig.h5 would be [0-9.]* GB (run time about [0-9.]* \(min\|h\|days\))" cbig.err ||
+    fail "cosim 1e9 steps: no size and time: $(cat cbig.err)"
+grep -q -- "--max-output-size\|--H" cbig.err || fail "cosim 1e9 steps: no flag named: $(cat cbig.err)"
+[ $((t1 - t0)) -lt 30 ] || fail "cosim 1e9 steps: took $((t1 - t0)) s to refuse"
+ls cbig.h5* > /dev/null 2>&1 && fail "cosim 1e9 steps: left $(ls cbig.h5*)"
+"$HYMO" cosim "$M" --t-end 30 --max-output-size 1M -q -o cm.h5 > cm.out 2> cm.err; code=$?
+[ $code -eq 2 ] || fail "cosim --max-output-size 1M: exit $code"
+grep -q "more than --max-output-size 1 MB; allow it with --max-output-size" cm.err || fail "cosim --max-output-size 1M: $(cat cm.err)"
+ls cm.h5* > /dev/null 2>&1 && fail "cosim --max-output-size 1M: left $(ls cm.h5*)"
+"$HYMO" cosim "$M" --t-end 30 --max-output-size 20M -q -o cm.h5 || fail "cosim --max-output-size 20M: refused"
 
 # 3. cosim over several blocks (3001 rows): the file's rows against what the run reports
 "$HYMO" cosim "$M" --t-end 3 -q -o b.h5 || fail "cosim 3 s"
