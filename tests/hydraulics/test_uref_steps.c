@@ -100,8 +100,9 @@ static hymo_hyd_sub *sub_clone(line_model *post, const hymo_hyd_sub *from, hymo_
     return sub;
 }
 
-/* y of a and b bit for bit; the spool moved (the jump was taken) */
-static void assert_same_y(const hymo_hyd_sub *a, const hymo_hyd_sub *b, const char *what,
+/* y of a and b bit for bit (the number of entries that differ, printed);
+ * the spool moved (the jump was taken) */
+static int differing_y(const hymo_hyd_sub *a, const hymo_hyd_sub *b, const char *what,
                           hymo_hyd_integrator_kind kind)
 {
     const int n = hymo_hyd_sub_n(a);
@@ -112,10 +113,14 @@ static void assert_same_y(const hymo_hyd_sub *a, const hymo_hyd_sub *b, const ch
     print_message("%s, %s: spool %.17g V (fresh from t_j: %.17g V); Vp %.17g Pa (%.17g Pa)\n", what,
                   hymo_hyd_integrator_name(kind), ya[3], yb[3], ya[0], yb[0]);
     assert_true(yb[3] > 1e-4);
+    int bad = 0;
     for (int i = 0; i < n; ++i)
-        if (memcmp(&ya[i], &yb[i], sizeof ya[i]) != 0)
-            fail_msg("%s, %s: y[%d] = %.17g, fresh subsystem from t_j %.17g", what, hymo_hyd_integrator_name(kind),
-                     i, ya[i], yb[i]);
+        if (memcmp(&ya[i], &yb[i], sizeof ya[i]) != 0) {
+            print_error("%s, %s: y[%d] = %.17g, fresh subsystem from t_j %.17g\n", what,
+                        hymo_hyd_integrator_name(kind), i, ya[i], yb[i]);
+            ++bad;
+        }
+    return bad;
 }
 
 static const hymo_hyd_integrator_kind KINDS[3] = {HYMO_HYD_EULER, HYMO_HYD_RK4, HYMO_HYD_TRAPEZOIDAL};
@@ -131,6 +136,7 @@ static void test_jump_inside_communication_step(void **state)
     line_load(&post, "points: [[0, 3]]");
     const double h = 0x1p-10, H = 8.0 * h, tj = 12.0 * h;
     assert_true(tj == 0.01171875);
+    int bad = 0;
     for (int k = 0; k < 3; ++k) {
         hymo_hyd_sub *a = sub_new(&jump, KINDS[k], h), *c = sub_new(&jump, KINDS[k], h);
         step(a, 0.0, H);
@@ -140,11 +146,12 @@ static void test_jump_inside_communication_step(void **state)
         assert_true(hymo_hyd_sub_u(c)[0] == 0.0);
         hymo_hyd_sub *b = sub_clone(&post, c, KINDS[k], h);
         step(b, tj, 2.0 * H - tj);
-        assert_same_y(a, b, "jump inside a communication step", KINDS[k]);
+        bad += differing_y(a, b, "jump inside a communication step", KINDS[k]);
         hymo_hyd_sub_free(a);
         hymo_hyd_sub_free(b);
         hymo_hyd_sub_free(c);
     }
+    assert_int_equal(bad, 0);
     line_free(&jump);
     line_free(&post);
 }
@@ -158,6 +165,7 @@ static void test_jump_at_communication_point(void **state)
     line_load(&jump, "points: [[0, 0], [0.005, 0], [0.005, 3], [1, 3]]");
     line_load(&post, "points: [[0, 3]]");
     const double h = 1e-4, H = 1e-3;
+    int bad = 0;
     for (int k = 0; k < 3; ++k) {
         hymo_hyd_sub *a = sub_new(&jump, KINDS[k], h);
         double t = 0.0;
@@ -169,10 +177,11 @@ static void test_jump_at_communication_point(void **state)
             step(a, t, H);
             step(b, t, H);
         }
-        assert_same_y(a, b, "jump at a communication point", KINDS[k]);
+        bad += differing_y(a, b, "jump at a communication point", KINDS[k]);
         hymo_hyd_sub_free(a);
         hymo_hyd_sub_free(b);
     }
+    assert_int_equal(bad, 0);
     line_free(&jump);
     line_free(&post);
 }
