@@ -62,14 +62,17 @@ static const double F0 = 200.0, F1 = 3.0e4, F2 = -4.0e5, F3 = 2.0e6;
 
 static double force(double t) { return ((F3 * t + F2) * t + F1) * t + F0; }
 
-static void test_variable_steps_trapezoidal(void **state)
+/* The steps above with the mechanical integrator kind; the index-1
+ * mechanics (semi-implicit Euler) against its recurrence v_j+1 = v_j + h a_j,
+ * x_j+1 = x_j + h v_j+1 (the input at each internal step's start) */
+static void variable_steps(hymo_mech_integrator_kind kind)
 {
-    (void)state;
+    const int trap = kind == HYMO_MECH_TRAPEZOIDAL;
     hymo_model *model = test_load_text(SLIDER, "pushed_slider");
     hymo_cosim_options opt;
     hymo_cosim_options_default(&opt, model);
     opt.coupling = HYMO_COUPLING_VELOCITY_FORCE;
-    opt.mech_integrator = HYMO_MECH_TRAPEZOIDAL;
+    opt.mech_integrator = kind;
     hymo_split *sp = NULL;
     hymo_error err;
     hymo_error_clear(&err);
@@ -97,8 +100,8 @@ static void test_variable_steps_trapezoidal(void **state)
         shortened += fabs(t / (H / (double)n) - floor(t / (H / (double)n) + 0.5)) > 1e-9;
         for (long i = 0; i < n; ++i) {
             const double h = H / (double)n, t1 = t + (double)(i + 1) * h, a1 = force(t1) / MASS;
-            const double v1 = v + 0.5 * h * (a + a1);
-            x += 0.5 * h * (v + v1);
+            const double v1 = trap ? v + 0.5 * h * (a + a1) : v + h * a;
+            x += trap ? 0.5 * h * (v + v1) : h * v1;
             v = v1, a = a1;
         }
         substeps += n;
@@ -107,10 +110,10 @@ static void test_variable_steps_trapezoidal(void **state)
         worst_s = fmax(worst_s, fabs(y[0] - x));
         worst_sd = fmax(worst_sd, fabs(y[1] - v));
     }
-    print_message("trapezoidal mechanics, 24 communication steps (%d of them shortened), %ld internal steps to "
+    print_message("%s mechanics, 24 communication steps (%d of them shortened), %ld internal steps to "
                   "t = %.6g s: s = %.15g m (recurrence %.15g m), sd = %.15g m/s (%.15g m/s); max |ds| %.3g m, "
                   "|dsd| %.3g m/s\n",
-                  shortened, substeps, t, y[0], x, y[1], v, worst_s, worst_sd);
+                  hymo_mech_integrator_name(kind), shortened, substeps, t, y[0], x, y[1], v, worst_s, worst_sd);
     assert_true(shortened >= 20);
     assert_true(v > 1.0); /* the force moved it */
     assert_true(worst_s <= 1e-13);
@@ -119,10 +122,23 @@ static void test_variable_steps_trapezoidal(void **state)
     hymo_model_free(model);
 }
 
+static void test_variable_steps_trapezoidal(void **state)
+{
+    (void)state;
+    variable_steps(HYMO_MECH_TRAPEZOIDAL);
+}
+
+static void test_variable_steps_index1(void **state)
+{
+    (void)state;
+    variable_steps(HYMO_MECH_INDEX1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variable_steps_trapezoidal),
+        cmocka_unit_test(test_variable_steps_index1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
