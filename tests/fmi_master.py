@@ -23,7 +23,8 @@ wires.
       h_m = H/n_m, h_h = H/n_h (bit-identical at any --order); a mixed
       sequence of steps (order 1) reaches 1.6 s and stays within the
       co-simulation error of a fine hymo cosim; H <= 0 or a wrong t is
-      still fmi2Error.
+      still fmi2Error.  --hymo-fit: the inputs' polynomials with hymo's
+      arithmetic and point times (bit-identical to hymo cosim at any order).
   fmi_master.py interface_model --hymo HYMO --model M --work DIR [--t-end T] [--H H] [--tol R]
       mechanics + circuit:all exported with --extrapolation interface-model
       in a Jacobi loop following hymo's protocol (circuit inputs held,
@@ -549,7 +550,8 @@ def cmd_varstep_parts(args):
     steps H = 2.5 h_m and 0.4 h_m, which are no whole multiples of either internal step, in a
     Jacobi loop, against `hymo cosim --H H --hm H/n_m --hh H/n_h` with n = ceil(H/h) (the
     internal steps the FMUs take); a mixed sequence of steps reaches its end time.  args.extra:
-    further options of both (--mech-integrator index1, --extrapolation interface-model, ...)."""
+    further options of both (--mech-integrator index1, ...; every input gets the same order, which
+    is not the protocol of --extrapolation interface-model: see cmd_interface_model)."""
     import numpy as np
     hm, hh, p = 1e-3, 3e-4, args.order
     opts = ["--extrapolation", str(p), "--H", repr(10 * hh), "--hm", repr(hm), "--hh", repr(hh), *args.extra]
@@ -566,7 +568,7 @@ def cmd_varstep_parts(args):
         check(mech.md.find("CoSimulation").get("canHandleVariableCommunicationStepSize") == "true",
               "mechanics does not declare canHandleVariableCommunicationStepSize")
         rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, [(k * H, H) for k in range(steps)], p, r["names_s"], len(r["names_z"]),
-                                       len(r["names_p"]))
+                                       len(r["names_p"]), hymo_fit=args.hymo_fit)
         got_z, got_s, got_p = np.array(rz), np.array(rs), np.array(rp)
         check(got_z.shape == r["states/z"].shape, "varstep_parts %g h_m: shape %s vs hymo cosim %s" %
               (factor, got_z.shape, r["states/z"].shape))
@@ -591,7 +593,7 @@ def cmd_varstep_parts(args):
         fixed = ["--extrapolation", str(p), "--H", repr(H), "--hm", repr(H / n_m), "--hh", repr(H / n_h), *args.extra]
         mech, circuits, wires = part_fmus(args, fixed)
         fz, fs, fp, _ = jacobi_run(mech, circuits, wires, [(k * H, H) for k in range(steps)], p, r["names_s"],
-                                   len(r["names_z"]), len(r["names_p"]))
+                                   len(r["names_z"]), len(r["names_p"]), hymo_fit=args.hymo_fit)
         check(fz == rz and fs == rs and fp == rp, "varstep_parts %g h_m: differs from FMUs exported with h_m = H/%d, "
               "h_h = H/%d by %.3g relative in p" % (factor, n_m, n_h, max_rel(np.array(rp), np.array(fp))))
         print("varstep_parts: H = %g h_m: bit-identical to FMUs exported with h_m = H/%d, h_h = H/%d" %
@@ -610,7 +612,8 @@ def cmd_varstep_parts(args):
          "--hm", "1e-4", "--hh", "1e-4", "-o", fine, *args.extra])
     r = h5(fine)
     mech, circuits, wires = part_fmus(args, opts)
-    rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, seq, 1, r["names_s"], len(r["names_z"]), len(r["names_p"]))
+    rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, seq, 1, r["names_s"], len(r["names_z"]), len(r["names_p"]),
+                                   hymo_fit=args.hymo_fit)
     check(all(abs(x - t) <= 1e-9 * hm for x in t_fmu), "varstep_parts mixed: FMU times %r after %d steps to %r" %
           (t_fmu, len(seq), t))
     check(all(math.isfinite(v) for row in rz + rs + rp for v in row), "varstep_parts mixed: a value is not finite")
@@ -1280,6 +1283,8 @@ def main():
     ap.add_argument("--H", type=float, default=1e-3)
     ap.add_argument("--snapshot-every", type=int, default=0, help="whole: fmi2GetFMUstate every N steps")
     ap.add_argument("--order", type=int, default=0, help="jacobi: Lagrange extrapolation order of the inputs")
+    ap.add_argument("--hymo-fit", action="store_true",
+                    help="varstep_parts: inputs through hymo's own polynomial fit and point times (hymo_poly_fit)")
     ap.add_argument("--tol", type=float, default=1e-12, help="jacobi, flow_inputs: relative tolerance (flow_inputs: 0 = bit-identical)")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
                     help="further options for hymo fmu/run/cosim (last)")
