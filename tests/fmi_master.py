@@ -7,7 +7,9 @@ Written from the FMI 2.0 standard's function list and calling sequence
 fmi2ExitInitializationMode, fmi2SetReal / fmi2GetReal, fmi2DoStep,
 fmi2GetFMUstate / fmi2SetFMUstate, fmi2Terminate, fmi2FreeInstance), not
 from hymo's master: it knows nothing of hymo but the variable names it
-wires.
+wires, and, for `interface_model` and `--hymo-fit`, the protocol and
+polynomial arithmetic docs/fmi.md ("A master for the interface model")
+describes.
 
   fmi_master.py whole    --hymo HYMO --model M --work DIR [--t-end T]
       exports M's `whole` FMU, steps it with H = dt and compares every
