@@ -7,7 +7,9 @@ Written from the FMI 2.0 standard's function list and calling sequence
 fmi2ExitInitializationMode, fmi2SetReal / fmi2GetReal, fmi2DoStep,
 fmi2GetFMUstate / fmi2SetFMUstate, fmi2Terminate, fmi2FreeInstance), not
 from hymo's master: it knows nothing of hymo but the variable names it
-wires.
+wires, and, for `interface_model` and `--hymo-fit`, the protocol and
+polynomial arithmetic docs/fmi.md ("A master for the interface model")
+describes.
 
   fmi_master.py whole    --hymo HYMO --model M --work DIR [--t-end T]
       exports M's `whole` FMU, steps it with H = dt and compares every
@@ -23,7 +25,14 @@ wires.
       h_m = H/n_m, h_h = H/n_h (bit-identical at any --order); a mixed
       sequence of steps (order 1) reaches 1.6 s and stays within the
       co-simulation error of a fine hymo cosim; H <= 0 or a wrong t is
-      still fmi2Error.
+      still fmi2Error.  --hymo-fit: the inputs' polynomials with hymo's
+      arithmetic and point times (bit-identical to hymo cosim at any order).
+  fmi_master.py interface_model --hymo HYMO --model M --work DIR [--t-end T] [--H H] [--tol R]
+      mechanics + circuit:all exported with --extrapolation interface-model
+      in a Jacobi loop following hymo's protocol (circuit inputs held,
+      mechanics' inputs linear through hymo's fit) against `hymo cosim
+      --extrapolation interface-model`: at whole multiples (h_m = H) and
+      re-divided (H = 2.5 and 0.4 h_m); bit-identical z, s, p.
   fmi_master.py getters  --hymo HYMO --model M --work DIR [--t-end T]
       every Real variable of the whole FMU (outputs and locals: z, zd, zdd,
       s, sd, F, p, u, time, energies, iterations, steps) against `hymo run`'s
@@ -466,11 +475,34 @@ def part_fmus(args, opts):
     return mech, circuits, wires
 
 
-def jacobi_run(mech, circuits, wires, steps, p, names_s, n_z, n_p):
+def hymo_poly_fit(ts, ys, t0):
+    """Coefficients c_0..c_3 in powers of tau = t - t0 of the polynomial through (ts, ys) with
+    hymo's own arithmetic (hymo_poly_fit, src/master/nodes.c): Newton divided differences in
+    tau, expanded to monomials by Horner's scheme."""
+    n = len(ts)
+    tau, dd = [x - t0 for x in ts], list(ys)
+    for j in range(1, n):
+        for i in range(n - 1, j - 1, -1):
+            dd[i] = (dd[i] - dd[i - 1]) / (tau[i] - tau[i - j])
+    c = [0.0] * 4
+    for i in range(n - 1, -1, -1):
+        for k in range(3, 0, -1):
+            c[k] = c[k - 1] - tau[i] * c[k]
+        c[0] = -tau[i] * c[0] + dd[i]
+    return c
+
+
+def jacobi_run(mech, circuits, wires, steps, p, names_s, n_z, n_p, order_of=None, hymo_fit=False):
     """A Jacobi loop over the communication steps `steps`, pairs (t, H) (inputs: the Lagrange
     polynomial of order p through the sources' outputs at the last p + 1 points, at their
-    own times); rows of z, s, p at every communication point and the final time."""
+    own times); rows of z, s, p at every communication point and the final time.
+    order_of(fmu): the order of that FMU's inputs instead of p.  hymo_fit: the points are
+    dated as hymo's master dates them (0, then t + H of the step that produced them) and the
+    polynomial is hymo's (hymo_poly_fit): its value at t by fmi2SetReal (not the latest
+    output) and its derivatives by fmi2SetRealInputDerivatives."""
     rows_z, rows_s, rows_p = [], [], []
+    order_of = order_of or (lambda f: p)
+    keep = max([p] + [order_of(f) for f in [mech] + circuits])
 
     def record():
         rows_z.append(mech.get(["z[%d]" % j for j in range(n_z)]))
@@ -485,23 +517,29 @@ def jacobi_run(mech, circuits, wires, steps, p, names_s, n_z, n_p):
     for f in [mech] + circuits:
         f.setup()
     record()
-    history, times = {}, []
+    history, times, t_point = {}, [], 0.0
     for t, H in steps:
-        times.insert(0, t)
+        times.insert(0, t_point if hymo_fit else t)
         for to, inp, src, out in wires:
             h = history.setdefault((id(src), out), [])
             if len(h) < len(times):
                 h.insert(0, src.get([out])[0])
-            del h[p + 1:]
-        del times[p + 1:]
+            del h[keep + 1:]
+        del times[keep + 1:]
         for to, inp, src, out in wires:
-            h = history[(id(src), out)]
-            c = extrapolation(times[:len(h)], h, t)
-            to.set([inp], [h[0]])
+            n = min(len(history[(id(src), out)]), order_of(to) + 1)
+            h = history[(id(src), out)][:n]
+            if hymo_fit:
+                c = hymo_poly_fit(times[:n], h, t)[:n]
+                to.set([inp], [c[0]])
+            else:
+                c = extrapolation(times[:n], h, t)
+                to.set([inp], [h[0]])
             for order in range(1, len(c)):
                 to.set_derivative([inp], order, [c[order] * math.factorial(order)])
         for f in [mech] + circuits:
             f.step(t, H)
+        t_point = t + H
         record()
     t_fmu = [f.get(["time"])[0] for f in [mech] + circuits]
     for f in [mech] + circuits:
@@ -514,7 +552,8 @@ def cmd_varstep_parts(args):
     steps H = 2.5 h_m and 0.4 h_m, which are no whole multiples of either internal step, in a
     Jacobi loop, against `hymo cosim --H H --hm H/n_m --hh H/n_h` with n = ceil(H/h) (the
     internal steps the FMUs take); a mixed sequence of steps reaches its end time.  args.extra:
-    further options of both (--mech-integrator index1, --extrapolation interface-model, ...)."""
+    further options of both (--mech-integrator index1, ...; every input gets the same order, which
+    is not the protocol of --extrapolation interface-model: see cmd_interface_model)."""
     import numpy as np
     hm, hh, p = 1e-3, 3e-4, args.order
     opts = ["--extrapolation", str(p), "--H", repr(10 * hh), "--hm", repr(hm), "--hh", repr(hh), *args.extra]
@@ -531,7 +570,7 @@ def cmd_varstep_parts(args):
         check(mech.md.find("CoSimulation").get("canHandleVariableCommunicationStepSize") == "true",
               "mechanics does not declare canHandleVariableCommunicationStepSize")
         rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, [(k * H, H) for k in range(steps)], p, r["names_s"], len(r["names_z"]),
-                                       len(r["names_p"]))
+                                       len(r["names_p"]), hymo_fit=args.hymo_fit)
         got_z, got_s, got_p = np.array(rz), np.array(rs), np.array(rp)
         check(got_z.shape == r["states/z"].shape, "varstep_parts %g h_m: shape %s vs hymo cosim %s" %
               (factor, got_z.shape, r["states/z"].shape))
@@ -556,7 +595,7 @@ def cmd_varstep_parts(args):
         fixed = ["--extrapolation", str(p), "--H", repr(H), "--hm", repr(H / n_m), "--hh", repr(H / n_h), *args.extra]
         mech, circuits, wires = part_fmus(args, fixed)
         fz, fs, fp, _ = jacobi_run(mech, circuits, wires, [(k * H, H) for k in range(steps)], p, r["names_s"],
-                                   len(r["names_z"]), len(r["names_p"]))
+                                   len(r["names_z"]), len(r["names_p"]), hymo_fit=args.hymo_fit)
         check(fz == rz and fs == rs and fp == rp, "varstep_parts %g h_m: differs from FMUs exported with h_m = H/%d, "
               "h_h = H/%d by %.3g relative in p" % (factor, n_m, n_h, max_rel(np.array(rp), np.array(fp))))
         print("varstep_parts: H = %g h_m: bit-identical to FMUs exported with h_m = H/%d, h_h = H/%d" %
@@ -575,7 +614,8 @@ def cmd_varstep_parts(args):
          "--hm", "1e-4", "--hh", "1e-4", "-o", fine, *args.extra])
     r = h5(fine)
     mech, circuits, wires = part_fmus(args, opts)
-    rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, seq, 1, r["names_s"], len(r["names_z"]), len(r["names_p"]))
+    rz, rs, rp, t_fmu = jacobi_run(mech, circuits, wires, seq, 1, r["names_s"], len(r["names_z"]), len(r["names_p"]),
+                                   hymo_fit=args.hymo_fit)
     check(all(abs(x - t) <= 1e-9 * hm for x in t_fmu), "varstep_parts mixed: FMU times %r after %d steps to %r" %
           (t_fmu, len(seq), t))
     check(all(math.isfinite(v) for row in rz + rs + rp for v in row), "varstep_parts mixed: a value is not finite")
@@ -605,6 +645,66 @@ def cmd_varstep_parts(args):
             f.setup()
         f.close()
     print("varstep_parts: H = 0, H = -h_m and a step from another time are fmi2Error (mechanics and every circuit)")
+
+
+def cmd_interface_model(args):
+    """mechanics + circuit:all exported with --extrapolation interface-model in a Jacobi loop
+    against `hymo cosim --extrapolation interface-model` (the same options, args.extra too):
+    H = args.H with h_m = H, h_h = 0.1 ms (whole multiples), and H = 2.5 h_m, 0.4 h_m with
+    FMUs exported with h_m = 1 ms, h_h = 0.3 ms (re-divided steps) against `hymo cosim --hm
+    H/n_m --hh H/n_h`.  The protocol hymo's master follows (docs/fmi.md, "The interface
+    model"): the circuits' inputs (s, sd, G, a0) are held (order 0); the mechanics' inputs are
+    extrapolated linearly (order 1; held with --mech-inputs hold) through the last two points,
+    dated as hymo dates them and fitted with hymo's arithmetic.  Two variants of the master at
+    whole multiples show what matters: the mechanics' inputs held, and order 1 with the
+    master's own arithmetic."""
+    import numpy as np
+    hold = "--mech-inputs" in args.extra and args.extra[args.extra.index("--mech-inputs") + 1] == "hold"
+    m_order = 0 if hold else 1
+    worst = 0.0
+
+    def loop(opts, r, steps, H, order_of, hymo_fit):
+        want = (r["states/z"], r["actuators/s"], r["states/p"])
+        mech, circuits, wires = part_fmus(args, opts)
+        check(len(circuits) == 1 and any(x.startswith("G[") for x in circuits[0].inputs),
+              "interface_model: expected one circuit:all FMU with G inputs, got %d circuit FMU(s)" % len(circuits))
+        got = jacobi_run(mech, circuits, wires, [(k * H, H) for k in range(steps)], 0, r["names_s"],
+                         len(r["names_z"]), len(r["names_p"]), order_of=lambda f: order_of(f, mech),
+                         hymo_fit=hymo_fit)[:3]
+        got = [np.array(g) for g in got]
+        check(all(g.shape == w.shape for g, w in zip(got, want)), "interface_model: shapes %s vs hymo cosim %s" %
+              ([g.shape for g in got], [w.shape for w in want]))
+        rel = [max_rel(g, w) for g, w in zip(got, want)]
+        bad = np.nonzero(np.any(np.hstack([g != w for g, w in zip(got, want)]), axis=1))[0]
+        return rel, (r["time"][bad[0]] if len(bad) else None)
+
+    def line(rel, first):
+        return "z %.3g, s %.3g, p %.3g relative%s" % (*rel, " (bit-identical)" if first is None else
+                                                        ", first difference at t = %.9g s" % first)
+
+    for H, hm, hh in ((args.H, args.H, 1e-4), (2.5e-3, 1e-3, 3e-4), (0.4e-3, 1e-3, 3e-4)):
+        n_m, n_h = math.ceil(H / hm - 1e-9), math.ceil(H / hh - 1e-9)
+        steps = int(round(args.t_end / H))
+        ref = os.path.join(args.work, "cosim_im_%g.h5" % H)
+        run([args.hymo, "cosim", args.model, "-q", "--t-end", repr(steps * H), "--extrapolation", "interface-model",
+             "--H", repr(H), "--hm", repr(H / n_m), "--hh", repr(H / n_h), "-o", ref, *args.extra])
+        r = h5(ref)
+        opts = ["--extrapolation", "interface-model", "--H", repr(H if hm == H else 10 * hh), "--hm", repr(hm),
+                "--hh", repr(hh), *args.extra]
+        rel, first = loop(opts, r, steps, H, lambda f, mech: m_order if f is mech else 0, True)
+        worst = max(worst, *rel)
+        print("interface_model: mechanics (h_m = %g s) + circuit:all (h_h = %g s), %d steps of H = %g s "
+              "(%d and %d internal steps), circuit inputs held, mechanics' inputs order %d by hymo's fit: vs hymo "
+              "cosim --hm H/%d --hh H/%d %s" % (hm, hh, steps, H, n_m, n_h, m_order, n_m, n_h, line(rel, first)))
+        check(max(rel) <= args.tol, "interface_model: H = %g s differs from hymo cosim by %.3g relative (> %g)" %
+              (H, max(rel), args.tol))
+        if H == args.H and not hold:
+            rel0, first0 = loop(opts, r, steps, H, lambda f, mech: 0, True)
+            print("interface_model: H = %g s with the mechanics' inputs held: %s" % (H, line(rel0, first0)))
+            check(first0 is not None, "interface_model: holding the mechanics' inputs does not change the run")
+            rel1, first1 = loop(opts, r, steps, H, lambda f, mech: 1 if f is mech else 0, False)
+            print("interface_model: H = %g s, order 1 with the master's own fit (latest output, times k H): %s" %
+                  (H, line(rel1, first1)))
 
 
 STATISTICS = {"steps", "newton_iterations_total", "newton_iterations_max", "jacobian_evaluations", "reselections",
@@ -1175,7 +1275,7 @@ def cmd_describe(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=("whole", "varstep", "varstep_parts", "getters", "jacobi", "state", "inputs", "flow_inputs", "errors",
+    ap.add_argument("command", choices=("whole", "varstep", "varstep_parts", "interface_model", "getters", "jacobi", "state", "inputs", "flow_inputs", "errors",
                                         "describe"))
     ap.add_argument("fmus", nargs="*")
     ap.add_argument("--hymo")
@@ -1185,6 +1285,8 @@ def main():
     ap.add_argument("--H", type=float, default=1e-3)
     ap.add_argument("--snapshot-every", type=int, default=0, help="whole: fmi2GetFMUstate every N steps")
     ap.add_argument("--order", type=int, default=0, help="jacobi: Lagrange extrapolation order of the inputs")
+    ap.add_argument("--hymo-fit", action="store_true",
+                    help="varstep_parts: inputs through hymo's own polynomial fit and point times (hymo_poly_fit)")
     ap.add_argument("--tol", type=float, default=1e-12, help="jacobi, flow_inputs: relative tolerance (flow_inputs: 0 = bit-identical)")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
                     help="further options for hymo fmu/run/cosim (last)")
@@ -1196,7 +1298,7 @@ def main():
         if d.startswith("fmu_"):
             shutil.rmtree(os.path.join(args.work, d), ignore_errors=True)
     try:
-        {"whole": cmd_whole, "varstep": cmd_varstep, "varstep_parts": cmd_varstep_parts, "getters": cmd_getters, "jacobi": cmd_jacobi, "state": cmd_state, "inputs": cmd_inputs,
+        {"whole": cmd_whole, "varstep": cmd_varstep, "varstep_parts": cmd_varstep_parts, "interface_model": cmd_interface_model, "getters": cmd_getters, "jacobi": cmd_jacobi, "state": cmd_state, "inputs": cmd_inputs,
          "flow_inputs": cmd_flow_inputs,
          "errors": cmd_errors, "describe": cmd_describe}[args.command](args)
     except Failed as e:
