@@ -15,7 +15,10 @@
 # file's metadata cache has a fixed size: 1.02-1.05x measured at 100 s,
 # 1.06x at 300 s; with the metadata cache left adaptive 1.09-1.12x at
 # 100 s (1.25x at 300 s), with stages of 13 chunks handed over whenever
-# the writer's thread is idle 1.13-1.14x at 100 s.
+# the writer's thread is idle 1.13-1.14x at 100 s.  Part 2 is judged in
+# builds without a sanitizer only: ASan's quarantine keeps freed memory
+# (56 MB at 3 s, 291 MB at 100 s), so there the runs are only checked to
+# complete.
 # args: $1 hymo binary, $2 source dir, $3 build dir (tests/ of the build)
 set -u
 HYMO=$1; SRC=$(cd "$2" && pwd); B=$(cd "$3" && pwd); OUT=$B/cli_cosim_memory
@@ -52,6 +55,17 @@ min_peak() { # RUNS T_END: the smallest peak RSS (KB) of RUNS runs with -o
     done
     echo "$m"
 }
+CACHE=$B/CMakeCache.txt # the build directory: $3 or its parent (tests/ of the build)
+[ -f "$CACHE" ] || CACHE=$B/../CMakeCache.txt
+if [ -f "$CACHE" ]; then
+    case "$(sed -n 's/^HYMO_SANITIZE:[A-Z]*=//p' "$CACHE")" in
+    ON|on|1|YES|yes|TRUE|true)
+        k=$(peak 3 --hh 1e-4 -q -o out.h5) || fail "3 s co-simulation with -o: $k"
+        rm -f out.h5
+        echo "ok: sanitizer build: co-simulation with -o completes (memory not judged: $k KB)"
+        exit 0 ;;
+    esac
+fi
 short=$(min_peak 3 3) || fail "3 s co-simulation with -o: $short"
 long=$(min_peak 2 100) || fail "100 s co-simulation with -o: $long"
 echo "peak RSS with -o: 3 s $short KB, 100 s $long KB"
