@@ -378,28 +378,12 @@ def cmd_jacobi(args):
     H = args.H
     p = args.order
     opts = ["--extrapolation", str(p), "--H", repr(H), "--hm", repr(H), *args.extra]
-    mech = FMU(export(args, "mechanics", os.path.join(args.work, "mech.fmu"), *opts), "mechanics", args.work)
-    # the circuits: every cylinder belongs to one; export by cylinder name until all are covered
-    circuits, covered = [], set()
-    for inp in mech.inputs:
-        cyl = inp.split(".")[0]
-        if cyl in covered:
-            continue
-        c = FMU(export(args, "circuit:" + cyl, os.path.join(args.work, "circ_%s.fmu" % cyl), *opts), cyl, args.work)
-        covered.update(x.split(".")[0] for x in c.inputs)
-        circuits.append(c)
+    mech, circuits, wires = part_fmus(args, opts)  # wired by name: an output drives the input of the same name
     ref = os.path.join(args.work, "cosim_ref.h5")
     run([args.hymo, "cosim", args.model, "-q", "--t-end", repr(args.t_end), "-o", ref, *opts])
     r = h5(ref)
     for f in [mech] + circuits:
         f.setup()
-    # wiring by name: an output drives the input of the same name
-    wires = []  # (to, input, from, output)
-    for to in [mech] + circuits:
-        for inp in to.inputs:
-            src = [f for f in [mech] + circuits if inp in f.outputs and f is not to]
-            check(len(src) == 1, "input %s of %s has %d sources" % (inp, to.identifier, len(src)))
-            wires.append((to, inp, src[0], inp))
     n = int(round(args.t_end / H))
     zcols = [j + "" for j in r["names_z"]]
     import numpy as np

@@ -271,11 +271,15 @@ static void fmt_bytes(char *out, size_t cap, double b)
 /* "7.2 h" */
 static void fmt_seconds(char *out, size_t cap, double s)
 {
+    /* two significant digits, whole numbers from 10 on (never an exponent) */
+    const char *unit = "s";
+    double v = s;
+    if (s >= 172800.0) v = s / 86400.0, unit = "days";
+    else if (s >= 7200.0) v = s / 3600.0, unit = "h";
+    else if (s >= 120.0) v = s / 60.0, unit = "min";
     if (s < 0.0) snprintf(out, cap, "not estimated");
-    else if (s < 120.0) snprintf(out, cap, "about %.2g s", s);
-    else if (s < 7200.0) snprintf(out, cap, "about %.2g min", s / 60.0);
-    else if (s < 172800.0) snprintf(out, cap, "about %.2g h", s / 3600.0);
-    else snprintf(out, cap, "about %.2g days", s / 86400.0);
+    else if (v >= 10.0) snprintf(out, cap, "about %.0f %s", v, unit);
+    else snprintf(out, cap, "about %.2g %s", v, unit);
 }
 
 int hymo_cli_output_budget(const char *cmd, const char *out_path, double bytes, const double *seconds_p,

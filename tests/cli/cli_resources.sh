@@ -59,42 +59,32 @@ for kb in 1 16 256; do
 done
 
 # 2. refused before the first step
-t0=$(date +%s)
-timeout 60 "$HYMO" run "$M" --t-end 1e6 -o big.h5 > big.out 2> big.err; code=$? # (a run that starts is stopped: 124)
-[ $code -eq 124 ] && rm -f big.h5.*
-t1=$(date +%s)
-[ $code -eq 2 ] || fail "1e9 steps: exit $code: $(cat big.err)"
-[ "$(wc -l < big.err)" -eq 1 ] || fail "1e9 steps: not one line: $(cat big.err)"
-grep -q "would be [0-9.]* GB (run time about [0-9.]* \(min\|h\|days\))" big.err || fail "1e9 steps: no size and time: $(cat big.err)"
-grep -q -- "--max-output-size\|--output-every" big.err || fail "1e9 steps: no flag named: $(cat big.err)"
-[ $((t1 - t0)) -lt 30 ] || fail "1e9 steps: took $((t1 - t0)) s to refuse"
-ls big.h5* > /dev/null 2>&1 && fail "1e9 steps: left $(ls big.h5*)"
-"$HYMO" run "$M" --t-end 30 --max-output-size 1M -q -o m.h5 > m.out 2> m.err; code=$?
-[ $code -eq 2 ] || fail "--max-output-size 1M: exit $code"
-grep -q "more than --max-output-size 1 MB; allow it with --max-output-size" m.err || fail "--max-output-size 1M: $(cat m.err)"
-ls m.h5* > /dev/null 2>&1 && fail "--max-output-size 1M: left $(ls m.h5*)"
-"$HYMO" run "$M" --t-end 30 --max-output-size 0 -q -o m.h5 || fail "--max-output-size 0: refused"
-"$HYMO" run "$M" --t-end 30 --max-output-size 20M -q -o m.h5 || fail "--max-output-size 20M: refused"
+refused() { # CMD FLAG: CMD's 1e9 steps with -o refused within seconds; its --max-output-size below the file
+    c=$1
+    rm -f m.h5 big.h5
+    t0=$(date +%s)
+    timeout 60 "$HYMO" "$c" "$M" --t-end 1e6 -o big.h5 > big.out 2> big.err; code=$? # (a run that starts is stopped: 124)
+    [ $code -eq 124 ] && rm -f big.h5.*
+    t1=$(date +%s)
+    [ $code -eq 2 ] || fail "$c 1e9 steps: exit $code: $(cat big.err)"
+    [ "$(wc -l < big.err)" -eq 1 ] || fail "$c 1e9 steps: not one line: $(cat big.err)"
+    grep -q "$c: the output file big.h5 would be [0-9.]* GB (run time about [0-9.]* \(min\|h\|days\))" big.err ||
+        fail "$c 1e9 steps: no size and time: $(cat big.err)"
+    grep -q -- "--max-output-size\|$2" big.err || fail "$c 1e9 steps: no flag named: $(cat big.err)"
+    [ $((t1 - t0)) -lt 30 ] || fail "$c 1e9 steps: took $((t1 - t0)) s to refuse"
+    ls big.h5* > /dev/null 2>&1 && fail "$c 1e9 steps: left $(ls big.h5*)"
+    "$HYMO" "$c" "$M" --t-end 30 --max-output-size 1M -q -o m.h5 > m.out 2> m.err; code=$?
+    [ $code -eq 2 ] || fail "$c --max-output-size 1M: exit $code"
+    grep -q "more than --max-output-size 1 MB; allow it with --max-output-size" m.err ||
+        fail "$c --max-output-size 1M: $(cat m.err)"
+    ls m.h5* > /dev/null 2>&1 && fail "$c --max-output-size 1M: left $(ls m.h5*)"
+    "$HYMO" "$c" "$M" --t-end 30 --max-output-size 0 -q -o m.h5 || fail "$c --max-output-size 0: refused"
+    "$HYMO" "$c" "$M" --t-end 30 --max-output-size 20M -q -o m.h5 || fail "$c --max-output-size 20M: refused"
+}
+refused run --output-every
+refused cosim --H
 "$HYMO" run "$M" --t-end 1 --max-output-size 12X -q -o m.h5 2> x.err && fail "--max-output-size 12X accepted"
 grep -q "is not a size" x.err || fail "--max-output-size 12X: $(cat x.err)"
-
-# the same for cosim: 1e9 communication steps refused before the first, its --max-output-size
-t0=$(date +%s)
-timeout 60 "$HYMO" cosim "$M" --t-end 1e6 -o cbig.h5 > cbig.out 2> cbig.err; code=$?
-[ $code -eq 124 ] && rm -f cbig.h5.*
-t1=$(date +%s)
-[ $code -eq 2 ] || fail "cosim 1e9 steps: exit $code: $(cat cbig.err)"
-[ "$(wc -l < cbig.err)" -eq 1 ] || fail "cosim 1e9 steps: not one line: $(cat cbig.err)"
-grep -q "cosim: the output file cbig.h5 would be [0-9.]* GB (run time about [0-9.]* \(min\|h\|days\))" cbig.err ||
-    fail "cosim 1e9 steps: no size and time: $(cat cbig.err)"
-grep -q -- "--max-output-size\|--H" cbig.err || fail "cosim 1e9 steps: no flag named: $(cat cbig.err)"
-[ $((t1 - t0)) -lt 30 ] || fail "cosim 1e9 steps: took $((t1 - t0)) s to refuse"
-ls cbig.h5* > /dev/null 2>&1 && fail "cosim 1e9 steps: left $(ls cbig.h5*)"
-"$HYMO" cosim "$M" --t-end 30 --max-output-size 1M -q -o cm.h5 > cm.out 2> cm.err; code=$?
-[ $code -eq 2 ] || fail "cosim --max-output-size 1M: exit $code"
-grep -q "more than --max-output-size 1 MB; allow it with --max-output-size" cm.err || fail "cosim --max-output-size 1M: $(cat cm.err)"
-ls cm.h5* > /dev/null 2>&1 && fail "cosim --max-output-size 1M: left $(ls cm.h5*)"
-"$HYMO" cosim "$M" --t-end 30 --max-output-size 20M -q -o cm.h5 || fail "cosim --max-output-size 20M: refused"
 
 # 3. cosim over several blocks (3001 rows): the file's rows against what the run reports
 "$HYMO" cosim "$M" --t-end 3 -q -o b.h5 || fail "cosim 3 s"
